@@ -1,0 +1,216 @@
+"""Maintainer commands: `methods.py dev sync | check | notebooks | test`.
+
+sync        regenerate exercises/ from solutions/ (never overwrites a learner's edits
+            without --force, and then only after a backup)
+check       prove the course is consistent: stubs in sync, signatures equal, every
+            solution passes, every stub fails every test of its tasks, every task
+            has hints and tests, every catalogued wrong answer is caught, the grader
+            manifest is current
+notebooks   build notebooks/NN_NAME.ipynb from notebooks/src/NN_NAME.py and execute them
+golden      rewrite the golden outputs the tests compare (review the diff!)
+test        set up .venv with the test dependencies and run the whole test suite
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from labtools import course, integrity, stubgen
+
+
+def generated_stub(lesson: str) -> str:
+    return stubgen.make_stub((course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8"), lesson)
+
+
+# ------------------------------------------------------------------ sync
+
+def sync(force: bool = False, lessons: list[str] | None = None) -> list[str]:
+    """Write stubs and the grader manifest; return what was done, one line each."""
+    done = []
+    for lesson in lessons or course.lessons():
+        path = course.EXERCISES / f"{lesson}.py"
+        stub = generated_stub(lesson)
+        if path.is_file():
+            present = path.read_text(encoding="utf-8")
+            if present == stub:
+                continue
+            if present != course.committed_text(path):
+                if not force:
+                    done.append(f"kept {course.shown(path)}: it has edits that are not a generated stub "
+                                f"(rerun with --force to back it up and replace it)")
+                    continue
+                done.append(f"backed up {course.shown(path)} to "
+                            f"{course.shown(course.backup(path))}")
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(stub, encoding="utf-8")
+        done.append(f"wrote {course.shown(path)}")
+    manifest = integrity.manifest_text()
+    if not integrity.MANIFEST.is_file() or integrity.MANIFEST.read_text(encoding="utf-8") != manifest:
+        integrity.MANIFEST.write_text(manifest, encoding="utf-8")
+        done.append(f"wrote {course.shown(integrity.MANIFEST)}")
+    return done
+
+
+# ------------------------------------------------------------------ check
+
+def _load_catalogue(lesson: str):
+    path = course.ROOT / "tests" / "wrong_answers" / f"{lesson}.py"
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location(f"wrong_answers_{lesson}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.WRONG_ANSWERS
+
+
+def apply_wrong_answer(solution: str, wrong: dict) -> str:
+    text = solution
+    for old, new in wrong["replace"]:
+        count = text.count(old)
+        if count != 1:
+            raise ValueError(f"wrong answer {wrong['name']!r}: the text to replace occurs {count} times in the "
+                             f"solution (needs exactly 1): {old!r}")
+        text = text.replace(old, new)
+    return text
+
+
+def _grade_text(lesson: str, text: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"lab-{lesson}-") as folder:
+        (Path(folder) / f"{lesson}.py").write_text(text, encoding="utf-8")
+        return course.grade(lesson, Path(folder))
+
+
+def problems(lesson: str) -> list[str]:
+    """Everything wrong with one lesson's exercises, each line naming its fix."""
+    found = []
+    solution_path, exercise_path = course.SOLUTIONS / f"{lesson}.py", course.EXERCISES / f"{lesson}.py"
+    solution = solution_path.read_text(encoding="utf-8")
+    try:
+        stub = stubgen.make_stub(solution, lesson)
+    except ValueError as error:
+        return [f"solutions/{lesson}.py: {error}; fix the answer markers"]
+
+    present = exercise_path.read_text(encoding="utf-8") if exercise_path.is_file() else None
+    if stub not in (present, course.committed_text(exercise_path)):
+        found.append(f"exercises/{lesson}.py is not the stub generated from solutions/{lesson}.py: "
+                     f"run `python3 -B methods.py dev sync` and commit it")
+    if stubgen.signatures(stub) != stubgen.signatures(solution):
+        found.append(f"exercises/{lesson}.py and solutions/{lesson}.py define different names or signatures: "
+                     f"run `python3 -B methods.py dev sync`")
+
+    reference = course.grade(lesson, course.SOLUTIONS)
+    if "error" in reference:
+        return found + [f"solutions/{lesson}.py cannot be graded: {reference['error']}"]
+    for test in reference["tests"]:
+        if not test["passed"]:
+            first = test["message"].splitlines()[0] if test["message"] else ""
+            found.append(f"solutions/{lesson}.py fails {test['test']}: {first} -- fix the solution or the grader")
+    for task in reference["tasks"]:
+        if task["tests"] == 0:
+            found.append(f"task {task['number']} of {lesson} has no test: add test_task{task['number']}_... "
+                         f"to tests/graders/grade_{lesson}.py")
+        if task["hints"] < 2:
+            found.append(f"task {task['number']} of {lesson} has {task['hints']} hint(s): give it at least two, "
+                         f"from a nudge to nearly the answer")
+        if task["name"] not in stubgen.signatures(solution):
+            found.append(f"task {task['number']} of {lesson} names {task['name']}, which solutions/{lesson}.py "
+                         f"does not define: fix the Task entry")
+    numbers = {t["number"] for t in reference["tasks"]}
+    for test in reference["tests"]:
+        if test["task"] not in numbers:
+            found.append(f"{test['test']} belongs to task {test['task']}, which TASKS does not declare")
+
+    unsolved = _grade_text(lesson, stub)
+    for test in unsolved.get("tests", []):
+        if test["passed"]:
+            found.append(f"the stub passes {test['test']}: the test does not need the learner's answer; "
+                         f"make it call the task's function or read its constant")
+
+    for wrong in _load_catalogue(lesson) or ():
+        try:
+            text = apply_wrong_answer(solution, wrong)
+        except ValueError as error:
+            found.append(f"{error}: update tests/wrong_answers/{lesson}.py")
+            continue
+        outcome = _grade_text(lesson, text)
+        caught = "error" in outcome or any(not t["passed"] for t in outcome["tests"] if t["task"] == wrong["task"])
+        if not caught:
+            found.append(f"wrong answer {wrong['name']!r} (task {wrong['task']}) passes every grader test: "
+                         f"add a test to tests/graders/grade_{lesson}.py that rejects it")
+    return found
+
+
+def check(lessons: list[str] | None = None) -> list[str]:
+    found = []
+    for lesson in lessons or course.lessons():
+        found += problems(lesson)
+    for name in integrity.changed():
+        found.append(f"tests/graders/{name} differs from tests/graders/SHA256SUMS: "
+                     f"run `python3 -B methods.py dev sync` and commit the manifest")
+    return found
+
+
+def golden(names: list[str] | None = None) -> list[str]:
+    from methods import LESSONS
+    written = []
+    for name in names or [n for n in LESSONS if (course.ROOT / "modules" / f"{n}.py").is_file()]:
+        done = subprocess.run([sys.executable, "-B", str(course.ROOT / "methods.py"), name, "--plain"],
+                              capture_output=True, check=True, cwd=course.ROOT)
+        path = course.ROOT / "tests" / "golden" / f"{name}.txt"
+        path.write_bytes(done.stdout)
+        written.append(f"wrote {course.shown(path)}")
+    return written
+
+
+# ------------------------------------------------------------------ main
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="methods.py dev", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sync_parser = sub.add_parser("sync", help="regenerate exercises/ and the grader manifest")
+    sync_parser.add_argument("--force", action="store_true", help="replace edited exercise files (after a backup)")
+    check_parser = sub.add_parser("check", help="prove stubs, solutions, graders and hints agree")
+    check_parser.add_argument("lesson", nargs="*")
+    nb_parser = sub.add_parser("notebooks", help="build and execute the notebooks")
+    nb_parser.add_argument("names", nargs="*", help="notebook names such as 01_context (default: all)")
+    golden_parser = sub.add_parser("golden", help="rewrite tests/golden/NAME.txt from the lesson commands")
+    golden_parser.add_argument("names", nargs="*")
+    sub.add_parser("test", help="create .venv with the test dependencies and run the whole suite")
+    sub.add_parser("bench", help="time the lesson commands and mechanisms")
+    args, rest = parser.parse_known_args(argv)
+
+    if args.command == "sync":
+        for line in sync(force=args.force) or ["everything is in sync"]:
+            print(line)
+        return 0
+    if args.command == "check":
+        found = check(args.lesson or None)
+        for line in found:
+            print(f"- {line}")
+        print("maintainer check: " + (f"{len(found)} problem(s)" if found else "all good"))
+        return 1 if found else 0
+    if args.command == "notebooks":
+        from labtools import notebooks
+        for path in notebooks.build(args.names or None):
+            print(f"wrote {course.shown(path)}")
+        return 0
+    if args.command == "golden":
+        for line in golden(args.names or None):
+            print(line)
+        return 0
+    if args.command == "test":
+        from labtools import devenv
+        return devenv.run_tests(rest)
+    if args.command == "bench":
+        from labtools import bench
+        return bench.main(rest)
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

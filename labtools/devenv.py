@@ -1,0 +1,69 @@
+"""`methods.py dev test`: one command from a fresh clone to a passing test suite.
+
+It creates .venv (so it works where the system Python refuses `pip install`),
+installs the optional dependency groups named in pyproject.toml, and runs
+pytest from that environment. The environment is reused while the
+requirements are unchanged.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+from labtools import course
+
+VENV = course.ROOT / ".venv"
+EXTRAS = ("test", "notebooks", "pretty")
+
+
+def optional_dependencies(text: str) -> dict[str, list[str]]:
+    """Read [project.optional-dependencies] (tomllib where it exists, 3.11+; a small reader on 3.10)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:
+        match = re.search(r"^\[project\.optional-dependencies\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        if not match:
+            return {}
+        table = {}
+        for name, value in re.findall(r"^(\w[\w-]*)\s*=\s*(\[.*?\])", match.group(1), re.M | re.S):
+            table[name] = ast.literal_eval(re.sub(r"#[^\n]*", "", value))
+        return table
+    return tomllib.loads(text).get("project", {}).get("optional-dependencies", {})
+
+
+def requirements() -> list[str]:
+    table = optional_dependencies((course.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    missing = [extra for extra in EXTRAS if extra not in table]
+    if missing:
+        raise SystemExit(f"pyproject.toml lacks optional-dependencies groups: {', '.join(missing)}")
+    return sorted({req for extra in EXTRAS for req in table[extra]})
+
+
+def python_in(folder: Path) -> Path:
+    return folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_venv() -> Path:
+    wanted = "\n".join([sys.version.split()[0], *requirements()]) + "\n"
+    stamp = VENV / ".lab-requirements"
+    python = python_in(VENV)
+    if python.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == wanted:
+        return python
+    print(f"setting up {VENV.relative_to(course.ROOT)} with: {', '.join(wanted.split()[1:])}", flush=True)
+    venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
+    subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+                    *wanted.split()[1:]], check=True)
+    stamp.write_text(wanted, encoding="utf-8")
+    return python
+
+
+def run_tests(pytest_args: list[str]) -> int:
+    python = ensure_venv()
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=course.ROOT, env=env).returncode

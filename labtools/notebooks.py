@@ -1,0 +1,112 @@
+"""Build the lesson notebooks from diffable sources and execute them.
+
+Source: notebooks/src/NN_NAME.py, cells separated by `# %%` lines; a
+`# %% [markdown]` cell is Markdown written as `# `-prefixed comment lines.
+Output: notebooks/NN_NAME.ipynb, executed, with volatile metadata removed
+(timings, kernel versions) and stable cell ids, so a rebuild of an unchanged
+lesson gives the same bytes and a stale notebook shows up as a diff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from labtools import course
+
+SOURCES = course.ROOT / "notebooks" / "src"
+OUTPUT = course.ROOT / "notebooks"
+KERNEL_SECONDS = 120
+
+
+def sources(names: list[str] | None = None) -> list[Path]:
+    found = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
+    if names:
+        wanted = set(names)
+        unknown = sorted(wanted - {p.stem for p in found})
+        if unknown:
+            raise ValueError(f"no notebook source for {', '.join(unknown)} in notebooks/src")
+        found = [p for p in found if p.stem in wanted]
+    return found
+
+
+def cells(text: str) -> list[tuple[str, str]]:
+    """Split a `# %%` script into (kind, source) pairs."""
+    parts: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("# %%"):
+            parts.append(("markdown" if "[markdown]" in line else "code", []))
+        elif parts:
+            parts[-1][1].append(line)
+        elif line.strip():
+            raise ValueError(f"text before the first '# %%' line: {line!r}")
+    out = []
+    for kind, lines in parts:
+        if kind == "markdown":
+            lines = [l[2:] if l.startswith("# ") else l.lstrip("#") for l in lines]
+        body = "\n".join(lines).strip("\n")
+        if body:
+            out.append((kind, body))
+    return out
+
+
+def notebook(path: Path):
+    import nbformat
+    from nbformat import v4
+
+    nb = v4.new_notebook()
+    for index, (kind, body) in enumerate(cells(path.read_text(encoding="utf-8")), start=1):
+        make = v4.new_markdown_cell if kind == "markdown" else v4.new_code_cell
+        nb.cells.append(make(body, id=f"{path.stem}-{index:02d}"))
+    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                   "language_info": {"name": "python"}}
+    nbformat.validate(nb)
+    return nb
+
+
+def _clean(nb) -> None:
+    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                   "language_info": {"name": "python"}}
+    for cell in nb.cells:
+        cell.metadata = {}
+        for output in cell.get("outputs", []):
+            output.pop("transient", None)
+            if "metadata" in output:
+                output["metadata"] = {}
+
+
+async def _execute(nb) -> None:
+    from nbclient import NotebookClient
+
+    client = NotebookClient(nb, timeout=KERNEL_SECONDS, kernel_name="python3", record_timing=False,
+                            shutdown_kernel="immediate", resources={"metadata": {"path": str(OUTPUT)}})
+    await client.async_execute()
+
+
+def executed_texts(paths: list[Path]) -> dict[Path, str]:
+    """Execute every notebook concurrently; return the exact text each .ipynb should hold."""
+    import nbformat
+
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    books = [notebook(p) for p in paths]
+
+    async def run_all():
+        await asyncio.gather(*(_execute(nb) for nb in books))
+
+    asyncio.run(run_all())
+    texts = {}
+    for path, nb in zip(paths, books):
+        _clean(nb)
+        nbformat.validate(nb)
+        texts[OUTPUT / f"{path.stem}.ipynb"] = nbformat.writes(nb, version=4) + "\n"
+    return texts
+
+
+def build(names: list[str] | None = None) -> list[Path]:
+    written = []
+    for path, text in executed_texts(sources(names)).items():
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,113 @@
+"""Print a lesson's view: a list of blocks, each one of
+
+    {"heading": str}
+    {"text": str}
+    {"table": {"title": str, "columns": [str, ...], "rows": [[cell, ...], ...]}}
+    {"chart": {"title": str, "rows": [[label, value, maximum], ...], "width": int}}
+
+Plain text is the default and what the golden tests compare: no colour, no
+terminal width, the same bytes everywhere. `rich` is imported only by
+`render_rich`, which methods.py calls only for a terminal that wants colour.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+WRAP = 88
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _numeric(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def bar(value: float, maximum: float, width: int = 30) -> str:
+    """A text bar: '#' for the value, '.' for the rest of the scale."""
+    if maximum <= 0:
+        return "." * width
+    filled = round(width * min(max(value, 0), maximum) / maximum)
+    return "#" * filled + "." * (width - filled)
+
+
+def plain_table(table: dict) -> str:
+    columns = [str(c) for c in table["columns"]]
+    rows = [[_cell(v) for v in row] for row in table["rows"]]
+    for row in rows:
+        if len(row) != len(columns):
+            raise ValueError(f"table {table.get('title')!r}: a row has {len(row)} cells for {len(columns)} columns")
+    right = [bool(table["rows"]) and all(_numeric(r[i]) or r[i] is None for r in table["rows"])
+             for i in range(len(columns))]
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+
+    def line(cells):
+        out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
+        return "  ".join(out).rstrip()
+
+    out = []
+    if table.get("title"):
+        out.append(table["title"])
+    out.append(line(columns))
+    out.append("  ".join("-" * w for w in widths))
+    out.extend(line(r) for r in rows)
+    return "\n".join(out)
+
+
+def plain_chart(chart: dict) -> str:
+    width = chart.get("width", 30)
+    rows = chart["rows"]
+    label_width = max(len(str(r[0])) for r in rows)
+    out = [chart["title"]] if chart.get("title") else []
+    for label, value, maximum in rows:
+        out.append(f"{str(label).ljust(label_width)}  |{bar(value, maximum, width)}| {_cell(value)}")
+    return "\n".join(out)
+
+
+def render_plain(blocks: list[dict]) -> str:
+    parts = []
+    for block in blocks:
+        if "heading" in block:
+            parts.append(f"{block['heading']}\n{'=' * len(block['heading'])}")
+        elif "text" in block:
+            parts.append("\n".join(textwrap.fill(p, WRAP) for p in block["text"].split("\n")))
+        elif "table" in block:
+            parts.append(plain_table(block["table"]))
+        elif "chart" in block:
+            parts.append(plain_chart(block["chart"]))
+        else:
+            raise ValueError(f"unknown block kind: {sorted(block)}")
+    return "\n\n".join(parts) + "\n"
+
+
+def render_rich(blocks: list[dict]) -> None:  # pragma: no cover - needs a terminal
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text  # cells as Text, so '[...]' in data is never read as markup
+
+    console = Console()
+    for block in blocks:
+        if "heading" in block:
+            console.rule(Text(block["heading"], style="bold"))
+        elif "text" in block:
+            console.print(block["text"], highlight=False, markup=False)
+        elif "table" in block:
+            spec = block["table"]
+            table = Table(title=Text(spec.get("title") or ""), title_justify="left")
+            for i, column in enumerate(spec["columns"]):
+                numeric = bool(spec["rows"]) and all(_numeric(r[i]) for r in spec["rows"])
+                table.add_column(str(column), justify="right" if numeric else "left")
+            for row in spec["rows"]:
+                table.add_row(*(Text(_cell(v)) for v in row))
+            console.print(table)
+        elif "chart" in block:
+            console.print(plain_chart(block["chart"]), highlight=False, markup=False)
+        console.print()

@@ -1,0 +1,98 @@
+"""Make a learner's stub from a solution file, so the two can never drift.
+
+An answer region is the lines between `# BEGIN SOLUTION` and `# END SOLUTION`:
+
+* inside a function, the region becomes one `raise NotImplementedError(...)`
+  naming the function and the command that checks it;
+* at module level (a quiz answer), each `NAME = ...` in the region becomes
+  `NAME = None` with a TODO comment.
+
+Everything else (imports, signatures, docstrings, comments) is kept as written,
+and a one-line TODO heads the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
+_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")
+
+
+def header(lesson: str) -> list[str]:
+    return [
+        f"# TODO: replace every `raise NotImplementedError` and every `= None` answer below, "
+        f"then run: python3 -B methods.py check {lesson}",
+        f"# (generated from solutions/{lesson}.py; `python3 -B methods.py reset {lesson}` restores this stub)",
+    ]
+
+
+def _enclosing_function(lines: list[str], index: int, indent: int) -> str:
+    for line in reversed(lines[:index]):
+        match = _DEF.match(line)
+        if match and len(match.group(1)) < indent:
+            return match.group(2)
+    raise ValueError(f"line {index + 1}: an indented answer region must sit inside a def")
+
+
+def _quiz_lines(region: list[str], first_line: int) -> list[str]:
+    try:
+        tree = ast.parse("\n".join(region))
+    except SyntaxError as error:
+        raise ValueError(f"line {first_line}: module-level answer region does not parse: {error.msg}") from None
+    names = []
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            raise ValueError(f"line {first_line + node.lineno - 1}: a module-level answer region may hold only "
+                             f"`NAME = value` assignments")
+        names.append(node.targets[0].id)
+    return [f"{name} = None  # TODO: your answer" for name in names]
+
+
+def make_stub(solution_text: str, lesson: str) -> str:
+    """Return the exercise file for `solution_text`; raise ValueError on unbalanced markers."""
+    lines = solution_text.splitlines()
+    out = header(lesson)
+    region_start, region = None, []
+    for index, line in enumerate(lines):
+        marker = line.strip()
+        if marker == BEGIN:
+            if region_start is not None:
+                raise ValueError(f"line {index + 1}: {BEGIN} inside another answer region (opened at line {region_start + 1})")
+            region_start, region = index, []
+            continue
+        if marker == END:
+            if region_start is None:
+                raise ValueError(f"line {index + 1}: {END} without a matching {BEGIN}")
+            indent = len(lines[region_start]) - len(lines[region_start].lstrip())
+            if indent:
+                name = _enclosing_function(lines, region_start, indent)
+                out.append(" " * indent + f'raise NotImplementedError("{name}: write your answer here, '
+                                          f'then run: python3 -B methods.py check {lesson}")')
+            else:
+                out.extend(_quiz_lines(region, region_start + 2))
+            region_start = None
+            continue
+        if region_start is None:
+            out.append(line)
+        else:
+            region.append(line)
+    if region_start is not None:
+        raise ValueError(f"line {region_start + 1}: {BEGIN} is never closed by {END}")
+    if not any(line.strip() == BEGIN for line in lines):
+        raise ValueError("the solution file has no answer region (# BEGIN SOLUTION ... # END SOLUTION)")
+    return "\n".join(out) + "\n"
+
+
+def signatures(source: str) -> dict[str, str]:
+    """Top-level function signatures and constant names, to compare stub with solution."""
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[node.name] = f"({ast.unparse(node.args)})" + (f" -> {ast.unparse(node.returns)}" if node.returns else "")
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = "constant"
+    return found

@@ -1,0 +1,140 @@
+# %% [markdown]
+# # Lesson 01 · context: retrieval succeeded, the packet failed
+#
+# A question reaches a help desk assistant: *when does the help desk open, and where
+# can books be returned when it is closed?* Two passages answer it, `hours-v2` and
+# `returns-v1`, and the retriever ranks them first and second. By the usual retrieval
+# score the job is done.
+#
+# It is not. Between the ranking and the answer sits a **selector**: the step that
+# decides which ranked passages are copied into the context packet. This lesson follows
+# one fixed ranking through three quote budgets and watches the packet lose evidence
+# that retrieval found.
+#
+# Everything here is synthetic; no model is involved. The notebook calls the lab's own
+# code in `modules/context.py`, the same code `python3 -B methods.py context` runs.
+
+# %%
+import pathlib
+import sys
+
+ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+sys.path.insert(0, str(ROOT))
+
+from labtools.render import render_plain, plain_table
+from modules import context
+
+print(context.QUESTION)
+for rank, passage in enumerate(context.CANDIDATES, start=1):
+    print(f"{rank}. {passage.id:<12} {len(passage.text):>3} chars  {passage.text}")
+
+# %% [markdown]
+# ## The unit: characters of quote text, nothing else
+#
+# The budget is called `max_quote_chars` and it means exactly one thing: the sum of
+# Python `len()` over the quoted passage texts. Ids, titles, the question, JSON
+# punctuation and instructions are not counted. It is not a byte count, not a message
+# limit and not a model-token limit, and the lab never turns it into tokens with a
+# rule of thumb. A budget whose unit is vague cannot be checked; one whose unit is
+# declared can be reproduced by anyone with the same texts.
+
+# %%
+from modules.context import Passage
+
+sample = context.CANDIDATES[1]
+print(f"{sample.id}: len(text) = {len(sample.text)}")
+print(f"title, id and question are free: len(title) = {len(sample.title)} is not charged")
+
+# %% [markdown]
+# ## Three budgets, one ranking
+#
+# The trace below runs the selector at 80, 120 and 400 characters. Recall@2 is computed
+# on the ranking, which never changes, so it is 1 in every row. Coverage is computed on
+# the packet: the share of the needed passages that were actually handed on.
+
+# %%
+record = context.trace()
+print(render_plain(context.view(record)[5:6]))
+
+# %% [markdown]
+# At **80** characters neither needed passage fits (they are 100 and 91 characters
+# long), so the packet holds two short distractors: coverage 0/2. At **120**,
+# `returns-v1` fits and leaves 20 characters, too few for `hours-v2`: coverage 1/2,
+# and an answer built from this packet can say where to return books but not when the
+# desk opens. Only at **400** do both fit.
+#
+# Retrieval metrics alone would have called all three runs perfect.
+
+# %% [markdown]
+# ## Every decision, with its reason
+#
+# The selector does four things in order: it collapses repeated ids (refusing two
+# different passages under one id), blocks any source that appears with more than one
+# version label, drops exact duplicate text under another id, and then walks the rest
+# in rank order. The tables show each candidate's fate and the running total.
+
+# %%
+for block in context.view(record)[6:9]:
+    print(render_plain([block]))
+
+# %% [markdown]
+# Three things to notice:
+#
+# * **Skip, never truncate.** At 400, `parking-v1` (182 characters) would bring the
+#   total to 403, so it is skipped whole. Cutting it to fit would produce a quote its
+#   source never said: a truncated sentence can lose the *not* or the exception that
+#   carries its meaning.
+# * **The walk goes on.** After the skip, `card-v1` still fits. Stopping at the first
+#   misfit would waste budget that a shorter passage could use. That a lower-ranked
+#   passage survives is a declared policy, not evidence that it is better.
+# * **Not every exclusion is about the budget.** `returns-faq` repeats `returns-v1`
+#   word for word, and the two `printing` records carry different version labels of one
+#   source, so the selector blocks both rather than guess which is current (lesson 04
+#   takes this up).
+
+# %% [markdown]
+# ## Measuring it yourself
+#
+# Coverage and recall are exact fractions, so 1 of 2 prints as `1/2` rather than a
+# rounded float:
+
+# %%
+ranked = [p.id for p in context.CANDIDATES]
+for budget in (80, 120, 400):
+    packet = context.select_context(context.CANDIDATES, budget)
+    print(budget, "coverage", context.packet_coverage(packet.packet_ids, context.RELEVANT_IDS),
+          "| recall@2", context.recall_at_k(ranked, context.RELEVANT_IDS, 2))
+
+# %% [markdown]
+# ## Why the labels stay out of the selector
+#
+# `RELEVANT_IDS` is an evaluation label: it says which passages the answer needs. It is
+# printed apart from the candidates and `select_context` never receives it. If it did,
+# a selector could put the needed passages first and coverage would report the answer
+# key it was handed, not the quality of its choices. The comparison between budgets
+# would then measure nothing.
+#
+# The lab's grader checks this directly: it changes the labels and asserts that the
+# learner's selector returns the same packet.
+
+# %%
+budget = 120
+honest = context.select_context(context.CANDIDATES, budget)
+cheating = context.select_context(
+    sorted(context.CANDIDATES, key=lambda p: p.id not in context.RELEVANT_IDS), budget)
+print("honest  :", honest.packet_ids, "coverage", context.packet_coverage(honest.packet_ids, context.RELEVANT_IDS))
+print("reads labels:", cheating.packet_ids, "coverage",
+      context.packet_coverage(cheating.packet_ids, context.RELEVANT_IDS), "(same packet here, by luck of the ranking)")
+
+# %% [markdown]
+# Here the cheat happens to give the same packet, because the needed passages already
+# rank first. That is exactly why the grader swaps the labels instead of checking one
+# fixture: a selector that reads the key only shows itself when the key changes.
+
+# %% [markdown]
+# ## Your turn
+#
+# Open `exercises/context.py` and write the four tasks: `packet_coverage`,
+# `recall_at_k`, `fill_quote_budget` and the quiz `LABELS_QUIZ`. Then run
+# `python3 -B methods.py check context`; ask for a nudge with
+# `python3 -B methods.py hint context`.

@@ -1,0 +1,203 @@
+"""What every grader shares: find the code under test, call it, explain failures.
+
+Graders are plain functions named `test_task<N>_...` that use plain `assert`-free
+checks from here, so they run the same under pytest and under `methods.py check`
+(which needs nothing but Python). The code under test comes from LAB_TARGET:
+
+    exercises   the learner's files (the default)
+    solutions   the reference answers
+    a path      any folder holding the same file names (a submission to grade)
+
+`run.py` beside this file grades one lesson and prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import io
+import os
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GRADERS = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+# Grading must never leave files in the graded folder (no __pycache__).
+sys.dont_write_bytecode = True
+
+
+@dataclass(frozen=True)
+class Task:
+    """One graded task: what to write, and hints from a nudge to nearly the answer."""
+
+    number: int
+    name: str   # the function or constant the learner writes
+    title: str
+    hints: tuple[str, ...]
+
+
+class LabFailure(AssertionError):
+    """A failed check, worded for the learner."""
+
+
+def target_dir() -> Path:
+    value = os.environ.get("LAB_TARGET", "exercises") or "exercises"
+    path = ROOT / value if value in ("exercises", "solutions") else Path(value).expanduser().resolve()
+    if not path.is_dir():
+        raise LabFailure(f"LAB_TARGET={value!r} is not a folder; use exercises, solutions or a folder path")
+    return path
+
+
+def shown_path(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+_loaded: dict[tuple[str, Path], object] = {}
+
+
+def load(lesson: str, fresh: bool = False):
+    """Import `<target>/<lesson>.py`; a broken or missing file fails every check with one clear message."""
+    path = target_dir() / f"{lesson}.py"
+    key = (lesson, path)
+    if not fresh and key in _loaded:
+        return _loaded[key]
+    if not path.is_file():
+        raise LabFailure(f"{shown_path(path)} does not exist: the exercises for '{lesson}' live in that file "
+                         f"(restore it with: python3 -B methods.py reset {lesson})")
+    name = f"lab_target_{lesson}_{len(_loaded)}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        raise LabFailure(f"{shown_path(path)} has a syntax error at line {error.lineno}: {error.msg}") from None
+    except Exception as error:  # the learner's module failed while importing
+        raise LabFailure(f"{shown_path(path)} fails when imported: {type(error).__name__}: {error}") from None
+    if not fresh:
+        _loaded[key] = module
+    return module
+
+
+def function(module, name: str):
+    found = getattr(module, name, None)
+    if not callable(found):
+        raise LabFailure(f"{shown_path(Path(module.__file__))} should define {name}(...), but it was not found. "
+                         f"Was it renamed or deleted? (python3 -B methods.py reset {_lesson(module)} restores the stub)")
+    return found
+
+
+def constant(module, name: str):
+    if not hasattr(module, name):
+        raise LabFailure(f"{shown_path(Path(module.__file__))} should define the constant {name}, but it was not found.")
+    return getattr(module, name)
+
+
+def _lesson(module) -> str:
+    return Path(module.__file__).stem
+
+
+def call(fn, *args, shown: str, **kwargs):
+    """Call the learner's function; turn a stub or a crash into a readable failure."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise LabFailure(f"{fn.__name__} is not written yet: it still raises NotImplementedError "
+                         f"(called {shown}). Replace the raise with your code.") from None
+    except Exception as error:
+        raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n"
+                         f"  (no error was expected here)") from None
+
+
+def expect(actual, expected, shown: str, why: str = "") -> None:
+    if actual != expected or type(actual) is not type(expected):
+        detail = f"\n  why: {why}" if why else ""
+        raise LabFailure(f"called {shown}\n  got:      {actual!r}\n  expected: {expected!r}{detail}")
+
+
+def expect_true(condition: bool, message: str) -> None:
+    if not condition:
+        raise LabFailure(message)
+
+
+def expect_error(errors, fn, *args, shown: str, why: str = "", **kwargs) -> None:
+    try:
+        fn(*args, **kwargs)
+    except NotImplementedError:
+        raise LabFailure(f"{fn.__name__} is not written yet: it still raises NotImplementedError "
+                         f"(called {shown}).") from None
+    except errors:
+        return
+    except Exception as error:
+        names = " or ".join(e.__name__ for e in (errors if isinstance(errors, tuple) else (errors,)))
+        raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n  expected: {names}") from None
+    names = " or ".join(e.__name__ for e in (errors if isinstance(errors, tuple) else (errors,)))
+    detail = f" ({why})" if why else ""
+    raise LabFailure(f"called {shown}\n  it returned normally\n  expected: it raises {names}{detail}")
+
+
+@contextlib.contextmanager
+def patched(module_name: str, **values):
+    """Temporarily replace attributes of a course module (for example its evaluation labels)."""
+    module = importlib.import_module(module_name)
+    saved = {name: getattr(module, name) for name in values}
+    try:
+        for name, value in values.items():
+            setattr(module, name, value)
+        yield module
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+
+
+# ------------------------------------------------------------------ running
+
+def grader_module(lesson: str):
+    path = GRADERS / f"grade_{lesson}.py"
+    spec = importlib.util.spec_from_file_location(f"grade_{lesson}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def task_number(test_name: str) -> int:
+    # test_task3_keeps_exact_fit -> 3
+    digits = test_name[len("test_task"):].split("_", 1)[0]
+    if not test_name.startswith("test_task") or not digits.isdigit():
+        raise ValueError(f"grader test name must look like test_task<N>_..., got {test_name!r}")
+    return int(digits)
+
+
+def tests_of(grader) -> list:
+    return [fn for name, fn in vars(grader).items() if name.startswith("test_") and callable(fn)]
+
+
+def run(lesson: str) -> dict:
+    """Grade one lesson against LAB_TARGET; return a JSON-ready result."""
+    grader = grader_module(lesson)
+    results = []
+    for test in tests_of(grader):
+        sink = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                test()
+            passed, message = True, ""
+        except AssertionError as error:
+            passed, message = False, str(error) or "assertion failed"
+        except Exception as error:  # a grader or learner crash outside call(): show where
+            passed = False
+            message = f"{type(error).__name__}: {error}\n" + "".join(traceback.format_exc(limit=-2))
+        results.append({"test": test.__name__, "task": task_number(test.__name__),
+                        "passed": passed, "message": message})
+    tasks = [{"number": t.number, "name": t.name, "title": t.title, "hints": len(t.hints),
+              "passed": all(r["passed"] for r in results if r["task"] == t.number),
+              "tests": sum(1 for r in results if r["task"] == t.number)}
+             for t in grader.TASKS]
+    return {"lesson": lesson, "target": shown_path(target_dir()), "tasks": tasks, "tests": results}

@@ -1,0 +1,208 @@
+"""Grader for lesson 01, context. Run: python3 -B methods.py check context"""
+
+from fractions import Fraction
+
+from _lab import Task, call, constant, expect, expect_error, expect_true, function, load, patched
+from modules.context import CANDIDATES, ContextRecord, Passage, RELEVANT_IDS
+
+LESSON = "context"
+
+TASKS = (
+    Task(1, "packet_coverage", "Coverage of the packet, as an exact fraction", hints=(
+        "Which collection decides the denominator: the ids you were given, or the ids you needed?",
+        "If the packet lists the same id twice, should it count twice? What data type forgets repeats?",
+        "Build a set of relevant ids, intersect it with a set of packet ids, and return "
+        "Fraction(len(intersection), len(relevant)). What should happen when relevant is empty?",
+    )),
+    Task(2, "recall_at_k", "Recall@k of the retriever's ranking", hints=(
+        "Recall asks how many of the needed ids were found, out of how many were needed. Is k part of that?",
+        "Which slice of a list holds exactly its first k items?",
+        "Take set(ranked_ids[:k]) & set(relevant_ids) and divide its size by len(set(relevant_ids)), as a "
+        "Fraction. Which values of k make no sense?",
+    )),
+    Task(3, "fill_quote_budget", "Fill the quote budget with whole passages", hints=(
+        "When a passage does not fit, what would cutting it do to what the evidence says?",
+        "After a passage is skipped, could a shorter one further down still fit? Should the loop stop?",
+        "A passage that exactly fills what is left: does `used + length < budget` keep it? Should it?",
+        "Keep `used`; for each passage, if used + len(text) <= max_quote_chars append it and add its "
+        "length, else record its id as skipped; never break out of the loop.",
+    )),
+    Task(4, "LABELS_QUIZ", "Quiz: why the selector must not see the labels", hints=(
+        "If a student is handed the answer key during the exam, what does the exam then measure?",
+        "Coverage compares the packet with the labels. What happens to that comparison if the labels chose the packet?",
+    )),
+)
+
+
+def _p(pid: str, length: int, source: str | None = None) -> Passage:
+    # Text made of a repeated letter so every passage has a distinct, exact length.
+    return Passage(pid, source or f"src-{pid}", "1", f"title {pid}", (pid[0] * length)[:length])
+
+
+def _lengths(passages) -> str:
+    return "[" + ", ".join(f"{p.id}:{len(p.text)} chars" for p in passages) + "]"
+
+
+# ---------------------------------------------------------------- Task 1
+
+def test_task1_half_of_the_needed_passages():
+    fn = function(load(LESSON), "packet_coverage")
+    got = call(fn, ["returns-v1", "wifi-v1"], ["hours-v2", "returns-v1"],
+               shown="packet_coverage(['returns-v1', 'wifi-v1'], ['hours-v2', 'returns-v1'])")
+    expect(got, Fraction(1, 2), "packet_coverage(['returns-v1', 'wifi-v1'], ['hours-v2', 'returns-v1'])",
+           why="one of the two needed ids is in the packet; return a Fraction, not a float")
+
+
+def test_task1_denominator_is_the_needed_set():
+    fn = function(load(LESSON), "packet_coverage")
+    shown = "packet_coverage(['a', 'x', 'y', 'z'], ['a', 'b', 'c'])"
+    expect(call(fn, ["a", "x", "y", "z"], ["a", "b", "c"], shown=shown), Fraction(1, 3), shown,
+           why="divide by the number of needed ids (3), not by the packet size (4)")
+    shown = "packet_coverage([], ['a', 'b'])"
+    expect(call(fn, [], ["a", "b"], shown=shown), Fraction(0), shown, why="an empty packet covers nothing")
+
+
+def test_task1_repeats_count_once():
+    fn = function(load(LESSON), "packet_coverage")
+    shown = "packet_coverage(['a', 'a'], ['a', 'b'])"
+    expect(call(fn, ["a", "a"], ["a", "b"], shown=shown), Fraction(1, 2), shown,
+           why="'a' was found once, however often the packet lists it")
+    shown = "packet_coverage(('b', 'a'), ('a', 'b', 'a'))"
+    expect(call(fn, ("b", "a"), ("a", "b", "a"), shown=shown), Fraction(1), shown,
+           why="the needed set is {a, b}: both are in the packet")
+
+
+def test_task1_empty_relevant_set_is_an_error():
+    fn = function(load(LESSON), "packet_coverage")
+    expect_error(ValueError, fn, ["a"], [], shown="packet_coverage(['a'], [])",
+                 why="coverage of an empty set of needed ids is undefined, not 0 and not 1")
+
+
+# ---------------------------------------------------------------- Task 2
+
+def test_task2_lesson_ranking():
+    fn = function(load(LESSON), "recall_at_k")
+    ranked = [p.id for p in CANDIDATES]
+    for k, want in ((1, Fraction(1, 2)), (2, Fraction(1)), (8, Fraction(1))):
+        shown = f"recall_at_k(<the lesson's 8 ranked ids>, {list(RELEVANT_IDS)}, {k})"
+        expect(call(fn, ranked, list(RELEVANT_IDS), k, shown=shown), want, shown)
+
+
+def test_task2_exactly_k_items():
+    fn = function(load(LESSON), "recall_at_k")
+    ranked, relevant = ["x", "a", "y", "b"], ["a", "b"]
+    for k, want in ((1, Fraction(0)), (2, Fraction(1, 2)), (3, Fraction(1, 2)), (4, Fraction(1))):
+        shown = f"recall_at_k({ranked}, {relevant}, {k})"
+        expect(call(fn, ranked, relevant, k, shown=shown), want, shown,
+               why=f"look at exactly the first {k} ranked ids")
+
+
+def test_task2_denominator_is_not_k():
+    fn = function(load(LESSON), "recall_at_k")
+    shown = "recall_at_k(['a', 'x', 'y'], ['a'], 3)"
+    expect(call(fn, ["a", "x", "y"], ["a"], 3, shown=shown), Fraction(1), shown,
+           why="recall divides by the needed ids (1); dividing by k gives precision")
+    shown = "recall_at_k(['a', 'a', 'x'], ['a', 'b'], 2)"
+    expect(call(fn, ["a", "a", "x"], ["a", "b"], 2, shown=shown), Fraction(1, 2), shown,
+           why="an id ranked twice is still one found id")
+    shown = "recall_at_k(['a'], ['a', 'b'], 5)"
+    expect(call(fn, ["a"], ["a", "b"], 5, shown=shown), Fraction(1, 2), shown,
+           why="k larger than the ranking is allowed")
+
+
+def test_task2_bad_k_or_empty_labels():
+    fn = function(load(LESSON), "recall_at_k")
+    expect_error(ValueError, fn, ["a"], ["a"], 0, shown="recall_at_k(['a'], ['a'], 0)", why="k must be at least 1")
+    expect_error(ValueError, fn, ["a"], [], 1, shown="recall_at_k(['a'], [], 1)",
+                 why="recall of an empty set of needed ids is undefined")
+
+
+# ---------------------------------------------------------------- Task 3
+
+def _fill(fn, passages, budget):
+    shown = f"fill_quote_budget({_lengths(passages)}, {budget})"
+    record = call(fn, passages, budget, shown=shown)
+    expect_true(isinstance(record, ContextRecord),
+                f"called {shown}\n  got a {type(record).__name__}\n  expected: a ContextRecord")
+    return record, shown
+
+
+def _expect_walk(fn, passages, budget, packet, skipped, used, why=""):
+    record, shown = _fill(fn, passages, budget)
+    expect(tuple(p.id for p in record.packet), tuple(packet), shown + " -> packet ids", why=why)
+    expect(tuple(record.budget_skipped_ids), tuple(skipped), shown + " -> budget_skipped_ids", why=why)
+    expect(record.used_quote_chars, used, shown + " -> used_quote_chars", why=why)
+    expect(record.max_quote_chars, budget, shown + " -> max_quote_chars")
+    return record
+
+
+def test_task3_skip_the_misfit_keep_walking():
+    fn = function(load(LESSON), "fill_quote_budget")
+    passages = [_p("long", 150), _p("short", 30), _p("mid", 40)]
+    _expect_walk(fn, passages, 80, ["short", "mid"], ["long"], 70,
+                 why="the 150-character passage is skipped whole; the two after it still fit (70 used)")
+
+
+def test_task3_never_truncates():
+    fn = function(load(LESSON), "fill_quote_budget")
+    passages = [_p("long", 150), _p("short", 30)]
+    record, shown = _fill(fn, passages, 80)
+    for passage in record.packet:
+        expect_true(passage in passages,
+                    f"called {shown}\n  the packet holds {passage.id!r} with {len(passage.text)} chars, "
+                    f"which is not one of the input passages: a passage is copied whole or skipped, never cut")
+
+
+def test_task3_exact_fit_is_kept():
+    fn = function(load(LESSON), "fill_quote_budget")
+    _expect_walk(fn, [_p("first", 50), _p("second", 30)], 80, ["first", "second"], [], 80,
+                 why="50 + 30 = 80 fills the budget exactly, and exactly full is allowed")
+    _expect_walk(fn, [_p("whole", 80)], 80, ["whole"], [], 80, why="a passage of exactly the budget fits")
+
+
+def test_task3_later_passage_may_still_fit():
+    fn = function(load(LESSON), "fill_quote_budget")
+    _expect_walk(fn, [_p("a", 50), _p("b", 40), _p("c", 30), _p("d", 5)], 80, ["a", "c"], ["b", "d"], 80,
+                 why="b does not fit after a (90 > 80), c does (80), and d no longer does")
+
+
+def test_task3_lesson_budgets():
+    fn = function(load(LESSON), "fill_quote_budget")
+    deduped = [p for p in CANDIDATES if p.id not in ("returns-faq", "printing-v1", "printing-v2")]
+    _expect_walk(fn, deduped, 80, ["wifi-v1", "card-v1"],
+                 ["returns-v1", "hours-v2", "parking-v1"], 69)
+    _expect_walk(fn, deduped, 120, ["returns-v1"], ["hours-v2", "wifi-v1", "parking-v1", "card-v1"], 100)
+    _expect_walk(fn, deduped, 400, ["returns-v1", "hours-v2", "wifi-v1", "card-v1"], ["parking-v1"], 260,
+                 why="parking-v1 (182) would make 403 > 400, so it is skipped and card-v1 still fits")
+
+
+def test_task3_zero_and_negative_budgets():
+    fn = function(load(LESSON), "fill_quote_budget")
+    _expect_walk(fn, [_p("a", 10)], 0, [], ["a"], 0, why="nothing fits in a budget of 0")
+    _expect_walk(fn, [], 50, [], [], 0, why="no candidates, empty packet")
+    expect_error(ValueError, fn, [_p("a", 10)], -1, shown="fill_quote_budget([a:10 chars], -1)",
+                 why="a negative budget is a mistake to report, not a budget of 0")
+
+
+def test_task3_selector_ignores_the_labels():
+    # Grade the same inputs under the lesson's labels and under invented ones:
+    # a selector that reads the answer key would change its packet.
+    deduped = [p for p in CANDIDATES if p.id not in ("returns-faq", "printing-v1", "printing-v2")]
+    outputs = []
+    for labels in (RELEVANT_IDS, ("card-v1", "parking-v1"), ("wifi-v1",)):
+        with patched("modules.context", RELEVANT_IDS=labels):
+            fn = function(load(LESSON, fresh=True), "fill_quote_budget")
+            outputs.append([tuple(p.id for p in _fill(fn, deduped, b)[0].packet) for b in (80, 120, 400)])
+    expect_true(outputs[0] == outputs[1] == outputs[2],
+                "fill_quote_budget's packet changed when only the evaluation labels (RELEVANT_IDS) changed:\n"
+                f"  with the lesson's labels: {outputs[0]}\n  with other labels:       {outputs[1]}\n"
+                "  the selector must decide from the candidates and the budget alone")
+
+
+# ---------------------------------------------------------------- Task 4
+
+def test_task4_labels_quiz():
+    answer = constant(load(LESSON), "LABELS_QUIZ")
+    expect_true(answer in ("a", "b", "c", "d"), f"LABELS_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == "b", f"LABELS_QUIZ = {answer!r} is not the best answer. Reread the lesson's part on "
+                               "why the labels stay apart, then try again (hint: python3 -B methods.py hint context 4)")

@@ -1,0 +1,41 @@
+"""Shared test helpers: run methods.py the way a person would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden"
+
+
+def methods(*args: str, python: str = sys.executable, flags=("-B",), env: dict | None = None,
+            cwd: Path = ROOT, check: bool = True) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    environment.pop("NO_COLOR", None)
+    environment.update(env or {})
+    done = subprocess.run([python, *flags, str(ROOT / "methods.py"), *args], capture_output=True,
+                          cwd=cwd, env=environment, timeout=120)
+    if check and done.returncode != 0:
+        raise AssertionError(f"methods.py {' '.join(args)} exited {done.returncode}:\n"
+                             f"{done.stderr.decode(errors='replace')}")
+    return done
+
+
+def built_lessons() -> list[str]:
+    sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
+    from methods import LESSONS
+    return [name for name in LESSONS if (ROOT / "modules" / f"{name}.py").is_file()]
+
+
+def tree_state() -> str:
+    """Every file under the project (ignored ones too), with size and mtime: what a run may not change."""
+    rows = []
+    for path in sorted(ROOT.rglob("*")):
+        if ".git" in path.parts or ".venv" in path.parts or not path.is_file():
+            continue
+        stat = path.stat()
+        rows.append(f"{path.relative_to(ROOT)} {stat.st_size} {stat.st_mtime_ns}")
+    return "\n".join(rows)

@@ -1,0 +1,97 @@
+"""Lesson 01's figures and contracts, asserted on the mechanism and on the command."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from helpers import methods
+from modules import context
+from modules.context import CANDIDATES, RELEVANT_IDS, Passage, packet_coverage, recall_at_k, select_context
+
+
+def test_recall_stays_one_while_coverage_climbs():
+    record = json.loads(methods("context", "--json").stdout)
+    rows = [(r["max_quote_chars"], r["recall_at_2"], r["coverage"]) for r in record["runs"]]
+    assert rows == [(80, "1", "0/2"), (120, "1", "1/2"), (400, "1", "2/2")]
+
+
+@pytest.mark.parametrize("budget, packet, coverage", [
+    (80, ("wifi-v1", "card-v1"), Fraction(0)),
+    (120, ("returns-v1",), Fraction(1, 2)),
+    (400, ("returns-v1", "hours-v2", "wifi-v1", "card-v1"), Fraction(1)),
+])
+def test_budgets(budget, packet, coverage):
+    record = select_context(CANDIDATES, budget)
+    assert record.packet_ids == packet
+    assert packet_coverage(record.packet_ids, RELEVANT_IDS) == coverage
+    assert record.used_quote_chars == sum(len(p.text) for p in record.packet) <= budget
+    assert record.duplicate_text_ids == ("returns-faq",)
+    assert record.conflicts == {"printing-prices": ("1", "2")}
+
+
+def test_at_120_the_hours_do_not_fit_after_the_returns_passage():
+    by_id = {p.id: p for p in CANDIDATES}
+    assert len(by_id["returns-v1"].text) <= 120 < len(by_id["returns-v1"].text) + len(by_id["hours-v2"].text)
+    assert len(by_id["returns-v1"].text) > 80 and len(by_id["hours-v2"].text) > 80
+
+
+def test_recall_at_2_is_one_on_the_fixed_ranking():
+    assert recall_at_k([p.id for p in CANDIDATES], RELEVANT_IDS, 2) == 1
+    assert [p.id for p in CANDIDATES][:2] == ["returns-v1", "hours-v2"]
+    assert "hours-v1" not in {p.id for p in CANDIDATES}
+
+
+def test_trace_shows_each_candidate_with_decision_and_running_total():
+    run = context.trace((400,))["runs"][0]
+    assert [s["decision"] for s in run["steps"]] == [
+        "selected", "selected", "skipped: duplicate text", "selected", "blocked: version conflict",
+        "blocked: version conflict", "skipped: budget", "selected"]
+    assert [s["running_total"] for s in run["steps"]] == [100, 191, 191, 221, 221, 221, 221, 260]
+
+
+def test_labels_are_printed_apart_from_candidates():
+    text = methods("context").stdout.decode()
+    assert "Labels, for evaluation only" in text
+    assert "relevant" not in context.Passage.__dataclass_fields__
+
+
+def test_budget_option_replaces_the_defaults():
+    record = json.loads(methods("context", "--json", "--budget", "191", "--budget", "190").stdout)
+    assert [(r["max_quote_chars"], r["coverage"]) for r in record["runs"]] == [(191, "2/2"), (190, "1/2")]
+    done = methods("context", "--budget", "-1", check=False)
+    assert done.returncode == 2 and b"max_quote_chars must be >= 0, got -1" in done.stderr
+
+
+def test_identical_copies_collapse_and_different_ones_raise():
+    a = Passage("x", "s", "1", "t", "same text")
+    assert select_context([a, a], 100).packet_ids == ("x",)
+    with pytest.raises(ValueError, match=r"id 'x' appears twice with a different text"):
+        select_context([a, Passage("x", "s", "1", "t", "other text")], 100)
+    with pytest.raises(ValueError, match=r"different version"):
+        select_context([a, Passage("x", "s", "2", "t", "same text")], 100)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: select_context(CANDIDATES, -1), ValueError, "max_quote_chars must be >= 0, got -1"),
+    (lambda: select_context(CANDIDATES, 80.0), TypeError, "max_quote_chars must be an int, got float"),
+    (lambda: select_context(CANDIDATES, True), TypeError, "max_quote_chars must be an int, got bool"),
+    (lambda: select_context(["not a passage"], 80), TypeError, "candidates[0] must be a Passage"),
+    (lambda: Passage("x", "s", "1", "t", 42), TypeError, "Passage.text must be a str, got int 42"),
+    (lambda: Passage("", "s", "1", "t", "x"), ValueError, "Passage.id must not be empty"),
+    (lambda: packet_coverage(["a"], []), ValueError, "relevant_ids must not be empty"),
+    (lambda: packet_coverage("ab", ["a"]), TypeError, "packet_ids must be a collection of ids"),
+    (lambda: recall_at_k(["a"], ["a"], 0), ValueError, "k must be >= 1, got 0"),
+    (lambda: context.trace(()), ValueError, "budgets must name at least one"),
+])
+def test_bad_input_names_the_field_and_value(call, error, words):
+    with pytest.raises(error) as caught:
+        call()
+    assert words in str(caught.value)
+
+
+def test_skip_not_truncate_on_the_mechanism():
+    long, short, mid = (Passage(i, i, "1", i, "x" * n) for i, n in (("long", 150), ("short", 30), ("mid", 40)))
+    record = select_context([long, short, mid], 80)
+    assert record.packet == (short, mid) and record.budget_skipped_ids == ("long",)
+    assert record.used_quote_chars == 70

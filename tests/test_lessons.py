@@ -1,0 +1,100 @@
+"""Every built lesson command: golden plain output, JSON, determinism, stdlib only, no files written.
+
+A new lesson is covered by adding its golden file (python3 -B methods.py dev golden NAME).
+"""
+
+import json
+
+import pytest
+
+from helpers import GOLDEN, built_lessons, methods, tree_state
+
+LESSONS = built_lessons()
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_plain_output_matches_golden(lesson):
+    golden = GOLDEN / f"{lesson}.txt"
+    assert golden.is_file(), f"no golden output for {lesson}: run `python3 -B methods.py dev golden {lesson}`"
+    got = methods(lesson, "--plain").stdout.decode("utf-8")
+    assert got == golden.read_text(encoding="utf-8"), (
+        f"`methods.py {lesson}` no longer prints tests/golden/{lesson}.txt; if the change is intended, "
+        f"run `python3 -B methods.py dev golden {lesson}` and review the diff")
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_plain_is_the_default_off_a_terminal(lesson):
+    assert methods(lesson).stdout == methods(lesson, "--plain").stdout
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_json_is_the_trace_record(lesson):
+    record = json.loads(methods(lesson, "--json").stdout)
+    assert isinstance(record, dict) and record.get("lesson") == lesson
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_same_bytes_under_any_hash_seed(lesson):
+    outputs = {seed: (methods(lesson, env={"PYTHONHASHSEED": seed}).stdout,
+                      methods(lesson, "--json", env={"PYTHONHASHSEED": seed}).stdout)
+               for seed in ("0", "1", "12345")}
+    assert len(set(outputs.values())) == 1, f"{lesson} prints different bytes under different PYTHONHASHSEED"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_runs_on_the_standard_library_alone(lesson):
+    # -I -S: no site-packages (so no rich) and no script folder on sys.path.
+    done = methods(lesson, flags=("-I", "-S", "-B"))
+    assert done.stdout == (GOLDEN / f"{lesson}.txt").read_bytes()
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_no_color_and_json_never_import_rich(lesson):
+    probe = ("import runpy, sys; sys.argv = ['methods.py', %r, '--json']\n"
+             "try:\n    runpy.run_path('methods.py', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "assert 'rich' not in sys.modules, 'rich was imported'" % lesson)
+    import subprocess, sys
+    from helpers import ROOT
+    done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_lesson_command_writes_no_files(lesson):
+    before = tree_state()
+    methods(lesson, flags=())  # even without -B
+    methods(lesson, "--json", flags=())
+    assert tree_state() == before, f"methods.py {lesson} changed files in the project"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_lesson_imports_only_its_own_module(lesson):
+    probe = ("import runpy, sys, io, contextlib\nsys.argv = ['methods.py', %r, '--plain']\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    try:\n        runpy.run_path('methods.py', run_name='__main__')\n"
+             "    except SystemExit:\n        pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('modules.')))" % lesson)
+    import subprocess, sys
+    from helpers import ROOT
+    done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    loaded = eval(done.stdout.strip().splitlines()[-1])
+    assert f"modules.{lesson}" in loaded
+    # A lesson may build on earlier lessons' mechanisms, never on later ones.
+    order = list(__import__("methods").LESSONS)
+    later = [m for m in loaded if m.split(".")[1] in order and order.index(m.split(".")[1]) > order.index(lesson)]
+    assert not later, f"{lesson} imports later lessons: {later}"
+
+
+def test_unknown_command_and_bad_option_exit_2():
+    done = methods("contxt", check=False)
+    assert done.returncode == 2 and b"Did you mean 'context'" in done.stderr
+    done = methods("context", "--budget", "ten", check=False)
+    assert done.returncode == 2 and b"--budget" in done.stderr and b"'ten'" in done.stderr
+
+
+def test_bare_command_lists_every_lesson():
+    text = methods().stdout.decode()
+    from methods import LESSONS
+    for name, (number, about, _options) in LESSONS.items():
+        assert f"{number} {name}" in text
