@@ -4,10 +4,13 @@ A new lesson is covered by adding its golden file (python3 -B methods.py dev gol
 """
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-from helpers import GOLDEN, built_lessons, methods, tree_state
+from helpers import GOLDEN, ROOT, built_lessons, methods, tree_state
 
 LESSONS = built_lessons()
 
@@ -48,16 +51,48 @@ def test_runs_on_the_standard_library_alone(lesson):
     assert done.stdout == (GOLDEN / f"{lesson}.txt").read_bytes()
 
 
+@pytest.mark.parametrize("mode", ["--json", "--plain"])
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_no_color_and_json_never_import_rich(lesson):
-    probe = ("import runpy, sys; sys.argv = ['methods.py', %r, '--json']\n"
-             "try:\n    runpy.run_path('methods.py', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "assert 'rich' not in sys.modules, 'rich was imported'" % lesson)
-    import subprocess, sys
-    from helpers import ROOT
+def test_plain_and_json_never_import_rich(lesson, mode):
+    probe = ("import runpy, sys, io, contextlib; sys.argv = ['methods.py', %r, %r]\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    try:\n        runpy.run_path('methods.py', run_name='__main__')\n"
+             "    except SystemExit:\n        pass\n"
+             "assert 'rich' not in sys.modules, 'rich was imported'" % (lesson, mode))
     done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True)
     assert done.returncode == 0, done.stderr.decode()
+
+
+def _on_a_terminal(*args: str, env: dict) -> str:
+    """Run methods.py with stdout on a pseudo-terminal, as a person in class would."""
+    import pty
+    main, secondary = pty.openpty()
+    environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", COLUMNS="120", TERM="xterm", **env)
+    process = subprocess.Popen([sys.executable, "-B", str(ROOT / "methods.py"), *args], stdout=secondary,
+                               stderr=subprocess.PIPE, cwd=ROOT, env=environment)
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal closed: the process has finished writing
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=60)
+    os.close(main)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_rich_tables_on_a_terminal_and_plain_with_no_color():
+    pytest.importorskip("rich")
+    pretty = _on_a_terminal("context", env={})
+    assert "\u2501" in pretty or "\u2500" in pretty, "expected rich's box-drawing table on a terminal"
+    assert "returns-v1" in pretty
+    plain = _on_a_terminal("context", env={"NO_COLOR": "1"})
+    assert "\u2500" not in plain and "\u2501" not in plain and "-----------" in plain
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
@@ -75,8 +110,6 @@ def test_a_lesson_imports_only_its_own_module(lesson):
              "    try:\n        runpy.run_path('methods.py', run_name='__main__')\n"
              "    except SystemExit:\n        pass\n"
              "print(sorted(m for m in sys.modules if m.startswith('modules.')))" % lesson)
-    import subprocess, sys
-    from helpers import ROOT
     done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True, text=True)
     loaded = eval(done.stdout.strip().splitlines()[-1])
     assert f"modules.{lesson}" in loaded
