@@ -1,0 +1,430 @@
+"""Lesson 10, answer: an honest, inspectable answer stage.
+
+The answer stage here is a template, not a model: it may only repeat quotes that
+are in the packet, and every sentence that states something names the packet id
+it came from. What the packet lacks, the answer says it lacks; where the packet
+holds two disagreeing versions, the answer shows both and picks neither.
+
+Two checks keep it honest. A citation check separates *presence* (the cited id
+is in the packet) from *support* (the quoted words occur in the cited source's
+own text): one can hold without the other. And an evaluation over a small query
+set counts four outcomes apart, because a single accuracy figure lumps a wrong
+record of the right source, a wrong source and a refusal together as "wrong".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from modules.context import (CANDIDATES, QUESTION, Passage, check_budget, check_passages,
+                             collapse_repeated_ids, select_context)
+
+__all__ = [
+    "Facet", "Sentence", "Answer", "Citation", "AnswerPacket", "Query", "OUTCOMES",
+    "matches", "assemble", "compose_answer", "check_citations", "is_grounded", "classify_outcome",
+    "FACETS", "CONFLICT_CANDIDATES", "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS", "trace",
+]
+
+STATUSES = ("full", "partial", "conflict", "abstain")
+OUTCOMES = ("right", "wrong_record", "wrong_source", "no_answer")
+OUTCOME_LABELS = {"right": "right source, right answer", "wrong_record": "right source, wrong record",
+                  "wrong_source": "wrong source", "no_answer": "no answer (overflow or abstention)"}
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One part of the question, and the phrase a passage must contain to answer it.
+
+    Facets come from reading the question, not from evaluation labels: they say
+    what is asked, never which passage is right.
+    """
+
+    name: str
+    cue: str
+
+    def __post_init__(self) -> None:
+        for field_name in ("name", "cue"):
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"Facet.{field_name} must be a non-empty str, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the answer.
+
+    kind: "claim" (a packet quote), "disputed" (one side of a disagreement),
+    "conflict" (says that sources disagree), "gap" (names a missing part) or
+    "abstain". Only claim and disputed sentences carry a `quote` and a `cite`.
+    """
+
+    kind: str
+    text: str
+    quote: str = ""
+    cite: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: str                       # full, partial, conflict or abstain
+    sentences: tuple[Sentence, ...]
+    missing: tuple[str, ...] = ()     # facet names the packet could not answer
+    disputed: tuple[str, ...] = ()    # facet names where the packet disagrees with itself
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text + (f" [{s.cite}]" if s.cite else "") for s in self.sentences)
+
+    @property
+    def cited_ids(self) -> tuple[str, ...]:
+        return tuple(s.cite for s in self.sentences if s.cite)
+
+
+@dataclass(frozen=True)
+class Citation:
+    sentence: int      # position of the sentence in the answer
+    cite: str
+    present: bool      # the cited id is in the packet
+    supported: bool    # the quote occurs in the cited source's own text
+
+
+@dataclass(frozen=True)
+class AnswerPacket:
+    """What the answer stage receives: quotes in order, and which of them disagree."""
+
+    passages: tuple[Passage, ...]
+    disputed_sources: tuple[str, ...]
+    used_quote_chars: int
+    max_quote_chars: int
+    budget_skipped_ids: tuple[str, ...]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(p.id for p in self.passages)
+
+
+def _facets(facets: object) -> tuple[Facet, ...]:
+    if isinstance(facets, (str, bytes)) or not hasattr(facets, "__iter__"):
+        raise TypeError(f"facets must be a sequence of Facet, got {type(facets).__name__} {facets!r}")
+    found = tuple(facets)
+    for index, facet in enumerate(found):
+        if not isinstance(facet, Facet):
+            raise TypeError(f"facets[{index}] must be a Facet, got {type(facet).__name__} {facet!r}")
+    if not found:
+        raise ValueError("facets must name at least one part of the question, got ()")
+    return found
+
+
+def matches(facet: Facet, passage: Passage) -> bool:
+    """A passage answers a facet when its text contains the facet's cue (any case)."""
+    return facet.cue.lower() in passage.text.lower()
+
+
+# ---------------------------------------------------------------- assembly
+
+def assemble(candidates, max_quote_chars: int, facets) -> AnswerPacket:
+    """Lesson 01's selector, plus one change for the answer stage's sake.
+
+    select_context blocks a source seen with two version labels. When such a
+    source answers a facet of the question, silently dropping it would let the
+    answer claim the facet is simply missing. Instead its versions travel as one
+    unit at the rank of the first one: all of them enter the packet, or none does.
+    Other conflicting sources stay blocked. Without a relevant conflict the packet
+    is exactly lesson 01's.
+    """
+    facets = _facets(facets)
+    record = select_context(candidates, max_quote_chars)   # validates, dedupes, finds conflicts
+    passages = collapse_repeated_ids(check_passages(candidates))
+    relevant = {source for source in record.conflicts
+                if any(p.source_id == source and any(matches(f, p) for f in facets) for p in passages)}
+    if not relevant:
+        return AnswerPacket(record.packet, (), record.used_quote_chars, record.max_quote_chars,
+                            record.budget_skipped_ids)
+    duplicates = set(record.duplicate_text_ids)
+    groups: dict[str, list[Passage]] = {}
+    units: list[list[Passage]] = []
+    for passage in passages:
+        if passage.id in duplicates or (passage.source_id in record.conflicts and passage.source_id not in relevant):
+            continue
+        if passage.source_id in relevant:
+            if passage.source_id not in groups:
+                groups[passage.source_id] = []
+                units.append(groups[passage.source_id])
+            groups[passage.source_id].append(passage)
+        else:
+            units.append([passage])
+    packet, skipped, used = [], [], 0
+    for unit in units:
+        size = sum(len(p.text) for p in unit)
+        if used + size <= record.max_quote_chars:
+            packet.extend(unit)
+            used += size
+        else:
+            skipped.extend(p.id for p in unit)
+    return AnswerPacket(tuple(packet), tuple(sorted(relevant)), used, record.max_quote_chars, tuple(skipped))
+
+
+# ---------------------------------------------------------------- the answer
+
+def compose_answer(facets, packet) -> Answer:
+    """Build the answer from packet quotes only, one facet at a time.
+
+    No passage for a facet: a gap sentence names it. One wording: the quote,
+    citing the first id that carries it. Two or more different wordings: a
+    conflict sentence, then every wording with its source, and no single value.
+    """
+    facets = _facets(facets)
+    packet = check_passages(packet)
+    sentences: list[Sentence] = []
+    missing, disputed, answered = [], [], 0
+    for facet in facets:
+        by_text: dict[str, Passage] = {}
+        for passage in packet:
+            if matches(facet, passage) and passage.text not in by_text:
+                by_text[passage.text] = passage
+        found = list(by_text.values())
+        if not found:
+            missing.append(facet.name)
+        elif len(found) == 1:
+            answered += 1
+            sentences.append(Sentence("claim", found[0].text, found[0].text, found[0].id))
+        else:
+            disputed.append(facet.name)
+            ids = ", ".join(p.id for p in found)
+            sentences.append(Sentence("conflict", f"The packet's sources disagree on {facet.name} ({ids}); "
+                                                  f"no single value is given and the sources go to content review."))
+            sentences.extend(Sentence("disputed", f"{p.source_id} version {p.version} says: {p.text}", p.text, p.id)
+                             for p in found)
+    if not answered and not disputed:
+        return Answer("abstain", (Sentence("abstain", f"The packet holds nothing on {' or '.join(missing)}, "
+                                                      f"so no answer is given."),), tuple(missing), ())
+    sentences.extend(Sentence("gap", f"The packet holds nothing on {name}, so that part is not answered.")
+                     for name in missing)
+    status = "conflict" if disputed else ("partial" if missing else "full")
+    return Answer(status, tuple(sentences), tuple(missing), tuple(disputed))
+
+
+def check_citations(answer: Answer, packet_ids, source_texts) -> tuple[Citation, ...]:
+    """Presence and support, checked apart for every sentence that cites an id.
+
+    Present: the id is one of `packet_ids`. Supported: the sentence's quote
+    occurs in `source_texts[id]`, the source's own text (an unknown id supports
+    nothing). A citation can be present and unsupported, or the reverse.
+    """
+    if not isinstance(answer, Answer):
+        raise TypeError(f"answer must be an Answer, got {type(answer).__name__} {answer!r}")
+    if not isinstance(source_texts, dict):
+        raise TypeError(f"source_texts must be a dict of id -> text, got {type(source_texts).__name__}")
+    packet = set(packet_ids)
+    checks = []
+    for index, sentence in enumerate(answer.sentences):
+        if not sentence.cite:
+            continue
+        source = source_texts.get(sentence.cite)
+        supported = bool(sentence.quote) and isinstance(source, str) and sentence.quote in source
+        checks.append(Citation(index, sentence.cite, sentence.cite in packet, supported))
+    return tuple(checks)
+
+
+def is_grounded(answer: Answer, packet_ids, source_texts) -> bool:
+    """Every stating sentence cites a present, supporting id; the rest state nothing."""
+    for sentence in answer.sentences:
+        if sentence.kind in ("claim", "disputed") and not (sentence.cite and sentence.quote):
+            return False
+        if sentence.kind not in ("claim", "disputed") and (sentence.cite or sentence.quote):
+            return False
+    return all(c.present and c.supported for c in check_citations(answer, packet_ids, source_texts))
+
+
+def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
+    """One of OUTCOMES: what the answer's claims cite, compared with the evaluation label."""
+    claims = [s.cite for s in answer.sentences if s.kind == "claim"]
+    if answer.status in ("abstain", "conflict") or not claims:
+        return "no_answer"
+    gold_source = corpus[gold_id].source_id
+    if gold_id in claims:
+        return "right"
+    if any(corpus[cite].source_id == gold_source for cite in claims if cite in corpus):
+        return "wrong_record"
+    return "wrong_source"
+
+
+# ---------------------------------------------------------------- the fixture
+
+FACETS = (Facet("opening hours", "opens at"), Facet("returns when closed", "return books"))
+
+# Lesson 04's situation: a second *current* version of the hours with other hours.
+# Its larger label proves nothing about which one was approved.
+HOURS_V3 = Passage("hours-v3", "help-desk-hours", "3", "Help desk hours",
+                   "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays.")
+CONFLICT_CANDIDATES = CANDIDATES + (HOURS_V3,)
+
+# Further records the query set below draws on.
+HOURS_V1 = Passage("hours-v1", "help-desk-hours", "1", "Help desk hours (superseded)",
+                   "The help desk opens at 9:30 on weekdays and is closed at weekends.")
+CAFE_V1 = Passage("cafe-v1", "cafe-hours", "1", "Cafe hours", "The cafe opens at 7:45 on weekdays.")
+
+CORPUS = {p.id: p for p in CONFLICT_CANDIDATES + (HOURS_V1, CAFE_V1)}
+# The sources' own texts: what a citation's quote is checked against.
+SOURCE_TEXTS = {pid: p.text for pid, p in CORPUS.items()}
+
+DEFAULT_BUDGETS = (80, 120, 400)
+CONFLICT_BUDGET = 400
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    question: str
+    facet: Facet
+    candidate_ids: tuple[str, ...]   # the retriever's ranking for this query
+    max_quote_chars: int
+    gold_id: str                     # evaluation label: the record that answers it
+
+
+_HOURS, _RETURNS = FACETS
+QUERIES = (
+    Query("q1", "When does the help desk open?", _HOURS, ("hours-v2", "wifi-v1"), 400, "hours-v2"),
+    Query("q2", "Where can books go when the desk is closed?", _RETURNS,
+          ("returns-v1", "returns-faq", "card-v1"), 400, "returns-v1"),
+    Query("q3", "When does the help desk open? (stale index)", _HOURS, ("hours-v1", "wifi-v1"), 400, "hours-v2"),
+    Query("q4", "When does the help desk open? (similar source first)", _HOURS, ("cafe-v1", "hours-v2"), 120,
+          "hours-v2"),
+    Query("q5", "Where can books go when the desk is closed? (small budget)", _RETURNS, ("returns-v1",), 80,
+          "returns-v1"),
+    Query("q6", "When does the help desk open? (two current versions)", _HOURS, ("hours-v2", "hours-v3"), 400,
+          "hours-v2"),
+)
+
+
+# ---------------------------------------------------------------- the trace
+
+def _answer_record(answer: Answer, packet: AnswerPacket) -> dict:
+    checks = check_citations(answer, packet.ids, SOURCE_TEXTS)
+    return {
+        "max_quote_chars": packet.max_quote_chars,
+        "packet_ids": list(packet.ids),
+        "used_quote_chars": packet.used_quote_chars,
+        "disputed_sources": list(packet.disputed_sources),
+        "status": answer.status,
+        "missing": list(answer.missing),
+        "disputed": list(answer.disputed),
+        "sentences": [{"kind": s.kind, "text": s.text, "cite": s.cite} for s in answer.sentences],
+        "citations": [{"sentence": c.sentence, "cite": c.cite, "present": c.present, "supported": c.supported}
+                      for c in checks],
+        "grounded": is_grounded(answer, packet.ids, SOURCE_TEXTS),
+        "answer": answer.text,
+    }
+
+
+def _forged_citations(packet: AnswerPacket) -> list[dict]:
+    """Three single-sentence answers over the 120-character packet, checked the same way."""
+    hours, returns = CORPUS["hours-v2"].text, CORPUS["returns-v1"].text
+    cases = (
+        ("honest quote", Sentence("claim", returns, returns, "returns-v1")),
+        ("cites an id the packet lacks", Sentence("claim", hours, hours, "hours-v2")),
+        ("quote its source never said", Sentence("claim", returns.replace("north", "south"),
+                                                 returns.replace("north", "south"), "returns-v1")),
+    )
+    rows = []
+    for name, sentence in cases:
+        check = check_citations(Answer("full", (sentence,)), packet.ids, SOURCE_TEXTS)[0]
+        rows.append({"case": name, "cite": check.cite, "quote": sentence.quote,
+                     "present": check.present, "supported": check.supported})
+    return rows
+
+
+def _evaluate(queries) -> dict:
+    rows, counts = [], {outcome: 0 for outcome in OUTCOMES}
+    for query in queries:
+        candidates = [CORPUS[pid] for pid in query.candidate_ids]
+        packet = assemble(candidates, query.max_quote_chars, (query.facet,))
+        answer = compose_answer((query.facet,), packet.passages)
+        outcome = classify_outcome(answer, query.gold_id, CORPUS)
+        counts[outcome] += 1
+        reason = ""
+        if outcome == "no_answer":
+            overflow = any(matches(query.facet, CORPUS[pid]) for pid in packet.budget_skipped_ids)
+            reason = "abstention: conflict" if answer.status == "conflict" else (
+                "overflow" if overflow else "abstention: nothing on it")
+        checks = check_citations(answer, packet.ids, SOURCE_TEXTS)
+        rows.append({"query": query.id, "question": query.question, "max_quote_chars": query.max_quote_chars,
+                     "packet_ids": list(packet.ids), "cited": list(answer.cited_ids), "gold_id": query.gold_id,
+                     "citations_pass": bool(checks) and all(c.present and c.supported for c in checks),
+                     "outcome": outcome, "reason": reason})
+    total = len(rows)
+    return {"queries": rows, "counts": counts,
+            "accuracy": str(Fraction(counts["right"], total)), "accuracy_ratio": f"{counts['right']}/{total}",
+            "citations_pass": f"{sum(r['citations_pass'] for r in rows)}/{total}"}
+
+
+def trace() -> dict:
+    """The answer stage over lesson 01's budgets, one version conflict, forged citations and a query set."""
+    runs = []
+    for budget in DEFAULT_BUDGETS:
+        packet = assemble(CANDIDATES, budget, FACETS)
+        runs.append(_answer_record(compose_answer(FACETS, packet.passages), packet))
+    conflict_packet = assemble(CONFLICT_CANDIDATES, CONFLICT_BUDGET, FACETS)
+    conflict = _answer_record(compose_answer(FACETS, conflict_packet.passages), conflict_packet)
+    conflict["added"] = {"id": HOURS_V3.id, "source_id": HOURS_V3.source_id, "version": HOURS_V3.version}
+    conflict["lesson01_conflicts"] = {k: list(v) for k, v in
+                                      select_context(CONFLICT_CANDIDATES, CONFLICT_BUDGET).conflicts.items()}
+    return {
+        "lesson": "answer",
+        "question": QUESTION,
+        "facets": [{"name": f.name, "cue": f.cue} for f in FACETS],
+        "runs": runs,
+        "conflict": conflict,
+        "citation_check": _forged_citations(assemble(CANDIDATES, 120, FACETS)),
+        "outcomes": _evaluate(QUERIES),
+        "outcome_labels": dict(OUTCOME_LABELS),
+    }
+
+
+def view(record: dict) -> list[dict]:
+    blocks = [
+        {"heading": "Lesson 10 - answer: an honest, inspectable answer stage"},
+        {"text": f"Question: {record['question']}"},
+        {"table": {"title": "What the question asks (facets, read from the question; not labels)",
+                   "columns": ["facet", "a passage answers it when its text contains"],
+                   "rows": [[f["name"], repr(f["cue"])] for f in record["facets"]]}},
+        {"table": {"title": "The template answer over lesson 01's packets",
+                   "columns": ["max_quote_chars", "packet", "status", "missing", "cited", "grounded"],
+                   "rows": [[r["max_quote_chars"], ", ".join(r["packet_ids"]), r["status"],
+                             ", ".join(r["missing"]) or "-", ", ".join(c["cite"] for c in r["citations"]) or "-",
+                             r["grounded"]] for r in record["runs"]]}},
+    ]
+    for run in record["runs"]:
+        blocks.append({"text": f"At {run['max_quote_chars']} ({run['status']}): {run['answer']}"})
+    c = record["conflict"]
+    blocks += [
+        {"heading": "A version conflict: present both, choose neither"},
+        {"text": f"Lesson 01's candidates plus {c['added']['id']} ({c['added']['source_id']} version "
+                 f"{c['added']['version']}), at {c['max_quote_chars']} characters. select_context blocks "
+                 + ", ".join(f"{s} (versions {', '.join(v)})" for s, v in c["lesson01_conflicts"].items())
+                 + f". The answer stage lets the versions of the source it needs travel together: packet "
+                   f"{', '.join(c['packet_ids'])} ({c['used_quote_chars']} chars)."},
+        {"text": f"Answer ({c['status']}): {c['answer']}"},
+        {"heading": "Citation check: presence is not support"},
+        {"table": {"title": "One-sentence answers checked against the 120-character packet (returns-v1)",
+                   "columns": ["case", "cites", "present in packet", "quote in the source"],
+                   "rows": [[r["case"], r["cite"], r["present"], r["supported"]] for r in record["citation_check"]]}},
+        {"heading": "Four outcomes a single accuracy hides"},
+    ]
+    o, labels = record["outcomes"], record["outcome_labels"]
+    blocks += [
+        {"table": {"title": "A small query set (gold ids are evaluation labels, unseen by the answer stage)",
+                   "columns": ["query", "budget", "packet", "cited", "gold", "citations ok", "outcome"],
+                   "rows": [[q["query"], q["max_quote_chars"], ", ".join(q["packet_ids"]) or "(empty)",
+                             ", ".join(q["cited"]) or "-", q["gold_id"], q["citations_pass"],
+                             q["outcome"] + (f" ({q['reason']})" if q["reason"] else "")] for q in o["queries"]]}},
+        {"table": {"title": "Counted apart",
+                   "columns": ["outcome", "queries"],
+                   "rows": [[labels[k], v] for k, v in o["counts"].items()]}},
+        {"text": f"Accuracy alone: {o['accuracy_ratio']}, and citation checks pass on {o['citations_pass']}. The "
+                 f"stale record of the right source (q3) and the similar wrong source (q4) are quoted faithfully and "
+                 f"still answer wrongly; q5 (overflow) and q6 (conflict) refuse for different reasons. Each needs a "
+                 f"different fix, which one number cannot say."},
+    ]
+    return blocks
