@@ -1,4 +1,10 @@
-"""The learner's workflow commands: check, hint, reset, watch (and `dev` for maintainers)."""
+"""The learner's workflow commands: check and hint here; reset and watch in
+labtools/workflow.py; `dev` (maintainers) in labtools/dev.py.
+
+`check` grades each lesson in a fresh interpreter (side by side), then shows the
+course: one row per lesson with the tasks passed, the first failing task in the
+grader's own words, and the one command to run next.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,46 @@ from pathlib import Path
 from labtools import course
 
 HINT_STATE = course.ROOT / ".hints-seen.json"
+RUN = "python3 -B methods.py"
+
+
+# ------------------------------------------------------------------ small helpers
+
+def write(text: str) -> None:
+    """UTF-8 whatever the locale: a grader's message may hold any character."""
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:
+        sys.stdout.write(text)
+    else:
+        stream.write(text.encode("utf-8"))
+    sys.stdout.flush()
+
+
+def wants_rich(plain: bool = False) -> bool:
+    """Colour only for a terminal that wants it and a machine that has rich."""
+    if plain or os.environ.get("NO_COLOR") or not sys.stdout.isatty():
+        return False
+    import importlib.util
+    return importlib.util.find_spec("rich") is not None
+
+
+def _catalogue() -> dict:
+    from methods import LESSONS
+    return LESSONS
+
+
+def lesson_argument(parser: argparse.ArgumentParser, name: str) -> str:
+    """`name` if it is a lesson with exercises; otherwise a usage error (exit 2) that helps."""
+    known = course.lessons()
+    if name in known:
+        return name
+    listing = "lessons with exercises: " + (", ".join(known) or "none yet")
+    if name in _catalogue():
+        parser.error(f"lesson '{name}' has no exercises yet; {listing}")
+    import difflib
+    close = difflib.get_close_matches(name, list(_catalogue()), n=1)
+    parser.error(f"there is no lesson '{name}'.{f' Did you mean {close[0]!r}?' if close else ''} {listing}")
+    raise AssertionError("unreachable")  # parser.error exits
 
 
 def _bar(done: int, total: int, width: int = 20) -> str:
@@ -18,69 +64,232 @@ def _bar(done: int, total: int, width: int = 20) -> str:
     return "[" + "#" * filled + "-" * (width - filled) + "]"
 
 
-def _first_failure(results: list[dict]) -> tuple[dict, dict] | None:
-    for result in results:
-        if "error" in result:
-            return result, {}
-        for task in result["tasks"]:
-            if not task["passed"]:
-                test = next(t for t in result["tests"] if t["task"] == task["number"] and not t["passed"])
-                return result, dict(task, message=test["message"], test=test["test"])
+def _folder(target: Path | None) -> Path:
+    return course.EXERCISES if target is None else target
+
+
+def _folder_label(target: Path | None) -> str:
+    return course.shown(_folder(target)).rstrip("/") + "/"
+
+
+def _notebook(lesson: str) -> str | None:
+    number = _catalogue()[lesson][0]
+    path = course.ROOT / "notebooks" / f"{number}_{lesson}.ipynb"
+    return course.shown(path) if path.is_file() else None
+
+
+# ------------------------------------------------------------------ grading records
+
+def summarize(result: dict, target: Path | None = None) -> dict:
+    """One lesson's grading result as a gradebook record: status, counts, and per task
+    whether it passed and the first failing test's message."""
+    lesson = result["lesson"]
+    path = _folder(target) / f"{lesson}.py"
+    record = {"lesson": lesson, "number": _catalogue()[lesson][0], "file": course.shown(path)}
+    if not path.is_file():
+        record["status"] = "missing"
+        record["error"] = f"{course.shown(path)} is missing"
+    elif "error" in result:
+        record["status"] = "error"
+        record["error"] = result["error"]
+    tests = result.get("tests", [])
+    tasks = []
+    for task in result.get("tasks", []):
+        failing = [t for t in tests if t["task"] == task["number"] and not t["passed"]]
+        message = failing[0]["message"] if failing else ""
+        if record.get("status") == "missing":
+            message = record["error"]
+        tasks.append({"number": task["number"], "name": task["name"], "title": task["title"],
+                      "passed": task["passed"], "message": message, "test": failing[0]["test"] if failing else ""})
+    record["done"] = sum(t["passed"] for t in tasks)
+    record["total"] = len(tasks)
+    if "status" not in record:
+        record["status"] = "passed" if tasks and record["done"] == record["total"] else "failing"
+    record["tasks"] = tasks
+    record["tests"] = tests
+    return record
+
+
+def grade(lessons: list[str], target: Path | None = None) -> list[dict]:
+    """Grade `lessons` (side by side) against exercises/ or `target`; one record each."""
+    # The folder is always passed on explicitly, so the graders read what this process means
+    # by exercises/ (tests point course.EXERCISES at a scratch folder).
+    return [summarize(result, target) for result in course.grade_many(lessons, _folder(target))]
+
+
+# ------------------------------------------------------------------ the progress view
+
+def _first_problem(records: list[dict]) -> dict | None:
+    for status in (("failing", "error"), ("missing",)):
+        for record in records:
+            if record["status"] in status:
+                return record
     return None
 
 
-def _target_label(target: Path | None) -> str:
-    return "exercises/" if target is None else str(target)
+def next_steps(records: list[dict], target: Path | None = None, narrowed: bool = False) -> list[str]:
+    """What to read and what to run next, in the order a learner (or an instructor,
+    with a target) needs it."""
+    known = course.lessons()
+    problem = _first_problem(records)
+    if problem is None:
+        if not narrowed:
+            return [f"Every task of every lesson passes ({len(records)} lesson(s) with exercises so far). Well done."]
+        lesson = records[0]["lesson"]
+        lines = [f"Every task of '{lesson}' passes."]
+        later = known[known.index(lesson) + 1:] if lesson in known else []
+        if target is None and later:
+            lines.append(f"Next lesson: read it with `{RUN} {later[0]}`, then run `{RUN} check {later[0]}`.")
+        else:
+            lines.append(f"The whole course: {RUN} check" + (f" --target {course.shown(target)}" if target else ""))
+        return lines
 
+    lesson, number = problem["lesson"], problem["number"]
+    if target is not None:  # an instructor reading a submission
+        again = f"{RUN} check {lesson} --target {course.shown(target)}"
+        if problem["status"] == "missing":
+            return [f"Lesson {number} {lesson}: the folder has no {lesson}.py, so every task of it counts as failed."]
+        if problem["status"] == "error":
+            return [f"Lesson {number} {lesson} could not be graded: {problem['error']}",
+                    f"Only this lesson: {again}   A per-task record: add --json"]
+        task = next(t for t in problem["tasks"] if not t["passed"])
+        return ([f"First failure: {lesson}, task {task['number']} of {problem['total']}: {task['title']} "
+                 f"({task['name']} in {problem['file']})", ""]
+                + ["  " + line for line in task["message"].splitlines()]
+                + ["", f"Only this lesson: {again}   A per-task record: add --json"])
+
+    if problem["status"] == "missing":
+        return [f"{problem['file']} is missing. Restore the stub: {RUN} reset {lesson}"]
+    if problem["status"] == "error":
+        return [f"Lesson {number} {lesson} could not be graded: {problem['error']}",
+                f"Fix {problem['file']} and run `{RUN} check {lesson}` again, or start over from the stub "
+                f"(your file is backed up first): {RUN} reset {lesson}"]
+    task = next(t for t in problem["tasks"] if not t["passed"])
+    lines = [f"Next: {lesson}, task {task['number']} of {problem['total']}: {task['title']} ({task['name']})", ""]
+    lines += ["  " + line for line in task["message"].splitlines()]
+    lines.append("")
+    if problem["done"] == 0:
+        notebook = _notebook(lesson)
+        lines.append(f"New to this lesson? Read it first: {RUN} {lesson}"
+                     + (f"  (or open {notebook})" if notebook else ""))
+    lines += [f"Edit {problem['file']} ({task['name']}), then run: {RUN} check {lesson}",
+              f"Re-grade on every save instead: {RUN} watch {lesson}",
+              f"Stuck? {RUN} hint {lesson} {task['number']}"]
+    return lines
+
+
+def report(records: list[dict], target: Path | None = None, narrowed: bool = False) -> dict:
+    """Everything the progress view shows, as data (the plain and rich views draw it)."""
+    problem = _first_problem(records)
+    rows = []
+    for record in records:
+        if record["status"] == "missing":
+            note = f"missing: {record['file']}"
+        elif record["status"] == "error":
+            note = "cannot grade: see below" if record is problem else "cannot grade"
+        elif record["status"] == "passed":
+            note = "done"
+        else:
+            note = "<- next" if record is problem else ""
+        rows.append({"number": record["number"], "lesson": record["lesson"], "done": record["done"],
+                     "total": record["total"], "note": note})
+    from labtools import integrity
+    return {"title": f"Context Lab progress, grading {_folder_label(target)}",
+            "rows": rows,
+            "summary": (f"{sum(r['done'] for r in records)}/{sum(r['total'] for r in records)} tasks, "
+                        f"{sum(r['status'] == 'passed' for r in records)} of {len(records)} lesson(s) complete"),
+            "next": next_steps(records, target, narrowed),
+            "warnings": integrity.warnings()}
+
+
+def render_plain(view: dict) -> str:
+    lines = [view["title"], ""]
+    for row in view["rows"]:
+        tasks = f"{row['done']}/{row['total']} tasks" if row["total"] else "?/? tasks"
+        lines.append(f"  {row['number']} {row['lesson']:<12} {_bar(row['done'], row['total'])}  "
+                     f"{tasks:<11}  {row['note']}".rstrip())
+    if len(view["rows"]) > 1:
+        lines += ["", f"Course: {view['summary']}"]
+    lines += [""] + view["next"] + view["warnings"]
+    return "\n".join(lines) + "\n"
+
+
+def render_rich(view: dict, console=None) -> None:
+    from rich.console import Console
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+    from rich.text import Text  # Text, so '[...]' in a message is never read as markup
+
+    console = console or Console()
+    table = Table(title=Text(view["title"], style="bold"), title_justify="left", box=None, pad_edge=False)
+    for name, justify in (("#", "right"), ("lesson", "left"), ("progress", "left"), ("tasks", "right"),
+                          ("", "left")):
+        table.add_column(name, justify=justify)
+    for row in view["rows"]:
+        done, total = row["done"], row["total"]
+        style = "green" if total and done == total else ("yellow" if row["note"] == "<- next" else "")
+        table.add_row(row["number"], Text(row["lesson"], style=style),
+                      ProgressBar(total=max(total, 1), completed=done, width=24, style="bright_black",
+                                  complete_style="yellow", finished_style="green"),
+                      f"{done}/{total}" if total else "?/?", Text(row["note"], style=style))
+    console.print(table)
+    if len(view["rows"]) > 1:
+        console.print(Text(f"Course: {view['summary']}"))
+    console.print()
+    for line in view["next"]:
+        style = "bold" if line.startswith(("Next:", "First failure:", "Every task")) else ""
+        console.print(Text(line, style=style), soft_wrap=True)
+    for line in view["warnings"]:
+        console.print(Text(line, style="bold red" if line.startswith("Warning") else "red"), soft_wrap=True)
+
+
+def show(records: list[dict], target: Path | None = None, narrowed: bool = False, plain: bool = False) -> None:
+    view = report(records, target, narrowed)
+    if wants_rich(plain):
+        render_rich(view)
+    else:
+        write(render_plain(view))
+
+
+def gradebook(records: list[dict], target: Path | None = None) -> dict:
+    from labtools import integrity
+    return {"target": _folder_label(target),
+            "passed": all(r["status"] == "passed" for r in records),
+            "tasks_passed": sum(r["done"] for r in records),
+            "tasks_total": sum(r["total"] for r in records),
+            "graders_changed": integrity.differences(),
+            "lessons": records}
+
+
+# ------------------------------------------------------------------ check
 
 def check(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="methods.py check", description="Grade exercises and show progress.")
-    parser.add_argument("lesson", nargs="?", help="only this lesson (default: every lesson)")
-    parser.add_argument("--target", type=Path, help="grade this folder instead of exercises/ (it is never written to)")
-    parser.add_argument("--json", action="store_true", help="print a per-task record for a gradebook")
-    parser.add_argument("--plain", action="store_true", help="plain text even on a terminal")
+    parser = argparse.ArgumentParser(
+        prog="methods.py check",
+        description="Grade exercises and show the course: tasks passed per lesson, the first failing task "
+                    "and what to do next. Exit status 0 only when every graded task passes.")
+    parser.add_argument("lesson", nargs="?", help="only this lesson (default: every lesson with exercises)")
+    parser.add_argument("--target", type=Path, metavar="DIR",
+                        help="grade the exercise files in DIR instead of exercises/ (DIR is never written to)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--json", action="store_true", help="print a per-task record for a gradebook")
+    mode.add_argument("--plain", action="store_true", help="plain text even on a terminal")
     args = parser.parse_args(argv)
     if args.target is not None and not args.target.is_dir():
         parser.error(f"--target {args.target} is not a folder")
     target = args.target.resolve() if args.target is not None else None
-    names = [course.require_lesson(args.lesson)] if args.lesson else course.lessons()
-    results = [course.grade(name, target) for name in names]
-    passed_all = all("error" not in r and all(t["passed"] for t in r["tasks"]) for r in results)
+    names = [lesson_argument(parser, args.lesson)] if args.lesson else course.lessons()
+    if not names:
+        parser.error("no lesson has exercises yet")
+    records = grade(names, target)
     if args.json:
-        sys.stdout.write(json.dumps({"target": _target_label(target), "passed": passed_all,
-                                     "lessons": results}, indent=2) + "\n")
-        return 0 if passed_all else 1
-    from methods import LESSONS
-    lines = [f"Context Lab progress, grading {_target_label(target)}", ""]
-    for result in results:
-        number = LESSONS[result["lesson"]][0]
-        if "error" in result:
-            lines.append(f"  {number} {result['lesson']:<12} {_bar(0, 1)}  cannot grade: see below")
-            continue
-        done = sum(t["passed"] for t in result["tasks"])
-        total = len(result["tasks"])
-        lines.append(f"  {number} {result['lesson']:<12} {_bar(done, total)}  {done}/{total} tasks")
-    failure = _first_failure(results)
-    lines.append("")
-    if failure is None:
-        lines.append(f"Every task of '{args.lesson}' passes. See the whole course: python3 -B methods.py check"
-                     if args.lesson else "Every task passes. Well done.")
+        write(json.dumps(gradebook(records, target), indent=2, ensure_ascii=False) + "\n")
     else:
-        result, task = failure
-        lesson = result["lesson"]
-        where = _target_label(target).rstrip("/")
-        if not task:
-            lines += [f"Lesson {lesson}: {result['error']}"]
-        else:
-            lines += [f"Next: {lesson}, task {task['number']}: {task['title']} ({task['name']})", ""]
-            lines += ["  " + line for line in task["message"].splitlines()]
-            lines += ["", f"Edit {where}/{lesson}.py ({task['name']}), then run: python3 -B methods.py check {lesson}",
-                      f"Stuck? python3 -B methods.py hint {lesson} {task['number']}"]
-    from labtools import integrity
-    lines += integrity.warnings()
-    sys.stdout.write("\n".join(lines) + "\n")
-    return 0 if passed_all else 1
+        show(records, target, narrowed=bool(args.lesson), plain=args.plain)
+    return 0 if all(r["status"] == "passed" for r in records) else 1
 
+
+# ------------------------------------------------------------------ hint
 
 def _load_state() -> dict:
     try:
@@ -93,23 +302,33 @@ def _load_state() -> dict:
 def hint(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="methods.py hint",
-        description="Show hints one level at a time. Each call shows the next level for the task; "
-                    "the levels seen are remembered in .hints-seen.json (delete it, or use --level, to start over).")
-    parser.add_argument("lesson")
+        description="Show hints one level at a time, from a nudge to nearly the answer. Each call shows the "
+                    "next level for the task; the levels seen are remembered in .hints-seen.json "
+                    "(delete it, or use --level, to start over).")
+    parser.add_argument("lesson", nargs="?", help="the lesson (default: the first with an unfinished task)")
     parser.add_argument("task", nargs="?", type=int, help="task number (default: your first unfinished task)")
     parser.add_argument("--level", type=int, help="show this level and every level before it, without remembering")
     args = parser.parse_args(argv)
-    lesson = course.require_lesson(args.lesson)
+    records = None
+    if args.lesson is None:
+        records = grade(course.lessons())
+        problem = _first_problem(records)
+        if problem is None:
+            write(f"Every task passes; ask for a task's hints with: {RUN} hint LESSON N\n")
+            return 0
+        lesson = problem["lesson"]
+    else:
+        lesson = lesson_argument(parser, args.lesson)
     sys.path.insert(0, str(course.GRADERS))
     import _lab
     tasks = {t.number: t for t in _lab.grader_module(lesson).TASKS}
     number = args.task
     if number is None:
-        result = course.grade(lesson)
-        failing = [t["number"] for t in result.get("tasks", []) if not t["passed"]]
-        if "error" not in result and not failing:
-            sys.stdout.write(f"Every task of '{lesson}' passes; ask for a task's hints by number: "
-                             f"python3 -B methods.py hint {lesson} N (N from {min(tasks)} to {max(tasks)})\n")
+        record = next(r for r in records if r["lesson"] == lesson) if records else grade([lesson])[0]
+        failing = [t["number"] for t in record["tasks"] if not t["passed"]]
+        if record["status"] == "passed":
+            write(f"Every task of '{lesson}' passes; ask for a task's hints by number: "
+                  f"{RUN} hint {lesson} N (N from {min(tasks)} to {max(tasks)})\n")
             return 0
         number = failing[0] if failing else min(tasks)
     if number not in tasks:
@@ -133,7 +352,8 @@ def hint(argv: list[str]) -> int:
     else:
         lines.append(f"That was the last hint. The reference answer is in solutions/{lesson}.py, "
                      f"when you are ready to compare.")
-    sys.stdout.write("\n".join(lines) + "\n")
+    lines.append(f"Then check your answer: {RUN} check {lesson}")
+    write("\n".join(lines) + "\n")
     return 0
 
 

@@ -1,0 +1,222 @@
+"""`reset` and `watch`: start an exercise over without losing work, and re-grade on save.
+
+reset   puts the generated stub back (labtools.dev.generated_stub), but only after a
+        yes at a terminal (or --yes), and only after copying the learner's file to a
+        timestamped backup in .backups/. A file that already equals the stub needs no
+        backup and no question.
+watch   grades, then polls the exercise files' modification times (standard library
+        only) and re-grades the lessons whose file was saved, once the file has been
+        quiet for a moment (editors often write a file in several steps). --manual
+        re-grades on Enter instead of polling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from collections.abc import Callable, Iterable
+
+from labtools import cli, course
+
+RUN = cli.RUN
+
+
+# ------------------------------------------------------------------ reset
+
+def _interactive() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def _ask(question: str) -> bool:
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
+def _replace(path: Path, text: str) -> None:
+    # Write beside, then rename: a crash halfway never leaves half a file.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_name(f".{path.name}.reset-tmp")
+    scratch.write_text(text, encoding="utf-8")
+    os.replace(scratch, path)
+
+
+def reset(argv: list[str], ask: Callable[[str], bool] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="methods.py reset",
+        description="Restore exercise files to their generated stubs. Your file is copied to .backups/ "
+                    "(timestamped) first, and you are asked before anything is replaced.")
+    parser.add_argument("lesson", nargs="?", help="the lesson whose exercise file to restore")
+    parser.add_argument("--all", action="store_true", help="restore every lesson's exercise file")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask (the backup is still made)")
+    args = parser.parse_args(argv)
+    if args.all == (args.lesson is not None):
+        parser.error("name one lesson (reset LESSON) or use --all")
+    from labtools.dev import generated_stub
+
+    names = course.lessons() if args.all else [cli.lesson_argument(parser, args.lesson)]
+    plan = []  # (path, stub, state) with state: missing | stub | edited
+    for lesson in names:
+        path = course.EXERCISES / f"{lesson}.py"
+        stub = generated_stub(lesson)
+        if not path.is_file():
+            state = "missing"
+        else:
+            state = "stub" if path.read_text(encoding="utf-8") == stub else "edited"
+        plan.append((path, stub, state))
+
+    edited = [course.shown(path) for path, _stub, state in plan if state == "edited"]
+    if edited and not args.yes:
+        question = (f"Replace {', '.join(edited)} with the stub? Your version is copied to "
+                    f"{course.shown(course.BACKUPS)}/ first. [y/N] ")
+        if ask is None:
+            if not _interactive():
+                sys.stderr.write(f"methods.py reset: nothing changed. Resetting replaces your work in "
+                                 f"{', '.join(edited)}, so it asks first, and there is no terminal to ask. "
+                                 f"Rerun with --yes to go ahead (your file is still backed up first).\n")
+                return 2
+            ask = _ask
+        if not ask(question):
+            cli.write("Nothing changed.\n")
+            return 1
+
+    lines = []
+    for path, stub, state in plan:
+        if state == "stub":
+            lines.append(f"{course.shown(path)} is already the stub: nothing to do.")
+            continue
+        if state == "edited":
+            copy = course.backup(path)
+            lines.append(f"Saved your {course.shown(path)} to {course.shown(copy)}")
+        _replace(path, stub)
+        lines.append(f"Restored {course.shown(path)} to the stub.")
+    if edited:
+        lines.append(f"Your earlier work is in {course.shown(course.BACKUPS)}/: copy back whatever you want to keep.")
+    lines.append(f"Next: {RUN} check" + ("" if args.all else f" {names[0]}"))
+    cli.write("\n".join(lines) + "\n")
+    return 0
+
+
+# ------------------------------------------------------------------ watch
+
+def snapshot(paths: Iterable[Path]) -> dict[Path, tuple[int, int] | None]:
+    """(modification time in ns, size) of each file; None for a missing one."""
+    seen = {}
+    for path in paths:
+        try:
+            stat = path.stat()
+            seen[path] = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            seen[path] = None
+    return seen
+
+
+def poll(paths: list[Path], on_save: Callable[[list[Path]], None], *, interval: float = 0.3,
+         quiet: float = 0.25, sleep: Callable[[float], None] = time.sleep,
+         clock: Callable[[], float] = time.monotonic, max_polls: int | None = None) -> int:
+    """Call `on_save(changed paths)` after files change and then stay unchanged for
+    `quiet` seconds (a debounce: one re-grade per save, however the editor writes).
+    Polls every `interval` seconds, forever or `max_polls` times; returns how many
+    times it called on_save. `sleep` and `clock` are injectable for tests."""
+    if isinstance(interval, bool) or not isinstance(interval, (int, float)) or interval <= 0:
+        raise ValueError(f"interval must be a positive number of seconds, got {interval!r}")
+    if isinstance(quiet, bool) or not isinstance(quiet, (int, float)) or quiet < 0:
+        raise ValueError(f"quiet must be a number of seconds >= 0, got {quiet!r}")
+    seen = snapshot(paths)
+    pending: set[Path] = set()
+    last_change = clock()
+    polls = calls = 0
+    while max_polls is None or polls < max_polls:
+        sleep(interval)
+        polls += 1
+        now = snapshot(paths)
+        changed = {path for path in paths if now[path] != seen[path]}
+        if changed:
+            pending |= changed
+            seen, last_change = now, clock()
+            if quiet > 0:
+                continue  # wait for the file to settle
+        if pending and clock() - last_change >= quiet:
+            on_save(sorted(pending, key=paths.index))
+            pending.clear()
+            calls += 1
+    return calls
+
+
+def manual(on_enter: Callable[[], None], read_line: Callable[[], str] = input) -> int:
+    """Call `on_enter()` for each empty line read; stop at 'q', end of input or Ctrl-D."""
+    calls = 0
+    while True:
+        try:
+            line = read_line()
+        except EOFError:
+            return calls
+        if line.strip().lower() in ("q", "quit", "exit"):
+            return calls
+        on_enter()
+        calls += 1
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0.05 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"expected between 0.05 and 60 seconds, got {text!r}")
+    return value
+
+
+def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, max_polls: int | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="methods.py watch",
+        description="Grade, then re-grade every time you save an exercise file (polling its modification "
+                    "time). Ctrl-C quits. --manual re-grades when you press Enter instead.")
+    parser.add_argument("lesson", nargs="?", help="watch only this lesson (default: every lesson with exercises)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--manual", action="store_true", help="no polling: re-grade when you press Enter")
+    mode.add_argument("--once", action="store_true", help="grade once and stop (what `check` does)")
+    parser.add_argument("--interval", type=_seconds, default=0.3, metavar="SECONDS",
+                        help="how often to look at the files (default 0.3)")
+    parser.add_argument("--plain", action="store_true", help="plain text even on a terminal")
+    args = parser.parse_args(argv)
+    names = [cli.lesson_argument(parser, args.lesson)] if args.lesson else course.lessons()
+    if not names:
+        parser.error("no lesson has exercises yet")
+    narrowed = bool(args.lesson)
+    records = dict(zip(names, cli.grade(names)))
+
+    def show() -> None:
+        cli.show([records[name] for name in names], narrowed=narrowed, plain=args.plain)
+
+    def regrade(lessons: list[str]) -> None:
+        records.update(zip(lessons, cli.grade(lessons)))
+        show()
+
+    show()
+    if args.once:
+        return 0 if all(r["status"] == "passed" for r in records.values()) else 1
+    paths = [course.EXERCISES / f"{name}.py" for name in names]
+    files = ", ".join(course.shown(path) for path in paths) if len(paths) <= 3 else f"{len(paths)} files in exercises/"
+    try:
+        if args.manual:
+            cli.write(f"\nPress Enter to re-grade {files}; type q and Enter (or press Ctrl-C) to quit.\n")
+            manual(lambda: (cli.write(f"\n--- re-grading at {time.strftime('%H:%M:%S')} ---\n"), regrade(names)))
+        else:
+            cli.write(f"\nWatching {files}: save to re-grade. Press Ctrl-C to quit. "
+                      f"(No polling wanted? {RUN} watch --manual)\n")
+
+            def on_save(changed: list[Path]) -> None:
+                saved = ", ".join(course.shown(path) for path in changed)
+                cli.write(f"\n--- {saved} saved at {time.strftime('%H:%M:%S')}: re-grading ---\n")
+                regrade([path.stem for path in changed])
+                cli.write(f"\nWatching: save to re-grade, Ctrl-C to quit.\n")
+
+            poll(paths, on_save, interval=args.interval, sleep=sleep, max_polls=max_polls)
+    except KeyboardInterrupt:
+        cli.write("\nStopped watching.\n")
+    return 0
