@@ -1,4 +1,4 @@
-"""Maintainer commands: `methods.py dev sync | check | notebooks | test`.
+"""Maintainer commands: `methods.py dev sync | check | notebooks | golden | mutants | bench | test`.
 
 sync        regenerate exercises/ from solutions/ (never overwrites a learner's edits
             without --force, and then only after a backup)
@@ -8,6 +8,8 @@ check       prove the course is consistent: stubs in sync, signatures equal, eve
             manifest is current
 notebooks   build notebooks/NN_NAME.ipynb from notebooks/src/NN_NAME.py and execute them
 golden      rewrite the golden outputs the tests compare (review the diff!)
+mutants     mutate the solutions' answer regions; report the share the graders reject
+bench       time the lesson commands against the standard-library floor, and the mechanisms
 test        set up .venv with the test dependencies and run the whole test suite
 """
 
@@ -125,21 +127,45 @@ def problems(lesson: str) -> list[str]:
         if test["task"] not in numbers:
             found.append(f"{test['test']} belongs to task {test['task']}, which TASKS does not declare")
 
-    unsolved = _grade_text(lesson, stub)
+    catalogue = _load_catalogue(lesson)
+    if catalogue is None:
+        found.append(f"tests/wrong_answers/{lesson}.py does not exist: write it, with WRONG_ANSWERS = "
+                     f"[{{'name', 'task', 'replace': [(old, new)]}}, ...] holding the plausible mistakes "
+                     f"for each task of {lesson} (see tests/wrong_answers/context.py)")
+        catalogue = []
+    covered = {wrong.get("task") for wrong in catalogue}
+    for task in reference["tasks"]:
+        if catalogue and task["number"] not in covered:
+            found.append(f"task {task['number']} of {lesson} has no wrong answer in tests/wrong_answers/{lesson}.py: "
+                         f"add the mistake a learner would most plausibly make there")
+
+    # The stub and every wrong answer are graded in one process (many files, one start-up).
+    # The solution is graded again last: if it fails there, some wrong answer changed state
+    # shared with the others, and each is regraded in a process of its own instead.
+    texts, labels = [stub], []
+    for wrong in catalogue:
+        try:
+            texts.append(apply_wrong_answer(solution, wrong))
+            labels.append(wrong)
+        except ValueError as error:
+            found.append(f"{error}: update tests/wrong_answers/{lesson}.py")
+    from labtools import mutate
+    shown_exercise = str(exercise_path)
+    outcomes = mutate.grade_sources(lesson, [(shown_exercise, text) for text in texts + [solution]],
+                                    seconds=course.GRADE_SECONDS)
+    if mutate.rejected(outcomes[-1]):
+        outcomes = [_grade_text(lesson, text) for text in texts]
+
+    unsolved = outcomes[0]
+    if "error" in unsolved:
+        found.append(f"the stub of {lesson} cannot be graded: {unsolved['error']}")
     for test in unsolved.get("tests", []):
         if test["passed"]:
             found.append(f"the stub passes {test['test']}: the test does not need the learner's answer; "
                          f"make it call the task's function or read its constant")
 
-    for wrong in _load_catalogue(lesson) or ():
-        try:
-            text = apply_wrong_answer(solution, wrong)
-        except ValueError as error:
-            found.append(f"{error}: update tests/wrong_answers/{lesson}.py")
-            continue
-        outcome = _grade_text(lesson, text)
-        caught = "error" in outcome or any(not t["passed"] for t in outcome["tests"] if t["task"] == wrong["task"])
-        if not caught:
+    for wrong, outcome in zip(labels, outcomes[1:]):
+        if not mutate.rejected(outcome, wrong["task"]):
             found.append(f"wrong answer {wrong['name']!r} (task {wrong['task']}) passes every grader test: "
                          f"add a test to tests/graders/grade_{lesson}.py that rejects it")
     return found
@@ -182,6 +208,7 @@ def main(argv: list[str]) -> int:
     golden_parser.add_argument("names", nargs="*")
     sub.add_parser("test", help="create .venv with the test dependencies and run the whole suite")
     sub.add_parser("bench", help="time the lesson commands and mechanisms")
+    sub.add_parser("mutants", help="mutate the answer regions and report the share the graders reject")
     args, rest = parser.parse_known_args(argv)
 
     if args.command == "sync":
@@ -206,6 +233,9 @@ def main(argv: list[str]) -> int:
     if args.command == "test":
         from labtools import devenv
         return devenv.run_tests(rest)
+    if args.command == "mutants":
+        from labtools import mutate
+        return mutate.main(rest)
     if args.command == "bench":
         from labtools import bench
         return bench.main(rest)
