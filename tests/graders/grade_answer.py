@@ -1,0 +1,283 @@
+"""Grader for lesson 10, answer. Run: python3 -B methods.py check answer"""
+
+from _lab import Task, call, constant, expect, expect_true, function, load
+from modules.answer import CORPUS, FACETS, SOURCE_TEXTS, Answer, Facet, Sentence, assemble
+from modules.context import CANDIDATES, Passage
+
+LESSON = "answer"
+
+TASKS = (
+    Task(1, "check_citation", "Citation presence and support, checked apart", hints=(
+        "Two different questions: was this id handed to the answer stage, and did that source really say these words?",
+        "Where do you look for the words: in any source, or only in the one the sentence cites?",
+        "What should an id that source_texts does not know give you: an error, or 'not supported'? And an empty quote?",
+        "present = cite in set(packet_ids); source = source_texts.get(cite); "
+        "supported = bool(quote) and isinstance(source, str) and quote in source.",
+    )),
+    Task(2, "compose_answer", "A template answer from packet quotes only", hints=(
+        "Which passages may the answer quote: all the ones you know of, or only the ones in `packet`?",
+        "If one facet has no passage, is the answer still 'full'? What must the answer then say about it?",
+        "If two passages answer one facet with different words, which one is right? Can the answer know?",
+        "Per facet: keep the first passage of each distinct text among those with matches(facet, p). "
+        "0 -> missing, 1 -> one claim, 2+ -> a conflict sentence and one disputed sentence per passage. "
+        "Then gap sentences; abstain when nothing was answered or disputed.",
+    )),
+    Task(3, "classify_outcome", "Four outcomes instead of one accuracy", hints=(
+        "A refusal and a wrong answer both lower accuracy. Which of them is the safer failure, and do they need the same fix?",
+        "If the answer cites an older version of the right source, is that the same failure as citing another source?",
+        "Which sentences count as the answer's claims: the disputed quotes of a conflict too?",
+        "abstain/conflict or no claim -> no_answer; gold cited -> right; a claim from corpus[gold_id].source_id "
+        "-> wrong_record; else wrong_source.",
+    )),
+    Task(4, "CITATION_QUIZ", "Quiz: what a passing citation check proves", hints=(
+        "q3 quotes hours-v1 word for word. Is hours-v1 the record the question needed?",
+        "The check compares the answer with its packet. Can it know whether the packet held the right record?",
+    )),
+    Task(5, "CONFLICT_QUIZ", "Quiz: two current versions that disagree", hints=(
+        "Does a larger version label prove which record was approved? Does a higher rank?",
+        "If the answer cannot know which one is right, what can it still honestly show the reader?",
+    )),
+)
+
+BY_ID = {p.id: p for p in CANDIDATES}
+HOURS, RETURNS = FACETS
+
+
+def _packet(budget: int, candidates=CANDIDATES) -> tuple:
+    return assemble(candidates, budget, FACETS).passages
+
+
+def _ids(passages) -> str:
+    return "[" + ", ".join(p.id for p in passages) + "]"
+
+
+# ---------------------------------------------------------------- Task 1
+
+def _cite(fn, cite, quote, packet_ids, want, why):
+    shown = f"check_citation({cite!r}, {quote[:40]!r}..., {packet_ids}, <the lesson's source texts>)"
+    expect(call(fn, cite, quote, packet_ids, SOURCE_TEXTS, shown=shown), want, shown, why=why)
+
+
+def test_task1_present_and_supported():
+    fn = function(load(LESSON), "check_citation")
+    _cite(fn, "returns-v1", BY_ID["returns-v1"].text, ["returns-v1"], (True, True),
+          "the id is in the packet and the quote is the source's own text; return a tuple (present, supported)")
+    _cite(fn, "returns-v1", "drop box beside the north entrance", ["returns-v1"], (True, True),
+          "a quote may be part of the source text, as long as it occurs word for word")
+
+
+def test_task1_id_outside_the_packet():
+    fn = function(load(LESSON), "check_citation")
+    _cite(fn, "hours-v2", BY_ID["hours-v2"].text, ["returns-v1"], (False, True),
+          "at 120 characters the packet holds only returns-v1: the quote is true to hours-v2, "
+          "but hours-v2 was never handed to the answer stage, so the citation is not present")
+    _cite(fn, "returns", BY_ID["returns-v1"].text, ["returns-v1"], (False, False),
+          "'returns' is not an id in the packet (a part of an id does not count), and no source is called 'returns'")
+
+
+def test_task1_quote_not_in_the_cited_source():
+    fn = function(load(LESSON), "check_citation")
+    altered = BY_ID["returns-v1"].text.replace("north", "south")
+    _cite(fn, "returns-v1", altered, ["returns-v1"], (True, False),
+          "the id is present, but its source says 'north entrance': presence is not support")
+    _cite(fn, "returns-v1", BY_ID["hours-v2"].text, ["returns-v1", "hours-v2"], (True, False),
+          "the quote is true to hours-v2, but the sentence cites returns-v1, whose text does not contain it")
+
+
+def test_task1_unknown_id_and_empty_quote():
+    fn = function(load(LESSON), "check_citation")
+    _cite(fn, "ghost-v9", "anything", ["ghost-v9"], (True, False),
+          "an id no source text is known for supports nothing; return False instead of raising")
+    _cite(fn, "returns-v1", "", ["returns-v1"], (True, False),
+          "an empty quote is in every text and so supports nothing")
+
+
+# ---------------------------------------------------------------- Task 2
+
+def _compose(fn, facets, packet, label):
+    shown = f"compose_answer(<{len(facets)} facet(s)>, {_ids(packet)})  [{label}]"
+    answer = call(fn, facets, packet, shown=shown)
+    expect_true(isinstance(answer, Answer), f"called {shown}\n  got a {type(answer).__name__}\n  expected: an Answer")
+    return answer, shown
+
+
+def _expect_only_packet_quotes(answer, packet, shown):
+    texts = {p.id: p.text for p in packet}
+    for sentence in answer.sentences:
+        if sentence.kind in ("claim", "disputed"):
+            expect_true(sentence.cite in texts,
+                        f"called {shown}\n  a {sentence.kind} sentence cites {sentence.cite!r}, which is not in the "
+                        f"packet {sorted(texts)}: the answer may only use what it was handed")
+            expect_true(sentence.quote == texts[sentence.cite],
+                        f"called {shown}\n  the sentence citing {sentence.cite!r} quotes {sentence.quote!r}\n"
+                        f"  expected the passage's own text {texts[sentence.cite]!r}: a template answer repeats "
+                        f"its quote word for word, so the citation check can verify it")
+        else:
+            expect_true(not sentence.cite and not sentence.quote,
+                        f"called {shown}\n  a {sentence.kind!r} sentence carries cite={sentence.cite!r} "
+                        f"quote={sentence.quote!r}; only claim and disputed sentences quote and cite")
+
+
+def _kinds(answer):
+    return [(s.kind, s.cite) for s in answer.sentences]
+
+
+def test_task2_full_answer_at_400():
+    fn = function(load(LESSON), "compose_answer")
+    packet = _packet(400)
+    answer, shown = _compose(fn, FACETS, packet, "lesson 01's packet at 400")
+    expect(answer.status, "full", shown + " -> status", why="both facets have exactly one passage in the packet")
+    expect(_kinds(answer), [("claim", "hours-v2"), ("claim", "returns-v1")], shown + " -> (kind, cite) per sentence",
+           why="one claim per facet, in facet order; wifi-v1 and card-v1 answer nothing and are not quoted")
+    expect(answer.missing, (), shown + " -> missing")
+    _expect_only_packet_quotes(answer, packet, shown)
+
+
+def test_task2_partial_answer_names_the_missing_part():
+    fn = function(load(LESSON), "compose_answer")
+    packet = _packet(120)
+    answer, shown = _compose(fn, FACETS, packet, "lesson 01's packet at 120")
+    expect(answer.status, "partial", shown + " -> status",
+           why="the hours did not fit: an answer that calls itself full would hide the missing part")
+    expect(answer.missing, ("opening hours",), shown + " -> missing")
+    _expect_only_packet_quotes(answer, packet, shown)
+    claims = [s.cite for s in answer.sentences if s.kind == "claim"]
+    expect(claims, ["returns-v1"], shown + " -> ids cited by claims",
+           why="the returns part is answered from returns-v1; nothing may be said about the hours")
+    gaps = [s.text for s in answer.sentences if s.kind == "gap"]
+    expect_true(len(gaps) == 1 and "opening hours" in gaps[0],
+                f"called {shown}\n  gap sentences: {gaps}\n  expected one gap sentence that names 'opening hours', "
+                f"so the reader knows which part is missing")
+
+
+def test_task2_abstains_when_nothing_answers():
+    fn = function(load(LESSON), "compose_answer")
+    packet = _packet(80)
+    answer, shown = _compose(fn, FACETS, packet, "lesson 01's packet at 80")
+    expect(answer.status, "abstain", shown + " -> status", why="neither facet has a passage in the packet")
+    expect(answer.missing, ("opening hours", "returns when closed"), shown + " -> missing")
+    expect([s.kind for s in answer.sentences], ["abstain"], shown + " -> sentence kinds",
+           why="one abstain sentence and nothing else: wifi-v1 and card-v1 answer nothing")
+    text = answer.sentences[0].text
+    expect_true("opening hours" in text and "returns when closed" in text,
+                f"called {shown}\n  the abstain sentence is {text!r}\n  expected it to name both missing facets")
+    _expect_only_packet_quotes(answer, packet, shown)
+
+
+def test_task2_conflict_presents_both_and_picks_neither():
+    fn = function(load(LESSON), "compose_answer")
+    packet = (BY_ID["returns-v1"], CORPUS["hours-v2"], CORPUS["hours-v3"], BY_ID["wifi-v1"])
+    answer, shown = _compose(fn, FACETS, packet, "two current versions of the hours")
+    expect(answer.status, "conflict", shown + " -> status",
+           why="8:30 and 9:00 cannot both be the opening time, and nothing in the packet says which is approved")
+    expect(answer.disputed, ("opening hours",), shown + " -> disputed")
+    kinds = _kinds(answer)
+    hours_claims = [c for k, c in kinds if k == "claim" and c.startswith("hours")]
+    expect_true(not hours_claims,
+                f"called {shown}\n  sentences: {kinds}\n  a claim cites {hours_claims}: that picks one of two "
+                f"disagreeing versions. Present every version as a 'disputed' sentence instead")
+    expect(kinds, [("conflict", ""), ("disputed", "hours-v2"), ("disputed", "hours-v3"), ("claim", "returns-v1")],
+           shown + " -> (kind, cite) per sentence",
+           why="the conflict sentence, then each version with its source in packet order, then the returns claim")
+    for sentence in answer.sentences:
+        if sentence.kind == "disputed":
+            passage = CORPUS[sentence.cite]
+            expect_true(passage.source_id in sentence.text and passage.version in sentence.text,
+                        f"called {shown}\n  disputed sentence {sentence.text!r}\n  expected it to name its source "
+                        f"{passage.source_id!r} and version {passage.version!r}")
+    _expect_only_packet_quotes(answer, packet, shown)
+
+
+def test_task2_identical_copies_are_not_a_conflict():
+    fn = function(load(LESSON), "compose_answer")
+    packet = (BY_ID["returns-v1"], BY_ID["returns-faq"], BY_ID["hours-v2"])
+    answer, shown = _compose(fn, FACETS, packet, "returns-v1 and its word-for-word copy returns-faq")
+    expect(answer.status, "full", shown + " -> status", why="two ids with the same words do not disagree")
+    expect(_kinds(answer), [("claim", "hours-v2"), ("claim", "returns-v1")], shown + " -> (kind, cite) per sentence",
+           why="the first passage of each distinct text is quoted once")
+
+
+def test_task2_uses_the_packet_it_is_given():
+    fn = function(load(LESSON), "compose_answer")
+    other = Passage("hours-x", "other-hours", "1", "Other", "The help desk opens at 6:00 on weekdays.")
+    packet = (other,)
+    answer, shown = _compose(fn, FACETS, packet, "an invented hours passage")
+    expect(_kinds(answer), [("claim", "hours-x"), ("gap", "")], shown + " -> (kind, cite) per sentence",
+           why="the answer quotes whatever the packet holds, and says that the returns part is missing")
+    expect(answer.status, "partial", shown + " -> status")
+    _expect_only_packet_quotes(answer, packet, shown)
+    one = (Facet("card price", "library cards"),)
+    answer, shown = _compose(fn, one, (BY_ID["card-v1"], BY_ID["wifi-v1"]), "one facet: card price")
+    expect(_kinds(answer), [("claim", "card-v1")], shown + " -> (kind, cite) per sentence")
+    expect(answer.status, "full", shown + " -> status")
+
+
+# ---------------------------------------------------------------- Task 3
+
+def _claim(pid):
+    text = CORPUS[pid].text
+    return Sentence("claim", text, text, pid)
+
+
+def _outcome(fn, answer, gold, want, why, label):
+    shown = f"classify_outcome(<{label}>, {gold!r}, CORPUS)"
+    expect(call(fn, answer, gold, CORPUS, shown=shown), want, shown, why=why)
+
+
+def test_task3_right_wrong_record_wrong_source():
+    fn = function(load(LESSON), "classify_outcome")
+    _outcome(fn, Answer("full", (_claim("hours-v2"),)), "hours-v2", "right", "the claim cites the gold record",
+             "a full answer citing hours-v2")
+    _outcome(fn, Answer("full", (_claim("hours-v1"),)), "hours-v2", "wrong_record",
+             "hours-v1 is the right source (help-desk-hours) but a superseded record", "a full answer citing hours-v1")
+    _outcome(fn, Answer("full", (_claim("cafe-v1"),)), "hours-v2", "wrong_source",
+             "cafe-v1 belongs to cafe-hours, not to help-desk-hours", "a full answer citing cafe-v1")
+    gap = Sentence("gap", "The packet holds nothing on opening hours.")
+    _outcome(fn, Answer("partial", (_claim("returns-v1"), gap)), "hours-v2", "wrong_source",
+             "the only claim cites returns-policy, another source than the gold record's",
+             "a partial answer citing returns-v1")
+
+
+def test_task3_refusals_are_no_answer():
+    fn = function(load(LESSON), "classify_outcome")
+    _outcome(fn, Answer("abstain", (Sentence("abstain", "Nothing on opening hours."),)), "hours-v2", "no_answer",
+             "an abstention states nothing", "an abstention")
+    conflict = Answer("conflict", (Sentence("conflict", "The sources disagree."),
+                                   Sentence("disputed", "v2 says", CORPUS["hours-v2"].text, "hours-v2"),
+                                   Sentence("disputed", "v3 says", CORPUS["hours-v3"].text, "hours-v3")),
+                      (), ("opening hours",))
+    _outcome(fn, conflict, "hours-v2", "no_answer",
+             "a conflict answer shows both versions and gives no value: citing the gold record among the "
+             "disputed ones is not answering", "a conflict answer citing hours-v2 and hours-v3")
+
+
+def test_task3_lesson_query_set_counts():
+    module = load(LESSON)
+    fn = function(module, "classify_outcome")
+    from modules import answer as lesson
+    counts = {name: 0 for name in lesson.OUTCOMES}
+    for query in lesson.QUERIES:
+        packet = assemble([CORPUS[i] for i in query.candidate_ids], query.max_quote_chars, (query.facet,))
+        composed = lesson.compose_answer((query.facet,), packet.passages)
+        got = call(fn, composed, query.gold_id, CORPUS, shown=f"classify_outcome(<{query.id}'s answer>, ...)")
+        counts[got] = counts.get(got, 0) + 1
+    expect(counts, {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 2},
+           "classify_outcome over the lesson's six queries -> counts",
+           why="q1 q2 right, q3 a stale record, q4 the cafe, q5 overflow and q6 a conflict are no answer")
+
+
+# ---------------------------------------------------------------- Tasks 4 and 5
+
+def _quiz(name, want, task):
+    answer = constant(load(LESSON), name)
+    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == want, f"{name} = {answer!r} is not the best answer. Reread the lesson's part on it, "
+                                f"then try again (hint: python3 -B methods.py hint answer {task})")
+
+
+def test_task4_citation_quiz():
+    _quiz("CITATION_QUIZ", "b", 4)
+
+
+def test_task5_conflict_quiz():
+    _quiz("CONFLICT_QUIZ", "c", 5)
