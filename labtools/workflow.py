@@ -171,7 +171,8 @@ def _seconds(text: str) -> float:
     return value
 
 
-def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, max_polls: int | None = None) -> int:
+def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
+          max_polls: int | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="methods.py watch",
         description="Grade, then re-grade every time you save an exercise file (polling its modification "
@@ -216,7 +217,7 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, max_poll
                 regrade([path.stem for path in changed])
                 cli.write(f"\nWatching: save to re-grade, Ctrl-C to quit.\n")
 
-            poll(paths, on_save, interval=args.interval, sleep=sleep, max_polls=max_polls)
+            poll(paths, on_save, interval=args.interval, sleep=sleep, clock=clock, max_polls=max_polls)
     except KeyboardInterrupt:
         cli.write("\nStopped watching.\n")
     return 0
