@@ -1,0 +1,178 @@
+"""Grader for lesson 04, versions. Run: python3 -B methods.py check versions"""
+
+from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from modules.versions import COLLECTION, DEPOSITS, LATE_FEES, SUPERSEDES, Record, current_public
+
+LESSON = "versions"
+
+TASKS = (
+    Task(1, "multi_version_sources", "Find the sources that carry more than one version label", hints=(
+        "For one source, what do you need to remember: how many passages it has, or which labels it has?",
+        "Is '10' larger than '9'? As strings, no. Should this function compare labels at all?",
+        "Keep a dict source_id -> list of labels; append a label only if it is not in the list yet; "
+        "return the sources whose list has two or more labels, as tuples, in first-seen order.",
+    )),
+    Task(2, "valid_on", "Keep what is valid on an explicit as-of day", hints=(
+        "A record's valid_until is its last valid day. On that very day, is it valid?",
+        "ISO days 'YYYY-MM-DD' compare correctly as strings. Which two comparisons decide validity?",
+        "Keep r when r.valid_from <= as_of and (r.valid_until is None or as_of <= r.valid_until). "
+        "Which date must you never use instead of as_of?",
+    )),
+    Task(3, "resolve_or_abstain", "Select only by a declared rule, otherwise abstain", hints=(
+        "Which input says that one record replaced another: the labels, the amounts, or the map?",
+        "If the map is empty, how many records are standing? What should the decision then be?",
+        "Collect every id replaced by a record that is present; the standing ids are the others, in order. "
+        "Exactly one standing means selected; anything else means abstain-and-review.",
+    )),
+    Task(4, "SCORE_QUIZ", "Quiz: why the highest score cannot resolve a conflict", hints=(
+        "What question was the reranker trained to answer about a passage?",
+        "Does 'matches the question well' say anything about which record the editors approved?",
+    )),
+)
+
+
+def _rec(rid: str, source: str, version: str, **dates) -> Record:
+    return Record(rid, source, version, f"title {rid}", f"text of {rid}", **dates)
+
+
+def _ids(records) -> tuple:
+    return tuple(r.id for r in records)
+
+
+# ---------------------------------------------------------------- Task 1
+
+def test_task1_the_lesson_collection():
+    fn = function(load(LESSON), "multi_version_sources")
+    passages = [r.as_passage() for r in current_public(COLLECTION)]
+    shown = "multi_version_sources(<the lesson's current, public candidates>)"
+    expect(call(fn, passages, shown=shown), {"help-desk-hours": ("2", "1"), "printing-prices": ("1", "2")}, shown,
+           why="help-desk-hours is seen as 2 then 1, printing-prices as 1 then 2; the other sources have one label")
+
+
+def test_task1_labels_stay_strings_in_first_seen_order():
+    fn = function(load(LESSON), "multi_version_sources")
+    cases = [
+        ([_rec("a", "s", "9"), _rec("b", "s", "10")], {"s": ("9", "10")}, "first-seen order, not sorted as strings"),
+        ([_rec("a", "s", "2"), _rec("b", "s", "1")], {"s": ("2", "1")}, "first-seen order, not sorted as numbers"),
+        ([_rec("a", "s", "1"), _rec("b", "s", "01")], {"s": ("1", "01")}, "'1' and '01' are two different labels"),
+        ([_rec("a", "s", "oak"), _rec("b", "s", "birch")], {"s": ("oak", "birch")}, "labels may be names"),
+    ]
+    for passages, want, why in cases:
+        shown = f"multi_version_sources({[(r.id, r.source_id, r.version) for r in passages]})"
+        expect(call(fn, passages, shown=shown), want, shown, why=why)
+
+
+def test_task1_one_label_many_passages_is_not_a_conflict():
+    fn = function(load(LESSON), "multi_version_sources")
+    passages = [_rec("a", "s", "2"), _rec("b", "s", "2"), _rec("c", "t", "1"), _rec("d", "s", "2")]
+    shown = "multi_version_sources([a: s v2, b: s v2, c: t v1, d: s v2])"
+    expect(call(fn, passages, shown=shown), {}, shown,
+           why="source s has three passages but only one label; count labels, not passages")
+    passages = [_rec("a", "s", "2"), _rec("b", "s", "2"), _rec("c", "s", "3")]
+    shown = "multi_version_sources([a: s v2, b: s v2, c: s v3])"
+    expect(call(fn, passages, shown=shown), {"s": ("2", "3")}, shown, why="each label is listed once")
+    expect(call(fn, [], shown="multi_version_sources([])"), {}, "multi_version_sources([])")
+
+
+# ---------------------------------------------------------------- Task 2
+
+def test_task2_the_last_day_is_still_valid():
+    fn = function(load(LESSON), "valid_on")
+    for day, want, why in (
+        ("2026-06-30", ("late-fee-2025",), "2026-06-30 is the old rule's last day (inclusive); the new one starts tomorrow"),
+        ("2026-07-01", ("late-fee-2026",), "on 2026-07-01 the old rule has expired and the new one starts"),
+        ("2026-06-29", ("late-fee-2025",), "the day before the boundary"),
+        ("2024-12-31", (), "before either rule existed"),
+    ):
+        shown = f"valid_on(LATE_FEES, {day!r})"
+        expect(_ids(call(fn, LATE_FEES, day, shown=shown)), want, shown + " -> ids", why=why)
+
+
+def test_task2_boundaries_of_one_day_windows():
+    fn = function(load(LESSON), "valid_on")
+    one_day = _rec("one", "s", "1", valid_from="2026-03-10", valid_until="2026-03-10")
+    for day, want in (("2026-03-09", ()), ("2026-03-10", ("one",)), ("2026-03-11", ())):
+        shown = f"valid_on([valid 2026-03-10 .. 2026-03-10], {day!r})"
+        expect(_ids(call(fn, [one_day], day, shown=shown)), want, shown + " -> ids",
+               why="a record valid from and until the same day is valid on that day only")
+
+
+def test_task2_open_end_and_order():
+    fn = function(load(LESSON), "valid_on")
+    records = [_rec("late", "s", "1", valid_from="2027-01-01"), _rec("open", "t", "1", valid_from="2020-01-01"),
+               _rec("closed", "u", "1", valid_from="2020-01-01", valid_until="2026-12-31")]
+    shown = "valid_on([late: from 2027-01-01, open: from 2020-01-01, closed: 2020-01-01..2026-12-31], '2027-01-01')"
+    expect(_ids(call(fn, records, "2027-01-01", shown=shown)), ("late", "open"), shown + " -> ids",
+           why="valid_until None has no end; keep the input order; compare with as_of, not today's date")
+    shown = shown.replace("'2027-01-01')", "'2026-12-31')")
+    expect(_ids(call(fn, records, "2026-12-31", shown=shown)), ("open", "closed"), shown + " -> ids")
+
+
+def test_task2_as_of_must_be_an_iso_day():
+    fn = function(load(LESSON), "valid_on")
+    for bad in ("2026/07/01", "1 July 2026", "20260701"):
+        expect_error(ValueError, fn, LATE_FEES, bad, shown=f"valid_on(LATE_FEES, {bad!r})",
+                     why="an as-of date that is not 'YYYY-MM-DD' cannot be compared safely")
+
+
+# ---------------------------------------------------------------- Task 3
+
+def _resolve(fn, records, links):
+    shown = f"resolve_or_abstain({list(_ids(records))}, {links})"
+    got = call(fn, records, links, shown=shown)
+    expect_true(isinstance(got, dict), f"called {shown}\n  got a {type(got).__name__}\n  expected: a dict")
+    for key in ("decision", "selected_id", "presented_ids"):
+        expect_true(key in got, f"called {shown}\n  got {got!r}\n  expected: a dict with the key {key!r}")
+    return got, shown
+
+
+def _expect_outcome(fn, records, links, decision, selected, presented, why):
+    got, shown = _resolve(fn, records, links)
+    expect(got["decision"], decision, shown + " -> decision", why=why)
+    expect(got["selected_id"], selected, shown + " -> selected_id", why=why)
+    expect(list(got["presented_ids"]), list(presented), shown + " -> presented_ids", why=why)
+
+
+def test_task3_the_deposit_both_ways():
+    fn = function(load(LESSON), "resolve_or_abstain")
+    _expect_outcome(fn, DEPOSITS, SUPERSEDES, "selected", "deposit-notice", ["deposit-notice"],
+                    why="the declared map says deposit-notice replaces deposit-rules")
+    _expect_outcome(fn, DEPOSITS, {}, "abstain-and-review", None, ["deposit-rules", "deposit-notice"],
+                    why="no declared rule: present both amounts (500 and 600) and conclude nothing")
+    _expect_outcome(fn, DEPOSITS[::-1], {}, "abstain-and-review", None, ["deposit-notice", "deposit-rules"],
+                    why="rank order does not resolve a conflict either; present both in the given order")
+
+
+def test_task3_never_the_largest_version_label():
+    fn = function(load(LESSON), "resolve_or_abstain")
+    nine, ten = _rec("v9", "s", "9"), _rec("v10", "s", "10")
+    _expect_outcome(fn, [nine, ten], {}, "abstain-and-review", None, ["v9", "v10"],
+                    why="neither '10' (numeric max) nor '9' (lexical max) was declared to replace the other")
+    _expect_outcome(fn, [ten, nine], {}, "abstain-and-review", None, ["v10", "v9"],
+                    why="neither '10' (numeric max) nor '9' (lexical max) was declared to replace the other")
+    _expect_outcome(fn, [ten, nine], {"v9": ("v10",)}, "selected", "v9", ["v9"],
+                    why="the register says 9 replaced the draft 10: the declared rule wins over any maximum")
+    older, newer = _rec("d1", "s", "2026-02-15"), _rec("d2", "s", "2026-03-01")
+    _expect_outcome(fn, [older, newer], {}, "abstain-and-review", None, ["d1", "d2"],
+                    why="a later date label is not evidence of approval")
+
+
+def test_task3_links_count_only_from_present_records():
+    fn = function(load(LESSON), "resolve_or_abstain")
+    _expect_outcome(fn, DEPOSITS, {"ghost": ("deposit-rules",)}, "abstain-and-review", None,
+                    ["deposit-rules", "deposit-notice"],
+                    why="'ghost' is not among the records (filtered out, say), so its link settles nothing")
+    a, b, c = _rec("a", "s", "1"), _rec("b", "t", "1"), _rec("c", "u", "1")
+    _expect_outcome(fn, [a, b, c], {"c": ["a"]}, "abstain-and-review", None, ["b", "c"],
+                    why="a is replaced, but b and c are both still standing")
+    _expect_outcome(fn, [a, b, c], {"c": ["a", "b"]}, "selected", "c", ["c"], why="c replaces both others")
+    _expect_outcome(fn, [b], {}, "selected", "b", ["b"], why="a single record has nothing to conflict with")
+
+
+# ---------------------------------------------------------------- Task 4
+
+def test_task4_score_quiz():
+    answer = constant(load(LESSON), "SCORE_QUIZ")
+    expect_true(answer in ("a", "b", "c", "d"), f"SCORE_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == "b", f"SCORE_QUIZ = {answer!r} is not the best answer. Reread the lesson's part on the "
+                               "500 and 600 crown deposits (hint: python3 -B methods.py hint versions 4)")
