@@ -9,7 +9,8 @@ Every answer region of solutions/NAME.py (between `# BEGIN SOLUTION` and
     arith      + -, * /, // /, % //, ** *, & |, ^ |, << >>   (also in `x += ...`)
     logic      and <-> or, `not x` -> `x`
     constant   whole numbers n -> n + 1 and n - 1, True <-> False, a string s -> "XX" + s + "XX"
-               (not in error messages: what a raise says is not graded by value)
+               (only strings without spaces, such as keys, labels and quiz letters: error
+               messages and other prose are for people and are not graded word by word)
     slice      x[a:b] -> x[a + 1:b], x[a - 1:b], x[a:b + 1], x[a:b - 1] (bounds that are not constants)
     call       min <-> max, any <-> all
     flow       continue <-> break
@@ -151,11 +152,23 @@ class Mutant:
     source: str        # the whole mutated file
 
     def shown(self) -> str:
-        return f"line {self.line} ({self.where}, {self.kind}): {_clip(self.before)}  ->  {_clip(self.after)}"
+        before, after = _around_change(self.before, self.after)
+        return f"line {self.line} ({self.where}, {self.kind}): {before}  ->  {after}"
 
 
-def _clip(text: str, width: int = 110) -> str:
-    return text if len(text) <= width else text[:width - 3] + "..."
+def _around_change(before: str, after: str, width: int = 100) -> tuple[str, str]:
+    """Both texts clipped to a window around where they differ, so a long line still shows its change."""
+    if max(len(before), len(after)) <= width:
+        return before, after
+    prefix = 0
+    while prefix < min(len(before), len(after)) and before[prefix] == after[prefix]:
+        prefix += 1
+    start = max(0, prefix - width // 3)
+
+    def clip(text: str) -> str:
+        part = text[start:start + width]
+        return ("..." if start else "") + part + ("..." if start + width < len(text) else "")
+    return clip(before), clip(after)
 
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -207,10 +220,6 @@ def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
         for child in ast.iter_child_nodes(node):
             found[child] = node
     return found
-
-
-def _normal(tree: ast.AST) -> str:
-    return ast.dump(ast.parse(ast.unparse(tree)))
 
 
 def _whole_lines(text: str, start: int, end: int) -> str:
@@ -292,8 +301,8 @@ def _edits(node: ast.AST, index: int, text: _Text, parents: dict):
             values = [node.value + 1, node.value - 1]
         elif isinstance(node.value, float):
             values = [node.value + 1.0, node.value - 1.0]
-        elif isinstance(node.value, str):
-            values = ["XX" + node.value + "XX"]
+        elif isinstance(node.value, str) and not any(c.isspace() for c in node.value):
+            values = ["XX" + node.value + "XX"]  # a key, label or token; prose is not graded word by word
         else:
             values = []
         for value in values:
@@ -371,41 +380,48 @@ def mutants(lesson: str, text: str | None = None) -> list[Mutant]:
     positions = _Text(text)
     regions = answer_lines(text)
     parents = _parents(tree)
-    nodes = list(ast.walk(tree))
     found: list[Mutant] = []
     seen: set[str] = set()
-    for index, node in enumerate(nodes):
-        if not hasattr(node, "lineno") or not any(first <= node.lineno and node.end_lineno <= last
-                                                  for first, last in regions):
-            continue
-        for kind, apply, choices in _edits(node, index, positions, parents):
-            mutated_tree = copy.deepcopy(tree)
-            copied_nodes = list(ast.walk(mutated_tree))
-            copied_parents = _parents(mutated_tree)
-            target = copied_nodes[index]
-            apply(target, copied_parents.get(target))
-            wanted = _normal(mutated_tree)
-            source = None
-            for edits in choices:
-                candidate = _spliced(text, edits)
-                try:
-                    if ast.dump(ast.parse(candidate)) == wanted:
-                        source = candidate
-                        break
-                except SyntaxError:
-                    continue
-            group = choices[0] if isinstance(choices[0], list) else [choices[0]]
-            start, end = min(e[0] for e in group), max(e[1] for e in group)
-            if source is None:  # no tidy text edit reproduces the tree: print the whole mutated module
-                source = ast.unparse(mutated_tree) + "\n"
-                before, after = " ".join(ast.unparse(node).split()), "(whole file reprinted)"
-            else:
-                before = _whole_lines(text, start, end)
-                after = _whole_lines(source, start, end + len(source) - len(text))
-            if source in seen or source == text:
+    for top, statement in enumerate(tree.body):
+        # Only the top-level statement holding a change is copied and compared: the rest of
+        # the file is the same text, so it parses to the same tree.
+        first_line = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
+        stmt_start, stmt_end = positions.starts[first_line - 1], positions.span(statement)[1]
+        nodes = list(ast.walk(statement))
+        for index, node in enumerate(nodes):
+            if not hasattr(node, "lineno") or not any(first <= node.lineno and node.end_lineno <= last
+                                                      for first, last in regions):
                 continue
-            seen.add(source)
-            found.append(Mutant(lesson, node.lineno, _enclosing(node, parents), kind, before, after, source))
+            for kind, apply, choices in _edits(node, index, positions, parents):
+                # A fresh copy of the statement (parsing its text is much faster than deepcopy).
+                module = ast.Module(body=[ast.parse(text[stmt_start:stmt_end]).body[0]], type_ignores=[])
+                target = list(ast.walk(module.body[0]))[index]
+                apply(target, _parents(module).get(target))
+                wanted = ast.dump(ast.parse(ast.unparse(module)).body[0])
+                source = None
+                for edits in choices:
+                    candidate = _spliced(text, edits)
+                    piece = candidate[stmt_start:stmt_end + len(candidate) - len(text)]
+                    try:
+                        if ast.dump(ast.parse(piece).body[0]) == wanted:
+                            source = candidate
+                            break
+                    except (SyntaxError, IndexError):
+                        continue
+                group = choices[0] if isinstance(choices[0], list) else [choices[0]]
+                start, end = min(e[0] for e in group), max(e[1] for e in group)
+                if source is None:  # no tidy text edit gives the tree: print the whole mutated module
+                    whole = copy.deepcopy(tree)
+                    whole.body[top] = module.body[0]
+                    source = ast.unparse(whole) + "\n"
+                    before, after = " ".join(ast.unparse(node).split()), "(whole file reprinted)"
+                else:
+                    before = _whole_lines(text, start, end)
+                    after = _whole_lines(source, start, end + len(source) - len(text))
+                if source in seen or source == text:
+                    continue
+                seen.add(source)
+                found.append(Mutant(lesson, node.lineno, _enclosing(node, parents), kind, before, after, source))
     return sorted(found, key=lambda m: (m.line, m.kind, m.after))
 
 

@@ -108,6 +108,9 @@ def test_task2_denominator_is_not_k():
     shown = "recall_at_k(['a'], ['a', 'b'], 5)"
     expect(call(fn, ["a"], ["a", "b"], 5, shown=shown), Fraction(1, 2), shown,
            why="k larger than the ranking is allowed")
+    shown = "recall_at_k(['a', 'x'], ['a', 'b', 'a'], 2)"
+    expect(call(fn, ["a", "x"], ["a", "b", "a"], 2, shown=shown), Fraction(1, 2), shown,
+           why="the needed ids are {a, b}: a needed id listed twice is still one id to find")
 
 
 def test_task2_bad_k_or_empty_labels():
@@ -151,6 +154,34 @@ def test_task3_never_truncates():
         expect_true(passage in passages,
                     f"called {shown}\n  the packet holds {passage.id!r} with {len(passage.text)} chars, "
                     f"which is not one of the input passages: a passage is copied whole or skipped, never cut")
+
+
+def test_task3_counts_characters_not_bytes_or_titles():
+    fn = function(load(LESSON), "fill_quote_budget")
+    accented = Passage("cafe", "src-cafe", "1", "a long title that is not quote text", "é" * 40)
+    plain = Passage("plain", "src-plain", "1", "another title", "p" * 40)
+    _expect_walk(fn, [accented, plain], 80, ["cafe", "plain"], [], 80,
+                 why="the budget counts len(passage.text): 40 + 40 = 80 characters fit, although the "
+                     "accented text is 80 UTF-8 bytes and the titles are not counted at all")
+
+
+def test_task3_same_text_under_two_ids_is_copied_twice():
+    fn = function(load(LESSON), "fill_quote_budget")
+    first, second = Passage("x1", "src-x", "1", "x", "same words"), Passage("x2", "src-y", "1", "y", "same words")
+    _expect_walk(fn, [first, second], 40, ["x1", "x2"], [], 20,
+                 why="fill_quote_budget only walks the budget; removing duplicates is another step's job")
+
+
+def test_task3_record_holds_tuples():
+    fn = function(load(LESSON), "fill_quote_budget")
+    record, shown = _fill(fn, [_p("long", 150), _p("short", 30)], 80)
+    for name in ("packet", "budget_skipped_ids", "duplicate_text_ids"):
+        value = getattr(record, name)
+        expect_true(isinstance(value, tuple),
+                    f"called {shown}\n  record.{name} is a {type(value).__name__}: {value!r}\n"
+                    f"  expected: a tuple (a record that cannot change after the walk)")
+    expect(record.duplicate_text_ids, (), shown + " -> duplicate_text_ids", why="this walk removes no duplicates")
+    expect(record.conflicts, {}, shown + " -> conflicts", why="this walk checks no versions")
 
 
 def test_task3_exact_fit_is_kept():

@@ -16,6 +16,18 @@ WRONG_ANSWERS = [
     {"name": "coverage of nothing is 0", "task": 1,
      "replace": [('        raise ValueError("relevant_ids must not be empty")\n    return Fraction(len(relevant & set(packet_ids))',
                   '        return Fraction(0)\n    return Fraction(len(relevant & set(packet_ids))')]},
+    {"name": "coverage counts every packet id, needed or not", "task": 1,
+     "replace": [("return Fraction(len(relevant & set(packet_ids)), len(relevant))",
+                  "return Fraction(min(len(set(packet_ids)), len(relevant)), len(relevant))")]},
+    {"name": "recall ignores k", "task": 2,
+     "replace": [("set(ranked_ids[:k])", "set(ranked_ids)")]},
+    {"name": "recall counts a needed id listed twice twice", "task": 2,
+     "replace": [("return Fraction(len(relevant & set(ranked_ids[:k])), len(relevant))",
+                  "return Fraction(len(relevant & set(ranked_ids[:k])), len(list(relevant_ids)))")]},
+    {"name": "recall counts an id ranked twice twice", "task": 2,
+     "replace": [("return Fraction(len(relevant & set(ranked_ids[:k])), len(relevant))",
+                  "return Fraction(min(len(relevant), sum(1 for i in ranked_ids[:k] if i in relevant)), "
+                  "len(relevant))")]},
     {"name": "recall divided by k (precision)", "task": 2,
      "replace": [("return Fraction(len(relevant & set(ranked_ids[:k])), len(relevant))",
                   "return Fraction(len(relevant & set(ranked_ids[:k])), k)")]},
@@ -36,6 +48,33 @@ WRONG_ANSWERS = [
     {"name": "stop at the first misfit", "task": 3,
      "replace": [("            skipped.append(passage.id)\n",
                   "            skipped.extend(p.id for p in candidates[candidates.index(passage):])\n            break\n")]},
+    {"name": "stop at the first misfit, recording only it", "task": 3,
+     "replace": [("            skipped.append(passage.id)\n",
+                  "            skipped.append(passage.id)\n            break\n")]},
+    {"name": "counts UTF-8 bytes, not characters", "task": 3,
+     "replace": [("        if used + len(passage.text) <= max_quote_chars:\n            packet.append(passage)\n"
+                  "            used += len(passage.text)\n",
+                  "        size = len(passage.text.encode('utf-8'))\n"
+                  "        if used + size <= max_quote_chars:\n            packet.append(passage)\n"
+                  "            used += size\n")]},
+    {"name": "counts the title as quote text", "task": 3,
+     "replace": [("        if used + len(passage.text) <= max_quote_chars:\n            packet.append(passage)\n"
+                  "            used += len(passage.text)\n",
+                  "        size = len(passage.title) + len(passage.text)\n"
+                  "        if used + size <= max_quote_chars:\n            packet.append(passage)\n"
+                  "            used += size\n")]},
+    {"name": "shortest passages first, to fit more", "task": 3,
+     "replace": [("    for passage in candidates:", "    for passage in sorted(candidates, key=lambda p: len(p.text)):")]},
+    {"name": "drops a passage whose text is already in the packet", "task": 3,
+     "replace": [("        if used + len(passage.text) <= max_quote_chars:",
+                  "        if any(p.text == passage.text for p in packet):\n            continue\n"
+                  "        if used + len(passage.text) <= max_quote_chars:")]},
+    {"name": "lists instead of tuples in the record", "task": 3,
+     "replace": [("return ContextRecord(tuple(packet), tuple(skipped), (), {}, used, max_quote_chars)",
+                  "return ContextRecord(packet, skipped, [], {}, used, max_quote_chars)")]},
+    {"name": "counts the skipped passage against the budget too", "task": 3,
+     "replace": [("            skipped.append(passage.id)\n",
+                  "            skipped.append(passage.id)\n            used += len(passage.text)\n")]},
     {"name": "strict < at an exact fit", "task": 3,
      "replace": [("if used + len(passage.text) <= max_quote_chars:", "if used + len(passage.text) < max_quote_chars:")]},
     {"name": "negative budget treated as 0", "task": 3,
@@ -48,4 +87,6 @@ WRONG_ANSWERS = [
                   "    candidates = sorted(candidates, key=lambda p: p.id not in lesson.RELEVANT_IDS)\n"
                   "    for passage in candidates:")]},
     {"name": "quiz: denominator", "task": 4, "replace": [('LABELS_QUIZ = "b"', 'LABELS_QUIZ = "a"')]},
+    {"name": "quiz: a higher coverage is simply better", "task": 4, "replace": [('LABELS_QUIZ = "b"', 'LABELS_QUIZ = "d"')]},
+    {"name": "quiz: rank order is only formatting", "task": 4, "replace": [('LABELS_QUIZ = "b"', 'LABELS_QUIZ = "c"')]},
 ]

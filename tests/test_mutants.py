@@ -1,0 +1,173 @@
+"""The graders reject small changes to the answers: the mutation pass, and the machinery under it.
+
+`python3 -B methods.py dev mutants` prints the same report this test asserts on.
+"""
+
+import ast
+import functools
+
+import pytest
+
+from labtools import course, dev, mutate
+
+LESSONS = course.lessons()
+
+
+@functools.lru_cache(maxsize=None)
+def _results() -> dict:
+    # Every lesson at once, two worker processes side by side: one pass serves every test below.
+    return {result["lesson"]: result for result in mutate.run_all(LESSONS, jobs=2)}
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_graders_reject_at_least_90_percent_of_mutants(lesson):
+    result = _results()[lesson]
+    assert "error" not in result, result.get("error")
+    assert result["mutants"] >= 5, f"only {result['mutants']} mutants of solutions/{lesson}.py: are its answer regions marked?"
+    assert result["share"] >= mutate.TARGET, (
+        f"the graders of {lesson} reject {result['rejected']} of {result['mutants'] - result['equivalent']} mutants "
+        f"({result['share']:.1%}, below {mutate.TARGET:.0%}).\n" + mutate.report([result]))
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_listed_equivalent_mutant_still_exists_and_has_a_reason(lesson):
+    result = _results()[lesson]
+    assert not result.get("stale_equivalents"), (
+        f"EQUIVALENT_MUTANTS of tests/wrong_answers/{lesson}.py lists mutants that no longer survive (remove them): "
+        + "; ".join(result["stale_equivalents"]))
+    for entry in mutate.equivalent(lesson):
+        assert len(entry.get("why", "").split()) >= 4, f"equivalent mutant without a reviewed reason: {entry}"
+
+
+SAMPLE = '''"""A sample lesson file."""
+
+def pick(items, limit, flag=True):
+    """Task 1."""
+    # BEGIN SOLUTION
+    kept, used = [], 0
+    for item in items[:limit]:
+        if item < 0 or not flag:
+            continue
+        if used + item <= limit and item in items:
+            kept.append(item)
+            used += item * 2
+        else:
+            break
+    return min(kept), kept[1:limit], "tag"
+    # END SOLUTION
+
+
+def untouched(x):
+    return x + 1 < 2
+
+
+# BEGIN SOLUTION
+QUIZ = "b"
+# END SOLUTION
+'''
+
+
+def test_every_operator_makes_mutants_inside_answer_regions_only():
+    made = mutate.mutants("sample", SAMPLE)
+    kinds = {m.kind for m in made}
+    assert kinds == {"compare", "arith", "logic", "constant", "slice", "call", "flow", "return", "delete"}, kinds
+    region = range(6, 15 + 1)
+    original = SAMPLE.splitlines()
+    for mutant in made:
+        ast.parse(mutant.source)
+        assert mutant.source != SAMPLE and mutant.before != mutant.after
+        assert mutant.line in region or mutant.where == "<module>", mutant.shown()
+        # Outside the answer regions nothing changes: the line before `def untouched` onwards
+        # (up to the quiz) is the same text.
+        assert "def untouched(x):\n    return x + 1 < 2\n" in mutant.source
+    pairs = {(m.kind, m.after) for m in made}
+    assert ("compare", "if used + item < limit and item in items:") in pairs
+    assert ("compare", "if used + item <= limit and item not in items:") in pairs
+    assert ("arith", "used -= item * 2") in pairs and ("arith", "used += item / 2") in pairs
+    assert ("logic", "if item < 0 and (not flag):") in pairs or ("logic", "if item < 0 and not flag:") in pairs
+    assert ("flow", "break") in pairs and ("flow", "continue") in pairs
+    assert ("slice", "for item in items[:limit + 1]:") in pairs
+    assert ("call", 'return max(kept), kept[1:limit], "tag"') in pairs
+    assert ("return", "return None") in pairs
+    assert ("constant", "QUIZ = 'XXbXX'") in pairs
+    assert len({m.source for m in made}) == len(made), "the same mutant was made twice"
+    assert original == SAMPLE.splitlines()
+
+
+def test_mutant_text_keeps_the_file_shape_except_the_change():
+    made = mutate.mutants("context")
+    text = (course.SOLUTIONS / "context.py").read_text(encoding="utf-8")
+    for mutant in made:
+        if mutant.kind not in ("delete",):
+            assert len(mutant.source.splitlines()) == len(text.splitlines()), mutant.shown()
+
+
+def _solution():
+    path = course.SOLUTIONS / "context.py"
+    return str(path), path.read_text(encoding="utf-8")
+
+
+def test_batch_grading_tells_right_from_wrong_and_survives_loops_and_crashes():
+    path, text = _solution()
+    looping = text.replace("    relevant = set(relevant_ids)\n    if not relevant:",
+                           "    relevant = set(relevant_ids)\n    while True:\n        pass\n    if not relevant:")
+    dying = text.replace("    relevant = set(relevant_ids)\n    if k < 1:",
+                         "    relevant = set(relevant_ids)\n    import os; os._exit(3)\n    if k < 1:")
+    harmless = text.replace("packet, skipped, used = [], [], 0", "packet, skipped, used = list(), [], 0")
+    assert looping != text and dying != text and harmless != text
+    outcomes = mutate.grade_sources("context", [(path, text), (path, looping), (path, dying), (path, harmless),
+                                                (path, dev.generated_stub("context"))], seconds=1.0)
+    assert not mutate.rejected(outcomes[0])
+    assert mutate.rejected(outcomes[1]) and outcomes[1].get("overtime"), outcomes[1]
+    assert mutate.rejected(outcomes[2]) and "died" in outcomes[2]["error"], outcomes[2]
+    assert not mutate.rejected(outcomes[3]), "a change that alters nothing must pass"
+    assert mutate.rejected(outcomes[4]) and all(not t["passed"] for t in outcomes[4]["tests"])
+    # rejected(outcome, task) looks at that task's tests only.
+    assert not mutate.rejected(outcomes[1].get("tests") and outcomes[1] or {"tests": []}, task=9)
+
+
+def test_batch_grading_agrees_with_one_process_per_file():
+    path, text = _solution()
+    for wrong in dev._load_catalogue("context")[:4]:
+        variant = dev.apply_wrong_answer(text, wrong)
+        alone = dev._grade_text("context", variant)
+        batched = mutate.grade_sources("context", [(path, variant)])[0]
+        assert [(t["test"], t["passed"]) for t in alone["tests"]] == \
+               [(t["test"], t["passed"]) for t in batched["tests"]], wrong["name"]
+
+
+def test_report_names_each_survivor_and_the_files_to_edit():
+    result = {"lesson": "demo", "mutants": 20, "equivalent": 1, "rejected": 17, "share": 17 / 19, "overtime": 0,
+              "seconds": 0.1, "survivor_lines": ["line 9 (f, compare): if a < b:  ->  if a <= b:"],
+              "equivalents": [], "stale_equivalents": []}
+    text = mutate.report([result])
+    assert "17/19" in text and "below 90%" in text
+    assert "line 9 (f, compare): if a < b:  ->  if a <= b:" in text
+    assert "tests/graders/grade_demo.py" in text and "EQUIVALENT_MUTANTS of tests/wrong_answers/demo.py" in text
+
+
+def test_long_lines_show_the_change():
+    line = "return Record(" + ", ".join(f"field{i}" for i in range(30)) + ")"
+    before, after = mutate._around_change(line, line.replace("field25", "XXfield25XX"))
+    assert "field25" in before and "XXfield25XX" in after and len(before) < len(line)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_lesson_has_a_wrong_answer_catalogue(lesson):
+    path = course.ROOT / "tests" / "wrong_answers" / f"{lesson}.py"
+    assert path.is_file(), f"{course.shown(path)} does not exist: write the plausible wrong answers of {lesson}"
+
+
+def test_the_maintainer_check_fails_without_a_catalogue(monkeypatch):
+    monkeypatch.setattr(dev, "_load_catalogue", lambda lesson: None)
+    found = dev.problems("context")
+    assert any("tests/wrong_answers/context.py does not exist" in line for line in found), found
+
+
+def test_the_maintainer_check_wants_a_wrong_answer_for_every_task(monkeypatch):
+    only_quiz = [{"name": "quiz: a", "task": 4, "replace": [('LABELS_QUIZ = "b"', 'LABELS_QUIZ = "a"')]}]
+    monkeypatch.setattr(dev, "_load_catalogue", lambda lesson: only_quiz)
+    found = dev.problems("context")
+    for number in (1, 2, 3):
+        assert any(f"task {number} of context has no wrong answer" in line for line in found), found
+    assert not any("task 4 of context has no wrong answer" in line for line in found)
