@@ -127,9 +127,10 @@ def _first_problem(records: list[dict]) -> dict | None:
     return None
 
 
-def next_steps(records: list[dict], target: Path | None = None, narrowed: bool = False) -> list[str]:
+def next_steps(records: list[dict], target: Path | None = None, narrowed: bool = False,
+               watching: str | None = None) -> list[str]:
     """What to read and what to run next, in the order a learner (or an instructor,
-    with a target) needs it."""
+    with a target) needs it. `watching` is "save" or "enter" when `watch` re-grades."""
     known = course.lessons()
     problem = _first_problem(records)
     if problem is None:
@@ -139,7 +140,8 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
         lines = [f"Every task of '{lesson}' passes."]
         later = known[known.index(lesson) + 1:] if lesson in known else []
         if target is None and later:
-            lines.append(f"Next lesson: read it with `{RUN} {later[0]}`, then run `{RUN} check {later[0]}`.")
+            lines.append(f"Next lesson: read it with `{RUN} {later[0]}`, then run "
+                         f"`{RUN} {'watch' if watching else 'check'} {later[0]}`.")
         else:
             lines.append(f"The whole course: {RUN} check" + (f" --target {course.shown(target)}" if target else ""))
         return lines
@@ -165,20 +167,30 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
                 f"Fix {problem['file']} and run `{RUN} check {lesson}` again, or start over from the stub "
                 f"(your file is backed up first): {RUN} reset {lesson}"]
     task = next(t for t in problem["tasks"] if not t["passed"])
-    lines = [f"Next: {lesson}, task {task['number']} of {problem['total']}: {task['title']} ({task['name']})", ""]
+    lines = []
+    passed = [f"task {t['number']} ({t['name']})" for t in problem["tasks"] if t["passed"]]
+    if passed:
+        lines.append(f"Passing in {lesson}: {', '.join(passed)}.")
+    lines += [f"Next: {lesson}, task {task['number']} of {problem['total']}: {task['title']} ({task['name']})", ""]
     lines += ["  " + line for line in task["message"].splitlines()]
     lines.append("")
     if problem["done"] == 0:
         notebook = _notebook(lesson)
         lines.append(f"New to this lesson? Read it first: {RUN} {lesson}"
                      + (f"  (or open {notebook})" if notebook else ""))
-    lines += [f"Edit {problem['file']} ({task['name']}), then run: {RUN} check {lesson}",
-              f"Re-grade on every save instead: {RUN} watch {lesson}",
-              f"Stuck? {RUN} hint {lesson} {task['number']}"]
+    if watching == "save":
+        lines.append(f"Edit {problem['file']} ({task['name']}) and save it: this window re-grades.")
+    elif watching == "enter":
+        lines.append(f"Edit {problem['file']} ({task['name']}), save it, then press Enter here to re-grade.")
+    else:
+        lines += [f"Edit {problem['file']} ({task['name']}), then run: {RUN} check {lesson}",
+                  f"Re-grade on every save instead: {RUN} watch {lesson}"]
+    lines.append(f"Stuck? {RUN} hint {lesson} {task['number']}")
     return lines
 
 
-def report(records: list[dict], target: Path | None = None, narrowed: bool = False) -> dict:
+def report(records: list[dict], target: Path | None = None, narrowed: bool = False,
+           watching: str | None = None) -> dict:
     """Everything the progress view shows, as data (the plain and rich views draw it)."""
     problem = _first_problem(records)
     rows = []
@@ -198,7 +210,7 @@ def report(records: list[dict], target: Path | None = None, narrowed: bool = Fal
             "rows": rows,
             "summary": (f"{sum(r['done'] for r in records)}/{sum(r['total'] for r in records)} tasks, "
                         f"{sum(r['status'] == 'passed' for r in records)} of {len(records)} lesson(s) complete"),
-            "next": next_steps(records, target, narrowed),
+            "next": next_steps(records, target, narrowed, watching),
             "warnings": integrity.warnings()}
 
 
@@ -237,14 +249,16 @@ def render_rich(view: dict, console=None) -> None:
         console.print(Text(f"Course: {view['summary']}"))
     console.print()
     for line in view["next"]:
-        style = "bold" if line.startswith(("Next:", "First failure:", "Every task")) else ""
+        style = ("bold" if line.startswith(("Next:", "First failure:", "Every task"))
+                 else "green" if line.startswith("Passing in") else "")
         console.print(Text(line, style=style), soft_wrap=True)
     for line in view["warnings"]:
         console.print(Text(line, style="bold red" if line.startswith("Warning") else "red"), soft_wrap=True)
 
 
-def show(records: list[dict], target: Path | None = None, narrowed: bool = False, plain: bool = False) -> None:
-    view = report(records, target, narrowed)
+def show(records: list[dict], target: Path | None = None, narrowed: bool = False, plain: bool = False,
+         watching: str | None = None) -> None:
+    view = report(records, target, narrowed, watching)
     if wants_rich(plain):
         render_rich(view)
     else:

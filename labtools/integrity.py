@@ -59,4 +59,6 @@ def warnings() -> list[str]:
         now = f"now {row['now'][:12]}" if row["now"] else "now missing"
         lines.append(f"  {row['file']:<{width}}  {then:<20}  {now}")
     lines.append("  See what changed: git diff tests/graders   Restore them: git checkout -- tests/graders")
+    lines.append("  (Maintainers: after changing a grader on purpose, `python3 -B methods.py dev sync` "
+                 "refreshes the list.)")
     return lines

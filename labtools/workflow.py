@@ -192,7 +192,8 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
     records = dict(zip(names, cli.grade(names)))
 
     def show() -> None:
-        cli.show([records[name] for name in names], narrowed=narrowed, plain=args.plain)
+        cli.show([records[name] for name in names], narrowed=narrowed, plain=args.plain,
+                 watching=None if args.once else "enter" if args.manual else "save")
 
     def regrade(lessons: list[str]) -> None:
         records.update(zip(lessons, cli.grade(lessons)))
@@ -206,16 +207,21 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
     try:
         if args.manual:
             cli.write(f"\nPress Enter to re-grade {files}; type q and Enter (or press Ctrl-C) to quit.\n")
-            manual(lambda: (cli.write(f"\n--- re-grading at {time.strftime('%H:%M:%S')} ---\n"), regrade(names)))
+            def on_enter() -> None:
+                cli.write(f"\n--- re-grading at {time.strftime('%H:%M:%S')} ---\n")
+                regrade(names)
+                cli.write("\nEnter re-grades; q and Enter (or Ctrl-C) quits.\n")
+
+            manual(on_enter)
         else:
             cli.write(f"\nWatching {files}: save to re-grade. Press Ctrl-C to quit. "
-                      f"(No polling wanted? {RUN} watch --manual)\n")
+                      f"(No polling wanted? {RUN} watch{' ' + args.lesson if args.lesson else ''} --manual)\n")
 
             def on_save(changed: list[Path]) -> None:
                 saved = ", ".join(course.shown(path) for path in changed)
                 cli.write(f"\n--- {saved} saved at {time.strftime('%H:%M:%S')}: re-grading ---\n")
                 regrade([path.stem for path in changed])
-                cli.write(f"\nWatching: save to re-grade, Ctrl-C to quit.\n")
+                cli.write("\nWatching: save to re-grade, Ctrl-C to quit.\n")
 
             poll(paths, on_save, interval=args.interval, sleep=sleep, clock=clock, max_polls=max_polls)
     except KeyboardInterrupt:

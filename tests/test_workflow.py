@@ -87,6 +87,7 @@ def test_newcomer_path_from_the_overview_to_a_first_passing_task(scratch, capsys
     after = capsys.readouterr().out
     total = len(cli.grade([FIRST])[0]["tasks"])
     assert f"1/{total} tasks" in after and f"Next: {FIRST}, task 2 of {total}" in after
+    assert f"Passing in {FIRST}: task 1 (" in after
     assert "Read it first" not in after  # started lessons need no reading reminder
 
 
@@ -457,7 +458,7 @@ def test_watch_regrades_the_saved_file_and_says_how_to_quit(scratch, capsys, shi
     assert workflow.watch([FIRST], sleep=fake.sleep, clock=fake.clock, max_polls=6) == 0
     out = capsys.readouterr().out
     total = len(cli.grade([FIRST], ROOT / "solutions")[0]["tasks"])
-    assert "Ctrl-C to quit" in out and "watch --manual" in out
+    assert "Ctrl-C to quit" in out and f"watch {FIRST} --manual" in out and "this window re-grades" in out
     first, rest = out.split(f"{course.shown(path)} saved at", 1)
     assert f"0/{total} tasks" in first and f"1/{total} tasks" in rest and rest.count("saved at") == 0
 
