@@ -1,0 +1,220 @@
+"""Lesson 11 exercises, the capstone: produce the decision table, then explain it.
+
+Task 1  is_current       the validity window against an explicit as-of date
+Task 2  canonical_dedupe  drop mirror copies of a document, never its own chunks
+Task 3  settle_conflict   amounts that disagree: settle by a declared rule, or keep both
+Task 4  decision_table    every layer in order: one decision and one reason per candidate
+Task 5  A2_QUIZ           what happens to the answer if A2 is dropped
+Task 6  C1_QUIZ           if C1 ranks first after reranking, which layer failed first
+Task 7  D_QUIZ            can D1/D2 be settled by authority, and what rule would be needed
+
+See the scenario:  python3 -B methods.py practice
+Check your work:   python3 -B methods.py check practice
+Stuck?             python3 -B methods.py hint practice
+"""
+
+from datetime import date
+
+from modules.practice import Candidate, Conflict, Decision, Plan, stated_amounts
+from modules.units import lab_tokens
+
+
+def is_current(candidate: Candidate, as_of: str) -> bool:
+    """Task 1. Is `candidate` valid on the date `as_of` ("YYYY-MM-DD")?
+
+    Valid means valid_from <= as_of <= valid_until, both ends included. An
+    empty string for either end means that side is open. Compare dates, not
+    today's clock: the as-of date is an explicit input, so a replay next year
+    gives the same answer.
+    """
+    # BEGIN SOLUTION
+    day = date.fromisoformat(as_of)
+    if candidate.valid_from and date.fromisoformat(candidate.valid_from) > day:
+        return False
+    if candidate.valid_until and date.fromisoformat(candidate.valid_until) < day:
+        return False
+    return True
+    # END SOLUTION
+
+
+def canonical_dedupe(candidates) -> dict:
+    """Task 2. Return {id: canonical} for every mirror copy that must be dropped.
+
+    `candidates` are best-ranked first. Group them by `canonical` (the document
+    a chunk is a copy of). In each group, the document to keep is the canonical
+    document itself when one of its chunks is present (document == canonical);
+    otherwise the document of the group's best-ranked candidate. Every member
+    whose `document` is not the kept document is dropped, mapped to its
+    canonical id. Chunks of the kept document are all kept: adjacent chunks are
+    different evidence, not duplicates.
+    """
+    # BEGIN SOLUTION
+    groups = {}
+    for c in candidates:
+        groups.setdefault(c.canonical, []).append(c)
+    dropped = {}
+    for canonical, members in groups.items():
+        documents = {c.document for c in members}
+        keep = canonical if canonical in documents else members[0].document
+        for c in members:
+            if c.document != keep:
+                dropped[c.id] = canonical
+    return dropped
+    # END SOLUTION
+
+
+def settle_conflict(members, rules=()) -> Conflict:
+    """Task 3. Compare the amounts the members state; settle only by a declared rule.
+
+    Consider only members whose text states an amount (`stated_amounts(text)`
+    is not empty; use its first amount), in the order given. `ids` and
+    `amounts` list them.
+
+    * All the same amount (or fewer than two): Conflict(ids, amounts, "none", ids).
+    * Different amounts: `rules` holds (winner_source, loser_source) pairs
+      declared in advance. If some member's source has a rule over the source
+      of every member stating a different amount than it, the conflict is
+      resolved: Conflict(ids, amounts, "resolved", <ids of that source's
+      members>, rule=f"{winner_source} over {<losing sources, sorted, joined by ', '>}").
+      Check the members in the order given and take the first that qualifies.
+    * Otherwise: Conflict(ids, amounts, "unresolved", ids). Similarity,
+      authority and rank never settle anything.
+    """
+    # BEGIN SOLUTION
+    members = [c for c in members if stated_amounts(c.text)]
+    ids = tuple(c.id for c in members)
+    amounts = tuple(stated_amounts(c.text)[0] for c in members)
+    if len(set(amounts)) <= 1:
+        return Conflict(ids, amounts, "none", ids)
+    declared = set(rules)
+    for winner, stated in zip(members, amounts):
+        losers = [c for c, amount in zip(members, amounts) if amount != stated]
+        if all((winner.source, c.source) in declared for c in losers):
+            kept = tuple(c.id for c in members if c.source == winner.source)
+            rule = f"{winner.source} over " + ", ".join(sorted({c.source for c in losers}))
+            return Conflict(ids, amounts, "resolved", kept, rule)
+    return Conflict(ids, amounts, "unresolved", ids)
+    # END SOLUTION
+
+
+def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) -> Plan:
+    """Task 4. Run the layers in order and decide every candidate, with its reason.
+
+    `candidates` are best-ranked first. A candidate's reason is set by the
+    first layer that removes it:
+
+    1. freshness: not is_current -> "expired" if its valid_until is before
+       as_of, else "not_yet_valid".
+    2. scope: candidate.scope != scope -> "off_topic".
+    3. canonical: canonical_dedupe over the survivors -> "mirror".
+    4. conflict: settle_conflict(survivors, rules); a member not in `kept` ->
+       "superseded_by_rule".
+    5. units: the survivors form units. An unresolved conflict's members form
+       one unit (reason "disputed"), in rank order. Every other survivor joins
+       its document's unit if its chunk number is one more than the last chunk
+       already in that unit (reason "adjacent"), else it starts a new unit
+       (reason "evidence"); take each document's chunks in chunk order.
+    6. budget: units in the order of their best-ranked member; a unit whose
+       total lab_tokens still fits is kept whole, otherwise all of its members
+       are discarded with "budget". Never keep part of a unit.
+
+    Return Plan(decisions=<one Decision(id, "keep" or "discard", reason,
+    packet position from 1, or None) per candidate, in rank order>,
+    packet=<kept ids in packet order>, dedupe=<canonical_dedupe's result>,
+    conflict=<settle_conflict's result>, used_tokens=<lab tokens kept>, budget=budget).
+    """
+    # BEGIN SOLUTION
+    reason = {}
+    day = date.fromisoformat(as_of)
+    for c in candidates:
+        if not is_current(c, as_of):
+            expired = c.valid_until and date.fromisoformat(c.valid_until) < day
+            reason[c.id] = "expired" if expired else "not_yet_valid"
+        elif c.scope != scope:
+            reason[c.id] = "off_topic"
+    alive = [c for c in candidates if c.id not in reason]
+    dedupe = canonical_dedupe(alive)
+    for pid in dedupe:
+        reason[pid] = "mirror"
+    alive = [c for c in alive if c.id not in reason]
+    conflict = settle_conflict(alive, rules)
+    for pid in conflict.ids:
+        if pid not in conflict.kept:
+            reason[pid] = "superseded_by_rule"
+    alive = [c for c in alive if c.id not in reason]
+
+    rank = {c.id: i for i, c in enumerate(candidates)}
+    disputed = set(conflict.ids) if conflict.state == "unresolved" else set()
+    units, open_unit = [], {}
+    for c in sorted((c for c in alive if c.id not in disputed), key=lambda c: (c.document, c.chunk)):
+        unit = open_unit.get(c.document)
+        if unit and c.chunk == unit[-1].chunk + 1:
+            unit.append(c)
+            reason[c.id] = "adjacent"
+        else:
+            unit = [c]
+            units.append(unit)
+            open_unit[c.document] = unit
+            reason[c.id] = "evidence"
+    group = [c for c in alive if c.id in disputed]
+    if group:
+        units.append(group)
+        for c in group:
+            reason[c.id] = "disputed"
+    units.sort(key=lambda unit: min(rank[c.id] for c in unit))
+
+    packet, used = [], 0
+    for unit in units:
+        size = sum(lab_tokens(c.text) for c in unit)
+        if used + size <= budget:
+            packet += [c.id for c in unit]
+            used += size
+        else:
+            for c in unit:
+                reason[c.id] = "budget"
+    order = {pid: i for i, pid in enumerate(packet, start=1)}
+    decisions = tuple(Decision(c.id, "keep" if c.id in order else "discard", reason[c.id], order.get(c.id))
+                      for c in candidates)
+    return Plan(decisions, tuple(packet), dedupe, conflict, used, budget)
+    # END SOLUTION
+
+
+# Task 5 (quiz). The packet is A1, A2, D2, D1, F1. Someone trims it and drops A2, the
+# lowest-ranked candidate. What happens to the answer?
+#   "a"  nothing that matters: A2 ranked last, so it carried the least evidence
+#   "b"  the answer states A1's conclusion without its exception, so it promises
+#        reimbursement for travel booked before approval, and its citations still pass
+#   "c"  B1 takes A2's place, since the mirror holds the same words
+#   "d"  the answer abstains, because the conclusion is missing
+# Set A2_QUIZ to one letter.
+# BEGIN SOLUTION
+A2_QUIZ = "b"
+# END SOLUTION
+
+# Task 6 (quiz). After a change, the reranker puts C1 (valid until 2025-12-31) first for a
+# query run as of 2026-06-01. Which layer failed first?
+#   "a"  ranking: the reranker overweights C1 and needs tuning
+#   "b"  freshness: the validity filter should have removed C1 before anything was ranked
+#   "c"  assembly: the budget should have skipped C1
+#   "d"  generation: the answer stage should notice the old date in the text
+# Set C1_QUIZ to one letter.
+# BEGIN SOLUTION
+C1_QUIZ = "b"
+# END SOLUTION
+
+# Task 7 (quiz). D1 (finance-office, authority 0.9) says 500 euros; D2 (finance-faq,
+# authority 0.6) says 600 euros; both are current and about the same scope.
+#   "a"  keep D1: its authority score is higher
+#   "b"  keep D2: it ranked higher by similarity
+#   "c"  neither score settles it; only a priority rule declared in advance (for example
+#        "the finance office's allowance table takes priority over the finance FAQ", or a
+#        supersedes link) may; without one keep both, give no single amount, send to review
+#   "d"  report the average, 550 euros, citing both
+# Set D_QUIZ to one letter.
+# BEGIN SOLUTION
+D_QUIZ = "c"
+# END SOLUTION
+
+
+__all__ = ["Candidate", "is_current", "canonical_dedupe", "settle_conflict", "decision_table",
+           "A2_QUIZ", "C1_QUIZ", "D_QUIZ"]

@@ -1,0 +1,297 @@
+"""Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
+
+from dataclasses import replace
+
+from _lab import Task, call, constant, expect, expect_true, function, load
+from modules.practice import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, Conflict, Plan
+
+LESSON = "practice"
+
+TASKS = (
+    Task(1, "is_current", "The validity window against an explicit as-of date", hints=(
+        "Which date decides: the computer's clock today, or the as_of you were given? Which one replays the same next year?",
+        "Is a policy whose last valid day is the as-of date still valid on that day?",
+        "What does an empty valid_from or valid_until mean, and what about a window that has not started yet?",
+        "Parse with date.fromisoformat; return False if valid_from is set and after as_of, or valid_until is set "
+        "and before as_of; else True.",
+    )),
+    Task(2, "canonical_dedupe", "Drop mirror copies, never a document's own chunks", hints=(
+        "B1's text is not identical to A1's. What metadata says it is the same document anyway?",
+        "A1 and A2 share a canonical document too. Are they copies of each other, or two parts of one document?",
+        "If the mirror ranks above the original, which one should stay? And if only mirrors were retrieved?",
+        "Group by canonical; keep = canonical if a member's document == canonical, else the best-ranked member's "
+        "document; drop every member whose document != keep, as {id: canonical}.",
+    )),
+    Task(3, "settle_conflict", "Different amounts: a declared rule, or keep both", hints=(
+        "Which members can disagree about an amount at all? What about those that state none?",
+        "D1 has the higher authority score. Was anything declared, before the query, that says the finance "
+        "office takes priority over the FAQ?",
+        "A rule (winner, loser) is one-way. Does (finance-faq, finance-office) let D1 win?",
+        "Different amounts: find the first member whose source has a (source, other_source) rule over every member "
+        "stating another amount -> resolved, keep that source's members; none -> unresolved, keep all.",
+    )),
+    Task(4, "decision_table", "The whole decision table, one reason per candidate", hints=(
+        "Write the layers in the order they run: freshness, scope, canonical copies, conflict, units, budget. "
+        "Which layer removes each of C1, E1 and B1?",
+        "A2 ranks last by similarity. What does A1 say without it, and where must A2 therefore go in the packet?",
+        "Without a declared rule, which of D1 and D2 leaves? Can one of them enter the packet without the other?",
+        "Units: runs of consecutive chunks per document, plus one unit for an unresolved conflict; order units by "
+        "their best rank; keep a unit whole if its lab_tokens fit, else mark all its members 'budget'.",
+    )),
+    Task(5, "A2_QUIZ", "Quiz: if A2 is dropped", hints=(
+        "Read A2 again: what does it change about A1's conclusion?",
+        "Would a citation check notice that an exception is missing from the packet?",
+    )),
+    Task(6, "C1_QUIZ", "Quiz: C1 ranked first: which layer failed first", hints=(
+        "Walk the layers in order: input, source, retrieval, permission/freshness, ranking, ... Where should an "
+        "expired policy have stopped?",
+        "Could the reranker have ranked C1 at all if the layer before it had done its job?",
+    )),
+    Task(7, "D_QUIZ", "Quiz: can authority settle D1/D2", hints=(
+        "Is an authority score a statement that one source replaces another, made before anyone asked?",
+        "What did lesson 04 require before selecting one of two current sources?",
+    )),
+)
+
+BY_ID = {c.id: c for c in CANDIDATES}
+ALL = tuple(c.id for c in CANDIDATES)
+
+# The reference decisions: (decision, reason, packet order) per candidate.
+REFERENCE = {
+    "A1": ("keep", "evidence", 1),
+    "E1": ("discard", "off_topic", None),
+    "B1": ("discard", "mirror", None),
+    "C1": ("discard", "expired", None),
+    "D2": ("keep", "disputed", 3),
+    "D1": ("keep", "disputed", 4),
+    "F1": ("keep", "evidence", 5),
+    "A2": ("keep", "adjacent", 2),
+}
+WHY = {
+    "A1": "A1 is current, in scope and original: the conclusion, first in the packet",
+    "E1": "E1 reads alike but is about staff travel: scope 'staff conference travel' is not the question's",
+    "B1": "B1 is a mirror (document intranet-mirror/travel-policy, canonical travel-policy) of A, which is present",
+    "C1": "C1's validity ended on 2025-12-31, before the as-of date 2026-06-01; freshness removes it first",
+    "D2": "D2 (600 euros) and D1 (500 euros) disagree and no rule is declared: both stay as disputed evidence, "
+          "entering together at D2's rank",
+    "D1": "D1 (500 euros) disagrees with D2 (600 euros); a higher authority score is not a declared rule, so "
+          "D1 stays beside D2, not instead of it",
+    "F1": "F1 is an independent current source in scope: kept as evidence",
+    "A2": "A2 is chunk 4 of travel-policy, right after A1 (chunk 3): the exception travels with its conclusion, "
+          "right after it, whatever its similarity",
+}
+
+
+def _cands(ids):
+    return tuple(BY_ID[i] for i in ids)
+
+
+def _plan(fn, candidates, as_of=AS_OF, scope=SCOPE, budget=BUDGET, rules=(), label="the lesson's eight candidates"):
+    shown = f"decision_table(<{label}>, {as_of!r}, {scope!r}, {budget}, rules={rules!r})"
+    plan = call(fn, candidates, as_of, scope, budget, rules, shown=shown)
+    expect_true(isinstance(plan, Plan), f"called {shown}\n  got a {type(plan).__name__}\n  expected: a Plan")
+    rows = {d.id: (d.decision, d.reason, d.order) for d in plan.decisions}
+    expect([d.id for d in plan.decisions], [c.id for c in candidates], shown + " -> decision ids",
+           why="one Decision per candidate, in rank order")
+    return plan, rows, shown
+
+
+# ---------------------------------------------------------------- Task 1
+
+def _current(fn, cid, as_of, want, why, candidate=None):
+    candidate = candidate or BY_ID[cid]
+    shown = f"is_current(<{cid}: valid {candidate.valid_from or 'open'} to {candidate.valid_until or 'open'}>, {as_of!r})"
+    expect(call(fn, candidate, as_of, shown=shown), want, shown, why=why)
+
+
+def test_task1_lesson_as_of_date():
+    fn = function(load(LESSON), "is_current")
+    _current(fn, "C1", AS_OF, False, "C1's window closed on 2025-12-31, before 2026-06-01")
+    for cid in ("A1", "A2", "D1", "D2", "F1"):
+        _current(fn, cid, AS_OF, True, f"{cid} is valid from 2026-01-01 with no end")
+
+
+def test_task1_both_ends_inclusive():
+    fn = function(load(LESSON), "is_current")
+    _current(fn, "C1", "2025-12-31", True, "the last valid day is still valid")
+    _current(fn, "C1", "2025-01-01", True, "the first valid day is valid")
+    _current(fn, "C1", "2026-01-01", False, "the day after the last valid day is not")
+
+
+def test_task1_not_yet_valid_and_open_ends():
+    fn = function(load(LESSON), "is_current")
+    _current(fn, "A1", "2025-06-01", False, "A1 starts on 2026-01-01: on 2025-06-01 it is not valid yet")
+    _current(fn, "C1", "2024-12-31", False, "C1 starts on 2025-01-01")
+    open_both = replace(BY_ID["F1"], valid_from="", valid_until="")
+    _current(fn, "F1 (both ends open)", "1999-01-01", True, "empty ends are open", open_both)
+    _current(fn, "F1 (both ends open)", "2099-12-31", True, "empty ends are open", open_both)
+
+
+# ---------------------------------------------------------------- Task 2
+
+def _dedupe(fn, ids, want, why):
+    shown = f"canonical_dedupe(<{', '.join(ids)}>)"
+    expect(call(fn, _cands(ids), shown=shown), want, shown, why=why)
+
+
+def test_task2_mirror_dropped_chunks_kept():
+    fn = function(load(LESSON), "canonical_dedupe")
+    _dedupe(fn, ALL, {"B1": "travel-policy"},
+            "B1 copies travel-policy, whose own chunks A1 and A2 are present; A1 and A2 are two parts of one "
+            "document, not copies, so both stay")
+    _dedupe(fn, ("A1", "A2", "D2", "D1", "F1"), {}, "no mirrors: nothing to drop, and A2 is not a copy of A1")
+
+
+def test_task2_original_wins_even_when_the_mirror_ranks_higher():
+    fn = function(load(LESSON), "canonical_dedupe")
+    _dedupe(fn, ("B1", "A1", "A2"), {"B1": "travel-policy"},
+            "the canonical document is travel-policy itself; a mirror never displaces the original, whatever its rank")
+    _dedupe(fn, ("A2", "B1"), {"B1": "travel-policy"}, "one chunk of the original is enough to keep the original")
+
+
+def test_task2_only_mirrors():
+    fn = function(load(LESSON), "canonical_dedupe")
+    _dedupe(fn, ("B1", "F1"), {}, "with no chunk of travel-policy present, the mirror is the only copy and stays")
+    other = replace(BY_ID["B1"], id="B2", document="archive-mirror/travel-policy")
+    shown = "canonical_dedupe(<B2 (archive mirror), B1 (intranet mirror)>)"
+    expect(call(fn, (other, BY_ID["B1"]), shown=shown), {"B1": "travel-policy"}, shown,
+           why="two mirrors and no original: keep the best-ranked mirror document (B2's), drop the other")
+
+
+# ---------------------------------------------------------------- Task 3
+
+def _settle(fn, ids, rules, want, why):
+    shown = f"settle_conflict(<{', '.join(ids)}>, {rules!r})"
+    got = call(fn, _cands(ids), rules, shown=shown)
+    expect_true(isinstance(got, Conflict), f"called {shown}\n  got a {type(got).__name__}\n  expected: a Conflict")
+    expect((got.ids, got.amounts, got.state, got.kept), want, shown + " -> (ids, amounts, state, kept)", why=why)
+    if got.state == "resolved":
+        winner = BY_ID[got.kept[0]].source
+        expect_true(got.rule.startswith(f"{winner} over "),
+                    f"called {shown}\n  rule = {got.rule!r}\n  expected it to start with '{winner} over ': "
+                    f"say which declared rule settled it")
+    else:
+        expect(got.rule, "", shown + " -> rule", why="no declared rule settled anything")
+    return got
+
+
+def test_task3_no_rule_keeps_both():
+    fn = function(load(LESSON), "settle_conflict")
+    _settle(fn, ("D2", "D1"), (), (("D2", "D1"), (600, 500), "unresolved", ("D2", "D1")),
+            "600 and 500 euros disagree and no priority is declared: D1's authority 0.9 is a score, not a rule")
+    _settle(fn, ("A1", "D2", "D1", "F1", "A2"), (), (("D2", "D1"), (600, 500), "unresolved", ("D2", "D1")),
+            "only members that state an amount take part; A1, A2 and F1 state none")
+
+
+def test_task3_a_declared_rule_settles_it():
+    fn = function(load(LESSON), "settle_conflict")
+    _settle(fn, ("D2", "D1"), EXAMPLE_RULE, (("D2", "D1"), (600, 500), "resolved", ("D1",)),
+            "the rule (finance-office, finance-faq) was declared in advance: D1's source wins")
+    _settle(fn, ("D2", "D1"), (("finance-faq", "finance-office"),),
+            (("D2", "D1"), (600, 500), "resolved", ("D2",)),
+            "a rule is one-way: this one puts the FAQ first, whatever the authority scores say")
+    _settle(fn, ("D2", "D1"), (("finance-office", "volunteer-office"),),
+            (("D2", "D1"), (600, 500), "unresolved", ("D2", "D1")),
+            "a rule about other sources settles nothing here")
+
+
+def test_task3_agreement_is_not_a_conflict():
+    fn = function(load(LESSON), "settle_conflict")
+    same = replace(BY_ID["D2"], id="D3", source="volunteer-office",
+                   text=BY_ID["D2"].text.replace("600", "500"))
+    shown = "settle_conflict(<D1, D3 (another source, also 500 euros)>, ())"
+    got = call(fn, (BY_ID["D1"], same), (), shown=shown)
+    expect((got.ids, got.amounts, got.state, got.kept), (("D1", "D3"), (500, 500), "none", ("D1", "D3")),
+           shown + " -> (ids, amounts, state, kept)", why="two sources stating the same amount corroborate each other")
+    _settle(fn, ("D1",), (), (("D1",), (500,), "none", ("D1",)), "one amount alone cannot disagree")
+
+
+# ---------------------------------------------------------------- Task 4
+
+def test_task4_each_decision_and_reason():
+    fn = function(load(LESSON), "decision_table")
+    plan, rows, shown = _plan(fn, CANDIDATES)
+    for cid, want in REFERENCE.items():
+        expect(rows[cid], want, f"{shown} -> {cid}: (decision, reason, packet order)", why=WHY[cid])
+
+
+def test_task4_packet_dedupe_conflict_and_tokens():
+    fn = function(load(LESSON), "decision_table")
+    plan, rows, shown = _plan(fn, CANDIDATES)
+    for bad in ("B1", "C1", "E1"):
+        expect_true(bad not in plan.packet, f"called {shown}\n  the packet {plan.packet} keeps {bad}: {WHY[bad]}")
+    expect_true("A2" in plan.packet, f"called {shown}\n  the packet {plan.packet} drops A2: {WHY['A2']}")
+    expect_true(("D1" in plan.packet) == ("D2" in plan.packet),
+                f"called {shown}\n  the packet {plan.packet} keeps one of D1/D2 without a declared rule: {WHY['D1']}")
+    expect(plan.packet, ("A1", "A2", "D2", "D1", "F1"), shown + " -> packet (selection order)")
+    expect(plan.dedupe, {"B1": "travel-policy"}, shown + " -> dedupe")
+    expect((plan.conflict.state, plan.conflict.kept), ("unresolved", ("D2", "D1")), shown + " -> conflict (state, kept)")
+    expect((plan.used_tokens, plan.budget), (202, 1000), shown + " -> (used_tokens, budget)",
+           why="69 + 49 + 25 + 23 + 36 lab tokens, counted with modules.units.lab_tokens")
+
+
+def test_task4_with_a_declared_rule():
+    fn = function(load(LESSON), "decision_table")
+    plan, rows, shown = _plan(fn, CANDIDATES, rules=EXAMPLE_RULE)
+    expect(rows["D2"], ("discard", "superseded_by_rule", None), shown + " -> D2",
+           why="the declared rule puts finance-office over finance-faq")
+    expect(rows["D1"], ("keep", "evidence", 3), shown + " -> D1", why="the rule's winner is ordinary evidence")
+    expect(plan.packet, ("A1", "A2", "D1", "F1"), shown + " -> packet")
+    expect(plan.conflict.state, "resolved", shown + " -> conflict.state")
+
+
+def test_task4_units_travel_whole():
+    fn = function(load(LESSON), "decision_table")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=100)
+    expect((rows["A1"], rows["A2"]), (("discard", "budget", None), ("discard", "budget", None)),
+           shown + " -> (A1, A2)", why="A1 + A2 need 118 lab tokens: the conclusion never enters without its exception")
+    expect(plan.packet, ("D2", "D1", "F1"), shown + " -> packet", why="the next units still fit: 48 + 36 = 84")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=143)
+    expect((rows["D2"], rows["D1"]), (("discard", "budget", None), ("discard", "budget", None)),
+           shown + " -> (D2, D1)", why="after A1 + A2 (118), 25 tokens remain: D2 alone would fit, but a conflict "
+                                       "enters whole or not at all, or the packet would silently pick 600 euros")
+    expect(plan.packet, ("A1", "A2"), shown + " -> packet")
+
+
+def test_task4_adjacency_follows_chunks_not_rank():
+    fn = function(load(LESSON), "decision_table")
+    order = ("A2", "F1", "A1", "D1")
+    plan, rows, shown = _plan(fn, _cands(order), label="A2, F1, A1, D1")
+    expect(plan.packet, ("A1", "A2", "F1", "D1"), shown + " -> packet",
+           why="A1 and A2 form one unit placed at A2's rank; inside it, chunk 3 comes before chunk 4")
+    expect((rows["A1"], rows["A2"]), (("keep", "evidence", 1), ("keep", "adjacent", 2)), shown + " -> (A1, A2)")
+    expect(rows["D1"], ("keep", "evidence", 4), shown + " -> D1", why="alone, D1 disagrees with nobody")
+
+
+def test_task4_freshness_runs_first():
+    fn = function(load(LESSON), "decision_table")
+    plan, rows, shown = _plan(fn, CANDIDATES, as_of="2025-06-01")
+    expect(rows["C1"], ("keep", "evidence", 1), shown + " -> C1", why="on 2025-06-01 C1 is the policy in force")
+    for cid in ("A1", "E1", "B1", "D2", "D1", "F1", "A2"):
+        expect(rows[cid], ("discard", "not_yet_valid", None), f"{shown} -> {cid}",
+               why=f"{cid} is valid only from 2026-01-01; freshness decides before scope or copies")
+    plan, rows, shown = _plan(fn, CANDIDATES, scope="staff conference travel")
+    expect(rows["E1"], ("keep", "evidence", 1), shown + " -> E1", why="for a question about staff, E1 is the evidence")
+    expect(rows["C1"], ("discard", "expired", None), shown + " -> C1", why="C1 fails freshness before scope")
+    expect(rows["B1"], ("discard", "off_topic", None), shown + " -> B1", why="B1 fails scope before the copy check")
+
+
+# ---------------------------------------------------------------- Tasks 5 to 7
+
+def _quiz(name, want, task):
+    answer = constant(load(LESSON), name)
+    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == want, f"{name} = {answer!r} is not the best answer. Reread the scenario and the lessons "
+                                f"it draws on, then try again (hint: python3 -B methods.py hint practice {task})")
+
+
+def test_task5_a2_quiz():
+    _quiz("A2_QUIZ", "b", 5)
+
+
+def test_task6_c1_quiz():
+    _quiz("C1_QUIZ", "b", 6)
+
+
+def test_task7_d_quiz():
+    _quiz("D_QUIZ", "c", 7)

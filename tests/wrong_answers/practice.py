@@ -1,0 +1,82 @@
+"""Plausible wrong answers to lesson 11's tasks; `dev check` proves the graders reject each.
+
+Each entry edits the reference solution: every `old` text must occur exactly once.
+"""
+
+WRONG_ANSWERS = [
+    {"name": "today's clock instead of the as-of date", "task": 1,
+     "replace": [("    day = date.fromisoformat(as_of)\n    if candidate.valid_from",
+                  "    day = date.today()\n    if candidate.valid_from")]},
+    {"name": "last valid day excluded", "task": 1,
+     "replace": [("date.fromisoformat(candidate.valid_until) < day", "date.fromisoformat(candidate.valid_until) <= day")]},
+    {"name": "valid_from ignored", "task": 1,
+     "replace": [("    if candidate.valid_from and date.fromisoformat(candidate.valid_from) > day:\n        return False\n", "")]},
+    {"name": "open end treated as expired", "task": 1,
+     "replace": [("    if candidate.valid_until and date.fromisoformat(candidate.valid_until) < day:\n",
+                  "    if not candidate.valid_until or date.fromisoformat(candidate.valid_until) < day:\n")]},
+    {"name": "dedupe by identical text only", "task": 2,
+     "replace": [("        groups.setdefault(c.canonical, []).append(c)\n", "        groups.setdefault(c.text, []).append(c)\n")]},
+    {"name": "one chunk per canonical document (drops A2)", "task": 2,
+     "replace": [("            if c.document != keep:\n", "            if c.document != keep or c is not members[0]:\n")]},
+    {"name": "best-ranked copy wins even over the original", "task": 2,
+     "replace": [("keep = canonical if canonical in documents else members[0].document",
+                  "keep = members[0].document")]},
+    {"name": "a lone mirror is dropped too", "task": 2,
+     "replace": [("keep = canonical if canonical in documents else members[0].document", "keep = canonical")]},
+    {"name": "higher authority settles the conflict", "task": 3,
+     "replace": [("    declared = set(rules)\n",
+                  "    best = max(members, key=lambda c: c.authority)\n"
+                  "    return Conflict(ids, amounts, \"resolved\", (best.id,), f\"{best.source} over others\")\n"
+                  "    declared = set(rules)\n")]},
+    {"name": "first-ranked source wins", "task": 3,
+     "replace": [("    declared = set(rules)\n",
+                  "    return Conflict(ids, amounts, \"resolved\", ids[:1], f\"{members[0].source} over others\")\n"
+                  "    declared = set(rules)\n")]},
+    {"name": "rules read in both directions", "task": 3,
+     "replace": [("    declared = set(rules)\n", "    declared = set(rules) | {(b, a) for a, b in rules}\n")]},
+    {"name": "agreement reported as a conflict", "task": 3,
+     "replace": [("    if len(set(amounts)) <= 1:\n", "    if len(amounts) <= 1:\n")]},
+    {"name": "members without an amount take part", "task": 3,
+     "replace": [("    members = [c for c in members if stated_amounts(c.text)]\n", "    members = list(members)\n"),
+                 ("    amounts = tuple(stated_amounts(c.text)[0] for c in members)\n",
+                  "    amounts = tuple((stated_amounts(c.text) or (0,))[0] for c in members)\n")]},
+    {"name": "expired policy kept (no freshness layer)", "task": 4,
+     "replace": [("        if not is_current(c, as_of):\n", "        if False:\n")]},
+    {"name": "scope not checked (keeps E1)", "task": 4,
+     "replace": [("        elif c.scope != scope:\n", "        elif False:\n")]},
+    {"name": "mirror kept (no canonical dedupe)", "task": 4,
+     "replace": [("    dedupe = canonical_dedupe(alive)\n", "    dedupe = {}\n")]},
+    {"name": "pick the higher authority without a rule", "task": 4,
+     "replace": [("    conflict = settle_conflict(alive, rules)\n",
+                  "    conflict = settle_conflict(alive, rules)\n"
+                  "    if conflict.state == \"unresolved\":\n"
+                  "        best = max((c for c in alive if c.id in conflict.ids), key=lambda c: c.authority)\n"
+                  "        conflict = Conflict(conflict.ids, conflict.amounts, \"resolved\", (best.id,), \"authority\")\n")]},
+    {"name": "A2 left at its own rank (no adjacency)", "task": 4,
+     "replace": [("        if unit and c.chunk == unit[-1].chunk + 1:\n", "        if False:\n")]},
+    {"name": "selection order by rank alone", "task": 4,
+     "replace": [("    units.sort(key=lambda unit: min(rank[c.id] for c in unit))\n",
+                  "    units = [[c] for unit in units for c in unit]\n"
+                  "    units.sort(key=lambda unit: rank[unit[0].id])\n")]},
+    {"name": "conflict members walk the budget one by one", "task": 4,
+     "replace": [("    if group:\n        units.append(group)\n", "    if group:\n        units.extend([c] for c in group)\n")]},
+    {"name": "part of a unit kept when the whole does not fit", "task": 4,
+     "replace": [("        else:\n            for c in unit:\n                reason[c.id] = \"budget\"\n",
+                  "        else:\n            for c in unit:\n"
+                  "                if used + lab_tokens(c.text) <= budget:\n"
+                  "                    packet.append(c.id)\n                    used += lab_tokens(c.text)\n"
+                  "                else:\n                    reason[c.id] = \"budget\"\n")]},
+    {"name": "every discard labelled with one generic reason", "task": 4,
+     "replace": [("            reason[c.id] = \"expired\" if expired else \"not_yet_valid\"\n",
+                  "            reason[c.id] = \"expired\"\n")]},
+    {"name": "scope checked before freshness", "task": 4,
+     "replace": [("        if not is_current(c, as_of):\n            expired = c.valid_until and date.fromisoformat(c.valid_until) < day\n"
+                  "            reason[c.id] = \"expired\" if expired else \"not_yet_valid\"\n"
+                  "        elif c.scope != scope:\n            reason[c.id] = \"off_topic\"\n",
+                  "        if c.scope != scope:\n            reason[c.id] = \"off_topic\"\n"
+                  "        elif not is_current(c, as_of):\n            expired = c.valid_until and date.fromisoformat(c.valid_until) < day\n"
+                  "            reason[c.id] = \"expired\" if expired else \"not_yet_valid\"\n")]},
+    {"name": "quiz: A2 ranked last, so it does not matter", "task": 5, "replace": [('A2_QUIZ = "b"', 'A2_QUIZ = "a"')]},
+    {"name": "quiz: the reranker failed first", "task": 6, "replace": [('C1_QUIZ = "b"', 'C1_QUIZ = "a"')]},
+    {"name": "quiz: higher authority wins", "task": 7, "replace": [('D_QUIZ = "c"', 'D_QUIZ = "a"')]},
+]
