@@ -39,8 +39,9 @@ IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_
 class Chunk:
     """A retrieved chunk: where it lives, what it says, and (optionally) whose copy it is.
 
-    `canonical_id` names the document this copy reproduces ("" means the source is
-    its own canonical document). Lines are 1-based and inclusive.
+    `canonical_id` names the document this copy reproduces ("" means it declares
+    no copy relation, and canonical dedupe leaves it alone). Lines are 1-based and
+    inclusive.
     """
 
     id: str
@@ -146,7 +147,8 @@ def dedupe_text(chunks) -> TextDedupe:
 
 
 def canonical_key(chunk: Chunk) -> str:
-    return chunk.canonical_id or chunk.source
+    """The document a chunk is a copy of; a chunk that declares none stands for itself."""
+    return chunk.canonical_id or chunk.id
 
 
 def dedupe_canonical(chunks) -> CanonicalDedupe:
@@ -195,17 +197,17 @@ def select_non_overlapping(chunks) -> OverlapSelection:
     pairs of chunks.
     """
     order = ranked(dedupe_ids(chunks))
-    owner: dict[tuple[str, int], str] = {}
+    owner: dict[tuple[str, int], int] = {}          # (file, line) -> rank of the selected chunk holding it
     selected, rejected = [], {}
-    for chunk in order:
-        clash = next((owner[(chunk.source, line)] for line in range(chunk.start_line, chunk.end_line + 1)
-                      if (chunk.source, line) in owner), None)
-        if clash is not None:
-            rejected[chunk.id] = f"overlapping_lines_with:{clash}"
+    for rank, chunk in enumerate(order):
+        lines = range(chunk.start_line, chunk.end_line + 1)
+        clashes = [owner[(chunk.source, line)] for line in lines if (chunk.source, line) in owner]
+        if clashes:
+            rejected[chunk.id] = f"overlapping_lines_with:{order[min(clashes)].id}"   # the best-ranked one
             continue
         selected.append(chunk)
-        for line in range(chunk.start_line, chunk.end_line + 1):
-            owner[(chunk.source, line)] = chunk.id
+        for line in lines:
+            owner[(chunk.source, line)] = rank
     return OverlapSelection(tuple(selected), rejected)
 
 
@@ -332,10 +334,10 @@ def trace() -> dict:
                      for c in canonical.kept],
             "dropped": [{"id": cid, "kept_id": kept} for cid, kept in canonical.dropped.items()],
             "apparent_sources_before": len({c.source for c in CANONICAL_CASE}),
-            "canonical_sources_before": len({canonical_key(c) for c in CANONICAL_CASE}),
+            "canonical_sources_before": len({c.canonical_id or c.source for c in CANONICAL_CASE}),
             "chunks_after_exact_text": len(after_text),
             "chunks_after": len(canonical.kept),
-            "canonical_sources_after": len({canonical_key(c) for c in canonical.kept}),
+            "canonical_sources_after": len({c.canonical_id or c.source for c in canonical.kept}),
         },
         "overlap": {
             "query": OVERLAP_QUERY,
