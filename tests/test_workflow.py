@@ -175,6 +175,18 @@ def test_check_reports_a_syntax_error_plainly(tmp_path):
     assert done.returncode == 1 and "syntax error at line 1" in done.stdout.decode()
 
 
+def test_an_endless_loop_is_stopped_and_every_task_still_gets_a_row(scratch, monkeypatch, capsys, shipped_graders):
+    monkeypatch.setattr(course, "GRADE_SECONDS", 1.5)
+    (scratch / f"{FIRST}.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    assert cli.check([FIRST]) == 1
+    text = capsys.readouterr().out
+    assert "cannot grade" in text and "loop that never ends" in text and f"methods.py reset {FIRST}" in text
+    record = cli.grade([FIRST])[0]
+    declared = cli.grade([FIRST], ROOT / "solutions")[0]["tasks"]
+    assert record["status"] == "error" and [t["number"] for t in record["tasks"]] == [t["number"] for t in declared]
+    assert all(not t["passed"] and "loop" in t["message"] for t in record["tasks"])
+
+
 def test_check_usage_errors_exit_2_and_help():
     typo = methods("check", FIRST[:-1] + "x", check=False)
     assert typo.returncode == 2 and f"Did you mean '{FIRST}'" in typo.stderr.decode()
