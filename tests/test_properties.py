@@ -1,0 +1,287 @@
+"""Invariants of the lessons' mechanisms, checked on generated inputs (hypothesis).
+
+Each property is something every input must satisfy, not one worked example: a
+selection never exceeds its budget, keeps rank order and never cuts a passage;
+dedupe is idempotent; a reorder is a permutation; fusion ignores the order of its
+rankings. Runs are short and reproducible (derandomized, no example database), and
+a later lesson's properties are skipped until its module exists.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import itertools
+import tempfile
+from pathlib import Path
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
+
+# Hypothesis caches what it learns in .hypothesis/; keep that out of the project folder.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
+
+from modules import context  # noqa: E402
+from modules.context import Passage, collapse_repeated_ids, fill_quote_budget, select_context  # noqa: E402
+
+FAST = settings(max_examples=100, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+def lesson_module(name: str):
+    """The lesson's module, or skip: other lessons land while this file already tests lesson 01."""
+    if importlib.util.find_spec(f"modules.{name}") is None:
+        pytest.skip(f"modules/{name}.py does not exist yet")
+    return importlib.import_module(f"modules.{name}")
+
+
+# ---------------------------------------------------------------- lesson 01: select_context
+
+WORDS = st.text(alphabet="ab é\n", max_size=24)
+IDS = [f"p{i}" for i in range(10)]
+
+
+@st.composite
+def passages(draw, min_size: int = 0, max_size: int = 8) -> list[Passage]:
+    """Distinct ids; a few sources with one or two version labels, so conflicts and duplicate texts occur."""
+    ids = draw(st.lists(st.sampled_from(IDS), unique=True, min_size=min_size, max_size=max_size))
+    found = []
+    for pid in ids:
+        text = draw(st.one_of(WORDS, st.sampled_from(["shared text", "other shared text"])))
+        found.append(Passage(pid, draw(st.sampled_from(["s1", "s2", "s3", "s4", "s5"])),
+                             draw(st.sampled_from(["1", "1", "1", "2"])), f"title {pid}", text))
+    return found
+
+
+BUDGETS = st.integers(min_value=0, max_value=120)
+
+
+def _positions(candidates, record) -> list[int]:
+    where = {p.id: index for index, p in enumerate(candidates)}
+    return [where[p.id] for p in record.packet]
+
+
+@FAST
+@given(passages(), BUDGETS)
+def test_select_context_never_exceeds_its_budget(candidates, budget):
+    record = select_context(candidates, budget)
+    assert record.used_quote_chars == sum(len(p.text) for p in record.packet) <= budget
+    assert record.max_quote_chars == budget
+
+
+@FAST
+@given(passages(), BUDGETS)
+def test_select_context_keeps_rank_order_and_never_cuts(candidates, budget):
+    record = select_context(candidates, budget)
+    positions = _positions(candidates, record)
+    assert positions == sorted(positions) and len(set(positions)) == len(positions)
+    for passage in record.packet:
+        assert passage == candidates[positions[record.packet.index(passage)]], "a passage was changed (cut?)"
+
+
+@FAST
+@given(passages(), BUDGETS)
+def test_select_context_accounts_for_every_candidate_once(candidates, budget):
+    record = select_context(candidates, budget)
+    blocked = [p.id for p in candidates if p.source_id in record.conflicts]
+    groups = [list(record.packet_ids), list(record.budget_skipped_ids), list(record.duplicate_text_ids), blocked]
+    every = list(itertools.chain.from_iterable(groups))
+    assert sorted(every) == sorted(p.id for p in candidates), groups
+
+
+@FAST
+@given(passages(), BUDGETS)
+def test_skipping_never_truncates_and_each_skip_did_not_fit(candidates, budget):
+    record = fill_quote_budget(candidates, budget)
+    used = 0
+    kept = iter(record.packet)
+    skipped = iter(record.budget_skipped_ids)
+    for passage in candidates:
+        if used + len(passage.text) <= budget:
+            assert next(kept) is passage, "a passage that fitted was not copied whole"
+            used += len(passage.text)
+        else:
+            assert next(skipped) == passage.id, "a passage that did not fit was not skipped"
+    assert next(kept, None) is None and next(skipped, None) is None
+
+
+@FAST
+@given(passages(), BUDGETS)
+def test_select_context_is_deterministic(candidates, budget):
+    again = [Passage(p.id, p.source_id, p.version, p.title, p.text) for p in candidates]
+    assert select_context(candidates, budget) == select_context(tuple(again), budget)
+
+
+@FAST
+@given(st.lists(st.sampled_from([p.id for p in context.CANDIDATES]), min_size=1, max_size=4),
+       st.lists(st.integers(min_value=0, max_value=500), min_size=1, max_size=3))
+def test_packets_do_not_depend_on_the_labels(labels, budgets):
+    honest = context.trace(budgets)
+    saved = context.RELEVANT_IDS
+    try:
+        context.RELEVANT_IDS = tuple(labels)
+        relabelled = context.trace(budgets)
+    finally:
+        context.RELEVANT_IDS = saved
+    for before, after in zip(honest["runs"], relabelled["runs"]):
+        assert before["packet_ids"] == after["packet_ids"] and before["steps"] == after["steps"]
+
+
+@FAST
+@given(passages(), st.lists(st.integers(min_value=0, max_value=7), max_size=5), BUDGETS)
+def test_id_and_text_dedupe_are_idempotent(candidates, repeats, budget):
+    # Exact repeats of an id collapse to its first-ranked copy; doing it twice changes nothing.
+    with_repeats = candidates + [candidates[i] for i in repeats if i < len(candidates)]
+    once = collapse_repeated_ids(tuple(with_repeats))
+    assert collapse_repeated_ids(once) == once == tuple(candidates)
+    assert select_context(with_repeats, budget) == select_context(candidates, budget)
+    # Selecting again from a packet keeps that packet whole: nothing left to dedupe or skip.
+    record = select_context(candidates, budget)
+    again = select_context(record.packet, record.used_quote_chars)
+    assert again.packet == record.packet
+    assert again.duplicate_text_ids == () and again.budget_skipped_ids == () and again.conflicts == {}
+
+
+def test_a_repeated_id_with_different_text_is_refused():
+    first = Passage("p1", "s1", "1", "t", "one text")
+    with pytest.raises(ValueError, match="p1"):
+        select_context([first, Passage("p1", "s1", "1", "t", "another text")], 100)
+
+
+# ---------------------------------------------------------------- shared units
+
+@FAST
+@given(st.lists(st.text(alphabet="abcdefgh é", max_size=14), max_size=6))
+def test_lab_tokens_add_up_over_whitespace_and_bytes_never_undercount(pieces):
+    from modules.units import chars, lab_tokens, utf8_bytes
+    joined = " ".join(pieces)
+    assert lab_tokens(joined) == sum(lab_tokens(p) for p in pieces)
+    assert utf8_bytes(joined) >= chars(joined) and lab_tokens(joined) <= chars(joined)
+
+
+# ---------------------------------------------------------------- lesson 02: budget walks
+
+@st.composite
+def budget_chunks(draw):
+    budget = lesson_module("budget")
+    ids = draw(st.lists(st.sampled_from(IDS), unique=True, max_size=8))
+    return [budget.Chunk(cid, draw(st.text(alphabet="abc dé", max_size=30))) for cid in ids]
+
+
+@FAST
+@given(budget_chunks(), BUDGETS, st.sampled_from(["chars", "utf8_bytes", "lab_tokens"]),
+       st.sampled_from(["skip", "stop", "truncate"]))
+def test_budget_walks_never_exceed_and_only_truncate_cuts(chunks, limit, unit, policy):
+    budget = lesson_module("budget")
+    from modules import units
+    counter = getattr(units, unit)
+    walk = budget.fill_budget(chunks, limit, counter, policy)
+    assert walk.used == sum(counter(c.text) for c in walk.kept) <= limit
+    originals = {c.id: c for c in chunks}
+    order = [c.id for c in chunks]
+    kept_positions = [order.index(c.id) for c in walk.kept]
+    assert kept_positions == sorted(kept_positions), "the walk changed the rank order"
+    assert sorted(walk.kept_ids + walk.skipped_ids) == sorted(order), "a chunk is neither kept nor skipped"
+    for chunk in walk.kept:
+        if chunk.id in walk.cut_ids:
+            assert policy == "truncate" and originals[chunk.id].text.startswith(chunk.text)
+            assert chunk.text != originals[chunk.id].text
+        else:
+            assert chunk == originals[chunk.id]
+    if policy == "stop":
+        assert list(walk.kept_ids) == order[:len(walk.kept_ids)], "stop keeps a prefix of the ranking"
+    if policy != "truncate":
+        assert walk.cut_ids == ()
+
+
+# ---------------------------------------------------------------- lesson 03: dedupe
+
+@st.composite
+def dedupe_chunks(draw):
+    dedupe = lesson_module("dedupe")
+    ids = draw(st.lists(st.sampled_from(IDS), unique=True, max_size=8))
+    found = []
+    for cid in ids:
+        start = draw(st.integers(min_value=1, max_value=12))
+        found.append(dedupe.Chunk(
+            cid, draw(st.sampled_from(["a.md", "b.md", "c.md"])), draw(st.sampled_from(["x", "y", "z", "w"])),
+            score=draw(st.sampled_from([0.5, 0.7, 0.9])), canonical_id=draw(st.sampled_from(["", "doc-1", "doc-2"])),
+            copy=draw(st.sampled_from(dedupe.COPY_KINDS)), start_line=start,
+            end_line=start + draw(st.integers(min_value=0, max_value=5))))
+    return found
+
+
+@FAST
+@given(dedupe_chunks(), st.lists(st.integers(min_value=0, max_value=7), max_size=4))
+def test_dedupe_is_idempotent_and_keeps_the_first_ranked(chunks, repeats):
+    dedupe = lesson_module("dedupe")
+    with_repeats = chunks + [chunks[i] for i in repeats if i < len(chunks)]
+    by_id = dedupe.dedupe_ids(with_repeats)
+    assert by_id == tuple(chunks) and dedupe.dedupe_ids(by_id) == by_id
+    by_text = dedupe.dedupe_text(chunks)
+    assert dedupe.dedupe_text(by_text.kept).kept == by_text.kept
+    assert dedupe.dedupe_text(by_text.kept).duplicate_text_ids == ()
+    assert len({c.text for c in by_text.kept}) == len(by_text.kept) == len({c.text for c in chunks})
+    canonical = dedupe.dedupe_canonical(chunks)
+    assert dedupe.dedupe_canonical(canonical.kept).kept == canonical.kept
+    assert len({dedupe.canonical_key(c) for c in canonical.kept}) == len(canonical.kept)
+
+
+@FAST
+@given(dedupe_chunks(), st.randoms(use_true_random=False))
+def test_non_overlapping_selection_has_no_overlap_and_ignores_input_order(chunks, rng):
+    dedupe = lesson_module("dedupe")
+    chosen = dedupe.select_non_overlapping(chunks)
+    for a, b in itertools.combinations(chosen.selected, 2):
+        assert not dedupe.lines_overlap(a, b), (a.id, b.id)
+    assert sorted(chosen.selected_ids + tuple(chosen.rejected)) == sorted(c.id for c in chunks)
+    shuffled = list(chunks)
+    rng.shuffle(shuffled)
+    assert dedupe.select_non_overlapping(shuffled) == chosen
+
+
+# ---------------------------------------------------------------- lesson 05: reorder
+
+@FAST
+@given(st.integers(min_value=0, max_value=40))
+def test_reorders_are_permutations_that_place_the_best_at_an_edge(count):
+    order = lesson_module("order")
+    items = list(range(count))
+    placed = order.reorder_lost_in_middle(items)
+    assert sorted(placed) == items, "reorder_lost_in_middle lost or repeated an item"
+    if count:
+        assert placed[0] == 0, "the best item must stay first"
+    if count >= 2:
+        assert placed[-1] == 1, "the second best item must go last"
+    # The middle holds the worst: rank r sits no nearer an edge than rank r - 2.
+    edge = [min(i, count - 1 - i) for i in range(count)]
+    distance = {item: edge[i] for i, item in enumerate(placed)}
+    assert all(distance[r] >= distance[r - 2] for r in range(2, count))
+    assert sorted(order.reorder_parity_variant(items)) == items
+
+
+# ---------------------------------------------------------------- lesson 07: fusion
+
+@st.composite
+def rankings(draw):
+    pool = [f"d{i}" for i in range(8)]
+    return [draw(st.permutations(pool)).__getitem__(slice(0, draw(st.integers(min_value=0, max_value=8))))
+            for _ in range(draw(st.integers(min_value=1, max_value=4)))]
+
+
+@FAST
+@given(rankings(), st.randoms(use_true_random=False), st.integers(min_value=1, max_value=80))
+def test_rank_fusion_ignores_the_order_of_its_rankings(lists, rng, k):
+    hybrid = lesson_module("hybrid")
+    fused = hybrid.reciprocal_rank_fusion(lists, k)
+    shuffled = list(lists)
+    rng.shuffle(shuffled)
+    again = hybrid.reciprocal_rank_fusion(shuffled, k)
+    assert [item for item, _ in again] == [item for item, _ in fused], (lists, shuffled)
+    assert sorted(item for item, _ in fused) == sorted({item for ranking in lists for item in ranking})
+    top = [ranking[0] for ranking in lists if ranking]
+    if top and len(set(top)) == 1 and len(top) == len(lists):
+        assert fused[0][0] == top[0], "an item ranked first everywhere must fuse first"
