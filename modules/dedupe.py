@@ -317,6 +317,9 @@ def trace() -> dict:
     text = dedupe_text(TEXT_CASE)
     canonical = dedupe_canonical(CANONICAL_CASE)
     after_text = dedupe_text(CANONICAL_CASE).kept
+    copies: dict[str, int] = {}
+    for chunk in CANONICAL_CASE:
+        copies[chunk.canonical_id] = copies.get(chunk.canonical_id, 0) + 1
     overlap = select_non_overlapping(OVERLAP_CASE)
     reverse = select_non_overlapping(tuple(reversed(OVERLAP_CASE)))
     return {
@@ -333,6 +336,7 @@ def trace() -> dict:
             "kept": [{"id": c.id, "canonical_id": canonical_key(c), "copy": c.copy, "why": canonical.reasons[c.id]}
                      for c in canonical.kept],
             "dropped": [{"id": cid, "kept_id": kept} for cid, kept in canonical.dropped.items()],
+            "copies_per_source": copies,
             "apparent_sources_before": len({c.source for c in CANONICAL_CASE}),
             "canonical_sources_before": len({c.canonical_id or c.source for c in CANONICAL_CASE}),
             "chunks_after_exact_text": len(after_text),
@@ -398,7 +402,9 @@ def view(record: dict) -> list[dict]:
                  f"places, but only {canonical['canonical_sources_before']} canonical sources; exact-text "
                  f"dedupe alone leaves {canonical['chunks_after_exact_text']} chunks, because an export adds a "
                  f"header. After: {canonical['chunks_after']} chunks, {canonical['canonical_sources_after']} "
-                 f"sources. Three copies of one policy are 1 source, not three sources that agree."},
+                 f"sources.\n" + "\n".join(f"{key}: {n} {'copy is' if n == 1 else 'copies is'} 1 source"
+                                          for key, n in canonical["copies_per_source"].items())
+                 + "\nCounting chunk ids would report three sources that agree about returns; there is one."},
         {"table": {"title": f"4. Overlapping lines: five full-text candidates for \"{overlap['query']}\"",
                    "columns": ["rank", "id", "file", "lines", "score"],
                    "rows": [[c["rank"], c["id"], c["source"], c["lines"], f"{c['score']:.1f}"]
