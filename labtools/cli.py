@@ -116,8 +116,11 @@ def summarize(result: dict, target: Path | None = None) -> dict:
                       "passed": task["passed"], "message": message, "test": failing[0]["test"] if failing else ""})
     record["done"] = sum(t["passed"] for t in tasks)
     record["total"] = len(tasks)
-    if "status" not in record:
-        record["status"] = "passed" if tasks and record["done"] == record["total"] else "failing"
+    if "status" not in record and not tasks:
+        record["status"] = "error"
+        record["error"] = f"the grader for '{lesson}' declares no tasks"
+    elif "status" not in record:
+        record["status"] = "passed" if record["done"] == record["total"] else "failing"
     record["tasks"] = tasks
     record["tests"] = tests
     return record
@@ -176,8 +179,10 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
     if problem["status"] == "missing":
         return [f"{problem['file']} is missing. Restore the stub: {RUN} reset {lesson}"]
     if problem["status"] == "error":
+        again = {"save": "save it (this window re-grades)", "enter": "press Enter here"}.get(
+            watching, f"run `{RUN} check {lesson}` again")
         return [f"Lesson {number} {lesson} could not be graded: {problem['error']}",
-                f"Fix {problem['file']} and run `{RUN} check {lesson}` again, or start over from the stub "
+                f"Fix {problem['file']} and {again}, or start over from the stub "
                 f"(your file is backed up first): {RUN} reset {lesson}"]
     task = next(t for t in problem["tasks"] if not t["passed"])
     lines = []

@@ -187,6 +187,12 @@ def test_an_endless_loop_is_stopped_and_every_task_still_gets_a_row(scratch, mon
     assert all(not t["passed"] and "loop" in t["message"] for t in record["tasks"])
 
 
+def test_a_grader_without_tasks_is_an_error_not_a_pass():
+    record = cli.summarize({"lesson": FIRST, "tasks": [], "tests": []}, ROOT / "solutions")
+    assert record["status"] == "error" and "declares no tasks" in record["error"]
+    assert "could not be graded" in "\n".join(cli.next_steps([record]))
+
+
 def test_check_usage_errors_exit_2_and_help():
     typo = methods("check", FIRST[:-1] + "x", check=False)
     assert typo.returncode == 2 and f"Did you mean '{FIRST}'" in typo.stderr.decode()
