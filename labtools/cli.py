@@ -107,7 +107,10 @@ def summarize(result: dict, target: Path | None = None) -> dict:
         record["error"] = result["error"]
     tests = result.get("tests", [])
     tasks = []
-    for task in result.get("tasks") or _declared_tasks(lesson):
+    declared = result.get("tasks", [])
+    if "error" in result and not declared:
+        declared = _declared_tasks(lesson)
+    for task in declared:
         failing = [t for t in tests if t["task"] == task["number"] and not t["passed"]]
         message = failing[0]["message"] if failing else ""
         if "error" in record:
