@@ -1,0 +1,173 @@
+# %% [markdown]
+# # Lesson 02 · budget: keep the units explicit
+#
+# Lesson 01 filled a quote budget measured in characters. This lesson looks at budgets
+# more closely, because three different mistakes hide inside the word "fits":
+#
+# 1. **The policy for a misfit.** When a ranked chunk does not fit, the selector can skip
+#    it and go on, stop, or cut it down. Only one of these keeps the evidence true.
+# 2. **The arithmetic of the window.** The evidence budget is not the window. It is what
+#    is left after everything else that shares the window has been paid for.
+# 3. **The request that breaks.** A fixed top-k is tuned on typical requests, but the one
+#    that overflows is the largest, and it gets no answer at all.
+#
+# Underneath all three sits the question of units: characters, bytes and tokens are
+# different numbers for the same text. The notebook calls the lab's code in
+# `modules/budget.py`, the same code behind `python3 -B methods.py budget`.
+
+# %%
+import pathlib
+import sys
+
+ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+sys.path.insert(0, str(ROOT))
+
+from labtools.render import render_plain
+from modules import budget, units
+
+record = budget.trace()
+blocks = budget.view(record)
+
+
+def show(title_start):
+    """Print the trace's table whose title starts with `title_start`."""
+    print(render_plain([b for b in blocks if "table" in b and b["table"]["title"].startswith(title_start)]))
+
+
+for rank, chunk in enumerate(budget.RANKED, start=1):
+    print(f"{rank}. {chunk.id:<13} {len(chunk.text):>3} chars  {chunk.text}")
+
+# %% [markdown]
+# ## Skip, stop or truncate
+#
+# Three chunks arrive ranked, 150, 30 and 40 characters long, and the budget is 80. The
+# first one cannot fit. Here is what each policy does with exactly the same input:
+
+# %%
+show("One input, three policies")
+
+# %% [markdown]
+# * **skip** leaves the long chunk out whole and keeps walking: the two short chunks fit,
+#   70 of 80 characters are used, and `laptop-loans` is listed as skipped, so nothing
+#   vanishes without a record.
+# * **stop** gives up at the first misfit. The packet is empty even though 80 characters
+#   of room were free.
+# * **truncate** fills the budget to the last character, which looks efficient. Look at
+#   what it handed on:
+
+# %%
+cut = next(w["cut"] for w in record["walks"] if "cut" in w)
+print("handed on:", repr(cut["handed_on"]))
+print("dropped:  ", repr(cut["lost"]))
+
+# %% [markdown]
+# The source says loan laptops may go home *except* the reference-room ones. The cut
+# quote keeps the rule and loses the exception, so the evidence now says something its
+# source never said. An answer built on it would be confidently wrong, and would cite a
+# real passage as its proof. That is why the lab skips.
+#
+# One caution about skipping: the short chunks that survive are not better evidence than
+# the one that was left out. Keeping them is a declared policy for using the room, and
+# the trace records the skip so a reader can see what was given up.
+
+# %% [markdown]
+# ## A counter is a parameter
+#
+# The walk never calls `len()` directly. It takes a counter, any function from text to a
+# whole number, so the same code runs in characters, UTF-8 bytes or lab tokens:
+
+# %%
+for counter, limit in ((units.chars, 80), (units.utf8_bytes, 80), (units.lab_tokens, 20)):
+    walk = budget.fill_budget(budget.RANKED, limit, counter=counter)
+    sizes = [counter(c.text) for c in budget.RANKED]
+    print(f"{counter.__name__:<11} sizes {sizes}  budget {limit:>3}  kept {walk.kept_ids}  used {walk.used}")
+
+# %% [markdown]
+# The units are not interchangeable. For plain ASCII text, characters and bytes agree;
+# for almost anything else they do not:
+
+# %%
+show("One passage, three units")
+print(budget.NON_ASCII.text)
+
+# %% [markdown]
+# A **lab token** is a teaching unit defined in `modules/units.py`: split on whitespace
+# and count each piece as ceil(length / 5). It is *not* a model token. A real model counts
+# its whole input, instructions and wrapping included, with its own tokenizer, and a real
+# adapter would reserve room for the output in that same count. The lab ships no
+# tokenizer, and it never converts characters to tokens with a ratio: a budget is only as
+# trustworthy as the counter that enforces it.
+
+# %% [markdown]
+# ## The window equation
+#
+# Everything a request sends, and everything the model writes back, shares one window:
+#
+# `window = system + history + tools + evidence + output reserve + margin`
+#
+# Evidence is the unknown. In the worked example the window is 1,024, the base input
+# (system prompt, question, message wrapping) is 124, and 128 is reserved for the answer.
+# History and tool schemas are empty this time, but they are still terms of the
+# equation, set to 0:
+
+# %%
+show("Evidence budget from its parts")
+
+# %% [markdown]
+# The second row is the same assistant one turn later: 150 of conversation history and a
+# 90-long tool schema take 240 out of the evidence room, leaving 532. Code that computed
+# the budget once, without those terms, would keep promising 772 and overflow. The third
+# row adds a margin for counting error (the lab's count and the model's count are never
+# quite the same), which costs another 32.
+#
+# When the packet is assembled, check the finished request against the window: its
+# final input was 723, and 723 + 128 reserved = 851, within 1,024.
+
+# %%
+plan = budget.WORKED
+print("evidence budget:", budget.evidence_budget(plan))
+print("723 + 128 =", 723 + plan.output_reserve, "fits:", budget.request_fits(723, plan.output_reserve, plan.window))
+
+# %% [markdown]
+# If the fixed terms already exceed the window, there is no evidence budget at all. The
+# lab treats that as an error, never as a budget of 0, because a zero would quietly
+# produce an empty packet and a request that still overflows:
+
+# %%
+try:
+    budget.evidence_budget(budget.OVERFULL)
+except ValueError as error:
+    print("ValueError:", error)
+
+# %% [markdown]
+# ## Top-k against the window
+#
+# A published simulator (a 240-token window, 40 queries) found that about 13.4 chunks fit
+# on average, yet at k = 11 six of the forty requests overflowed: the average prompt was
+# 206.4 tokens, the largest 246. An overflowing request returns no answer and counts as
+# wrong.
+#
+# The lab's own query set shows the same shape in lab tokens. Each of ten requests has a
+# base input (the system prompt and its question) and eight ranked chunks of different
+# sizes; the window is 160.
+
+# %%
+show("Top-k over")
+
+# %% [markdown]
+# At k = 4 the average request uses 114.7 of 160 lab tokens, comfortably inside, and one
+# request (176) already overflows. At k = 6 the average still fits while three requests
+# do not. Averages hide the tail: size k, or better, fill by budget, for the largest
+# request you must serve, and count overflows per request.
+
+# %%
+for k in (3, 4, 6):
+    print(f"k={k}: overflows {budget.count_overflows(budget.REQUESTS, k, budget.WINDOW_TOKENS)} of {len(budget.REQUESTS)}")
+
+# %% [markdown]
+# ## Your turn
+#
+# Open `exercises/budget.py` and write `evidence_budget` (a negative remainder is an
+# error), `skip_walk` (with any counter; an exact fit is kept), `count_overflows` and the
+# quiz `RESERVE_QUIZ`. Check with `python3 -B methods.py check budget`, and ask for a
+# hint with `python3 -B methods.py hint budget`.
