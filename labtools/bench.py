@@ -1,0 +1,317 @@
+"""`methods.py dev bench`: how fast the lab is, side by side with what it is measured against.
+
+    python3 -B methods.py dev bench [--runs N] [--full] [--notebooks] [--tests]
+
+1. Start-up: every built lesson command (`methods.py NAME --plain`, start to exit) against
+   the standard-library floor `python3 -c "import argparse, dataclasses, json"`, median of
+   N interleaved runs, as a ratio (target <= 1.3); and against importing the framework
+   component a user might reach for instead (Haystack's LostInTheMiddleRanker, LlamaIndex's
+   LongContextReorder), measured only where installed: they are not dependencies.
+2. Reorder at 10^4 items: the lab's slices against those frameworks' reorders where
+   installed, and against the insert-in-a-loop pattern they use (written here, so the
+   quadratic shape shows on any machine).
+3. Scaling of the main mechanisms at 10^3 ... 10^5 candidates (10^6 with --full): time per
+   candidate, and the growth for each tenfold step (10.0 is linear).
+4. Optional: executing every notebook (--notebooks, needs nbclient) and the whole test
+   suite (--tests, needs pytest), each timed once.
+
+This is a benchmark, not a test: it prints figures and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from labtools import course
+
+FLOOR = "import argparse, dataclasses, json"
+TARGET = 1.3
+FRAMEWORKS = (
+    # (label, package to look for, import statement)
+    ("Haystack LostInTheMiddleRanker", "haystack",
+     "from haystack.components.rankers import LostInTheMiddleRanker"),
+    ("LlamaIndex LongContextReorder", "llama_index.core",
+     "from llama_index.core.postprocessor import LongContextReorder"),
+)
+
+
+def _installed(package: str) -> bool:
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _built_lessons() -> list[str]:
+    from methods import LESSONS
+    return [name for name in LESSONS if (course.ROOT / "modules" / f"{name}.py").is_file()]
+
+
+def _run_once(command: list[str]) -> float:
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env.pop("NO_COLOR", None)
+    started = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=course.ROOT, env=env,
+                   check=False)
+    return time.perf_counter() - started
+
+
+def startup(runs: int) -> list[dict]:
+    """Median start-to-exit time of each command, all of them interleaved round by round."""
+    python = sys.executable
+    commands = {"floor": [python, "-c", FLOOR]}
+    for name in _built_lessons():
+        commands[name] = [python, "-B", str(course.ROOT / "methods.py"), name, "--plain"]
+    for label, package, statement in FRAMEWORKS:
+        if _installed(package):
+            commands[label] = [python, "-c", statement]
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for name, command in commands.items():  # warm the file cache once
+        _run_once(command)
+    for _ in range(runs):
+        for name, command in commands.items():
+            times[name].append(_run_once(command))
+    floor = statistics.median(times["floor"])
+    rows = []
+    for name in commands:
+        median = statistics.median(times[name])
+        rows.append({"command": name, "median_ms": median * 1000, "ratio": median / floor})
+    return rows
+
+
+# ------------------------------------------------------------------ reorder
+
+def insert_loop_reorder(items: list) -> list:
+    """The pattern the frameworks use: grow a list with insert() at the front or the middle.
+
+    Each insert shifts what is already there, so n items cost on the order of n^2 moves.
+    Written here only to show that shape next to the lab's two slices.
+    """
+    placed: list = []
+    for index, item in enumerate(reversed(items)):  # worst first, so the best ends up at the front
+        if index % 2 == 0:
+            placed.insert(0, item)
+        else:
+            placed.append(item)
+    return placed
+
+
+def _best_time(function, argument, repeat: int = 3) -> float:
+    """Best of `repeat` runs with the cyclic garbage collector paused, as timeit does: its passes
+    over every live object would bill the mechanism for the size of the whole heap."""
+    import gc
+    best = float("inf")
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            started = time.perf_counter()
+            function(argument)
+            best = min(best, time.perf_counter() - started)
+    finally:
+        if enabled:
+            gc.enable()
+    return best
+
+
+def reorders(size: int = 10_000) -> list[dict]:
+    items = list(range(size))
+    rows = []
+    order_path = course.ROOT / "modules" / "order.py"
+    if order_path.is_file():
+        from modules.order import reorder_lost_in_middle
+        rows.append({"reorder": "lab: modules.order.reorder_lost_in_middle (slices)",
+                     "ms": _best_time(reorder_lost_in_middle, items) * 1000})
+    else:
+        rows.append({"reorder": "lab: modules.order.reorder_lost_in_middle", "ms": None,
+                     "note": "modules/order.py does not exist yet"})
+    rows.append({"reorder": "insert-in-a-loop pattern (written here)", "ms": _best_time(insert_loop_reorder, items) * 1000})
+    if _installed("haystack"):
+        try:
+            from haystack import Document
+            from haystack.components.rankers import LostInTheMiddleRanker
+            ranker = LostInTheMiddleRanker()
+            documents = [Document(content=f"document {i}", score=1.0 - i / size) for i in items]
+            rows.append({"reorder": "Haystack LostInTheMiddleRanker.run",
+                         "ms": _best_time(lambda docs: ranker.run(documents=docs), documents, repeat=1) * 1000})
+        except Exception as error:  # an installed but incompatible version: say so, do not fail the bench
+            rows.append({"reorder": "Haystack LostInTheMiddleRanker.run", "ms": None, "note": f"failed: {error}"})
+    else:
+        rows.append({"reorder": "Haystack LostInTheMiddleRanker.run", "ms": None, "note": "not installed"})
+    if _installed("llama_index.core"):
+        try:
+            from llama_index.core.postprocessor import LongContextReorder
+            from llama_index.core.schema import NodeWithScore, TextNode
+            reorder = LongContextReorder()
+            nodes = [NodeWithScore(node=TextNode(text=f"node {i}"), score=1.0 - i / size) for i in items]
+            rows.append({"reorder": "LlamaIndex LongContextReorder.postprocess_nodes",
+                         "ms": _best_time(lambda ns: reorder.postprocess_nodes(ns), nodes, repeat=1) * 1000})
+        except Exception as error:
+            rows.append({"reorder": "LlamaIndex LongContextReorder.postprocess_nodes", "ms": None,
+                         "note": f"failed: {error}"})
+    else:
+        rows.append({"reorder": "LlamaIndex LongContextReorder.postprocess_nodes", "ms": None, "note": "not installed"})
+    return rows
+
+
+# ------------------------------------------------------------------ scaling
+
+def _context_case(n: int):
+    from modules.context import Passage, select_context
+    # Distinct ids and texts, one version per source: every candidate goes through the budget walk.
+    candidates = [Passage(f"p{i}", f"s{i % 97}", "1", "t", f"passage {i} " + "x" * (i % 40)) for i in range(n)]
+    budget = 20 * n  # about half of them fit
+    return "select_context (lesson 01)", lambda: select_context(candidates, budget)
+
+
+def _dedupe_cases(n: int):
+    if not (course.ROOT / "modules" / "dedupe.py").is_file():
+        return []
+    dedupe = importlib.import_module("modules.dedupe")
+    chunks = [dedupe.Chunk(f"c{i}", f"file{i % 50}.md", f"text {i % (n // 2 or 1)}", score=(i % 1000) / 1000,
+                           canonical_id=f"doc-{i % 300}", start_line=1 + 10 * (i // 50), end_line=5 + 10 * (i // 50))
+              for i in range(n)]
+    cases = []
+    for name in ("dedupe_ids", "dedupe_text", "dedupe_canonical", "select_non_overlapping"):
+        function = getattr(dedupe, name, None)
+        if function is not None:
+            cases.append((f"dedupe.{name} (lesson 03)", lambda function=function: function(chunks)))
+    return cases
+
+
+def _fusion_case(n: int):
+    if not (course.ROOT / "modules" / "hybrid.py").is_file():
+        return []
+    hybrid = importlib.import_module("modules.hybrid")
+    function = getattr(hybrid, "reciprocal_rank_fusion", None)
+    if function is None:
+        return []
+    ids = [f"d{i}" for i in range(n)]
+    rankings = [ids, ids[::-1], ids[n // 2:] + ids[:n // 2]]
+    return [("hybrid.reciprocal_rank_fusion, 3 rankings (lesson 07)", lambda: function(rankings))]
+
+
+def scaling(top: int) -> list[dict]:
+    sizes = [10 ** e for e in range(3, len(str(top)))]
+    series: dict[str, list[float]] = {}
+    for n in sizes:
+        cases = [_context_case(n)] + _dedupe_cases(n) + _fusion_case(n)
+        for label, run in cases:
+            repeat = 3 if n <= 100_000 else 1
+            series.setdefault(label, []).append(_best_time(lambda _: run(), None, repeat=repeat))
+    rows = []
+    for label, times in series.items():
+        for index, (n, seconds) in enumerate(zip(sizes, times)):
+            step = times[index] / times[index - 1] if index else None
+            rows.append({"mechanism": label, "n": n, "ms": seconds * 1000, "us_per_item": seconds / n * 1e6,
+                         "tenfold_step": step})
+    return rows
+
+
+# ------------------------------------------------------------------ optional: notebooks and tests
+
+def notebooks_time() -> dict:
+    if not _installed("nbclient"):
+        return {"note": "nbclient is not installed for this Python; run with .venv/bin/python"}
+    from labtools import notebooks
+    paths = notebooks.sources()
+    started = time.perf_counter()
+    notebooks.executed_texts(paths)
+    return {"notebooks": len(paths), "seconds": time.perf_counter() - started}
+
+
+def tests_time() -> dict:
+    if not _installed("pytest"):
+        return {"note": "pytest is not installed for this Python; run with .venv/bin/python"}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=course.ROOT,
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    tail = (done.stdout.strip().splitlines() or ["no output"])[-1]
+    return {"seconds": time.perf_counter() - started, "summary": tail.strip("= ")}
+
+
+# ------------------------------------------------------------------ printing
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f} ms"
+
+
+def report(runs: int, top: int, with_notebooks: bool, with_tests: bool) -> str:
+    lines = [f"Context Lab benchmark ({sys.implementation.name} {sys.version.split()[0]}, {os.cpu_count()} cores)", ""]
+    rows = startup(runs)
+    floor = rows[0]["median_ms"]
+    frameworks = {row["command"]: row for row in rows if row["command"] in {f[0] for f in FRAMEWORKS}}
+    lines.append(f"1. Start to exit, median of {runs} interleaved runs; floor = python3 -c \"{FLOOR}\" "
+                 f"= {floor:.1f} ms; target <= {TARGET}x")
+    heads = ["command", "median", "vs floor", "verdict"] + [f"vs import {label}" for label, _, _ in FRAMEWORKS]
+    table = []
+    for row in rows:
+        if row["command"] in frameworks:
+            continue
+        verdict = "" if row["command"] == "floor" else ("ok" if row["ratio"] <= TARGET else "TOO SLOW")
+        cells = [row["command"] if row["command"] == "floor" else f"methods.py {row['command']}",
+                 _ms(row["median_ms"]), f"{row['ratio']:.2f}x", verdict]
+        for label, _, _ in FRAMEWORKS:
+            found = frameworks.get(label)
+            cells.append(f"{row['median_ms'] / found['median_ms']:.2f}x" if found else "not installed")
+        table.append(cells)
+    for label, row in frameworks.items():
+        table.append([f"import {label}", _ms(row["median_ms"]), f"{row['ratio']:.2f}x", "(framework)"]
+                     + ["" for _ in FRAMEWORKS])
+    lines += _table(heads, table)
+
+    lines += ["", "2. Reorder 10,000 items (best of 3; frameworks once)"]
+    reorder_rows = reorders()
+    lab = next((r["ms"] for r in reorder_rows if r["reorder"].startswith("lab:")), None)
+    lines += _table(["reorder", "time", "vs lab"],
+                    [[r["reorder"], _ms(r["ms"]) if r["ms"] is not None else r.get("note", "-"),
+                      f"{r['ms'] / lab:.0f}x" if (r["ms"] is not None and lab) else ""] for r in reorder_rows])
+
+    lines += ["", f"3. Scaling, 10^3 to 10^{len(str(top)) - 1} candidates (best of 3 up to 10^5, garbage collector paused); "
+                  f"a tenfold step near 10x is linear"]
+    lines += _table(["mechanism", "n", "time", "per item", "tenfold step"],
+                    [[r["mechanism"], f"{r['n']:,}", _ms(r["ms"]), f"{r['us_per_item']:.2f} us",
+                      "" if r["tenfold_step"] is None else f"{r['tenfold_step']:.1f}x"] for r in scaling(top)])
+
+    if with_notebooks:
+        result = notebooks_time()
+        lines += ["", "4. Executing every notebook (concurrently): "
+                  + (f"{result['notebooks']} notebooks in {result['seconds']:.1f} s" if "seconds" in result
+                     else result["note"])]
+    if with_tests:
+        result = tests_time()
+        lines += ["", "5. The whole test suite: "
+                  + (f"{result['seconds']:.1f} s ({result['summary']})" if "seconds" in result else result["note"])]
+    if not (with_notebooks and with_tests):
+        lines += ["", "(--notebooks and --tests add the notebook execution and test suite times)"]
+    return "\n".join(lines) + "\n"
+
+
+def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(heads, *rows)]
+    out = ["  " + "  ".join(str(h).ljust(w) for h, w in zip(heads, widths)).rstrip()]
+    out.append("  " + "  ".join("-" * w for w in widths))
+    for row in rows:
+        out.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="methods.py dev bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20, help="start-up runs per command (default 20)")
+    parser.add_argument("--full", action="store_true", help="scale up to 10^6 candidates (default 10^5)")
+    parser.add_argument("--notebooks", action="store_true", help="also time executing every notebook")
+    parser.add_argument("--tests", action="store_true", help="also time the whole test suite")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, got {args.runs}")
+    sys.stdout.write(report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests))
+    return 0
