@@ -1,0 +1,87 @@
+# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check hybrid
+# (generated from solutions/hybrid.py; `python3 -B methods.py reset hybrid` restores this stub)
+"""Lesson 07 exercises: read a size honestly, then fuse channels by rank.
+
+Task 1  parse_size              read one size from shopper text; never assume a unit
+Task 2  reciprocal_rank_fusion  fuse rankings by rank alone (RRF, k = 60, ranks from 1)
+Task 3  fuse_by_cluster         collapse copies by canonical cluster, then fuse; raw scores unused
+Task 4  RAW_SCORES_QUIZ         why raw channel scores must not be added
+
+Check your work:  python3 -B methods.py check hybrid
+Stuck?            python3 -B methods.py hint hybrid
+"""
+
+from modules.hybrid import to_mm
+
+UNIT_WORDS = {"mm": "mm", "millimetre": "mm", "millimetres": "mm", "millimeter": "mm", "millimeters": "mm",
+              "inch": "inch", "inches": "inch"}
+
+
+def parse_size(text: str) -> tuple:
+    """Task 1. Read at most one size from `text`; return (state, value_mm).
+
+    A size is a number (digits, optionally with a decimal point: "16", "0.625")
+    followed, with or without a space, by an optional unit word from UNIT_WORDS
+    ("16 mm", "16mm", "0.625 inch", "2 inches"). Case does not matter.
+
+      one number with a unit    -> ("ready", <millimetres as exact decimal text>)
+                                   use to_mm(number_text, unit): to_mm("0.625", "inch") == "15.875"
+      one number with no unit   -> ("clarify", None): ask, never assume millimetres
+      no number at all          -> ("ready", None): no size was requested
+      more than one number      -> ("failed", None): which one is meant?
+
+    >>> parse_size("mechanical seal 16 mm")
+    ('ready', '16')
+    >>> parse_size("pump seal 16")
+    ('clarify', None)
+    """
+    raise NotImplementedError("parse_size: write your answer here, then run: python3 -B methods.py check hybrid")
+
+
+def reciprocal_rank_fusion(rankings, k: int = 60) -> list:
+    """Task 2. Fuse rankings by rank alone (Cormack, Clarke and Buettcher, 2009).
+
+    `rankings` is a list of rankings; each ranking is a list of distinct ids,
+    best first. The first id of a ranking has rank 1 (not 0). An id earns
+    1 / (k + rank) from every ranking that holds it, and nothing from a ranking
+    that does not: an id found by one channel only is still fused.
+
+    Return a list of (id, ordering_score) pairs, highest score first; equal
+    scores are ordered by id (alphabetically). Raise ValueError if k < 1.
+
+    >>> reciprocal_rank_fusion([["a", "b"], ["b"]], k=60)
+    [('b', 0.03252247488101534), ('a', 0.01639344262295082)]
+    """
+    raise NotImplementedError("reciprocal_rank_fusion: write your answer here, then run: python3 -B methods.py check hybrid")
+
+
+def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
+    """Task 3. Collapse each channel's hits to canonical clusters, then fuse by rank.
+
+    `channel_hits` maps a channel name to its hits, best first, each hit a
+    (listing_id, raw_score) pair. The raw scores come from unrelated scales
+    (term counts, cosines...): do not add or compare them, use positions only.
+    `cluster_of` maps every listing id to its canonical cluster id; a listing and
+    its copy share one cluster.
+
+    Within one channel a cluster takes the position of its first (best) member
+    and its later members are dropped, so the next cluster moves up: the ranks
+    of a channel are 1, 2, 3... over distinct clusters. Then fuse the channels'
+    cluster rankings with reciprocal_rank_fusion(..., k). Return
+    [(cluster_id, ordering_score), ...] as reciprocal_rank_fusion does.
+    """
+    raise NotImplementedError("fuse_by_cluster: write your answer here, then run: python3 -B methods.py check hybrid")
+
+
+# Task 4 (quiz). The lexical channel scores 0 to 12 (weighted term counts) and the
+# vector channel 0 to 1 (cosine). A colleague ranks by lexical + cosine. What is wrong?
+#   "a"  nothing, as long as both scores are higher-is-better
+#   "b"  the scales are unrelated, so the sum mostly repeats the lexical order, and writing
+#        the same cosines as percentages would reorder the results with no new evidence
+#   "c"  the sum can exceed 1, so it is no longer a probability of compatibility
+#   "d"  cosines can be negative, which makes the sum undefined
+# Set RAW_SCORES_QUIZ to one letter.
+RAW_SCORES_QUIZ = None  # TODO: your answer
+
+
+__all__ = ["UNIT_WORDS", "parse_size", "reciprocal_rank_fusion", "fuse_by_cluster", "RAW_SCORES_QUIZ"]

@@ -1,0 +1,210 @@
+"""Grader for lesson 07, hybrid. Run: python3 -B methods.py check hybrid"""
+
+from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from modules.catalogue import QUERIES, permitted_listings
+from modules.hybrid import hybrid_search, parse_diameter
+
+LESSON = "hybrid"
+
+TASKS = (
+    Task(1, "parse_size", "Read one size, and never assume its unit", hints=(
+        "A shopper typed \"16\". Is that 16 mm, 16 inches, or a model number? What may the product do about it?",
+        "Find every number first, then look at what follows it: a unit word glued on (\"16mm\") or as the next "
+        "word (\"16 mm\"). How many numbers did you find, and did each have a unit?",
+        "No number: (\"ready\", None). Two or more: (\"failed\", None). One without a unit: (\"clarify\", None). "
+        "One with a unit: (\"ready\", to_mm(number_text, UNIT_WORDS[word])): to_mm does the exact inch arithmetic.",
+    )),
+    Task(2, "reciprocal_rank_fusion", "Fuse rankings by rank alone", hints=(
+        "Which number from each ranking does RRF use: the score, or the position? Where do positions start?",
+        "An id that only one ranking holds: should it vanish, or keep what that one ranking gives it?",
+        "For each ranking, `for rank, item in enumerate(ranking, start=1)` and add 1 / (k + rank) to item's total. "
+        "Sort by (-total, id). What should k = 0 do?",
+    )),
+    Task(3, "fuse_by_cluster", "Collapse copies by canonical cluster, then fuse", hints=(
+        "A listing and its copy are one product. If both stay in a channel's ranking, what happens to every "
+        "listing below them, and to the product's own total?",
+        "The raw scores sit right there in each hit. Why are they useless for comparing a lexical hit with a "
+        "vector hit?",
+        "For each channel, walk its hits in order, map each listing id to cluster_of[id], and keep a cluster only "
+        "the first time you see it (a set helps). Pass the list of cluster rankings to reciprocal_rank_fusion.",
+    )),
+    Task(4, "RAW_SCORES_QUIZ", "Quiz: why raw scores must not be added", hints=(
+        "If the cosines were written as percentages (0-100) instead of 0-1, did the evidence change? Would the sum?",
+        "Look at the lesson's side-by-side table: how many clusters moved when only the cosine's scale changed?",
+    )),
+)
+
+
+def _shown_rankings(rankings) -> str:
+    return "[" + ", ".join("[" + ", ".join(repr(x) for x in r) + "]" for r in rankings) + "]"
+
+
+def _expect_fused(got, want, shown: str, why: str = "") -> None:
+    """Same ids in the same order, scores equal to 12 decimal places (float sums may differ in the last bit)."""
+    ok = isinstance(got, list) and len(got) == len(want) and all(
+        isinstance(pair, tuple) and len(pair) == 2 and pair[0] == w[0] and isinstance(pair[1], float)
+        and abs(pair[1] - w[1]) < 1e-12 for pair, w in zip(got, want))
+    if not ok:
+        detail = f"\n  why: {why}" if why else ""
+        expect_true(False, f"called {shown}\n  got:      {got!r}\n  expected: {want!r}\n"
+                           f"  (a list of (id, float) tuples, best first){detail}")
+
+
+# ---------------------------------------------------------------- Task 1
+
+def _size(fn, text):
+    return call(fn, text, shown=f"parse_size({text!r})")
+
+
+def test_task1_explicit_millimetres():
+    fn = function(load(LESSON), "parse_size")
+    for text in ("mechanical seal 16 mm", "16mm seal", "Seal 16 MM", "seal for a 16 millimetres shaft"):
+        expect(_size(fn, text), ("ready", "16"), f"parse_size({text!r})",
+               why="one number with a written unit: 16 millimetres, as exact text '16'")
+
+
+def test_task1_bare_number_is_never_assumed():
+    fn = function(load(LESSON), "parse_size")
+    for text in ("pump seal 16", "16", "seal 16, carbon", "seal 0.625in"):
+        expect(_size(fn, text), ("clarify", None), f"parse_size({text!r})",
+               why="no known unit was written: ask (state 'clarify'); assuming millimetres would invent the "
+                   "customer's intent ('in' is not one of UNIT_WORDS)")
+
+
+def test_task1_inches_converted_exactly():
+    fn = function(load(LESSON), "parse_size")
+    for text, want in (("lip seal 0.625 inch", "15.875"), ("2 inches", "50.8"), ("shaft 1inch", "25.4")):
+        expect(_size(fn, text), ("ready", want), f"parse_size({text!r})",
+               why="convert with to_mm(number, 'inch'): exact decimal text, 1 inch = 25.4 mm")
+
+
+def test_task1_no_size_or_two_sizes():
+    fn = function(load(LESSON), "parse_size")
+    expect(_size(fn, "mechanical seal"), ("ready", None), "parse_size('mechanical seal')",
+           why="no number: nothing to resolve, and nothing to ask")
+    for text in ("seal 16 mm or 18 mm", "16 mm seal for an 18 mm shaft", "seal 16 18"):
+        expect(_size(fn, text), ("failed", None), f"parse_size({text!r})",
+               why="more than one number: picking one would guess which size is meant")
+
+
+def test_task1_agrees_with_the_lesson_queries():
+    fn = function(load(LESSON), "parse_size")
+    for query in QUERIES:
+        state, diameter, _reason = parse_diameter(query.text)
+        want = (state, diameter.value_mm if diameter else None)
+        expect(_size(fn, query.text), want, f"parse_size({query.text!r})  # {query.id}",
+               why="the lesson's query contract reads this query that way")
+
+
+# ---------------------------------------------------------------- Task 2
+
+def _rrf(fn, rankings, k=None):
+    shown = f"reciprocal_rank_fusion({_shown_rankings(rankings)}" + (f", k={k})" if k is not None else ")")
+    got = call(fn, rankings, shown=shown) if k is None else call(fn, rankings, k, shown=shown)
+    return got, shown
+
+
+def test_task2_ranks_start_at_one():
+    fn = function(load(LESSON), "reciprocal_rank_fusion")
+    got, shown = _rrf(fn, [["a"]])
+    _expect_fused(got, [("a", 1 / 61)], shown, why="the first place has rank 1, so it earns 1 / (60 + 1), not 1 / 60")
+    got, shown = _rrf(fn, [["a", "b", "c"]], 1)
+    _expect_fused(got, [("a", 1 / 2), ("b", 1 / 3), ("c", 1 / 4)], shown, why="with k = 1: 1/(1+1), 1/(1+2), 1/(1+3)")
+
+
+def test_task2_items_in_one_list_are_still_fused():
+    fn = function(load(LESSON), "reciprocal_rank_fusion")
+    got, shown = _rrf(fn, [["a", "b", "c"], ["c", "d"]])
+    _expect_fused(got, [("c", 1 / 63 + 1 / 61), ("a", 1 / 61), ("b", 1 / 62), ("d", 1 / 62)], shown,
+                  why="c is in both rankings; a, b and d are each in one ranking and keep what it gives them")
+    got, shown = _rrf(fn, [["x"], []])
+    _expect_fused(got, [("x", 1 / 61)], shown, why="an empty ranking contributes nothing and removes nothing")
+
+
+def test_task2_order_and_ties():
+    fn = function(load(LESSON), "reciprocal_rank_fusion")
+    got, shown = _rrf(fn, [["b", "a"], ["a", "b"]])
+    _expect_fused(got, [("a", 1 / 61 + 1 / 62), ("b", 1 / 61 + 1 / 62)], shown,
+                  why="equal totals are ordered by id, whatever order they were met in")
+    got, shown = _rrf(fn, [["z", "y", "x"], ["y"]])
+    _expect_fused(got, [("y", 1 / 62 + 1 / 61), ("z", 1 / 61), ("x", 1 / 63)], shown, why="highest total first")
+    got, shown = _rrf(fn, [])
+    _expect_fused(got, [], shown, why="no rankings, nothing to fuse")
+
+
+def test_task2_k_is_used():
+    fn = function(load(LESSON), "reciprocal_rank_fusion")
+    got, shown = _rrf(fn, [["a", "b"], ["b"]], 10)
+    _expect_fused(got, [("b", 1 / 12 + 1 / 11), ("a", 1 / 11)], shown, why="use the k you are given")
+    expect_error(ValueError, fn, [["a"]], 0, shown="reciprocal_rank_fusion([['a']], 0)",
+                 why="k must be at least 1")
+
+
+def test_task2_matches_the_lesson():
+    fn = function(load(LESSON), "reciprocal_rank_fusion")
+    _contract, channels, _fused = hybrid_search(QUERIES[0])
+    rankings = [list(c.ranking) for c in channels]
+    from modules.hybrid import reciprocal_rank_fusion as reference
+    got = call(fn, rankings, 60, shown="reciprocal_rank_fusion(<the three channel rankings of PW-Q001>, 60)")
+    _expect_fused(got, reference(rankings, 60), "reciprocal_rank_fusion(<PW-Q001's rankings>, 60)")
+
+
+# ---------------------------------------------------------------- Task 3
+
+def _fuse(fn, hits, clusters, k=60):
+    shown = f"fuse_by_cluster({hits!r}, {clusters!r}, {k})"
+    return call(fn, hits, clusters, k, shown=shown), shown
+
+
+def test_task3_raw_scores_are_not_added():
+    fn = function(load(LESSON), "fuse_by_cluster")
+    hits = {"lexical": [("A", 100.0), ("B", 99.0)], "vector": [("B", 0.9), ("C", 0.8)]}
+    clusters = {"A": "cA", "B": "cB", "C": "cC"}
+    got, shown = _fuse(fn, hits, clusters)
+    _expect_fused(got, [("cB", 1 / 62 + 1 / 61), ("cA", 1 / 61), ("cC", 1 / 62)], shown,
+                  why="B is proposed by both channels; adding 100 + 0 for A against 99 + 0.9 for B would let "
+                      "the lexical channel's big numbers decide")
+    scaled = {"lexical": [("A", 100.0), ("B", 99.0)], "vector": [("B", 90.0), ("C", 80.0)]}
+    again, shown2 = _fuse(fn, scaled, clusters)
+    _expect_fused(again, got, shown2, why="writing the cosines as percentages changes no position, so it "
+                                          "must change no ordering_score")
+
+
+def test_task3_copy_collapses_to_its_cluster():
+    fn = function(load(LESSON), "fuse_by_cluster")
+    hits = {"lexical": [("L1", 9.0), ("L2", 9.0), ("L3", 8.0)], "vector": [("L3", 0.99), ("L1", 0.98)]}
+    clusters = {"L1": "C-01", "L2": "C-01", "L3": "C-02"}
+    got, shown = _fuse(fn, hits, clusters)
+    _expect_fused(got, [("C-01", 1 / 61 + 1 / 62), ("C-02", 1 / 62 + 1 / 61)], shown,
+                  why="L2 is a copy of L1: C-01 takes rank 1 once in the lexical channel, and C-02 moves up "
+                      "to rank 2 there (not 3)")
+
+
+def test_task3_clusters_not_display_ids():
+    fn = function(load(LESSON), "fuse_by_cluster")
+    hits = {"lexical": [("L2", 5.0)], "vector": [("L1", 0.7)]}
+    got, shown = _fuse(fn, hits, {"L1": "C-01", "L2": "C-01"}, 10)
+    _expect_fused(got, [("C-01", 2 / 11)], shown,
+                  why="two display ids, one canonical cluster: both channels vote for C-01 at rank 1")
+
+
+def test_task3_matches_the_lesson():
+    fn = function(load(LESSON), "fuse_by_cluster")
+    listings = permitted_listings()
+    for query in QUERIES[:3]:
+        _contract, channels, fused = hybrid_search(query, listings)
+        hits = {c.channel: [(h.listing_id, h.score) for h in c.hits] for c in channels}
+        clusters = {x.id: x.cluster_id for x in listings}
+        got = call(fn, hits, clusters, 60, shown=f"fuse_by_cluster(<the channel hits of {query.id}>, <clusters>, 60)")
+        _expect_fused(got, [(f.cluster_id, f.ordering_score) for f in fused],
+                      f"fuse_by_cluster(<the channel hits of {query.id}>, <clusters>, 60)",
+                      why="the lesson's fused table for this query")
+
+
+# ---------------------------------------------------------------- Task 4
+
+def test_task4_raw_scores_quiz():
+    answer = constant(load(LESSON), "RAW_SCORES_QUIZ")
+    expect_true(answer in ("a", "b", "c", "d"), f"RAW_SCORES_QUIZ is {answer!r}; set it to one letter: 'a'-'d'")
+    expect_true(answer == "b", f"RAW_SCORES_QUIZ = {answer!r} is not the best answer. Look again at the lesson's "
+                               "table where only the cosine's scale changes (hint: python3 -B methods.py hint hybrid 4)")

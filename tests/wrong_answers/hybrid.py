@@ -1,0 +1,61 @@
+"""Plausible wrong answers to lesson 07's tasks; `dev check` proves the graders reject each.
+
+Each entry edits the reference solution: every `old` text must occur exactly once.
+"""
+
+WRONG_ANSWERS = [
+    {"name": "a bare number is assumed to be millimetres", "task": 1,
+     "replace": [('    if unit is None:\n        return "clarify", None\n', '    unit = unit or "mm"\n')]},
+    {"name": "inches are not converted", "task": 1,
+     "replace": [('return "ready", to_mm(number, unit)', 'return "ready", to_mm(number, "mm")')]},
+    {"name": "float arithmetic instead of exact decimals", "task": 1,
+     "replace": [('return "ready", to_mm(number, unit)',
+                  'return "ready", str(float(number) * (25.4 if unit == "inch" else 1))')]},
+    {"name": "the first of two sizes wins", "task": 1,
+     "replace": [('    if len(sizes) > 1:\n        return "failed", None\n', '')]},
+    {"name": "a unit glued to the number is missed", "task": 1,
+     "replace": [("unit = UNIT_WORDS.get(glued) if glued else UNIT_WORDS.get(after)",
+                  "unit = UNIT_WORDS.get(after)")]},
+    {"name": "any word after a number counts as a unit (mm assumed)", "task": 1,
+     "replace": [("unit = UNIT_WORDS.get(glued) if glued else UNIT_WORDS.get(after)",
+                  'unit = UNIT_WORDS.get(glued or after, "mm")')]},
+    {"name": "ranks counted from 0", "task": 2,
+     "replace": [("for rank, item in enumerate(ranking, start=1):", "for rank, item in enumerate(ranking):")]},
+    {"name": "items missing from one ranking are dropped", "task": 2,
+     "replace": [("    return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))\n    # END SOLUTION\n\n\n"
+                  "def fuse_by_cluster",
+                  "    everywhere = {i for i in scores if all(i in r for r in rankings)}\n"
+                  "    return sorted(((i, s) for i, s in scores.items() if i in everywhere), "
+                  "key=lambda pair: (-pair[1], pair[0]))\n    # END SOLUTION\n\n\ndef fuse_by_cluster")]},
+    {"name": "k is fixed at 60", "task": 2,
+     "replace": [("scores.get(item, 0.0) + 1.0 / (k + rank)", "scores.get(item, 0.0) + 1.0 / (60 + rank)")]},
+    {"name": "lowest total first", "task": 2,
+     "replace": [("key=lambda pair: (-pair[1], pair[0]))\n    # END SOLUTION\n\n\ndef fuse_by_cluster",
+                  "key=lambda pair: (pair[1], pair[0]))\n    # END SOLUTION\n\n\ndef fuse_by_cluster")]},
+    {"name": "ties keep the order they were met in", "task": 2,
+     "replace": [("key=lambda pair: (-pair[1], pair[0]))\n    # END SOLUTION\n\n\ndef fuse_by_cluster",
+                  "key=lambda pair: -pair[1])\n    # END SOLUTION\n\n\ndef fuse_by_cluster")]},
+    {"name": "k = 0 accepted", "task": 2,
+     "replace": [("    if k < 1:\n", "    if k < 0:\n")]},
+    {"name": "the raw scores are added instead of ranks", "task": 3,
+     "replace": [("    return reciprocal_rank_fusion(rankings, k)\n",
+                  "    totals = {}\n"
+                  "    for hits in channel_hits.values():\n"
+                  "        best = {}\n"
+                  "        for listing_id, raw in hits:\n"
+                  "            best.setdefault(cluster_of[listing_id], raw)\n"
+                  "        for cluster, raw in best.items():\n"
+                  "            totals[cluster] = totals.get(cluster, 0.0) + raw\n"
+                  "    return sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))\n")]},
+    {"name": "deduplicated by display id, not by cluster", "task": 3,
+     "replace": [("            cluster = cluster_of[listing_id]\n", "            cluster = listing_id\n")]},
+    {"name": "a copy keeps its own rank slot", "task": 3,
+     "replace": [("            if cluster not in seen:\n                seen.add(cluster)\n                ranking.append(cluster)\n",
+                  "            ranking.append(cluster)\n")]},
+    {"name": "a copy is dropped but still takes up a rank", "task": 3,
+     "replace": [("            if cluster not in seen:\n                seen.add(cluster)\n                ranking.append(cluster)\n",
+                  "            if cluster not in seen:\n                seen.add(cluster)\n                ranking.append(cluster)\n"
+                  "            else:\n                ranking.append(cluster + ' (copy)')\n")]},
+    {"name": "quiz: the sum is not a probability", "task": 4,
+     "replace": [('RAW_SCORES_QUIZ = "b"', 'RAW_SCORES_QUIZ = "c"')]},
+]
