@@ -207,6 +207,7 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
     try:
         if args.manual:
             cli.write(f"\nPress Enter to re-grade {files}; type q and Enter (or press Ctrl-C) to quit.\n")
+
             def on_enter() -> None:
                 cli.write(f"\n--- re-grading at {time.strftime('%H:%M:%S')} ---\n")
                 regrade(names)

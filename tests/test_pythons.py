@@ -79,7 +79,10 @@ def test_lessons_and_graders_under(version, tmp_path):
 
     solved = done[("check", "solutions")]
     record = json.loads(solved.stdout)
-    assert solved.returncode == 0 and record["passed"] is True, f"solutions fail under {version}"
+    failing = [f"{lesson['lesson']}: {lesson.get('error') or next(t['message'] for t in lesson['tasks'] if not t['passed'])}"
+               for lesson in record["lessons"] if lesson["status"] != "passed"]
+    assert solved.returncode == 0 and record["passed"] is True and not failing, \
+        f"solutions fail under {version}: " + "; ".join(failing)
     assert [lesson["lesson"] for lesson in record["lessons"]] == course.lessons()
 
     unsolved = done[("check", "stubs")]
