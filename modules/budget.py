@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from modules.units import chars, lab_tokens, utf8_bytes
 
 __all__ = [
-    "Chunk", "BudgetWalk", "WindowPlan", "Request", "POLICIES", "fill_budget", "evidence_budget",
+    "Chunk", "BudgetWalk", "Request", "POLICIES", "fill_budget", "evidence_budget",
     "request_fits", "prompt_sizes", "count_overflows", "topk_sweep", "RANKED", "SYSTEM_PROMPT",
     "REQUESTS", "WINDOW_TOKENS", "NON_ASCII", "trace",
 ]
@@ -149,36 +149,21 @@ def fill_budget(chunks, budget: int, counter=chars, policy: str = "skip") -> Bud
 WINDOW_TERMS = ("system", "history", "tools", "output_reserve", "margin")
 
 
-@dataclass(frozen=True)
-class WindowPlan:
-    """The parts of one request's window, in one declared unit.
+def evidence_budget(window: int, system: int, history: int, tools: int, output_reserve: int, margin: int) -> int:
+    """Solve window = system + history + tools + evidence + output_reserve + margin for evidence.
 
-    system: system prompt, question and message wrapping; history: earlier turns;
-    tools: tool schemas; output_reserve: room kept for the answer; margin: slack for
-    counting error. History and tools are terms even when they are 0.
+    All terms share one declared unit. system: system prompt, question and message
+    wrapping; history: earlier turns; tools: tool schemas; output_reserve: room kept
+    for the answer; margin: slack for counting error. History and tools are terms
+    even when they are 0. A negative remainder is an error, never a 0.
     """
-
-    window: int
-    system: int
-    history: int
-    tools: int
-    output_reserve: int
-    margin: int
-
-    def __post_init__(self) -> None:
-        _whole("window", self.window, 1)
-        for name in WINDOW_TERMS:
-            _whole(name, getattr(self, name))
-
-
-def evidence_budget(plan: WindowPlan) -> int:
-    """window - system - history - tools - output_reserve - margin; negative is an error."""
-    if not isinstance(plan, WindowPlan):
-        raise TypeError(f"plan must be a WindowPlan, got {type(plan).__name__} {plan!r}")
-    remainder = plan.window - sum(getattr(plan, name) for name in WINDOW_TERMS)
+    terms = dict(system=system, history=history, tools=tools, output_reserve=output_reserve, margin=margin)
+    remainder = _whole("window", window, 1)
+    for name, value in terms.items():
+        remainder -= _whole(name, value)
     if remainder < 0:
-        terms = " - ".join(f"{name} {getattr(plan, name)}" for name in WINDOW_TERMS)
-        raise ValueError(f"evidence budget is negative: window {plan.window} - {terms} = {remainder}; "
+        shown = " - ".join(f"{name} {value}" for name, value in terms.items())
+        raise ValueError(f"evidence budget is negative: window {window} - {shown} = {remainder}; "
                          f"the fixed terms already exceed the window, so shrink one or use a larger window")
     return remainder
 
@@ -263,16 +248,16 @@ SKIP_BUDGET = 80
 SKIP_BUDGET_LAB_TOKENS = 20
 
 # The worked example: a 1,024 window, 124 of base input, 128 reserved for output.
-WORKED = WindowPlan(window=1024, system=124, history=0, tools=0, output_reserve=128, margin=0)
+WORKED = dict(window=1024, system=124, history=0, tools=0, output_reserve=128, margin=0)
 WORKED_FINAL_INPUT = 723          # the request's whole input once its packet is added
 PLANS = (
     ("worked example (history, tools 0)", WORKED),
     ("follow-up turn with history, tools",
-     WindowPlan(window=1024, system=124, history=150, tools=90, output_reserve=128, margin=0)),
+     dict(WORKED, history=150, tools=90)),
     ("the same plus a counting margin",
-     WindowPlan(window=1024, system=124, history=150, tools=90, output_reserve=128, margin=32)),
+     dict(WORKED, history=150, tools=90, margin=32)),
 )
-OVERFULL = WindowPlan(window=1024, system=124, history=700, tools=90, output_reserve=128, margin=32)
+OVERFULL = dict(WORKED, history=700, tools=90, margin=32)
 
 SYSTEM_PROMPT = ("Answer from the evidence below only. Quote the passage ids you use. "
                  "If the evidence does not answer the question, say so.")
@@ -333,15 +318,13 @@ def trace() -> dict:
     in_tokens = _walk_record(fill_budget(RANKED, SKIP_BUDGET_LAB_TOKENS, lab_tokens), originals, lab_tokens)
     plans = []
     for label, plan in PLANS:
-        row = {"label": label, "window": plan.window}
-        row.update({name: getattr(plan, name) for name in WINDOW_TERMS})
-        row["evidence"] = evidence_budget(plan)
-        row["evidence_taken_by_history_and_tools"] = plan.history + plan.tools
+        row = dict(label=label, **plan, evidence=evidence_budget(**plan))
+        row["evidence_taken_by_history_and_tools"] = plan["history"] + plan["tools"]
         plans.append(row)
     try:
-        evidence_budget(OVERFULL)
+        evidence_budget(**OVERFULL)
     except ValueError as error:
-        overfull = {"history": OVERFULL.history, "error": f"ValueError: {error}"}
+        overfull = {"history": OVERFULL["history"], "error": f"ValueError: {error}"}
     else:  # pragma: no cover - OVERFULL is built to overflow
         raise AssertionError("OVERFULL should not fit")
     sweep = topk_sweep(REQUESTS, WINDOW_TOKENS, SWEEP_KS)
@@ -357,8 +340,8 @@ def trace() -> dict:
             "plans": plans,
             "negative_remainder": overfull,
             "final_input": WORKED_FINAL_INPUT,
-            "final_input_plus_reserve": WORKED_FINAL_INPUT + WORKED.output_reserve,
-            "fits": request_fits(WORKED_FINAL_INPUT, WORKED.output_reserve, WORKED.window),
+            "final_input_plus_reserve": WORKED_FINAL_INPUT + WORKED["output_reserve"],
+            "fits": request_fits(WORKED_FINAL_INPUT, WORKED["output_reserve"], WORKED["window"]),
         },
         "sweep": {
             "unit": "lab_tokens",

@@ -6,7 +6,7 @@ import pytest
 
 from helpers import methods
 from modules import budget
-from modules.budget import (RANKED, REQUESTS, WINDOW_TOKENS, WORKED, Chunk, Request, WindowPlan, count_overflows,
+from modules.budget import (RANKED, REQUESTS, WINDOW_TOKENS, WORKED, Chunk, Request, count_overflows,
                             evidence_budget, fill_budget, prompt_sizes, request_fits)
 from modules.units import chars, lab_tokens, utf8_bytes
 
@@ -69,7 +69,7 @@ def test_window_equation_worked_example(record):
     assert (worked["window"], worked["system"], worked["output_reserve"], worked["evidence"]) == (1024, 124, 128, 772)
     assert worked["history"] == 0 and worked["tools"] == 0 and worked["margin"] == 0
     assert (window["final_input"], window["final_input_plus_reserve"], window["fits"]) == (723, 851, True)
-    assert evidence_budget(WORKED) == 772 and request_fits(723, 128, 1024)
+    assert evidence_budget(**WORKED) == 772 and request_fits(723, 128, 1024)
     assert not request_fits(897, 128, 1024) and request_fits(896, 128, 1024)
 
 
@@ -86,12 +86,12 @@ def test_history_and_tools_take_evidence_room(record):
 
 def test_negative_remainder_is_an_error_naming_the_terms(record):
     with pytest.raises(ValueError) as caught:
-        evidence_budget(WindowPlan(1024, 124, 700, 90, 128, 32))
+        evidence_budget(1024, 124, 700, 90, 128, 32)
     message = str(caught.value)
     for words in ("window 1024", "system 124", "history 700", "tools 90", "output_reserve 128", "margin 32", "= -50"):
         assert words in message
     assert record["window"]["negative_remainder"]["error"].startswith("ValueError: evidence budget is negative")
-    assert evidence_budget(WindowPlan(100, 60, 0, 0, 40, 0)) == 0
+    assert evidence_budget(100, 60, 0, 0, 40, 0) == 0
 
 
 def test_topk_sweep_average_fits_largest_overflows(record):
@@ -141,10 +141,10 @@ def test_exact_fit_in_the_overflow_count():
     (lambda: fill_budget(["text"], 80), TypeError, "chunks[0] must be a Chunk, got str"),
     (lambda: Chunk("", "x"), ValueError, "Chunk.id must not be empty"),
     (lambda: Chunk("a", 3), TypeError, "Chunk.text must be a str, got int 3"),
-    (lambda: WindowPlan(1024, -1, 0, 0, 128, 0), ValueError, "system must be >= 0, got -1"),
-    (lambda: WindowPlan(0, 0, 0, 0, 0, 0), ValueError, "window must be >= 1, got 0"),
-    (lambda: WindowPlan(1024, 124, False, 0, 128, 0), TypeError, "history must be an int, got bool False"),
-    (lambda: evidence_budget(1024), TypeError, "plan must be a WindowPlan, got int 1024"),
+    (lambda: evidence_budget(1024, -1, 0, 0, 128, 0), ValueError, "system must be >= 0, got -1"),
+    (lambda: evidence_budget(0, 0, 0, 0, 0, 0), ValueError, "window must be >= 1, got 0"),
+    (lambda: evidence_budget(1024, 124, False, 0, 128, 0), TypeError, "history must be an int, got bool False"),
+    (lambda: evidence_budget(1024, 124, 0, 0, 128.0, 0), TypeError, "output_reserve must be an int, got float 128.0"),
     (lambda: count_overflows(REQUESTS, 0, 160), ValueError, "k must be >= 1, got 0"),
     (lambda: count_overflows(REQUESTS, 4, 0), ValueError, "window must be >= 1, got 0"),
     (lambda: Request("q", "?", -3, (1,)), ValueError, "Request 'q' base_tokens must be >= 0, got -3"),

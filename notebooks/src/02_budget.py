@@ -125,8 +125,9 @@ show("Evidence budget from its parts")
 
 # %%
 plan = budget.WORKED
-print("evidence budget:", budget.evidence_budget(plan))
-print("723 + 128 =", 723 + plan.output_reserve, "fits:", budget.request_fits(723, plan.output_reserve, plan.window))
+print(plan)
+print("evidence budget:", budget.evidence_budget(**plan))
+print("723 + 128 =", 723 + plan["output_reserve"], "fits:", budget.request_fits(723, plan["output_reserve"], plan["window"]))
 
 # %% [markdown]
 # If the fixed terms already exceed the window, there is no evidence budget at all. The
@@ -135,7 +136,7 @@ print("723 + 128 =", 723 + plan.output_reserve, "fits:", budget.request_fits(723
 
 # %%
 try:
-    budget.evidence_budget(budget.OVERFULL)
+    budget.evidence_budget(**budget.OVERFULL)
 except ValueError as error:
     print("ValueError:", error)
 
