@@ -167,17 +167,21 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
 
     lesson, number = problem["lesson"], problem["number"]
     if target is not None:  # an instructor reading a submission
-        again = f"{RUN} check {lesson} --target {course.shown(target)}"
-        if problem["status"] == "missing":
-            return [f"Lesson {number} {lesson}: the folder has no {lesson}.py, so every task of it counts as failed."]
+        lines = []
         if problem["status"] == "error":
-            return [f"Lesson {number} {lesson} could not be graded: {problem['error']}",
-                    f"Only this lesson: {again}   A per-task record: add --json"]
-        task = next(t for t in problem["tasks"] if not t["passed"])
-        return ([f"First failure: {lesson}, task {task['number']} of {problem['total']}: {task['title']} "
-                 f"({task['name']} in {problem['file']})", ""]
-                + ["  " + line for line in task["message"].splitlines()]
-                + ["", f"Only this lesson: {again}   A per-task record: add --json"])
+            lines += [f"Lesson {number} {lesson} could not be graded: {problem['error']}", ""]
+        elif problem["status"] == "failing":
+            task = next(t for t in problem["tasks"] if not t["passed"])
+            lines += [f"First failure: {lesson}, task {task['number']} of {problem['total']}: {task['title']} "
+                      f"({task['name']} in {problem['file']})", ""]
+            lines += ["  " + line for line in task["message"].splitlines()] + [""]
+        missing = [f"{r['lesson']}.py" for r in records if r["status"] == "missing"]
+        if missing:
+            lines.append(f"Not in the folder: {', '.join(missing)}; "
+                         f"{'that lesson counts' if len(missing) == 1 else 'those lessons count'} as failed.")
+        lines.append(f"One lesson only: {RUN} check {lesson} --target {course.shown(target)}   "
+                     f"A per-task record: add --json")
+        return lines
 
     if problem["status"] == "missing":
         return [f"{problem['file']} is missing. Restore the stub: {RUN} reset {lesson}"]
