@@ -185,6 +185,10 @@ class Request:
     chunk_tokens: tuple[int, ...]
 
     def __post_init__(self) -> None:
+        for name in ("id", "question"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"Request.{name} must be a str, got {type(getattr(self, name)).__name__} "
+                                f"{getattr(self, name)!r}")
         _whole(f"Request {self.id!r} base_tokens", self.base_tokens)
         if not isinstance(self.chunk_tokens, tuple):
             raise TypeError(f"Request.chunk_tokens must be a tuple, got {type(self.chunk_tokens).__name__}")

@@ -149,6 +149,7 @@ def test_exact_fit_in_the_overflow_count():
     (lambda: count_overflows(REQUESTS, 4, 0), ValueError, "window must be >= 1, got 0"),
     (lambda: Request("q", "?", -3, (1,)), ValueError, "Request 'q' base_tokens must be >= 0, got -3"),
     (lambda: Request("q", "?", 3, [1]), TypeError, "Request.chunk_tokens must be a tuple, got list"),
+    (lambda: Request(7, "?", 3, (1,)), TypeError, "Request.id must be a str, got int 7"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
