@@ -161,6 +161,7 @@ def test_check_target_reports_missing_files_per_lesson(tmp_path):
     assert done.returncode == 1 and "Traceback" not in text + done.stderr.decode()
     for lesson in LESSONS:
         assert f"missing: {tmp_path}/{lesson}.py" in text
+    assert "Not in the folder: " + ", ".join(f"{lesson}.py" for lesson in LESSONS) in text
     shutil.copy(ROOT / "solutions" / f"{FIRST}.py", tmp_path / f"{FIRST}.py")
     record = json.loads(methods("check", "--target", str(tmp_path), "--json", check=False).stdout)
     statuses = {lesson["lesson"]: lesson["status"] for lesson in record["lessons"]}
