@@ -236,7 +236,7 @@ _REF_SALT = "context-lab/exclusions/v1:"
 
 
 def opaque_ref(listing_id: str) -> str:
-    """A stable reference for an excluded listing (32-bit FNV-1a of a salted id).
+    """A stable reference for an excluded listing (32-bit FNV-1a of a salted id, then mixed).
 
     The same id always gives the same ref, so a trace can be replayed, but the
     ref neither contains nor spells the id, title or text of what was excluded.
@@ -246,4 +246,10 @@ def opaque_ref(listing_id: str) -> str:
     value = 0x811C9DC5
     for byte in (_REF_SALT + listing_id).encode("utf-8"):
         value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    # Final mix (MurmurHash3's fmix32) so neighbouring ids do not give neighbouring refs.
+    value ^= value >> 16
+    value = (value * 0x85EBCA6B) & 0xFFFFFFFF
+    value ^= value >> 13
+    value = (value * 0xC2B2AE35) & 0xFFFFFFFF
+    value ^= value >> 16
     return f"ref-{value:08x}"
