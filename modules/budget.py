@@ -344,6 +344,7 @@ def trace() -> dict:
             "plans": plans,
             "negative_remainder": overfull,
             "final_input": WORKED_FINAL_INPUT,
+            "evidence_used": WORKED_FINAL_INPUT - WORKED["system"] - WORKED["history"] - WORKED["tools"],
             "final_input_plus_reserve": WORKED_FINAL_INPUT + WORKED["output_reserve"],
             "fits": request_fits(WORKED_FINAL_INPUT, WORKED["output_reserve"], WORKED["window"]),
         },
@@ -404,7 +405,8 @@ def view(record: dict) -> list[dict]:
                            f"{other['evidence_taken_by_history_and_tools']} of that room on a follow-up turn "
                            f"({other['evidence']} left); leaving them out of the sum would promise evidence "
                            f"room that is not there.\nThe finished request: final input "
-                           f"{window['final_input']} + reserve {worked['output_reserve']} = "
+                           f"{window['final_input']} ({worked['system']} base + {window['evidence_used']} of "
+                           f"evidence, within its {worked['evidence']}) + reserve {worked['output_reserve']} = "
                            f"{window['final_input_plus_reserve']}, within {worked['window']:,}: "
                            f"{'fits' if window['fits'] else 'overflows'}."})
     blocks.append({"text": f"With history {window['negative_remainder']['history']} the remainder is negative. "

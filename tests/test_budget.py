@@ -69,6 +69,8 @@ def test_window_equation_worked_example(record):
     assert (worked["window"], worked["system"], worked["output_reserve"], worked["evidence"]) == (1024, 124, 128, 772)
     assert worked["history"] == 0 and worked["tools"] == 0 and worked["margin"] == 0
     assert (window["final_input"], window["final_input_plus_reserve"], window["fits"]) == (723, 851, True)
+    assert window["evidence_used"] == 723 - 124 == 599 <= worked["evidence"]
+    assert "final input 723" in methods("budget").stdout.decode()
     assert evidence_budget(**WORKED) == 772 and request_fits(723, 128, 1024)
     assert not request_fits(897, 128, 1024) and request_fits(896, 128, 1024)
 
