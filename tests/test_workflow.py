@@ -226,6 +226,7 @@ def test_check_grades_lessons_side_by_side_in_course_order(monkeypatch):
 
 
 def test_progress_view_chooses_rich_only_for_a_willing_terminal(monkeypatch):
+    pytest.importorskip("rich")
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setattr(sys, "stdout", io.StringIO())
     assert cli.wants_rich() is False  # not a terminal
