@@ -414,9 +414,10 @@ def _decide(contract: dict, retrieved: dict, exclusions: list, chosen: list) -> 
         return "respond", None, None
     if not retrieved:
         return "empty", "no_permitted_match", "suggest_other_search"
-    categories = {e["category"] for e in exclusions}
-    cause = {"permission": "all_unauthorized", "freshness": "all_stale"}.get(categories.pop(), "all_excluded") \
-        if len(categories) == 1 else "all_excluded"
+    # Everything retrieved was excluded. Internally the cause is named; the user sees "no match" for all.
+    categories = sorted({e["category"] for e in exclusions})
+    single = {"permission": "all_unauthorized", "freshness": "all_stale"}
+    cause = single.get(categories[0], "all_excluded") if len(categories) == 1 else "all_excluded"
     return "empty", cause, "suggest_other_search"
 
 
