@@ -153,7 +153,7 @@ def canonical_key(chunk: Chunk) -> str:
 
 def dedupe_canonical(chunks) -> CanonicalDedupe:
     """One chunk per canonical document: its primary copy if ranked, else its first-ranked copy."""
-    chunks = _chunks(chunks)
+    chunks = dedupe_ids(chunks)
     chosen: dict[str, Chunk] = {}
     for chunk in chunks:
         key = canonical_key(chunk)
@@ -196,7 +196,7 @@ def select_non_overlapping(chunks) -> OverlapSelection:
     marking owned lines keeps the cost proportional to the lines covered, not to
     pairs of chunks.
     """
-    order = ranked(dedupe_ids(chunks))
+    order = dedupe_ids(ranked(chunks))   # rank first: a repeated id keeps its best score, in any input order
     owner: dict[tuple[str, int], int] = {}          # (file, line) -> rank of the selected chunk holding it
     selected, rejected = [], {}
     for rank, chunk in enumerate(order):

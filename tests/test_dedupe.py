@@ -105,6 +105,12 @@ def test_reversed_input_gives_the_same_selection(record):
         result = select_non_overlapping(order)
         assert result.selected_ids == ("a",) and result.rejected == {"b": "overlapping_lines_with:a"}
     assert [c.id for c in ranked([b, a])] == ["a", "b"]
+    # one chunk seen twice with two scores ranks by its better score, whatever arrives first
+    low_b = Chunk("b", "f.md", "b", 0.1, start_line=5, end_line=15)
+    high_b = Chunk("b", "f.md", "b", 0.9, start_line=5, end_line=15)
+    for order in ([a, low_b, high_b], [high_b, a, low_b], [low_b, a, high_b]):
+        result = select_non_overlapping(order)
+        assert result.selected_ids == ("b",) and result.rejected == {"a": "overlapping_lines_with:b"}
 
 
 def test_rejection_names_the_best_ranked_overlap():
