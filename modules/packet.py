@@ -484,6 +484,11 @@ def trace() -> dict:
     }
 
 
+def _lines(title: str, text: str) -> dict:
+    # A table, not a text block: rendered markup must not be re-wrapped for display.
+    return {"table": {"title": title, "columns": ["line"], "rows": [[line] for line in text.split("\n")]}}
+
+
 def view(record: dict) -> list[dict]:
     spans, inj, seal = record["spans"], record["injection"], record["seal"]
     span = spans["span"]
@@ -497,12 +502,13 @@ def view(record: dict) -> list[dict]:
                    "columns": ["revision", "status", "start", "end"],
                    "rows": [[r["revision_now"], r["status"], r["start"], r["end"]] for r in spans["revalidated"]]}},
         {"text": "The packet keeps instructions and evidence in separate fields.\n"
-                 f"instructions: {record['packet']['instructions']}\nquestion: {record['packet']['question']}\n"
-                 f"evidence:\n{record['packet']['evidence']}"},
-        {"text": f"Injection: the passage {inj['text']!r} renders as\n{inj['rendered']}\n"
-                 f"Parsed back: {inj['parsed_items']} item, round trip exact: {'yes' if inj['round_trip'] else 'no'}. "
-                 f"Without escaping, the same passage parses as items {inj['naive_parsed_ids']}: a forged "
-                 "'admin' item. Escaping lowers the risk; it does not make a reader obey."},
+                 f"instructions: {record['packet']['instructions']}\nquestion: {record['packet']['question']}"},
+        _lines("evidence (rendered, one line per row)", record["packet"]["evidence"]),
+        {"text": f"Injection: the passage {inj['text']!r} renders as below. Parsed back: {inj['parsed_items']} item, "
+                 f"round trip exact: {'yes' if inj['round_trip'] else 'no'}. Without escaping, the same passage "
+                 f"parses as items {inj['naive_parsed_ids']}: a forged 'admin' item. Escaping lowers the risk; "
+                 "it does not make a reader obey."},
+        _lines("the injected passage, rendered", inj["rendered"]),
         {"table": {"title": f"Adjacent expansion for: {LAPTOP_QUESTION}",
                    "columns": ["before", "after", "budget", "packet (relation)", "used", "hits left out",
                                "keyword reader says"],
