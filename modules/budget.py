@@ -146,9 +146,6 @@ def fill_budget(chunks, budget: int, counter=chars, policy: str = "skip") -> Bud
 
 # ---------------------------------------------------------------- the window
 
-WINDOW_TERMS = ("system", "history", "tools", "output_reserve", "margin")
-
-
 def evidence_budget(window: int, system: int, history: int, tools: int, output_reserve: int, margin: int) -> int:
     """Solve window = system + history + tools + evidence + output_reserve + margin for evidence.
 
@@ -199,7 +196,14 @@ class Request:
 def prompt_sizes(requests, k: int) -> tuple[int, ...]:
     """Each request's input with its top k chunks: base + the first k chunk sizes."""
     _whole("k", k, 1)
-    return tuple(r.base_tokens + sum(r.chunk_tokens[:k]) for r in requests)
+    if isinstance(requests, (str, bytes)) or not hasattr(requests, "__iter__"):
+        raise TypeError(f"requests must be a sequence of Request, got {type(requests).__name__}")
+    sizes = []
+    for index, request in enumerate(requests):
+        if not isinstance(request, Request):
+            raise TypeError(f"requests[{index}] must be a Request, got {type(request).__name__} {request!r}")
+        sizes.append(request.base_tokens + sum(request.chunk_tokens[:k]))
+    return tuple(sizes)
 
 
 def count_overflows(requests, k: int, window: int) -> int:

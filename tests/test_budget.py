@@ -152,6 +152,8 @@ def test_exact_fit_in_the_overflow_count():
     (lambda: Request("q", "?", -3, (1,)), ValueError, "Request 'q' base_tokens must be >= 0, got -3"),
     (lambda: Request("q", "?", 3, [1]), TypeError, "Request.chunk_tokens must be a tuple, got list"),
     (lambda: Request(7, "?", 3, (1,)), TypeError, "Request.id must be a str, got int 7"),
+    (lambda: count_overflows([(10, (1, 2))], 1, 100), TypeError, "requests[0] must be a Request, got tuple"),
+    (lambda: prompt_sizes(5, 1), TypeError, "requests must be a sequence of Request, got int"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
