@@ -334,6 +334,14 @@ def test_hint_without_a_task_follows_the_first_failure(scratch, tmp_path, monkey
     assert capsys.readouterr().out.startswith(f"{FIRST}, task 2:")
 
 
+def test_hint_when_every_task_passes_asks_for_a_task_number(scratch, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "HINT_STATE", tmp_path / "hints.json")
+    shutil.copy(ROOT / "solutions" / f"{FIRST}.py", scratch / f"{FIRST}.py")
+    assert cli.hint([FIRST]) == 0
+    assert f"Every task of '{FIRST}' passes" in capsys.readouterr().out
+    assert not (tmp_path / "hints.json").exists()
+
+
 # ------------------------------------------------------------------ reset
 
 def test_reset_backs_up_the_learners_file_then_restores_the_stub(scratch, capsys):
