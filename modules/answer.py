@@ -14,44 +14,43 @@ record of the right source, a wrong source and a refusal together as "wrong".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
+from collections import namedtuple
 
-from modules.context import (CANDIDATES, QUESTION, Passage, check_budget, check_passages,
-                             collapse_repeated_ids, select_context)
+from modules.context import (CANDIDATES, QUESTION, ContextRecord, Passage, check_passages, collapse_repeated_ids,
+                             select_context)
 
 __all__ = [
-    "Facet", "Sentence", "Answer", "Citation", "AnswerPacket", "Query", "OUTCOMES",
+    "Facet", "Sentence", "Answer", "OUTCOMES",
     "matches", "assemble", "compose_answer", "check_citations", "is_grounded", "classify_outcome",
     "FACETS", "CONFLICT_CANDIDATES", "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS", "trace",
 ]
 
-STATUSES = ("full", "partial", "conflict", "abstain")
 OUTCOMES = ("right", "wrong_record", "wrong_source", "no_answer")
 OUTCOME_LABELS = {"right": "right source, right answer", "wrong_record": "right source, wrong record",
                   "wrong_source": "wrong source", "no_answer": "no answer (overflow or abstention)"}
 
+# The three value types are immutable named tuples rather than frozen dataclasses:
+# a dataclass builds its methods with exec() on every import, and this lesson's
+# command must start within 1.3x of a bare interpreter.
 
-@dataclass(frozen=True)
-class Facet:
+
+class Facet(namedtuple("Facet", "name cue")):
     """One part of the question, and the phrase a passage must contain to answer it.
 
     Facets come from reading the question, not from evaluation labels: they say
     what is asked, never which passage is right.
     """
 
-    name: str
-    cue: str
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
-        for field_name in ("name", "cue"):
-            value = getattr(self, field_name)
+    def __new__(cls, name: str, cue: str):
+        for field_name, value in (("name", name), ("cue", cue)):
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"Facet.{field_name} must be a non-empty str, got {value!r}")
+        return super().__new__(cls, name, cue)
 
 
-@dataclass(frozen=True)
-class Sentence:
+class Sentence(namedtuple("Sentence", "kind text quote cite", defaults=("", ""))):
     """One sentence of the answer.
 
     kind: "claim" (a packet quote), "disputed" (one side of a disagreement),
@@ -59,18 +58,14 @@ class Sentence:
     "abstain". Only claim and disputed sentences carry a `quote` and a `cite`.
     """
 
-    kind: str
-    text: str
-    quote: str = ""
-    cite: str = ""
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Answer:
-    status: str                       # full, partial, conflict or abstain
-    sentences: tuple[Sentence, ...]
-    missing: tuple[str, ...] = ()     # facet names the packet could not answer
-    disputed: tuple[str, ...] = ()    # facet names where the packet disagrees with itself
+class Answer(namedtuple("Answer", "status sentences missing disputed", defaults=((), ()))):
+    """status: full, partial, conflict or abstain. missing: facet names the packet could
+    not answer. disputed: facet names on which the packet disagrees with itself."""
+
+    __slots__ = ()
 
     @property
     def text(self) -> str:
@@ -79,29 +74,6 @@ class Answer:
     @property
     def cited_ids(self) -> tuple[str, ...]:
         return tuple(s.cite for s in self.sentences if s.cite)
-
-
-@dataclass(frozen=True)
-class Citation:
-    sentence: int      # position of the sentence in the answer
-    cite: str
-    present: bool      # the cited id is in the packet
-    supported: bool    # the quote occurs in the cited source's own text
-
-
-@dataclass(frozen=True)
-class AnswerPacket:
-    """What the answer stage receives: quotes in order, and which of them disagree."""
-
-    passages: tuple[Passage, ...]
-    disputed_sources: tuple[str, ...]
-    used_quote_chars: int
-    max_quote_chars: int
-    budget_skipped_ids: tuple[str, ...]
-
-    @property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(p.id for p in self.passages)
 
 
 def _facets(facets: object) -> tuple[Facet, ...]:
@@ -123,14 +95,14 @@ def matches(facet: Facet, passage: Passage) -> bool:
 
 # ---------------------------------------------------------------- assembly
 
-def assemble(candidates, max_quote_chars: int, facets) -> AnswerPacket:
+def assemble(candidates, max_quote_chars: int, facets) -> ContextRecord:
     """Lesson 01's selector, plus one change for the answer stage's sake.
 
     select_context blocks a source seen with two version labels. When such a
     source answers a facet of the question, silently dropping it would let the
     answer claim the facet is simply missing. Instead its versions travel as one
     unit at the rank of the first one: all of them enter the packet, or none does.
-    Other conflicting sources stay blocked. Without a relevant conflict the packet
+    Other conflicting sources stay blocked. Without a relevant conflict the record
     is exactly lesson 01's.
     """
     facets = _facets(facets)
@@ -139,8 +111,7 @@ def assemble(candidates, max_quote_chars: int, facets) -> AnswerPacket:
     relevant = {source for source in record.conflicts
                 if any(p.source_id == source and any(matches(f, p) for f in facets) for p in passages)}
     if not relevant:
-        return AnswerPacket(record.packet, (), record.used_quote_chars, record.max_quote_chars,
-                            record.budget_skipped_ids)
+        return record
     duplicates = set(record.duplicate_text_ids)
     groups: dict[str, list[Passage]] = {}
     units: list[list[Passage]] = []
@@ -162,7 +133,8 @@ def assemble(candidates, max_quote_chars: int, facets) -> AnswerPacket:
             used += size
         else:
             skipped.extend(p.id for p in unit)
-    return AnswerPacket(tuple(packet), tuple(sorted(relevant)), used, record.max_quote_chars, tuple(skipped))
+    return ContextRecord(tuple(packet), tuple(skipped), record.duplicate_text_ids, record.conflicts, used,
+                         record.max_quote_chars)
 
 
 # ---------------------------------------------------------------- the answer
@@ -205,12 +177,13 @@ def compose_answer(facets, packet) -> Answer:
     return Answer(status, tuple(sentences), tuple(missing), tuple(disputed))
 
 
-def check_citations(answer: Answer, packet_ids, source_texts) -> tuple[Citation, ...]:
+def check_citations(answer: Answer, packet_ids, source_texts) -> list[dict]:
     """Presence and support, checked apart for every sentence that cites an id.
 
     Present: the id is one of `packet_ids`. Supported: the sentence's quote
     occurs in `source_texts[id]`, the source's own text (an unknown id supports
     nothing). A citation can be present and unsupported, or the reverse.
+    One dict per citing sentence: sentence (its position), cite, present, supported.
     """
     if not isinstance(answer, Answer):
         raise TypeError(f"answer must be an Answer, got {type(answer).__name__} {answer!r}")
@@ -223,8 +196,9 @@ def check_citations(answer: Answer, packet_ids, source_texts) -> tuple[Citation,
             continue
         source = source_texts.get(sentence.cite)
         supported = bool(sentence.quote) and isinstance(source, str) and sentence.quote in source
-        checks.append(Citation(index, sentence.cite, sentence.cite in packet, supported))
-    return tuple(checks)
+        checks.append({"sentence": index, "cite": sentence.cite, "present": sentence.cite in packet,
+                       "supported": supported})
+    return checks
 
 
 def is_grounded(answer: Answer, packet_ids, source_texts) -> bool:
@@ -234,7 +208,7 @@ def is_grounded(answer: Answer, packet_ids, source_texts) -> bool:
             return False
         if sentence.kind not in ("claim", "disputed") and (sentence.cite or sentence.quote):
             return False
-    return all(c.present and c.supported for c in check_citations(answer, packet_ids, source_texts))
+    return all(c["present"] and c["supported"] for c in check_citations(answer, packet_ids, source_texts))
 
 
 def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
@@ -273,90 +247,63 @@ DEFAULT_BUDGETS = (80, 120, 400)
 CONFLICT_BUDGET = 400
 
 
-@dataclass(frozen=True)
-class Query:
-    id: str
-    question: str
-    facet: Facet
-    candidate_ids: tuple[str, ...]   # the retriever's ranking for this query
-    max_quote_chars: int
-    gold_id: str                     # evaluation label: the record that answers it
-
-
 _HOURS, _RETURNS = FACETS
+# (id, question, facet, the retriever's ranking, max_quote_chars, gold id). The gold id
+# is an evaluation label: the record that answers the query. The answer stage never sees it.
 QUERIES = (
-    Query("q1", "When does the help desk open?", _HOURS, ("hours-v2", "wifi-v1"), 400, "hours-v2"),
-    Query("q2", "Where can books go when the desk is closed?", _RETURNS,
-          ("returns-v1", "returns-faq", "card-v1"), 400, "returns-v1"),
-    Query("q3", "When does the help desk open? (stale index)", _HOURS, ("hours-v1", "wifi-v1"), 400, "hours-v2"),
-    Query("q4", "When does the help desk open? (similar source first)", _HOURS, ("cafe-v1", "hours-v2"), 120,
-          "hours-v2"),
-    Query("q5", "Where can books go when the desk is closed? (small budget)", _RETURNS, ("returns-v1",), 80,
-          "returns-v1"),
-    Query("q6", "When does the help desk open? (two current versions)", _HOURS, ("hours-v2", "hours-v3"), 400,
-          "hours-v2"),
+    ("q1", "When does the help desk open?", _HOURS, ("hours-v2", "wifi-v1"), 400, "hours-v2"),
+    ("q2", "Where can books go when the desk is closed?", _RETURNS, ("returns-v1", "returns-faq", "card-v1"), 400,
+     "returns-v1"),
+    ("q3", "When does the help desk open? (stale index)", _HOURS, ("hours-v1", "wifi-v1"), 400, "hours-v2"),
+    ("q4", "When does the help desk open? (similar source first)", _HOURS, ("cafe-v1", "hours-v2"), 120, "hours-v2"),
+    ("q5", "Where can books go when the desk is closed? (small budget)", _RETURNS, ("returns-v1",), 80, "returns-v1"),
+    ("q6", "When does the help desk open? (two current versions)", _HOURS, ("hours-v2", "hours-v3"), 400, "hours-v2"),
 )
 
 
 # ---------------------------------------------------------------- the trace
 
-def _answer_record(answer: Answer, packet: AnswerPacket) -> dict:
-    checks = check_citations(answer, packet.ids, SOURCE_TEXTS)
-    return {
-        "max_quote_chars": packet.max_quote_chars,
-        "packet_ids": list(packet.ids),
-        "used_quote_chars": packet.used_quote_chars,
-        "disputed_sources": list(packet.disputed_sources),
-        "status": answer.status,
-        "missing": list(answer.missing),
-        "disputed": list(answer.disputed),
-        "sentences": [{"kind": s.kind, "text": s.text, "cite": s.cite} for s in answer.sentences],
-        "citations": [{"sentence": c.sentence, "cite": c.cite, "present": c.present, "supported": c.supported}
-                      for c in checks],
-        "grounded": is_grounded(answer, packet.ids, SOURCE_TEXTS),
-        "answer": answer.text,
-    }
+def _answer_record(answer: Answer, packet: ContextRecord) -> dict:
+    ids = packet.packet_ids
+    return {"max_quote_chars": packet.max_quote_chars, "packet_ids": list(ids),
+            "used_quote_chars": packet.used_quote_chars, "status": answer.status, "missing": list(answer.missing),
+            "disputed": list(answer.disputed),
+            "sentences": [{"kind": s.kind, "text": s.text, "cite": s.cite} for s in answer.sentences],
+            "citations": check_citations(answer, ids, SOURCE_TEXTS),
+            "grounded": is_grounded(answer, ids, SOURCE_TEXTS), "answer": answer.text}
 
 
-def _forged_citations(packet: AnswerPacket) -> list[dict]:
-    """Three single-sentence answers over the 120-character packet, checked the same way."""
-    hours, returns = CORPUS["hours-v2"].text, CORPUS["returns-v1"].text
-    cases = (
-        ("honest quote", Sentence("claim", returns, returns, "returns-v1")),
-        ("cites an id the packet lacks", Sentence("claim", hours, hours, "hours-v2")),
-        ("quote its source never said", Sentence("claim", returns.replace("north", "south"),
-                                                 returns.replace("north", "south"), "returns-v1")),
-    )
-    rows = []
-    for name, sentence in cases:
-        check = check_citations(Answer("full", (sentence,)), packet.ids, SOURCE_TEXTS)[0]
-        rows.append({"case": name, "cite": check.cite, "quote": sentence.quote,
-                     "present": check.present, "supported": check.supported})
-    return rows
+def _forged_citations(packet_ids) -> list[dict]:
+    """Three one-sentence answers over one packet, checked the same way."""
+    hours, returns = SOURCE_TEXTS["hours-v2"], SOURCE_TEXTS["returns-v1"]
+    south = returns.replace("north", "south")
+    cases = (("honest quote", returns, "returns-v1"), ("cites an id the packet lacks", hours, "hours-v2"),
+             ("quote its source never said", south, "returns-v1"))
+    return [{"case": name, "quote": quote,
+             **check_citations(Answer("full", (Sentence("claim", quote, quote, cite),)), packet_ids, SOURCE_TEXTS)[0]}
+            for name, quote, cite in cases]
 
 
 def _evaluate(queries) -> dict:
-    rows, counts = [], {outcome: 0 for outcome in OUTCOMES}
-    for query in queries:
-        candidates = [CORPUS[pid] for pid in query.candidate_ids]
-        packet = assemble(candidates, query.max_quote_chars, (query.facet,))
-        answer = compose_answer((query.facet,), packet.passages)
-        outcome = classify_outcome(answer, query.gold_id, CORPUS)
+    rows, counts = [], dict.fromkeys(OUTCOMES, 0)
+    for qid, question, facet, candidate_ids, budget, gold_id in queries:
+        packet = assemble([CORPUS[pid] for pid in candidate_ids], budget, (facet,))
+        answer = compose_answer((facet,), packet.packet)
+        outcome = classify_outcome(answer, gold_id, CORPUS)
         counts[outcome] += 1
         reason = ""
-        if outcome == "no_answer":
-            overflow = any(matches(query.facet, CORPUS[pid]) for pid in packet.budget_skipped_ids)
-            reason = "abstention: conflict" if answer.status == "conflict" else (
-                "overflow" if overflow else "abstention: nothing on it")
-        checks = check_citations(answer, packet.ids, SOURCE_TEXTS)
-        rows.append({"query": query.id, "question": query.question, "max_quote_chars": query.max_quote_chars,
-                     "packet_ids": list(packet.ids), "cited": list(answer.cited_ids), "gold_id": query.gold_id,
-                     "citations_pass": bool(checks) and all(c.present and c.supported for c in checks),
+        if outcome == "no_answer" and answer.status == "conflict":
+            reason = "abstention: conflict"
+        elif outcome == "no_answer":
+            overflow = any(matches(facet, CORPUS[pid]) for pid in packet.budget_skipped_ids)
+            reason = "overflow" if overflow else "abstention: nothing on it"
+        checks = check_citations(answer, packet.packet_ids, SOURCE_TEXTS)
+        rows.append({"query": qid, "question": question, "max_quote_chars": budget,
+                     "packet_ids": list(packet.packet_ids), "cited": list(answer.cited_ids), "gold_id": gold_id,
+                     "citations_pass": bool(checks) and all(c["present"] and c["supported"] for c in checks),
                      "outcome": outcome, "reason": reason})
-    total = len(rows)
-    return {"queries": rows, "counts": counts,
-            "accuracy": str(Fraction(counts["right"], total)), "accuracy_ratio": f"{counts['right']}/{total}",
-            "citations_pass": f"{sum(r['citations_pass'] for r in rows)}/{total}"}
+    return {"queries": rows, "counts": counts, "accuracy": f"{counts['right']}/{len(rows)}",
+            "citations_pass": f"{sum(r['citations_pass'] for r in rows)}/{len(rows)}"}
 
 
 def trace() -> dict:
@@ -364,67 +311,55 @@ def trace() -> dict:
     runs = []
     for budget in DEFAULT_BUDGETS:
         packet = assemble(CANDIDATES, budget, FACETS)
-        runs.append(_answer_record(compose_answer(FACETS, packet.passages), packet))
-    conflict_packet = assemble(CONFLICT_CANDIDATES, CONFLICT_BUDGET, FACETS)
-    conflict = _answer_record(compose_answer(FACETS, conflict_packet.passages), conflict_packet)
+        runs.append(_answer_record(compose_answer(FACETS, packet.packet), packet))
+    packet = assemble(CONFLICT_CANDIDATES, CONFLICT_BUDGET, FACETS)
+    conflict = _answer_record(compose_answer(FACETS, packet.packet), packet)
     conflict["added"] = {"id": HOURS_V3.id, "source_id": HOURS_V3.source_id, "version": HOURS_V3.version}
-    conflict["lesson01_conflicts"] = {k: list(v) for k, v in
-                                      select_context(CONFLICT_CANDIDATES, CONFLICT_BUDGET).conflicts.items()}
-    return {
-        "lesson": "answer",
-        "question": QUESTION,
-        "facets": [{"name": f.name, "cue": f.cue} for f in FACETS],
-        "runs": runs,
-        "conflict": conflict,
-        "citation_check": _forged_citations(assemble(CANDIDATES, 120, FACETS)),
-        "outcomes": _evaluate(QUERIES),
-        "outcome_labels": dict(OUTCOME_LABELS),
-    }
+    conflict["lesson01_conflicts"] = {k: list(v) for k, v in packet.conflicts.items()}
+    return {"lesson": "answer", "question": QUESTION, "facets": [{"name": f.name, "cue": f.cue} for f in FACETS],
+            "runs": runs, "conflict": conflict, "citation_check": _forged_citations(runs[1]["packet_ids"]),
+            "outcomes": _evaluate(QUERIES), "outcome_labels": dict(OUTCOME_LABELS)}
+
+
+def _ids(ids) -> str:
+    return ", ".join(ids) or "-"
 
 
 def view(record: dict) -> list[dict]:
+    c, o, labels = record["conflict"], record["outcomes"], record["outcome_labels"]
     blocks = [
         {"heading": "Lesson 10 - answer: an honest, inspectable answer stage"},
-        {"text": f"Question: {record['question']}"},
-        {"table": {"title": "What the question asks (facets, read from the question; not labels)",
-                   "columns": ["facet", "a passage answers it when its text contains"],
-                   "rows": [[f["name"], repr(f["cue"])] for f in record["facets"]]}},
+        {"text": "Question: " + record["question"] + "\nFacets, read from the question (not labels): "
+                 + "; ".join(f"{f['name']} (a passage containing {f['cue']!r})" for f in record["facets"])},
         {"table": {"title": "The template answer over lesson 01's packets",
                    "columns": ["max_quote_chars", "packet", "status", "missing", "cited", "grounded"],
-                   "rows": [[r["max_quote_chars"], ", ".join(r["packet_ids"]), r["status"],
-                             ", ".join(r["missing"]) or "-", ", ".join(c["cite"] for c in r["citations"]) or "-",
-                             r["grounded"]] for r in record["runs"]]}},
+                   "rows": [[r["max_quote_chars"], _ids(r["packet_ids"]), r["status"], _ids(r["missing"]),
+                             _ids([x["cite"] for x in r["citations"]]), r["grounded"]] for r in record["runs"]]}},
     ]
-    for run in record["runs"]:
-        blocks.append({"text": f"At {run['max_quote_chars']} ({run['status']}): {run['answer']}"})
-    c = record["conflict"]
+    blocks += [{"text": f"At {r['max_quote_chars']} ({r['status']}): {r['answer']}"} for r in record["runs"]]
     blocks += [
         {"heading": "A version conflict: present both, choose neither"},
         {"text": f"Lesson 01's candidates plus {c['added']['id']} ({c['added']['source_id']} version "
                  f"{c['added']['version']}), at {c['max_quote_chars']} characters. select_context blocks "
-                 + ", ".join(f"{s} (versions {', '.join(v)})" for s, v in c["lesson01_conflicts"].items())
-                 + f". The answer stage lets the versions of the source it needs travel together: packet "
-                   f"{', '.join(c['packet_ids'])} ({c['used_quote_chars']} chars)."},
+                 + _ids(f"{k} (versions {', '.join(v)})" for k, v in c["lesson01_conflicts"].items())
+                 + ". The answer stage lets the versions of the source it needs travel together: packet "
+                 + _ids(c["packet_ids"]) + f" ({c['used_quote_chars']} chars)."},
         {"text": f"Answer ({c['status']}): {c['answer']}"},
         {"heading": "Citation check: presence is not support"},
         {"table": {"title": "One-sentence answers checked against the 120-character packet (returns-v1)",
                    "columns": ["case", "cites", "present in packet", "quote in the source"],
                    "rows": [[r["case"], r["cite"], r["present"], r["supported"]] for r in record["citation_check"]]}},
         {"heading": "Four outcomes a single accuracy hides"},
-    ]
-    o, labels = record["outcomes"], record["outcome_labels"]
-    blocks += [
         {"table": {"title": "A small query set (gold ids are evaluation labels, unseen by the answer stage)",
                    "columns": ["query", "budget", "packet", "cited", "gold", "citations ok", "outcome"],
-                   "rows": [[q["query"], q["max_quote_chars"], ", ".join(q["packet_ids"]) or "(empty)",
-                             ", ".join(q["cited"]) or "-", q["gold_id"], q["citations_pass"],
-                             q["outcome"] + (f" ({q['reason']})" if q["reason"] else "")] for q in o["queries"]]}},
-        {"table": {"title": "Counted apart",
-                   "columns": ["outcome", "queries"],
+                   "rows": [[q["query"], q["max_quote_chars"], _ids(q["packet_ids"]), _ids(q["cited"]), q["gold_id"],
+                             q["citations_pass"], q["outcome"] + (q["reason"] and f" ({q['reason']})")]
+                            for q in o["queries"]]}},
+        {"table": {"title": "Counted apart", "columns": ["outcome", "queries"],
                    "rows": [[labels[k], v] for k, v in o["counts"].items()]}},
-        {"text": f"Accuracy alone: {o['accuracy_ratio']}, and citation checks pass on {o['citations_pass']}. The "
-                 f"stale record of the right source (q3) and the similar wrong source (q4) are quoted faithfully and "
-                 f"still answer wrongly; q5 (overflow) and q6 (conflict) refuse for different reasons. Each needs a "
-                 f"different fix, which one number cannot say."},
+        {"text": f"Accuracy alone: {o['accuracy']}, and citation checks pass on {o['citations_pass']}. The "
+                 "stale record of the right source (q3) and the similar wrong source (q4) are quoted faithfully and "
+                 "still answer wrongly; q5 (overflow) and q6 (conflict) refuse for different reasons. Each needs a "
+                 "different fix, which one number cannot say."},
     ]
     return blocks

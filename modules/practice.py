@@ -18,8 +18,7 @@ an authority score is not a declared rule.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from collections import namedtuple
 
 from modules.units import lab_tokens
 
@@ -31,26 +30,29 @@ __all__ = [
 
 KEEP_REASONS = ("evidence", "adjacent", "disputed")
 DISCARD_REASONS = ("expired", "not_yet_valid", "off_topic", "mirror", "superseded_by_rule", "budget")
-_AMOUNT = re.compile(r"(\d+) euros")
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+# The value types are immutable named tuples rather than frozen dataclasses: a
+# dataclass builds its methods with exec() on every import, and this command must
+# start within 1.3x of a bare interpreter. Build new values with `._replace(...)`.
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One retrieved chunk with the metadata the rules need. Candidates come best-ranked first."""
+class Candidate(namedtuple("Candidate", "id similarity document chunk canonical source scope valid_from "
+                                        "valid_until authority text")):
+    """One retrieved chunk with the metadata the rules need. Candidates come best-ranked first.
 
-    id: str
-    similarity: float    # the retriever's score: why it ranks where it does, not whether it belongs
-    document: str        # the document this chunk was cut from
-    chunk: int           # position of the chunk in its document
-    canonical: str       # the canonical document it is a copy of (itself, unless a mirror)
-    source: str          # who publishes it
-    scope: str           # whom and what it is about
-    valid_from: str      # ISO dates; "" means open-ended
-    valid_until: str
-    authority: float     # a source's reputation score: tempting, never a declared rule
-    text: str
+    similarity  the retriever's score: why it ranks where it does, not whether it belongs
+    document    the document this chunk was cut from; chunk: its position in that document
+    canonical   the canonical document it is a copy of (its own document, unless a mirror)
+    source      who publishes it; scope: whom and what it is about
+    valid_from, valid_until  ISO dates YYYY-MM-DD; "" means open-ended
+    authority   a source's reputation score: tempting, never a declared rule
+    """
 
-    def __post_init__(self) -> None:
+    __slots__ = ()
+
+    def __new__(cls, *fields, **named):
+        self = super().__new__(cls, *fields, **named)
         for name in ("id", "document", "canonical", "source", "scope", "valid_from", "valid_until", "text"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Candidate.{name} must be a str, got {getattr(self, name)!r}")
@@ -66,44 +68,45 @@ class Candidate:
         for name in ("valid_from", "valid_until"):
             if getattr(self, name):
                 _date(getattr(self, name), f"Candidate.{name}")
+        return self
 
 
-@dataclass(frozen=True)
-class Decision:
-    id: str
-    decision: str          # "keep" or "discard"
-    reason: str            # one of KEEP_REASONS or DISCARD_REASONS
-    order: int | None      # position in the packet (1 = first), None when discarded
+class Decision(namedtuple("Decision", "id decision reason order")):
+    """decision: "keep" or "discard"; reason: one of KEEP_REASONS or DISCARD_REASONS;
+    order: position in the packet (1 = first), None when discarded."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Conflict:
-    ids: tuple[str, ...]       # the candidates that state an amount, rank order
-    amounts: tuple[int, ...]   # the amount each one states, same order
-    state: str                 # "none" (they agree or are alone), "unresolved" or "resolved"
-    kept: tuple[str, ...]      # ids that stay in the packet
-    rule: str = ""             # the declared rule that settled it, if any
+class Conflict(namedtuple("Conflict", "ids amounts state kept rule", defaults=("",))):
+    """ids: the candidates that state an amount, rank order; amounts: what each states;
+    state: "none" (they agree, or only one states an amount), "unresolved" or "resolved";
+    kept: the ids that stay in the packet; rule: the declared rule that settled it, if any."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Plan:
-    decisions: tuple[Decision, ...]   # one per candidate, rank order
-    packet: tuple[str, ...]           # kept ids, packet order
-    dedupe: dict                      # mirror id -> the canonical document it copies
-    conflict: Conflict
-    used_tokens: int
-    budget: int
+class Plan(namedtuple("Plan", "decisions packet dedupe conflict used_tokens budget")):
+    """decisions: one Decision per candidate, rank order; packet: kept ids in packet order;
+    dedupe: mirror id -> the canonical document it copies; conflict: a Conflict;
+    used_tokens / budget: lab tokens."""
+
+    __slots__ = ()
 
 
-def _date(text: str, name: str):
-    # Only YYYY-MM-DD: Python 3.11 also accepts forms 3.10 refuses, and the lab must not depend on that.
-    from datetime import date
-    if not isinstance(text, str) or len(text) != 10 or text[4] != "-" or text[7] != "-":
-        raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {text!r}")
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {text!r}") from None
+def _date(text: str, name: str) -> str:
+    """Check an ISO date YYYY-MM-DD and return it: such strings compare in date order.
+
+    Checked by hand rather than with datetime, which would cost every run of the
+    command an import, and whose accepted forms differ between Python 3.10 and 3.11.
+    """
+    parts = text.split("-") if isinstance(text, str) else ()
+    if [len(p) for p in parts] == [4, 2, 2] and all(p.isascii() and p.isdigit() for p in parts):
+        year, month, day = (int(p) for p in parts)
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        if 1 <= month <= 12 and 1 <= day <= _DAYS[month - 1] + (month == 2 and leap):
+            return text
+    raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {text!r}")
 
 
 def _candidates(candidates) -> tuple[Candidate, ...]:
@@ -122,17 +125,25 @@ def _candidates(candidates) -> tuple[Candidate, ...]:
 
 def stated_amounts(text: str) -> tuple[int, ...]:
     """Every 'N euros' in a text, as integers, in order."""
-    return tuple(int(n) for n in _AMOUNT.findall(text))
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__} {text!r}")
+    words = text.split()
+    return tuple(int(n) for n, unit in zip(words, words[1:]) if n.isascii() and n.isdigit() and unit.startswith("euros"))
 
 
 # ---------------------------------------------------------------- the layers
 
 def is_current(candidate: Candidate, as_of: str) -> bool:
-    """Inside its validity window on the as-of date; both ends inclusive, "" is open."""
+    """Inside its validity window on the as-of date; both ends inclusive, "" is open.
+
+    The dates are checked ISO strings (Candidate checks its own), so string order is date order.
+    """
+    if not isinstance(candidate, Candidate):
+        raise TypeError(f"candidate must be a Candidate, got {type(candidate).__name__} {candidate!r}")
     day = _date(as_of, "as_of")
-    if candidate.valid_from and _date(candidate.valid_from, "valid_from") > day:
+    if candidate.valid_from and candidate.valid_from > day:
         return False
-    return not (candidate.valid_until and _date(candidate.valid_until, "valid_until") < day)
+    return not (candidate.valid_until and candidate.valid_until < day)
 
 
 def canonical_dedupe(candidates) -> dict[str, str]:
@@ -205,7 +216,7 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
     day = _date(as_of, "as_of")
     for c in candidates:
         if not is_current(c, as_of):
-            reason[c.id] = "expired" if c.valid_until and _date(c.valid_until, "valid_until") < day else "not_yet_valid"
+            reason[c.id] = "expired" if c.valid_until and c.valid_until < day else "not_yet_valid"
         elif c.scope != scope:
             reason[c.id] = "off_topic"
     alive = [c for c in candidates if c.id not in reason]

@@ -44,7 +44,7 @@ HOURS, RETURNS = FACETS
 
 
 def _packet(budget: int, candidates=CANDIDATES) -> tuple:
-    return assemble(candidates, budget, FACETS).passages
+    return assemble(candidates, budget, FACETS).packet
 
 
 def _ids(passages) -> str:
@@ -256,10 +256,10 @@ def test_task3_lesson_query_set_counts():
     fn = function(module, "classify_outcome")
     from modules import answer as lesson
     counts = {name: 0 for name in lesson.OUTCOMES}
-    for query in lesson.QUERIES:
-        packet = assemble([CORPUS[i] for i in query.candidate_ids], query.max_quote_chars, (query.facet,))
-        composed = lesson.compose_answer((query.facet,), packet.passages)
-        got = call(fn, composed, query.gold_id, CORPUS, shown=f"classify_outcome(<{query.id}'s answer>, ...)")
+    for qid, _question, facet, candidate_ids, budget, gold_id in lesson.QUERIES:
+        packet = assemble([CORPUS[i] for i in candidate_ids], budget, (facet,))
+        composed = lesson.compose_answer((facet,), packet.packet)
+        got = call(fn, composed, gold_id, CORPUS, shown=f"classify_outcome(<{qid}'s answer>, {gold_id!r}, CORPUS)")
         counts[got] = counts.get(got, 0) + 1
     expect(counts, {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 2},
            "classify_outcome over the lesson's six queries -> counts",

@@ -1,7 +1,5 @@
 """Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
 
-from dataclasses import replace
-
 from _lab import Task, call, constant, expect, expect_true, function, load
 from modules.practice import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, Conflict, Plan
 
@@ -122,7 +120,7 @@ def test_task1_not_yet_valid_and_open_ends():
     fn = function(load(LESSON), "is_current")
     _current(fn, "A1", "2025-06-01", False, "A1 starts on 2026-01-01: on 2025-06-01 it is not valid yet")
     _current(fn, "C1", "2024-12-31", False, "C1 starts on 2025-01-01")
-    open_both = replace(BY_ID["F1"], valid_from="", valid_until="")
+    open_both = BY_ID["F1"]._replace(valid_from="", valid_until="")
     _current(fn, "F1 (both ends open)", "1999-01-01", True, "empty ends are open", open_both)
     _current(fn, "F1 (both ends open)", "2099-12-31", True, "empty ends are open", open_both)
 
@@ -152,7 +150,7 @@ def test_task2_original_wins_even_when_the_mirror_ranks_higher():
 def test_task2_only_mirrors():
     fn = function(load(LESSON), "canonical_dedupe")
     _dedupe(fn, ("B1", "F1"), {}, "with no chunk of travel-policy present, the mirror is the only copy and stays")
-    other = replace(BY_ID["B1"], id="B2", document="archive-mirror/travel-policy")
+    other = BY_ID["B1"]._replace(id="B2", document="archive-mirror/travel-policy")
     shown = "canonical_dedupe(<B2 (archive mirror), B1 (intranet mirror)>)"
     expect(call(fn, (other, BY_ID["B1"]), shown=shown), {"B1": "travel-policy"}, shown,
            why="two mirrors and no original: keep the best-ranked mirror document (B2's), drop the other")
@@ -197,8 +195,7 @@ def test_task3_a_declared_rule_settles_it():
 
 def test_task3_agreement_is_not_a_conflict():
     fn = function(load(LESSON), "settle_conflict")
-    same = replace(BY_ID["D2"], id="D3", source="volunteer-office",
-                   text=BY_ID["D2"].text.replace("600", "500"))
+    same = BY_ID["D2"]._replace(id="D3", source="volunteer-office", text=BY_ID["D2"].text.replace("600", "500"))
     shown = "settle_conflict(<D1, D3 (another source, also 500 euros)>, ())"
     got = call(fn, (BY_ID["D1"], same), (), shown=shown)
     expect((got.ids, got.amounts, got.state, got.kept), (("D1", "D3"), (500, 500), "none", ("D1", "D3")),
