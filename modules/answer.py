@@ -45,8 +45,10 @@ class Facet(namedtuple("Facet", "name cue")):
 
     def __new__(cls, name: str, cue: str):
         for field_name, value in (("name", name), ("cue", cue)):
-            if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"Facet.{field_name} must be a non-empty str, got {value!r}")
+            if not isinstance(value, str):
+                raise TypeError(f"Facet.{field_name} must be a str, got {type(value).__name__} {value!r}")
+            if not value.strip():
+                raise ValueError(f"Facet.{field_name} must not be empty, got {value!r}")
         return super().__new__(cls, name, cue)
 
 
@@ -108,8 +110,8 @@ def assemble(candidates, max_quote_chars: int, facets) -> ContextRecord:
     facets = _facets(facets)
     record = select_context(candidates, max_quote_chars)   # validates, dedupes, finds conflicts
     passages = collapse_repeated_ids(check_passages(candidates))
-    relevant = {source for source in record.conflicts
-                if any(p.source_id == source and any(matches(f, p) for f in facets) for p in passages)}
+    relevant = {p.source_id for p in passages
+                if p.source_id in record.conflicts and any(matches(f, p) for f in facets)}
     if not relevant:
         return record
     duplicates = set(record.duplicate_text_ids)
@@ -147,7 +149,12 @@ def compose_answer(facets, packet) -> Answer:
     conflict sentence, then every wording with its source, and no single value.
     """
     facets = _facets(facets)
-    packet = check_passages(packet)
+    if isinstance(packet, (str, bytes)) or not hasattr(packet, "__iter__"):
+        raise TypeError(f"packet must be a sequence of Passage, got {type(packet).__name__} {packet!r}")
+    packet = tuple(packet)
+    for index, passage in enumerate(packet):
+        if not isinstance(passage, Passage):
+            raise TypeError(f"packet[{index}] must be a Passage, got {type(passage).__name__} {passage!r}")
     sentences: list[Sentence] = []
     missing, disputed, answered = [], [], 0
     for facet in facets:
@@ -213,6 +220,10 @@ def is_grounded(answer: Answer, packet_ids, source_texts) -> bool:
 
 def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
     """One of OUTCOMES: what the answer's claims cite, compared with the evaluation label."""
+    if not isinstance(answer, Answer):
+        raise TypeError(f"answer must be an Answer, got {type(answer).__name__} {answer!r}")
+    if not isinstance(corpus, dict) or gold_id not in corpus:
+        raise ValueError(f"gold_id {gold_id!r} must be an id of the corpus")
     claims = [s.cite for s in answer.sentences if s.kind == "claim"]
     if answer.status in ("abstain", "conflict") or not claims:
         return "no_answer"
