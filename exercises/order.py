@@ -1,0 +1,86 @@
+# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check order
+# (generated from solutions/order.py; `python3 -B methods.py reset order` restores this stub)
+"""Lesson 05 exercises: put chunks in a chosen order, then measure what order does.
+
+Task 1  reorder_lost_in_middle  best first, second best last, alternating inward
+Task 2  build_layout            one relevant chunk at the head, in the middle or at the tail
+Task 3  share_of_change         how many cited chunks changed between two runs
+Task 4  COPIER_QUIZ             what the quote copier's lack of position effect proves
+
+Check your work:  python3 -B methods.py check order
+Stuck?            python3 -B methods.py hint order
+"""
+
+from fractions import Fraction
+
+from modules.order import Chunk, LAYOUTS
+
+
+def reorder_lost_in_middle(items) -> list:
+    """Task 1. Return a new list: the strongest items at both ends, the weakest in the middle.
+
+    `items` is any sequence given best first (rank 1, rank 2, ...). The best
+    item comes first, the second best last, the third best second, the fourth
+    best second to last, and so on, alternating inward:
+
+        ranks 1..10  ->  1 3 5 7 9 10 8 6 4 2
+        ranks 1..4   ->  1 3 4 2
+        ranks 1..5   ->  1 3 5 4 2
+
+    The best item is first whatever the count (even or odd). Do not change
+    `items`. Run in linear time: no `list.insert` in a loop (each insert at the
+    front moves every item already there).
+
+    >>> reorder_lost_in_middle(["a", "b", "c", "d"])
+    ['a', 'c', 'd', 'b']
+    """
+    raise NotImplementedError("reorder_lost_in_middle: write your answer here, then run: python3 -B methods.py check order")
+
+
+def build_layout(relevant: Chunk, irrelevant, layout: str) -> tuple:
+    """Task 2. Place one relevant chunk among the irrelevant ones; return a tuple.
+
+    The irrelevant chunks keep their given order; only the relevant chunk's
+    place depends on `layout`:
+
+        "head"    relevant first
+        "tail"    relevant last
+        "middle"  relevant at index len(irrelevant) // 2 (with an odd count of
+                  irrelevant chunks, the earlier of the two middle places)
+
+    With 4 irrelevant chunks d1..d4 the middle layout is (d1, d2, R, d3, d4);
+    with 3 it is (d1, R, d2, d3). Do not change `irrelevant`. Raise ValueError
+    for any other layout name, naming it.
+    """
+    raise NotImplementedError("build_layout: write your answer here, then run: python3 -B methods.py check order")
+
+
+def share_of_change(before, after) -> Fraction:
+    """Task 3. Return the share of paired readings whose cited chunk id differs.
+
+    `before` and `after` list the cited id of each question, in the same
+    question order, for two runs (say: same seed, different order; or same
+    order, next seed). A refusal is the id None: None against None is no
+    change, None against an id is a change. Return an exact Fraction over all
+    the pairs. Raise ValueError when the two lists differ in length (the pairs
+    would not line up) or are empty.
+
+    >>> share_of_change(["a", "b", None, "d"], ["a", "x", None, "y"])
+    Fraction(1, 2)
+    """
+    raise NotImplementedError("share_of_change: write your answer here, then run: python3 -B methods.py check order")
+
+
+# Task 4 (quiz). Lesson 01's quote copier copies every chunk of its packet in order,
+# whatever the order is: moving a chunk to the middle changes nothing it does.
+# What does that show?
+#   "a"  position effects are a myth, so any reader can be given chunks in any order
+#   "b"  only that this reader has no position effect; a model reader must be measured
+#        on its own, because position effects belong to particular readers
+#   "c"  that the lost-in-the-middle reorder harms every reader, since the copier needs none
+#   "d"  that the simulator's position weights (1.0, 0.8, 0.45) are wrong
+# Set COPIER_QUIZ to one letter.
+COPIER_QUIZ = None  # TODO: your answer
+
+
+__all__ = ["Chunk", "reorder_lost_in_middle", "build_layout", "share_of_change", "COPIER_QUIZ"]

@@ -1,0 +1,242 @@
+"""Grader for lesson 05, order. Run: python3 -B methods.py check order"""
+
+import time
+from fractions import Fraction
+
+from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from modules import order as lesson
+from modules.order import Chunk
+
+LESSON = "order"
+
+TASKS = (
+    Task(1, "reorder_lost_in_middle", "Best first, second best last, alternating inward", hints=(
+        "Write the ranks 1..6 on paper and place them by hand: which ranks end up in the front half, "
+        "and in which order do the others fill the back half?",
+        "The front half holds ranks 1, 3, 5, ... in order; the back half holds 2, 4, 6, ... read from "
+        "the end. Which slices of a list give every other item, starting at index 0 and at index 1?",
+        "A widely copied version sorts ascending and alternates from the front: for four items it gives "
+        "2 4 3 1, the best item last. Does yours keep the best first for every count, even and odd?",
+        "items = list(items); return items[0::2] + items[1::2][::-1]. Two slices, no insert.",
+    )),
+    Task(2, "build_layout", "Head, middle and tail layouts of one relevant chunk", hints=(
+        "Which index does the relevant chunk get in each layout, if there are j irrelevant chunks?",
+        "Head is index 0, tail is index j. For the middle, which index splits j items into two halves, "
+        "the first no larger than the second? Try j = 3: (d1, R, d2, d3).",
+        "Slice the irrelevant chunks at the place: others[:place] + (relevant,) + others[place:]. "
+        "What should an unknown layout name do, rather than quietly fall back to head?",
+    )),
+    Task(3, "share_of_change", "Share of cited chunks that changed between two runs", hints=(
+        "Walk the two lists side by side: what counts as a change, and what is the denominator?",
+        "A refusal is None. Is None against None a change? Is None against 'a' one? Should refusals be "
+        "left out of the denominator?",
+        "What does zip() do when one list is shorter, and why would silently dropping pairs hide a bug?",
+        "Check the lengths (ValueError if they differ or are zero), then return "
+        "Fraction(sum(1 for a, b in zip(before, after) if a != b), len(before)).",
+    )),
+    Task(4, "COPIER_QUIZ", "Quiz: what the copier's missing position effect proves", hints=(
+        "The copier reads every chunk whatever its place. Is that a fact about chunks in general, or "
+        "about this one reader?",
+        "Liu et al. found a U-shaped curve for the models and tasks they tested. Would the copier's flat "
+        "line tell you anything about another model?",
+    )),
+)
+
+
+def _chunk(cid: str, concept: str = "") -> Chunk:
+    return Chunk(cid, concept or f"concept-{cid}", f"value {cid}", f"text of {cid}")
+
+
+def _ids(chunks) -> list:
+    return [c.id if isinstance(c, Chunk) else c for c in chunks]
+
+
+# ---------------------------------------------------------------- Task 1
+
+def test_task1_ten_items_alternate_inward():
+    fn = function(load(LESSON), "reorder_lost_in_middle")
+    shown = "reorder_lost_in_middle([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])"
+    expect(call(fn, list(range(1, 11)), shown=shown), [1, 3, 5, 7, 9, 10, 8, 6, 4, 2], shown,
+           why="best first, second best last, then alternate inward; return a list")
+
+
+def test_task1_best_first_for_even_counts():
+    fn = function(load(LESSON), "reorder_lost_in_middle")
+    shown = "reorder_lost_in_middle(['a', 'b', 'c', 'd'])"
+    got = call(fn, ["a", "b", "c", "d"], shown=shown)
+    if got == ["b", "d", "c", "a"]:
+        raise AssertionError(f"called {shown}\n  got:      {got!r}\n  expected: ['a', 'c', 'd', 'b']\n"
+                             "  why: this is the parity quirk (sort ascending, alternate from the front): with an "
+                             "even count it puts the best item last; the lesson's reorder keeps it first")
+    expect(got, ["a", "c", "d", "b"], shown, why="a (best) first, b (second best) last, c second, d in between")
+    shown = "reorder_lost_in_middle(['a', 'b', 'c', 'd', 'e', 'f'])"
+    expect(call(fn, list("abcdef"), shown=shown), list("acefdb"), shown)
+
+
+def test_task1_odd_counts_and_small_ones():
+    fn = function(load(LESSON), "reorder_lost_in_middle")
+    for items, want in (([], []), (["a"], ["a"]), (["a", "b"], ["a", "b"]), (["a", "b", "c"], ["a", "c", "b"]),
+                        (list("abcde"), list("acedb")), (list("abcdefg"), list("acegfdb"))):
+        shown = f"reorder_lost_in_middle({items!r})"
+        expect(call(fn, items, shown=shown), want, shown,
+               why="the odd ranks walk in from the front, the even ranks from the back")
+
+
+def test_task1_best_first_second_best_last_for_every_count():
+    fn = function(load(LESSON), "reorder_lost_in_middle")
+    for count in range(2, 16):
+        items = list(range(1, count + 1))
+        shown = f"reorder_lost_in_middle(list(range(1, {count + 1})))"
+        got = call(fn, items, shown=shown)
+        expect_true(isinstance(got, list) and sorted(got) == items,
+                    f"called {shown}\n  got:      {got!r}\n  expected: a list holding each of 1..{count} once")
+        expect_true(got[0] == 1 and got[-1] == 2,
+                    f"called {shown}\n  got:      {got!r}\n  expected: 1 first and 2 last for every count "
+                    f"(here {count}, {'even' if count % 2 == 0 else 'odd'})")
+
+
+def test_task1_keeps_the_input_and_takes_any_sequence():
+    fn = function(load(LESSON), "reorder_lost_in_middle")
+    items = [1, 2, 3, 4, 5]
+    call(fn, items, shown="reorder_lost_in_middle([1, 2, 3, 4, 5])")
+    expect(items, [1, 2, 3, 4, 5], "reorder_lost_in_middle(items) -> items afterwards",
+           why="return a new list; the caller's ranking must stay as it was")
+    shown = "reorder_lost_in_middle((1, 2, 3, 4))"
+    expect(call(fn, (1, 2, 3, 4), shown=shown), [1, 3, 4, 2], shown, why="a tuple in, a list out")
+
+
+def test_task1_linear_time():
+    fn = function(load(LESSON), "reorder_lost_in_middle")
+    items = list(range(300_000))
+    start = time.perf_counter()
+    got = call(fn, items, shown="reorder_lost_in_middle(list(range(300_000)))")
+    seconds = time.perf_counter() - start
+    expect_true(seconds < 1.5, f"reorder_lost_in_middle on 300,000 items took {seconds:.1f} s; a linear version "
+                               "takes a few hundredths. Inserting at the front of a list in a loop moves every "
+                               "item already there, so the whole loop is quadratic: build it from slices instead")
+    expect_true(got[:3] == [0, 2, 4] and got[-3:] == [5, 3, 1],
+                f"reorder_lost_in_middle(list(range(300_000))) starts {got[:3]!r} and ends {got[-3:]!r}; "
+                "expected [0, 2, 4] ... [5, 3, 1]")
+
+
+# ---------------------------------------------------------------- Task 2
+
+def _layout(fn, relevant, irrelevant, layout):
+    shown = f"build_layout({relevant.id}, {_ids(irrelevant)}, {layout!r})"
+    got = call(fn, relevant, irrelevant, layout, shown=shown)
+    expect_true(isinstance(got, tuple), f"called {shown}\n  got a {type(got).__name__}\n  expected: a tuple of chunks")
+    return got, shown
+
+
+def test_task2_head_and_tail():
+    fn = function(load(LESSON), "build_layout")
+    relevant, others = _chunk("R"), [_chunk(f"d{i}") for i in range(1, 5)]
+    got, shown = _layout(fn, relevant, list(others), "head")
+    expect(_ids(got), ["R", "d1", "d2", "d3", "d4"], shown, why="head: the relevant chunk first")
+    got, shown = _layout(fn, relevant, list(others), "tail")
+    expect(_ids(got), ["d1", "d2", "d3", "d4", "R"], shown,
+           why="tail: the relevant chunk last, the others in their given order")
+
+
+def test_task2_middle_even_and_odd():
+    fn = function(load(LESSON), "build_layout")
+    relevant = _chunk("R")
+    for count, want in ((0, ["R"]), (2, ["d1", "R", "d2"]), (3, ["d1", "R", "d2", "d3"]),
+                        (4, ["d1", "d2", "R", "d3", "d4"]), (5, ["d1", "d2", "R", "d3", "d4", "d5"]),
+                        (8, ["d1", "d2", "d3", "d4", "R", "d5", "d6", "d7", "d8"])):
+        got, shown = _layout(fn, relevant, [_chunk(f"d{i}") for i in range(1, count + 1)], "middle")
+        expect(_ids(got), want, shown, why=f"middle: index len(irrelevant) // 2 = {count // 2}")
+
+
+def test_task2_no_chunk_lost_and_input_kept():
+    fn = function(load(LESSON), "build_layout")
+    relevant, others = _chunk("R"), [_chunk(f"d{i}") for i in range(1, 9)]
+    for layout in ("head", "middle", "tail"):
+        given = list(others)
+        got, shown = _layout(fn, relevant, given, layout)
+        expect_true(len(got) == 9 and got.count(relevant) == 1 and [c for c in got if c is not relevant] == others,
+                    f"called {shown}\n  got:      {_ids(got)}\n  expected: the relevant chunk once, and the 8 others "
+                    "once each in their given order")
+        expect(_ids(given), _ids(others), shown + " -> irrelevant afterwards",
+               why="build a new tuple; do not change the caller's list")
+
+
+def test_task2_unknown_layout_is_an_error():
+    fn = function(load(LESSON), "build_layout")
+    for name in ("centre", "Head", ""):
+        expect_error(ValueError, fn, _chunk("R"), [_chunk("d1"), _chunk("d2")], name,
+                     shown=f"build_layout(R, ['d1', 'd2'], {name!r})",
+                     why="an unknown layout is a mistake to report, not a head layout")
+
+
+def test_task2_lesson_layouts_match_the_reader_experiment():
+    fn = function(load(LESSON), "build_layout")
+    by_id = {c.id: c for c in lesson.CHUNKS}
+    query = lesson.QUERIES[0]
+    gold = by_id[query.gold_id]
+    others = [c for c in lesson.rank_chunks(query.text, lesson.CHUNKS) if c.concept != gold.concept][:4]
+    for layout in ("head", "middle", "tail"):
+        got, shown = _layout(fn, gold, list(others), layout)
+        expect(_ids(got), _ids(lesson.build_layout(gold, others, layout)), shown,
+               why="the lesson's experiment places the relevant chunk the same way")
+
+
+# ---------------------------------------------------------------- Task 3
+
+def test_task3_half_changed():
+    fn = function(load(LESSON), "share_of_change")
+    shown = "share_of_change(['a', 'b', None, 'd'], ['a', 'x', None, 'y'])"
+    expect(call(fn, ["a", "b", None, "d"], ["a", "x", None, "y"], shown=shown), Fraction(1, 2), shown,
+           why="2 of 4 pairs differ; return a Fraction, not a float")
+
+
+def test_task3_refusals_are_answers_too():
+    fn = function(load(LESSON), "share_of_change")
+    shown = "share_of_change([None, None, 'a', 'b'], [None, 'a', 'a', None])"
+    expect(call(fn, [None, None, "a", "b"], [None, "a", "a", None], shown=shown), Fraction(1, 2), shown,
+           why="None vs None is no change; None vs 'a' and 'b' vs None are changes; every pair counts")
+    shown = "share_of_change(['a', 'b', 'c'], ['a', 'b', 'c'])"
+    expect(call(fn, ["a", "b", "c"], ["a", "b", "c"], shown=shown), Fraction(0), shown, why="nothing changed")
+    shown = "share_of_change(('a', 'b', 'c'), ['x', 'y', 'c'])"
+    expect(call(fn, ("a", "b", "c"), ["x", "y", "c"], shown=shown), Fraction(2, 3), shown)
+
+
+def test_task3_pairs_must_line_up():
+    fn = function(load(LESSON), "share_of_change")
+    expect_error(ValueError, fn, ["a", "b", "c"], ["a", "b"], shown="share_of_change(['a', 'b', 'c'], ['a', 'b'])",
+                 why="zip() would drop the third pair silently; unequal runs cannot be compared")
+    expect_error(ValueError, fn, [], [], shown="share_of_change([], [])",
+                 why="the share of no pairs is undefined, not 0")
+
+
+def test_task3_order_against_the_seed_baseline():
+    fn = function(load(LESSON), "share_of_change")
+    rankings = [lesson.rank_chunks(q.text, lesson.CHUNKS) for q in lesson.QUERIES]
+    by_id = {c.id: c for c in lesson.CHUNKS}
+
+    def cited(layout, seed):
+        out = []
+        for number, (query, ranking) in enumerate(zip(lesson.QUERIES, rankings)):
+            gold = by_id[query.gold_id]
+            others = [c for c in ranking if c.concept != gold.concept][:4]
+            context = lesson.build_layout(gold, others, layout)
+            out.append(lesson.simulate_reader(query.text, context, lesson.reading_seed(seed, number)).cited_id)
+        return out
+
+    head, middle, head_next = cited("head", lesson.SEED), cited("middle", lesson.SEED), cited("head", lesson.SEED + 1)
+    order_share = call(fn, head, middle, shown="share_of_change(<head, seed>, <middle, same seed>)")
+    seed_share = call(fn, head, head_next, shown="share_of_change(<head, seed>, <head, next seed>)")
+    expect(order_share, lesson.share_of_change(head, middle), "share_of_change(<head>, <middle>) at j = 4",
+           why="the lesson's own count on the same 40 readings")
+    expect(seed_share, lesson.share_of_change(head, head_next), "share_of_change(<head>, <head, next seed>) at j = 4")
+    expect_true(order_share > seed_share, f"order changed {order_share} of the answers and reseeding {seed_share}: "
+                                          "the lesson's fixture has moving the relevant chunk change more")
+
+
+# ---------------------------------------------------------------- Task 4
+
+def test_task4_copier_quiz():
+    answer = constant(load(LESSON), "COPIER_QUIZ")
+    expect_true(answer in ("a", "b", "c", "d"), f"COPIER_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == "b", f"COPIER_QUIZ = {answer!r} is not the best answer. Reread the lesson's part on the "
+                               "quote copier and Liu et al., then try again (hint: python3 -B methods.py hint order 4)")

@@ -1,0 +1,68 @@
+"""Plausible wrong answers to lesson 05's tasks; `dev check` proves the graders reject each.
+
+Each entry edits the reference solution: every `old` text must occur exactly once.
+"""
+
+WRONG_ANSWERS = [
+    {"name": "parity quirk: sort ascending, alternate from the front", "task": 1,
+     "replace": [("    items = list(items)\n    return items[0::2] + items[1::2][::-1]\n",
+                  "    ascending, out = list(items)[::-1], []\n"
+                  "    for i, item in enumerate(ascending):\n"
+                  "        if i % 2 == 1:\n"
+                  "            out.append(item)\n"
+                  "        else:\n"
+                  "            out.insert(0, item)\n"
+                  "    return out\n")]},
+    {"name": "off-by-one alternation: second best second, third best last", "task": 1,
+     "replace": [("return items[0::2] + items[1::2][::-1]", "return items[:1] + items[1::2] + items[2::2][::-1]")]},
+    {"name": "back half not reversed", "task": 1,
+     "replace": [("return items[0::2] + items[1::2][::-1]", "return items[0::2] + items[1::2]")]},
+    {"name": "best item last (mirror)", "task": 1,
+     "replace": [("return items[0::2] + items[1::2][::-1]", "return items[1::2] + items[0::2][::-1]")]},
+    {"name": "rank order left as it is", "task": 1,
+     "replace": [("return items[0::2] + items[1::2][::-1]", "return items")]},
+    {"name": "sorted in place (changes the caller's list)", "task": 1,
+     "replace": [("    items = list(items)\n    return items[0::2] + items[1::2][::-1]\n",
+                  "    front, back = items[0::2], items[1::2][::-1]\n"
+                  "    items[:] = front + back\n"
+                  "    return items\n")]},
+    {"name": "correct order, quadratic insert loop", "task": 1,
+     "replace": [("    items = list(items)\n    return items[0::2] + items[1::2][::-1]\n",
+                  "    front, back = [], []\n"
+                  "    for rank, item in enumerate(items):\n"
+                  "        if rank % 2 == 0:\n"
+                  "            front.append(item)\n"
+                  "        else:\n"
+                  "            back.insert(0, item)\n"
+                  "    return front + back\n")]},
+    {"name": "middle rounds up for odd counts", "task": 2,
+     "replace": [("        place = len(others) // 2\n", "        place = (len(others) + 1) // 2\n")]},
+    {"name": "middle is always the second place", "task": 2,
+     "replace": [("        place = len(others) // 2\n", "        place = min(1, len(others))\n")]},
+    {"name": "tail reverses the irrelevant chunks", "task": 2,
+     "replace": [('    elif layout == "tail":\n        place = len(others)\n',
+                  '    elif layout == "tail":\n        return tuple(reversed(others)) + (relevant,)\n')]},
+    {"name": "head builds on the caller's list", "task": 2,
+     "replace": [("    others = list(irrelevant)\n    if layout == \"head\":\n        place = 0\n",
+                  "    others = irrelevant\n    if layout == \"head\":\n        others.insert(0, relevant)\n"
+                  "        return tuple(others)\n")]},
+    {"name": "unknown layout falls back to head", "task": 2,
+     "replace": [("        raise ValueError(f\"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}\")\n",
+                  "        place = 0\n")]},
+    {"name": "share as a float", "task": 3,
+     "replace": [("return Fraction(sum(1 for a, b in zip(before, after) if a != b), len(before))",
+                  "return sum(1 for a, b in zip(before, after) if a != b) / len(before)")]},
+    {"name": "refusals left out of the denominator", "task": 3,
+     "replace": [("return Fraction(sum(1 for a, b in zip(before, after) if a != b), len(before))",
+                  "pairs = [(a, b) for a, b in zip(before, after) if a is not None and b is not None]\n"
+                  "    return Fraction(sum(1 for a, b in pairs if a != b), len(pairs) or 1)")]},
+    {"name": "counts the unchanged answers", "task": 3,
+     "replace": [("if a != b), len(before))", "if a == b), len(before))")]},
+    {"name": "zip truncates unequal runs", "task": 3,
+     "replace": [("    if len(before) != len(after):\n        raise ValueError(f\"before and after must pair up, "
+                  "got {len(before)} and {len(after)} items\")\n", "")]},
+    {"name": "no pairs means no change", "task": 3,
+     "replace": [("        raise ValueError(\"before must not be empty\")\n", "        return Fraction(0)\n")]},
+    {"name": "quiz: position effects are a myth", "task": 4, "replace": [('COPIER_QUIZ = "b"', 'COPIER_QUIZ = "a"')]},
+    {"name": "quiz: the weights are wrong", "task": 4, "replace": [('COPIER_QUIZ = "b"', 'COPIER_QUIZ = "d"')]},
+]
