@@ -1,7 +1,7 @@
 """The lab on every supported Python (3.10 to 3.13) found on this machine.
 
 Under each interpreter: every built lesson command prints its golden output, the
-graders pass every solution and fail every stub (`check --target ... --json`), and
+graders pass every solution and reject the first lesson's stub (`check --target ... --json`), and
 the workflow commands parse and answer. An interpreter that is not installed is
 skipped with the places that were searched.
 """
@@ -60,13 +60,12 @@ def test_lessons_and_graders_under(version, tmp_path):
                     f"/root/.pyenv/versions/{version}*/bin/python3)")
     stubs = tmp_path / "stubs"
     stubs.mkdir()
-    for lesson in course.lessons():
-        (stubs / f"{lesson}.py").write_text(dev.generated_stub(lesson), encoding="utf-8")
-    goldens = [name for name in built_lessons() if (GOLDEN / f"{name}.txt").is_file()]
     first = course.lessons()[0]
+    (stubs / f"{first}.py").write_text(dev.generated_stub(first), encoding="utf-8")
+    goldens = [name for name in built_lessons() if (GOLDEN / f"{name}.txt").is_file()]
     jobs = {("lesson", name): (name, "--plain") for name in goldens}
     jobs[("check", "solutions")] = ("check", "--target", str(ROOT / "solutions"), "--json")
-    jobs[("check", "stubs")] = ("check", "--target", str(stubs), "--json")
+    jobs[("check", "stubs")] = ("check", first, "--target", str(stubs), "--json")  # graders reject, too
     jobs[("hint",)] = ("hint", first, "1", "--level", "1")
     jobs[("reset",)] = ("reset",)
     with ThreadPoolExecutor(max_workers=4) as pool:
