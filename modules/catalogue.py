@@ -5,7 +5,8 @@ fixture is written out by hand, so it is the same on every run and machine.
 
 Public names (stable: later lessons import them; add, never rename)
 
-    Listing            one catalogue listing (frozen dataclass, fields below)
+    Listing            one catalogue listing (immutable named tuple, fields below;
+                       the constructor validates every field)
     Query              one shopper query: id, text, constructed vector + version
     LISTINGS           tuple of Listing, ids PW-L001 ... PW-L016, in id order
     QUERIES            tuple of Query, ids PW-Q001 ... PW-Q009, in id order
@@ -55,7 +56,7 @@ What the fixture contains on purpose
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 __all__ = [
     "Listing", "Query", "LISTINGS", "QUERIES", "VECTOR_VERSION", "PERMISSIONS", "FAMILIES",
@@ -79,25 +80,18 @@ def _need_str(owner: str, name: str, value: object, *, empty_ok: bool = False) -
         raise ValueError(f"{owner}.{name} must not be empty, got {value!r}")
 
 
-@dataclass(frozen=True)
-class Listing:
-    id: str
-    cluster_id: str
-    title: str
-    family: str
-    listed_diameter: str
-    listed_unit: str
-    diameter_mm: str | None
-    permission: str
-    updated_on: str
-    stale: bool
-    vector: tuple
-    vector_version: str
-    description: str
+_LISTING_FIELDS = ("id cluster_id title family listed_diameter listed_unit diameter_mm permission updated_on "
+                   "stale vector vector_version description")
 
-    def __post_init__(self) -> None:
-        for name in ("id", "cluster_id", "title", "family", "listed_diameter", "updated_on",
-                     "vector_version"):
+
+class Listing(namedtuple("Listing", _LISTING_FIELDS)):
+    """One catalogue listing: an immutable record (a named tuple, cheap to define on every run)."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls, *args, **kwargs)
+        for name in ("id", "cluster_id", "title", "family", "listed_diameter", "updated_on", "vector_version"):
             _need_str("Listing", name, getattr(self, name))
         _need_str("Listing", "listed_unit", self.listed_unit, empty_ok=True)
         _need_str("Listing", "description", self.description, empty_ok=True)
@@ -113,20 +107,21 @@ class Listing:
             _need_str("Listing", "diameter_mm", self.diameter_mm)
         if not isinstance(self.vector, tuple):
             raise TypeError(f"Listing.vector must be a tuple, got {type(self.vector).__name__} {self.vector!r}")
+        return self
 
 
-@dataclass(frozen=True)
-class Query:
-    id: str
-    text: str
-    vector: tuple
-    vector_version: str
+class Query(namedtuple("Query", "id text vector vector_version")):
+    """One shopper query: an immutable record."""
 
-    def __post_init__(self) -> None:
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls, *args, **kwargs)
         for name in ("id", "text", "vector_version"):
             _need_str("Query", name, getattr(self, name))
         if not isinstance(self.vector, tuple):
             raise TypeError(f"Query.vector must be a tuple, got {type(self.vector).__name__} {self.vector!r}")
+        return self
 
 
 def _L(id, cluster, title, family, listed, unit, mm, permission, updated, stale, vector, text,

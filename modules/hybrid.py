@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 import re
 from collections import namedtuple
-from dataclasses import replace
 
 from modules.catalogue import LISTINGS, QUERIES, VECTOR_VERSION, Listing, Query, permitted_listings, query_by_id
 
@@ -373,7 +372,7 @@ def _raw_versus_rank(channels, fused, cluster_of: dict) -> dict:
 def _injection(listings: tuple) -> dict:
     """Run the query with the seller's instruction and without it: nothing may differ."""
     target = next(x for x in listings if x.id == INJECTION_LISTING)
-    cleaned = replace(target, description=target.description.replace(INSTRUCTION, "").strip())
+    cleaned = target._replace(description=target.description.replace(INSTRUCTION, "").strip())
     runs = []
     for pool in (listings, tuple(cleaned if x.id == target.id else x for x in listings)):
         contract, channels, fused = hybrid_search(query_by_id(INJECTION_QUERY), pool)
