@@ -35,6 +35,7 @@ import os
 import queue
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from dataclasses import dataclass
@@ -66,13 +67,14 @@ def _worker(lesson: str, seconds: float) -> tuple[subprocess.Popen, queue.Queue]
     return process, lines
 
 
-def _grade_chunk(lesson: str, items: list[tuple[str, str]], seconds: float) -> list[dict]:
+def _grade_chunk(lesson: str, items: list[tuple[str, str]], seconds: float, first_failure: bool) -> list[dict]:
     """Grade (path, source) items in one worker; a worker that hangs or dies is replaced."""
     results: list[dict] = []
     while len(results) < len(items):
         rest = items[len(results):]
         process, lines = _worker(lesson, seconds)
-        feed = "".join(json.dumps({"path": path, "source": source}) + "\n" for path, source in rest)
+        feed = "".join(json.dumps({"path": path, "source": source, "first_failure": first_failure}) + "\n"
+                       for path, source in rest)
         threading.Thread(target=_write_and_close, args=(process, feed), daemon=True).start()
         # Start-up and imports come before the first result; after that each has `seconds`
         # plus slack, for a loop that the worker's own alarm cannot interrupt (inside C code).
@@ -104,22 +106,24 @@ def _write_and_close(process: subprocess.Popen, text: str) -> None:
         pass  # the worker died or was stopped; the reader notices
 
 
-def grade_sources(lesson: str, items: list[tuple[str, str]], seconds: float = 10.0, jobs: int = 1) -> list[dict]:
+def grade_sources(lesson: str, items: list[tuple[str, str]], seconds: float = 10.0, jobs: int = 1,
+                  first_failure: bool = False) -> list[dict]:
     """Grade many versions of solutions/LESSON.py, given as (path to show, source text), in order.
 
     Each result is what `course.grade` returns for a file: {"tasks", "tests"} or {"error"}.
-    With jobs > 1 the items are shared among that many worker processes.
+    With jobs > 1 the items are shared among that many worker processes. With
+    first_failure, grading a version stops at its first failing test.
     """
     if not items:
         return []
     jobs = max(1, min(jobs, len(items)))
     if jobs == 1:
-        return _grade_chunk(lesson, items, seconds)
+        return _grade_chunk(lesson, items, seconds, first_failure)
     chunks = [items[start::jobs] for start in range(jobs)]
     outcomes: list[list[dict]] = [[] for _ in chunks]
 
     def grade(index: int) -> None:
-        outcomes[index] = _grade_chunk(lesson, chunks[index], seconds)
+        outcomes[index] = _grade_chunk(lesson, chunks[index], seconds, first_failure)
 
     threads = [threading.Thread(target=grade, args=(index,)) for index in range(jobs)]
     for thread in threads:
@@ -372,6 +376,78 @@ def _spliced(source: str, edits) -> str:
     return source
 
 
+def _edit_span(choices) -> tuple[int, int]:
+    group = choices[0] if isinstance(choices[0], list) else [choices[0]]
+    return min(e[0] for e in group), max(e[1] for e in group)
+
+
+def _piece(text: str, positions: _Text, statement: ast.stmt, grow: int = 0) -> str:
+    # The statement's lines, from the start of its first line, without their common indent.
+    first = positions.starts[statement.lineno - 1]
+    return textwrap.dedent(text[first:positions.span(statement)[1] + grow])
+
+
+def _first_verified(text: str, choices, extract, wanted: str) -> str | None:
+    """The first text edit whose result parses (as far as `extract` cuts it) to the wanted tree."""
+    for edits in choices:
+        candidate = _spliced(text, edits)
+        try:
+            if ast.dump(extract(candidate)) == wanted:
+                return candidate
+        except (SyntaxError, IndexError):
+            continue
+    return None
+
+
+def _small_check(text, positions, node, parents, apply, choices):
+    """Verify a mutant on the smallest statement around the change (cheap; most mutants).
+
+    The edit lies inside that statement and every other line is unchanged, so if the
+    statement's new text parses to the mutated statement, the file is the mutant.
+    """
+    scope = parents.get(node) if isinstance(node, ast.stmt) else node
+    while scope is not None and not isinstance(scope, ast.stmt):
+        scope = parents.get(scope)
+    if scope is None:
+        return None
+    piece = _piece(text, positions, scope)
+    try:
+        copied = ast.parse(piece).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    original = list(ast.walk(scope))
+    copied_nodes = list(ast.walk(copied))
+    if type(copied) is not type(scope) or len(copied_nodes) != len(original):
+        return None  # the statement shares its first line with another: not cut cleanly
+    holder = ast.Module(body=[copied], type_ignores=[])
+    target = copied_nodes[original.index(node)]
+    apply(target, _parents(holder).get(target))
+    wanted = ast.dump(ast.parse(ast.unparse(holder)).body[0])
+    source = _first_verified(text, choices, lambda c: ast.parse(
+        _piece(c, positions, scope, len(c) - len(text))).body[0], wanted)
+    if source is None:
+        return None
+    return (source, *_edit_span(choices), False)
+
+
+def _top_level_check(text, positions, tree, top, index, apply, choices):
+    """Verify on the whole top-level statement; if no text edit fits, reprint the file from its tree."""
+    statement = tree.body[top]
+    first_line = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
+    stmt_start, stmt_end = positions.starts[first_line - 1], positions.span(statement)[1]
+    holder = ast.Module(body=[ast.parse(text[stmt_start:stmt_end]).body[0]], type_ignores=[])
+    target = list(ast.walk(holder.body[0]))[index]
+    apply(target, _parents(holder).get(target))
+    wanted = ast.dump(ast.parse(ast.unparse(holder)).body[0])
+    source = _first_verified(text, choices, lambda c: ast.parse(
+        c[stmt_start:stmt_end + len(c) - len(text)]).body[0], wanted)
+    if source is not None:
+        return (source, *_edit_span(choices), False)
+    whole = copy.deepcopy(tree)
+    whole.body[top] = holder.body[0]
+    return (ast.unparse(whole) + "\n", 0, 0, True)
+
+
 def mutants(lesson: str, text: str | None = None) -> list[Mutant]:
     """Every single-change mutant of the answer regions of solutions/LESSON.py, in source order."""
     if text is None:
@@ -383,37 +459,16 @@ def mutants(lesson: str, text: str | None = None) -> list[Mutant]:
     found: list[Mutant] = []
     seen: set[str] = set()
     for top, statement in enumerate(tree.body):
-        # Only the top-level statement holding a change is copied and compared: the rest of
-        # the file is the same text, so it parses to the same tree.
-        first_line = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
-        stmt_start, stmt_end = positions.starts[first_line - 1], positions.span(statement)[1]
         nodes = list(ast.walk(statement))
         for index, node in enumerate(nodes):
             if not hasattr(node, "lineno") or not any(first <= node.lineno and node.end_lineno <= last
                                                       for first, last in regions):
                 continue
             for kind, apply, choices in _edits(node, index, positions, parents):
-                # A fresh copy of the statement (parsing its text is much faster than deepcopy).
-                module = ast.Module(body=[ast.parse(text[stmt_start:stmt_end]).body[0]], type_ignores=[])
-                target = list(ast.walk(module.body[0]))[index]
-                apply(target, _parents(module).get(target))
-                wanted = ast.dump(ast.parse(ast.unparse(module)).body[0])
-                source = None
-                for edits in choices:
-                    candidate = _spliced(text, edits)
-                    piece = candidate[stmt_start:stmt_end + len(candidate) - len(text)]
-                    try:
-                        if ast.dump(ast.parse(piece).body[0]) == wanted:
-                            source = candidate
-                            break
-                    except (SyntaxError, IndexError):
-                        continue
-                group = choices[0] if isinstance(choices[0], list) else [choices[0]]
-                start, end = min(e[0] for e in group), max(e[1] for e in group)
-                if source is None:  # no tidy text edit gives the tree: print the whole mutated module
-                    whole = copy.deepcopy(tree)
-                    whole.body[top] = module.body[0]
-                    source = ast.unparse(whole) + "\n"
+                made = (_small_check(text, positions, node, parents, apply, choices)
+                        or _top_level_check(text, positions, tree, top, index, apply, choices))
+                source, start, end, reprinted = made
+                if reprinted:
                     before, after = " ".join(ast.unparse(node).split()), "(whole file reprinted)"
                 else:
                     before = _whole_lines(text, start, end)
@@ -452,7 +507,7 @@ def run(lesson: str) -> dict:
     # The reference goes first and last: it must pass in the fresh process and still pass after
     # every mutant, or some mutant left shared state changed and the verdicts in between are void.
     items = [(shown_path, text)] + [(shown_path, m.source) for m in made] + [(shown_path, text)]
-    outcomes = grade_sources(lesson, items, seconds=LIMIT_SECONDS)
+    outcomes = grade_sources(lesson, items, seconds=LIMIT_SECONDS, first_failure=True)
     reference, outcomes, sentinel = outcomes[0], outcomes[1:-1], outcomes[-1]
     if rejected(reference):
         return {"lesson": lesson, "error": "the reference solution does not pass its graders: "
@@ -461,12 +516,16 @@ def run(lesson: str) -> dict:
         # Polluted: grade each mutant beside a fresh reference instead (slow, but sound).
         outcomes = []
         for mutant in made:
-            pair = grade_sources(lesson, [(shown_path, mutant.source), (shown_path, text)], seconds=LIMIT_SECONDS)
+            pair = grade_sources(lesson, [(shown_path, mutant.source), (shown_path, text)], seconds=LIMIT_SECONDS,
+                                 first_failure=True)
             outcomes.append(pair[0] if not rejected(pair[1]) else
                             {"lesson": lesson, "error": "this mutant changes state shared with later gradings"})
     known = equivalent(lesson)
     survivors, equivalents, overtime, used = [], [], 0, set()
     for mutant, outcome in zip(made, outcomes):
+        if "has a syntax error" in outcome.get("error", ""):
+            # A mutant must be valid Python; one that is not is a bug here, not a grader's win.
+            raise AssertionError(f"mutate.py made a mutant that does not parse: {mutant.shown()}")
         if rejected(outcome):
             overtime += bool(outcome.get("overtime"))
             continue

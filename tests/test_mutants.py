@@ -128,12 +128,28 @@ def test_batch_grading_tells_right_from_wrong_and_survives_loops_and_crashes():
 
 def test_batch_grading_agrees_with_one_process_per_file():
     path, text = _solution()
-    for wrong in dev._load_catalogue("context")[:4]:
-        variant = dev.apply_wrong_answer(text, wrong)
+    wrongs = dev._load_catalogue("context")[:3]
+    variants = [dev.apply_wrong_answer(text, wrong) for wrong in wrongs]
+    batched = mutate.grade_sources("context", [(path, variant) for variant in variants])
+    for wrong, variant, together in zip(wrongs, variants, batched):
         alone = dev._grade_text("context", variant)
-        batched = mutate.grade_sources("context", [(path, variant)])[0]
         assert [(t["test"], t["passed"]) for t in alone["tests"]] == \
-               [(t["test"], t["passed"]) for t in batched["tests"]], wrong["name"]
+               [(t["test"], t["passed"]) for t in together["tests"]], wrong["name"]
+    # Stopping at the first failure keeps the verdict and runs fewer tests.
+    quick = mutate.grade_sources("context", [(path, variants[0])], first_failure=True)[0]
+    assert mutate.rejected(quick) and len(quick["tests"]) <= len(batched[0]["tests"])
+    assert not quick["tests"][-1]["passed"] and all(t["passed"] for t in quick["tests"][:-1])
+
+
+def test_a_learner_dataclass_loads_in_a_batch():
+    # @dataclass with postponed annotations looks its module up in sys.modules while it runs.
+    path, text = _solution()
+    with_class = text.replace("from fractions import Fraction\n",
+                              "from __future__ import annotations\nfrom dataclasses import dataclass\n"
+                              "from fractions import Fraction\n\n\n@dataclass(frozen=True)\nclass Note:\n"
+                              "    words: str\n", 1)
+    assert with_class != text
+    assert not mutate.rejected(mutate.grade_sources("context", [(path, with_class)])[0])
 
 
 def test_report_names_each_survivor_and_the_files_to_edit():

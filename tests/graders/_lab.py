@@ -74,7 +74,11 @@ def _exec_source(name: str, path: Path, text: str):
     module.__file__ = str(path)
     # Tracebacks and inspect.getsource() read the text from linecache, as for a real file.
     linecache.cache[str(path)] = (len(text), None, text.splitlines(True), str(path))
-    exec(compile(text, str(path), "exec", dont_inherit=True), module.__dict__)
+    sys.modules[name] = module  # while it runs, as for a file: @dataclass looks its module up there
+    try:
+        exec(compile(text, str(path), "exec", dont_inherit=True), module.__dict__)
+    finally:
+        sys.modules.pop(name, None)
     return module
 
 
@@ -95,7 +99,12 @@ def load(lesson: str, fresh: bool = False):
         else:
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            # Listed in sys.modules while it runs: @dataclass looks its module up there.
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                sys.modules.pop(name, None)
     except SyntaxError as error:
         raise LabFailure(f"{shown_path(path)} has a syntax error at line {error.lineno}: {error.msg}") from None
     except Exception as error:  # the learner's module failed while importing
@@ -178,11 +187,20 @@ def patched(module_name: str, **values):
 
 # ------------------------------------------------------------------ running
 
+_grader_code: dict[tuple[Path, int, int], object] = {}
+
+
 def grader_module(lesson: str):
+    """A fresh grader module each call; its compiled code is reused while the file is unchanged
+    (a batch grades hundreds of versions, and compiling the grader was half the cost of each)."""
     path = GRADERS / f"grade_{lesson}.py"
     spec = importlib.util.spec_from_file_location(f"grade_{lesson}", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    stat = path.stat()
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _grader_code:
+        _grader_code[key] = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+    exec(_grader_code[key], module.__dict__)
     return module
 
 
@@ -198,8 +216,12 @@ def tests_of(grader) -> list:
     return [fn for name, fn in vars(grader).items() if name.startswith("test_") and callable(fn)]
 
 
-def run(lesson: str) -> dict:
-    """Grade one lesson against LAB_TARGET; return a JSON-ready result."""
+def run(lesson: str, first_failure: bool = False) -> dict:
+    """Grade one lesson against LAB_TARGET; return a JSON-ready result.
+
+    With first_failure, stop at the first failing test (the mutation pass only needs to
+    know that some test rejects a mutant); the result then lists the tests that ran.
+    """
     grader = grader_module(lesson)
     results = []
     for test in tests_of(grader):
@@ -215,6 +237,8 @@ def run(lesson: str) -> dict:
             message = f"{type(error).__name__}: {error}\n" + "".join(traceback.format_exc(limit=-2))
         results.append({"test": test.__name__, "task": task_number(test.__name__),
                         "passed": passed, "message": message})
+        if first_failure and not passed:
+            break
     tasks = [{"number": t.number, "name": t.name, "title": t.title, "hints": len(t.hints),
               "passed": all(r["passed"] for r in results if r["task"] == t.number),
               "tests": sum(1 for r in results if r["task"] == t.number)}
