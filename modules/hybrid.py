@@ -173,6 +173,17 @@ def _check(contract, listings) -> tuple:
     return found
 
 
+_WORDS_OF: dict = {}
+
+
+def _words(text: str) -> frozenset:
+    """The lower-case words of a text, remembered: the same listing is read by every query."""
+    found = _WORDS_OF.get(text)
+    if found is None:
+        found = _WORDS_OF[text] = frozenset(_WORD.findall(text.lower()))
+    return found
+
+
 def lexical_channel(contract: QueryContract, listings) -> ChannelResult:
     """Query terms found per field, times the declared field weight; the matched terms are the evidence."""
     listings = _check(contract, listings)
@@ -181,7 +192,7 @@ def lexical_channel(contract: QueryContract, listings) -> ChannelResult:
     for listing in listings:
         score, shown = 0, []
         for field, weight in FIELD_WEIGHTS.items():
-            matched = sorted(wanted.intersection(_WORD.findall(getattr(listing, field).lower())))
+            matched = sorted(wanted.intersection(_words(getattr(listing, field))))
             if matched:
                 score += weight * len(matched)
                 shown.append(f"{field} x{weight}: {' '.join(matched)}")
@@ -232,6 +243,10 @@ def cosine(a: tuple, b: tuple) -> float:
         problem = check_vector(vector, VECTOR_VERSION)
         if problem:
             raise ValueError(f"vector {name}={vector!r} cannot be scored: {problem}")
+    return _cosine(a, b)
+
+
+def _cosine(a: tuple, b: tuple) -> float:
     return sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
 
 
@@ -251,7 +266,7 @@ def vector_channel(contract: QueryContract, listings, top_k: int = VECTOR_TOP_K)
         if problem:
             rejected.append(Rejection(listing.id, problem))
         else:
-            scored.append((-cosine(contract.vector, listing.vector), listing.id))
+            scored.append((-_cosine(contract.vector, listing.vector), listing.id))  # both checked above
     scored.sort()
     return ChannelResult("vector", tuple(Hit(i, -c, f"cosine {-c:.4f}") for c, i in scored[:top_k]),
                          tuple(rejected), f"top {top_k} by exact cosine, version {VECTOR_VERSION}")
