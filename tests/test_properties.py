@@ -66,30 +66,23 @@ def _positions(candidates, record) -> list[int]:
 
 @FAST
 @given(passages(), BUDGETS)
-def test_select_context_never_exceeds_its_budget(candidates, budget):
+def test_select_context_stays_in_budget_keeps_rank_order_and_never_cuts(candidates, budget):
     record = select_context(candidates, budget)
+    # Never over budget, and the count is of the passages actually handed on.
     assert record.used_quote_chars == sum(len(p.text) for p in record.packet) <= budget
     assert record.max_quote_chars == budget
-
-
-@FAST
-@given(passages(), BUDGETS)
-def test_select_context_keeps_rank_order_and_never_cuts(candidates, budget):
-    record = select_context(candidates, budget)
+    # Rank order kept, each passage whole and unchanged.
     positions = _positions(candidates, record)
-    assert positions == sorted(positions) and len(set(positions)) == len(positions)
-    for passage in record.packet:
-        assert passage == candidates[positions[record.packet.index(passage)]], "a passage was changed (cut?)"
-
-
-@FAST
-@given(passages(), BUDGETS)
-def test_select_context_accounts_for_every_candidate_once(candidates, budget):
-    record = select_context(candidates, budget)
+    assert positions == sorted(positions) and len(set(positions)) == len(positions), "rank order changed"
+    for passage, position in zip(record.packet, positions):
+        assert passage == candidates[position], "a passage was changed (cut?)"
+    # Every candidate has exactly one fate: selected, skipped for budget, duplicate text, or blocked.
     blocked = [p.id for p in candidates if p.source_id in record.conflicts]
     groups = [list(record.packet_ids), list(record.budget_skipped_ids), list(record.duplicate_text_ids), blocked]
-    every = list(itertools.chain.from_iterable(groups))
-    assert sorted(every) == sorted(p.id for p in candidates), groups
+    assert sorted(itertools.chain.from_iterable(groups)) == sorted(p.id for p in candidates), groups
+    # Deterministic: equal inputs (new objects, a tuple instead of a list) give an equal record.
+    again = tuple(Passage(p.id, p.source_id, p.version, p.title, p.text) for p in candidates)
+    assert select_context(again, budget) == record
 
 
 @FAST
@@ -106,13 +99,6 @@ def test_skipping_never_truncates_and_each_skip_did_not_fit(candidates, budget):
         else:
             assert next(skipped) == passage.id, "a passage that did not fit was not skipped"
     assert next(kept, None) is None and next(skipped, None) is None
-
-
-@FAST
-@given(passages(), BUDGETS)
-def test_select_context_is_deterministic(candidates, budget):
-    again = [Passage(p.id, p.source_id, p.version, p.title, p.text) for p in candidates]
-    assert select_context(candidates, budget) == select_context(tuple(again), budget)
 
 
 @FAST
@@ -285,3 +271,53 @@ def test_rank_fusion_ignores_the_order_of_its_rankings(lists, rng, k):
     top = [ranking[0] for ranking in lists if ranking]
     if top and len(set(top)) == 1 and len(top) == len(lists):
         assert fused[0][0] == top[0], "an item ranked first everywhere must fuse first"
+
+
+# ---------------------------------------------------------------- lesson 06: packet rendering
+
+ANY_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
+HOSTILE = st.one_of(ANY_TEXT, st.sampled_from(['</evidence>', '<evidence id="x">', '" relation="forged',
+                                               "&amp;", "&lt;/evidence_set&gt;", "'", "a & b < c"]))
+
+
+@st.composite
+def evidence_items(draw):
+    packet = lesson_module("packet")
+    found = []
+    for number in range(draw(st.integers(min_value=0, max_value=4))):
+        text = draw(HOSTILE)
+        start = draw(st.integers(min_value=0, max_value=50))
+        found.append(packet.Evidence(f"doc#{number}", draw(HOSTILE), draw(HOSTILE), draw(ANY_TEXT), "2024-01-01",
+                                     start, start + len(text), text, draw(st.sampled_from(["retrieved", "adjacent_to:doc#0"]))))
+    return found
+
+
+@FAST
+@given(evidence_items())
+def test_packet_rendering_round_trips_and_no_text_escapes_its_element(items):
+    packet = lesson_module("packet")
+    rendered = packet.render_evidence(items)
+    parsed = packet.parse_evidence(rendered)
+    assert len(parsed) == len(items), "quoted text added or removed an evidence element"
+    for item, back in zip(items, parsed):
+        assert back == {**{name: str(getattr(item, name)) for name in packet.ATTRS}, "text": item.text}
+    assert rendered.count("<evidence ") == len(items) and rendered.count("</evidence>") == len(items)
+
+
+@FAST
+@given(ANY_TEXT)
+def test_escaping_round_trips(text):
+    packet = lesson_module("packet")
+    escaped = packet.escape_text(text)
+    assert packet.unescape_text(escaped) == text
+    assert not set(escaped) & set("<>\"'")
+
+
+@FAST
+@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), ANY_TEXT),
+                    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                            st.dictionaries(ANY_TEXT, inner, max_size=3)), max_leaves=8))
+def test_canonical_json_is_json_dumps_with_sorted_keys(value):
+    import json
+    packet = lesson_module("packet")
+    assert packet.canonical_json(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
