@@ -66,8 +66,11 @@ def test_fingerprint_is_stable_normalised_and_version_sensitive():
     assert query_fingerprint(text, dict(BASELINE_VERSIONS, index="pw-index/2026-11-02-rebuild")) != value
     assert query_fingerprint("carbon ceramic pump seal 18 mm", BASELINE_VERSIONS) != value
     import hashlib
-    canonical = json.dumps({"query": text, "versions": BASELINE_VERSIONS}, sort_keys=True, separators=(",", ":"))
-    assert value == hashlib.sha256(canonical.encode()).hexdigest()
+    for query in (text, 'seal "16" mm \\ back\tslash', "joint \u00e9tanche 16 mm \U0001F527", "ctrl \x01 \x7f"):
+        versions = dict(BASELINE_VERSIONS, note='say "hi" \u00e9')
+        canonical = json.dumps({"query": " ".join(query.casefold().split()), "versions": versions},
+                               sort_keys=True, separators=(",", ":"))
+        assert query_fingerprint(query, versions) == hashlib.sha256(canonical.encode()).hexdigest(), query
 
 
 def test_not_retrieved_and_retrieved_then_denied_differ_internally_only(traced):
@@ -136,7 +139,8 @@ def test_permission_exclusions_triple_after_the_rebuild_with_the_same_policy(tra
     assert agg["index_version"][0] != agg["index_version"][1]
     # Fail-closed held: nothing the rebuilt index could not vouch for reached a packet.
     rebuilt = VARIANTS[1].build_index()
-    missing = {r.listing_id for r in rebuilt if r.permission is None}
+    missing = {r["id"] for r in rebuilt if r["permission"] is None}
+    assert sorted(missing) == ["PW-L002", "PW-L004", "PW-L007", "PW-L015", "PW-L016"]
     for query in QUERIES:
         packet = {f["field_id"].split("#")[0] for f in run_query(query, VARIANTS[1], rebuilt)["packet"]}
         assert not packet & missing
