@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from modules.catalogue import LISTINGS, PROHIBITED_FAMILIES, QUERIES, Listing, listing_by_id, opaque_ref, query_by_id
-from modules.hybrid import (RRF_K, cluster_rankings, lexical_channel, parse_diameter, parse_query,
+from modules.hybrid import (RRF_K, QueryContract, cluster_rankings, lexical_channel, parse_diameter, parse_query,
                             reciprocal_rank_fusion, structured_channel, vector_channel)
 
 __all__ = [
@@ -68,7 +68,8 @@ NEXT_ACTIONS = {
 
 # Immutable records (named tuples: cheap to define on every run of a lesson command).
 Decision = namedtuple("Decision", "subject state reason_codes clause_ids evidence_refs next_actions")
-Evaluation = namedtuple("Evaluation", "query_id contract_state decision candidates ranked empty_cause channels")
+Evaluation = namedtuple("Evaluation", "query_id contract_state decision candidates ranked empty_cause channels "
+                                      "matched_withheld")  # states of withheld candidates that fit the request
 
 
 def decide_state(states) -> str:
@@ -165,6 +166,10 @@ def check_candidate(listing: Listing, contract) -> Decision:
     A withheld listing is recorded by opaque reference; one that is not permitted
     also keeps its other fields out of the record (they are not read).
     """
+    if not isinstance(listing, Listing):
+        raise TypeError(f"listing must be a Listing, got {type(listing).__name__} {listing!r}")
+    if not isinstance(contract, QueryContract):
+        raise TypeError(f"contract must be a QueryContract, got {type(contract).__name__} {contract!r}")
     fired = []  # (state, reason code, clause id, evidence field)
     if listing.family in PROHIBITED_FAMILIES:
         fired.append(("prohibited_scope", "PROHIBITED_FAMILY", "P1", "family"))
@@ -196,16 +201,18 @@ def check_candidate(listing: Listing, contract) -> Decision:
 
 def evaluate(query, listings=LISTINGS, show: int = 3) -> Evaluation:
     """Controls before ranking for one query, then the query's own decision."""
+    if isinstance(show, bool) or not isinstance(show, int) or show < 1:
+        raise ValueError(f"show must be a whole number >= 1, got {show!r}")
     contract = parse_query(query)
     pool = tuple(listings)
     if contract.family in PROHIBITED_FAMILIES:
         decision = Decision(query.id, "prohibited_scope", ("PROHIBITED_QUERY_SCOPE",), ("P1",),
                             (f"{query.id}:family",), NEXT_ACTIONS["prohibited_scope"])
-        return Evaluation(query.id, contract.state, decision, (), (), "out_of_scope", ())
+        return Evaluation(query.id, contract.state, decision, (), (), "out_of_scope", (), ())
     if contract.state == "failed":
         decision = Decision(query.id, "clarify", ("QUERY_TRANSFORM_FAILED",), ("P5",),
                             (f"{query.id}:unit-to-mm",), ("ask which size is meant",))
-        return Evaluation(query.id, contract.state, decision, (), (), "transformation_failed", ())
+        return Evaluation(query.id, contract.state, decision, (), (), "transformation_failed", (), ())
     channels = (lexical_channel(contract, pool), structured_channel(contract, pool), vector_channel(contract, pool))
     by_id = {listing.id: listing for listing in pool}
     proposed = sorted({listing_id for c in channels for listing_id in c.ranking})
@@ -220,10 +227,10 @@ def evaluate(query, listings=LISTINGS, show: int = 3) -> Evaluation:
     ranked = tuple((cluster, members[cluster][0], round(score, 6))
                    for cluster, score in reciprocal_rank_fusion(cluster_rankings(kept, cluster_of), RRF_K))
     conditions = [("clarify", "QUERY_UNIT_MISSING", "P5", f"{query.id}:unit-to-mm")] if contract.state == "clarify" else []
+    # Which withheld candidates would have answered the request? Only their states can explain an empty result.
+    matched = [checked[i] for i in proposed if checked[i].state != "respond" and matches_request(by_id[i], contract)]
     cause = None
     if not ranked:
-        # Which withheld candidates would have answered the request? Only their states decide.
-        matched = [checked[i] for i in proposed if checked[i].state != "respond" and matches_request(by_id[i], contract)]
         cause = empty_cause(False, False, [d.state for d in matched])
         conditions += [(d.state, code, clause, ref) for d in matched
                        for code, clause, ref in zip(d.reason_codes, d.clause_ids, d.evidence_refs)]
@@ -239,7 +246,7 @@ def evaluate(query, listings=LISTINGS, show: int = 3) -> Evaluation:
                             tuple(dict.fromkeys(clause for _, _, clause, _ in conditions)) + ("P7",),
                             tuple(dict.fromkeys(ref for *_, ref in conditions)), NEXT_ACTIONS[state])
     return Evaluation(query.id, contract.state, decision, tuple(checked[i] for i in proposed), ranked,
-                      cause, channels)
+                      cause, channels, tuple(d.state for d in matched))
 
 
 # ---------------------------------------------------------------- the trace

@@ -1,0 +1,98 @@
+# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check eligibility
+# (generated from solutions/eligibility.py; `python3 -B methods.py reset eligibility` restores this stub)
+"""Lesson 08 exercises: decide states in order, fail closed, and name every empty result.
+
+Task 1  decide_state        the strongest state wins, by a fixed precedence
+Task 2  permission_gate     only "allowed" passes; the rest leave as opaque references
+Task 3  rank_permitted      filter permission before ranking, then fuse by rank
+Task 4  empty_cause         say why a result is empty, never "no results"
+Task 5  EXPIRED_FIRST_QUIZ  which layer failed first when an expired record ranks first
+
+Check your work:  python3 -B methods.py check eligibility
+Stuck?            python3 -B methods.py hint eligibility
+"""
+
+from modules.catalogue import opaque_ref
+from modules.hybrid import reciprocal_rank_fusion
+
+
+def decide_state(states) -> str:
+    """Task 1. Return the strongest of `states` by this precedence, strongest first:
+
+        prohibited_scope > unauthorized > incompatible > conflict > clarify > degraded > respond
+
+    `states` is any collection of those names (repeats allowed, in any order).
+    With no states at all, return "respond". A name that is not one of the seven
+    raises ValueError (a typo must not be silently ignored).
+
+    >>> decide_state(["degraded", "conflict"])
+    'conflict'
+    """
+    raise NotImplementedError("decide_state: write your answer here, then run: python3 -B methods.py check eligibility")
+
+
+def permission_gate(pairs) -> tuple:
+    """Task 2. Split (listing_id, permission) pairs into what may be used and what is withheld.
+
+    Only the exact value "allowed" passes. Everything else fails closed: "denied"
+    is withheld with reason "PERMISSION_DENIED"; "unknown", None, "" or any other
+    value is withheld with reason "PERMISSION_UNKNOWN".
+
+    Return (permitted, withheld): `permitted` is the list of permitted ids in input
+    order; `withheld` is a list of (opaque_ref(listing_id), reason) in input order.
+    A withheld id never appears in the result: only its opaque reference.
+
+    >>> permission_gate([("PW-L001", "allowed"), ("PW-L004", "denied")])
+    (['PW-L001'], [('ref-9ccc382c', 'PERMISSION_DENIED')])
+    """
+    raise NotImplementedError("permission_gate: write your answer here, then run: python3 -B methods.py check eligibility")
+
+
+def rank_permitted(rankings, permission_of: dict, k: int = 60) -> list:
+    """Task 3. Remove every listing that is not permitted from every ranking, then fuse by rank.
+
+    `rankings` is a list of channel rankings (lists of listing ids, best first);
+    `permission_of` maps a listing id to its permission. A listing passes only if
+    its permission is exactly "allowed"; a listing missing from `permission_of`
+    has unknown permission and fails closed.
+
+    Filter first, rank second: after the filter, the permitted listings of each
+    ranking close up (they take ranks 1, 2, 3...), so a withheld neighbour leaves
+    no trace in any score. Then return reciprocal_rank_fusion(filtered, k).
+    """
+    raise NotImplementedError("rank_permitted: write your answer here, then run: python3 -B methods.py check eligibility")
+
+
+def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_states) -> str:
+    """Task 4. Name the cause of an empty result; the first rule that applies wins.
+
+    `scope_prohibited`: the query asks about a prohibited family.
+    `transformation_failed`: the query could not be transformed (nothing was retrieved).
+    `withheld_states`: the states of the withheld candidates that matched the request
+    (for example ["unauthorized", "degraded"]); it may be empty.
+
+        1. scope_prohibited                          -> "out_of_scope"
+        2. transformation_failed                     -> "transformation_failed"
+        3. no withheld candidate matched             -> "no_permitted_match"
+        4. every one of them is "unauthorized"       -> "all_unauthorized"
+        5. every one of them is "degraded" (stale)   -> "all_stale"
+        6. otherwise (a mixture, or other states)    -> "all_excluded"
+
+    >>> empty_cause(False, False, ["unauthorized", "unauthorized"])
+    'all_unauthorized'
+    """
+    raise NotImplementedError("empty_cause: write your answer here, then run: python3 -B methods.py check eligibility")
+
+
+# Task 5 (quiz). A listing whose record expired last year appears first in the ranked
+# results shown to a customer. Before anyone tunes anything: which layer failed first?
+#   "a"  ranking: its fusion gave the expired listing too much weight
+#   "b"  retrieval: the vector channel should not have proposed it
+#   "c"  the freshness control: an expired record must be withheld before ranking,
+#        so it should never have reached the ranker at all
+#   "d"  generation: the answer stage should have noticed the date
+# Set EXPIRED_FIRST_QUIZ to one letter.
+EXPIRED_FIRST_QUIZ = None  # TODO: your answer
+
+
+__all__ = ["decide_state", "permission_gate", "rank_permitted", "empty_cause", "EXPIRED_FIRST_QUIZ"]

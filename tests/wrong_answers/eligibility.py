@@ -1,0 +1,77 @@
+"""Plausible wrong answers to lesson 08's tasks; `dev check` proves the graders reject each.
+
+Each entry edits the reference solution: every `old` text must occur exactly once.
+"""
+
+_ORDER = '("prohibited_scope", "unauthorized", "incompatible", "conflict", "clarify", "degraded", "respond")'
+
+
+def _swap(first: str, second: str) -> dict:
+    """The precedence with two neighbouring states swapped."""
+    swapped = _ORDER.replace(f'"{first}", "{second}"', f'"{second}", "{first}"')
+    return {"name": f"precedence: {second} above {first}", "task": 1, "replace": [(_ORDER, swapped)]}
+
+
+WRONG_ANSWERS = [
+    _swap("prohibited_scope", "unauthorized"),
+    _swap("unauthorized", "incompatible"),
+    _swap("incompatible", "conflict"),
+    _swap("conflict", "clarify"),
+    _swap("clarify", "degraded"),
+    _swap("degraded", "respond"),
+    {"name": "precedence: stale evidence treated as worse than a conflict", "task": 1,
+     "replace": [(_ORDER, '("prohibited_scope", "unauthorized", "incompatible", "degraded", "conflict", "clarify", '
+                          '"respond")')]},
+    {"name": "the last state given wins", "task": 1,
+     "replace": [("    for state in order:\n        if state in given:\n            return state\n    return \"respond\"\n",
+                  "    states = list(states)\n    return states[-1] if states else \"respond\"\n")]},
+    {"name": "the first state given wins", "task": 1,
+     "replace": [("    given = set(states)\n", "    states = list(states)\n    given = set(states)\n"),
+                 ("    for state in order:\n        if state in given:\n            return state\n    return \"respond\"\n",
+                  "    return states[0] if states else \"respond\"\n")]},
+    {"name": "unknown state names are ignored", "task": 1,
+     "replace": [("            raise ValueError(f\"unknown state {state!r}\")\n", "            continue\n")]},
+    {"name": "unknown permission passes (only denied is withheld)", "task": 2,
+     "replace": [('        if permission == "allowed":\n            permitted.append(listing_id)\n        elif permission == "denied":',
+                  '        if permission != "denied":\n            permitted.append(listing_id)\n        elif permission == "denied":')]},
+    {"name": "a missing permission passes", "task": 2,
+     "replace": [('        if permission == "allowed":\n            permitted.append(listing_id)\n        elif permission == "denied":',
+                  '        if permission in ("allowed", None, ""):\n            permitted.append(listing_id)\n'
+                  '        elif permission == "denied":')]},
+    {"name": "permission compared without case", "task": 2,
+     "replace": [('        if permission == "allowed":\n            permitted.append(listing_id)\n        elif permission == "denied":',
+                  '        if str(permission).strip().lower() == "allowed":\n            permitted.append(listing_id)\n'
+                  '        elif permission == "denied":')]},
+    {"name": "withheld listings recorded by id", "task": 2,
+     "replace": [('            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED"))',
+                  '            withheld.append((listing_id, "PERMISSION_DENIED"))')]},
+    {"name": "unknown recorded as denied", "task": 2,
+     "replace": [('            withheld.append((opaque_ref(listing_id), "PERMISSION_UNKNOWN"))',
+                  '            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED"))')]},
+    {"name": "ranked first, filtered after", "task": 3,
+     "replace": [("    filtered = [[listing_id for listing_id in ranking if permission_of.get(listing_id) == \"allowed\"]\n"
+                  "                for ranking in rankings]\n    return reciprocal_rank_fusion(filtered, k)\n",
+                  "    fused = reciprocal_rank_fusion(rankings, k)\n"
+                  "    return [(i, s) for i, s in fused if permission_of.get(i) == \"allowed\"]\n")]},
+    {"name": "only denied listings are filtered", "task": 3,
+     "replace": [('permission_of.get(listing_id) == "allowed"]', 'permission_of.get(listing_id) != "denied"]')]},
+    {"name": "a listing missing from the permissions is assumed allowed", "task": 3,
+     "replace": [('permission_of.get(listing_id) == "allowed"]', 'permission_of.get(listing_id, "allowed") == "allowed"]')]},
+    {"name": "every empty result is one bucket", "task": 4,
+     "replace": [('    if all(state == "unauthorized" for state in states):\n        return "all_unauthorized"\n'
+                  '    if all(state == "degraded" for state in states):\n        return "all_stale"\n',
+                  "")]},
+    {"name": "one unauthorized candidate makes it all unauthorized", "task": 4,
+     "replace": [('if all(state == "unauthorized" for state in states):', 'if any(state == "unauthorized" for state in states):')]},
+    {"name": "the transformation is checked before the scope", "task": 4,
+     "replace": [('    if scope_prohibited:\n        return "out_of_scope"\n    if transformation_failed:\n'
+                  '        return "transformation_failed"\n',
+                  '    if transformation_failed:\n        return "transformation_failed"\n    if scope_prohibited:\n'
+                  '        return "out_of_scope"\n')]},
+    {"name": "nothing matched counts as all excluded", "task": 4,
+     "replace": [('    if not states:\n        return "no_permitted_match"\n', '')]},
+    {"name": "stale checked by the word 'stale'", "task": 4,
+     "replace": [('if all(state == "degraded" for state in states):', 'if all(state == "stale" for state in states):')]},
+    {"name": "quiz: blame the ranker", "task": 5,
+     "replace": [('EXPIRED_FIRST_QUIZ = "c"', 'EXPIRED_FIRST_QUIZ = "a"')]},
+]
