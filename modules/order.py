@@ -280,22 +280,27 @@ _FIRST, _LAST, _OTHER = POSITION_WEIGHTS["first"], POSITION_WEIGHTS["last"], POS
 def rank_chunks(question: str, chunks) -> tuple[Chunk, ...]:
     """The lesson's lexical retriever: shared words weighted by rarity, ties by id."""
     chunks = _check_chunks(chunks)
-    return _rank(content_words(_check_question(question)), chunks, _rarity(chunks))
+    return _Index(chunks).rank(content_words(_check_question(question)))
 
 
-def _rarity(chunks: tuple) -> dict[str, float]:
-    spread: dict[str, int] = {}
-    for chunk in chunks:
-        for word in chunk.words:
-            spread[word] = spread.get(word, 0) + 1
-    return {word: math.log(1 + len(chunks) / seen) for word, seen in spread.items()}
+class _Index:
+    """Word -> chunks holding it, and each word's rarity log(1 + N / chunks holding it)."""
 
+    def __init__(self, chunks: tuple) -> None:
+        self.by_id = sorted(chunks, key=lambda c: c.id)
+        self.holding: dict[str, list[Chunk]] = {}
+        for chunk in self.by_id:
+            for word in chunk.words:
+                self.holding.setdefault(word, []).append(chunk)
+        self.rarity = {w: math.log(1 + len(chunks) / len(held)) for w, held in self.holding.items()}
 
-def _rank(asked: frozenset, chunks: tuple, rarity: dict) -> tuple[Chunk, ...]:
-    def score(chunk: Chunk) -> float:
-        return round(sum(rarity[w] for w in sorted(asked & chunk.words)), 9)
-
-    return tuple(sorted(chunks, key=lambda c: (-score(c), c.id)))
+    def rank(self, asked: frozenset) -> tuple[Chunk, ...]:
+        scores: dict[Chunk, float] = {}
+        for word in sorted(asked & self.rarity.keys()):  # a fixed order, so float sums never vary
+            for chunk in self.holding[word]:
+                scores[chunk] = scores.get(chunk, 0.0) + self.rarity[word]
+        scored = sorted(scores, key=lambda c: (-round(scores[c], 9), c.id))
+        return tuple(scored) + tuple(c for c in self.by_id if c not in scores)
 
 
 def _sequence(items: object) -> list:
@@ -333,7 +338,10 @@ def build_layout(relevant: Chunk, irrelevant, layout: str) -> tuple[Chunk, ...]:
     """
     if not isinstance(relevant, Chunk):
         raise TypeError(f"relevant must be a Chunk, got {type(relevant).__name__} {relevant!r}")
-    others = list(_check_chunks(irrelevant, "irrelevant"))
+    return _place(relevant, _check_chunks(irrelevant, "irrelevant"), layout)
+
+
+def _place(relevant: Chunk, others: tuple, layout: str) -> tuple[Chunk, ...]:
     if layout == "head":
         place = 0
     elif layout == "tail":
@@ -342,7 +350,7 @@ def build_layout(relevant: Chunk, irrelevant, layout: str) -> tuple[Chunk, ...]:
         place = len(others) // 2
     else:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-    return tuple(others[:place]) + (relevant,) + tuple(others[place:])
+    return others[:place] + (relevant,) + others[place:]
 
 
 def share_of_change(before, after):
@@ -464,8 +472,8 @@ def _share(count, total: int) -> float:
 
 
 def _rankings() -> tuple[tuple[Chunk, ...], ...]:
-    rarity = _rarity(CHUNKS)
-    return tuple(_rank(content_words(q.text), CHUNKS, rarity) for q in QUERIES)
+    index = _Index(CHUNKS)
+    return tuple(index.rank(content_words(q.text)) for q in QUERIES)
 
 
 _states: dict[int, list[int]] = {}
@@ -523,7 +531,7 @@ def _distractors(rankings) -> list[tuple[Chunk, list[Chunk]]]:
     for query, ranking in zip(QUERIES, rankings):
         gold = by_id[query.gold_id]
         others = [c for c in ranking if c.concept != gold.concept][:max(IRRELEVANT_COUNTS)]
-        found.append((gold, others))
+        found.append((gold, tuple(others)))
     return found
 
 
@@ -543,7 +551,7 @@ def layout_experiment(rankings, seed: int) -> dict:
     for count in IRRELEVANT_COUNTS:
         cited, generation, done = {}, {}, []
         for layout in LAYOUTS:
-            contexts = [build_layout(gold, others[:count], layout) for gold, others in pairs]
+            contexts = [_place(gold, others[:count], layout) for gold, others in pairs]
             for run in (seed, second):
                 # With j = 0 every layout is the same context: read it once.
                 readings = next((r for c, s, r in done if s == run and c == contexts), None)
