@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 __all__ = [
     "Document", "Evidence", "nfc", "sha256_hex", "extract_span", "cite", "revalidate", "chunks_of",
     "escape_text", "unescape_text", "render_evidence", "parse_evidence", "expand_adjacent",
-    "cap_per_document", "packet_seal", "naive_compress", "words", "fidelity_check", "resolve_citation", "trace", "view",
+    "cap_per_document", "canonical_json", "packet_seal", "naive_compress", "words", "fidelity_check", "resolve_citation", "trace", "view",
 ]
 
 LAYER, SPACE = "canonical", "nfc-code-points"
@@ -38,7 +38,6 @@ SET_CLOSE = "</evidence_set>"
 ATTRS = ("id", "doc_id", "title", "revision", "effective", "start", "end", "relation")
 _ITEM = re.compile(r'<evidence((?: [a-z_]+="[^"<>]*")*)>([^<>]*)</evidence>\n?')
 _ATTR = re.compile(r' ([a-z_]+)="([^"<>]*)"')
-_ENTITY = re.compile(r"&(amp|lt|gt|quot|#39);|&")
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 _UNESCAPES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "#39": "'"}
 
@@ -154,14 +153,16 @@ def escape_text(text: str) -> str:
     return "".join(_ESCAPES.get(c, c) for c in _str(text, "text"))
 
 
-def _unescape_one(match) -> str:
-    if match.group(1) is None:
-        raise ValueError(f"bare '&' at offset {match.start()}: not produced by escape_text")
-    return _UNESCAPES[match.group(1)]
-
-
 def unescape_text(text: str) -> str:
-    return _ENTITY.sub(_unescape_one, _str(text, "text"))
+    """Undo escape_text exactly; an '&' that does not start one of its entities is an error."""
+    head, *rest = _str(text, "text").split("&")
+    out = [head]
+    for part in rest:
+        name, semicolon, tail = part.partition(";")
+        if not semicolon or name not in _UNESCAPES:
+            raise ValueError(f"bare '&' before {part[:12]!r}: not produced by escape_text")
+        out += (_UNESCAPES[name], tail)
+    return "".join(out)
 
 
 def render_evidence(items) -> str:
@@ -251,20 +252,34 @@ def cap_per_document(hits, cap: int | None, k: int) -> dict:
 
 # ---------------------------------------------------------------- seal and compression
 
-def _canonical(value):
+# String escapes exactly as json.dumps(..., ensure_ascii=False) writes them.
+_JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)}
+_JSON_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r",
+                      ord("\t"): "\\t", ord("\b"): "\\b", ord("\f"): "\\f"})
+
+
+def canonical_json(value) -> str:
+    """The text of json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).
+
+    Sets (of strings) become sorted lists, tuples lists, Evidence a dict of its fields.
+    Written out here so a lesson command does not load the json package (tests prove
+    the text is the same as json.dumps writes).
+    """
+    if isinstance(value, str):
+        return '"' + value.translate(_JSON_ESCAPES) + '"'
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        return int.__repr__(value)
     if isinstance(value, Evidence):
         value = {name: getattr(value, name) for name in (*ATTRS, "text")}
     if isinstance(value, dict):
-        for key in value:
-            _str(key, "field id")
-        return {key: _canonical(item) for key, item in value.items()}
+        keys = sorted(_str(key, "field id") for key in value)
+        return "{" + ",".join(canonical_json(key) + ":" + canonical_json(value[key]) for key in keys) + "}"
     if isinstance(value, (list, tuple)):
-        return [_canonical(item) for item in value]
+        return "[" + ",".join(canonical_json(item) for item in value) + "]"
     if isinstance(value, (set, frozenset)):
-        import json
-        return sorted((_canonical(item) for item in value), key=lambda v: json.dumps(v, sort_keys=True))
-    if value is None or isinstance(value, (str, int, bool)):
-        return value
+        return "[" + ",".join(canonical_json(_str(item, "set item")) for item in sorted(value)) + "]"
     raise TypeError(f"cannot seal a {type(value).__name__}: {value!r}")
 
 
@@ -272,8 +287,7 @@ def packet_seal(fields: dict) -> str:
     """SHA-256 hex of the canonical JSON of versioned fields: sorted keys, no spaces, UTF-8."""
     if not isinstance(fields, dict):
         raise TypeError(f"fields must be a dict of versioned field ids, got {type(fields).__name__}")
-    import json
-    return sha256_hex(json.dumps(_canonical(fields), sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    return sha256_hex(canonical_json(fields))
 
 
 STOP_WORDS = frozenset("a an the is are be may at on of to in it its by not no only".split())
@@ -284,7 +298,7 @@ _WORD = re.compile(r"\d+(?:[.:,/-]\d+)*|[^\W\d_]+(?:'[^\W\d_]+)?")
 
 def naive_compress(text: str, max_words: int = 6) -> str:
     """A deliberately naive compressor: first clause, stop words dropped, first few words kept."""
-    clause = re.split(r"[,;]", _str(text, "text"), maxsplit=1)[0]
+    clause = _str(text, "text").replace(";", ",").split(",", 1)[0]
     words = [w for w in clause.rstrip(".").split() if w.lower() not in STOP_WORDS]
     return " ".join(words[:max_words]) + "."
 

@@ -210,18 +210,15 @@ SUPERSEDES = {"deposit-notice": ("deposit-rules",)}
 
 # ---------------------------------------------------------------- the trace
 
+def _ids(items) -> list[str]:
+    return [item.id for item in items]
+
+
 def _run(passages, budget: int) -> dict:
-    record = select_context(passages, budget)
-    coverage = packet_coverage(record.packet_ids, RELEVANT_IDS)
-    return {"max_quote_chars": budget, "packet_ids": list(record.packet_ids),
-            "coverage": f"{coverage.numerator * 2 // coverage.denominator}/2",
-            "conflicts": {source: list(labels) for source, labels in record.conflicts.items()}}
-
-
-def _why_invalid(record: Record, day: str) -> str:
-    if day < record.valid_from:
-        return f"{record.id} (not yet valid: from {record.valid_from})"
-    return f"{record.id} (expired: last day {record.valid_until})"
+    chosen = select_context(passages, budget)
+    found = packet_coverage(chosen.packet_ids, RELEVANT_IDS) * len(RELEVANT_IDS)
+    return {"max_quote_chars": budget, "packet_ids": list(chosen.packet_ids), "coverage": f"{found}/2",
+            "conflicts": {source: list(labels) for source, labels in chosen.conflicts.items()}}
 
 
 def trace(as_of: str = AS_OF) -> dict:
@@ -235,65 +232,46 @@ def trace(as_of: str = AS_OF) -> dict:
         run["lesson_01_coverage"] = _run(CANDIDATES, budget)["coverage"]
         run["blocked"] = [f"{s} ({', '.join(v)})" for s, v in run["conflicts"].items()]
         runs.append(run)
-    hours = {"kept": [r.id for r in kept], "removed": [f"{r.id} ({r.status}/{r.audience})"
-                                                        for r in COLLECTION if r not in kept],
-             "multi_version_sources": {s: list(v) for s, v in multi_version_sources(passages).items()},
-             "runs": runs}
-    trap = []
-    for case, labels, approved, why in TRAP_CASES:
-        picks = version_maxima(labels)
-        trap.append({"case": case, "labels": " vs ".join(labels), "lexical": picks["lexical"],
-                     "numeric": picks["numeric"] or "n/a", "approved": approved, "why_not": why,
-                     "policy": "blocked: version conflict"})
-    limits = []
-    for case, pair in LIMIT_CASES:
-        record = select_context(pair, 400)
-        limits.append({"case": case, "ids": [p.id for p in pair], "sources": [p.source_id for p in pair],
-                       "versions": [p.version for p in pair], "flagged": bool(record.conflicts),
-                       "packet_ids": list(record.packet_ids)})
+    trap = [{"case": case, "labels": " vs ".join(labels), **version_maxima(labels), "approved": approved,
+             "why_not": why, "policy": "blocked: version conflict"} for case, labels, approved, why in TRAP_CASES]
+    limits = [{"case": case, "ids": _ids(pair), "sources": [p.source_id for p in pair],
+               "versions": [p.version for p in pair], "flagged": bool(select_context(pair, 400).conflicts),
+               "packet_ids": list(select_context(pair, 400).packet_ids)} for case, pair in LIMIT_CASES]
     validity = []
-    days = ["2026-06-30", "2026-07-01"] + ([as_of] if as_of not in ("2026-06-30", "2026-07-01") else [])
-    for day in days + [None]:
-        survivors = LATE_FEES if day is None else valid_on(LATE_FEES, day)
-        record = select_context([r.as_passage() for r in survivors], 400)
-        validity.append({"as_of": day or "(no filter)", "kept": [r.id for r in survivors],
-                         "removed": [_why_invalid(r, day) for r in LATE_FEES if r not in survivors],
-                         "packet_ids": list(record.packet_ids), "conflicts": sorted(record.conflicts)})
-    amounts = []
-    for r in DEPOSITS:
-        amount, unit = parse_amount(r.text)
-        amounts.append({"id": r.id, "source_id": r.source_id, "amount": amount, "unit": unit,
-                        "title": r.title, "valid_from": r.valid_from, "score": DEPOSIT_SCORES[r.id]})
-    outcomes = []
-    for name, links in (("with the declared supersedes map", SUPERSEDES), ("without a declared rule", {})):
-        outcome = resolve_or_abstain(DEPOSITS, links)
-        outcome["rule"] = name
-        outcome["supersedes"] = {k: list(v) for k, v in links.items()}
-        outcomes.append(outcome)
+    for day in ["2026-06-30", "2026-07-01"] + ([as_of] if as_of not in ("2026-06-30", "2026-07-01") else []) + [""]:
+        survivors = valid_on(LATE_FEES, day) if day else LATE_FEES
+        chosen = select_context([r.as_passage() for r in survivors], 400)
+        validity.append({"as_of": day or "(no filter)", "kept": _ids(survivors),
+                         "removed": [f"{r.id} (not yet valid: from {r.valid_from})" if day < r.valid_from
+                                     else f"{r.id} (expired: last day {r.valid_until})"
+                                     for r in LATE_FEES if r not in survivors],
+                         "packet_ids": list(chosen.packet_ids), "conflicts": sorted(chosen.conflicts)})
+    amounts = [dict(zip(("amount", "unit"), parse_amount(r.text)), id=r.id, source_id=r.source_id, title=r.title,
+                    valid_from=r.valid_from, score=DEPOSIT_SCORES[r.id]) for r in DEPOSITS]
+    outcomes = [dict(resolve_or_abstain(DEPOSITS, links), rule=rule, supersedes={k: list(v) for k, v in links.items()})
+                for rule, links in (("with the declared supersedes map", SUPERSEDES), ("without a declared rule", {}))]
     return {
         "lesson": "versions",
         "as_of": as_of,
         "dates": "ISO YYYY-MM-DD; valid_until is inclusive (the last day a record applies)",
-        "hours_conflict": hours,
+        "hours_conflict": {"kept": _ids(kept), "removed": [f"{r.id} ({r.status}/{r.audience})"
+                                                           for r in COLLECTION if r not in kept],
+                           "multi_version_sources": {s: list(v) for s, v in multi_version_sources(passages).items()},
+                           "runs": runs},
         "largest_version_trap": trap,
         "known_limits": limits,
         "validity": validity,
-        "amount_conflict": {"records": amounts, "highest_score_would_pick": max(DEPOSIT_SCORES, key=DEPOSIT_SCORES.get),
-                            "outcomes": outcomes},
+        "amount_conflict": {"records": amounts, "outcomes": outcomes,
+                            "highest_score_would_pick": max(DEPOSIT_SCORES, key=DEPOSIT_SCORES.get)},
         "next_step": "a flagged conflict goes to review of the sources; never edit the data or relax a filter to pass",
     }
 
 
-def _table(title: str, items: list, columns: dict) -> dict:
-    # columns: header -> key; list cells are joined, empty ones shown as "-".
-    rows = []
-    for item in items:
-        row = []
-        for key in columns.values():
-            value = item[key]
-            row.append((", ".join(value) or "-") if isinstance(value, list) else value)
-        rows.append(row)
-    return {"table": {"title": title, "columns": list(columns), "rows": rows}}
+def _table(title: str, items: list, keys: str) -> dict:
+    # keys: "key=header key ..."; list cells are joined, empty ones shown as "-".
+    pairs = [key.partition("=")[::2] for key in keys.split()]
+    rows = [[(", ".join(item[k]) or "-") if isinstance(item[k], list) else item[k] for k, _ in pairs] for item in items]
+    return {"table": {"title": title, "columns": [h.replace("_", " ") or k for k, h in pairs], "rows": rows}}
 
 
 def view(record: dict) -> list[dict]:
@@ -305,24 +283,20 @@ def view(record: dict) -> list[dict]:
                  f"{', '.join(hours['kept'])} and removes {', '.join(hours['removed'])}.\n"
                  f"Sources with more than one version label: {labels}."},
         _table("Lesson 01's question, with the stale record left current", hours["runs"],
-               {"max_quote_chars": "max_quote_chars", "packet": "packet_ids", "blocked (labels)": "blocked",
-                "coverage": "coverage", "lesson 01": "lesson_01_coverage"}),
+               "max_quote_chars packet_ids=packet blocked=blocked_(labels) coverage lesson_01_coverage=lesson_01"),
         {"text": "Blocking both versions costs the hours passage even at 400 characters. That is the "
                  "price of not guessing; the remedy is to review the sources, not to relax the rule."},
         _table("The largest-version trap: what a maximum would pick, and what was approved",
-               record["largest_version_trap"], {"labels": "labels", "lexical max": "lexical",
-                                                "numeric max": "numeric", "approved": "approved",
-                                                "why a maximum proves nothing": "why_not"}),
+               record["largest_version_trap"],
+               "labels lexical=lexical_max numeric=numeric_max approved why_not=why_a_maximum_proves_nothing"),
         _table("Known limit: contradictions the rule cannot see", record["known_limits"],
-               {"case": "case", "ids": "ids", "versions": "versions", "flagged": "flagged", "packet": "packet_ids"}),
+               "case ids versions flagged packet_ids=packet"),
         _table(f"Validity before ranking ({record['dates']})", record["validity"],
-               {"as_of": "as_of", "removed before ranking": "removed", "packet": "packet_ids",
-                "blocked sources": "conflicts"}),
+               "as_of removed=removed_before_ranking packet_ids=packet conflicts=blocked_sources"),
         _table("Two current sources, two amounts (parsed, same unit, same scope)", conflict["records"],
-               {"id": "id", "source": "source_id", "amount": "amount", "unit": "unit",
-                "valid_from": "valid_from", "score": "score"}),
+               "id source_id=source amount unit valid_from score"),
         _table("Resolve only by a declared rule, otherwise abstain", conflict["outcomes"],
-               {"rule": "rule", "decision": "decision", "selected": "selected_id", "presented": "presented_ids"}),
+               "rule decision selected_id=selected presented_ids=presented"),
         {"text": f"The highest score would pick {conflict['highest_score_would_pick']}: the record the "
                  "declared rule says was replaced. A score measures relevance to the question, not which "
                  f"record is in force. Next step: {record['next_step']}."},

@@ -9,7 +9,7 @@ import pytest
 from helpers import methods
 from modules import packet
 from modules.packet import (EDITS, GUEST, HOURS, LOANS, SET_CLOSE, SET_OPEN, VISITORS, Document, Evidence,
-                            cap_per_document, chunk, chunks_of, cite, escape_text, expand_adjacent, extract_span,
+                            canonical_json, cap_per_document, chunk, chunks_of, cite, escape_text, expand_adjacent, extract_span,
                             fidelity_check, naive_compress, nfc, packet_seal, parse_evidence, render_evidence,
                             resolve_citation, revalidate, sha256_hex, unescape_text)
 
@@ -182,6 +182,23 @@ def test_property_render_then_parse_round_trips(text, item_id):
     assert inner.count("</evidence>") == 1 and inner.count("<evidence ") == 1 and inner.count("<") == 2
     assert rendered.count(SET_CLOSE) == 1
     assert unescape_text(escape_text(text)) == text
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_property_canonical_json_is_what_json_dumps_writes(value):
+    assert canonical_json(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_canonical_json_sorts_sets_and_refuses_other_items():
+    assert canonical_json({"s": {"b", "a"}, "t": ("x",)}) == '{"s":["a","b"],"t":["x"]}'
+    with pytest.raises(TypeError, match="set item must be a str, got int 1"):
+        canonical_json({1, 2})
 
 
 def test_nfc_is_declared_and_applied():

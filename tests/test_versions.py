@@ -49,8 +49,8 @@ def test_largest_version_trap(record):
     assert version_maxima(["oak", "birch"]) == {"lexical": "oak", "numeric": None}
     rows = record["largest_version_trap"]
     assert [(r["labels"], r["lexical"], r["numeric"], r["approved"]) for r in rows] == [
-        ("9 vs 10", "9", "10", "9"), ("2026-03-01 vs 2026-02-15", "2026-03-01", "n/a", "2026-02-15"),
-        ("oak vs birch", "oak", "n/a", "birch")]
+        ("9 vs 10", "9", "10", "9"), ("2026-03-01 vs 2026-02-15", "2026-03-01", None, "2026-02-15"),
+        ("oak vs birch", "oak", None, "birch")]
     assert all(r["policy"] == "blocked: version conflict" for r in rows)
     # the mechanism itself never picks a maximum: 9 vs 10 with no declared rule abstains
     nine, ten = Record("a", "s", "9", "t", "x"), Record("b", "s", "10", "t", "y")
