@@ -122,10 +122,19 @@ def cite(doc: Document, start: int, end: int) -> dict:
             "start": start, "end": end, "quote": quote, "quote_sha256": sha256_hex(quote)}
 
 
+def _span_fields(span: object) -> tuple[int, int, str]:
+    if not isinstance(span, dict):
+        raise TypeError(f"span must be a dict from cite(), got {type(span).__name__}")
+    for name in ("doc_id", "revision", "start", "end", "quote", "quote_sha256"):
+        if name not in span:
+            raise ValueError(f"span has no {name!r} field: {sorted(span)}")
+    return _int(span["start"], "span start"), _int(span["end"], "span end"), _str(span["quote"], "span quote")
+
+
 def revalidate(span: dict, doc: Document) -> dict:
     """Check a stored span against a (possibly edited) document: ok, moved, or drifted."""
     text = nfc(doc.text)
-    start, end, quote = span["start"], span["end"], span["quote"]
+    start, end, quote = _span_fields(span)
     if sha256_hex(quote) != span["quote_sha256"]:
         raise ValueError(f"span quote does not match its quote_sha256: {quote!r}")
     base = {"revision_was": span["revision"], "revision_now": doc.revision}
@@ -197,6 +206,16 @@ def parse_evidence(rendered: str) -> list[dict]:
 
 # ---------------------------------------------------------------- selection
 
+def _evidence(items: object, name: str) -> tuple[Evidence, ...]:
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of Evidence, got {type(items).__name__}")
+    found = tuple(items)
+    for i, item in enumerate(found):
+        if not isinstance(item, Evidence):
+            raise TypeError(f"{name}[{i}] must be Evidence, got {type(item).__name__} {item!r}")
+    return found
+
+
 def expand_adjacent(hits, chunks, before: int, after: int, max_quote_chars: int) -> tuple[Evidence, ...]:
     """Add up to `before`/`after` neighbouring chunks of each hit, paid from the same budget.
 
@@ -208,9 +227,12 @@ def expand_adjacent(hits, chunks, before: int, after: int, max_quote_chars: int)
     for name, value in (("before", before), ("after", after), ("max_quote_chars", max_quote_chars)):
         if _int(value, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
-    hits, by_doc = tuple(hits), {}
+    hits, chunks = _evidence(hits, "hits"), _evidence(chunks, "chunks")
+    by_doc, position = {}, {}
     for chunk in sorted(chunks, key=lambda c: (c.doc_id, c.start)):
-        by_doc.setdefault(chunk.doc_id, []).append(chunk)
+        row = by_doc.setdefault(chunk.doc_id, [])
+        position[chunk.id] = len(row)
+        row.append(chunk)
     hit_ids = {h.id for h in hits}
     packet, taken, used = [], set(), 0
     for hit in hits:
@@ -218,8 +240,7 @@ def expand_adjacent(hits, chunks, before: int, after: int, max_quote_chars: int)
             continue
         used += len(hit.text)
         taken.add(hit.id)
-        row = by_doc.get(hit.doc_id, [])
-        at = next((i for i, c in enumerate(row) if c.id == hit.id), None)
+        row, at = by_doc.get(hit.doc_id, []), position.get(hit.id)
         near = [] if at is None else row[max(at - before, 0):at][::-1] + row[at + 1:at + 1 + after]
         kept = []
         for chunk in near:
@@ -239,7 +260,7 @@ def cap_per_document(hits, cap: int | None, k: int) -> dict:
     if _int(k, "k") < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     kept, capped, per_doc = [], [], {}
-    for hit in hits:
+    for hit in _evidence(hits, "hits"):
         if len(kept) == k:
             break
         if cap is not None and per_doc.get(hit.doc_id, 0) >= cap:
@@ -315,13 +336,15 @@ def fidelity_check(original: str, compressed: str) -> dict:
     for token in words(original):
         kind = ("numbers" if token[0].isdigit() else "negations" if token in NEGATIONS or token.endswith("n't")
                 else "exceptions" if token in EXCEPTIONS else None)
-        if kind and token not in have and token not in missing[kind]:
+        if kind and token not in have:
+            have.add(token)  # report each lost token once
             missing[kind].append(token)
     return {**missing, "ok": not any(missing.values())}
 
 
 def resolve_citation(span: dict, documents) -> str:
     """The original quote a citation points to, checked against its hash; never a summary."""
+    _span_fields(span)
     for doc in documents:
         if doc.doc_id == span["doc_id"] and doc.revision == span["revision"]:
             quote = extract_span(nfc(doc.text), span["start"], span["end"])

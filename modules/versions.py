@@ -104,18 +104,20 @@ def valid_on(records, as_of: str) -> tuple[Record, ...]:
 
 def multi_version_sources(passages) -> dict[str, tuple[str, ...]]:
     """Sources seen with more than one distinct version label, labels in first-seen order."""
-    labels: dict[str, list[str]] = {}
-    for item in passages:
-        seen = labels.setdefault(item.source_id, [])
-        if item.version not in seen:
-            seen.append(item.version)
+    labels: dict[str, dict[str, None]] = {}  # a dict keeps first-seen order and finds repeats in O(1)
+    for i, item in enumerate(passages):
+        if not isinstance(getattr(item, "source_id", None), str) or not isinstance(getattr(item, "version", None), str):
+            raise TypeError(f"passages[{i}] needs str source_id and version, got {item!r}")
+        labels.setdefault(item.source_id, {})[item.version] = None
     return {source: tuple(found) for source, found in labels.items() if len(found) > 1}
 
 
 def version_maxima(labels) -> dict:
     """What 'take the largest version' would pick: by string order, and by integer value if all are integers."""
     labels = tuple(labels)
-    if not labels or not all(isinstance(label, str) and label for label in labels):
+    if not all(isinstance(label, str) for label in labels):
+        raise TypeError(f"labels must be strs, got {labels!r}")
+    if not labels or not all(labels):
         raise ValueError(f"labels must be non-empty strs, got {labels!r}")
     numeric = max(labels, key=int) if all(label.isdigit() for label in labels) else None
     return {"lexical": max(labels), "numeric": numeric}
@@ -147,7 +149,8 @@ def resolve_or_abstain(records, supersedes: dict) -> dict:
         if new in olds:
             raise ValueError(f"supersedes[{new!r}] names the record itself")
     present = [r.id for r in found]
-    replaced = {old for new, olds in supersedes.items() if new in present for old in olds}
+    here = set(present)
+    replaced = {old for new, olds in supersedes.items() if new in here for old in olds}
     standing = [i for i in present if i not in replaced]
     if len(standing) == 1:
         return {"decision": "selected", "selected_id": standing[0], "presented_ids": standing,

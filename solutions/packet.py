@@ -102,9 +102,11 @@ def expand_adjacent(hits, chunks, before: int, after: int, max_quote_chars: int)
     # BEGIN SOLUTION
     if before < 0 or after < 0 or max_quote_chars < 0:
         raise ValueError(f"before, after and max_quote_chars must be >= 0, got {before}, {after}, {max_quote_chars}")
-    rows = {}
+    rows, position = {}, {}
     for item in sorted(chunks, key=lambda c: (c.doc_id, c.start)):
-        rows.setdefault(item.doc_id, []).append(item)
+        row = rows.setdefault(item.doc_id, [])
+        position[item.id] = len(row)  # index of each chunk in its document, found once
+        row.append(item)
     hit_ids = {h.id for h in hits}
     packet, taken, used = [], set(), 0
     for hit in hits:
@@ -112,11 +114,9 @@ def expand_adjacent(hits, chunks, before: int, after: int, max_quote_chars: int)
             continue
         used += len(hit.text)
         taken.add(hit.id)
-        row = rows.get(hit.doc_id, [])
-        ids = [c.id for c in row]
+        row, at = rows.get(hit.doc_id, []), position.get(hit.id)
         near = []
-        if hit.id in ids:
-            at = ids.index(hit.id)
+        if at is not None:
             near = row[max(at - before, 0):at][::-1] + row[at + 1:at + 1 + after]
         group = [hit]
         for item in near:

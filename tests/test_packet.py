@@ -158,6 +158,12 @@ def test_compression_losses_are_caught_and_citations_resolve_to_the_original(rec
     (lambda: packet_seal({1: "x"}), TypeError, "field id must be a str, got int 1"),
     (lambda: render_evidence(["text"]), TypeError, "items must hold Evidence, got str 'text'"),
     (lambda: chunk("nope#1"), ValueError, "no chunk 'nope#1'"),
+    (lambda: expand_adjacent(["x"], [], 0, 0, 10), TypeError, "hits[0] must be Evidence, got str 'x'"),
+    (lambda: expand_adjacent([], "abc", 0, 0, 10), TypeError, "chunks must be a sequence of Evidence, got str"),
+    (lambda: cap_per_document([{"id": "x"}], 1, 3), TypeError, "hits[0] must be Evidence, got dict"),
+    (lambda: revalidate({"start": 0}, HOURS), ValueError, "span has no 'doc_id' field"),
+    (lambda: revalidate(dict(cite(HOURS, 0, 3), start="0"), HOURS), TypeError, "span start must be an int, got str '0'"),
+    (lambda: resolve_citation("help-desk-hours", [HOURS]), TypeError, "span must be a dict from cite(), got str"),
     (lambda: resolve_citation(dict(cite(HOURS, 0, 3), revision="r0"), [HOURS]), ValueError, "at revision 'r0'"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):

@@ -130,6 +130,8 @@ def test_multi_version_sources_matches_lesson_01_selector():
     (lambda: resolve_or_abstain(DEPOSITS, {"a": "b"}), TypeError, "supersedes['a'] must be a collection"),
     (lambda: resolve_or_abstain(DEPOSITS, {"a": ["a"]}), ValueError, "supersedes['a'] names the record itself"),
     (lambda: version_maxima([]), ValueError, "labels must be non-empty strs"),
+    (lambda: version_maxima(["9", 10]), TypeError, "labels must be strs, got ('9', 10)"),
+    (lambda: multi_version_sources([("s", "1")]), TypeError, "passages[0] needs str source_id and version"),
     (lambda: parse_amount("no number here"), ValueError, "no amount"),
     (lambda: versions.trace(as_of="tomorrow"), ValueError, "as_of must be an ISO date"),
 ])
