@@ -308,7 +308,7 @@ def run_query(query: Query, pipeline: Pipeline = HEALTHY, index: tuple | None = 
     # millimetre size than the structured field contradicts itself and is left out.
     packet, chosen = [], []
     for entry in ranking:
-        r = entry.pop("record")
+        r = entry.pop("record")   # the index record rode along for assembly; the trace keeps the ref only
         if len(chosen) == PACKET_LISTINGS:
             continue
         stated = {n for n, unit in _SIZE.findall(r["title"].lower()) if unit == "mm"}
@@ -414,7 +414,8 @@ def layer_checks(record: dict, index: tuple) -> list:
     """One check per layer, each an invariant read from the record and the index it ran on."""
     by_ref = {r["ref"]: r for r in index}
     sizes = [s for s in record["transformations"] if s["name"] == "size"]
-    ranked = [by_ref[r["ref"]] for r in record["ranking"]]
+    ranked_refs = [r["ref"] for r in record["ranking"]]
+    ranked = [by_ref[ref] for ref in ranked_refs]
     packet_ids = {f["field_id"] for f in record["packet"]}
     packed = {f.split("#")[0] for f in packet_ids}
     gated = {e["ref"] for e in record["exclusions"] if e["layer"] == "permission/freshness"}
@@ -443,12 +444,10 @@ def layer_checks(record: dict, index: tuple) -> list:
             r["stale"] is not False and "it is stale") if why]
         + [f"exclusion of {e['ref']} has no safe reason or rule version" for e in record["exclusions"]
            if e["reason"] not in REASON_CODES or not e["rule_version"]],
-        "ranking": [f"{ref} was ranked after the gate excluded it" for ref in gated & set(by_ref) if ref in
-                    [r["ref"] for r in record["ranking"]]]
+        "ranking": [f"{ref} was ranked after the gate excluded it" for ref in ranked_refs if ref in gated]
         + ["ordering_score rises down the ranking"] * (scores != sorted(scores, reverse=True))
         + ["a canonical cluster is ranked twice"] * (len(set(clusters)) != len(clusters)),
-        "assembly": [f"{ref} is in the packet but was not ranked" for ref in sorted(packed)
-                     if ref not in [r["ref"] for r in record["ranking"]] or ref in gated]
+        "assembly": [f"{ref} is in the packet but was not ranked" for ref in sorted(packed) if ref not in ranked_refs]
         + [f"{len(packed)} listings exceed {PACKET_LISTINGS}"] * (len(packed) > PACKET_LISTINGS),
         "decision": [f"state {record['state']!r} where the record supports {expected!r}"] * (record["state"] != expected),
         "presentation": [f"the user view shows {leak!r}" for leak in (*leaks, *RESTRICTED_IDS, *RESTRICTED_STRINGS)

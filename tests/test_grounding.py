@@ -193,3 +193,25 @@ def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
         call()
     assert words in str(caught.value)
+
+
+def _broken(**changes):
+    rec = json.loads(json.dumps(record("PW-Q002")))
+    for key, change in changes.items():
+        rec[key] = change(rec[key])
+    return rec
+
+
+@pytest.mark.parametrize("layer, rec", [
+    ("retrieval", lambda: _broken(size_filter_mm=lambda _: ["18"])),
+    ("ranking", lambda: _broken(ranking=lambda r: [dict(r[0], ref=DENIED_NEIGHBOUR)] + r[1:])),
+    ("ranking", lambda: _broken(ranking=lambda r: list(reversed(r)))),
+    ("assembly", lambda: _broken(packet=lambda p: p + [{"field_id": "PW-L009#title", "value": "x"}])),
+    ("decision", lambda: _broken(state=lambda _: "clarify")),
+    ("presentation", lambda: _broken(answer=lambda a: a + [{"text": RESTRICTED_STRINGS[0], "cites": []}])),
+    ("generation", lambda: _broken(answer=lambda a: a + [{"text": "x", "cites": ["PW-L009#title"]}])),
+    ("change", lambda: _broken(versions=lambda v: dict(v, ranker="rrf-30/9"))),
+])
+def test_every_layer_check_can_fail(layer, rec):
+    checks = {c["layer"]: c for c in layer_checks(rec(), INDEX)}
+    assert not checks[layer]["passed"] and checks[layer]["evidence"] != "ok"
