@@ -437,11 +437,11 @@ def trace(detail_query: str = DETAIL_QUERY) -> dict:
     }
 
 
-def _num(value) -> str:
-    """Whole scores print as integers, cosines with four decimals, absent as '-'."""
-    if value is None:
-        return "-"
-    return str(int(value)) if float(value).is_integer() else f"{value:.4f}"
+def _num(value):
+    """Whole scores print as integers, cosines with four decimals; None prints as '-'."""
+    if value is None or float(value).is_integer():
+        return value if value is None else int(value)
+    return f"{value:.4f}"
 
 
 def view(record: dict) -> list:
@@ -475,7 +475,7 @@ def view(record: dict) -> list:
         {"table": {"title": f"Union, collapsed by canonical cluster, fused by rank (RRF, k = {d['rrf_k']})",
                    "columns": ["pos", "cluster", "shown", "members", "lexical", "structured", "vector", "ordering_score"],
                    "rows": [[f["position"], f["cluster_id"], f["listing_id"], " ".join(f["members"])]
-                            + [_num(f["channel_ranks"].get(ch)) for ch in ("lexical", "structured", "vector")]
+                            + [f["channel_ranks"].get(ch) for ch in ("lexical", "structured", "vector")]
                             + [f"{f['ordering_score']:.6f}"] for f in detail["fused"]]}},
         {"text": "ordering_score = the sum of 1 / (k + rank) over the channels that proposed the cluster, "
                  "rank counted from 1. It orders candidates; it is not a probability and says nothing about fit."},
@@ -486,8 +486,9 @@ def view(record: dict) -> list:
             {"table": {"title": "Adding raw scores: the same cosines written as 0-1 or as 0-100 give two orders",
                        "columns": ["cluster", "lexical", "structured", "cosine", "sum (0-1)", "pos",
                                    "sum (0-100)", "pos", "RRF pos"],
-                       "rows": [[r["cluster_id"], _num(r["lexical"]), _num(r["structured"]), _num(r["cosine"]),
-                                 _num(r["sum_cosine_0_1"]), r["position_0_1"], _num(r["sum_cosine_0_100"]),
+                       "rows": [[r["cluster_id"], _num(r["lexical"]), _num(r["structured"]),
+                                 "-" if r["cosine"] is None else f"{r['cosine']:.4f}",
+                                 f"{r['sum_cosine_0_1']:9.4f}", r["position_0_1"], f"{r['sum_cosine_0_100']:11.4f}",
                                  r["position_0_100"], r["position_rrf"]] for r in raw["rows"]]}},
             {"text": f"Writing the cosines as percentages moved {raw['moved_by_rescaling']} of {len(raw['rows'])} "
                      f"clusters under raw addition; rank fusion changed: "
