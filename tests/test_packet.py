@@ -5,6 +5,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings, strategies as st  # a declared test dependency (pyproject.toml)
 
 from helpers import methods
 from modules import packet
@@ -13,8 +14,6 @@ from modules.packet import (EDITS, GUEST, HOURS, LOANS, SET_CLOSE, SET_OPEN, VIS
                             fidelity_check, naive_compress, nfc, packet_seal, parse_evidence, render_evidence,
                             resolve_citation, revalidate, sha256_hex, unescape_text)
 
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
 @pytest.fixture(scope="module")
