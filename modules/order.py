@@ -194,27 +194,35 @@ def overlap(question: str, chunk: Chunk) -> int:
 _label_hashes: dict[str, int] = {}
 
 
+def _label_hash(label: str) -> int:
+    found = _label_hashes.get(label)
+    if found is None:
+        found = 0xCBF29CE484222325  # FNV-1a: a fixed hash, unlike hash() under PYTHONHASHSEED
+        for byte in label.encode("utf-8"):
+            found = ((found ^ byte) * 0x100000001B3) & _MASK
+        _label_hashes[label] = found
+    return found
+
+
 def uniform(state: int, label: str) -> float:
     """The reading's draw in [0, 1) named `label`: same state and label, same number."""
-    mixed = _label_hashes.get(label)
-    if mixed is None:
-        mixed = 0xCBF29CE484222325  # FNV-1a: a fixed hash, unlike hash() under PYTHONHASHSEED
-        for byte in label.encode("utf-8"):
-            mixed = ((mixed ^ byte) * 0x100000001B3) & _MASK
-        _label_hashes[label] = mixed
-    return ((_splitmix(state ^ mixed) >> 11) + 0.5) * _UNIT
+    return ((_splitmix(state ^ _label_hash(label)) >> 11) + 0.5) * _UNIT
 
 
-_salience: dict[int, dict[str, float]] = {}   # state -> chunk id -> draw
+_seen: dict[tuple, dict[str, tuple]] = {}    # (state, question) -> chunk id -> what the reader drew
 _noise: dict[int, list[float]] = {}           # state -> Gumbel noise by slot
+_SLOTS = [_label_hash(f"slot {index}") for index in range(16)]
 
 
 def _slot_noise(state: int, count: int) -> list[float]:
     found = _noise.get(state)
     if found is None:
         found = _noise[state] = []
-    while len(found) < count:
-        found.append(-math.log(-math.log(uniform(state, f"slot {len(found)}"))))
+    while len(_SLOTS) < count:
+        _SLOTS.append(_label_hash(f"slot {len(_SLOTS)}"))
+    log = math.log
+    for slot in _SLOTS[len(found):count]:  # uniform(state, f"slot {index}"), with the label hashed once
+        found.append(-log(-log(((_splitmix(state ^ slot) >> 11) + 0.5) * _UNIT)))
     return found
 
 
@@ -254,19 +262,20 @@ def _read(question: str, chunks: tuple, state: int, window: int) -> tuple:
         tokens += chunk.line_tokens
     if tokens > window:
         return None, tokens
-    salience = _salience.get(state)
-    if salience is None:
-        salience = _salience[state] = {}
+    seen = _seen.get((state, question))
+    if seen is None:
+        seen = _seen[state, question] = {}
     noise = _noise.get(state)
     if noise is None or len(noise) < len(chunks):
         noise = _slot_noise(state, len(chunks))
-    asked, end, best, best_score = content_words(question), len(chunks) - 1, None, 0.0
+    end, best, best_score = len(chunks) - 1, None, 0.0
     for index, chunk in enumerate(chunks):
-        draw = salience.get(chunk.id)
-        if draw is None:
-            draw = salience[chunk.id] = uniform(state, chunk.id)
-        if draw < (_FIRST if index == 0 else _LAST if index == end else _OTHER):
-            score = len(asked & chunk.words) / TEMPERATURE + noise[index]
+        known = seen.get(chunk.id)  # (salience draw, overlap / TEMPERATURE, the chunk they belong to)
+        if known is None or known[2] is not chunk:
+            known = seen[chunk.id] = (uniform(state, chunk.id),
+                                      len(content_words(question) & chunk.words) / TEMPERATURE, chunk)
+        if known[0] < (_FIRST if index == 0 else _LAST if index == end else _OTHER):
+            score = known[1] + noise[index]
             if best is None or score > best_score:
                 best, best_score = chunk, score
     return best, tokens

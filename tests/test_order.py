@@ -270,3 +270,24 @@ def test_bad_input_names_the_field_and_value(call, error, words):
 def test_share_of_change_is_exact():
     from fractions import Fraction
     assert share_of_change(["a", None, "b", None], ["a", None, "c", "d"]) == Fraction(1, 2)
+
+
+def test_tables_are_the_public_reader_applied_to_each_question():
+    # The trace's fast path must agree with simulate_reader, question by question.
+    record = order.trace()
+    by_id = {c.id: c for c in CHUNKS}
+    for j, layout in ((4, "middle"), (2, "tail"), (8, "head")):
+        right = 0
+        for number, query in enumerate(QUERIES):
+            gold = by_id[query.gold_id]
+            others = [c for c in order.rank_chunks(query.text, CHUNKS) if c.concept != gold.concept][:j]
+            reading = simulate_reader(query.text, build_layout(gold, others, layout),
+                                      order.reading_seed(SEED, number))
+            right += reading.answer == gold.value
+        assert _generation(record)[j, layout] == round(right / len(QUERIES), 3)
+    sweep = {r["k"]: r for r in record["k_sweep"]}
+    for k in (1, 7, 11):
+        readings = [simulate_reader(q.text, order.rank_chunks(q.text, CHUNKS)[:k], order.reading_seed(SEED, n))
+                    for n, q in enumerate(QUERIES)]
+        assert sweep[k]["overflow"] == sum(r.refused for r in readings)
+        assert sweep[k]["cite_record"] == round(sum(r.cited_id == q.gold_id for r, q in zip(readings, QUERIES)) / 40, 3)
