@@ -78,13 +78,18 @@ class Answer(namedtuple("Answer", "status sentences missing disputed", defaults=
         return tuple(s.cite for s in self.sentences if s.cite)
 
 
-def _facets(facets: object) -> tuple[Facet, ...]:
-    if isinstance(facets, (str, bytes)) or not hasattr(facets, "__iter__"):
-        raise TypeError(f"facets must be a sequence of Facet, got {type(facets).__name__} {facets!r}")
-    found = tuple(facets)
-    for index, facet in enumerate(found):
-        if not isinstance(facet, Facet):
-            raise TypeError(f"facets[{index}] must be a Facet, got {type(facet).__name__} {facet!r}")
+def _sequence(items, kind, name: str) -> tuple:
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of {kind.__name__}, got {type(items).__name__} {items!r}")
+    found = tuple(items)
+    for index, item in enumerate(found):
+        if not isinstance(item, kind):
+            raise TypeError(f"{name}[{index}] must be a {kind.__name__}, got {type(item).__name__} {item!r}")
+    return found
+
+
+def _facets(facets) -> tuple:
+    found = _sequence(facets, Facet, "facets")
     if not found:
         raise ValueError("facets must name at least one part of the question, got ()")
     return found
@@ -114,21 +119,15 @@ def assemble(candidates, max_quote_chars: int, facets) -> ContextRecord:
                 if p.source_id in record.conflicts and any(matches(f, p) for f in facets)}
     if not relevant:
         return record
-    duplicates = set(record.duplicate_text_ids)
-    groups: dict[str, list[Passage]] = {}
-    units: list[list[Passage]] = []
-    for passage in passages:
-        if passage.id in duplicates or (passage.source_id in record.conflicts and passage.source_id not in relevant):
-            continue
-        if passage.source_id in relevant:
-            if passage.source_id not in groups:
-                groups[passage.source_id] = []
-                units.append(groups[passage.source_id])
-            groups[passage.source_id].append(passage)
-        else:
-            units.append([passage])
+    dropped = set(record.duplicate_text_ids)
+    units: dict[tuple, list[Passage]] = {}   # insertion order is rank order of each unit's first member
+    for p in passages:
+        if p.source_id in relevant:
+            units.setdefault(("source", p.source_id), []).append(p)
+        elif p.id not in dropped and p.source_id not in record.conflicts:
+            units[("id", p.id)] = [p]
     packet, skipped, used = [], [], 0
-    for unit in units:
+    for unit in units.values():
         size = sum(len(p.text) for p in unit)
         if used + size <= record.max_quote_chars:
             packet.extend(unit)
@@ -148,13 +147,7 @@ def compose_answer(facets, packet) -> Answer:
     citing the first id that carries it. Two or more different wordings: a
     conflict sentence, then every wording with its source, and no single value.
     """
-    facets = _facets(facets)
-    if isinstance(packet, (str, bytes)) or not hasattr(packet, "__iter__"):
-        raise TypeError(f"packet must be a sequence of Passage, got {type(packet).__name__} {packet!r}")
-    packet = tuple(packet)
-    for index, passage in enumerate(packet):
-        if not isinstance(passage, Passage):
-            raise TypeError(f"packet[{index}] must be a Passage, got {type(passage).__name__} {passage!r}")
+    facets, packet = _facets(facets), _sequence(packet, Passage, "packet")
     sentences: list[Sentence] = []
     missing, disputed, answered = [], [], 0
     for facet in facets:
@@ -211,9 +204,7 @@ def check_citations(answer: Answer, packet_ids, source_texts) -> list[dict]:
 def is_grounded(answer: Answer, packet_ids, source_texts) -> bool:
     """Every stating sentence cites a present, supporting id; the rest state nothing."""
     for sentence in answer.sentences:
-        if sentence.kind in ("claim", "disputed") and not (sentence.cite and sentence.quote):
-            return False
-        if sentence.kind not in ("claim", "disputed") and (sentence.cite or sentence.quote):
+        if (sentence.kind in ("claim", "disputed")) != bool(sentence.cite and sentence.quote):
             return False
     return all(c["present"] and c["supported"] for c in check_citations(answer, packet_ids, source_texts))
 
@@ -285,14 +276,13 @@ def _answer_record(answer: Answer, packet: ContextRecord) -> dict:
 
 
 def _forged_citations(packet_ids) -> list[dict]:
-    """Three one-sentence answers over one packet, checked the same way."""
+    """An honest sentence, one citing an id the packet lacks, one quoting words its source never said."""
     hours, returns = SOURCE_TEXTS["hours-v2"], SOURCE_TEXTS["returns-v1"]
-    south = returns.replace("north", "south")
-    cases = (("honest quote", returns, "returns-v1"), ("cites an id the packet lacks", hours, "hours-v2"),
-             ("quote its source never said", south, "returns-v1"))
-    return [{"case": name, "quote": quote,
-             **check_citations(Answer("full", (Sentence("claim", quote, quote, cite),)), packet_ids, SOURCE_TEXTS)[0]}
-            for name, quote, cite in cases]
+    cases = ("honest quote", "cites an id the packet lacks", "quote its source never said")
+    forged = Answer("full", (Sentence("claim", returns, returns, "returns-v1"), Sentence("claim", hours, hours, "hours-v2"),
+                             Sentence("claim", "", returns.replace("north", "south"), "returns-v1")))
+    checks = check_citations(forged, packet_ids, SOURCE_TEXTS)
+    return [{"case": case, **check} for case, check in zip(cases, checks)]
 
 
 def _evaluate(queries) -> dict:
