@@ -52,6 +52,19 @@ WRONG_ANSWERS = [
                   "    if conflict.state == \"unresolved\":\n"
                   "        best = max((c for c in alive if c.id in conflict.ids), key=lambda c: c.authority)\n"
                   "        conflict = Conflict(conflict.ids, conflict.amounts, \"resolved\", (best.id,), \"authority\")\n")]},
+    {"name": "later chunks of a document dropped as copies (drops A2)", "task": 4,
+     "replace": [("    conflict = settle_conflict(alive, rules)\n",
+                  "    first_chunk = {}\n"
+                  "    for c in alive:\n"
+                  "        if first_chunk.setdefault(c.document, c.id) != c.id:\n"
+                  "            reason[c.id] = \"mirror\"\n"
+                  "    alive = [c for c in alive if c.id not in reason]\n"
+                  "    conflict = settle_conflict(alive, rules)\n")]},
+    {"name": "top-7 by similarity before any rule (drops A2)", "task": 4,
+     "replace": [("    reason = {}\n    day = date.fromisoformat(as_of)\n",
+                  "    reason = {c.id: \"budget\" for c in candidates[7:]}\n    day = date.fromisoformat(as_of)\n"),
+                 ("    for c in candidates:\n        if not is_current(c, as_of):",
+                  "    for c in candidates[:7]:\n        if not is_current(c, as_of):")]},
     {"name": "A2 left at its own rank (no adjacency)", "task": 4,
      "replace": [("        if unit and c.chunk == unit[-1].chunk + 1:\n", "        if False:\n")]},
     {"name": "selection order by rank alone", "task": 4,
