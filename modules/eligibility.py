@@ -108,6 +108,9 @@ def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_st
     for name, value in (("scope_prohibited", scope_prohibited), ("transformation_failed", transformation_failed)):
         if not isinstance(value, bool):
             raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+    if isinstance(withheld_states, (str, bytes)) or not hasattr(withheld_states, "__iter__"):
+        raise TypeError(f"withheld_states must be a collection of states, got {type(withheld_states).__name__} "
+                        f"{withheld_states!r}")
     states = list(withheld_states)
     for state in states:
         if state not in STATES:
@@ -204,6 +207,8 @@ def evaluate(query, listings=LISTINGS, show: int = 3) -> Evaluation:
     if isinstance(show, bool) or not isinstance(show, int) or show < 1:
         raise ValueError(f"show must be a whole number >= 1, got {show!r}")
     contract = parse_query(query)
+    if isinstance(listings, (str, bytes)) or not hasattr(listings, "__iter__"):
+        raise TypeError(f"listings must be a sequence of Listing, got {type(listings).__name__} {listings!r}")
     pool = tuple(listings)
     if contract.family in PROHIBITED_FAMILIES:
         decision = Decision(query.id, "prohibited_scope", ("PROHIBITED_QUERY_SCOPE",), ("P1",),

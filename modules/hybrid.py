@@ -48,7 +48,7 @@ FIELD_WEIGHTS = {"title": 3, "description": 1}   # declared, not tuned: a title 
 MM_PER_INCH = "25.4"                              # exact by definition
 UNIT_WORDS = {"mm": "mm", "millimetre": "mm", "millimetres": "mm", "millimeter": "mm", "millimeters": "mm",
               "inch": "inch", "inches": "inch"}
-_SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s*(millimetres|millimeters|millimetre|millimeter|mm|inches|inch)\b)?")
+_SIZE = re.compile(r"(?<![\w.])([0-9]+(?:\.[0-9]+)?)(?:\s*(millimetres|millimeters|millimetre|millimeter|mm|inches|inch)\b)?")
 _WORD = re.compile(r"[a-z]+")
 _STOPWORDS = frozenset(("a", "an", "the", "for", "of", "or", "and", "with", "to", "in", "on", "x", *UNIT_WORDS))
 # Longest phrase first, so "lip seal" wins over a plain "seal".
@@ -93,7 +93,8 @@ def _decimal_text(digits: int, scale: int) -> str:
 
 def to_mm(value: str, unit: str) -> str:
     """Exact conversion to millimetre text: to_mm('0.625', 'inch') == '15.875'."""
-    if not isinstance(value, str) or not re.fullmatch(r"\d+(\.\d+)?", value):
+    whole, dot, frac = value.partition(".") if isinstance(value, str) else ("", "", "")
+    if not (whole.isascii() and whole.isdigit() and (not dot or (frac.isascii() and frac.isdigit()))):
         raise ValueError(f"value must be decimal text such as '16' or '0.625', got {value!r}")
     digits, scale = _decimal(value)
     if unit == "mm":
@@ -379,7 +380,7 @@ def _raw_versus_rank(channels, fused, cluster_of: dict) -> dict:
              "sum_cosine_0_1": round(sums["0_1"][f.cluster_id], 4), "position_0_1": pos["0_1"][f.cluster_id],
              "sum_cosine_0_100": round(sums["0_100"][f.cluster_id], 4), "position_0_100": pos["0_100"][f.cluster_id],
              "position_rrf": i} for i, f in enumerate(fused, start=1)]
-    return {"query_id": DETAIL_QUERY, "rows": rows,
+    return {"rows": rows,
             "moved_by_rescaling": sum(r["position_0_1"] != r["position_0_100"] for r in rows),
             "rrf_changed_by_rescaling": refused != [f.cluster_id for f in fused]}
 
@@ -408,7 +409,8 @@ def trace(detail_query: str = DETAIL_QUERY) -> dict:
     cluster_of = {x.id: x.cluster_id for x in listings}
     contract, channels, fused = hybrid_search(query, listings)
     alike = next(x for x in listings if x.id == LOOKALIKE)
-    alike_fused = next((i, f) for i, f in enumerate(fused, start=1) if f.listing_id == alike.id)
+    alike_fused = next(((i, f.channel_ranks) for i, f in enumerate(fused, start=1) if f.listing_id == alike.id),
+                       (None, {}))
     return {
         "lesson": "hybrid",
         "scope": f"{len(listings)} of {len(LISTINGS)} listings, those whose permission is 'allowed' "
@@ -429,10 +431,10 @@ def trace(detail_query: str = DETAIL_QUERY) -> dict:
                    "fused": [{"position": i, "cluster_id": f.cluster_id, "listing_id": f.listing_id,
                               "members": list(f.members), "ordering_score": round(f.ordering_score, 6),
                               "channel_ranks": f.channel_ranks} for i, f in enumerate(fused, start=1)]},
-        "raw_versus_rank": _raw_versus_rank(channels, fused, cluster_of) if query.id == DETAIL_QUERY else None,
+        "raw_versus_rank": _raw_versus_rank(channels, fused, cluster_of),
         "similarity_is_not_relevance": {"listing_id": alike.id, "title": alike.title, "family": alike.family,
                                         "diameter_mm": alike.diameter_mm, "fused_position": alike_fused[0],
-                                        "channel_ranks": alike_fused[1].channel_ranks},
+                                        "channel_ranks": alike_fused[1]},
         "injection": _injection(listings),
     }
 
@@ -481,7 +483,7 @@ def view(record: dict) -> list:
                  "rank counted from 1. It orders candidates; it is not a probability and says nothing about fit."},
     ]
     raw = record["raw_versus_rank"]
-    if raw:
+    if raw["rows"]:
         blocks += [
             {"table": {"title": "Adding raw scores: the same cosines written as 0-1 or as 0-100 give two orders",
                        "columns": ["cluster", "lexical", "structured", "cosine", "sum (0-1)", "pos",

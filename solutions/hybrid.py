@@ -38,7 +38,7 @@ def parse_size(text: str) -> tuple:
     sizes = []
     for index, word in enumerate(words):
         number = word.rstrip("abcdefghijklmnopqrstuvwxyz")
-        if not number or not number.replace(".", "", 1).isdigit() or number.startswith("."):
+        if not number.isascii() or not number.replace(".", "", 1).isdigit() or number[0] == "." or number[-1] == ".":
             continue
         glued = word[len(number):]
         after = words[index + 1] if index + 1 < len(words) else ""
