@@ -447,7 +447,7 @@ def layer_checks(record: dict, index: tuple) -> list:
         "ranking": [f"{ref} was ranked after the gate excluded it" for ref in ranked_refs if ref in gated]
         + ["ordering_score rises down the ranking"] * (scores != sorted(scores, reverse=True))
         + ["a canonical cluster is ranked twice"] * (len(set(clusters)) != len(clusters)),
-        "assembly": [f"{ref} is in the packet but was not ranked" for ref in sorted(packed) if ref not in ranked_refs]
+        "assembly": [f"{ref} is in the packet but was not ranked" for ref in sorted(packed - set(ranked_refs))]
         + [f"{len(packed)} listings exceed {PACKET_LISTINGS}"] * (len(packed) > PACKET_LISTINGS),
         "decision": [f"state {record['state']!r} where the record supports {expected!r}"] * (record["state"] != expected),
         "presentation": [f"the user view shows {leak!r}" for leak in (*leaks, *RESTRICTED_IDS, *RESTRICTED_STRINGS)
