@@ -139,9 +139,10 @@ def problems(lesson: str) -> list[str]:
             found.append(f"task {task['number']} of {lesson} has no wrong answer in tests/wrong_answers/{lesson}.py: "
                          f"add the mistake a learner would most plausibly make there")
 
-    # The stub and every wrong answer are graded in one process (many files, one start-up).
-    # The solution is graded again last: if it fails there, some wrong answer changed state
-    # shared with the others, and each is regraded in a process of its own instead.
+    # The stub and every wrong answer are graded in two worker processes (many files, few
+    # start-ups), each opening and closing with the solution: if the solution fails there,
+    # some wrong answer changed state shared with the others (or the grader reads files),
+    # and each is regraded in a process of its own instead.
     texts, labels = [stub], []
     for wrong in catalogue:
         try:
@@ -151,9 +152,9 @@ def problems(lesson: str) -> list[str]:
             found.append(f"{error}: update tests/wrong_answers/{lesson}.py")
     from labtools import mutate
     shown_exercise = str(exercise_path)
-    outcomes = mutate.grade_sources(lesson, [(shown_exercise, text) for text in texts + [solution]],
-                                    seconds=course.GRADE_SECONDS)
-    if mutate.rejected(outcomes[-1]):
+    outcomes, status = mutate.grade_checked(lesson, [(shown_exercise, text) for text in texts],
+                                            (shown_exercise, solution), seconds=course.GRADE_SECONDS, jobs=2)
+    if status != "ok":
         outcomes = [_grade_text(lesson, text) for text in texts]
 
     unsolved = outcomes[0]

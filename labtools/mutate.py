@@ -136,6 +136,37 @@ def grade_sources(lesson: str, items: list[tuple[str, str]], seconds: float = 10
     return merged
 
 
+def grade_checked(lesson: str, items: list[tuple[str, str]], reference: tuple[str, str], seconds: float = 10.0,
+                  jobs: int = 1, first_failure: bool = False) -> tuple[list[dict], str]:
+    """Grade `items` as grade_sources does, each worker starting and ending with the reference.
+
+    Returns (results, status): "ok"; "reference fails" when the reference does not pass in
+    a fresh process (the verdicts mean nothing); or "polluted" when it passes first but not
+    last (some version changed state shared with the ones after it: regrade them apart).
+    """
+    jobs = max(1, min(jobs, len(items) or 1))
+    chunks = [items[start::jobs] for start in range(jobs)]
+    outcomes: list[list[dict]] = [[] for _ in chunks]
+
+    def grade(index: int) -> None:
+        outcomes[index] = _grade_chunk(lesson, [reference] + chunks[index] + [reference], seconds, first_failure)
+
+    threads = [threading.Thread(target=grade, args=(index,)) for index in range(jobs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    status = "ok"
+    if any(rejected(outcome[0]) for outcome in outcomes):
+        status = "reference fails"
+    elif any(rejected(outcome[-1]) for outcome in outcomes):
+        status = "polluted"
+    merged: list[dict] = [{}] * len(items)
+    for start, outcome in enumerate(outcomes):
+        merged[start::jobs] = outcome[1:-1]
+    return merged, status
+
+
 def rejected(outcome: dict, task: int | None = None) -> bool:
     """True when grading failed: an error, or a failing test (of `task`, when given)."""
     if "error" in outcome:
@@ -498,26 +529,25 @@ def _matches(mutant: Mutant, entry: dict) -> bool:
             and " ".join(entry["after"].split()) == mutant.after)
 
 
-def run(lesson: str) -> dict:
-    """Grade every mutant of one lesson in one worker process; return a JSON-ready report."""
+def run(lesson: str, jobs: int = 1) -> dict:
+    """Grade every mutant of one lesson (in `jobs` worker processes); return a JSON-ready report."""
     started = time.perf_counter()
     text = (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8")
     made = mutants(lesson, text)
     shown_path = str(course.SOLUTIONS / f"{lesson}.py")
     # The reference goes first and last: it must pass in the fresh process and still pass after
     # every mutant, or some mutant left shared state changed and the verdicts in between are void.
-    items = [(shown_path, text)] + [(shown_path, m.source) for m in made] + [(shown_path, text)]
-    outcomes = grade_sources(lesson, items, seconds=LIMIT_SECONDS, first_failure=True)
-    reference, outcomes, sentinel = outcomes[0], outcomes[1:-1], outcomes[-1]
-    if rejected(reference):
-        return {"lesson": lesson, "error": "the reference solution does not pass its graders: "
-                                           + reference.get("error", "a test fails") + " (run dev check)"}
-    if rejected(sentinel):
-        # Polluted: grade each mutant beside a fresh reference instead (slow, but sound).
+    items = [(shown_path, m.source) for m in made]
+    outcomes, status = grade_checked(lesson, items, (shown_path, text), seconds=LIMIT_SECONDS, jobs=jobs,
+                                     first_failure=True)
+    if status == "reference fails":
+        return {"lesson": lesson, "error": "the reference solution does not pass its graders in a batch "
+                                           "(run `python3 -B methods.py dev check " + lesson + "`)"}
+    if status == "polluted":
+        # Grade each mutant beside a fresh reference instead (slow, but sound).
         outcomes = []
-        for mutant in made:
-            pair = grade_sources(lesson, [(shown_path, mutant.source), (shown_path, text)], seconds=LIMIT_SECONDS,
-                                 first_failure=True)
+        for item in items:
+            pair = grade_sources(lesson, [item, (shown_path, text)], seconds=LIMIT_SECONDS, first_failure=True)
             outcomes.append(pair[0] if not rejected(pair[1]) else
                             {"lesson": lesson, "error": "this mutant changes state shared with later gradings"})
     known = equivalent(lesson)
@@ -554,7 +584,7 @@ def run_all(lessons: list[str], jobs: int | None = None) -> list[dict]:
     """Run the pass for several lessons side by side (one worker per lesson, `jobs` at a time)."""
     jobs = jobs or max(1, min(2, os.cpu_count() or 1))
     if jobs == 1 or len(lessons) <= 1:
-        return [run(lesson) for lesson in lessons]
+        return [run(lesson, jobs=jobs) for lesson in lessons]
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(run, lessons))
