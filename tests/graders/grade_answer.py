@@ -251,6 +251,30 @@ def test_task3_refusals_are_no_answer():
              "disputed ones is not answering", "a conflict answer citing hours-v2 and hours-v3")
 
 
+def test_task3_status_decides_before_claims():
+    fn = function(load(LESSON), "classify_outcome")
+    conflict = Answer("conflict", (Sentence("conflict", "The sources disagree on opening hours."),
+                                   Sentence("disputed", "v2 says", CORPUS["hours-v2"].text, "hours-v2"),
+                                   Sentence("disputed", "v3 says", CORPUS["hours-v3"].text, "hours-v3"),
+                                   _claim("returns-v1")), (), ("opening hours",))
+    _outcome(fn, conflict, "hours-v2", "no_answer",
+             "the status is 'conflict': the hours were not answered, even though another facet has a claim",
+             "a conflict answer on the hours that also claims returns-v1")
+    odd = Answer("abstain", (Sentence("abstain", "No answer."), _claim("hours-v2")), ("opening hours",), ())
+    _outcome(fn, odd, "hours-v2", "no_answer", "the status says abstain; the outcome follows the status",
+             "an answer whose status is 'abstain'")
+
+
+def test_task3_any_claim_from_the_gold_source_is_a_wrong_record():
+    fn = function(load(LESSON), "classify_outcome")
+    mixed = Answer("full", (_claim("hours-v1"), _claim("cafe-v1")))
+    _outcome(fn, mixed, "hours-v2", "wrong_record",
+             "one claim cites hours-v1, a stale record of the gold record's source: that is enough for a wrong record",
+             "a full answer citing hours-v1 and cafe-v1")
+    _outcome(fn, Answer("full", (_claim("cafe-v1"), _claim("hours-v2"))), "hours-v2", "right",
+             "the gold record is among the claims", "a full answer citing cafe-v1 and hours-v2")
+
+
 def test_task3_lesson_query_set_counts():
     module = load(LESSON)
     fn = function(module, "classify_outcome")

@@ -203,6 +203,20 @@ def test_task3_agreement_is_not_a_conflict():
     _settle(fn, ("D1",), (), (("D1",), (500,), "none", ("D1",)), "one amount alone cannot disagree")
 
 
+def test_task3_first_amount_and_every_loser():
+    fn = function(load(LESSON), "settle_conflict")
+    two = BY_ID["D1"]._replace(id="D5", text="The allowance is 500 euros per trip, and at most 2000 euros a year.")
+    shown = "settle_conflict(<D5: '500 euros per trip, ... 2000 euros a year', D2: 600 euros>, ())"
+    got = call(fn, (two, BY_ID["D2"]), (), shown=shown)
+    expect(got.amounts, (500, 600), shown + " -> amounts", why="each member's first stated amount is the one compared")
+    third = BY_ID["D2"]._replace(id="D4", source="volunteer-office", text="The allowance is 700 euros per trip.")
+    shown = f"settle_conflict(<D1 500, D2 600, D4 700 (volunteer-office)>, {EXAMPLE_RULE!r})"
+    got = call(fn, (BY_ID["D1"], BY_ID["D2"], third), EXAMPLE_RULE, shown=shown)
+    expect((got.state, got.kept), ("unresolved", ("D1", "D2", "D4")), shown + " -> (state, kept)",
+           why="the rule puts finance-office over finance-faq, but nothing is declared about volunteer-office: "
+               "a winner needs a rule over every member that disagrees with it")
+
+
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_each_decision_and_reason():
@@ -248,6 +262,28 @@ def test_task4_units_travel_whole():
            shown + " -> (D2, D1)", why="after A1 + A2 (118), 25 tokens remain: D2 alone would fit, but a conflict "
                                        "enters whole or not at all, or the packet would silently pick 600 euros")
     expect(plan.packet, ("A1", "A2"), shown + " -> packet")
+
+
+def test_task4_exact_fit_and_long_runs():
+    fn = function(load(LESSON), "decision_table")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=202)
+    expect(plan.packet, ("A1", "A2", "D2", "D1", "F1"), shown + " -> packet",
+           why="the five kept candidates need exactly 202 lab tokens, and exactly full is allowed")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=201)
+    expect(rows["F1"], ("discard", "budget", None), shown + " -> F1", why="one token short: F1 (36) no longer fits")
+    a3 = BY_ID["A2"]._replace(id="A3", chunk=5, text="Chunk five of the travel policy: receipts are kept for a year.")
+    plan, rows, shown = _plan(fn, CANDIDATES + (a3,), label="the eight candidates plus A3 (travel-policy chunk 5)")
+    expect((rows["A2"], rows["A3"]), (("keep", "adjacent", 2), ("keep", "adjacent", 3)), shown + " -> (A2, A3)",
+           why="chunks 3, 4 and 5 form one run: each joins if it follows the last chunk already in the unit")
+
+
+def test_task4_a_mirror_never_joins_the_conflict():
+    fn = function(load(LESSON), "decision_table")
+    mirror = BY_ID["D1"]._replace(id="D1m", document="intranet-mirror/allowance-table-2026", source="intranet-mirror")
+    plan, rows, shown = _plan(fn, CANDIDATES + (mirror,), label="the eight candidates plus D1m, a mirror of D1")
+    expect(rows["D1m"], ("discard", "mirror", None), shown + " -> D1m")
+    expect(plan.conflict.ids, ("D2", "D1"), shown + " -> conflict.ids",
+           why="the conflict is weighed among the survivors of the earlier layers: a dropped mirror takes no part")
 
 
 def test_task4_adjacency_follows_chunks_not_rank():

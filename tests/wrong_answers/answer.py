@@ -24,15 +24,15 @@ WRONG_ANSWERS = [
      "replace": [('status = "conflict" if disputed else ("partial" if missing else "full")',
                   'status = "conflict" if disputed else "full"')]},
     {"name": "abstain as soon as anything is missing", "task": 2,
-     "replace": [("    if not answered and not disputed:\n", "    if missing and not disputed:\n")]},
+     "replace": [("    if not sentences:  # nothing answered and nothing disputed\n", "    if missing and not disputed:\n")]},
     {"name": "pick the first-ranked hours in a conflict", "task": 2,
      "replace": [("        else:\n            disputed.append(facet.name)\n",
-                  "        elif True:\n            answered += 1\n"
+                  "        elif True:\n"
                   "            sentences.append(Sentence(\"claim\", found[0].text, found[0].text, found[0].id))\n"
                   "        else:\n            disputed.append(facet.name)\n")]},
     {"name": "pick the largest version label in a conflict", "task": 2,
      "replace": [("        else:\n            disputed.append(facet.name)\n",
-                  "        elif True:\n            answered += 1\n            p = max(found, key=lambda q: q.version)\n"
+                  "        elif True:\n            p = max(found, key=lambda q: q.version)\n"
                   "            sentences.append(Sentence(\"claim\", p.text, p.text, p.id))\n"
                   "        else:\n            disputed.append(facet.name)\n")]},
     {"name": "fill a missing facet from outside the packet", "task": 2,
@@ -41,9 +41,8 @@ WRONG_ANSWERS = [
                   "            found = [p for p in CORPUS.values() if matches(facet, p)][:1]\n"
                   "        if not found:\n            missing.append(facet.name)\n")]},
     {"name": "quote rewritten instead of repeated", "task": 2,
-     "replace": [('sentences.append(Sentence("claim", found[0].text, found[0].text, found[0].id))',
-                  'sentences.append(Sentence("claim", found[0].title + ": " + found[0].text, '
-                  'found[0].title + ": " + found[0].text, found[0].id))')]},
+     "replace": [('sentences.append(Sentence("claim", p.text, p.text, p.id))',
+                  'sentences.append(Sentence("claim", p.title + ": " + p.text, p.title + ": " + p.text, p.id))')]},
     {"name": "identical copies treated as a conflict", "task": 2,
      "replace": [("            if matches(facet, passage) and passage.text not in by_text:\n"
                   "                by_text[passage.text] = passage\n",
@@ -55,7 +54,7 @@ WRONG_ANSWERS = [
      "replace": [('sentences.append(Sentence("disputed", f"{p.source_id} version {p.version} says: {p.text}", p.text, p.id))',
                   'sentences.append(Sentence("disputed", p.text, p.text, p.id))')]},
     {"name": "a conflict answer counts when it cites the gold record", "task": 3,
-     "replace": [('claims = [s.cite for s in answer.sentences if s.kind == "claim" and s.cite]\n'
+     "replace": [('claims = [s.cite for s in answer.sentences if s.kind == "claim"]\n'
                   '    if answer.status in ("abstain", "conflict") or not claims:',
                   'claims = [s.cite for s in answer.sentences if s.cite]\n'
                   '    if answer.status == "abstain" or not claims:')]},

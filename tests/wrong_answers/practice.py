@@ -93,3 +93,11 @@ WRONG_ANSWERS = [
     {"name": "quiz: the reranker failed first", "task": 6, "replace": [('C1_QUIZ = "b"', 'C1_QUIZ = "a"')]},
     {"name": "quiz: higher authority wins", "task": 7, "replace": [('D_QUIZ = "c"', 'D_QUIZ = "a"')]},
 ]
+
+# Mutants of the reference that no test can reject (same behaviour, different code), reviewed.
+EQUIVALENT_MUTANTS = [
+    {"where": "decision_table",
+     "before": "expired = c.valid_until and date.fromisoformat(c.valid_until) < day",
+     "after": "expired = c.valid_until and date.fromisoformat(c.valid_until) <= day",
+     "why": "the line runs only for candidates that are not current, and a window ending on the as-of day is current"},
+]
