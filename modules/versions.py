@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from modules.context import CANDIDATES, RELEVANT_IDS, Passage, packet_coverage, select_context
+from modules.context import CANDIDATES, RELEVANT_IDS, Passage, coverage_counts, select_context
 
 __all__ = [
     "Record", "check_day", "current_public", "valid_on", "multi_version_sources",
@@ -219,8 +219,8 @@ def _ids(items) -> list[str]:
 
 def _run(passages, budget: int) -> dict:
     chosen = select_context(passages, budget)
-    found = packet_coverage(chosen.packet_ids, RELEVANT_IDS) * len(RELEVANT_IDS)
-    return {"max_quote_chars": budget, "packet_ids": list(chosen.packet_ids), "coverage": f"{found}/2",
+    found, needed = coverage_counts(chosen.packet_ids, RELEVANT_IDS)
+    return {"max_quote_chars": budget, "packet_ids": list(chosen.packet_ids), "coverage": f"{found}/{needed}",
             "conflicts": {source: list(labels) for source, labels in chosen.conflicts.items()}}
 
 
