@@ -371,8 +371,10 @@ def _raw_versus_rank(channels, fused, cluster_of: dict) -> dict:
     scale = {"lexical": 1, "structured": 1, "vector": 100}
     sums = {name: {f.cluster_id: sum(best[ch].get(f.cluster_id, 0.0) * (s if name == "0_100" else 1)
                                      for ch, s in scale.items()) for f in fused} for name in ("0_1", "0_100")}
-    rescaled = [_order({c: v * scale[ch] for c, v in scores.items()}) for ch, scores in best.items()]
-    refused = [c for c, _ in reciprocal_rank_fusion(rescaled, RRF_K)]
+    # Rank fusion of the same cluster scores, before and after the rescaling.
+    plain = reciprocal_rank_fusion([_order(scores) for scores in best.values()], RRF_K)
+    rescaled = reciprocal_rank_fusion([_order({c: v * scale[ch] for c, v in scores.items()})
+                                       for ch, scores in best.items()], RRF_K)
     pos = {name: {c: i for i, c in enumerate(_order(s), start=1)} for name, s in sums.items()}
     rows = [{"cluster_id": f.cluster_id, "lexical": best["lexical"].get(f.cluster_id),
              "structured": best["structured"].get(f.cluster_id),
@@ -382,7 +384,7 @@ def _raw_versus_rank(channels, fused, cluster_of: dict) -> dict:
              "position_rrf": i} for i, f in enumerate(fused, start=1)]
     return {"rows": rows,
             "moved_by_rescaling": sum(r["position_0_1"] != r["position_0_100"] for r in rows),
-            "rrf_changed_by_rescaling": refused != [f.cluster_id for f in fused]}
+            "rrf_changed_by_rescaling": plain != rescaled}
 
 
 def _injection(listings: tuple) -> dict:

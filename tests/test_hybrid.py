@@ -147,6 +147,14 @@ def test_raw_score_addition_reorders_when_only_a_scale_changes(record):
     assert scaled.index("PW-L015") == 3 and plain.index("PW-L015") == 9
 
 
+@pytest.mark.parametrize("query_id", [q.id for q in QUERIES])
+def test_any_query_can_be_traced_in_detail(query_id):
+    record = hybrid.trace(query_id)
+    assert record["detail"]["query_id"] == query_id and hybrid.view(record)
+    assert record["raw_versus_rank"]["rrf_changed_by_rescaling"] is False
+    assert all(f["ordering_score"] > 0 for f in record["detail"]["fused"])
+
+
 def test_similarity_is_not_relevance(record):
     alike = record["similarity_is_not_relevance"]
     assert alike["listing_id"] == "PW-L015" and alike["family"] == "hose-fitting" and alike["diameter_mm"] == "19"
