@@ -284,6 +284,41 @@ def _read(question: str, chunks: tuple, state: int, window: int) -> tuple:
 _FIRST, _LAST, _OTHER = POSITION_WEIGHTS["first"], POSITION_WEIGHTS["last"], POSITION_WEIGHTS["other"]
 
 
+def _read_prefixes(question: str, chunks: tuple, state: int, window: int) -> list[tuple]:
+    """_read(question, chunks[:k], state, window) for every k from 1 to len(chunks), in one pass.
+
+    A prefix only adds a last chunk, so the draws of the chunks before it stay
+    what they were: keep the best chunk among the first place and the middle
+    places, and compare it with the new last chunk (read at 0.8). The tests
+    check that every prefix agrees with _read.
+    """
+    tokens = _read(question, (), state, window)[1]  # the instruction and question lines
+    seen = _seen.get((state, question))
+    if seen is None:
+        seen = _seen[state, question] = {}
+    noise = _slot_noise(state, len(chunks))
+    out, best, best_score = [], None, 0.0
+    for index, chunk in enumerate(chunks):
+        tokens += chunk.line_tokens
+        if tokens > window:  # every longer prefix is over the window too
+            out.append((None, tokens))
+            continue
+        known = seen.get(chunk.id)
+        if known is None or known[2] is not chunk:
+            known = seen[chunk.id] = (uniform(state, chunk.id),
+                                      len(content_words(question) & chunk.words) / TEMPERATURE, chunk)
+        score = known[1] + noise[index]
+        if index == 0:
+            best, best_score = chunk, score  # the first place is always read
+            out.append((chunk, tokens))
+            continue
+        last_wins = known[0] < _LAST and score > best_score
+        out.append((chunk if last_wins else best, tokens))
+        if known[0] < _OTHER and score > best_score:  # from the next prefix on, a middle place
+            best, best_score = chunk, score
+    return out
+
+
 # ---------------------------------------------------------------- retrieval, reorder, layouts
 
 def rank_chunks(question: str, chunks) -> tuple[Chunk, ...]:
@@ -297,19 +332,20 @@ class _Index:
 
     def __init__(self, chunks: tuple) -> None:
         self.by_id = sorted(chunks, key=lambda c: c.id)
-        self.holding: dict[str, list[Chunk]] = {}
-        for chunk in self.by_id:
+        self.holding: dict[str, list[int]] = {}
+        for place, chunk in enumerate(self.by_id):
             for word in chunk.words:
-                self.holding.setdefault(word, []).append(chunk)
+                self.holding.setdefault(word, []).append(place)
         self.rarity = {w: math.log(1 + len(chunks) / len(held)) for w, held in self.holding.items()}
 
     def rank(self, asked: frozenset) -> tuple[Chunk, ...]:
-        scores: dict[Chunk, float] = {}
+        scores: dict[int, float] = {}  # position in by_id -> score; ints hash fast and sort by id
         for word in sorted(asked & self.rarity.keys()):  # a fixed order, so float sums never vary
-            for chunk in self.holding[word]:
-                scores[chunk] = scores.get(chunk, 0.0) + self.rarity[word]
-        scored = sorted(scores, key=lambda c: (-round(scores[c], 9), c.id))
-        return tuple(scored) + tuple(c for c in self.by_id if c not in scores)
+            weight = self.rarity[word]
+            for place in self.holding[word]:
+                scores[place] = scores.get(place, 0.0) + weight
+        scored = sorted(scores, key=lambda place: (-round(scores[place], 9), place))
+        return tuple(self.by_id[p] for p in scored) + tuple(c for p, c in enumerate(self.by_id) if p not in scores)
 
 
 def _sequence(items: object) -> list:
@@ -488,12 +524,23 @@ def _rankings() -> tuple[tuple[Chunk, ...], ...]:
 _states: dict[int, list[int]] = {}
 
 
-def _read_all(contexts, seed: int) -> list[tuple]:
-    """One (chosen chunk or None, prompt tokens) per query; query i draws from reading_seed(seed, i)."""
+def _states_of(seed: int) -> list[int]:
+    """The mixed reading seed of each query in a run: query i draws from reading_seed(seed, i)."""
     states = _states.get(seed)
     if states is None:
         states = _states[seed] = [_splitmix(reading_seed(seed, n)) for n in range(len(QUERIES))]
-    return [_read(q.text, context, state, WINDOW) for q, context, state in zip(QUERIES, contexts, states)]
+    return states
+
+
+def _read_all(contexts, seed: int) -> list[tuple]:
+    """One (chosen chunk or None, prompt tokens) per query."""
+    return [_read(q.text, context, state, WINDOW) for q, context, state in zip(QUERIES, contexts, _states_of(seed))]
+
+
+def _read_all_prefixes(contexts, seed: int) -> list[list[tuple]]:
+    """Per query, the readings of every prefix of its context (see _read_prefixes)."""
+    return [_read_prefixes(q.text, context, state, WINDOW)
+            for q, context, state in zip(QUERIES, contexts, _states_of(seed))]
 
 
 _GOLD: list[Chunk] = []  # the gold chunk of each query, filled on first use
@@ -523,8 +570,9 @@ def k_sweep(rankings, seed: int) -> tuple[list[dict], dict]:
     """Top-k in rank order for k = 1..13: prompt size, overflow, recall@k and the reader's scores."""
     rows, readings_by_k = [], {}
     gold_ranks = [[c.id for c in ranking].index(q.gold_id) + 1 for q, ranking in zip(QUERIES, rankings)]
+    prefixes = _read_all_prefixes([ranking[:max(K_SWEEP)] for ranking in rankings], seed)
     for k in K_SWEEP:
-        readings = readings_by_k[k] = _read_all([ranking[:k] for ranking in rankings], seed)
+        readings = readings_by_k[k] = [found[k - 1] for found in prefixes]
         tokens = [t for _chosen, t in readings]
         found = sum(rank <= k for rank in gold_ranks)
         rows.append({"k": k, "avg_prompt": round(sum(tokens) / len(tokens), 3), "max_prompt": max(tokens),
@@ -556,6 +604,9 @@ def _ordering(values: dict) -> str:
 def layout_experiment(rankings, seed: int) -> dict:
     """One relevant chunk plus j irrelevant ones, three layouts, this seed and the next."""
     second, pairs = seed + 1, _distractors(rankings)
+    # Every head layout is a prefix of the longest one: one pass per seed reads them all.
+    longest = [_place(gold, others, "head") for gold, others in pairs]
+    heads = {run: _read_all_prefixes(longest, run) for run in (seed, second)}
     rows, change, orderings = [], [], []
     for count in IRRELEVANT_COUNTS:
         cited, generation, done = {}, {}, []
@@ -565,7 +616,8 @@ def layout_experiment(rankings, seed: int) -> dict:
                 # With j = 0 every layout is the same context: read it once.
                 readings = next((r for c, s, r in done if s == run and c == contexts), None)
                 if readings is None:
-                    readings = _read_all(contexts, run)
+                    readings = ([found[count] for found in heads[run]] if layout == "head"
+                                else _read_all(contexts, run))
                     done.append((contexts, run, readings))
                 cited[layout, run] = _cited(readings)
                 generation[layout, run] = _scores(readings)["generation"]

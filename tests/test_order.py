@@ -291,3 +291,17 @@ def test_tables_are_the_public_reader_applied_to_each_question():
                     for n, q in enumerate(QUERIES)]
         assert sweep[k]["overflow"] == sum(r.refused for r in readings)
         assert sweep[k]["cite_record"] == round(sum(r.cited_id == q.gold_id for r, q in zip(readings, QUERIES)) / 40, 3)
+
+
+@pytest.mark.parametrize("seed", [SEED, SECOND_SEED, 0])
+def test_one_pass_over_prefixes_equals_reading_each_prefix(seed):
+    by_id = {c.id: c for c in CHUNKS}
+    for number, query in enumerate(QUERIES):
+        state = order._splitmix(order.reading_seed(seed, number))
+        ranking = order.rank_chunks(query.text, CHUNKS)
+        gold = by_id[query.gold_id]
+        mixed = (ranking[5], gold) + ranking[:3] + ranking[20:30]  # any context, not only rank order
+        for context in (ranking[:13], mixed):
+            prefixes = order._read_prefixes(query.text, context, state, WINDOW)
+            assert prefixes == [order._read(query.text, context[:k], state, WINDOW)
+                                for k in range(1, len(context) + 1)]
