@@ -56,8 +56,11 @@ def _ids(chunks) -> list:
 def test_task1_ten_items_alternate_inward():
     fn = function(load(LESSON), "reorder_lost_in_middle")
     shown = "reorder_lost_in_middle([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])"
-    expect(call(fn, list(range(1, 11)), shown=shown), [1, 3, 5, 7, 9, 10, 8, 6, 4, 2], shown,
-           why="best first, second best last, then alternate inward; return a list")
+    got = call(fn, list(range(1, 11)), shown=shown)
+    quirk = " (this is the parity quirk: with an even count it puts the best item last)" \
+        if isinstance(got, list) and got[-1:] == [1] else ""
+    expect(got, [1, 3, 5, 7, 9, 10, 8, 6, 4, 2], shown,
+           why="best first, second best last, then alternate inward; return a list" + quirk)
 
 
 def test_task1_best_first_for_even_counts():
