@@ -292,7 +292,7 @@ def _read_prefixes(question: str, chunks: tuple, state: int, window: int) -> lis
     places, and compare it with the new last chunk (read at 0.8). The tests
     check that every prefix agrees with _read.
     """
-    tokens = _read(question, (), state, window)[1]  # the instruction and question lines
+    tokens = _prompt_count(question, ())  # the instruction and question lines
     seen = _seen.get((state, question))
     if seen is None:
         seen = _seen[state, question] = {}
@@ -398,7 +398,7 @@ def _place(relevant: Chunk, others: tuple, layout: str) -> tuple[Chunk, ...]:
     return others[:place] + (relevant,) + others[place:]
 
 
-def share_of_change(before, after):
+def share_of_change(before, after) -> Fraction:
     """Share of paired readings whose cited id differs (a refusal is the id None), as a Fraction."""
     from fractions import Fraction  # here, not at the top: the lesson command never needs it
 
