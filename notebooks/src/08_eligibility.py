@@ -120,8 +120,8 @@ print(render_plain(trace_blocks(3)))
 #
 # *marine stern seal 22 mm*. Only two listings are 22 mm stern seals: one is denied and
 # the other's permission is unknown, which fails closed. Everything else the channels
-# proposed is incompatible. The result is empty, its cause is `all_unauthorized`, and
-# no listing is invented to fill the gap.
+# proposed has the wrong size, so it could not have answered anyway. The result is
+# empty, its cause is `all_unauthorized`, and no listing is invented to fill the gap.
 
 # %%
 print(render_plain(trace_blocks(4)))
