@@ -186,11 +186,6 @@ def position_weight(index: int, count: int) -> float:
     return POSITION_WEIGHTS["other"]
 
 
-def overlap(question: str, chunk: Chunk) -> int:
-    """How many content words the question and the chunk share."""
-    return len(content_words(_check_question(question)) & chunk.words)
-
-
 _label_hashes: dict[str, int] = {}
 
 
