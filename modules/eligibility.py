@@ -219,12 +219,13 @@ def evaluate(query, listings=LISTINGS, show: int = 3) -> Evaluation:
                             (f"{query.id}:unit-to-mm",), ("ask which size is meant",))
         return Evaluation(query.id, contract.state, decision, (), (), "transformation_failed", (), ())
     channels = (lexical_channel(contract, pool), structured_channel(contract, pool), vector_channel(contract, pool))
+    rankings = [c.ranking for c in channels]
     by_id = {listing.id: listing for listing in pool}
-    proposed = sorted({listing_id for c in channels for listing_id in c.ranking})
+    proposed = sorted({listing_id for ranking in rankings for listing_id in ranking})
     checked = {listing_id: check_candidate(by_id[listing_id], contract) for listing_id in proposed}
     eligible = {listing_id for listing_id, d in checked.items() if d.state == "respond"}
     # Withheld candidates leave every channel before fusion; the ranks that remain close up.
-    kept = [[listing_id for listing_id in c.ranking if listing_id in eligible] for c in channels]
+    kept = [[listing_id for listing_id in ranking if listing_id in eligible] for ranking in rankings]
     cluster_of = {listing_id: by_id[listing_id].cluster_id for listing_id in eligible}
     members: dict = {}
     for listing_id in sorted(eligible):

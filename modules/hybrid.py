@@ -248,7 +248,9 @@ def cosine(a: tuple, b: tuple) -> float:
 
 
 def _cosine(a: tuple, b: tuple) -> float:
-    return sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    # Written out for three numbers (check_vector guarantees it); same sums, same order as sum().
+    dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    return dot / math.sqrt((a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) * (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]))
 
 
 def vector_channel(contract: QueryContract, listings, top_k: int = VECTOR_TOP_K) -> ChannelResult:
