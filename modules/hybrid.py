@@ -291,7 +291,7 @@ def reciprocal_rank_fusion(rankings, k: int = RRF_K) -> list:
         raise ValueError(f"k must be >= 1, got {k}")
     if isinstance(rankings, (str, bytes, dict)) or not hasattr(rankings, "__iter__"):
         raise TypeError(f"rankings must be a sequence of rankings, got {type(rankings).__name__} {rankings!r}")
-    scores: dict = {}
+    terms: dict = {}
     for index, ranking in enumerate(rankings):
         if isinstance(ranking, (str, bytes)) or not hasattr(ranking, "__iter__"):
             raise TypeError(f"rankings[{index}] must be a sequence of ids, got {type(ranking).__name__} {ranking!r}")
@@ -302,7 +302,10 @@ def reciprocal_rank_fusion(rankings, k: int = RRF_K) -> list:
             if item in seen:
                 raise ValueError(f"rankings[{index}] lists {item!r} twice")
             seen.add(item)
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            terms.setdefault(item, []).append(1.0 / (k + rank))
+    # math.fsum rounds the exact sum once, so the score cannot depend on the order of the rankings
+    # (a running float sum can differ in its last bit and flip two tied items).
+    scores = {item: math.fsum(parts) for item, parts in terms.items()}
     return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
 
 

@@ -116,6 +116,14 @@ def test_rrf_uses_one_based_ranks_and_fuses_items_absent_from_a_list():
     assert reciprocal_rank_fusion([["b", "a"], ["a", "b"]])[0][0] == "a"  # ties by id
 
 
+def test_rrf_does_not_depend_on_the_order_of_the_rankings():
+    # A running float sum over these lists gives two tied items a different last bit in
+    # one order than in the other; the fused order must not change with the list order.
+    lists = [["d0", "d1"], ["d4", "d6", "d1", "d7", "d2", "d3", "d0"], ["d4", "d2", "d7", "d1"], ["d3", "d7"]]
+    swapped = [lists[0], lists[2], lists[1], lists[3]]
+    assert reciprocal_rank_fusion(lists, 8) == reciprocal_rank_fusion(swapped, 8)
+
+
 def test_copy_collapses_into_its_canonical_cluster(record):
     fused = record["detail"]["fused"]
     assert fused[0]["cluster_id"] == "C-01" and fused[0]["members"] == ["PW-L001", "PW-L002"]
