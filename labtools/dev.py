@@ -152,8 +152,12 @@ def problems(lesson: str) -> list[str]:
             found.append(f"{error}: update tests/wrong_answers/{lesson}.py")
     from labtools import mutate
     shown_exercise = str(exercise_path)
-    outcomes, status = mutate.grade_checked(lesson, [(shown_exercise, text) for text in texts],
-                                            (shown_exercise, solution), seconds=course.GRADE_SECONDS, jobs=2)
+    # The stub runs every test (it must fail each); a wrong answer only its task's tests, up to
+    # the first that fails: the verdict is the same, and a slow wrong answer stops early.
+    items = [(shown_exercise, stub)] + [(shown_exercise, text, {"tasks": [wrong["task"]], "first_failure": True})
+                                        for text, wrong in zip(texts[1:], labels)]
+    outcomes, status = mutate.grade_checked(lesson, items, (shown_exercise, solution),
+                                            seconds=course.GRADE_SECONDS, jobs=2)
     if status != "ok":
         outcomes = [_grade_text(lesson, text) for text in texts]
 

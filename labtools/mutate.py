@@ -67,14 +67,14 @@ def _worker(lesson: str, seconds: float) -> tuple[subprocess.Popen, queue.Queue]
     return process, lines
 
 
-def _grade_chunk(lesson: str, items: list[tuple[str, str]], seconds: float, first_failure: bool) -> list[dict]:
+def _grade_chunk(lesson: str, items: list[tuple], seconds: float, first_failure: bool) -> list[dict]:
     """Grade (path, source) items in one worker; a worker that hangs or dies is replaced."""
     results: list[dict] = []
     while len(results) < len(items):
         rest = items[len(results):]
         process, lines = _worker(lesson, seconds)
-        feed = "".join(json.dumps({"path": path, "source": source, "first_failure": first_failure}) + "\n"
-                       for path, source in rest)
+        feed = "".join(json.dumps({"path": item[0], "source": item[1], "first_failure": first_failure,
+                                   **(item[2] if len(item) > 2 else {})}) + "\n" for item in rest)
         threading.Thread(target=_write_and_close, args=(process, feed), daemon=True).start()
         # Start-up and imports come before the first result; after that each has `seconds`
         # plus slack, for a loop that the worker's own alarm cannot interrupt (inside C code).
@@ -106,9 +106,12 @@ def _write_and_close(process: subprocess.Popen, text: str) -> None:
         pass  # the worker died or was stopped; the reader notices
 
 
-def grade_sources(lesson: str, items: list[tuple[str, str]], seconds: float = 10.0, jobs: int = 1,
+def grade_sources(lesson: str, items: list[tuple], seconds: float = 10.0, jobs: int = 1,
                   first_failure: bool = False) -> list[dict]:
     """Grade many versions of solutions/LESSON.py, given as (path to show, source text), in order.
+
+    An item may add a third element, options for that version alone: {"tasks": [numbers]}
+    runs only those tasks' tests, {"first_failure": bool} overrides the argument below.
 
     Each result is what `course.grade` returns for a file: {"tasks", "tests"} or {"error"}.
     With jobs > 1 the items are shared among that many worker processes. With
@@ -136,7 +139,7 @@ def grade_sources(lesson: str, items: list[tuple[str, str]], seconds: float = 10
     return merged
 
 
-def grade_checked(lesson: str, items: list[tuple[str, str]], reference: tuple[str, str], seconds: float = 10.0,
+def grade_checked(lesson: str, items: list[tuple], reference: tuple[str, str], seconds: float = 10.0,
                   jobs: int = 1, first_failure: bool = False) -> tuple[list[dict], str]:
     """Grade `items` as grade_sources does, each worker starting and ending with the reference.
 

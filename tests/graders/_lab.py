@@ -216,15 +216,19 @@ def tests_of(grader) -> list:
     return [fn for name, fn in vars(grader).items() if name.startswith("test_") and callable(fn)]
 
 
-def run(lesson: str, first_failure: bool = False) -> dict:
+def run(lesson: str, first_failure: bool = False, tasks=None) -> dict:
     """Grade one lesson against LAB_TARGET; return a JSON-ready result.
 
-    With first_failure, stop at the first failing test (the mutation pass only needs to
-    know that some test rejects a mutant); the result then lists the tests that ran.
+    For the maintainer's batch grading only: `tasks` (task numbers) runs only their tests,
+    and first_failure stops at the first failing test (the mutation pass and the wrong-answer
+    check only need to know that some test rejects a version); the result then lists the
+    tests that ran.
     """
     grader = grader_module(lesson)
     results = []
     for test in tests_of(grader):
+        if tasks is not None and task_number(test.__name__) not in tasks:
+            continue
         sink = io.StringIO()
         try:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):

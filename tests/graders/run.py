@@ -10,7 +10,8 @@ crash cannot take the checker down with it.
 grades many versions of the lesson's file in this one process (the maintainer
 check's wrong answers, the mutation pass's mutants): stdin holds one JSON object
 per line, {"path": where the file would live, "source": its text, and optionally
-"first_failure": true to stop at the first failing test}; stdout gets one
+"first_failure": true to stop at the first failing test, "tasks": [numbers] to run only
+those tasks' tests}; stdout gets one
 JSON result per line, in order, as soon as each is graded. Each version has S
 seconds (a mutant may loop forever); the caller also watches from outside, for a
 loop that a signal cannot interrupt.
@@ -64,7 +65,7 @@ def batch(lesson: str, seconds: float) -> None:
             if timed:
                 signal.setitimer(signal.ITIMER_REAL, seconds)
             try:
-                outcome = _lab.run(lesson, first_failure=bool(item.get("first_failure")))
+                outcome = _lab.run(lesson, first_failure=bool(item.get("first_failure")), tasks=item.get("tasks"))
             finally:
                 if timed:
                     signal.setitimer(signal.ITIMER_REAL, 0)
