@@ -335,12 +335,16 @@ def view(record: dict) -> list:
                 "columns": ["rank"] + [c["channel"] for c in run["channels"]],
                 "rows": [[r] + [(f"{t[r - 1]['candidate']}{' [w]' if t[r - 1]['withheld'] else ''}"
                                  if r <= len(t) else "-") for t in tops] for r in range(1, TOP + 1)]}})
-        if run["withheld"]:
+        # Every withheld candidate is a recorded decision (see --json); the table leaves out the
+        # plainly incompatible ones (wrong family or size) and counts them instead.
+        shown = [d for d in run["withheld"] if d["state"] != "incompatible"]
+        if shown:
             blocks.append({"table": {
-                "title": f"Withheld before ranking ({len(run['withheld'])}), each a recorded decision",
+                "title": f"Withheld before ranking: {len(run['withheld'])}, of which "
+                         f"{len(run['withheld']) - len(shown)} incompatible (wrong family or size) and these:",
                 "columns": ["subject", "state", "reason codes", "clauses", "evidence refs"],
                 "rows": [[d["subject"], d["state"], " ".join(d["reason_codes"]), " ".join(d["clause_ids"]),
-                          " ".join(d["evidence_refs"])] for d in run["withheld"]]}})
+                          " ".join(d["evidence_refs"])] for d in shown]}})
         if run["ranked"]:
             blocks.append({"table": {"title": "Ranked, eligible candidates only (RRF over the channels after controls)",
                                      "columns": ["pos", "cluster", "listing", "title", "ordering_score"],
