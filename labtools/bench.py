@@ -58,34 +58,33 @@ def _built_lessons() -> list[str]:
     return [name for name in LESSONS if (course.ROOT / "modules" / f"{name}.py").is_file()]
 
 
-def _run_once(command: list[str]) -> tuple[float, float]:
-    """(wall seconds from start to exit, CPU seconds the child used: user + system)."""
+def _run_once(command: list[str]) -> float:
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     env.pop("NO_COLOR", None)
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=course.ROOT,
-                               env=env)
-    try:
-        _pid, _status, usage = os.wait4(process.pid, 0)
-        cpu = usage.ru_utime + usage.ru_stime
-        process.returncode = 0  # reaped here; stop Popen from waiting again
-    except (AttributeError, ChildProcessError):  # no wait4 (Windows): wall time only
-        process.wait()
-        cpu = float("nan")
-    return time.perf_counter() - started, cpu
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=course.ROOT, env=env,
+                   check=False)
+    return time.perf_counter() - started
 
 
 def startup(runs: int) -> list[dict]:
-    """Median start-to-exit time (and CPU time) of each command, all interleaved round by round."""
+    """Median start-to-exit time of each command, all of them interleaved round by round.
+
+    Each lab command is timed twice: as a user runs it, and with -S (no site module) against
+    the floor with -S. Whatever `site` loads on a machine (a .pth file can import packages
+    into every interpreter) is added to the floor and to every command alike, which flatters
+    the ratio; the -S pair shows what the lab itself costs. The frameworks need site-packages.
+    """
     python = sys.executable
-    commands = {"floor": [python, "-c", FLOOR]}
+    commands = {"floor": [python, "-c", FLOOR], "floor -S": [python, "-S", "-c", FLOOR]}
     for name in _built_lessons():
-        commands[name] = [python, "-B", str(course.ROOT / "methods.py"), name, "--plain"]
+        script = [str(course.ROOT / "methods.py"), name, "--plain"]
+        commands[name] = [python, "-B", *script]
+        commands[name + " -S"] = [python, "-S", "-B", *script]
     for label, package, statement in FRAMEWORKS:
         if _installed(package):
             commands[label] = [python, "-c", statement]
-    walls: dict[str, list[float]] = {name: [] for name in commands}
-    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    times: dict[str, list[float]] = {name: [] for name in commands}
     for name, command in commands.items():  # warm the file cache once
         _run_once(command)
     slow = {label for label, _, _ in FRAMEWORKS}
@@ -94,15 +93,17 @@ def startup(runs: int) -> list[dict]:
             # A framework import takes seconds; five interleaved runs give a stable median.
             if name in slow and round_number >= FRAMEWORK_RUNS:
                 continue
-            wall, cpu = _run_once(command)
-            walls[name].append(wall)
-            cpus[name].append(cpu)
-    floor, floor_cpu = statistics.median(walls["floor"]), statistics.median(cpus["floor"])
+            times[name].append(_run_once(command))
+    median = {name: statistics.median(values) for name, values in times.items()}
     rows = []
     for name in commands:
-        median, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
-        rows.append({"command": name, "median_ms": median * 1000, "ratio": median / floor,
-                     "cpu_ms": cpu * 1000, "cpu_ratio": cpu / floor_cpu if floor_cpu else float("nan")})
+        if name.endswith(" -S"):
+            continue
+        row = {"command": name, "median_ms": median[name] * 1000, "ratio": median[name] / median["floor"]}
+        if name + " -S" in median:
+            row["no_site_ms"] = median[name + " -S"] * 1000
+            row["no_site_ratio"] = median[name + " -S"] / median["floor -S"]
+        rows.append(row)
     return rows
 
 
@@ -273,23 +274,27 @@ def report(runs: int, top: int, with_notebooks: bool, with_tests: bool) -> str:
     lines.append(f"1. Start to exit, median of {runs} interleaved runs (framework imports: "
                  f"{min(runs, FRAMEWORK_RUNS)}); floor = python3 -c \"{FLOOR}\" "
                  f"= {floor:.1f} ms; target <= {TARGET}x")
-    lines.append("   CPU = the user + system time the child used (its wall time less any waiting for a core).")
-    heads = ["command", "median", "vs floor", "verdict", "CPU", "CPU vs floor"] + \
+    lines.append(f"   -S: the same without the site module (floor -S = {rows[0]['no_site_ms']:.1f} ms): "
+                 f"what the lab itself costs,")
+    lines.append("   whatever site loads on this machine (it adds the same time to the floor and to every command).")
+    heads = ["command", "median", "vs floor", "verdict", "median -S", "vs floor -S", "verdict -S"] + \
             [f"vs import {label}" for label, _, _ in FRAMEWORKS]
     table = []
     for row in rows:
-        if row["command"] in frameworks:
+        if row["command"] in frameworks or row["command"] == "floor -S":
             continue
-        verdict = "" if row["command"] == "floor" else ("ok" if row["ratio"] <= TARGET else "TOO SLOW")
-        cells = [row["command"] if row["command"] == "floor" else f"methods.py {row['command']}",
-                 _ms(row["median_ms"]), f"{row['ratio']:.2f}x", verdict, _ms(row["cpu_ms"]), f"{row['cpu_ratio']:.2f}x"]
+        lab = row["command"] != "floor"
+        cells = [f"methods.py {row['command']}" if lab else "floor", _ms(row["median_ms"]), f"{row['ratio']:.2f}x",
+                 ("ok" if row["ratio"] <= TARGET else "TOO SLOW") if lab else "",
+                 _ms(row["no_site_ms"]), f"{row['no_site_ratio']:.2f}x",
+                 ("ok" if row["no_site_ratio"] <= TARGET else "TOO SLOW") if lab else ""]
         for label, _, _ in FRAMEWORKS:
             found = frameworks.get(label)
             cells.append(f"{row['median_ms'] / found['median_ms']:.2f}x" if found else "not installed")
         table.append(cells)
     for label, row in frameworks.items():
-        table.append([f"import {label}", _ms(row["median_ms"]), f"{row['ratio']:.2f}x", "(framework)",
-                      _ms(row["cpu_ms"]), f"{row['cpu_ratio']:.2f}x"] + ["" for _ in FRAMEWORKS])
+        table.append([f"import {label}", _ms(row["median_ms"]), f"{row['ratio']:.2f}x", "(framework)", "", "", ""]
+                     + ["" for _ in FRAMEWORKS])
     lines += _table(heads, table)
 
     lines += ["", "2. Reorder 10,000 items (best of 3; frameworks once)"]
