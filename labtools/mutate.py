@@ -23,7 +23,12 @@ fails (or grading errors or runs out of time). The share rejected is reported pe
 lesson and overall, with every survivor as `line: before -> after`, so a grader author
 can add the test that rejects it. A survivor that no test can reject (an equivalent
 mutant: same behaviour, different code) goes, reviewed and with its reason, into
-EQUIVALENT_MUTANTS in tests/wrong_answers/NAME.py, and is then left out of the share.
+EQUIVALENT_MUTANTS in tests/wrong_answers/NAME.py, and is then left out of the share:
+
+    EQUIVALENT_MUTANTS = [{"where": "function", "before": "line as printed", "after": "mutated line",
+                           "why": "why no test can tell them apart"}]
+
+An entry that no longer matches a survivor is reported as stale (tests/test_mutants.py fails).
 """
 
 from __future__ import annotations
@@ -39,7 +44,6 @@ import textwrap
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from labtools import course
 

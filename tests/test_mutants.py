@@ -122,8 +122,6 @@ def test_batch_grading_tells_right_from_wrong_and_survives_loops_and_crashes():
     assert mutate.rejected(outcomes[2]) and "died" in outcomes[2]["error"], outcomes[2]
     assert not mutate.rejected(outcomes[3]), "a change that alters nothing must pass"
     assert mutate.rejected(outcomes[4]) and all(not t["passed"] for t in outcomes[4]["tests"])
-    # rejected(outcome, task) looks at that task's tests only.
-    assert not mutate.rejected(outcomes[1].get("tests") and outcomes[1] or {"tests": []}, task=9)
 
 
 def test_batch_grading_agrees_with_one_process_per_file():
@@ -135,6 +133,11 @@ def test_batch_grading_agrees_with_one_process_per_file():
         alone = dev._grade_text("context", variant)
         assert [(t["test"], t["passed"]) for t in alone["tests"]] == \
                [(t["test"], t["passed"]) for t in together["tests"]], wrong["name"]
+    # rejected(outcome, task) looks at that task's tests only.
+    assert wrongs[0]["task"] == 1 and mutate.rejected(batched[0], 1) and not mutate.rejected(batched[0], 2)
+    # Only one task's tests, up to the first failure: the same verdict from fewer tests.
+    only = mutate.grade_sources("context", [(path, variants[0], {"tasks": [1], "first_failure": True})])[0]
+    assert mutate.rejected(only, 1) and {t["task"] for t in only["tests"]} == {1}
     # Stopping at the first failure keeps the verdict and runs fewer tests.
     quick = mutate.grade_sources("context", [(path, variants[0])], first_failure=True)[0]
     assert mutate.rejected(quick) and len(quick["tests"]) <= len(batched[0]["tests"])
