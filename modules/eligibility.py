@@ -197,7 +197,7 @@ def check_candidate(listing: Listing, contract) -> Decision:
                         tuple(f"{listing.id}:{f}" for f in ("permission", "diameter_mm", "updated_on")),
                         NEXT_ACTIONS["respond"])
     ref = _ref(listing.id)  # withheld: recorded by opaque reference only
-    state = decide_state(s for s, *_ in fired)
+    state = min((s for s, *_ in fired), key=STATES.index)  # the strongest, as decide_state would say
     return Decision(ref, state, tuple(code for _, code, _, _ in fired), tuple(dict.fromkeys(c for _, _, c, _ in fired)),
                     tuple(dict.fromkeys(f"{ref}:{field}" for *_, field in fired)), NEXT_ACTIONS[state])
 
@@ -271,15 +271,16 @@ def _decision(d: Decision) -> dict:
 def _run(name: str, query, result: Evaluation) -> dict:
     # What a candidate may be called in output: its id if eligible, else its opaque ref.
     # (evaluate() records candidates in sorted id order.)
-    proposed = sorted({i for c in result.channels for i in c.ranking})
+    rankings = [c.ranking for c in result.channels]
+    proposed = sorted({i for ranking in rankings for i in ranking})
     shown = dict(zip(proposed, (d.subject for d in result.candidates)))
     state_of = {d.subject: d.state for d in result.candidates}
     withheld = [d for d in result.candidates if d.state != "respond"]
     withheld.sort(key=lambda d: (STATES.index(d.state), d.subject))
     channels = [{"channel": c.channel,
                  "top": [{"rank": r, "candidate": shown[i], "withheld": shown[i] != i}
-                         for r, i in enumerate(c.ranking[:TOP], start=1)]} for c in result.channels]
-    vector = result.channels[2].ranking if result.channels else ()
+                         for r, i in enumerate(ranking[:TOP], start=1)]} for c, ranking in zip(result.channels, rankings)]
+    vector = rankings[2] if rankings else ()
     return {
         "name": name, "query_id": query.id, "original": query.text, "contract_state": result.contract_state,
         "channels": channels,
