@@ -42,8 +42,8 @@ def permission_gate(pairs) -> tuple:
     order; `withheld` is a list of (opaque_ref(listing_id), reason) in input order.
     A withheld id never appears in the result: only its opaque reference.
 
-    >>> permission_gate([("PW-L001", "allowed"), ("PW-L004", "denied")])
-    (['PW-L001'], [('ref-9ccc382c', 'PERMISSION_DENIED')])
+    >>> permission_gate([("PW-L001", "allowed"), ("X-1", "denied")])
+    (['PW-L001'], [('ref-6350af6b', 'PERMISSION_DENIED')])
     """
     raise NotImplementedError("permission_gate: write your answer here, then run: python3 -B methods.py check eligibility")
 
