@@ -263,7 +263,9 @@ def tests_time() -> dict:
 # ------------------------------------------------------------------ printing
 
 def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.1f} ms"
+    if value is None:
+        return "-"
+    return f"{value:.3f} ms" if value < 1 else f"{value:,.1f} ms"
 
 
 def report(runs: int, top: int, with_notebooks: bool, with_tests: bool) -> str:
