@@ -105,7 +105,32 @@ def problems(lesson: str) -> list[str]:
         found.append(f"exercises/{lesson}.py and solutions/{lesson}.py define different names or signatures: "
                      f"run `python3 -B methods.py dev sync`")
 
-    reference = course.grade(lesson, course.SOLUTIONS)
+    catalogue = _load_catalogue(lesson)
+    missing_catalogue = catalogue is None
+    texts, labels, unusable = [stub], [], []
+    for wrong in catalogue or ():
+        try:
+            texts.append(apply_wrong_answer(solution, wrong))
+            labels.append(wrong)
+        except ValueError as error:
+            unusable.append(f"{error}: update tests/wrong_answers/{lesson}.py")
+
+    # The solution, the stub and every wrong answer are graded in two worker processes (many
+    # files, few start-ups), each opening and closing with the solution. The solution's first
+    # grading, in a fresh process, is the reference. If it fails there, or passes first but
+    # not last (some wrong answer changed state shared with the others, or the grader reads
+    # files), the learner's path decides instead: one process per file, as `check` grades.
+    # The stub runs every test (it must fail each); a wrong answer only its task's tests, up to
+    # the first that fails: the verdict is the same, and a slow wrong answer stops early.
+    from labtools import mutate
+    shown_exercise = str(exercise_path)
+    items = [(shown_exercise, stub)] + [(shown_exercise, text, {"tasks": [wrong["task"]], "first_failure": True})
+                                        for text, wrong in zip(texts[1:], labels)]
+    outcomes, status, reference = mutate.grade_checked(lesson, items, (str(solution_path), solution),
+                                                       seconds=course.GRADE_SECONDS, jobs=2)
+    if status != "ok":
+        reference = course.grade(lesson, course.SOLUTIONS)
+        outcomes = None
     if "error" in reference:
         return found + [f"solutions/{lesson}.py cannot be graded: {reference['error']}"]
     for test in reference["tests"]:
@@ -127,38 +152,17 @@ def problems(lesson: str) -> list[str]:
         if test["task"] not in numbers:
             found.append(f"{test['test']} belongs to task {test['task']}, which TASKS does not declare")
 
-    catalogue = _load_catalogue(lesson)
-    if catalogue is None:
+    if missing_catalogue:
         found.append(f"tests/wrong_answers/{lesson}.py does not exist: write it, with WRONG_ANSWERS = "
                      f"[{{'name', 'task', 'replace': [(old, new)]}}, ...] holding the plausible mistakes "
                      f"for each task of {lesson} (see tests/wrong_answers/context.py)")
-        catalogue = []
-    covered = {wrong.get("task") for wrong in catalogue}
+    covered = {wrong.get("task") for wrong in catalogue or ()}
     for task in reference["tasks"]:
         if catalogue and task["number"] not in covered:
             found.append(f"task {task['number']} of {lesson} has no wrong answer in tests/wrong_answers/{lesson}.py: "
                          f"add the mistake a learner would most plausibly make there")
-
-    # The stub and every wrong answer are graded in two worker processes (many files, few
-    # start-ups), each opening and closing with the solution: if the solution fails there,
-    # some wrong answer changed state shared with the others (or the grader reads files),
-    # and each is regraded in a process of its own instead.
-    texts, labels = [stub], []
-    for wrong in catalogue:
-        try:
-            texts.append(apply_wrong_answer(solution, wrong))
-            labels.append(wrong)
-        except ValueError as error:
-            found.append(f"{error}: update tests/wrong_answers/{lesson}.py")
-    from labtools import mutate
-    shown_exercise = str(exercise_path)
-    # The stub runs every test (it must fail each); a wrong answer only its task's tests, up to
-    # the first that fails: the verdict is the same, and a slow wrong answer stops early.
-    items = [(shown_exercise, stub)] + [(shown_exercise, text, {"tasks": [wrong["task"]], "first_failure": True})
-                                        for text, wrong in zip(texts[1:], labels)]
-    outcomes, status = mutate.grade_checked(lesson, items, (shown_exercise, solution),
-                                            seconds=course.GRADE_SECONDS, jobs=2)
-    if status != "ok":
+    found += unusable
+    if outcomes is None:
         outcomes = [_grade_text(lesson, text) for text in texts]
 
     unsolved = outcomes[0]

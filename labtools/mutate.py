@@ -144,19 +144,21 @@ def grade_sources(lesson: str, items: list[tuple], seconds: float = 10.0, jobs: 
 
 
 def grade_checked(lesson: str, items: list[tuple], reference: tuple[str, str], seconds: float = 10.0,
-                  jobs: int = 1, first_failure: bool = False) -> tuple[list[dict], str]:
+                  jobs: int = 1, first_failure: bool = False) -> tuple[list[dict], str, dict]:
     """Grade `items` as grade_sources does, each worker starting and ending with the reference.
 
-    Returns (results, status): "ok"; "reference fails" when the reference does not pass in
-    a fresh process (the verdicts mean nothing); or "polluted" when it passes first but not
-    last (some version changed state shared with the ones after it: regrade them apart).
+    Returns (results, status, the reference's own full result from a fresh process). Status
+    is "ok"; "reference fails" when the reference does not pass in a fresh process (the
+    verdicts mean nothing); or "polluted" when it passes first but not last (some version
+    changed state shared with the ones after it: regrade them apart).
     """
     jobs = max(1, min(jobs, len(items) or 1))
     chunks = [items[start::jobs] for start in range(jobs)]
     outcomes: list[list[dict]] = [[] for _ in chunks]
 
     def grade(index: int) -> None:
-        outcomes[index] = _grade_chunk(lesson, [reference] + chunks[index] + [reference], seconds, first_failure)
+        whole = (*reference[:2], {"first_failure": False})  # the reference always runs every test
+        outcomes[index] = _grade_chunk(lesson, [whole] + chunks[index] + [whole], seconds, first_failure)
 
     threads = [threading.Thread(target=grade, args=(index,)) for index in range(jobs)]
     for thread in threads:
@@ -171,7 +173,7 @@ def grade_checked(lesson: str, items: list[tuple], reference: tuple[str, str], s
     merged: list[dict] = [{}] * len(items)
     for start, outcome in enumerate(outcomes):
         merged[start::jobs] = outcome[1:-1]
-    return merged, status
+    return merged, status, outcomes[0][0]
 
 
 def rejected(outcome: dict, task: int | None = None) -> bool:
@@ -545,8 +547,8 @@ def run(lesson: str, jobs: int = 1) -> dict:
     # The reference goes first and last: it must pass in the fresh process and still pass after
     # every mutant, or some mutant left shared state changed and the verdicts in between are void.
     items = [(shown_path, m.source) for m in made]
-    outcomes, status = grade_checked(lesson, items, (shown_path, text), seconds=LIMIT_SECONDS, jobs=jobs,
-                                     first_failure=True)
+    outcomes, status, _reference = grade_checked(lesson, items, (shown_path, text), seconds=LIMIT_SECONDS,
+                                                 jobs=jobs, first_failure=True)
     if status == "reference fails":
         return {"lesson": lesson, "error": "the reference solution does not pass its graders in a batch "
                                            "(run `python3 -B methods.py dev check " + lesson + "`)"}

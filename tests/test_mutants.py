@@ -190,3 +190,13 @@ def test_the_maintainer_check_wants_a_wrong_answer_for_every_task(monkeypatch):
     for number in (1, 2, 3):
         assert any(f"task {number} of context has no wrong answer" in line for line in found), found
     assert not any("task 4 of context has no wrong answer" in line for line in found)
+
+
+def test_the_maintainer_check_names_a_failing_solution(tmp_path, monkeypatch):
+    # A solution with a mistake inside an answer region: same stub, but a grader test fails.
+    text = (course.SOLUTIONS / "context.py").read_text(encoding="utf-8")
+    (tmp_path / "context.py").write_text(text.replace("if used + len(passage.text) <= max_quote_chars:",
+                                                      "if used + len(passage.text) < max_quote_chars:"), encoding="utf-8")
+    monkeypatch.setattr(course, "SOLUTIONS", tmp_path)
+    found = dev.problems("context")
+    assert any(line.startswith("solutions/context.py fails test_task3_exact_fit_is_kept") for line in found), found
