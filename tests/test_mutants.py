@@ -198,5 +198,6 @@ def test_the_maintainer_check_names_a_failing_solution(tmp_path, monkeypatch):
     (tmp_path / "context.py").write_text(text.replace("if used + len(passage.text) <= max_quote_chars:",
                                                       "if used + len(passage.text) < max_quote_chars:"), encoding="utf-8")
     monkeypatch.setattr(course, "SOLUTIONS", tmp_path)
+    monkeypatch.setattr(dev, "_load_catalogue", lambda lesson: [])  # the solution is the point here
     found = dev.problems("context")
     assert any(line.startswith("solutions/context.py fails test_task3_exact_fit_is_kept") for line in found), found
