@@ -371,3 +371,67 @@ def test_query_fingerprint_is_the_sha256_of_canonical_json(query, versions):
     respelled = "  " + query.replace(" ", "   ").swapcase() + "\t"
     if respelled.casefold().split() == query.casefold().split():
         assert grounding.query_fingerprint(respelled, versions) == grounding.query_fingerprint(query, versions)
+
+
+# ---------------------------------------------------------------- lesson 04: versions
+
+@FAST
+@given(st.integers(min_value=1, max_value=9999), st.integers(min_value=0, max_value=13),
+       st.integers(min_value=0, max_value=32))
+def test_check_day_accepts_exactly_the_calendar_days(year, month, day):
+    import datetime
+    versions = lesson_module("versions")
+    text = f"{year:04d}-{month:02d}-{day:02d}"
+    try:
+        datetime.date.fromisoformat(text)
+        real = True
+    except ValueError:
+        real = False
+    if real:
+        assert versions.check_day(text, "day") == text
+    else:
+        with pytest.raises(ValueError, match="day"):
+            versions.check_day(text, "day")
+
+
+@st.composite
+def version_records(draw):
+    versions = lesson_module("versions")
+    found = []
+    for number in range(draw(st.integers(min_value=0, max_value=6))):
+        start = draw(st.sampled_from(["2026-01-01", "2026-03-01", "2026-06-30", "2026-07-01"]))
+        until = draw(st.sampled_from([None, "2026-06-30", "2026-07-01", "2026-12-31"]))
+        if until is not None and until < start:
+            until = None
+        found.append(versions.Record(f"r{number}", draw(st.sampled_from(["s1", "s2"])),
+                                     draw(st.sampled_from(["1", "2", "10"])), "t", f"text {number}",
+                                     valid_from=start, valid_until=until))
+    return found
+
+
+@FAST
+@given(version_records(), st.sampled_from(["2026-06-30", "2026-07-01", "2026-07-02"]))
+def test_valid_on_keeps_exactly_the_records_whose_window_holds_the_day(records, day):
+    versions = lesson_module("versions")
+    kept = versions.valid_on(records, day)
+    assert list(kept) == [r for r in records if r.valid_from <= day and (r.valid_until is None or day <= r.valid_until)]
+
+
+@FAST
+@given(version_records(), st.data(), st.randoms(use_true_random=False))
+def test_resolve_or_abstain_ignores_order_and_version_labels(records, data, rng):
+    versions = lesson_module("versions")
+    ids = [r.id for r in records]
+    supersedes = {}
+    if ids:
+        for new in data.draw(st.lists(st.sampled_from(ids), unique=True, max_size=3)):
+            olds = data.draw(st.lists(st.sampled_from([i for i in ids if i != new] or ["none"]), unique=True, max_size=2))
+            supersedes[new] = tuple(olds)
+    decided = versions.resolve_or_abstain(records, supersedes)
+    shuffled = list(records)
+    rng.shuffle(shuffled)
+    relabelled = [versions.Record(r.id, r.source_id, "99" if r.version == "1" else "1", r.title, r.text,
+                                  valid_from=r.valid_from, valid_until=r.valid_until) for r in records]
+    for other in (versions.resolve_or_abstain(shuffled, supersedes), versions.resolve_or_abstain(relabelled, supersedes)):
+        assert other["decision"] == decided["decision"] and other["selected_id"] == decided["selected_id"]
+        assert sorted(other["presented_ids"]) == sorted(decided["presented_ids"])
