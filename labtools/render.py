@@ -12,9 +12,25 @@ terminal width, the same bytes everywhere. `rich` is imported only by
 
 from __future__ import annotations
 
-import textwrap
-
 WRAP = 88
+
+
+def wrap(paragraph: str, width: int = WRAP) -> str:
+    """Greedy word wrap on spaces; a word longer than the width keeps its own line, and
+    ids such as `assist-policy/4` are never split at a hyphen. Leading spaces are kept.
+
+    textwrap would do, but importing it costs about a millisecond on every lesson run.
+    """
+    indent = paragraph[:len(paragraph) - len(paragraph.lstrip(" "))]
+    lines, line = [], indent
+    for word in paragraph.split():
+        if line.strip() and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line.strip() else line + word
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def _cell(value) -> str:
@@ -78,7 +94,7 @@ def render_plain(blocks: list[dict]) -> str:
         if "heading" in block:
             parts.append(f"{block['heading']}\n{'=' * len(block['heading'])}")
         elif "text" in block:
-            parts.append("\n".join(textwrap.fill(p, WRAP) for p in block["text"].split("\n")))
+            parts.append("\n".join(wrap(p) for p in block["text"].split("\n")))
         elif "table" in block:
             parts.append(plain_table(block["table"]))
         elif "chart" in block:
