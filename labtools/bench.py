@@ -110,17 +110,18 @@ def startup(runs: int) -> list[dict]:
 # ------------------------------------------------------------------ reorder
 
 def insert_loop_reorder(items: list) -> list:
-    """The pattern the frameworks use: grow a list with insert() at the front or the middle.
+    """The lab's order (best first, second best last, inward), built the way the frameworks
+    build theirs: one list.insert() per item, into the middle of what is already placed.
 
-    Each insert shifts what is already there, so n items cost on the order of n^2 moves.
+    Each insert shifts everything after it, so n items cost on the order of n^2 moves.
     Written here only to show that shape next to the lab's two slices.
     """
     placed: list = []
-    for index, item in enumerate(reversed(items)):  # worst first, so the best ends up at the front
-        if index % 2 == 0:
-            placed.insert(0, item)
-        else:
-            placed.append(item)
+    middle = 0
+    for rank, item in enumerate(items):
+        placed.insert(middle, item)  # odd ranks stack up, reversed, behind the front half
+        if rank % 2 == 0:
+            middle += 1
     return placed
 
 

@@ -201,3 +201,21 @@ def test_the_maintainer_check_names_a_failing_solution(tmp_path, monkeypatch):
     monkeypatch.setattr(dev, "_load_catalogue", lambda lesson: [])  # the solution is the point here
     found = dev.problems("context")
     assert any(line.startswith("solutions/context.py fails test_task3_exact_fit_is_kept") for line in found), found
+
+
+def test_the_benchmark_still_runs_on_small_inputs():
+    # `dev bench` is a benchmark, not a timed test: this only proves it still runs against the
+    # lessons as they are now (a renamed mechanism or a changed record type would break it).
+    from labtools import bench
+    rows = bench.scaling(10 ** 3)
+    mechanisms = {row["mechanism"] for row in rows}
+    assert bench.BASELINE in mechanisms and "select_context (lesson 01)" in mechanisms
+    assert all(row["ms"] >= 0 and row["n"] == 1000 for row in rows)
+    reorder = {row["reorder"]: row for row in bench.reorders(100)}
+    assert any(name.startswith("lab:") for name in reorder)
+    # The insert-loop comparison builds the same order as the lab's reorder (only slower).
+    if (course.ROOT / "modules" / "order.py").is_file():
+        from modules.order import reorder_lost_in_middle
+        for count in range(12):
+            assert bench.insert_loop_reorder(list(range(count))) == reorder_lost_in_middle(list(range(count)))
+    assert bench.insert_loop_reorder(list(range(10))) == [0, 2, 4, 6, 8, 9, 7, 5, 3, 1]
