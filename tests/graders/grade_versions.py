@@ -110,7 +110,9 @@ def test_task2_open_end_and_order():
 
 def test_task2_as_of_must_be_an_iso_day():
     fn = function(load(LESSON), "valid_on")
-    for bad in ("2026/07/01", "1 July 2026", "20260701"):
+    # One non-digit at each place a digit belongs: every part of the day is checked.
+    for bad in ("2026/07/01", "1 July 2026", "20260701", "202x-07-01", "2026-x7-01", "2026-0x-01",
+                "2026-07-x1", "2026-07-0x"):
         expect_error(ValueError, fn, LATE_FEES, bad, shown=f"valid_on(LATE_FEES, {bad!r})",
                      why="an as-of date that is not 'YYYY-MM-DD' cannot be compared safely")
 
@@ -121,8 +123,11 @@ def _resolve(fn, records, links):
     shown = f"resolve_or_abstain({list(_ids(records))}, {links})"
     got = call(fn, records, links, shown=shown)
     expect_true(isinstance(got, dict), f"called {shown}\n  got a {type(got).__name__}\n  expected: a dict")
-    for key in ("decision", "selected_id", "presented_ids"):
+    for key in ("decision", "selected_id", "presented_ids", "reason"):
         expect_true(key in got, f"called {shown}\n  got {got!r}\n  expected: a dict with the key {key!r}")
+    expect_true(isinstance(got["reason"], str) and got["reason"].strip() != "",
+                f"called {shown}\n  got reason {got['reason']!r}\n  expected: a sentence saying why "
+                f"(the rule that selected, or why the decision goes to review)")
     return got, shown
 
 

@@ -53,3 +53,12 @@ WRONG_ANSWERS = [
      "replace": [('"presented_ids": standing or present,', '"presented_ids": present,')]},
     {"name": "quiz: a bigger gap would settle it", "task": 4, "replace": [('SCORE_QUIZ = "b"', 'SCORE_QUIZ = "a"')]},
 ]
+
+
+# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+EQUIVALENT_MUTANTS = [
+    {"where": "resolve_or_abstain",
+     "before": 'return {"decision": "selected", "selected_id": standing[0], "presented_ids": standing,',
+     "after": 'return {"decision": "selected", "selected_id": standing[-1], "presented_ids": standing,',
+     "why": "this branch runs only when exactly one record stands, so standing[0] is standing[-1]"},
+]
