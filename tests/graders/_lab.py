@@ -216,10 +216,10 @@ def tests_of(grader) -> list:
     return [fn for name, fn in vars(grader).items() if name.startswith("test_") and callable(fn)]
 
 
-def run(lesson: str, first_failure: bool = False, tasks=None) -> dict:
+def run(lesson: str, first_failure: bool = False, only_tasks=None) -> dict:
     """Grade one lesson against LAB_TARGET; return a JSON-ready result.
 
-    For the maintainer's batch grading only: `tasks` (task numbers) runs only their tests,
+    For the maintainer's batch grading only: `only_tasks` (task numbers) runs only their tests,
     and first_failure stops at the first failing test (the mutation pass and the wrong-answer
     check only need to know that some test rejects a version); the result then lists the
     tests that ran.
@@ -227,7 +227,7 @@ def run(lesson: str, first_failure: bool = False, tasks=None) -> dict:
     grader = grader_module(lesson)
     results = []
     for test in tests_of(grader):
-        if tasks is not None and task_number(test.__name__) not in tasks:
+        if only_tasks is not None and task_number(test.__name__) not in only_tasks:
             continue
         sink = io.StringIO()
         try:

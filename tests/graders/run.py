@@ -65,7 +65,7 @@ def batch(lesson: str, seconds: float) -> None:
             if timed:
                 signal.setitimer(signal.ITIMER_REAL, seconds)
             try:
-                outcome = _lab.run(lesson, first_failure=bool(item.get("first_failure")), tasks=item.get("tasks"))
+                outcome = _lab.run(lesson, first_failure=bool(item.get("first_failure")), only_tasks=item.get("tasks"))
             finally:
                 if timed:
                     signal.setitimer(signal.ITIMER_REAL, 0)
