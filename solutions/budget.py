@@ -44,6 +44,7 @@ def skip_walk(chunks, budget: int, counter=chars) -> BudgetWalk:
     Return BudgetWalk(policy="skip", unit=counter.__name__, budget=budget,
                       kept=<kept chunks, tuple>, skipped_ids=<skipped ids, tuple>,
                       used=<total size of the kept chunks>)
+    A counter without a __name__ (a functools.partial, say) gives unit="custom".
     """
     # BEGIN SOLUTION
     if budget < 0:

@@ -124,6 +124,24 @@ def test_task2_the_counter_decides_the_size():
           why="a counter that counts every chunk as 1 lets exactly two chunks into a budget of 2")
 
 
+def test_task2_the_walk_names_its_policy_and_unit():
+    import functools
+    fn = function(load(LESSON), "skip_walk")
+    chunks = [_c("a", 10), _c("b", 20)]
+    for counter, unit in ((chars, "chars"), (lab_tokens, "lab_tokens")):
+        walk = _walk(fn, chunks, 100, counter, ["a", "b"], [], counter(chunks[0].text) + counter(chunks[1].text))
+        shown = _shown(chunks, 100, counter)
+        expect(walk.policy, "skip", shown + " -> policy",
+               why="the record says which policy made it, so a skip walk and a truncating walk cannot be confused")
+        expect(walk.unit, unit, shown + " -> unit",
+               why="a budget means nothing without its unit: name it after the counter (counter.__name__)")
+    unnamed = functools.partial(chars)
+    shown = "skip_walk([a:10 chars, b:20 chars], 100, functools.partial(chars))"
+    walk = call(fn, chunks, 100, unnamed, shown=shown)
+    expect(walk.unit, "custom", shown + " -> unit",
+           why="a functools.partial has no __name__; the task names such a counter's unit 'custom'")
+
+
 def test_task2_zero_and_negative_budgets():
     fn = function(load(LESSON), "skip_walk")
     _walk(fn, [_c("a", 10)], 0, chars, [], ["a"], 0, why="nothing fits in a budget of 0")

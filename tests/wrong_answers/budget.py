@@ -37,6 +37,10 @@ WRONG_ANSWERS = [
     {"name": "negative budget treated as 0", "task": 2,
      "replace": [("    if budget < 0:\n        raise ValueError(f\"budget must be >= 0, got {budget}\")\n",
                   "    budget = max(budget, 0)\n")]},
+    {"name": "unit always named chars", "task": 2,
+     "replace": [('getattr(counter, "__name__", "custom")', '"chars"')]},
+    {"name": "policy left empty", "task": 2,
+     "replace": [('return BudgetWalk("skip",', 'return BudgetWalk("",')]},
     {"name": "overflow judged on the average request", "task": 3,
      "replace": [("    return sum(1 for request in requests if request.base_tokens + sum(request.chunk_tokens[:k]) > window)",
                   "    sizes = [r.base_tokens + sum(r.chunk_tokens[:k]) for r in requests]\n"
