@@ -173,6 +173,18 @@ def test_task3_primary_wins_first_ranked_otherwise():
     expect(dict(got.dropped), {"e1": "m1", "m2": "m1"}, shown + " -> dropped")
 
 
+def test_task3_two_primaries_keep_the_first_ranked():
+    fn = function(load(LESSON), "dedupe_canonical")
+    chunks = [_c("m", "mirror/r", canonical="r", copy="mirror"), _c("p1", "intranet/r", canonical="r"),
+              _c("p2", "wiki/r", canonical="r"), _c("e", "export/r", canonical="r", copy="export")]
+    shown = "dedupe_canonical([m: mirror of r, p1: primary of r, p2: primary of r, e: export of r])"
+    got = _canonical(fn, chunks, shown)
+    expect(_ids(got.kept), ("p1",), shown + " -> kept ids",
+           why="two copies claim to be primary: a primary never displaces one already chosen, so the "
+               "first-ranked primary (p1) stays")
+    expect(dict(got.dropped), {"m": "p1", "p2": "p1", "e": "p1"}, shown + " -> dropped")
+
+
 def test_task3_only_declared_copies_collapse():
     fn = function(load(LESSON), "dedupe_canonical")
     chunks = [_c("a1", "guide.md", text="same"), _c("b1", "faq.md"), _c("a2", "guide.md", text="same"),
