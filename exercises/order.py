@@ -60,7 +60,8 @@ def share_of_change(before, after) -> Fraction:
 
     `before` and `after` list the cited id of each question, in the same
     question order, for two runs (say: same seed, different order; or same
-    order, next seed). A refusal is the id None: None against None is no
+    order, next seed). Any iterable will do: a list, a tuple, or a generator
+    read once, such as `(r.cited_id for r in readings)`. A refusal is the id None: None against None is no
     change, None against an id is a change. Return an exact Fraction over all
     the pairs. Raise ValueError when the two lists differ in length (the pairs
     would not line up) or are empty.

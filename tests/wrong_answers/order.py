@@ -61,6 +61,8 @@ WRONG_ANSWERS = [
     {"name": "zip truncates unequal runs", "task": 3,
      "replace": [("    if len(before) != len(after):\n        raise ValueError(f\"before and after must pair up, "
                   "got {len(before)} and {len(after)} items\")\n", "")]},
+    {"name": "len() on runs given as generators", "task": 3,
+     "replace": [("    before, after = list(before), list(after)\n", "")]},
     {"name": "no pairs means no change", "task": 3,
      "replace": [("        raise ValueError(\"before must not be empty\")\n", "        return Fraction(0)\n")]},
     {"name": "quiz: position effects are a myth", "task": 4, "replace": [('COPIER_QUIZ = "b"', 'COPIER_QUIZ = "a"')]},
