@@ -15,22 +15,13 @@ import sys
 from pathlib import Path
 
 from labtools import course
+from methods import write  # UTF-8 whatever the locale: a grader's message may hold any character
 
 HINT_STATE = course.ROOT / ".hints-seen.json"
 RUN = "python3 -B methods.py"
 
 
 # ------------------------------------------------------------------ small helpers
-
-def write(text: str) -> None:
-    """UTF-8 whatever the locale: a grader's message may hold any character."""
-    stream = getattr(sys.stdout, "buffer", None)
-    if stream is None:
-        sys.stdout.write(text)
-    else:
-        stream.write(text.encode("utf-8"))
-    sys.stdout.flush()
-
 
 def wants_rich(plain: bool = False) -> bool:
     """Colour only for a terminal that wants it and a machine that has rich."""
