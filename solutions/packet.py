@@ -86,8 +86,9 @@ def expand_adjacent(hits, chunks, before: int, after: int, max_quote_chars: int)
     """Task 4. Add up to `before`/`after` neighbouring chunks of each hit, paid from the budget.
 
     `hits` are retrieved Evidence items in rank order. `chunks` holds every chunk of
-    the documents (any order); a hit's neighbours are the chunks of the same doc_id
-    just before and after it when that document's chunks are sorted by start.
+    the documents (any order, each id once); a hit's neighbours are the chunks of the same doc_id
+    just before and after it when that document's chunks are sorted by start (a hit
+    that is not among `chunks` has no neighbours, and is still added on its own).
     The budget counts len(text) of every item in the result. Walk the hits in rank
     order:
       * a hit that is already in the packet, or does not fit, is skipped (with its neighbours);
@@ -97,7 +98,8 @@ def expand_adjacent(hits, chunks, before: int, after: int, max_quote_chars: int)
       * a neighbour is a copy of the chunk with relation "adjacent_to:<hit id>"
         (use dataclasses.replace): it was not retrieved, and must never look retrieved;
       * add the hit's group (its kept neighbours and the hit) sorted by start.
-    Return the packet as a tuple. Raise ValueError if before, after or the budget is negative.
+    Return the packet as a tuple. Raise ValueError if before, after or the budget is negative
+    (a budget of 0 is allowed: nothing fits, the packet is empty).
     """
     # BEGIN SOLUTION
     if before < 0 or after < 0 or max_quote_chars < 0:

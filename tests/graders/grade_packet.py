@@ -96,7 +96,8 @@ def test_task1_the_lesson_span_in_nfc_code_points():
 def test_task1_spans_outside_the_text_are_errors():
     fn = function(load(LESSON), "extract_span")
     for start, end, why in ((0, 7, "end past the text must not be clipped"), (4, 3, "start after end"),
-                            (-2, 6, "a negative start would count from the end"), (7, 7, "start past the text")):
+                            (-2, 6, "a negative start would count from the end"),
+                            (-1, 3, "start -1 would count from the end"), (7, 7, "start past the text")):
         expect_error(ValueError, fn, "abcdef", start, end, shown=f"extract_span('abcdef', {start}, {end})", why=why)
 
 
@@ -117,6 +118,15 @@ def test_task2_unchanged_moved_drifted():
            "five characters were inserted before the quote, which occurs exactly once")
     _drift(fn, span, "Desk: opens at 9:00 on weekdays.", "drifted", None, None,
            "the quoted hour changed: the stored quote is gone")
+
+
+def test_task2_a_span_ending_at_the_end_of_the_text():
+    fn = function(load(LESSON), "check_drift")
+    text = "Desk: opens at 8:30"
+    span = _span(text, 6, 19)  # 'opens at 8:30', up to the last character
+    _drift(fn, span, text, "ok", 6, 19,
+           "end == len(text) is still inside the text (the end is excluded): the span holds its quote, so it "
+           "is ok, not moved")
 
 
 def test_task2_same_offsets_different_text_is_not_ok():
@@ -231,6 +241,70 @@ def test_task4_a_hit_is_never_shown_as_a_neighbour():
                  why="a negative cap is a mistake to report")
 
 
+def _expand_ids(fn, hits, chunks, before, after, budget, want, why, chunks_shown):
+    shown = f"expand_adjacent({[h.id for h in hits]}, <{chunks_shown}>, " \
+            f"before={before}, after={after}, max_quote_chars={budget})"
+    got = call(fn, hits, chunks, before, after, budget, shown=shown)
+    expect([(i.id, i.relation) for i in got], want, shown + " -> [(id, relation)]", why=why)
+
+
+def test_task4_zero_budget_exact_fits_and_bad_caps():
+    fn = function(load(LESSON), "expand_adjacent")
+    loans = chunks_of(LOANS)  # 73, 53, 29 and 55 characters
+    _expand(fn, HITS, 1, 1, 0, [], why="a budget of 0 is allowed: nothing fits, so the packet is empty")
+    _expand(fn, [loans[1]], 0, 0, 53, [("laptop-loans#2", "retrieved")],
+            why="the hit has 53 characters and the budget is 53: exactly full fits")
+    _expand(fn, [loans[1]], 0, 0, 52, [], why="53 characters do not fit in 52: start counting from 0")
+    _expand(fn, [loans[1]], 1, 0, 126, [("laptop-loans#1", "adjacent_to:laptop-loans#2"),
+                                        ("laptop-loans#2", "retrieved")],
+            why="53 + 73 = 126: the neighbour fills the budget exactly, and exactly full fits")
+    for before, after, budget, field in ((0, -1, 100, "after"), (0, 0, -1, "max_quote_chars")):
+        expect_error(ValueError, fn, HITS, POOL, before, after, budget,
+                     shown=f"expand_adjacent(..., before={before}, after={after}, max_quote_chars={budget})",
+                     why=f"a negative {field} is a mistake to report, not a cap of 0")
+
+
+def test_task4_a_misfit_does_not_end_the_walk():
+    fn = function(load(LESSON), "expand_adjacent")
+    loans, visitors = chunks_of(LOANS), chunks_of(VISITORS)
+    _expand(fn, [visitors[0], loans[2]], 0, 0, 40, [("laptop-loans#3", "retrieved")],
+            why="visitor-guide#1 (63) does not fit in 40 and is skipped; the next hit (29) still fits")
+    _expand(fn, [loans[1]], 1, 1, 82, [("laptop-loans#2", "retrieved"), ("laptop-loans#3", "adjacent_to:laptop-loans#2")],
+            why="after the hit (53) the nearest neighbour before it (73) does not fit in the 29 left, but the "
+                "one after it (29) does: skip a misfit neighbour and go on")
+    _expand(fn, [loans[1], loans[0]], 1, 1, 1000,
+            [("laptop-loans#2", "retrieved"), ("laptop-loans#3", "adjacent_to:laptop-loans#2"),
+             ("laptop-loans#1", "retrieved")],
+            why="laptop-loans#1 is a hit, so it is not taken as #2's neighbour; #2's next neighbour (#3) still is")
+
+
+def test_task4_caps_larger_than_the_document():
+    fn = function(load(LESSON), "expand_adjacent")
+    loans = chunks_of(LOANS)
+    _expand(fn, [loans[1]], 3, 0, 1000, [("laptop-loans#1", "adjacent_to:laptop-loans#2"),
+                                         ("laptop-loans#2", "retrieved")],
+            why="before=3 but only one chunk precedes the hit: take it (a negative slice start would wrap "
+                "around to the end of the document and take nothing)")
+
+
+def test_task4_a_shared_neighbour_enters_once():
+    fn = function(load(LESSON), "expand_adjacent")
+    loans = chunks_of(LOANS)
+    _expand(fn, [loans[0], loans[2]], 1, 1, 1000,
+            [("laptop-loans#1", "retrieved"), ("laptop-loans#2", "adjacent_to:laptop-loans#1"),
+             ("laptop-loans#3", "retrieved"), ("laptop-loans#4", "adjacent_to:laptop-loans#3")],
+            why="laptop-loans#2 sits between the two hits: the first hit takes it, so the second must not add "
+                "it (and pay for it) again")
+
+
+def test_task4_a_hit_outside_the_chunks_has_no_neighbours():
+    fn = function(load(LESSON), "expand_adjacent")
+    visitor = chunks_of(VISITORS)[0]
+    _expand_ids(fn, [visitor], chunks_of(LOANS), 1, 1, 1000, [("visitor-guide#1", "retrieved")],
+                why="the chunks given hold no chunk of visitor-guide: the hit has no neighbours, but it is still "
+                    "added", chunks_shown="chunks of laptop-loans only")
+
+
 # ---------------------------------------------------------------- Task 5
 
 FIELDS = {"question@1": "Can a visitor take a laptop home?", "flags@1": {"cap:2", "adjacent:1", "wrapped"},
@@ -312,6 +386,15 @@ def test_task6_whole_tokens_not_substrings():
     _fidelity(fn, "Opens at 8:30.", "Opens at 8.", {"numbers": ["8:30"]}, why="'8:30' is one number")
     _fidelity(fn, "You can't renew, unless it is urgent.", "You renew if urgent.",
               {"negations": ["can't"], "exceptions": ["unless"]}, why="a contraction ending in n't is a negation")
+
+
+def test_task6_a_number_starts_with_a_digit():
+    fn = function(load(LESSON), "fidelity_check")
+    _fidelity(fn, "Keep CO\u2082 under 800 ppm.", "Keep under 800 ppm.", {},
+              why="'co\u2082' starts with a letter, so by the task's rule it is a word, not a number (its last "
+                  "character, the subscript two, is a digit to str.isdigit): classify by the first character")
+    _fidelity(fn, "Up to 10 m\u00b2 per desk.", "Desks.", {"numbers": ["10"]},
+              why="'10' is a lost number; 'm\u00b2' starts with a letter and is a word")
 
 
 def test_task6_faithful_text_passes_and_order_is_kept():

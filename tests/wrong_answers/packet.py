@@ -22,6 +22,9 @@ WRONG_ANSWERS = [
     {"name": "inclusive end in the drift check", "task": 2,
      "replace": [("        return {\"status\": \"moved\", \"start\": found, \"end\": found + len(quote)}",
                   "        return {\"status\": \"moved\", \"start\": found, \"end\": found + len(quote) - 1}")]},
+    {"name": "a span ending at the end of the text counts as past it", "task": 2,
+     "replace": [("    here = text[start:end] if end <= len(text) else None\n",
+                  "    here = text[start:end] if end < len(text) else None\n")]},
     {"name": "ampersand not escaped", "task": 3,
      "replace": [('return (text.replace("&", "&amp;").replace("<", "&lt;")', 'return (text.replace("<", "&lt;")'),
                  ('.replace("&lt;", "<").replace("&amp;", "&"))', '.replace("&lt;", "<"))')]},
@@ -47,6 +50,23 @@ WRONG_ANSWERS = [
      "replace": [("        packet.extend(sorted(group, key=lambda c: c.start))", "        packet.extend(group)")]},
     {"name": "a later hit marked as a neighbour", "task": 4,
      "replace": [("            if item.id in hit_ids or item.id in taken", "            if item.id in taken")]},
+    {"name": "a zero budget refused", "task": 4,
+     "replace": [("if before < 0 or after < 0 or max_quote_chars < 0:", "if before < 0 or after < 0 or max_quote_chars <= 0:")]},
+    {"name": "after not checked", "task": 4,
+     "replace": [("if before < 0 or after < 0 or max_quote_chars < 0:", "if before < 0 or max_quote_chars < 0:")]},
+    {"name": "a hit that does not fit ends the walk", "task": 4,
+     "replace": [("        if hit.id in taken or used + len(hit.text) > max_quote_chars:\n            continue\n",
+                  "        if hit.id in taken or used + len(hit.text) > max_quote_chars:\n            break\n")]},
+    {"name": "a neighbour that does not fit ends the expansion", "task": 4,
+     "replace": [("used + len(item.text) > max_quote_chars:\n                continue\n",
+                  "used + len(item.text) > max_quote_chars:\n                break\n")]},
+    {"name": "a shared neighbour added twice", "task": 4,
+     "replace": [("            taken.add(item.id)\n", "")]},
+    {"name": "negative slice start wraps around", "task": 4,
+     "replace": [("near = row[max(at - before, 0):at][::-1]", "near = row[at - before:at][::-1]")]},
+    {"name": "a hit missing from the chunks crashes", "task": 4,
+     "replace": [("        near = []\n        if at is not None:\n            near = row[",
+                  "        near = row[")]},
     {"name": "JSON without sort_keys", "task": 5,
      "replace": [("json.dumps(canonical(fields), sort_keys=True,", "json.dumps(canonical(fields), sort_keys=False,")]},
     {"name": "sets dumped in iteration order", "task": 5,
@@ -65,5 +85,23 @@ WRONG_ANSWERS = [
     {"name": "lost tokens sorted", "task": 6,
      "replace": [('    return {**lost, "ok": not any(lost.values())}',
                   '    return {**{k: sorted(v) for k, v in lost.items()}, "ok": not any(lost.values())}')]},
+    {"name": "a number is any token holding a digit", "task": 6,
+     "replace": [("        if token[0].isdigit():", "        if any(ch.isdigit() for ch in token):")]},
     {"name": "quiz: the seal proves truth", "task": 7, "replace": [('SEAL_QUIZ = "b"', 'SEAL_QUIZ = "a"')]},
+]
+
+
+# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+_NEAR = "near = row[max(at - before, 0):at][::-1] + row[at + 1:at + 1 + after]"
+_SELF = ("the slice now also takes row[at], which is the hit itself (ids are unique, and `at` is the hit's "
+         "place in its own document); the hit's id is in hit_ids, so the loop skips it with `continue` before "
+         "it can pay, be taken or be added, and the other neighbours keep their order and their caps")
+EQUIVALENT_MUTANTS = [
+    {"where": "expand_adjacent", "before": _NEAR,
+     "after": "near = row[max(at - before, 0):at][::-1] + row[at + 0:at + 1 + after]", "why": _SELF},
+    {"where": "expand_adjacent", "before": _NEAR,
+     "after": "near = row[max(at - before, 0):at][::-1] + row[at + 1 - 1:at + 1 + after]", "why": _SELF},
+    {"where": "expand_adjacent", "before": _NEAR,
+     "after": "near = row[max(at - before, 0):at + 1][::-1] + row[at + 1:at + 1 + after]",
+     "why": _SELF + " (reversed, the hit comes first, ahead of the preceding neighbours)"},
 ]
