@@ -87,6 +87,19 @@ def test_task1_no_size_or_two_sizes():
                why="more than one number: picking one would guess which size is meant")
 
 
+def test_task1_a_number_has_digits_on_both_sides_of_its_point():
+    fn = function(load(LESSON), "parse_size")
+    for text, why in (
+        ("step 2. fit a 16 mm seal", "'2.' ends in a point, so by the task's rule it is not a number (a numbered "
+                                     "step, not a size): the one size is 16 mm"),
+        ("firmware 1.2.3, seal 16 mm", "'1.2.3' has two points, so it is not a number (a version, not a size): "
+                                       "the one size is 16 mm"),
+        ("seal 16 mm, wall .5 inch", "'.5' has no digit before its point, so by the task's rule it is not a "
+                                     "number: the one size is 16 mm"),
+    ):
+        expect(_size(fn, text), ("ready", "16"), f"parse_size({text!r})", why=why)
+
+
 def test_task1_agrees_with_the_lesson_queries():
     fn = function(load(LESSON), "parse_size")
     for query in QUERIES:

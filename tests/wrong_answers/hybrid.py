@@ -19,6 +19,10 @@ WRONG_ANSWERS = [
     {"name": "any word after a number counts as a unit (mm assumed)", "task": 1,
      "replace": [("unit = UNIT_WORDS.get(glued) if glued else UNIT_WORDS.get(after)",
                   'unit = UNIT_WORDS.get(glued or after, "mm")')]},
+    {"name": "a point at either end of a number accepted", "task": 1,
+     "replace": [(' or number[0] == "." or number[-1] == ".":', ":")]},
+    {"name": "a number with several points accepted", "task": 1,
+     "replace": [('not number.replace(".", "", 1).isdigit()', 'not number.replace(".", "").isdigit()')]},
     {"name": "ranks counted from 0", "task": 2,
      "replace": [("for rank, item in enumerate(ranking, start=1):", "for rank, item in enumerate(ranking):")]},
     {"name": "items missing from one ranking are dropped", "task": 2,
@@ -58,4 +62,20 @@ WRONG_ANSWERS = [
                   "            else:\n                ranking.append(cluster + ' (copy)')\n")]},
     {"name": "quiz: the sum is not a probability", "task": 4,
      "replace": [('RAW_SCORES_QUIZ = "b"', 'RAW_SCORES_QUIZ = "c"')]},
+]
+
+
+# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+EQUIVALENT_MUTANTS = [
+    {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz")',
+     "after": "number = word.rstrip('XXabcdefghijklmnopqrstuvwxyzXX')",
+     "why": "the words come from text.lower(), which leaves no upper-case 'X' in them, so also stripping 'X' "
+            "strips nothing more"},
+    {"where": "parse_size", "before": 'after = words[index + 1] if index + 1 < len(words) else ""',
+     "after": "after = words[index + 1] if index + 1 < len(words) else 'XXXX'",
+     "why": "`after` is only looked up in UNIT_WORDS, which has neither '' nor 'XXXX' as a key: the last word "
+            "gets unit None either way"},
+    {"where": "parse_size", "before": "number, unit = sizes[0]", "after": "number, unit = sizes[-1]",
+     "why": "this line runs only after an empty list and a list of more than one have returned, so sizes holds "
+            "exactly one pair and sizes[0] is sizes[-1]"},
 ]
