@@ -20,8 +20,9 @@ def parse_size(text: str) -> tuple:
 
     A size is a number (digits, optionally with one decimal point that has digits
     on both sides: "16", "0.625"; ".5", "16." and "1.2.3" are not numbers, and a
-    word like them is ignored) followed, with or without a space, by an optional unit word from UNIT_WORDS
-    ("16 mm", "16mm", "0.625 inch", "2 inches"). Case does not matter.
+    word like them is ignored) followed, with or without a space, by an optional
+    unit word from UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches").
+    Case does not matter.
 
       one number with a unit    -> ("ready", <millimetres as exact decimal text>)
                                    use to_mm(number_text, unit): to_mm("0.625", "inch") == "15.875"
