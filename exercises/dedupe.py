@@ -49,8 +49,9 @@ def dedupe_canonical(chunks) -> CanonicalDedupe:
 
     Chunks with the same `canonical_id` are copies of one document. Among them
     keep the one whose `copy` is "primary" (if several claim to be primary,
-    the first-ranked of them); if no copy is primary, keep the first-ranked copy. A chunk whose canonical_id is "" declares no copy
-    relation: keep it (removing repeated text is Task 2's job, not this one's).
+    the first-ranked of them); if no copy is primary, keep the first-ranked
+    copy. A chunk whose canonical_id is "" declares no copy relation: keep it
+    (removing repeated text is Task 2's job, not this one's).
     Kept chunks stay in their original order. Return
     CanonicalDedupe(kept=<tuple of kept chunks>, dropped=<dict: dropped id -> kept id>)
     (the `reasons` field may be left out).

@@ -269,7 +269,8 @@ def test_task4_a_misfit_does_not_end_the_walk():
     loans, visitors = chunks_of(LOANS), chunks_of(VISITORS)
     _expand(fn, [visitors[0], loans[2]], 0, 0, 40, [("laptop-loans#3", "retrieved")],
             why="visitor-guide#1 (63) does not fit in 40 and is skipped; the next hit (29) still fits")
-    _expand(fn, [loans[1]], 1, 1, 82, [("laptop-loans#2", "retrieved"), ("laptop-loans#3", "adjacent_to:laptop-loans#2")],
+    _expand(fn, [loans[1]], 1, 1, 82,
+            [("laptop-loans#2", "retrieved"), ("laptop-loans#3", "adjacent_to:laptop-loans#2")],
             why="after the hit (53) the nearest neighbour before it (73) does not fit in the 29 left, but the "
                 "one after it (29) does: skip a misfit neighbour and go on")
     _expand(fn, [loans[1], loans[0]], 1, 1, 1000,
