@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 from modules.units import lab_tokens
 
@@ -45,46 +45,45 @@ POLICY_KS = (4, 5, 8, 9)
 INSTRUCTION = "Answer from the chunks below and cite the id of the chunk you used."
 
 
-@dataclass(frozen=True)
-class Chunk:
-    """One retrievable chunk. `value` is the fact an answer drawn from it states."""
+class Chunk(namedtuple("Chunk", "id concept value text")):
+    """One retrievable chunk. `value` is the fact an answer drawn from it states.
 
-    id: str
-    concept: str
-    value: str
-    text: str
-    # Derived once at construction, so thousands of simulated readings never recount.
-    words: frozenset = field(init=False, repr=False, compare=False)
-    line_tokens: int = field(init=False, repr=False, compare=False)
+    A validated named tuple, not a frozen dataclass: just as immutable, and the
+    lesson command then never imports dataclasses (about 6 ms of every run). Its
+    content words and prompt-line tokens are derived on first use and cached.
+    """
 
-    def __post_init__(self) -> None:
-        for name in ("id", "concept", "value", "text"):
-            value = getattr(self, name)
-            if not isinstance(value, str):
-                raise TypeError(f"Chunk.{name} must be a str, got {type(value).__name__} {value!r}")
-            if not value.strip():
-                raise ValueError(f"Chunk.{name} must not be empty, got {value!r}")
-        object.__setattr__(self, "words", content_words(self.text))
-        object.__setattr__(self, "line_tokens", lab_tokens(f"[{self.id}] {self.text}"))
+    __slots__ = ()
+
+    def __new__(cls, id: str, concept: str, value: str, text: str):
+        self = super().__new__(cls, id, concept, value, text)
+        for name, field in zip(cls._fields, self):
+            if not isinstance(field, str):
+                raise TypeError(f"Chunk.{name} must be a str, got {type(field).__name__} {field!r}")
+            if not field.strip():
+                raise ValueError(f"Chunk.{name} must not be empty, got {field!r}")
+        return self
+
+    @property
+    def words(self) -> frozenset:
+        return content_words(self.text)
+
+    @property
+    def line_tokens(self) -> int:
+        """Lab tokens of the chunk's prompt line '[id] text'."""
+        return _facts_of(self)[2]
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(namedtuple("Query", "id text gold_id")):
     """One evaluation question. `gold_id` is a label: the reader never receives it."""
 
-    id: str
-    text: str
-    gold_id: str
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(namedtuple("Reading", "cited_id answer prompt_tokens refused")):
     """What the simulated reader did: refused (prompt over the window) or cited one chunk."""
 
-    cited_id: str | None
-    answer: str | None
-    prompt_tokens: int
-    refused: bool
+    __slots__ = ()
 
 
 # ---------------------------------------------------------------- checks
@@ -128,8 +127,8 @@ def content_words(text: str) -> frozenset:
     """Lower-cased words without stopwords; a trailing 's' is dropped so 'crowns' meets 'crown'."""
     found = _words_cache.get(text)
     if found is None:
-        words = (w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _SPLIT.split(text.lower()))
-        found = _words_cache[text] = frozenset(w for w in words if w and w not in _STOPWORDS)
+        words = {w[:-1] if len(w) > 3 and w[-1] == "s" else w for w in _SPLIT.split(text.lower())}
+        found = _words_cache[text] = frozenset(words - _STOPWORDS - {""})
     return found
 
 
@@ -140,7 +139,23 @@ def build_prompt(question: str, chunks) -> str:
     return "\n".join(lines)
 
 
-_heads: dict[str, int] = {}  # question -> lab tokens of the instruction and question lines
+_heads: dict[str, int] = {}     # question -> lab tokens of the instruction and question lines
+_facts: dict[Chunk, tuple] = {}  # chunk -> (hash of its id, content words, lab tokens of its '[id] text' line)
+
+
+def _head_tokens(question: str) -> int:
+    found = _heads.get(question)
+    if found is None:
+        found = _heads[question] = lab_tokens(f"{INSTRUCTION}\nQuestion: {question}")
+    return found
+
+
+def _facts_of(chunk: Chunk) -> tuple:
+    found = _facts.get(chunk)
+    if found is None:
+        found = _facts[chunk] = (_label_hash(chunk.id), content_words(chunk.text),
+                                 lab_tokens(f"[{chunk.id}] {chunk.text}"))
+    return found
 
 
 def prompt_tokens(question: str, chunks) -> int:
@@ -149,11 +164,7 @@ def prompt_tokens(question: str, chunks) -> int:
     Lab tokens split on whitespace, so the prompt's count is the sum of its
     lines' counts; each chunk counts its own line once, when it is built.
     """
-    return _prompt_count(_check_question(question), _check_chunks(chunks))
-
-
-def _prompt_count(question: str, chunks: tuple) -> int:
-    return _read(question, chunks, 0, -1)[1]  # a window of -1 refuses before any draw
+    return _head_tokens(_check_question(question)) + sum(_facts_of(c)[2] for c in _check_chunks(chunks))
 
 
 # ---------------------------------------------------------------- the simulator
@@ -250,33 +261,39 @@ def _read(question: str, chunks: tuple, state: int, window: int) -> tuple:
     The experiments call it thousands of times with inputs they built, so it
     keeps to dictionary look-ups and one pass over the chunks.
     """
-    tokens = _heads.get(question)
-    if tokens is None:
-        tokens = _heads[question] = lab_tokens(f"{INSTRUCTION}\nQuestion: {question}")
-    for chunk in chunks:
-        tokens += chunk.line_tokens
-    if tokens > window:
-        return None, tokens
     seen = _seen.get((state, question))
     if seen is None:
         seen = _seen[state, question] = {}
     noise = _noise.get(state)
     if noise is None or len(noise) < len(chunks):
         noise = _slot_noise(state, len(chunks))
-    end, best, best_score = len(chunks) - 1, None, 0.0
-    for index, chunk in enumerate(chunks):
-        known = seen.get(chunk.id)  # (salience draw, overlap / TEMPERATURE, the chunk they belong to)
-        if known is None or known[2] is not chunk:
-            known = seen[chunk.id] = (uniform(state, chunk.id),
-                                      len(content_words(question) & chunk.words) / TEMPERATURE, chunk)
-        if known[0] < (_FIRST if index == 0 else _LAST if index == end else _OTHER):
-            score = known[1] + noise[index]
+    weights = _weights.get(len(chunks)) or _weights_of(len(chunks))
+    tokens, best, best_score = _heads.get(question) or _head_tokens(question), None, 0.0
+    for chunk, weight, slot_noise in zip(chunks, weights, noise):
+        known = seen.get(chunk.id)  # (salience draw, overlap / TEMPERATURE, line tokens, the chunk)
+        if known is None or known[3] is not chunk:
+            known = seen[chunk.id] = _draw(question, chunk, state)
+        tokens += known[2]
+        if known[0] < weight:
+            score = known[1] + slot_noise
             if best is None or score > best_score:
                 best, best_score = chunk, score
-    return best, tokens
+    return (None if tokens > window else best), tokens
+
+
+def _draw(question: str, chunk: Chunk, state: int) -> tuple:
+    label, words, tokens = _facts.get(chunk) or _facts_of(chunk)  # uniform(state, chunk.id), label hashed once
+    return (((_splitmix(state ^ label) >> 11) + 0.5) * _UNIT, len(content_words(question) & words) / TEMPERATURE,
+            tokens, chunk)
 
 
 _FIRST, _LAST, _OTHER = POSITION_WEIGHTS["first"], POSITION_WEIGHTS["last"], POSITION_WEIGHTS["other"]
+_weights: dict[int, list[float]] = {}  # count -> position_weight(index, count) for every index
+
+
+def _weights_of(count: int) -> list[float]:
+    _weights[count] = [_FIRST] + [_OTHER] * (count - 2) + [_LAST] * (count > 1)
+    return _weights[count]
 
 
 def _read_prefixes(question: str, chunks: tuple, state: int, window: int) -> list[tuple]:
@@ -287,21 +304,19 @@ def _read_prefixes(question: str, chunks: tuple, state: int, window: int) -> lis
     places, and compare it with the new last chunk (read at 0.8). The tests
     check that every prefix agrees with _read.
     """
-    tokens = _prompt_count(question, ())  # the instruction and question lines
     seen = _seen.get((state, question))
     if seen is None:
         seen = _seen[state, question] = {}
     noise = _slot_noise(state, len(chunks))
-    out, best, best_score = [], None, 0.0
+    tokens, out, best, best_score = _head_tokens(question), [], None, 0.0
     for index, chunk in enumerate(chunks):
-        tokens += chunk.line_tokens
+        known = seen.get(chunk.id)
+        if known is None or known[3] is not chunk:
+            known = seen[chunk.id] = _draw(question, chunk, state)
+        tokens += known[2]
         if tokens > window:  # every longer prefix is over the window too
             out.append((None, tokens))
             continue
-        known = seen.get(chunk.id)
-        if known is None or known[2] is not chunk:
-            known = seen[chunk.id] = (uniform(state, chunk.id),
-                                      len(content_words(question) & chunk.words) / TEMPERATURE, chunk)
         score = known[1] + noise[index]
         if index == 0:
             best, best_score = chunk, score  # the first place is always read
@@ -604,16 +619,13 @@ def layout_experiment(rankings, seed: int) -> dict:
     heads = {run: _read_all_prefixes(longest, run) for run in (seed, second)}
     rows, change, orderings = [], [], []
     for count in IRRELEVANT_COUNTS:
-        cited, generation, done = {}, {}, []
+        cited, generation = {}, {}
         for layout in LAYOUTS:
-            contexts = [_place(gold, others[:count], layout) for gold, others in pairs]
+            # With j = 0 every layout is the head layout: the relevant chunk alone.
+            contexts = None if layout == "head" or not count else [
+                _place(gold, others[:count], layout) for gold, others in pairs]
             for run in (seed, second):
-                # With j = 0 every layout is the same context: read it once.
-                readings = next((r for c, s, r in done if s == run and c == contexts), None)
-                if readings is None:
-                    readings = ([found[count] for found in heads[run]] if layout == "head"
-                                else _read_all(contexts, run))
-                    done.append((contexts, run, readings))
+                readings = [found[count] for found in heads[run]] if contexts is None else _read_all(contexts, run)
                 cited[layout, run] = _cited(readings)
                 generation[layout, run] = _scores(readings)["generation"]
             rows.append({"irrelevant": count, "layout": layout, "generation": generation[layout, seed],
