@@ -20,7 +20,7 @@ tokenizer, and the lab ships none.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 from modules.units import chars, lab_tokens, utf8_bytes
 
@@ -42,34 +42,33 @@ def _whole(name: str, value: object, minimum: int = 0) -> int:
     return value
 
 
-@dataclass(frozen=True)
-class Chunk:
+# Immutable records as validated named tuples, not frozen dataclasses: just as immutable,
+# and the lesson command then never imports dataclasses (about 6 ms of every run).
+
+class Chunk(namedtuple("Chunk", "id text")):
     """One ranked piece of evidence: an id and the text that would be quoted."""
 
-    id: str
-    text: str
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
-        for name in ("id", "text"):
-            value = getattr(self, name)
+    def __new__(cls, id: str, text: str):
+        self = super().__new__(cls, id, text)
+        for name, value in zip(cls._fields, self):
             if not isinstance(value, str):
                 raise TypeError(f"Chunk.{name} must be a str, got {type(value).__name__} {value!r}")
-        if not self.id.strip():
-            raise ValueError(f"Chunk.id must not be empty, got {self.id!r}")
+        if not id.strip():
+            raise ValueError(f"Chunk.id must not be empty, got {id!r}")
+        return self
 
 
-@dataclass(frozen=True)
-class BudgetWalk:
-    """What one walk decided. `kept` holds the chunks as handed on (a truncated one is cut)."""
+class BudgetWalk(namedtuple("BudgetWalk", "policy unit budget kept skipped_ids used cut_ids stopped_at",
+                            defaults=((), None))):
+    """What one walk decided. `kept` holds the chunks as handed on (a truncated one is cut).
 
-    policy: str
-    unit: str
-    budget: int
-    kept: tuple[Chunk, ...]
-    skipped_ids: tuple[str, ...]
-    used: int
-    cut_ids: tuple[str, ...] = ()
-    stopped_at: str | None = None
+    policy, unit: str; budget, used: int; kept: tuple of Chunk; skipped_ids,
+    cut_ids: tuples of ids; stopped_at: the id that stopped the walk, or None.
+    """
+
+    __slots__ = ()
 
     @property
     def kept_ids(self) -> tuple[str, ...]:
@@ -77,7 +76,7 @@ class BudgetWalk:
 
 
 def _chunks(chunks: object) -> tuple[Chunk, ...]:
-    if isinstance(chunks, (str, bytes)) or not hasattr(chunks, "__iter__"):
+    if isinstance(chunks, (str, bytes, Chunk)) or not hasattr(chunks, "__iter__"):  # one Chunk is a tuple too
         raise TypeError(f"chunks must be a sequence of Chunk, got {type(chunks).__name__}")
     found = tuple(chunks)
     for index, chunk in enumerate(found):
@@ -172,31 +171,29 @@ def request_fits(final_input: int, output_reserve: int, window: int) -> bool:
 
 # ---------------------------------------------------------------- top-k against a window
 
-@dataclass(frozen=True)
-class Request:
-    """One query of the sweep: its base input and its ranked chunks' sizes, in lab tokens."""
+class Request(namedtuple("Request", "id question base_tokens chunk_tokens")):
+    """One query of the sweep: its base input and its ranked chunks' sizes (a tuple), in lab tokens."""
 
-    id: str
-    question: str
-    base_tokens: int
-    chunk_tokens: tuple[int, ...]
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
+    def __new__(cls, id: str, question: str, base_tokens: int, chunk_tokens: tuple):
+        self = super().__new__(cls, id, question, base_tokens, chunk_tokens)
         for name in ("id", "question"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Request.{name} must be a str, got {type(getattr(self, name)).__name__} "
                                 f"{getattr(self, name)!r}")
-        _whole(f"Request {self.id!r} base_tokens", self.base_tokens)
-        if not isinstance(self.chunk_tokens, tuple):
-            raise TypeError(f"Request.chunk_tokens must be a tuple, got {type(self.chunk_tokens).__name__}")
-        for size in self.chunk_tokens:
-            _whole(f"Request {self.id!r} chunk size", size)
+        _whole(f"Request {id!r} base_tokens", base_tokens)
+        if not isinstance(chunk_tokens, tuple):
+            raise TypeError(f"Request.chunk_tokens must be a tuple, got {type(chunk_tokens).__name__}")
+        for size in chunk_tokens:
+            _whole(f"Request {id!r} chunk size", size)
+        return self
 
 
 def prompt_sizes(requests, k: int) -> tuple[int, ...]:
     """Each request's input with its top k chunks: base + the first k chunk sizes."""
     _whole("k", k, 1)
-    if isinstance(requests, (str, bytes)) or not hasattr(requests, "__iter__"):
+    if isinstance(requests, (str, bytes, Request)) or not hasattr(requests, "__iter__"):
         raise TypeError(f"requests must be a sequence of Request, got {type(requests).__name__}")
     sizes = []
     for index, request in enumerate(requests):
