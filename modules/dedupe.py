@@ -20,7 +20,7 @@ copies at the top of a ranking push the rest of the answer below the cutoff.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 __all__ = [
     "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
@@ -35,25 +35,22 @@ COPY_KINDS = ("primary", "mirror", "export")
 IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line")
 
 
-@dataclass(frozen=True)
-class Chunk:
+# Immutable records as validated named tuples, not frozen dataclasses: just as immutable,
+# and the lesson command then never imports dataclasses (about 6 ms of every run).
+
+class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_line end_line",
+                       defaults=(0.0, "", "primary", 1, 1))):
     """A retrieved chunk: where it lives, what it says, and (optionally) whose copy it is.
 
     `canonical_id` names the document this copy reproduces ("" means it declares
     no copy relation, and canonical dedupe leaves it alone). Lines are 1-based and
-    inclusive.
+    inclusive. Defaults: score 0.0, canonical_id "", copy "primary", lines 1 to 1.
     """
 
-    id: str
-    source: str
-    text: str
-    score: float = 0.0
-    canonical_id: str = ""
-    copy: str = "primary"
-    start_line: int = 1
-    end_line: int = 1
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls, *args, **kwargs)
         for name in ("id", "source", "text", "canonical_id", "copy"):
             value = getattr(self, name)
             if not isinstance(value, str):
@@ -73,6 +70,7 @@ class Chunk:
                 raise ValueError(f"Chunk.{name} must be >= 1 (lines are 1-based), got {value}")
         if self.end_line < self.start_line:
             raise ValueError(f"Chunk {self.id!r}: end_line {self.end_line} is before start_line {self.start_line}")
+        return self
 
 
 class IdConflict(ValueError):
@@ -83,24 +81,28 @@ class IdConflict(ValueError):
         self.chunk_id, self.field = chunk_id, field_name
 
 
-@dataclass(frozen=True)
-class TextDedupe:
-    kept: tuple[Chunk, ...]
-    duplicate_text_ids: tuple[str, ...]
-    duplicate_of: dict[str, str] = field(default_factory=dict)   # duplicate id -> kept id
+class TextDedupe(namedtuple("TextDedupe", "kept duplicate_text_ids duplicate_of")):
+    """kept: tuple of Chunk; duplicate_text_ids: tuple of ids; duplicate_of: duplicate id -> kept id."""
+
+    __slots__ = ()
+
+    def __new__(cls, kept: tuple, duplicate_text_ids: tuple, duplicate_of: dict | None = None):
+        return super().__new__(cls, kept, duplicate_text_ids, {} if duplicate_of is None else duplicate_of)
 
 
-@dataclass(frozen=True)
-class CanonicalDedupe:
-    kept: tuple[Chunk, ...]
-    dropped: dict[str, str]                                       # dropped id -> kept id
-    reasons: dict[str, str] = field(default_factory=dict)         # kept id -> why this copy
+class CanonicalDedupe(namedtuple("CanonicalDedupe", "kept dropped reasons")):
+    """kept: tuple of Chunk; dropped: dropped id -> kept id; reasons: kept id -> why this copy."""
+
+    __slots__ = ()
+
+    def __new__(cls, kept: tuple, dropped: dict, reasons: dict | None = None):
+        return super().__new__(cls, kept, dropped, {} if reasons is None else reasons)
 
 
-@dataclass(frozen=True)
-class OverlapSelection:
-    selected: tuple[Chunk, ...]                                   # in rank order
-    rejected: dict[str, str]                                      # rejected id -> reason
+class OverlapSelection(namedtuple("OverlapSelection", "selected rejected")):
+    """selected: tuple of Chunk in rank order; rejected: rejected id -> reason."""
+
+    __slots__ = ()
 
     @property
     def selected_ids(self) -> tuple[str, ...]:
@@ -108,7 +110,7 @@ class OverlapSelection:
 
 
 def _chunks(chunks: object) -> tuple[Chunk, ...]:
-    if isinstance(chunks, (str, bytes)) or not hasattr(chunks, "__iter__"):
+    if isinstance(chunks, (str, bytes, Chunk)) or not hasattr(chunks, "__iter__"):  # one Chunk is a tuple too
         raise TypeError(f"chunks must be a sequence of Chunk, got {type(chunks).__name__}")
     found = tuple(chunks)
     for index, chunk in enumerate(found):
