@@ -77,14 +77,14 @@ def write(text: str) -> None:
     sys.stdout.flush()
 
 
-def wants_rich(args) -> bool:
-    if args.plain or args.json or os.environ.get("NO_COLOR") or not sys.stdout.isatty():
+def wants_rich(plain: bool, as_json: bool) -> bool:
+    if plain or as_json or os.environ.get("NO_COLOR") or not sys.stdout.isatty():
         return False
     import importlib.util
     return importlib.util.find_spec("rich") is not None
 
 
-def run_lesson(name: str, argv: list) -> int:
+def lesson_parser(name: str) -> argparse.ArgumentParser:
     number, about, options = LESSONS[name]
     parser = argparse.ArgumentParser(prog=f"methods.py {name}", description=f"Lesson {number}: {about}.")
     mode = parser.add_mutually_exclusive_group()
@@ -92,22 +92,33 @@ def run_lesson(name: str, argv: list) -> int:
     mode.add_argument("--json", action="store_true", help="print the trace record as JSON")
     for flags, keywords in options:
         parser.add_argument(*flags, **keywords)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def run_lesson(name: str, argv: list) -> int:
+    if argv in ([], ["--plain"], ["--json"]):
+        # The usual calls need no parser: building one costs one to two milliseconds (argparse's
+        # messages go through gettext, which loads locale), a sixth of a lesson's whole budget.
+        parser, plain, as_json, settings = None, argv == ["--plain"], argv == ["--json"], {}
+    else:
+        parser = lesson_parser(name)
+        args = parser.parse_args(argv)
+        plain, as_json = args.plain, args.json
+        settings = {key: value for key, value in vars(args).items()
+                    if key not in ("plain", "json") and value not in (None, False)}
     if not os.path.exists(os.path.join(ROOT, "modules", name + ".py")):
-        parser.error(f"lesson '{name}' is not built yet")
+        (parser or lesson_parser(name)).error(f"lesson '{name}' is not built yet")
     module = __import__(f"modules.{name}", fromlist=["trace"])
-    settings = {key: value for key, value in vars(args).items()
-                if key not in ("plain", "json") and value not in (None, False)}
     try:
         record = module.trace(**settings)
     except (ValueError, TypeError) as error:
-        parser.error(str(error))
-    if args.json:
+        (parser or lesson_parser(name)).error(str(error))
+    if as_json:
         import json
         write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         return 0
     from labtools import render
-    if wants_rich(args):
+    if wants_rich(plain, as_json):
         render.render_rich(module.view(record))
     else:
         write(render.render_plain(module.view(record)))
