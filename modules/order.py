@@ -97,7 +97,7 @@ def _check_int(value: object, name: str, low: int = 0) -> int:
 
 
 def _check_chunks(chunks: object, name: str = "chunks") -> tuple[Chunk, ...]:
-    if isinstance(chunks, (str, bytes)) or not hasattr(chunks, "__iter__"):
+    if isinstance(chunks, (str, bytes, Chunk)) or not hasattr(chunks, "__iter__"):  # one Chunk is a tuple too
         raise TypeError(f"{name} must be a sequence of Chunk, got {type(chunks).__name__} {chunks!r}")
     found = tuple(chunks)
     for index, chunk in enumerate(found):
