@@ -56,25 +56,19 @@ def bar(value: float, maximum: float, width: int = 30) -> str:
 
 
 def plain_table(table: dict) -> str:
+    """Columns two spaces apart; a column whose cells are all numbers (or None) is right-aligned."""
     columns = [str(c) for c in table["columns"]]
     rows = [[_cell(v) for v in row] for row in table["rows"]]
-    for row in rows:
+    widths, right = [len(c) for c in columns], [bool(rows)] * len(columns)
+    for values, row in zip(table["rows"], rows):
         if len(row) != len(columns):
             raise ValueError(f"table {table.get('title')!r}: a row has {len(row)} cells for {len(columns)} columns")
-    right = [bool(table["rows"]) and all(_numeric(r[i]) or r[i] is None for r in table["rows"])
-             for i in range(len(columns))]
-    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
-
-    def line(cells):
-        out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
-        return "  ".join(out).rstrip()
-
-    out = []
-    if table.get("title"):
-        out.append(table["title"])
-    out.append(line(columns))
-    out.append("  ".join("-" * w for w in widths))
-    out.extend(line(r) for r in rows)
+        for i, value in enumerate(values):
+            widths[i] = max(widths[i], len(row[i]))
+            right[i] = right[i] and (_numeric(value) or value is None)
+    out = [table["title"]] if table.get("title") else []
+    for cells in (columns, ["-" * w for w in widths], *rows):  # the rule line pads to itself
+        out.append("  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip())
     return "\n".join(out)
 
 
@@ -105,25 +99,7 @@ def render_plain(blocks: list[dict]) -> str:
 
 
 def render_rich(blocks: list[dict]) -> None:  # pragma: no cover - needs a terminal
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text  # cells as Text, so '[...]' in data is never read as markup
-
-    console = Console()
-    for block in blocks:
-        if "heading" in block:
-            console.rule(Text(block["heading"], style="bold"))
-        elif "text" in block:
-            console.print(block["text"], highlight=False, markup=False)
-        elif "table" in block:
-            spec = block["table"]
-            table = Table(title=Text(spec.get("title") or ""), title_justify="left")
-            for i, column in enumerate(spec["columns"]):
-                numeric = bool(spec["rows"]) and all(_numeric(r[i]) for r in spec["rows"])
-                table.add_column(str(column), justify="right" if numeric else "left")
-            for row in spec["rows"]:
-                table.add_row(*(Text(_cell(v)) for v in row))
-            console.print(table)
-        elif "chart" in block:
-            console.print(plain_chart(block["chart"]), highlight=False, markup=False)
-        console.print()
+    """The same blocks in colour through rich; the code lives in labtools/terminal.py, so a
+    plain run (every test, every pipe) never compiles it."""
+    from labtools.terminal import render_rich as render
+    render(blocks)

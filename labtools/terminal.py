@@ -1,0 +1,34 @@
+"""Colour output of a lesson view through `rich`, for a terminal that wants it.
+
+methods.py reaches this only through labtools.render.render_rich, and only when
+stdout is a terminal, colour is not switched off and rich is installed.
+"""
+
+from __future__ import annotations
+
+from labtools.render import _cell, _numeric, plain_chart
+
+
+def render_rich(blocks: list[dict]) -> None:  # pragma: no cover - needs a terminal
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text  # cells as Text, so '[...]' in data is never read as markup
+
+    console = Console()
+    for block in blocks:
+        if "heading" in block:
+            console.rule(Text(block["heading"], style="bold"))
+        elif "text" in block:
+            console.print(block["text"], highlight=False, markup=False)
+        elif "table" in block:
+            spec = block["table"]
+            table = Table(title=Text(spec.get("title") or ""), title_justify="left")
+            for i, column in enumerate(spec["columns"]):
+                numeric = bool(spec["rows"]) and all(_numeric(r[i]) for r in spec["rows"])
+                table.add_column(str(column), justify="right" if numeric else "left")
+            for row in spec["rows"]:
+                table.add_row(*(Text(_cell(v)) for v in row))
+            console.print(table)
+        elif "chart" in block:
+            console.print(plain_chart(block["chart"]), highlight=False, markup=False)
+        console.print()
