@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from modules.checks import sequence_of
 from modules.context import (CANDIDATES, QUESTION, ContextRecord, Passage, check_passages, collapse_repeated_ids,
                              select_context)
 
@@ -78,18 +79,8 @@ class Answer(namedtuple("Answer", "status sentences missing disputed", defaults=
         return tuple(s.cite for s in self.sentences if s.cite)
 
 
-def _sequence(items, kind, name: str) -> tuple:
-    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of {kind.__name__}, got {type(items).__name__} {items!r}")
-    found = tuple(items)
-    for index, item in enumerate(found):
-        if not isinstance(item, kind):
-            raise TypeError(f"{name}[{index}] must be a {kind.__name__}, got {type(item).__name__} {item!r}")
-    return found
-
-
 def _facets(facets) -> tuple:
-    found = _sequence(facets, Facet, "facets")
+    found = sequence_of(facets, Facet, "facets")
     if not found:
         raise ValueError("facets must name at least one part of the question, got ()")
     return found
@@ -147,7 +138,7 @@ def compose_answer(facets, packet) -> Answer:
     citing the first id that carries it. Two or more different wordings: a
     conflict sentence, then every wording with its source, and no single value.
     """
-    facets, packet = _facets(facets), _sequence(packet, Passage, "packet")
+    facets, packet = _facets(facets), sequence_of(packet, Passage, "packet")
     sentences: list[Sentence] = []
     missing, disputed, answered = [], [], 0
     for facet in facets:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from modules.checks import sequence_of
 from modules.units import chars, lab_tokens, utf8_bytes
 
 __all__ = [
@@ -76,13 +77,7 @@ class BudgetWalk(namedtuple("BudgetWalk", "policy unit budget kept skipped_ids u
 
 
 def _chunks(chunks: object) -> tuple[Chunk, ...]:
-    if isinstance(chunks, (str, bytes, Chunk)) or not hasattr(chunks, "__iter__"):  # one Chunk is a tuple too
-        raise TypeError(f"chunks must be a sequence of Chunk, got {type(chunks).__name__}")
-    found = tuple(chunks)
-    for index, chunk in enumerate(found):
-        if not isinstance(chunk, Chunk):
-            raise TypeError(f"chunks[{index}] must be a Chunk, got {type(chunk).__name__} {chunk!r}")
-    return found
+    return sequence_of(chunks, Chunk, "chunks")
 
 
 def _measure(counter, text: str) -> int:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from modules.checks import sequence_of
+
 # `fractions` is imported inside the two functions that build a Fraction: the trace
 # only needs counts, and skipping the import saves about 2 ms on every run.
 
@@ -75,13 +77,7 @@ def check_budget(max_quote_chars: object) -> int:
 
 
 def check_passages(candidates: object) -> tuple[Passage, ...]:
-    if isinstance(candidates, (str, bytes)) or not hasattr(candidates, "__iter__"):
-        raise TypeError(f"candidates must be a sequence of Passage, got {type(candidates).__name__}")
-    passages = tuple(candidates)
-    for rank, passage in enumerate(passages, start=1):
-        if not isinstance(passage, Passage):
-            raise TypeError(f"candidates[{rank - 1}] must be a Passage, got {type(passage).__name__} {passage!r}")
-    return passages
+    return sequence_of(candidates, Passage, "candidates")
 
 
 def collapse_repeated_ids(passages: tuple[Passage, ...]) -> tuple[Passage, ...]:

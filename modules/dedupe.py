@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from modules.checks import sequence_of
+
 __all__ = [
     "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
     "dedupe_ids", "dedupe_text", "canonical_key", "dedupe_canonical", "lines_overlap", "ranked",
@@ -110,13 +112,7 @@ class OverlapSelection(namedtuple("OverlapSelection", "selected rejected")):
 
 
 def _chunks(chunks: object) -> tuple[Chunk, ...]:
-    if isinstance(chunks, (str, bytes, Chunk)) or not hasattr(chunks, "__iter__"):  # one Chunk is a tuple too
-        raise TypeError(f"chunks must be a sequence of Chunk, got {type(chunks).__name__}")
-    found = tuple(chunks)
-    for index, chunk in enumerate(found):
-        if not isinstance(chunk, Chunk):
-            raise TypeError(f"chunks[{index}] must be a Chunk, got {type(chunk).__name__} {chunk!r}")
-    return found
+    return sequence_of(chunks, Chunk, "chunks")
 
 
 def dedupe_ids(chunks) -> tuple[Chunk, ...]:

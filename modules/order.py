@@ -24,6 +24,7 @@ import math
 import re
 from collections import namedtuple
 
+from modules.checks import sequence_of
 from modules.units import lab_tokens
 
 __all__ = [
@@ -97,13 +98,7 @@ def _check_int(value: object, name: str, low: int = 0) -> int:
 
 
 def _check_chunks(chunks: object, name: str = "chunks") -> tuple[Chunk, ...]:
-    if isinstance(chunks, (str, bytes, Chunk)) or not hasattr(chunks, "__iter__"):  # one Chunk is a tuple too
-        raise TypeError(f"{name} must be a sequence of Chunk, got {type(chunks).__name__} {chunks!r}")
-    found = tuple(chunks)
-    for index, chunk in enumerate(found):
-        if not isinstance(chunk, Chunk):
-            raise TypeError(f"{name}[{index}] must be a Chunk, got {type(chunk).__name__} {chunk!r}")
-    return found
+    return sequence_of(chunks, Chunk, name)
 
 
 def _check_question(question: object) -> str:
