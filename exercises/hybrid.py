@@ -20,11 +20,14 @@ UNIT_WORDS = {"mm": "mm", "millimetre": "mm", "millimetres": "mm", "millimeter":
 def parse_size(text: str) -> tuple:
     """Task 1. Read at most one size from `text`; return (state, value_mm).
 
-    A size is a number (digits, optionally with one decimal point that has digits
-    on both sides: "16", "0.625"; ".5", "16." and "1.2.3" are not numbers, and a
-    word like them is ignored) followed, with or without a space, by an optional
-    unit word from UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches").
-    Case does not matter.
+    Split the text into words on spaces and commas; punctuation that ends a
+    sentence (. ; : ! ?) at the end of a word is not part of it, so "seal 16."
+    holds the bare number 16 and "a 16 mm." holds 16 mm. A size is a number
+    (digits, optionally with one decimal point that has digits on both sides:
+    "16", "0.625"; ".5" and "1.2.3" are not numbers, and a word like them is
+    ignored) followed, with or without a space, by an optional unit word from
+    UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches"); anything else glued to
+    the number ("16.mm", "16x") leaves it without a unit. Case does not matter.
 
       one number with a unit    -> ("ready", <millimetres as exact decimal text>)
                                    use to_mm(number_text, unit): to_mm("0.625", "inch") == "15.875"

@@ -48,7 +48,8 @@ FIELD_WEIGHTS = {"title": 3, "description": 1}   # declared, not tuned: a title 
 MM_PER_INCH = "25.4"                              # exact by definition
 UNIT_WORDS = {"mm": "mm", "millimetre": "mm", "millimetres": "mm", "millimeter": "mm", "millimeters": "mm",
               "inch": "inch", "inches": "inch"}
-_SIZE = re.compile(r"(?<![\w.])([0-9]+(?:\.[0-9]+)?)(?:\s*(millimetres|millimeters|millimetre|millimeter|mm|inches|inch)\b)?")
+# A number is digits with at most one inner point: "1.2.3" (a version) and ".5" are not numbers.
+_SIZE = re.compile(r"(?<![\w.])([0-9]+(?:\.[0-9]+)?)(?!\.?[0-9])(?:\s*(millimetres|millimeters|millimetre|millimeter|mm|inches|inch)\b)?")
 _WORD = re.compile(r"[a-z]+")
 _STOPWORDS = frozenset(("a", "an", "the", "for", "of", "or", "and", "with", "to", "in", "on", "x", *UNIT_WORDS))
 # Longest phrase first, so "lip seal" wins over a plain "seal".

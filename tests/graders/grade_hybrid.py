@@ -90,14 +90,27 @@ def test_task1_no_size_or_two_sizes():
 def test_task1_a_number_has_digits_on_both_sides_of_its_point():
     fn = function(load(LESSON), "parse_size")
     for text, why in (
-        ("step 2. fit a 16 mm seal", "'2.' ends in a point, so by the task's rule it is not a number (a numbered "
-                                     "step, not a size): the one size is 16 mm"),
         ("firmware 1.2.3, seal 16 mm", "'1.2.3' has two points, so it is not a number (a version, not a size): "
                                        "the one size is 16 mm"),
         ("seal 16 mm, wall .5 inch", "'.5' has no digit before its point, so by the task's rule it is not a "
                                      "number: the one size is 16 mm"),
     ):
         expect(_size(fn, text), ("ready", "16"), f"parse_size({text!r})", why=why)
+
+
+def test_task1_a_full_stop_ends_the_sentence_not_the_number():
+    fn = function(load(LESSON), "parse_size")
+    for text, want, why in (
+        ("I need a 16 mm.", ("ready", "16"), "the full stop ends the sentence; 'mm' is still the unit"),
+        ("Do you stock seal 16?", ("clarify", None), "'16?' is the bare number 16: ask for its unit"),
+        ("seal 16.", ("clarify", None), "'16.' is the number 16 at the end of a sentence, with no unit: ask, "
+                                        "never drop a size the customer wrote"),
+        ("seal 16.mm", ("clarify", None), "'16.mm' is 16 with '.mm' glued on, which is not a unit word: the "
+                                          "number stays, without a unit, so ask"),
+        ("step 2. fit a 16 mm seal", ("failed", None), "'2.' is the number 2 before a full stop, so the text "
+                                                       "holds two numbers: which one is the size?"),
+    ):
+        expect(_size(fn, text), want, f"parse_size({text!r})", why=why)
 
 
 def test_task1_agrees_with_the_lesson_queries():

@@ -19,8 +19,13 @@ WRONG_ANSWERS = [
     {"name": "any word after a number counts as a unit (mm assumed)", "task": 1,
      "replace": [("unit = UNIT_WORDS.get(glued) if glued else UNIT_WORDS.get(after)",
                   'unit = UNIT_WORDS.get(glued or after, "mm")')]},
-    {"name": "a point at either end of a number accepted", "task": 1,
-     "replace": [(' or number[0] == "." or number[-1] == ".":', ":")]},
+    {"name": "a point at the start of a number accepted ('.5')", "task": 1,
+     "replace": [(' or number[0] == ".":', ":")]},
+    {"name": "a point glued between number and unit ignored ('16.mm' read as 16 mm)", "task": 1,
+     "replace": [("glued = word[len(number):]", 'glued = word[len(number):].lstrip(".")')]},
+    {"name": "a full stop kept on the word (a size at the end of a sentence is lost)", "task": 1,
+     "replace": [('words = [word.rstrip(".;:!?") for word in text.lower().replace(",", " ").split()]',
+                  'words = text.lower().replace(",", " ").split()')]},
     {"name": "a number with several points accepted", "task": 1,
      "replace": [('not number.replace(".", "", 1).isdigit()', 'not number.replace(".", "").isdigit()')]},
     {"name": "ranks counted from 0", "task": 2,
@@ -67,8 +72,17 @@ WRONG_ANSWERS = [
 
 # Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
 EQUIVALENT_MUTANTS = [
-    {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz")',
-     "after": "number = word.rstrip('XXabcdefghijklmnopqrstuvwxyzXX')",
+    {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".")',
+     "after": "number = word.rstrip('XXabcdefghijklmnopqrstuvwxyzXX').rstrip(\".\")",
+     "why": "the words come from text.lower(), which leaves no upper-case 'X' in them, so also stripping 'X' "
+            "strips nothing more"},
+    {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".")',
+     "after": "number = word.rstrip(\"abcdefghijklmnopqrstuvwxyz\").rstrip('XX.XX')",
+     "why": "the words come from text.lower(), which leaves no upper-case 'X' in them, so also stripping 'X' "
+            "strips nothing more"},
+    {"where": "parse_size",
+     "before": 'words = [word.rstrip(".;:!?") for word in text.lower().replace(",", " ").split()]',
+     "after": "words = [word.rstrip('XX.;:!?XX') for word in text.lower().replace(\",\", \" \").split()]",
      "why": "the words come from text.lower(), which leaves no upper-case 'X' in them, so also stripping 'X' "
             "strips nothing more"},
     {"where": "parse_size", "before": 'after = words[index + 1] if index + 1 < len(words) else ""',
