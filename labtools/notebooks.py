@@ -70,10 +70,20 @@ def _clean(nb) -> None:
                    "language_info": {"name": "python"}}
     for cell in nb.cells:
         cell.metadata = {}
+        merged = []
         for output in cell.get("outputs", []):
             output.pop("transient", None)
             if "metadata" in output:
                 output["metadata"] = {}
+            # A busy kernel flushes one print in several messages: join them, so the saved
+            # notebook does not depend on the machine's load.
+            if (merged and output.get("output_type") == "stream" == merged[-1].get("output_type")
+                    and output.get("name") == merged[-1].get("name")):
+                merged[-1]["text"] += output["text"]
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
 
 
 async def _execute(nb) -> None:

@@ -333,6 +333,12 @@ def test_task5_the_reference_digest():
     expect(call(fn, simple, shown=f"packet_seal({simple})"),
            hashlib.sha256(b'{"a@1":["x",2],"b@1":1}').hexdigest(), f"packet_seal({simple})",
            why='the canonical text is {"a@1":["x",2],"b@1":1}')
+    # Forty items: the chance that a set happens to iterate in sorted order is nil, whatever
+    # PYTHONHASHSEED this process drew (a small set would sometimes hide the mistake).
+    many = {"tags@1": {f"tag-{number:02d}" for number in range(40)}}
+    expect(call(fn, many, shown="packet_seal({'tags@1': <a set of 40 tags>})"), _reference_seal(many),
+           "packet_seal({'tags@1': <a set of 40 tags>})",
+           why="a set's items are sealed as a sorted list, never in the order Python happens to iterate them")
 
 
 def test_task5_same_seal_whatever_the_order():
