@@ -1,0 +1,29 @@
+"""The one test command's set-up: it reads the same requirements on 3.10 (no tomllib) as on 3.11+."""
+
+import builtins
+
+import pytest
+
+from labtools import devenv
+from helpers import ROOT
+
+
+def test_the_small_reader_agrees_with_tomllib(monkeypatch):
+    tomllib = pytest.importorskip("tomllib")
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    expected = tomllib.loads(text)["project"]["optional-dependencies"]
+    real_import = builtins.__import__
+
+    def no_tomllib(name, *args, **kwargs):  # what Python 3.10 sees
+        if name == "tomllib":
+            raise ModuleNotFoundError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_tomllib)
+    assert devenv.optional_dependencies(text) == expected
+
+
+def test_every_group_the_test_command_installs_is_declared():
+    requirements = devenv.requirements()
+    for needed in ("pytest", "hypothesis", "nbformat", "nbclient", "ipykernel", "rich"):
+        assert any(r.split(">")[0].split("=")[0] == needed for r in requirements), needed
