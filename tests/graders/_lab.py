@@ -171,6 +171,14 @@ def expect_error(errors, fn, *args, shown: str, why: str = "", **kwargs) -> None
     raise LabFailure(f"called {shown}\n  it returned normally\n  expected: it raises {names}{detail}")
 
 
+def expect_choice(lesson: str, name: str, best: str, task: int, reread: str) -> None:
+    """A multiple-choice quiz constant: one letter 'a'-'d', and the best one."""
+    answer = constant(load(lesson), name)
+    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == best, f"{name} = {answer!r} is not the best answer. {reread}, then try again "
+                                f"(hint: python3 -B methods.py hint {lesson} {task})")
+
+
 @contextlib.contextmanager
 def patched(module_name: str, **values):
     """Temporarily replace attributes of a course module (for example its evaluation labels)."""

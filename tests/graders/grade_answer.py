@@ -1,6 +1,6 @@
 """Grader for lesson 10, answer. Run: python3 -B methods.py check answer"""
 
-from _lab import Task, call, constant, expect, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_true, function, load
 from modules.answer import CORPUS, FACETS, SOURCE_TEXTS, Answer, Facet, Sentence, assemble
 from modules.context import CANDIDATES, Passage
 
@@ -293,10 +293,7 @@ def test_task3_lesson_query_set_counts():
 # ---------------------------------------------------------------- Tasks 4 and 5
 
 def _quiz(name, want, task):
-    answer = constant(load(LESSON), name)
-    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
-    expect_true(answer == want, f"{name} = {answer!r} is not the best answer. Reread the lesson's part on it, "
-                                f"then try again (hint: python3 -B methods.py hint answer {task})")
+    expect_choice(LESSON, name, want, task, "Reread the lesson's part on it")
 
 
 def test_task4_citation_quiz():

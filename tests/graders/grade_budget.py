@@ -1,6 +1,6 @@
 """Grader for lesson 02, budget. Run: python3 -B methods.py check budget"""
 
-from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules.budget import RANKED, REQUESTS, WINDOW_TOKENS, BudgetWalk, Chunk, Request
 from modules.units import chars, lab_tokens
 
@@ -186,7 +186,4 @@ def test_task3_exact_fit_and_exact_k():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_reserve_quiz():
-    answer = constant(load(LESSON), "RESERVE_QUIZ")
-    expect_true(answer in ("a", "b", "c", "d"), f"RESERVE_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
-    expect_true(answer == "b", f"RESERVE_QUIZ = {answer!r} is not the best answer. Reread the lesson's part on the "
-                               "window equation, then try again (hint: python3 -B methods.py hint budget 4)")
+    expect_choice(LESSON, "RESERVE_QUIZ", "b", 4, "Reread the lesson's part on the window equation")

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from _lab import Task, call, constant, expect, expect_error, expect_true, function, load, patched
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load, patched
 from modules.context import CANDIDATES, ContextRecord, Passage, RELEVANT_IDS
 
 LESSON = "context"
@@ -233,7 +233,4 @@ def test_task3_selector_ignores_the_labels():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_labels_quiz():
-    answer = constant(load(LESSON), "LABELS_QUIZ")
-    expect_true(answer in ("a", "b", "c", "d"), f"LABELS_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
-    expect_true(answer == "b", f"LABELS_QUIZ = {answer!r} is not the best answer. Reread the lesson's part on "
-                               "why the labels stay apart, then try again (hint: python3 -B methods.py hint context 4)")
+    expect_choice(LESSON, "LABELS_QUIZ", "b", 4, "Reread the lesson's part on why the labels stay apart")

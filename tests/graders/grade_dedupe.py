@@ -1,6 +1,6 @@
 """Grader for lesson 03, dedupe. Run: python3 -B methods.py check dedupe"""
 
-from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules.dedupe import (CANONICAL_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, CanonicalDedupe, Chunk,
                             OverlapSelection, TextDedupe)
 
@@ -269,7 +269,4 @@ def test_task5_reason_names_the_selected_chunk():
 # ---------------------------------------------------------------- Task 6
 
 def test_task6_canonical_quiz():
-    answer = constant(load(LESSON), "CANONICAL_QUIZ")
-    expect_true(answer in ("a", "b", "c", "d"), f"CANONICAL_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
-    expect_true(answer == "c", f"CANONICAL_QUIZ = {answer!r} is not the best answer. Reread the lesson's part on "
-                               "canonical documents, then try again (hint: python3 -B methods.py hint dedupe 6)")
+    expect_choice(LESSON, "CANONICAL_QUIZ", "c", 6, "Reread the lesson's part on canonical documents")

@@ -2,7 +2,7 @@
 
 from itertools import combinations, permutations
 
-from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref
 from modules.eligibility import STATES, evaluate
 from modules.hybrid import reciprocal_rank_fusion
@@ -215,7 +215,4 @@ def test_task4_lesson_queries():
 # ---------------------------------------------------------------- Task 5
 
 def test_task5_expired_first_quiz():
-    answer = constant(load(LESSON), "EXPIRED_FIRST_QUIZ")
-    expect_true(answer in ("a", "b", "c", "d"), f"EXPIRED_FIRST_QUIZ is {answer!r}; set it to one letter: 'a'-'d'")
-    expect_true(answer == "c", f"EXPIRED_FIRST_QUIZ = {answer!r} is not the best answer. Walk the layers in the "
-                               "order the data flows (hint: python3 -B methods.py hint eligibility 5)")
+    expect_choice(LESSON, "EXPIRED_FIRST_QUIZ", "c", 5, "Walk the layers in the order the data flows")

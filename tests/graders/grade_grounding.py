@@ -3,7 +3,7 @@
 import copy
 import json
 
-from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules.catalogue import QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, opaque_ref, query_by_id
 from modules.grounding import (HEALTHY, LAYERS, NOTHING_QUERY, REASON_CODES, USER_MESSAGES, VARIANTS,
                                build_index, layer_checks, run_query)
@@ -251,10 +251,7 @@ def test_task3_unsafe_reasons_are_refused():
 # ---------------------------------------------------------------- Tasks 4 and 5
 
 def _quiz(name: str, want: str, number: int) -> None:
-    answer = constant(load(LESSON), name)
-    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
-    expect_true(answer == want, f"{name} = {answer!r} is not the best answer. Reread the lesson's part on it, "
-                                f"then try again (hint: python3 -B methods.py hint grounding {number})")
+    expect_choice(LESSON, name, want, number, "Reread the lesson's part on it")
 
 
 def test_task4_rebuild_quiz():

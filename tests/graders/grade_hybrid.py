@@ -1,6 +1,6 @@
 """Grader for lesson 07, hybrid. Run: python3 -B methods.py check hybrid"""
 
-from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules.catalogue import QUERIES, permitted_listings
 from modules.hybrid import hybrid_search, parse_diameter
 
@@ -230,7 +230,4 @@ def test_task3_matches_the_lesson():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_raw_scores_quiz():
-    answer = constant(load(LESSON), "RAW_SCORES_QUIZ")
-    expect_true(answer in ("a", "b", "c", "d"), f"RAW_SCORES_QUIZ is {answer!r}; set it to one letter: 'a'-'d'")
-    expect_true(answer == "b", f"RAW_SCORES_QUIZ = {answer!r} is not the best answer. Look again at the lesson's "
-                               "table where only the cosine's scale changes (hint: python3 -B methods.py hint hybrid 4)")
+    expect_choice(LESSON, "RAW_SCORES_QUIZ", "b", 4, "Look again at the lesson's table where only the cosine's scale changes")

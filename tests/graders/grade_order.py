@@ -3,7 +3,7 @@
 import time
 from fractions import Fraction
 
-from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules import order as lesson
 from modules.order import Chunk
 
@@ -248,7 +248,4 @@ def test_task3_order_against_the_seed_baseline():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_copier_quiz():
-    answer = constant(load(LESSON), "COPIER_QUIZ")
-    expect_true(answer in ("a", "b", "c", "d"), f"COPIER_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
-    expect_true(answer == "b", f"COPIER_QUIZ = {answer!r} is not the best answer. Reread the lesson's part on the "
-                               "quote copier and Liu et al., then try again (hint: python3 -B methods.py hint order 4)")
+    expect_choice(LESSON, "COPIER_QUIZ", "b", 4, "Reread the lesson's part on the quote copier and Liu et al.")

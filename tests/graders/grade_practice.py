@@ -1,6 +1,6 @@
 """Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
 
-from _lab import Task, call, constant, expect, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_true, function, load
 from modules.practice import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, Conflict, Plan
 
 LESSON = "practice"
@@ -312,10 +312,7 @@ def test_task4_freshness_runs_first():
 # ---------------------------------------------------------------- Tasks 5 to 7
 
 def _quiz(name, want, task):
-    answer = constant(load(LESSON), name)
-    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
-    expect_true(answer == want, f"{name} = {answer!r} is not the best answer. Reread the scenario and the lessons "
-                                f"it draws on, then try again (hint: python3 -B methods.py hint practice {task})")
+    expect_choice(LESSON, name, want, task, "Reread the scenario and the lessons it draws on")
 
 
 def test_task5_a2_quiz():

@@ -1,6 +1,6 @@
 """Grader for lesson 04, versions. Run: python3 -B methods.py check versions"""
 
-from _lab import Task, call, constant, expect, expect_error, expect_true, function, load
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules.versions import COLLECTION, DEPOSITS, LATE_FEES, SUPERSEDES, Record, current_public
 
 LESSON = "versions"
@@ -177,7 +177,4 @@ def test_task3_links_count_only_from_present_records():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_score_quiz():
-    answer = constant(load(LESSON), "SCORE_QUIZ")
-    expect_true(answer in ("a", "b", "c", "d"), f"SCORE_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
-    expect_true(answer == "b", f"SCORE_QUIZ = {answer!r} is not the best answer. Reread the lesson's part on the "
-                               "500 and 600 crown deposits (hint: python3 -B methods.py hint versions 4)")
+    expect_choice(LESSON, "SCORE_QUIZ", "b", 4, "Reread the lesson's part on the 500 and 600 crown deposits")
