@@ -12,7 +12,7 @@ Stuck?            python3 -B methods.py hint budget
 """
 
 from modules.budget import BudgetWalk, Chunk, Request
-from modules.units import chars, lab_tokens
+from modules.common.units import chars, lab_tokens
 
 
 def evidence_budget(window: int, system: int, history: int, tools: int, output_reserve: int, margin: int) -> int:
@@ -33,7 +33,7 @@ def skip_walk(chunks, budget: int, counter=chars) -> BudgetWalk:
     """Task 2. Walk `chunks` (a sequence of Chunk, best first) under `budget`.
 
     Measure each chunk with `counter(chunk.text)`, a function str -> int such as
-    modules.units.chars or modules.units.lab_tokens: never assume len(). A chunk
+    modules.common.units.chars or modules.common.units.lab_tokens: never assume len(). A chunk
     fits when the running total plus its size is at most the budget; it is kept
     whole. A chunk that does not fit is skipped whole (never cut) and the walk
     goes on to the next. Raise ValueError if `budget` is negative.

@@ -18,7 +18,7 @@ Stuck?             python3 -B methods.py hint practice
 from datetime import date
 
 from modules.practice import Candidate, Conflict, Decision, Plan, stated_amounts
-from modules.units import lab_tokens
+from modules.common.units import lab_tokens
 
 
 def is_current(candidate: Candidate, as_of: str) -> bool:

@@ -2,8 +2,13 @@
 
     {"heading": str}
     {"text": str}
-    {"table": {"title": str, "columns": [str, ...], "rows": [[cell, ...], ...]}}
-    {"chart": {"title": str, "rows": [[label, value, maximum], ...], "width": int}}
+    {"table": {"title": str, "columns": [str, ...], "rows": [[cell, ...], ...],
+               "legend": str (optional: what the columns mean, and their units)}}
+    {"chart": {"title": str, "rows": [[label, value, maximum], ...], "width": int,
+               "legend": str (optional)}}
+
+Any block may also carry "key": a stable name that notebooks and tests use to pick the
+block (`block(view, key)`), so reordering a view never puts the wrong table in a notebook.
 
 Plain text is the default and what the golden tests compare: no colour, no
 terminal width, the same bytes everywhere. `rich` is imported only by
@@ -55,6 +60,28 @@ def bar(value: float, maximum: float, width: int = 30) -> str:
     return "#" * filled + "." * (width - filled)
 
 
+def block(blocks: list[dict], key: str) -> dict:
+    """The one block of a view whose "key" is `key`."""
+    found = [b for b in blocks if b.get("key") == key]
+    if len(found) != 1:
+        keys = [b["key"] for b in blocks if "key" in b]
+        raise KeyError(f"{len(found)} blocks have key {key!r}; keys in this view: {keys}")
+    return found[0]
+
+
+def blocks_between(blocks: list[dict], first: str, last: str) -> list[dict]:
+    """The blocks from the one keyed `first` to the one keyed `last`, both included."""
+    start, end = blocks.index(block(blocks, first)), blocks.index(block(blocks, last))
+    if end < start:
+        raise KeyError(f"block {last!r} comes before {first!r}")
+    return blocks[start:end + 1]
+
+
+def _legend(spec: dict) -> list[str]:
+    legend = spec.get("legend")
+    return wrap(legend).split("\n") if legend else []
+
+
 def plain_table(table: dict) -> str:
     """Columns two spaces apart; a column whose cells are all numbers (or None) is right-aligned."""
     columns = [str(c) for c in table["columns"]]
@@ -66,7 +93,7 @@ def plain_table(table: dict) -> str:
         for i, value in enumerate(values):
             widths[i] = max(widths[i], len(row[i]))
             right[i] = right[i] and (_numeric(value) or value is None)
-    out = [table["title"]] if table.get("title") else []
+    out = ([table["title"]] if table.get("title") else []) + _legend(table)
     for cells in (columns, ["-" * w for w in widths], *rows):  # the rule line pads to itself
         out.append("  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip())
     return "\n".join(out)
@@ -76,7 +103,7 @@ def plain_chart(chart: dict) -> str:
     width = chart.get("width", 30)
     rows = chart["rows"]
     label_width = max(len(str(r[0])) for r in rows)
-    out = [chart["title"]] if chart.get("title") else []
+    out = ([chart["title"]] if chart.get("title") else []) + _legend(chart)
     for label, value, maximum in rows:
         out.append(f"{str(label).ljust(label_width)}  |{bar(value, maximum, width)}| {_cell(value)}")
     return "\n".join(out)

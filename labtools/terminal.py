@@ -29,6 +29,8 @@ def render_rich(blocks: list[dict]) -> None:  # pragma: no cover - needs a termi
             for row in spec["rows"]:
                 table.add_row(*(Text(_cell(v)) for v in row))
             console.print(table)
+            if spec.get("legend"):
+                console.print(Text(spec["legend"], style="dim"))
         elif "chart" in block:
             console.print(plain_chart(block["chart"]), highlight=False, markup=False)
         console.print()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from modules.checks import sequence_of
+from modules.common.checks import sequence_of
 from modules.context import (CANDIDATES, QUESTION, ContextRecord, Passage, check_passages, collapse_repeated_ids,
                              select_context)
 

@@ -12,7 +12,7 @@ Three ideas, each with its own small mechanism:
 * A fixed top-k is sized for the average request, but the request that overflows
   is the largest one. An overflowing request gets no answer at all.
 
-Every count goes through a counter, a function str -> int (see modules/units.py),
+Every count goes through a counter, a function str -> int (see modules/common/units.py),
 so the same walk runs in characters, UTF-8 bytes or lab tokens. A lab token is a
 teaching unit, not a model token: a real model counts its whole input with its own
 tokenizer, and the lab ships none.
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from modules.checks import sequence_of
-from modules.units import chars, lab_tokens, utf8_bytes
+from modules.common.checks import sequence_of
+from modules.common.units import chars, lab_tokens, utf8_bytes
 
 __all__ = [
     "Chunk", "BudgetWalk", "Request", "POLICIES", "fill_budget", "evidence_budget",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from modules.checks import sequence_of
+from modules.common.checks import sequence_of
 
 # `fractions` is imported inside the two functions that build a Fraction: the trace
 # only needs counts, and skipping the import saves about 2 ms on every run.

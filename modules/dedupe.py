@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from modules.checks import sequence_of
+from modules.common.checks import sequence_of
 
 __all__ = [
     "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",

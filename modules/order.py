@@ -24,8 +24,8 @@ import math
 import re
 from collections import namedtuple
 
-from modules.checks import sequence_of
-from modules.units import lab_tokens
+from modules.common.checks import sequence_of
+from modules.common.units import lab_tokens
 
 __all__ = [
     "Chunk", "Query", "Reading", "WINDOW", "POSITION_WEIGHTS", "TEMPERATURE", "SEED", "LAYOUTS",
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 LABEL = "FICTIONAL reader simulator (seeded arithmetic, no model)"
-WINDOW = 240                 # lab tokens, counted with modules.units.lab_tokens
+WINDOW = 240                 # lab tokens, counted with modules.common.units.lab_tokens
 POSITION_WEIGHTS = {"first": 1.0, "last": 0.8, "other": 0.45}
 TEMPERATURE = 1.0            # overlap difference that multiplies a chunk's odds by e
 SEED = 507                   # the lesson's own seed; --seed N replaces it (see the notebook on seeds)
@@ -687,7 +687,7 @@ def trace(seed: int = SEED) -> dict:
         "simulator": {"label": LABEL, "window_lab_tokens": WINDOW, "position_weights": dict(POSITION_WEIGHTS),
                       "temperature": TEMPERATURE, "seed": seed,
                       "prompt": "instruction line, question line, one '[id] text' line per chunk; "
-                                "counted with modules.units.lab_tokens; over the window = refusal"},
+                                "counted with modules.common.units.lab_tokens; over the window = refusal"},
         "fixture": {"chunks": len(CHUNKS), "concepts": len({c.concept for c in CHUNKS}),
                     "queries": len(QUERIES), "retriever": "shared content words weighted by rarity, ties by id",
                     "note": "fictional ferry company; gold ids are evaluation labels the reader never sees"},

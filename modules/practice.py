@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from modules.units import lab_tokens
+from modules.common.units import lab_tokens
 
 __all__ = [
     "Candidate", "Decision", "Conflict", "Plan", "stated_amounts", "is_current", "canonical_dedupe",
@@ -359,7 +359,7 @@ def trace(solution: bool = False) -> dict:
         "as_of": AS_OF,
         "scope": SCOPE,
         "budget": BUDGET,
-        "unit": "lab tokens (modules/units.py): whitespace pieces, each ceil(len / 5)",
+        "unit": "lab tokens (modules/common/units.py): whitespace pieces, each ceil(len / 5)",
         "declared_rules": [list(r) for r in RULES],
         "candidates": [{"rank": rank, "id": c.id, "similarity": c.similarity, "document": c.document,
                         "chunk": c.chunk, "canonical": c.canonical, "source": c.source, "scope": c.scope,

@@ -8,7 +8,7 @@ from helpers import methods
 from modules import budget
 from modules.budget import (RANKED, REQUESTS, WINDOW_TOKENS, WORKED, Chunk, Request, count_overflows,
                             evidence_budget, fill_budget, prompt_sizes, request_fits)
-from modules.units import chars, lab_tokens, utf8_bytes
+from modules.common.units import chars, lab_tokens, utf8_bytes
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from helpers import methods
 from modules import order
 from modules.order import (CHUNKS, QUERIES, SEED, WINDOW, Chunk, build_layout, build_prompt, prompt_tokens,
                            reorder_lost_in_middle, reorder_parity_variant, share_of_change, simulate_reader)
-from modules.units import lab_tokens
+from modules.common.units import lab_tokens
 
 SECOND_SEED = 520  # any other seed; the shapes below must hold for it too
 

@@ -9,7 +9,7 @@ from helpers import ROOT, methods
 from modules import practice
 from modules.practice import (AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, Candidate, canonical_dedupe,
                               decision_table, is_current, settle_conflict, stated_amounts)
-from modules.units import lab_tokens
+from modules.common.units import lab_tokens
 
 REFERENCE = [
     ("A1", "keep", "evidence", 1), ("E1", "discard", "off_topic", None), ("B1", "discard", "mirror", None),

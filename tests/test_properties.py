@@ -142,7 +142,7 @@ def test_a_repeated_id_with_different_text_is_refused():
 @FAST
 @given(st.lists(st.text(alphabet="abcdefgh é", max_size=14), max_size=6))
 def test_lab_tokens_add_up_over_whitespace_and_bytes_never_undercount(pieces):
-    from modules.units import chars, lab_tokens, utf8_bytes
+    from modules.common.units import chars, lab_tokens, utf8_bytes
     joined = " ".join(pieces)
     assert lab_tokens(joined) == sum(lab_tokens(p) for p in pieces)
     assert utf8_bytes(joined) >= chars(joined) and lab_tokens(joined) <= chars(joined)
@@ -162,7 +162,7 @@ def budget_chunks(draw):
        st.sampled_from(["skip", "stop", "truncate"]))
 def test_budget_walks_never_exceed_and_only_truncate_cuts(chunks, limit, unit, policy):
     budget = lesson_module("budget")
-    from modules import units
+    from modules.common import units
     counter = getattr(units, unit)
     walk = budget.fill_budget(chunks, limit, counter, policy)
     assert walk.used == sum(counter(c.text) for c in walk.kept) <= limit

@@ -23,7 +23,8 @@ ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p /
 sys.path.insert(0, str(ROOT))
 
 from labtools.render import render_plain
-from modules import budget, units
+from modules import budget
+from modules.common import units
 
 record = budget.trace()
 blocks = budget.view(record)
@@ -91,7 +92,7 @@ show("One passage, three units")
 print(budget.NON_ASCII.text)
 
 # %% [markdown]
-# A **lab token** is a teaching unit defined in `modules/units.py`: split on whitespace
+# A **lab token** is a teaching unit defined in `modules/common/units.py`: split on whitespace
 # and count each piece as ceil(length / 5). It is *not* a model token. A real model counts
 # its whole input, instructions and wrapping included, with its own tokenizer, and a real
 # adapter would reserve room for the output in that same count. The lab ships no

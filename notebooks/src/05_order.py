@@ -48,7 +48,7 @@ print(render_plain(blocks[1:2]))
 # ## The simulator, in four rules
 #
 # 1. **Window.** The prompt is an instruction line, the question and one `[id] text` line
-#    per chunk, counted in lab tokens (`modules/units.py`). Over 240 lab tokens the reader
+#    per chunk, counted in lab tokens (`modules/common/units.py`). Over 240 lab tokens the reader
 #    refuses and gives no answer.
 # 2. **Attention by position.** Each chunk is read or skipped: it is read when a seeded
 #    draw falls below its position weight, 1.0 for the first place, 0.8 for the last and

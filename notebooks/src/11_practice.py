@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from labtools.render import render_plain
 from modules import practice
-from modules.units import lab_tokens
+from modules.common.units import lab_tokens
 
 scenario = practice.trace()
 print(render_plain(practice.view(scenario)[1:4]))

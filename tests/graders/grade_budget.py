@@ -2,7 +2,7 @@
 
 from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules.budget import RANKED, REQUESTS, WINDOW_TOKENS, BudgetWalk, Chunk, Request
-from modules.units import chars, lab_tokens
+from modules.common.units import chars, lab_tokens
 
 LESSON = "budget"
 

@@ -238,7 +238,7 @@ def test_task4_packet_dedupe_conflict_and_tokens():
     expect(plan.dedupe, {"B1": "travel-policy"}, shown + " -> dedupe")
     expect((plan.conflict.state, plan.conflict.kept), ("unresolved", ("D2", "D1")), shown + " -> conflict (state, kept)")
     expect((plan.used_tokens, plan.budget), (202, 1000), shown + " -> (used_tokens, budget)",
-           why="69 + 49 + 25 + 23 + 36 lab tokens, counted with modules.units.lab_tokens")
+           why="69 + 49 + 25 + 23 + 36 lab tokens, counted with modules.common.units.lab_tokens")
 
 
 def test_task4_with_a_declared_rule():

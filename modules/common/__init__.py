@@ -1,0 +1,1 @@
+"""Support modules the lessons share: input checks, counting units, fixtures."""
