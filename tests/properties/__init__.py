@@ -1,0 +1,1 @@
+"""Property-based tests (hypothesis) of the lessons' public functions, one file per lesson."""
