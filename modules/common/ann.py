@@ -16,7 +16,7 @@ trade-off production indexes meet with a second, coarser quantizer).
 
     index = build(items, n_lists=8, seed=7)       items: ((id, Vector), ...)
     found = search(index, query, k=5, nprobe=2)   -> Search(ids, compared)
-    exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items))
+    exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items)); items may be the index
     recall_at_k(found.ids, exact.ids)             -> Fraction of the exact top-k found
     delete(index, item_id)                        -> a new index without the item
 """
@@ -50,6 +50,11 @@ class Index:
     lists: tuple            # tuple of tuples of item ids, one per centroid
     vectors: tuple          # ((id, Vector), ...) in build order
     index_version: str = INDEX_VERSION
+
+    def __post_init__(self):
+        # Each stored vector scaled to length 1 once, so a search does not redo it per comparison
+        # (not a field: two indexes of the same vectors still compare equal).
+        object.__setattr__(self, "_units", {item_id: unit(vector.values) for item_id, vector in self.vectors})
 
     def __len__(self) -> int:
         return sum(len(ids) for ids in self.lists)
@@ -145,9 +150,14 @@ def _ranked(scored: list, k: int) -> tuple:
 
 
 def exact_search(items, query: Vector, k: int) -> Search:
-    """The exact top-k by cosine: the reference an approximate search is measured against."""
-    found = _items(items)
+    """The exact top-k by cosine: the reference an approximate search is measured against.
+    `items` is a sequence of (id, Vector) pairs, or an Index (every vector it holds)."""
     whole_number(k, "k", minimum=1)
+    if isinstance(items, Index):
+        probe = unit(_query(query, items.version).values)
+        units = items._units
+        return Search(_ranked([(_dot(probe, units[item_id]), item_id) for item_id in units], k), len(units))
+    found = _items(items)
     probe = unit(_query(query, found[0][1].version if found else query.version).values)
     # The same score as search() (inner product of unit vectors), so a tie is a tie in both.
     return Search(_ranked([(_dot(probe, unit(vector.values)), item_id) for item_id, vector in found], k),
@@ -172,9 +182,8 @@ def search(index: Index, query: Vector, k: int, nprobe: int) -> Search:
     whole_number(nprobe, "nprobe", minimum=1)
     probe = unit(query.values)
     order = sorted(range(len(index.centroids)), key=lambda number: (-_dot(probe, index.centroids[number]), number))
-    vectors = dict(index.vectors)
-    scored = [(_dot(probe, unit(vectors[item_id].values)), item_id)
-              for number in order[:nprobe] for item_id in index.lists[number]]
+    units = index._units
+    scored = [(_dot(probe, units[item_id]), item_id) for number in order[:nprobe] for item_id in index.lists[number]]
     return Search(_ranked(scored, k), len(index.centroids) + len(scored))
 
 
