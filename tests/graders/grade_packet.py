@@ -414,6 +414,8 @@ def test_task5_a_set_that_cannot_be_sorted_names_its_field():
                              f"TypeError naming {where}") from None
         raise LabFailure(f"called {shown}\n  it returned normally\n  expected: TypeError naming {where} (a "
                          f"set of mixed types has no reliable order)")
+    expect_error(ValueError, fn, {"a@1": float("nan")}, shown="packet_seal({'a@1': float('nan')})",
+                 why="NaN is not JSON, and NaN != NaN: the lab's canonical JSON refuses it (allow_nan=False)")
     expect(call(fn, {"a@1": {"x", "y"}}, shown="packet_seal({'a@1': {'x', 'y'}})"),
            reference_seal({"a@1": ["x", "y"]}), "packet_seal({'a@1': {'x', 'y'}})",
            why="a set of str is fine: it is sealed as a sorted list")
