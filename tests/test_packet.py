@@ -405,7 +405,7 @@ def test_every_table_has_a_legend_and_every_block_a_key(record):
 
 def test_the_notebook_picks_blocks_by_key():
     source = (ROOT / "notebooks" / "src" / "06_packet.py").read_text(encoding="utf-8")
-    assert "blocks[" not in source and "block(" in source
+    assert "blocks[" not in source and "blocks_between(blocks, " in source
 
 
 # ---------------------------------------------------------------- bad input
