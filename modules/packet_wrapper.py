@@ -14,8 +14,9 @@ Escaping (escape_text), for an element's text and for every attribute value:
               them: the full-width look-alikes of < > " ' &, ligatures, superscripts),
               characters whose canonical decomposition holds markup (the negated
               relations U+226E and U+226F decompose to < and > under NFD), and a
-              combining mark at the very start of a value, where NFC would merge it
-              with the tag's > (U+0338 turns > into U+226F).
+              combining mark at the very start of a value, where it would join the
+              markup before it (in a one-line layout, NFC turns the tag's > followed
+              by U+0338 into U+226F and the boundary is gone).
 So NFC, NFD, NFKC or NFKD applied to the whole rendered packet parse back to the
 same evidence (the parser reads NFC, the span contract's normalisation).
 
@@ -90,9 +91,10 @@ def unescape_text(text: str) -> str:
         if semicolon and name in _UNNAMED:
             out += (_UNNAMED[name], tail)
         elif semicolon and name[:2] == "#x" and 2 < len(name) < 9 and name[2] != "0" and set(name[2:]) <= _HEX:
-            if int(name[2:], 16) > 0x10FFFF or 0xD800 <= int(name[2:], 16) <= 0xDFFF:
+            point = int(name[2:], 16)
+            if point > 0x10FFFF or 0xD800 <= point <= 0xDFFF:
                 raise ValueError(f"&{name}; is not a character escape_text could write")
-            out += (chr(int(name[2:], 16)), tail)
+            out += (chr(point), tail)
         else:
             raise ValueError(f"bare '&' before {short(part[:12])}: escape_text never writes it")
     found = "".join(out)
@@ -131,11 +133,13 @@ def _attributes(found: str, number: int) -> dict:
     where = f"evidence item {number}"
     if not names:
         raise ValueError(f"{where} has no attributes; the renderer always writes {list(ATTRS)}")
+    seen = set()
     for name in names:
         if name not in ATTRS:
             raise ValueError(f"{where} has an unknown attribute {short(name)}")
-        if names.count(name) > 1:
+        if name in seen:
             raise ValueError(f"{where} repeats the attribute {name!r}")
+        seen.add(name)
     missing = [name for name in ATTRS if name not in names]
     if missing:
         raise ValueError(f"{where} lacks the attribute(s) {missing}")
