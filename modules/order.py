@@ -24,13 +24,11 @@ from collections.abc import Mapping, MappingView, Set
 from modules.common.checks import sequence_of, short, whole_number
 from modules.common.units import lab_tokens
 
-__all__ = [
-    "Chunk", "Query", "Reading", "OrderEffect", "LABEL", "WINDOW", "POSITION_WEIGHTS", "SHARE_FLOOR",
-    "TEMPERATURE", "SEED", "LAYOUTS", "CHUNKS", "QUERIES", "content_words", "token_share",
-    "position_weight", "reader_scores", "reader_probabilities", "build_prompt", "prompt_tokens",
-    "reading_seed", "simulate_reader", "rank_chunks", "reorder_lost_in_middle", "reorder_parity_variant",
-    "build_layout", "share_of_change", "order_effect", "trace", "view",
-]
+__all__ = ["Chunk", "Query", "Reading", "OrderEffect", "LABEL", "WINDOW", "POSITION_WEIGHTS", "SHARE_FLOOR",
+           "TEMPERATURE", "SEED", "LAYOUTS", "CHUNKS", "QUERIES", "content_words", "token_share", "position_weight",
+           "reader_scores", "reader_probabilities", "build_prompt", "prompt_tokens", "reading_seed",
+           "simulate_reader", "rank_chunks", "reorder_lost_in_middle", "reorder_parity_variant", "build_layout",
+           "share_of_change", "order_effect", "trace", "view"]
 
 LABEL = "FICTIONAL reader simulator (seeded arithmetic, no model)"
 WINDOW = 240                 # lab tokens, counted with modules.common.units.lab_tokens
@@ -92,9 +90,8 @@ def _check_question(question: object) -> str:
 
 
 def _ordered(items: object, name: str) -> list:
-    """`items` as a list, if they have an order of their own: a list, tuple, range or a
-    generator (read once). A set, a dict or a dict view is refused, since its order depends
-    on the hash seed, and so is a str, which is one value rather than a list of them."""
+    """`items` as a list if it has an order of its own (list, tuple, range, generator); a set,
+    dict or dict view is refused (its order depends on the hash seed), and so is a str."""
     if (isinstance(items, (str, bytes, Set, Mapping, MappingView)) or not hasattr(items, "__iter__")):
         raise TypeError(f"{name} must be an ordered sequence (list, tuple, range or generator), "
                         f"got {type(items).__name__} {short(items)}")
@@ -246,23 +243,17 @@ class Index:
 
 
 def reorder_lost_in_middle(items) -> list:
-    """Items given best first -> best first, second best last, alternating inward.
-
-    Ten items come out as ranks 1 3 5 7 9 10 8 6 4 2, four as 1 3 4 2: the odd ranks
-    walk in from the front, the even ranks from the back. Two slices, linear time.
-    `items` needs an order of its own: a set or a dict view raises TypeError.
-    """
+    """Items given best first -> best first, second best last, alternating inward: ten items
+    as ranks 1 3 5 7 9 10 8 6 4 2, four as 1 3 4 2 (Haystack's order). Two slices, linear
+    time. `items` needs an order of its own: a set or a dict view raises TypeError."""
     items = _ordered(items, "items")
     return items[0::2] + items[1::2][::-1]
 
 
 def reorder_parity_variant(items) -> list:
-    """The widely copied variant: reverse to ascending, then alternate from the front.
-
-    Written as slices with the same result as the insert-at-front loop it copies. Four
-    items give ranks 2 4 3 1 (best last); five give 1 3 5 4 2 (best first): where the
-    best item lands depends on whether the count is even.
-    """
+    """LangChain's and LlamaIndex's order: reverse to ascending, alternate from the front.
+    Slices with the same result as their insert-at-front loop. Four items give ranks
+    2 4 3 1 (best last); five give 1 3 5 4 2 (best first): it depends on the parity."""
     ascending = _ordered(items, "items")[::-1]
     return ascending[0::2][::-1] + ascending[1::2]
 
@@ -304,12 +295,12 @@ def share_of_change(before, after) -> Fraction:
     return Fraction(changes(first, _ordered(after, "after")), len(first))
 
 
-def changes(first: list, second: list) -> int:
+def changes(first: list, second: list, names: tuple = ("before", "after")) -> int:
     """How many pairs differ, after checking that the two runs pair up and are not empty."""
     if len(first) != len(second):
-        raise ValueError(f"before and after must pair up, got {len(first)} and {len(second)} items")
+        raise ValueError(f"{names[0]} and {names[1]} must pair up, got {len(first)} and {len(second)} items")
     if not first:
-        raise ValueError("before must not be empty: the share of nothing is undefined")
+        raise ValueError(f"{names[0]} must not be empty: the share of nothing is undefined")
     return sum(1 for a, b in zip(first, second) if a != b)
 
 
@@ -321,16 +312,19 @@ def order_effect(first, reordered, reseeded) -> OrderEffect:
     shares of change against `first`; `exceeds` is order_share > seed_share (equal is not
     more). Each argument as for share_of_change.
     """
-    first = _ordered(first, "first")  # read once, compared twice
-    order_share = share_of_change(first, reordered)
-    seed_share = share_of_change(first, reseeded)
-    return OrderEffect(order_share, seed_share, order_share > seed_share)
+    from fractions import Fraction
+
+    runs = [_ordered(run, name) for run, name in ((first, "first"), (reordered, "reordered"),
+                                                  (reseeded, "reseeded"))]
+    moved, reseeded_count, exceeds = order_effect_counts(*runs)
+    return OrderEffect(Fraction(moved, len(runs[0])), Fraction(reseeded_count, len(runs[0])), exceeds)
 
 
 def order_effect_counts(first: list, reordered: list, reseeded: list) -> tuple[int, int, bool]:
-    """order_effect on lists, in counts over the same questions: (order, seed, order > seed).
-    The trace uses it so that a lesson run never imports fractions."""
-    order_count, seed_count = changes(first, reordered), changes(first, reseeded)
+    """order_effect in counts over the same questions, (order, seed, order > seed): what the
+    trace uses, so that a lesson run never imports fractions."""
+    order_count = changes(first, reordered, ("first", "reordered"))
+    seed_count = changes(first, reseeded, ("first", "reseeded"))
     return order_count, seed_count, order_count > seed_count
 
 

@@ -528,7 +528,7 @@ def test_the_copier_of_lesson_01_has_no_position_effect():
     (lambda: build_layout("R", CHUNKS[1:3], "head"), TypeError, "relevant must be a Chunk, got str"),
     (lambda: share_of_change(["a"], ["a", "b"]), ValueError, "got 1 and 2 items"),
     (lambda: share_of_change([], []), ValueError, "before must not be empty"),
-    (lambda: order_effect(["a"], ["a"], ["a", "b"]), ValueError, "got 1 and 2 items"),
+    (lambda: order_effect(["a"], ["a"], ["a", "b"]), ValueError, "first and reseeded must pair up, got 1 and 2"),
     (lambda: reorder_lost_in_middle("abc"), TypeError, "items must be an ordered sequence"),
     (lambda: order.token_share("q", "chunk"), TypeError, "chunk must be a Chunk, got str"),
     (lambda: order.position_weight(4, 4), ValueError, "index must be < count (4), got 4"),
