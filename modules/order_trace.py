@@ -60,7 +60,7 @@ def _ranks(framework: dict, count: int) -> list[int]:
     return POLICIES[framework["same_as"]](range(1, count + 1))
 
 
-AVG_PROMPT = "avg prompt (lab tokens)"  # a mean of counts: one decimal, right-aligned under its header
+AVG_PROMPT = "avg prompt (lab tokens)"  # a mean of counts: shown with one decimal, as text
 
 
 def _label(record: dict) -> str:
@@ -120,7 +120,7 @@ def view(record: dict) -> list[dict]:
                       "chunk of the right concept; cited record, citing the right record itself.",
             "columns": ["k", AVG_PROMPT, "refused", "recall@k", "generation", "cited concept",
                         "cited record"],
-            "rows": [[r["k"], f"{r['avg_prompt']:.1f}".rjust(len(AVG_PROMPT)), r["refused"], r["recall"], r["generation"],
+            "rows": [[r["k"], f"{r['avg_prompt']:.1f}", r["refused"], r["recall"], r["generation"],
                       r["cite_concept"], r["cite_record"]] for r in sweep]}},
         {"key": "k-sweep-chart", "chart": {
             "title": f"Recall@k against generation, by k (seed {seed}; scale 0 to 1)",
