@@ -26,7 +26,7 @@ from modules.common.checks import sequence_of, short, whole_number
 
 __all__ = [
     "Passage", "ContextRecord", "select_context", "fill_quote_budget",
-    "packet_coverage", "recall_at_k", "check_budget", "check_ids", "QUESTION", "CANDIDATES",
+    "packet_coverage", "recall_at_k", "check_budget", "check_ids", "QUESTION", "SUB_QUESTIONS", "CANDIDATES",
     "RELEVANT_IDS", "DEFAULT_BUDGETS", "trace", "view",
 ]
 
@@ -194,6 +194,11 @@ def recall_at_k(ranked_ids, relevant_ids, k: int) -> Fraction:
 # ---------------------------------------------------------------- the fixture
 
 QUESTION = "When does the help desk open, and where can books be returned when it is closed?"
+# The sub-questions the question declares, as (name, sub-question) pairs. Lesson 02's coverage
+# objective and lesson 10's answer stage match them to passages with one facet model
+# (modules/common/facets.py); this lesson's selector never reads them.
+SUB_QUESTIONS = (("opening hours", "When does the help desk open?"),
+                 ("returns when closed", "Where can books be returned when it is closed?"))
 
 # The retriever's ranking, best first. `hours-v1` (superseded) is not a candidate.
 CANDIDATES = (
