@@ -8,7 +8,8 @@ Four ideas, each with its own small mechanism:
   never said (the cut can drop a "not" or an exception), so the lab skips.
 * The context window is shared: window = base input + history + tools + evidence +
   output reserve + margin. The evidence budget is what remains, and a negative
-  remainder is an error to report, never a zero to carry on with.
+  remainder is an error to report, never a zero to carry on with (modules/budget_window.py,
+  which lesson 10 imports without the rest of this lesson).
 * A fixed top-k is sized for the average request, but the request that overflows
   is the largest one. An overflowing request gets no answer at all.
 * A walk in rank order is not an objective. What the question needs is each of its
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from modules.common.checks import sequence_of, short, text_of, whole_number
 from modules.common.facets import Facet, declared_facets, facets_covered
 from modules.common.units import chars, lab_tokens
+from modules.budget_window import SYSTEM_PROMPT, WORKED, evidence_budget, request_fits
 
 __all__ = [
     "Chunk", "BudgetWalk", "Request", "CoverageSelection", "Facet", "POLICIES",
@@ -143,35 +145,6 @@ def fill_budget(chunks, budget: int, counter=chars, policy: str = "skip") -> Bud
         skipped.append(chunk.id)
     return BudgetWalk(policy, getattr(counter, "__name__", "custom"), budget, tuple(kept), tuple(skipped),
                       used, tuple(cut), stopped_at)
-
-
-# ---------------------------------------------------------------- the window
-
-def evidence_budget(window: int, base_input: int, history: int, tools: int, output_reserve: int,
-                    margin: int) -> int:
-    """Solve window = base_input + history + tools + evidence + output_reserve + margin for evidence.
-
-    All terms share one declared unit. base_input: system text, question and message
-    wrapping; history: earlier turns; tools: tool schemas; output_reserve: room kept for
-    the answer; margin: slack for counting error. History and tools are terms even when
-    they are 0. A negative remainder is an error, never a 0.
-    """
-    terms = dict(base_input=base_input, history=history, tools=tools, output_reserve=output_reserve,
-                 margin=margin)
-    remainder = whole_number(window, "window", minimum=1)
-    for name, value in terms.items():
-        remainder -= whole_number(value, name)
-    if remainder < 0:
-        shown = " - ".join(f"{name} {value}" for name, value in terms.items())
-        raise ValueError(f"evidence budget is negative: window {window} - {shown} = {remainder}; "
-                         f"the fixed terms already exceed the window, so shrink one or use a larger window")
-    return remainder
-
-
-def request_fits(final_input: int, output_reserve: int, window: int) -> bool:
-    """A request fits when its whole final input plus the reserved output is at most the window."""
-    return (whole_number(final_input, "final_input") + whole_number(output_reserve, "output_reserve")
-            <= whole_number(window, "window", minimum=1))
 
 
 # ---------------------------------------------------------------- top-k against a window
@@ -313,9 +286,8 @@ RANKED = (
 SKIP_BUDGET = 80
 SKIP_BUDGET_LAB_TOKENS = 20
 
-# The worked example, in lab tokens. 1,024 and 128 are this lesson's test settings, not any
-# model's capacity: a 1,024 window, 124 of base input, 128 reserved for the answer.
-WORKED = dict(window=1024, base_input=124, history=0, tools=0, output_reserve=128, margin=0)
+# The worked example (WORKED, in modules/budget_window.py): a 1,024 window, 124 of base input,
+# 128 reserved for the answer, in lab tokens; 1,024 and 128 are test settings.
 # After assembly the whole final input is counted again as one text: system text, question,
 # chat template, source headers, wrappers and evidence together. It is not evidence alone.
 WORKED_FINAL_INPUT = 723
@@ -326,8 +298,6 @@ PLANS = (
 )
 OVERFULL = dict(WORKED, history=700, tools=90, margin=32)
 
-SYSTEM_PROMPT = ("Answer from the evidence below only. Quote the passage ids you use. "
-                 "If the evidence does not answer the question, say so.")
 WINDOW_TOKENS = 160
 SWEEP_KS = (1, 2, 3, 4, 5, 6, 7, 8)
 _QUERIES = (

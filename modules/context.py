@@ -198,7 +198,7 @@ QUESTION = "When does the help desk open, and where can books be returned when i
 # objective and lesson 10's answer stage match them to passages with one facet model
 # (modules/common/facets.py); this lesson's selector never reads them.
 SUB_QUESTIONS = (("opening hours", "When does the help desk open?"),
-                 ("returns when closed", "Where can books be returned when it is closed?"))
+                 ("book returns", "Where can books be returned when it is closed?"))
 
 # The retriever's ranking, best first. `hours-v1` (superseded) is not a candidate.
 CANDIDATES = (

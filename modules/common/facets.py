@@ -18,8 +18,9 @@ fooled by a passage that uses the same words about something else (lesson 10 sho
 
 from __future__ import annotations
 
-import unicodedata
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from modules.common.checks import sequence_of, short, text_of
 
@@ -33,6 +34,7 @@ STOPWORDS = frozenset("""
 """.split())
 
 _SUFFIXES = ("ing", "ed", "s")
+_WORD = re.compile(r"[^\W_]+")   # a run of letters and digits: exactly the str.isalnum() characters
 
 
 def _stem(word: str) -> str:
@@ -44,9 +46,17 @@ def _stem(word: str) -> str:
 
 def content_terms(text: str) -> tuple[str, ...]:
     """The text's content terms, each once, in first-seen order (see the module's rule)."""
-    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text_of(text, "text")).casefold())
-    words = "".join(c if c.isalnum() else " " for c in folded).split()
-    return tuple(dict.fromkeys(_stem(w) for w in words if w not in STOPWORDS))
+    return _terms(text_of(text, "text"))
+
+
+@lru_cache(maxsize=1024)   # bounded: a lesson reads the same few passages many times
+def _terms(text: str) -> tuple[str, ...]:
+    if text.isascii():   # ASCII text is already NFC, and stays so when folded
+        folded = text.casefold()
+    else:
+        import unicodedata
+        folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+    return tuple(dict.fromkeys(_stem(w) for w in _WORD.findall(folded) if w not in STOPWORDS))
 
 
 @dataclass(frozen=True)
@@ -56,18 +66,16 @@ class Facet:
 
     name: str
     asks: str
+    terms: tuple[str, ...] = field(init=False, repr=False, compare=False)   # read from `asks`, once
 
     def __post_init__(self) -> None:
         for field_name in ("name", "asks"):
             value = text_of(getattr(self, field_name), f"Facet.{field_name}")
             if not value.strip():
-                raise ValueError(f"Facet.{field_name} must not be empty, got {value!r}")
+                raise ValueError(f"Facet.{field_name} must not be empty, got {short(value)}")
+        object.__setattr__(self, "terms", content_terms(self.asks))   # frozen: set once, here
         if not self.terms:
-            raise ValueError(f"Facet.asks must hold at least one content word, got {self.asks!r}")
-
-    @property
-    def terms(self) -> tuple[str, ...]:
-        return content_terms(self.asks)
+            raise ValueError(f"Facet.asks must hold at least one content word, got {short(self.asks)}")
 
 
 def covers(facet: Facet, text: str) -> bool:
