@@ -27,7 +27,7 @@ from modules.budget_window import SYSTEM_PROMPT, WORKED, request_fits
 from modules.common.checks import sequence_of, short, text_of
 from modules.common.facets import Facet, covers, declared_facets
 from modules.common.units import lab_tokens
-from modules.context import (CANDIDATES, QUESTION, SUB_QUESTIONS, ContextRecord, Passage, check_ids, check_passages,
+from modules.context import (CANDIDATES, SUB_QUESTIONS, ContextRecord, Passage, check_ids, check_passages,
                              collapse_repeated_ids, select_context)
 
 __all__ = [
