@@ -114,11 +114,12 @@ def rank_entries(entries, qid: str, corpus: Corpus, findings) -> list[str]:
     are counted in `findings`, and unknown ids keep their place (they take a slot in the top k).
     """
     ranks: set[int] = set()
+    held = corpus.held
     for entry in entries:
         if entry.rank in ranks:
             findings.add("duplicate_rank", f"{qid} rank {entry.rank} (line {entry.line})")
         ranks.add(entry.rank)
-        if entry.docid not in corpus:
+        if entry.docid not in held:
             findings.add("unknown_doc", f"{qid} {entry.docid} (line {entry.line})")
     ranking, seen = [], set()
     for entry in sorted(entries, key=lambda e: (e.score, e.docid), reverse=True):
@@ -146,28 +147,35 @@ def select_candidates(top, corpus: Corpus) -> Selection:
     versioned = [h for h in alive if h.version]
     if len(versioned) > 1:
         conflicts = multi_version_sources(versioned)
-        for held in alive:
-            if held.source_id in conflicts:
-                labels = ", ".join(conflicts[held.source_id])
-                causes[held.chunk.id] = ("version_conflict", f"{held.source_id} has versions {labels} "
-                                                             f"among the candidates", "")
-        alive = [h for h in alive if h.chunk.id not in causes]
+        if conflicts:
+            for held in alive:
+                if held.source_id in conflicts:
+                    labels = ", ".join(conflicts[held.source_id])
+                    causes[held.chunk.id] = ("version_conflict", f"{held.source_id} has versions {labels} "
+                                                                 f"among the candidates", "")
+            alive = [h for h in alive if h.chunk.id not in causes]
     declared = [h.chunk._replace(start_line=1, end_line=1) for h in alive if h.chunk.canonical_id]
     if len(declared) > 1:   # a copy is one passage on another site: its lines there say nothing
-        for pid, kept in dedupe_canonical(declared).dropped.items():
+        dropped = dedupe_canonical(declared).dropped
+        for pid, kept in dropped.items():
             causes[pid] = ("canonical_copy", f"a copy of {corpus.held[pid].chunk.canonical_id}; kept {kept}", kept)
-        alive = [h for h in alive if h.chunk.id not in causes]
-    for pid, kept in dedupe_text([h.chunk for h in alive]).duplicate_of.items():
+        if dropped:
+            alive = [h for h in alive if h.chunk.id not in dropped]
+    duplicates = dedupe_text([h.chunk for h in alive]).duplicate_of
+    for pid, kept in duplicates.items():
         causes[pid] = ("duplicate_text", f"the same text as {kept}", kept)
-    alive = [h for h in alive if h.chunk.id not in causes]
+    if duplicates:
+        alive = [h for h in alive if h.chunk.id not in duplicates]
     lined = [h.chunk._replace(score=float(-index)) for index, h in enumerate(alive) if h.lines]
     if len(lined) > 1:      # scores that rank them in the run's order for the lesson's sort
-        for pid, reason in select_non_overlapping(lined).rejected.items():
+        rejected = select_non_overlapping(lined).rejected
+        for pid, reason in rejected.items():
             chunk = corpus.held[pid].chunk
             kept = reason.partition(":")[2]     # the lesson's reason: overlapping_lines_with:<kept id>
             causes[pid] = ("overlap", f"lines {chunk.start_line}-{chunk.end_line} of {chunk.source} overlap "
                                       f"{kept}", kept)
-        alive = [h for h in alive if h.chunk.id not in causes]
+        if rejected:
+            alive = [h for h in alive if h.chunk.id not in rejected]
     return Selection(tuple(h.walk for h in alive), causes)
 
 
