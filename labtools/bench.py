@@ -1,6 +1,6 @@
 """`methods.py dev bench`: how fast the lab is, side by side with what it is measured against.
 
-    python3 -B methods.py dev bench [--runs N] [--full] [--notebooks] [--tests]
+    python3 -B methods.py dev bench [--runs N] [--full] [--notebooks] [--tests] [--audit]
 
 1. Start-up: every built lesson command (`methods.py NAME --plain`, start to exit) against
    the standard-library floor `python3 -c "import argparse, dataclasses, json"`, median of
@@ -14,6 +14,8 @@
    candidate, and the growth for each tenfold step (10.0 is linear).
 4. Optional: executing every notebook (--notebooks, needs nbclient) and the whole test
    suite (--tests, needs pytest), each timed once.
+5. Optional (--audit): `methods.py audit` over 10^5 synthetic passages with 10^2, 10^3 and
+   10^4 queries of 100 candidates: total time, peak memory, cost per further query.
 
 This is a benchmark, not a test: it prints figures and asserts nothing.
 """
@@ -33,6 +35,7 @@ from labtools import course
 
 FLOOR = "import argparse, dataclasses, json"
 TARGET = 1.3
+TARGETS = {"audit": 1.5}   # the audit compiles four lessons' mechanisms (issue 19)
 FRAMEWORK_RUNS = 5
 # Building a dict of n objects is as linear as Python gets; its own cost per item still grows
 # once n objects outgrow the CPU caches. A mechanism whose ratio to it stays flat is linear.
@@ -77,7 +80,7 @@ def startup(runs: int) -> list[dict]:
     """
     python = sys.executable
     commands = {"floor": [python, "-c", FLOOR], "floor -S": [python, "-S", "-c", FLOOR]}
-    for name in _built_lessons():
+    for name in _built_lessons() + (["audit"] if (course.ROOT / "modules" / "audit.py").is_file() else []):
         script = [str(course.ROOT / "methods.py"), name, "--plain"]
         commands[name] = [python, "-B", *script]
         commands[name + " -S"] = [python, "-S", "-B", *script]
@@ -363,9 +366,10 @@ def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_aud
             continue
         lab = row["command"] != "floor"
         cells = [f"methods.py {row['command']}" if lab else "floor", _ms(row["median_ms"]), f"{row['ratio']:.2f}x",
-                 ("ok" if row["ratio"] <= TARGET else "TOO SLOW") if lab else "",
+                 ("ok" if row["ratio"] <= TARGETS.get(row["command"], TARGET) else "TOO SLOW") if lab else "",
                  _ms(row["no_site_ms"]), f"{row['no_site_ratio']:.2f}x",
-                 ("ok" if row["no_site_ratio"] <= TARGET else "TOO SLOW") if lab else ""]
+                 ("ok" if row["no_site_ratio"] <= TARGETS.get(row["command"], TARGET) else "TOO SLOW")
+                 if lab else ""]
         for label, _, _ in FRAMEWORKS:
             found = frameworks.get(label)
             cells.append(f"{row['median_ms'] / found['median_ms']:.2f}x" if found else "not installed")

@@ -3,11 +3,11 @@
     python3 -B modules/audit_demo/make_demo.py      rewrite the four files beside this script
 
 Passages keep their lesson ids and texts: the help desk of lessons 01 and 04 and the
-conference-travel capstone of lesson 11. Six passages are new here: two line windows of
-the help-desk guide, an export copy of the returns policy (lesson 03's canonical case,
-told with lesson 01's returns passage) and nothing else. Each judged query makes one cause
-of loss visible; tests/test_audit.py checks the ledger by hand and that these files are
-exactly what this script writes.
+conference-travel capstone of lesson 11. Three passages are new here: two line windows of
+the help-desk guide and an export copy of lesson 01's returns passage (lesson 03's
+canonical case). The run also names hours-v3, which the corpus lacks, and q8, which
+nobody judged. Each judged query makes one cause of loss visible; tests/test_audit.py
+checks the ledger by hand and that these files are exactly what this script writes.
 """
 
 from __future__ import annotations
