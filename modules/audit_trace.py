@@ -136,8 +136,25 @@ def _detail_lines(query: dict) -> list[str]:
     return lines
 
 
+def _printable(value):
+    """Ids and texts come from the user's files: a control character (an ANSI escape, say) is
+    shown as its escape, never sent to the terminal. Newlines of the view's own text stay."""
+    if isinstance(value, str):
+        return value if value.isprintable() else "".join(
+            c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in value)
+    if isinstance(value, list):
+        return [_printable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _printable(item) for key, item in value.items()}
+    return value
+
+
 def view(record: dict) -> list[dict]:
     """The record as printable blocks (headings, text, tables, a chart), each with a key."""
+    return [_printable(block) for block in _blocks(record)]
+
+
+def _blocks(record: dict) -> list[dict]:
     settings, counts, data = record["settings"], record["counts"], record["data"]
     k, unit, budgets = settings["k"], settings["unit"], settings["budgets"]
     at_k = f"recall@{k}"

@@ -456,6 +456,15 @@ def test_a_query_with_no_losses_and_an_empty_gap_list(tmp_path):
     assert "No audited query loses a retrieved passage" in methods("audit", str(data)).stdout.decode()
 
 
+def test_control_characters_from_the_files_never_reach_the_terminal(tmp_path):
+    data = folder(tmp_path, [passage("a", A100), passage("b", A100)],
+                  "q Q0 b 1 2 t\nq Q0 a 2 1 t\nq Q0 \x1b[2Jx 3 0 t\n", {"q": ["a"]})
+    (data / "queries.jsonl").write_text(json.dumps({"_id": "q", "text": "bell\u0007 and \u001b[31mred"}) + "\n")
+    text = methods("audit", str(data)).stdout.decode()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b[2Jx" in text and "bell\\x07 and \\x1b[31mred" in text
+
+
 def test_long_ids_stack_instead_of_overflowing(tmp_path):
     long = "document-" + "x" * 60
     data = folder(tmp_path, [passage(long, A100), passage("b", A100)], {"q": ["b", long]}, {"q": [long]})
