@@ -528,3 +528,16 @@ def test_rich_tables_on_a_terminal():
     from test_lessons import _on_a_terminal
     pretty = _on_a_terminal("audit", env={})
     assert ("\u2501" in pretty or "\u2500" in pretty) and "version conflict" in pretty
+
+
+def test_the_scale_benchmark_runs_on_small_inputs(tmp_path):
+    # `dev bench --audit` is a benchmark, not a timed test: this proves its data is valid and it runs.
+    from labtools import bench
+    bench.write_audit_data(str(tmp_path), 500, (5, 20), candidates=20)
+    report = run_audit(str(tmp_path), run=str(tmp_path / "run-20.trec"), qrels=str(tmp_path / "qrels" / "test-20.tsv"),
+                       k=20, as_of="2026-07-01")
+    assert report.ledger.queries == 20 and not report.findings.counts
+    causes = {cause for per_budget in report.ledger.causes for cause, n in per_budget.items() if n}
+    assert {"not_retrieved", "budget_skip"} <= causes
+    rows = bench.audit_scale(passages=500, query_counts=(5, 20), candidates=20)
+    assert [r["queries"] for r in rows] == [5, 20] and all(r["seconds"] > 0 and r["peak_mb"] > 0 for r in rows)
