@@ -284,7 +284,9 @@ print(json.dumps({{"seconds": time.perf_counter() - started, "first_query": mark
 def write_audit_data(folder: str, passages: int, query_counts, candidates: int = 100, seed: int = 19) -> None:
     """A synthetic BEIR folder: every 10th passage versioned (two labels per source), every 25th a
     declared copy, every 20th a line window, every 40th expired, every 30th a repeated text; one
-    run file per query count, `candidates` ranked entries a query, three relevant ids a query."""
+    run file per query count, `candidates` ranked entries a query drawn from a stretch of
+    3 x `candidates` neighbouring passages (so every step has something to do), and up to
+    three relevant ids a query."""
     import json
     import random
     rng = random.Random(seed)
@@ -308,7 +310,8 @@ def write_audit_data(folder: str, passages: int, query_counts, candidates: int =
     with open(os.path.join(folder, "queries.jsonl"), "w", encoding="utf-8") as out:
         for q in range(max(query_counts)):
             out.write(json.dumps({"_id": f"q{q}", "text": f"query {q}"}) + "\n")
-            rankings.append(rng.sample(range(passages), candidates))
+            base = rng.randrange(max(1, passages - 3 * candidates))   # a neighbourhood: versions, copies,
+            rankings.append(rng.sample(range(base, min(passages, base + 3 * candidates)), candidates))  # lines meet
             extra = rng.randrange(passages)   # mostly outside the run: a retrieval loss
             judged.append([rankings[-1][rng.randrange(candidates)], rankings[-1][rng.randrange(10)]]
                           + ([extra] if extra not in rankings[-1] else []))
