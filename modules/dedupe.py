@@ -88,6 +88,10 @@ class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_li
             raise ValueError(f"Chunk {self.id!r}: end_line {self.end_line} is before start_line {self.start_line}")
         return self
 
+    @classmethod
+    def _make(cls, iterable):  # so that ._replace(...) is checked like a new value
+        return cls(*iterable)
+
 
 class IdConflict(ValueError):
     """Two different chunks carry one id; `field` is the first one that differs."""

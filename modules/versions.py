@@ -29,10 +29,11 @@ carrying the same wrong label. The trace and its tables are in versions_trace.py
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, text_of
-from modules.context import CANDIDATES, Passage
+
+# Lesson 01's module is imported where a Record meets a Passage, not here: lesson 11 uses
+# this lesson's validity check and amount reader and so never compiles lesson 01.
 
 __all__ = [
     "Record", "Amount", "check_day", "check_window", "in_window", "current_public", "valid_on",
@@ -75,24 +76,22 @@ def in_window(day: str, valid_from: str | None, valid_until: str | None) -> bool
     return (valid_from is None or valid_from <= day) and (valid_until is None or day <= valid_until)
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(namedtuple("Record", "id source_id version title text status audience valid_from valid_until "
+                                  "scope published",
+                       defaults=("current", "public", "2026-01-01", None, "", None))):
     """A passage as the collection stores it: provenance plus status, audience and validity;
-    `scope` says what the record is about ("" = not stated), `published` when it appeared."""
+    `scope` says what the record is about ("" = not stated), `published` when it appeared.
 
-    id: str
-    source_id: str
-    version: str
-    title: str
-    text: str
-    status: str = "current"
-    audience: str = "public"
-    valid_from: str = "2026-01-01"
-    valid_until: str | None = None  # inclusive; None = no end
-    scope: str = ""
-    published: str | None = None
+    Defaults: status "current", audience "public", valid_from "2026-01-01", valid_until None
+    (inclusive last day; None = no end), scope "", published None. An immutable, validated
+    named tuple (like lessons 03 and 11's records), so lesson 11, which imports this module,
+    never pays for dataclasses; build a changed copy with `._replace(...)`, checked the same way.
+    """
 
-    def __post_init__(self) -> None:
+    __slots__ = ()
+
+    def __new__(cls, *fields, **named):
+        self = super().__new__(cls, *fields, **named)
         self.as_passage()  # same field checks as lesson 01's Passage
         if self.status not in STATUSES:  # unknown status fails closed
             raise ValueError(f"Record.status must be one of {STATUSES}, got {short(self.status)}")
@@ -103,8 +102,15 @@ class Record:
         text_of(self.scope, "Record.scope")
         if self.published is not None:
             check_day(self.published, "Record.published")
+        return self
 
-    def as_passage(self) -> Passage:
+    @classmethod
+    def _make(cls, iterable):  # so that ._replace(...) is checked like a new value
+        return cls(*iterable)
+
+    def as_passage(self):
+        """The record as lesson 01's Passage (which also checks the shared fields)."""
+        from modules.context import Passage
         return Passage(self.id, self.source_id, self.version, self.title, self.text)
 
 
@@ -363,40 +369,54 @@ def resolve_in_order(records, as_of: str, supersedes: dict | None = None, preced
 AS_OF = "2026-07-01"
 
 
-def _record(p: Passage) -> Record:
-    return Record(p.id, p.source_id, p.version, p.title, p.text)
+def _fixture() -> dict:
+    """The lesson's records. Built on first use (see __getattr__ below): making a Record checks
+    it as lesson 01's Passage, and lesson 11, which imports this module, needs none of them."""
+    from modules.context import CANDIDATES
 
+    def _record(p) -> Record:
+        return Record(p.id, p.source_id, p.version, p.title, p.text)
 
-HOURS_V1 = Record("hours-v1", "help-desk-hours", "1", "Help desk hours",
-                  "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays.")
+    hours_v1 = Record("hours-v1", "help-desk-hours", "1", "Help desk hours",
+                      "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays.")
+    return {
+        "HOURS_V1": hours_v1,
+        # The retriever's ranking over the collection. hours-v1 should have been marked superseded.
+        "COLLECTION": (
+            _record(CANDIDATES[0]), _record(CANDIDATES[1]), hours_v1,
+            Record("staff-rota", "staff-rota", "7", "Desk rota", "Ana covers the help desk on Saturdays.",
+                   audience="staff"),
+            *(_record(p) for p in CANDIDATES[2:]),
+        ),
+        "LATE_FEES": (  # ranked: the expired rule scores highest
+            Record("late-fee-2025", "late-fees", "2025", "Late laptop fee",
+                   "A laptop returned late costs 5 euros per day.", valid_from="2025-01-01", valid_until="2026-06-30"),
+            Record("late-fee-2026", "late-fees", "2026", "Late laptop fee",
+                   "A laptop returned late costs 8 euros per day.", valid_from="2026-07-01"),
+        ),
+        "DEPOSITS": (  # two current sources about the same deposit
+            Record("deposit-rules", "room-booking-rules", "3", "Study room key deposit",
+                   "The key deposit for a study room is 500 crowns, refunded when the key is returned.",
+                   scope=DEPOSIT_SCOPE, published="2025-12-10"),
+            Record("deposit-notice", "facilities-notices", "2026-05", "Study room key deposit",
+                   "Study room keys: the key deposit is now 600 crowns, refunded when the key is returned.",
+                   valid_from="2026-05-01", scope=DEPOSIT_SCOPE, published="2026-04-20"),
+        ),
+    }
 
-# The retriever's ranking over the collection. hours-v1 should have been marked superseded.
-COLLECTION = (
-    _record(CANDIDATES[0]),
-    _record(CANDIDATES[1]),
-    HOURS_V1,
-    Record("staff-rota", "staff-rota", "7", "Desk rota", "Ana covers the help desk on Saturdays.", audience="staff"),
-    *(_record(p) for p in CANDIDATES[2:]),
-)
-
-LATE_FEES = (  # ranked: the expired rule scores highest
-    Record("late-fee-2025", "late-fees", "2025", "Late laptop fee", "A laptop returned late costs 5 euros per day.",
-           valid_from="2025-01-01", valid_until="2026-06-30"),
-    Record("late-fee-2026", "late-fees", "2026", "Late laptop fee", "A laptop returned late costs 8 euros per day.",
-           valid_from="2026-07-01"),
-)
 
 DEPOSIT_SCOPE = "study room key deposit"
-DEPOSITS = (  # two current sources about the same deposit
-    Record("deposit-rules", "room-booking-rules", "3", "Study room key deposit",
-           "The key deposit for a study room is 500 crowns, refunded when the key is returned.",
-           scope=DEPOSIT_SCOPE, published="2025-12-10"),
-    Record("deposit-notice", "facilities-notices", "2026-05", "Study room key deposit",
-           "Study room keys: the key deposit is now 600 crowns, refunded when the key is returned.",
-           valid_from="2026-05-01", scope=DEPOSIT_SCOPE, published="2026-04-20"),
-)
 DEPOSIT_SCORES = {"deposit-rules": 0.91, "deposit-notice": 0.84}  # reranker relevance, not authority
 SUPERSEDES = {"deposit-notice": ("deposit-rules",)}
+_FIXTURE_NAMES = ("HOURS_V1", "COLLECTION", "LATE_FEES", "DEPOSITS")
+
+
+def __getattr__(name: str):
+    """versions.COLLECTION and the other records, built once on first use (PEP 562)."""
+    if name in _FIXTURE_NAMES:
+        globals().update(_fixture())
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def trace(as_of: str = AS_OF) -> dict:

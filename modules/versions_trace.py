@@ -6,8 +6,6 @@ call these; lesson 11 imports that module and so never compiles this one.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from modules.context import CANDIDATES, RELEVANT_IDS, Passage, coverage_counts, select_context
 from modules.versions import (COLLECTION, DEPOSIT_SCORES, DEPOSITS, LATE_FEES, SUPERSEDES, check_day, current_public,
                               multi_version_sources, resolve_in_order, resolve_or_abstain, stated_amounts, valid_on,
@@ -42,7 +40,7 @@ def _run(passages, budget: int) -> dict:
 
 
 def _notice(text: str):
-    return (DEPOSITS[0], replace(DEPOSITS[1], text=text))
+    return (DEPOSITS[0], DEPOSITS[1]._replace(text=text))
 
 
 # Each case changes one thing about the deposit pair, so that another check decides.

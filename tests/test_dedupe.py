@@ -112,6 +112,8 @@ def test_a_blank_canonical_id_or_anchor_is_refused(field, blank):
     with pytest.raises(ValueError, match=rf"Chunk.{field} must be '' \(none declared\) or a non-blank id"):
         Chunk("a", "s", "t", **{field: blank})
     assert Chunk("a", "s", "t", **{field: ""}).canonical_id == ""
+    with pytest.raises(ValueError, match=rf"Chunk.{field} must be"):
+        Chunk("a", "s", "t")._replace(**{field: blank})   # a replaced value is checked like a new one
 
 
 def test_overlapping_lines_case(record):

@@ -1,7 +1,6 @@
 """Lesson 04's figures and contracts, asserted on the mechanism and on the command."""
 
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -167,16 +166,16 @@ def test_resolution_checks_run_in_order_and_the_trace_shows_which_decided(record
 
 def test_each_check_decides_on_its_own_terms():
     rules, notice = DEPOSITS
-    same = replace(notice, text="Study room keys: the deposit is 500 crowns.")
+    same = notice._replace(text="Study room keys: the deposit is 500 crowns.")
     assert resolve_in_order([rules, same], "2026-07-01")["decision"] == "no-conflict"
-    elsewhere = replace(notice, scope="locker key deposit")
+    elsewhere = notice._replace(scope="locker key deposit")
     outcome = resolve_in_order([rules, elsewhere], "2026-07-01", SUPERSEDES)
     assert (outcome["decided_by"], outcome["decision"]) == ("scope", "no-conflict")
-    unstated = replace(notice, scope="")
+    unstated = notice._replace(scope="")
     assert resolve_in_order([rules, unstated], "2026-07-01")["decided_by"] == "scope"
     later = resolve_in_order(DEPOSITS, "2026-07-01", later_publication_wins=True)
     assert (later["decided_by"], later["selected_id"]) == ("publication time", "deposit-notice")
-    undated = replace(notice, published=None)
+    undated = notice._replace(published=None)
     assert resolve_in_order([rules, undated], "2026-07-01", later_publication_wins=True)["decided_by"] is None
     assert resolve_in_order(DEPOSITS, "2025-06-01")["decided_by"] == "validity"  # neither valid yet
     # A score is never an input: reversing the pair changes no decision.
