@@ -1,29 +1,23 @@
 """Lesson 04, versions: surface ambiguity instead of guessing freshness.
 
-A record whose status was never updated leaves two *current* versions of the
-help-desk hours in the collection. The current/public filter admits both, and
-lesson 01's selector blocks the whole source rather than guess: the packet loses
-the hours, and coverage shows what being conservative costs.
+A record whose status was never updated leaves two *current* versions of the help-desk
+hours. The current/public filter admits both, and lesson 01's selector blocks the whole
+source rather than guess: the packet loses the hours, and coverage shows the cost.
 
-Guessing would be worse. Version labels are labels, not numbers: they may be
-dates, release names or arbitrary ids; lexically "10" < "9", and even a larger
-integer only says someone typed a larger integer, not that it was approved. What
-can pick a winner is a rule declared outside the records, tried in a fixed order:
-first what must hold for two amounts to conflict at all (each amount read, one
-unit, one scope), then what may establish priority (a declared authority order,
-a declared publication-time rule, validity on an explicit as-of date, a declared
-supersedes map). The first check that decides is recorded; when none does, the
-honest outcome is to present both records and abstain, then send the sources to
-content review: the fix belongs in the data's governance, not in a relaxed filter.
+Guessing would be worse: version labels may be dates, names or ids; lexically "10" < "9";
+a larger integer only says someone typed one. A winner may be picked only by a rule
+declared outside the records, tried in a fixed order (RESOLUTION_CHECKS): is there a
+conflict at all (each amount read, one unit, one scope), then what may establish
+priority (declared authority, a declared publication-time rule, validity on an explicit
+as-of date, a declared supersedes map). The first check that decides is recorded; when
+none does, present both, abstain, and send the sources to content review.
 
-Dates are ISO `YYYY-MM-DD` strings; `valid_until` is inclusive (the last day the
-record applies) and None means open-ended. Amounts are read by one reader
-(`stated_amounts`), which lesson 11 uses too: ASCII digits with optional thousands
-commas, before or after a currency (600 euros, EUR 600, €600, 1,600 euros); an
-amount it cannot read (six hundred euros, other digits) is reported as unreadable,
-never guessed. Known limit: the version rule only compares labels within one
-source, so it cannot see two different sources that disagree, nor two passages
-carrying the same wrong label. The trace and its tables are in versions_trace.py.
+Dates are ISO `YYYY-MM-DD`; `valid_until` is inclusive and None is open-ended. One reader
+(`stated_amounts`, lesson 11 uses it too) reads amounts in ASCII digits beside a currency
+(600 euros, EUR 600, €600, 1,600 euros); one it cannot read is unreadable, never guessed.
+Known limit: the version rule compares labels within one source, so it cannot see two
+sources that disagree, nor two passages carrying the same wrong label. The trace and its
+tables are in modules/versions_trace.py.
 """
 
 from __future__ import annotations
@@ -79,14 +73,10 @@ def in_window(day: str, valid_from: str | None, valid_until: str | None) -> bool
 class Record(namedtuple("Record", "id source_id version title text status audience valid_from valid_until "
                                   "scope published",
                        defaults=("current", "public", "2026-01-01", None, "", None))):
-    """A passage as the collection stores it: provenance plus status, audience and validity;
-    `scope` says what the record is about ("" = not stated), `published` when it appeared.
-
-    Defaults: status "current", audience "public", valid_from "2026-01-01", valid_until None
-    (inclusive last day; None = no end), scope "", published None. An immutable, validated
-    named tuple (like lessons 03 and 11's records), so lesson 11, which imports this module,
-    never pays for dataclasses; build a changed copy with `._replace(...)`, checked the same way.
-    """
+    """A passage as the collection stores it: provenance, status, audience, validity (valid_until
+    is the inclusive last day, None = no end), `scope` (what it is about, "" = not stated) and
+    `published`. A validated named tuple, like lessons 03 and 11's records, so lesson 11 never
+    pays for dataclasses; `._replace(...)` is checked like a new value."""
 
     __slots__ = ()
 
@@ -163,12 +153,10 @@ class Amount(namedtuple("Amount", "value unit written")):
     __slots__ = ()
 
 
-_CURRENCIES = {"€": "euros", "eur": "euros", "euro": "euros", "euros": "euros", "crown": "crowns",
-               "crowns": "crowns"}
-_NUMBER_WORDS = frozenset(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
-    "million".split())
+_CURRENCIES = {"€": "euros", "eur": "euros", "euro": "euros", "euros": "euros", "crown": "crowns", "crowns": "crowns"}
+_NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                          "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+                          "eighty ninety hundred thousand million".split())
 _patterns: list = []
 
 
@@ -257,12 +245,17 @@ def resolve_or_abstain(records, supersedes: dict) -> dict:
             "reason": "no declared rule leaves exactly one record: present all, conclude nothing, send to review"}
 
 
-def _go_on(result: str) -> dict:
-    return {"result": result, "decision": None, "selected_id": None}
-
-
-def _decide(result: str, decision: str, selected_id: str | None = None) -> dict:
+def _decide(result: str, decision: str | None, selected_id: str | None = None) -> dict:
+    """One check's record; decision None means the check passes the question on."""
     return {"result": result, "decision": decision, "selected_id": selected_id}
+
+
+def _go_on(result: str) -> dict:
+    return _decide(result, None)
+
+
+def _only(ids: list, result: str, otherwise: str) -> dict:
+    return _decide(result, "selected", ids[0]) if len(ids) == 1 else _go_on(otherwise)
 
 
 def check_parsing(records, ctx) -> dict:
@@ -292,17 +285,13 @@ def check_scope(records, ctx) -> dict:
     return _go_on(f"one scope: {scopes[0]}")
 
 
-def _only(records, ids: list, result: str, otherwise: str) -> dict:
-    return _decide(result, "selected", ids[0]) if len(ids) == 1 else _go_on(otherwise)
-
-
 def check_authority(records, ctx) -> dict:
     order = ctx["precedence"]
     sources = list(dict.fromkeys(r.source_id for r in records))
     if not order or any(s not in order for s in sources):
         return _go_on("no declared precedence between these sources")
     top = min(sources, key=order.index)
-    return _only(records, [r.id for r in records if r.source_id == top], f"declared precedence puts {top} first",
+    return _only([r.id for r in records if r.source_id == top], f"declared precedence puts {top} first",
                  f"declared precedence puts {top} first, with several records")
 
 
@@ -314,14 +303,14 @@ def check_publication(records, ctx) -> dict:
     ids = [r.id for r in records if r.published == latest]
     if not ctx["later_publication_wins"]:
         return _go_on(f"{', '.join(ids)} is latest ({latest}); no rule says latest wins")
-    return _only(records, ids, f"declared: the latest wins ({latest})", f"several published on {latest}")
+    return _only(ids, f"declared: the latest wins ({latest})", f"several published on {latest}")
 
 
 def check_validity(records, ctx) -> dict:
     ids = [r.id for r in valid_on(records, ctx["as_of"])]
     if not ids:
         return _decide(f"none is valid on {ctx['as_of']}", "abstain-and-review")
-    return _only(records, ids, f"only {ids[0]} is valid on {ctx['as_of']}", f"all valid on {ctx['as_of']}"
+    return _only(ids, f"only {ids[0]} is valid on {ctx['as_of']}", f"all valid on {ctx['as_of']}"
                  if len(ids) == len(records) else f"{len(ids)} valid on {ctx['as_of']}")
 
 
@@ -370,23 +359,19 @@ AS_OF = "2026-07-01"
 
 
 def _fixture() -> dict:
-    """The lesson's records. Built on first use (see __getattr__ below): making a Record checks
-    it as lesson 01's Passage, and lesson 11, which imports this module, needs none of them."""
+    """The lesson's records, built on first use (__getattr__ below): a Record is checked as
+    lesson 01's Passage, and lesson 11, which imports this module, needs none of them."""
     from modules.context import CANDIDATES
-
-    def _record(p) -> Record:
-        return Record(p.id, p.source_id, p.version, p.title, p.text)
-
     hours_v1 = Record("hours-v1", "help-desk-hours", "1", "Help desk hours",
                       "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays.")
     return {
         "HOURS_V1": hours_v1,
         # The retriever's ranking over the collection. hours-v1 should have been marked superseded.
         "COLLECTION": (
-            _record(CANDIDATES[0]), _record(CANDIDATES[1]), hours_v1,
+            *(Record(p.id, p.source_id, p.version, p.title, p.text) for p in CANDIDATES[:2]), hours_v1,
             Record("staff-rota", "staff-rota", "7", "Desk rota", "Ana covers the help desk on Saturdays.",
                    audience="staff"),
-            *(_record(p) for p in CANDIDATES[2:]),
+            *(Record(p.id, p.source_id, p.version, p.title, p.text) for p in CANDIDATES[2:]),
         ),
         "LATE_FEES": (  # ranked: the expired rule scores highest
             Record("late-fee-2025", "late-fees", "2025", "Late laptop fee",
@@ -408,12 +393,11 @@ def _fixture() -> dict:
 DEPOSIT_SCOPE = "study room key deposit"
 DEPOSIT_SCORES = {"deposit-rules": 0.91, "deposit-notice": 0.84}  # reranker relevance, not authority
 SUPERSEDES = {"deposit-notice": ("deposit-rules",)}
-_FIXTURE_NAMES = ("HOURS_V1", "COLLECTION", "LATE_FEES", "DEPOSITS")
 
 
 def __getattr__(name: str):
     """versions.COLLECTION and the other records, built once on first use (PEP 562)."""
-    if name in _FIXTURE_NAMES:
+    if name in ("HOURS_V1", "COLLECTION", "LATE_FEES", "DEPOSITS"):
         globals().update(_fixture())
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
