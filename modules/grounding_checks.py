@@ -9,7 +9,7 @@ names the one whose own output was wrong.
 from __future__ import annotations
 
 from modules.common.catalogue import RESTRICTED_IDS, RESTRICTED_STRINGS
-from modules.common.checks import canonical_json, short
+from modules.common.checks import short
 from modules.common.policy import decide_state
 from modules.hybrid import UNIT_WORDS
 
@@ -154,8 +154,9 @@ def check_decision(record: dict) -> tuple:
 
 
 def check_presentation(record: dict) -> tuple:
+    import json
     seen = record["presentation"]
-    text = canonical_json(seen)
+    text = json.dumps(seen, ensure_ascii=False)
     leaks = [s for s in ("ref-", *RESTRICTED_IDS, *RESTRICTED_STRINGS) if s in text]
     if tuple(seen) != USER_KEYS or leaks:
         return False, f"the user view has keys {list(seen)} and shows {len(leaks)} withheld traces"

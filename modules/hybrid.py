@@ -33,13 +33,14 @@ from __future__ import annotations
 import math
 import re
 from collections import namedtuple
+from functools import lru_cache
 
 from modules.common.catalogue import (CATALOGUE_AS_OF, LISTINGS, VECTOR_DIMENSION, VECTOR_VERSION, Listing,
                                       Query)
 from modules.common.checks import sequence_of, short, whole_number
 from modules.common.pipeline import Pipeline, Stage
 from modules.common.policy import GATE, QUERY_SCOPE, SOURCE
-from modules.common.vectors import cosine, vector_problem
+from modules.common.vectors import checked_cosine, cosine, vector_problem
 
 __all__ = [
     "Diameter", "Transformation", "QueryContract", "Hit", "Rejection", "ChannelResult", "FusedCandidate",
@@ -165,6 +166,12 @@ def _check(contract, listings) -> tuple:
     return sequence_of(listings, Listing, "listings")
 
 
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset:
+    """The lower-case words of a text (every query reads the same listing texts: remembered, bounded)."""
+    return frozenset(_WORD.findall(text.lower()))
+
+
 def lexical_channel(contract: QueryContract, listings) -> ChannelResult:
     """Query terms found per field, times the declared field weight (named in the note); the matched
     terms per field are the evidence."""
@@ -174,7 +181,7 @@ def lexical_channel(contract: QueryContract, listings) -> ChannelResult:
     for listing in listings:
         score, shown = 0, []
         for field, weight in FIELD_WEIGHTS.items():
-            matched = sorted(wanted.intersection(_WORD.findall(getattr(listing, field).lower())))
+            matched = sorted(wanted.intersection(_words(getattr(listing, field))))
             if matched:
                 score += weight * len(matched)
                 shown.append(f"{field}: {' '.join(matched)}")
@@ -212,6 +219,10 @@ def check_vector(vector, version) -> str | None:
     return None if problem is None else problem[1]
 
 
+# Every query reads the same stored vectors: judge each once (bounded; a Listing's vector is a tuple).
+_stored_vector_problem = lru_cache(maxsize=4096)(check_vector)
+
+
 def vector_channel(contract: QueryContract, listings, top_k: int = VECTOR_TOP_K) -> ChannelResult:
     """The top_k listings by exact cosine; broken vectors are rejected with a reason, never scored.
     A query vector the index cannot compare is bad input: ValueError naming it."""
@@ -222,11 +233,11 @@ def vector_channel(contract: QueryContract, listings, top_k: int = VECTOR_TOP_K)
         raise problem[0](f"query vector {short(contract.vector)} cannot be scored: {problem[1]}")
     scored, rejected = [], []
     for listing in listings:
-        problem = check_vector(listing.vector, listing.vector_version)
+        problem = _stored_vector_problem(listing.vector, listing.vector_version)
         if problem:
             rejected.append(Rejection(listing.id, problem))
         else:
-            scored.append((-cosine(contract.vector, listing.vector), listing.id))
+            scored.append((-checked_cosine(contract.vector, listing.vector), listing.id))  # both checked above
     scored.sort()
     return ChannelResult("vector", tuple(Hit(i, -c, f"cosine {-c:.4f}") for c, i in scored[:top_k]),
                          tuple(rejected), f"top {top_k} by exact cosine, version {VECTOR_VERSION}", "ran")
@@ -391,7 +402,9 @@ def trace(detail_query: str = DETAIL_QUERY) -> dict:
     from modules import hybrid_trace
     from modules.common.catalogue import QUERIES, query_by_id
     detail = query_by_id(detail_query)
-    runs = [retrieve(query) for query in QUERIES]
+    # Every query's contract and whether the policy stops it; the detail query's whole retrieval.
+    contracts = RETRIEVAL.until("query-scope")
+    runs = [retrieve(query) if query == detail else retrieve(query, pipeline=contracts) for query in QUERIES]
     run = runs[QUERIES.index(detail)]
     declared = {"field_weights": dict(FIELD_WEIGHTS), "rrf_k": RRF_K, "vector_top_k": VECTOR_TOP_K,
                 "vector_version": VECTOR_VERSION, "mm_per_inch": MM_PER_INCH}

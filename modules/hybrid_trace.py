@@ -11,16 +11,20 @@ from modules.common.policy import POLICY_VERSION, names_of
 
 
 def _query_row(run) -> dict:
-    """What this lesson shows of one query; the agreement test compares it with lessons 08 and 09."""
+    """What this lesson shows of one query; the agreement test compares it with lessons 08 and 09.
+    The gate and the ranking appear for a query whose retrieval ran (the detail query) or that
+    the policy stopped (then both are empty: nothing was retrieved)."""
     contract = run.output("contract")
     halt = run.halt
+    row = {"query_id": contract.query_id, "original": contract.original, "contract_state": contract.state,
+           "reason": contract.reason, "diameter_mm": contract.diameter and contract.diameter.value_mm,
+           "stopped": halt and halt.reason}
     gate, fusion = run.output("gate", None), run.output("fusion", None)
-    return {"query_id": contract.query_id, "original": contract.original, "contract_state": contract.state,
-            "reason": contract.reason, "diameter_mm": contract.diameter and contract.diameter.value_mm,
-            "stopped": halt and halt.reason,
-            "gate": [[d.subject, d.state, list(d.reason_codes)] for d in gate.decisions] if gate else [],
-            "ranking": [[f.cluster_id, f.listing_id, round(f.ordering_score, 6)] for f in fusion.candidates]
-            if fusion else []}
+    if halt or gate is not None:
+        row["gate"] = [[d.subject, d.state, list(d.reason_codes)] for d in gate.decisions] if gate else []
+        row["ranking"] = [[f.cluster_id, f.listing_id, round(f.ordering_score, 6)] for f in fusion.candidates] \
+            if fusion else []
+    return row
 
 
 def _channels(run) -> list:
