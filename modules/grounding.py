@@ -37,7 +37,7 @@ from modules.common.checks import canonical_json, sha256_hex, short
 from modules.common.pipeline import Run, Stage
 from modules.common.policy import gate, index_listings, names_of, permission_gate
 from modules.eligibility import CATALOGUE
-from modules.grounding_checks import (CHECKS, LAYERS, SAFE_CODES, UNIT_WORDS, USER_KEYS, USER_MESSAGES,  # noqa: F401
+from modules.grounding_checks import (CHECKS, GATE_CODES, LAYERS, SAFE_CODES, UNIT_WORDS, USER_KEYS, USER_MESSAGES,  # noqa: F401
                                       USER_STATES, check_assembly, check_change, check_decision, check_generation,
                                       check_input, check_permission_freshness, check_presentation, check_ranking,
                                       check_retrieval, check_source, count_exclusions, exclusions,
@@ -306,12 +306,15 @@ def trace(query: str = "PW-Q002") -> dict:
         walks.append({"variant": variant, "before": before, "after": after,
                       "checks": [(layer, *CHECKS[layer](after)) for layer in LAYERS],
                       "first": first_failing_layer(after)})
-    # The aggregate reads two sections only (the gate's and the assembly's): build just those.
-    rebuilt = [{"permission/freshness": _gate(run), "assembly": _assembly(run)}
-               for run in (run_variant(VARIANTS[1], q, until="packet") for q in QUERIES)]
+    # The aggregate counts the gate's exclusions: the rebuilt pipeline runs up to the gate, and only
+    # the gate's section of each record is built.
+    rebuilt = [{"permission/freshness": _gate(run), "assembly": {}}
+               for run in (run_variant(VARIANTS[1], q, until="gate") for q in QUERIES)]
+    healthy = [{"permission/freshness": r["permission/freshness"], "assembly": {}} for r in records]
     return grounding_trace.record(
         detail, records, trace_record(run_query(NOTHING_QUERY)), walks,
-        {"before": count_exclusions(records), "after": count_exclusions(rebuilt)},
+        {when: {code: n for code, n in count_exclusions(rows).items() if code in GATE_CODES}
+         for when, rows in (("before", healthy), ("after", rebuilt))},
         [(x.id if x.id in permitted else opaque_ref(x.id), locate(detail, x.id)) for x in LISTINGS],
         [(layer, *CHECKS[layer](detail)) for layer in LAYERS])
 

@@ -14,7 +14,8 @@ from modules.common.policy import decide_state
 from modules.hybrid import UNIT_WORDS
 
 __all__ = [
-    "LAYERS", "SAFE_CODES", "USER_STATES", "USER_MESSAGES", "USER_KEYS", "UNIT_WORDS", "CHECKS", "check_input",
+    "LAYERS", "SAFE_CODES", "GATE_CODES", "USER_STATES", "USER_MESSAGES", "USER_KEYS", "UNIT_WORDS", "CHECKS",
+    "check_input",
     "check_source", "check_retrieval", "check_permission_freshness", "check_ranking", "check_assembly",
     "check_decision", "check_presentation", "check_generation", "check_change", "first_failing_layer",
     "user_view", "failure_counts", "count_exclusions", "exclusions",
@@ -26,6 +27,7 @@ LAYERS = ("input", "source", "retrieval", "permission/freshness", "ranking", "as
 # a restricted title).
 SAFE_CODES = ("PERMISSION_DENIED", "PERMISSION_UNKNOWN", "DUPLICATE_ID_CONFLICT", "PROHIBITED_FAMILY",
               "STALE_FIELD", "FAMILY_MISMATCH", "DIAMETER_MISMATCH", "TITLE_FIELD_CONFLICT", "LISTING_UNIT_MISSING")
+GATE_CODES = SAFE_CODES[:5]   # the codes the gate gives; the rest come from the evidence checks
 # What the shopper is told. Every empty result reads the same, whatever its internal cause.
 USER_STATES = {"respond": "answer", "degraded": "answer_partial", "clarify": "clarify",
                "prohibited_scope": "out_of_scope", "unauthorized": "no_match", "incompatible": "no_match",
