@@ -159,6 +159,8 @@ def view(record: dict) -> list:
                      for q in record["queries"]]}},
         {"key": "reasons", "table": {
             "title": "Why each contract is in its state",
+            "legend": "reason: what the unit-to-mm step found in the text (one size with a written unit, "
+                      "a bare number, or several sizes).",
             "columns": ["query", "reason"],
             "rows": [[q["query_id"], q["reason"]] for q in record["queries"]]}},
         {"key": "transformations", "table": {
