@@ -35,7 +35,7 @@ from modules.common import ann
 from modules.common.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import short, whole_number
 from modules.common.images import IMAGE_VERSION, image_problem, listing_image, query_image
-from modules.common.pipeline import Stage
+from modules.common.pipeline import Pipeline, Stage
 from modules.common.vectors import Vector, cosine
 from modules.grounding import GROUNDED
 from modules.hybrid import ChannelResult, Hit, Rejection, QueryContract
@@ -57,7 +57,9 @@ def image_items(listings) -> tuple:
         image = listing_image(listing.id)
         problem = "no photo" if image is None else image_problem(*image)
         if problem:
-            rejected.append(Rejection(listing.id, problem if image is None else f"photo unusable: {problem}"))
+            # The reason's first clause ("zero vector", "malformed", "vector version ..."): short enough to show.
+            rejected.append(Rejection(listing.id, problem if image is None else
+                                      f"photo unusable: {problem.split(':')[0]}"))
         else:
             items.append((listing.id, Vector(*image)))
     return tuple(items), tuple(rejected)
@@ -82,7 +84,8 @@ def image_channel(contract: QueryContract, image, listings, index, nprobe: int =
         raise TypeError(f"image must be a (values, version) pair or None, got {short(image)}")
     problem = image_problem(*image)
     if problem:
-        return ChannelResult("image", (), (), f"not run: the query's photo is unusable ({problem})", "not run")
+        return ChannelResult("image", (), (), f"not run: the query's photo is unusable ({problem.split(':')[0]})",
+                             "not run")
     found = ann.search(index, Vector(*image), top_k, nprobe)
     present = {x.id for x in listings}
     vectors = dict(index.vectors)
@@ -91,8 +94,8 @@ def image_channel(contract: QueryContract, image, listings, index, nprobe: int =
         if listing_id in present:
             score = cosine(image[0], vectors[listing_id].values)
             hits.append(Hit(listing_id, score, f"photo cosine {score:.4f}"))
-    note = (f"approximate top {top_k}, {index.index_version}, {index.n_lists} lists, nprobe {nprobe}: "
-            f"{found.compared} comparisons, exact search {len(index)}")
+    note = (f"approximate top {top_k} ({index.n_lists} lists, nprobe {nprobe}): {found.compared} comparisons, "
+            f"exact search {len(index)}")
     return ChannelResult("image", tuple(hits), tuple(r for r in rejected if r.listing_id in present), note, "ran")
 
 
@@ -183,9 +186,14 @@ def removal_effect(before, after) -> dict:
         return [f for f, _ in found.fields] if found else []
 
     was, now = candidates(before), candidates(after)
+    fusion = after.output("fusion", None)
+    via = {m: [channel for channel, _rank in f.channel_ranks] for f in (fusion.candidates if fusion else ())
+           for m in f.members}
+    kept = after.output("packet", None)
     return {"query_id": before.inputs["query"].id, "gained": sorted(now - was), "lost": sorted(was - now),
             "state_before": before.output("fallback").state, "state_after": after.output("fallback").state,
             "packet_changed": packet(before) != packet(after),
+            "packet_via_after": {i: via.get(i, []) for i in (kept.listings if kept else ())},
             "answer_lines": [len(run.output("answer", None).lines) if run.output("answer", None) else None
                              for run in (before, after)]}
 
@@ -245,6 +253,21 @@ def locate_layer(comparison: dict) -> tuple:
 
 # ---------------------------------------------------------------- the trace
 
+def reusing(pipeline, cache: dict):
+    """`pipeline` whose stages remember their outputs in `cache`: a stage asked again with the very
+    same inputs and the very same outputs before it (the same objects) returns what it returned
+    instead of running again. Stages are pure, so every run is the one the pipeline would make;
+    one query through many variants of the pipeline pays once for each stage they share."""
+    def wrap(stage):
+        def run(so_far):
+            key = (id(stage), id(so_far.inputs), so_far.skipped, tuple(id(r.output) for r in so_far.records))
+            if key not in cache:   # the value keeps every object of the key alive, so no id is reused
+                cache[key] = (stage, so_far.inputs, stage.run(so_far))
+            return cache[key][2]
+        return Stage(stage.name, stage.version, stage.layer, run, stage.kind, stage.after_halt)
+    return Pipeline(pipeline.name, tuple(wrap(stage) for stage in pipeline.stages))
+
+
 def _ungated(so_far):
     """The mistake, kept to measure it: every proposed candidate passes, unchecked."""
     from modules.common.policy import GateResult
@@ -254,10 +277,15 @@ def _ungated(so_far):
 
 UNGATED = CHANNELS.until("fusion").replace("gate", Stage("gate", "gate/none", "permission/freshness", _ungated))
 TRACE_NPROBES = (1, 2, 3)
-SCALING_SIZES, SCALING_NPROBES = (100, 400), (1, 2, 4)
 FAILURE_QUERY, FAILURE_QUERIES = "PW-Q009", {"vector_unavailable": "CH-Q001", "packet_over_limit": "PW-Q002"}
-METRIC_FAILURES = ("lexical_timeout", "vector_unavailable", "ranker_failed")
 SLOW = {"lexical": 1500}
+PROHIBITED_QUERY = "PW-Q005"   # every listing that fits it is withheld
+# scaling((100, 1000, 10000), (1, 2, 4, 8)), as `python3 -B methods.py dev bench --index` measures it;
+# tests/test_channels.py recomputes every row. (size, lists, nprobe, recall@10, mean vectors compared)
+INDEX_SCALING = ((100, 10, 1, 0.642, 23.0), (100, 10, 2, 0.942, 36.7), (100, 10, 4, 1.0, 62.1),
+                 (100, 10, 8, 1.0, 98.2), (1000, 32, 1, 0.833, 70.5), (1000, 32, 2, 0.942, 97.5),
+                 (1000, 32, 4, 1.0, 167.0), (1000, 32, 8, 1.0, 295.2), (10000, 100, 1, 0.825, 204.9),
+                 (10000, 100, 2, 0.925, 309.7), (10000, 100, 4, 1.0, 520.1), (10000, 100, 8, 1.0, 959.9))
 
 
 def trace() -> dict:
@@ -268,25 +296,40 @@ def trace() -> dict:
     from modules.common.catalogue import QUERIES
     from modules.common.images import IMAGE_QUERIES
     queries = {q.id: q for q in QUERIES + IMAGE_QUERIES}
-    base = {qid: run_channels(q) for qid, q in queries.items()}
+    given = {qid: {"query": q, "listings": LISTINGS, "as_of": CATALOGUE_AS_OF, "image": query_image(qid)}
+             for qid, q in queries.items()}
+    slow = {qid: dict(inputs, latency_ms=SLOW) for qid, inputs in given.items()}
+    cache: dict = {}
+    wrapped: dict = {}
+
+    def run(qid, pipeline=CHANNELS, inputs=given):
+        if id(pipeline) not in wrapped:
+            wrapped[id(pipeline)] = (pipeline, reusing(pipeline, cache))
+        return wrapped[id(pipeline)][1].run(inputs[qid])
+
+    base = {qid: run(qid) for qid in queries}
     photos = {qid: query_image(qid) for qid in queries if query_image(qid) and not image_problem(*query_image(qid))}
-    cheap = CHANNELS.replace("image", image_stage(IMAGE_INDEX, IMAGE_REJECTED, nprobe=1))
-    reached = [qid for qid, run in base.items() if run.halted_by is None]
-    removals = {name: [removal_effect(base[qid], run_channels(queries[qid], pipeline=CHANNELS.without(*stages)))
-                       for qid in reached] for name, stages in REMOVALS}
-    failures = {}
-    for failure in FAILURES:
-        query = queries[FAILURE_QUERIES.get(failure.name, FAILURE_QUERY)]
-        failures[failure.name] = run_channels(query, pipeline=failing(CHANNELS, failure.name),
-                                              **({"latency_ms": SLOW} if failure.name == "lexical_timeout" else {}))
-    waited = run_channels(queries[FAILURE_QUERY], pipeline=failing(CHANNELS, "lexical_timeout"), latency_ms=SLOW,
-                          fallback_allowed=False)
+    reached = [qid for qid, found in base.items() if found.halted_by is None]
+    without = {name: CHANNELS.without(*stages) for name, stages in REMOVALS}
+    # The image channel does not run for a query without a usable photo, so removing it cannot
+    # change that query (tests check every query); it is measured where it runs.
+    removed = {name: {qid: run(qid, pipeline) if name != "image" or qid in photos else base[qid] for qid in reached}
+               for name, pipeline in without.items()}
+    removals = {name: [removal_effect(base[qid], runs[qid]) for qid in reached] for name, runs in removed.items()}
+    broken = {f.name: failing(CHANNELS, f.name) for f in FAILURES}
+    inputs_of = {name: slow if name == "lexical_timeout" else given for name in broken}
+    failures = {name: run(FAILURE_QUERIES.get(name, FAILURE_QUERY), pipeline, inputs_of[name])
+                for name, pipeline in broken.items()}
+    waited = run(FAILURE_QUERY, broken["lexical_timeout"], {FAILURE_QUERY: dict(slow[FAILURE_QUERY],
+                                                                                fallback_allowed=False)})
     scored = judged(queries)
-    by_failure = {name: {qid: run_channels(queries[qid], pipeline=failing(CHANNELS, name),
-                                           **({"latency_ms": SLOW} if name == "lexical_timeout" else {}))
-                         for qid in scored} for name in METRIC_FAILURES}
+    # A lost channel (timed out, unavailable or removed) gives one ranking: fusion reads only the
+    # channels that ran (tests check it), so the removal runs measure the channel failures too.
+    unranked_ranking = broken["ranker_failed"].until("fusion")
+    unranked = {qid: run(qid, unranked_ranking) for qid in scored}
+    cheap = CHANNELS.replace("image", image_stage(IMAGE_INDEX, IMAGE_REJECTED, nprobe=1))
     rebuilt_index = ann.build(IMAGE_INDEX.vectors, REBUILD["n_lists"], REBUILD["seed"])
-    rebuilt = CHANNELS.replace("image", image_stage(rebuilt_index, IMAGE_REJECTED))
+    rebuilt = CHANNELS.replace("image", image_stage(rebuilt_index, IMAGE_REJECTED)).until("fusion")
     encoded = ann.build(tuple((i, Vector(reencode(v.values), "pw-img-2")) for i, v in IMAGE_INDEX.vectors),
                         IMAGE_LISTS, IMAGE_SEED)
     comparison = compare_indexes((IMAGE_INDEX, IMAGE_NPROBE), (rebuilt_index, IMAGE_NPROBE),
@@ -296,16 +339,14 @@ def trace() -> dict:
     return channels_trace.record({
         "queries": queries, "base": base, "photos": photos, "index": IMAGE_INDEX, "rejected": IMAGE_REJECTED,
         "probes": [probe(IMAGE_INDEX, qid, img, IMAGE_TOP_K, p) for qid, img in photos.items() for p in TRACE_NPROBES],
-        "cheap": {qid: run_channels(queries[qid], pipeline=cheap) for qid in ("CH-Q001", "CH-Q002")},
-        "scaling": scaling(SCALING_SIZES, SCALING_NPROBES), "removals": removals, "predictions": PREDICTIONS,
-        "failures": failures, "waited": waited, "by_failure": by_failure,
-        "ungated": UNGATED.run({"query": queries["PW-Q002"], "listings": LISTINGS, "as_of": CATALOGUE_AS_OF}),
-        "rebuilt": {qid: run_channels(queries[qid], pipeline=rebuilt) for qid in photos},
+        "cheap": {qid: run(qid, cheap) for qid in ("CH-Q001", "CH-Q002")},
+        "scaling": INDEX_SCALING, "removals": removals, "predictions": PREDICTIONS,
+        "failures": failures, "waited": waited, "unranked": unranked, "removed": removed, "judged": scored,
+        "ungated": run(PROHIBITED_QUERY, UNGATED), "rebuilt": {qid: run(qid, rebuilt) for qid in photos},
         "comparison": comparison, "layer": locate_layer(comparison), "reencoded": reencoded,
-        "contrast": locate_layer(reencoded), "judged": scored,
+        "contrast": locate_layer(reencoded),
         "declared": {"image_version": IMAGE_VERSION, "lists": IMAGE_LISTS, "seed": IMAGE_SEED,
-                     "nprobe": IMAGE_NPROBE, "top_k": IMAGE_TOP_K, "rebuild": dict(REBUILD),
-                     "scaling_sizes": list(SCALING_SIZES), "scaling_nprobes": list(SCALING_NPROBES)},
+                     "nprobe": IMAGE_NPROBE, "top_k": IMAGE_TOP_K, "rebuild": dict(REBUILD)},
     })
 
 

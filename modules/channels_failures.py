@@ -83,7 +83,7 @@ FAILURES = (
     Failure("ranker_failed", ("fusion",), "degraded", "the gate-filtered set, unranked, as the contract permits",
             ("order_unavailable",)),
     Failure("packet_over_limit", ("packet",), "degraded",
-            "leave the optional alternatives out, lowest first; abstain if the required fields do not fit",
+            "leave optional alternatives out, lowest first; abstain if the required fields do not fit",
             ("omitted_fields",)),
     Failure("generator_failed", ("answer",), None, "show the structured evidence", ("state", "packet_fields")),
     Failure("no_eligible_evidence", ("source",), None,
@@ -128,8 +128,8 @@ def slow(stage: Stage, failure: str = "lexical_timeout") -> Stage:
         if latency <= CHANNEL_BUDGET_MS:
             return stage.run(so_far)
         if so_far.inputs.get("fallback_allowed", True):
-            return ChannelResult(stage.name, (), (), f"timed out: no answer within the {CHANNEL_BUDGET_MS} ms budget "
-                                                     f"(simulated latency {latency} ms)", "timed out")
+            return ChannelResult(stage.name, (), (), f"timed out at the {CHANNEL_BUDGET_MS} ms budget (simulated "
+                                                     f"latency {latency} ms)", "timed out")
         result = stage.run(so_far)
         return result._replace(note=f"{result.note}; waited {latency} ms: this run permits no fallback")
     return Stage(stage.name, stage.version + FAULT_MARK + failure, stage.layer, run, stage.kind, stage.after_halt)
@@ -162,8 +162,8 @@ def _unit_not_kept(stage):
 
 
 def _unavailable(stage):
-    return lambda so_far: ChannelResult(stage.name, (), (), "unavailable: the vector search service did not answer",
-                                        "unavailable")
+    return lambda so_far: ChannelResult(stage.name, (), (), "unavailable (no answer from the vector "
+                                                            "service)", "unavailable")
 
 
 def _feed(change):
@@ -200,15 +200,16 @@ def bounded_packet(so_far, limit: int = PACKET_FIELD_LIMIT):
     dropped = []
     while len(fields) > limit and len(listings) > 1:
         gone = listings.pop()
-        dropped += [f for f, _ in fields if f.startswith(gone + "#")]
+        count = sum(f.startswith(gone + "#") for f, _ in fields)
+        dropped.append(f"{gone} ({count} fields)")
         fields = [pair for pair in fields if not pair[0].startswith(gone + "#")]
     if len(fields) > limit:
         return full._replace(listings=(), fields=(), note=f"abstained: the required fields ({len(fields)}) exceed "
                                                           f"the {limit}-field limit; required left out: "
                                                           + ", ".join(f for f, _ in fields))
     return full._replace(listings=tuple(listings), fields=tuple(fields),
-                         note=f"bounded to {limit} fields: optional left out: {', '.join(dropped) or 'none'}; "
-                              f"required left out: none")
+                         note=f"optional left out: {', '.join(dropped) or 'none'}; required left out: none; "
+                              f"limit {limit} fields")
 
 
 def _no_answer(stage):
@@ -253,11 +254,15 @@ def _visible(key: str, so_far) -> str:
     gate, packet = so_far.output("gate", None), so_far.output("packet", None)
     channels = so_far.of_kind("channel")
     if key == "original_value":
-        return f"{contract.original!r} (unit step: {contract.transformations[1].output})"
+        return repr(contract.original)
     if key == "missing_meaning":
         return contract.reason
     if key == "degraded_channel":
-        return "; ".join(f"{c.channel}: {c.note}" for c in channels if c.status in ("timed out", "unavailable"))
+        down: dict = {}
+        for c in channels:
+            if c.status in ("timed out", "unavailable"):
+                down.setdefault(c.note, []).append(c.channel)
+        return "; ".join(f"{', '.join(names)}: {note}" for note, names in down.items())
     if key == "coverage_limit":
         ran = [c.channel for c in channels if c.status == "ran"]
         return f"candidates come from {', '.join(ran) or 'no channel'} only"
@@ -273,18 +278,18 @@ def _visible(key: str, so_far) -> str:
         ages = [(row.age_days, row.field, row.max_days) for _id, *rows in (gate.ages if gate else ()) for row in rows
                 if row.required and row.age_days is not None]
         age, field, limit = max(ages) if ages else (None, "-", "-")
-        return f"oldest required field: {field} checked {age} days before {so_far.inputs['as_of']} (limit {limit})"
+        return f"{field} checked {age} days before {so_far.inputs['as_of']} (limit {limit} days)"
     if key == "conflicting_fields":
         refs = [r for d in so_far.output("evidence").decisions if d.state == "conflict" for r in d.evidence_refs]
         return ", ".join(refs) or "none"
     if key == "order_unavailable":
-        return "the permitted candidates are listed by id: no ranking was made"
+        return "the permitted candidates, listed by id: no ranking was made"
     if key == "omitted_fields":
         return packet.note
     if key == "state":
         return q.decision.state
     if key == "packet_fields":
-        return f"{len(packet.fields) if packet else 0} packet fields, shown as a table instead of sentences"
+        return f"{len(packet.fields) if packet else 0} packet fields, shown as fields instead of sentences"
     return q.empty_cause or "none"
 
 
@@ -299,7 +304,7 @@ def _record_fallback(so_far) -> Fallback:
     stages = tuple(stage for stage, _name in failed)
     if names[0] == "lexical_timeout" and all(so_far.output(s).status == "ran" for s in stages):
         # The run permitted no fallback: the task waited for the slow channel and lost nothing but time.
-        return Fallback(names[0], stages, decided, decided, "waited for the slow channel: this run permits no "
+        return Fallback(names[0], stages, decided, decided, "waits for the slow channel: this run permits no "
                         "fallback", (("degraded_channel", "none: " + "; ".join(so_far.output(s).note.rsplit("; ", 1)[1]
                                                                                 for s in stages)),), task_ms(so_far))
     state, keys = fallback(names[0], decided)

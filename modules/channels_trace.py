@@ -14,9 +14,6 @@ from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_r
 from modules.common.images import image_problem, query_image
 from modules.eligibility_trace import query_row
 
-PERMISSION_CODES = ("PERMISSION_DENIED", "PERMISSION_UNKNOWN", "DUPLICATE_ID_CONFLICT")
-
-
 def _name(listing_id: str) -> str:
     return opaque_ref(listing_id) if listing_id in RESTRICTED_IDS else listing_id
 
@@ -56,10 +53,10 @@ def _images(raw: dict) -> dict:
         run = base[query_id]
         image = run.output("image")
         fused = run.output("fusion").candidates
-        via = {f.listing_id: "+".join(channel for channel, _rank in f.channel_ranks) for f in fused}
+        via = {f.listing_id: ", ".join(channel for channel, _rank in f.channel_ranks) for f in fused}
         rows.append({"query_id": query_id, "text": query.text, "photo": _photo(query_id), "status": image.status,
                      "note": image.note, "hits": _names(h.listing_id for h in image.hits),
-                     "state": _state(run), "packet": [f"{i} ({via[i]})" for i in _packet(run)]})
+                     "state": _state(run), "packet": [f"{i} via {via[i]}" for i in _packet(run)]})
     return {"share": dict(counts, queries=len(queries),
                           catalogue_with_photo=sum(_photo(q.id) != "none" for q in QUERIES)),
             "indexed": len(raw["index"]), "listings": len(LISTINGS),
@@ -94,7 +91,8 @@ def _index(raw: dict) -> dict:
     where = {i: n for n, ids in enumerate(index.lists, start=1) for i in ids}
     return {"lists": [len(ids) for ids in index.lists], "copy_lists": {"PW-L001": where["PW-L001"],
                                                                        "PW-L002": where["PW-L002"]},
-            "probes": probes, "relevance": relevance, "directions": directions, "scaling": raw["scaling"]}
+            "probes": probes, "relevance": relevance, "directions": directions,
+            "scaling": [dict(zip(("size", "lists", "nprobe", "recall", "compared"), row)) for row in raw["scaling"]]}
 
 
 _CLUSTER = {x.id: x.cluster_id for x in LISTINGS}
@@ -117,7 +115,8 @@ def _removals(raw: dict) -> list:
                     "predicted_states": prediction.states, "predicted_packets": list(prediction.packets),
                     "measured_states": states, "measured_packets": list(packets), "held": held,
                     "queries": len(effects), "changed": changed,
-                    "answer_lines": {e["query_id"]: e["answer_lines"] for e in effects}})
+                    "answer_lines": {e["query_id"]: e["answer_lines"] for e in effects},
+                    "kept_via": {e["query_id"]: e["packet_via_after"] for e in effects}})
     return out
 
 
@@ -144,14 +143,20 @@ def _metrics(raw: dict) -> dict:
     healthy = {qid: _ranking(run) for qid, run in raw["base"].items()}
     segments = [dict(metric_row(healthy, ids), segment=name) for name, ids in SEGMENTS.items()]
     failures = [dict(metric_row(healthy, raw["judged"]), failure="none")]
-    for name, runs in raw["by_failure"].items():
-        failures.append(dict(metric_row({qid: _ranking(run) for qid, run in runs.items()}, list(runs)), failure=name))
-    gated, ungated = healthy["PW-Q002"], _ranking(raw["ungated"])
-    grades = RELEVANCE["PW-Q002"]
-    compare = [{"ranking": label, "first": _name(ranking[0]), "first_withheld": ranking[0] in RESTRICTED_IDS,
+    for name, label in (("lexical", "lexical lost"), ("vector", "vector lost"), ("image", "image lost")):
+        rankings = {qid: _ranking(run) for qid, run in raw["removed"][name].items()}
+        failures.append(dict(metric_row(rankings, raw["judged"]), failure=label))
+    failures.append(dict(metric_row({qid: _ranking(run) for qid, run in raw["unranked"].items()}, raw["judged"]),
+                         failure="ranker failed"))
+    query_id = raw["ungated"].inputs["query"].id
+    gated, ungated = healthy[query_id], _ranking(raw["ungated"])
+    grades = RELEVANCE[query_id]
+    compare = [{"ranking": label, "query_id": query_id, "first": _name(ranking[0]) if ranking else None,
+                "first_withheld": bool(ranking) and ranking[0] in RESTRICTED_IDS,
                 **{name: metric(ranking, grades, CUTOFF) for name, metric in METRICS}}
                for label, ranking in (("gated", gated), ("ungated", ungated))]
-    return {"cutoff": CUTOFF, "segments": segments, "by_failure": failures, "prohibited_first": compare}
+    return {"cutoff": CUTOFF, "segments": segments, "by_failure": failures, "prohibited_first": compare,
+            "prohibited_state": _state(raw["base"][query_id])}
 
 
 def _anomaly(raw: dict) -> dict:
@@ -159,16 +164,15 @@ def _anomaly(raw: dict) -> dict:
     rows = []
     for qid in raw["photos"]:
         before, after = base[qid], rebuilt[qid]
-        permission = [sum(code in PERMISSION_CODES for d in run.output("gate").decisions for code in d.reason_codes)
-                      for run in (before, after)]
         rows.append({"query_id": qid, "segment": "long tail" if qid in SEGMENTS["long-tail family"] else "head",
                      "image_before": len(before.output("image").hits), "image_after": len(after.output("image").hits),
-                     "fused_before": len(_ranking(before)), "fused_after": len(_ranking(after)),
-                     "permission_before": permission[0], "permission_after": permission[1]})
+                     "fused_before": len(_ranking(before)), "fused_after": len(_ranking(after))})
     (layer, why), contrast = raw["layer"], raw["contrast"]
     public = dict(comparison, queries=[dict(r, exact_before=_names(r["exact_before"]),
                                             exact_after=_names(r["exact_after"])) for r in comparison["queries"]])
-    return {"rows": rows, "comparison": public, "layer": layer, "why": why,
+    from modules.common.policy import POLICY_VERSION
+    return {"rows": rows, "comparison": public, "layer": layer, "why": why, "policy": POLICY_VERSION,
+            "restricted": len(RESTRICTED_IDS),
             "contrast": {"versions": raw["reencoded"]["versions"], "layer": contrast[0], "why": contrast[1]}}
 
 
@@ -235,11 +239,12 @@ def _index_blocks(record: dict) -> list:
             f"At nprobe 1, {r['query_id']} misses {', '.join(r['missed'])}: recall {r['recall']:.3f}, {effect}.")})
     blocks.append({"key": "index-scaling", "table": {
         "title": "Recall@10 as the catalogue grows (seeded synthetic photos)",
-        "legend": "lists: centroids, about the square root of the size; recall: mean share of the exact "
-                  "top 10 found over 12 queries; cost: mean centroids plus photos compared per search; "
-                  "exact: what exact search compares. `dev bench --index` goes to 10^5.",
+        "legend": "lists: centroids, about the square root of the size; recall@10: mean share of the exact "
+                  "top 10 found, over 12 queries; cost: mean centroids plus photos compared per search; "
+                  "exact: what exact search compares. Measured by `methods.py dev bench --index`, which "
+                  "goes on to 10^5; tests/test_channels.py recomputes every row.",
         "columns": ["size", "lists", "nprobe", "recall@10", "cost", "exact"],
-        "rows": [[r["size"], r["lists"], r["nprobe"], _f(r["recall"]), round(r["compared"], 1), r["exact"]]
+        "rows": [[r["size"], r["lists"], r["nprobe"], _f(r["recall"]), f"{r['compared']:.1f}", r["size"]]
                  for r in ix["scaling"]]}})
     return blocks
 
@@ -247,10 +252,6 @@ def _index_blocks(record: dict) -> list:
 def _image_blocks(record: dict) -> list:
     im = record["images"]
     share = im["share"]
-    rows = []
-    for q in im["queries"]:
-        rows.append([q["query_id"], q["photo"], q["status"], " ".join(q["hits"]) or "-", q["state"],
-                     " ".join(q["packet"]) or "-"])
     return [
         {"key": "images-heading", "heading": "The image channel"},
         {"key": "images-share", "text": (
@@ -261,14 +262,28 @@ def _image_blocks(record: dict) -> list:
         {"key": "images-listings", "text": (
             f"{im['indexed']} of {im['listings']} listings have a usable photo. Rejected, never scored: "
             + "; ".join(f"{r['listing']} ({r['reason']})" for r in im["rejected"]) + ".")},
-        {"key": "images-queries", "table": {
-            "title": "Queries with photos, through the whole pipeline",
-            "legend": "photo: usable, unusable or none; image: the channel's status (not run: it says why); "
-                      "hits: its top 3, before the gate; state: after the fallback; packet: the listings "
-                      "packed, with the channels that proposed each.",
-            "columns": ["query", "photo", "image", "hits", "state", "packet"], "rows": rows}},
-        {"key": "images-notes", "text": "\n".join(f"{q['query_id']}: {q['note']}" for q in im["queries"])},
-    ]
+        {"key": "images-queries", "text": "Queries with photos, through the whole pipeline (hits: the image "
+                                           "channel's top 3 before the gate; state: after the fallback; packet: "
+                                           "the listings packed, with the channels that proposed each):"},
+    ] + [{"key": f"images-{q['query_id']}", "text": (
+        f"{q['query_id']} \"{q['text']}\", photo {q['photo']}\n"
+        f"  image: {q['note']}\n"
+        f"  hits: {' '.join(q['hits']) or '-'}\n"
+        f"  state: {q['state']}"
+        + "".join(f"\n  packet: {p}" for p in q["packet"]))} for q in im["queries"]]
+
+
+def _chunked(e: dict, per_row: int = 3) -> list:
+    """One query's removal row; long gained/lost lists continue on rows of their own."""
+    state = e["state_before"] if e["state_before"] == e["state_after"] else f"{e['state_before']} -> {e['state_after']}"
+    gained, lost = e["gained"] or ["-"], e["lost"] or ["-"]
+    rows = []
+    for n in range(0, max(len(gained), len(lost)), per_row):
+        first = n == 0
+        rows.append([e["query_id"] if first else "", state if first else "",
+                     ("changed" if e["packet_changed"] else "same") if first else "",
+                     " ".join(gained[n:n + per_row]), " ".join(lost[n:n + per_row])])
+    return rows
 
 
 def _removal_blocks(record: dict) -> list:
@@ -284,18 +299,18 @@ def _removal_blocks(record: dict) -> list:
                 "title": f"Measured without {name}: the queries that changed ({len(r['changed'])} of {r['queries']})",
                 "legend": "gained, lost: listings that reach ranking only with, or only without, the stage; "
                           "state: before -> after; packet: whether the packed fields changed.",
-                "columns": ["query", "gained", "lost", "state", "packet"],
-                "rows": [[e["query_id"], " ".join(e["gained"]) or "-", " ".join(e["lost"]) or "-",
-                          e["state_before"] if e["state_before"] == e["state_after"]
-                          else f"{e['state_before']} -> {e['state_after']}",
-                          "changed" if e["packet_changed"] else "same"] for e in r["changed"]]}})
+                "columns": ["query", "state", "packet", "gained", "lost"],
+                "rows": [row for e in r["changed"] for row in _chunked(e)]}})
         lines = r["answer_lines"]
         answered = sum(1 for before, _after in lines.values() if before)
         extra = (f" The {answered} queries that had answer lines keep their state and packet and lose only the "
                  f"sentences: the structured evidence stays." if name == "generation" else "")
         verdict = "held" if r["held"] else (
             f"missed: measured packet changes {', '.join(r['measured_packets']) or 'none'}, state changes "
-            f"{', '.join(f'{k} -> {v}' for k, v in r['measured_states'].items()) or 'none'}")
+            f"{', '.join(f'{k} -> {v}' for k, v in r['measured_states'].items()) or 'none'}"
+            + "".join(f"; {q} kept its packet: " + ", ".join(f"{i} is also proposed by {' and '.join(ch)}"
+                                                            for i, ch in r["kept_via"][q].items())
+                      for q in r["predicted_packets"] if q not in r["measured_packets"]))
         blocks.append({"key": f"removal-{name}-verdict", "text": f"Prediction {verdict}.{extra}"})
     return blocks
 
@@ -307,26 +322,25 @@ def _failure_blocks(record: dict) -> list:
         {"key": "failures-heading", "heading": "Ten failure stages, each a replaced stage of this pipeline"},
         {"key": "failures", "table": {
             "title": "Each failure, simulated through the pipeline's own stages",
-            "legend": "stage: the stage replaced by a failing one (its version gains +fault:<name>); "
-                      "decided: the state the decision stage reached; after: the state once the fallback "
-                      "applies; ms: simulated time the task waited for its channels.",
-            "columns": ["failure", "stage", "query", "decided", "after", "packet", "ms"],
-            "rows": [[r["failure"], "+".join(r["stages"]), r["query_id"], r["decided"], r["state"],
-                      " ".join(r["packet"]) or "-", r["elapsed_ms"]] for r in f["rows"]]}},
-        {"key": "failures-visible", "table": {
-            "title": "The safe behaviour, and what stays visible",
-            "legend": "behaviour: what the pipeline does instead; visible: what the trace keeps showing "
-                      "(one key per line). Withheld listings stay opaque refs or counts.",
-            "columns": ["failure", "behaviour and what stays visible"],
-            "rows": [[r["failure"], r["behaviour"] + "".join(f"\n{v['key']}: {v['shows']}" for v in r["visible"])]
-                     for r in f["rows"]]}},
+            "legend": "stage: the stage replaced by a failing one (its version gains +fault:<name>); state: "
+                      "what the decision stage reached -> what it is once the fallback applies; ms: "
+                      "simulated time the task waited for its channels.",
+            "columns": ["failure", "stage", "query", "state", "ms"],
+            "rows": [[r["failure"], "+".join(r["stages"]), r["query_id"],
+                      r["decided"] if r["decided"] == r["state"] else f"{r['decided']} -> {r['state']}",
+                      r["elapsed_ms"]] for r in f["rows"]]}},
+        {"key": "failures-visible", "text": "The safe behaviour of each, and what stays visible (withheld listings "
+                                            "stay opaque refs or counts):"},
+    ] + [{"key": f"failure-{r['failure']}", "text": (
+        f"{r['failure']} ({r['query_id']})\n  behaviour: {r['behaviour']}\n  packet: {' '.join(r['packet']) or 'empty'}"
+        + "".join(f"\n  {v['key']}: {v['shows']}" for v in r["visible"]))} for r in f["rows"]] + [
         {"key": "failures-slow", "text": (
             f"A slow channel never holds the task open when a fallback is allowed. Channels have a "
             f"{f['budget_ms']} ms budget (simulated; nothing sleeps). The lexical channel at {f['slow_ms']} ms: "
             f"with a fallback allowed the task finishes at {slow['allowed']['elapsed_ms']} ms, state "
             f"{slow['allowed']['state']}; when the run permits no fallback it "
-            f"{slow['not_allowed']['behaviour'].split(':')[0]}: {slow['not_allowed']['elapsed_ms']} ms, state "
-            f"{slow['not_allowed']['state']}.")},
+            f"waits: {slow['not_allowed']['elapsed_ms']} ms, state {slow['not_allowed']['state']}. Either way the "
+            f"trace names the slow channel.")},
     ]
 
 
@@ -349,21 +363,23 @@ def _metric_blocks(record: dict) -> list:
             "title": "By predeclared segment (healthy pipeline, fused ranking after the gate)",
             "legend": legend, "columns": ["segment", "queries"] + names, "rows": _metric_rows(m["segments"], "segment")}},
         {"key": "metrics-failures", "table": {
-            "title": "By failure (every judged query, the failure simulated)",
-            "legend": "failure: the failure stage simulated for every query (none = healthy); the other "
-                      "columns as above.",
+            "title": "By failure (every judged query, under each failure)",
+            "legend": "failure: none = healthy; a channel lost (timed out, unavailable or removed: fusion "
+                      "reads only channels that ran, so all three rank alike); ranker failed = the gate's "
+                      "set listed by id. The other columns as above.",
             "columns": ["failure", "queries"] + names, "rows": _metric_rows(m["by_failure"], "failure")}},
         {"key": "metrics-prohibited", "table": {
-            "title": "A better ranking metric can hide a prohibited candidate in first place (PW-Q002)",
+            "title": f"A better ranking metric can hide a prohibited candidate in first place ({first[0]['query_id']})",
             "legend": "gated: the pipeline's ranking; ungated: the same channels fused with no gate; first: "
                       "the listing ranked first (an opaque ref when it is withheld by the policy).",
             "columns": ["ranking", "first", "withheld"] + names,
             "rows": [[r["ranking"], r["first"], r["first_withheld"]] + [_f(r[name]) for name in names]
                      for r in first]}},
         {"key": "metrics-prohibited-verdict", "text": (
-            f"The ungated ranking scores nDCG@{m['cutoff']} {ungated['nDCG@3']:.3f} against "
-            f"{gated['nDCG@3']:.3f}, because the labels judge fit and the withheld listing fits. The metric cannot "
-            f"see permission: read it with the gate's exclusions, never instead of them.")},
+            f"The ungated ranking scores nDCG@{m['cutoff']} {ungated['nDCG@3']:.3f} against {gated['nDCG@3']:.3f} "
+            f"and puts a withheld listing first: the labels judge fit, and the withheld listings fit. The "
+            f"gated pipeline's 0 is the right answer here (state {m['prohibited_state']}). A metric cannot see "
+            f"permission: read it with the gate's exclusions, never instead of them.")},
     ]
 
 
@@ -377,11 +393,10 @@ def _anomaly_blocks(record: dict) -> list:
         {"key": "anomaly-symptom", "table": {
             "title": "After the nightly rebuild of the image index: candidates per photo query",
             "legend": "image: the image channel's candidates before -> after; fused: candidates reaching "
-                      "ranking; permission: exclusions with a permission reason code.",
-            "columns": ["query", "segment", "image", "fused", "permission"],
+                      "ranking; segment: long tail = a family with at most two listings.",
+            "columns": ["query", "segment", "image", "fused"],
             "rows": [[r["query_id"], r["segment"], f"{r['image_before']} -> {r['image_after']}",
-                      f"{r['fused_before']} -> {r['fused_after']}",
-                      f"{r['permission_before']} -> {r['permission_after']}"] for r in a["rows"]]}},
+                      f"{r['fused_before']} -> {r['fused_after']}"] for r in a["rows"]]}},
         {"key": "anomaly-compare", "table": {
             "title": "What the trace compares, before -> after",
             "legend": "same: whether the rebuild changed it; the recall row is each index against its own "
@@ -394,16 +409,19 @@ def _anomaly_blocks(record: dict) -> list:
                 ["index seed", p0["seed"], p1["seed"], p0["seed"] == p1["seed"]],
                 ["nprobe", p0["nprobe"], p1["nprobe"], p0["nprobe"] == p1["nprobe"]],
                 ["photos indexed", c["coverage"][0], c["coverage"][1], c["coverage"][0] == c["coverage"][1]],
+                ["policy", a["policy"], a["policy"], True],
+                ["listings not 'allowed'", a["restricted"], a["restricted"], True],
                 ["recall@3 vs exact", _f(sum(r["recall_before"] for r in c["queries"]) / len(c["queries"])),
                  _f(sum(r["recall_after"] for r in c["queries"]) / len(c["queries"])),
                  all(r["recall_before"] == r["recall_after"] for r in c["queries"])]]}},
         {"key": "anomaly-layer", "text": (
-            f"Layer: {a['layer']}. {a['why']}. Permission is stable, so the gate is not it; the ranker only "
-            f"orders what it receives, so it is not it either. The fix is in the index (restore the lists or "
-            f"raise nprobe), verified against the exact reference on the long-tail segment before exposure.")},
+            f"Layer: {a['layer']}. {a['why'][0].upper() + a['why'][1:]}. Permission is stable (same policy, same "
+            f"metadata), so the gate is not it; the ranker only orders what it receives, so it is not it either. "
+            f"The fix is in the index (restore the lists, or raise nprobe), checked against the exact reference "
+            f"on the long-tail segment before it is exposed.")},
         {"key": "anomaly-contrast", "text": (
-            f"Contrast: had the rebuild re-encoded the photos ({' -> '.join(a['contrast']['versions'])}), "
-            f"the same comparison would name {a['contrast']['layer']}: {a['contrast']['why']}.")},
+            f"Contrast: had the rebuild re-encoded the photos with another encoder instead, the same comparison "
+            f"would name {a['contrast']['layer']}: {a['contrast']['why']}.")},
     ]
 
 

@@ -17,7 +17,7 @@ trade-off production indexes meet with a second, coarser quantizer).
     index = build(items, n_lists=8, seed=7)       items: ((id, Vector), ...)
     found = search(index, query, k=5, nprobe=2)   -> Search(ids, compared)
     exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items)); items may be the index
-    recall_at_k(found.ids, exact.ids)             -> Fraction of the exact top-k found
+    recall_at_k(found.ids, exact.ids)             -> Fraction of the exact top-k found (fractions.Fraction)
     delete(index, item_id)                        -> a new index without the item
 """
 
@@ -27,8 +27,6 @@ import math
 import operator
 import random
 from collections import namedtuple
-from dataclasses import dataclass
-from fractions import Fraction
 
 from modules.common.checks import whole_number
 from modules.common.vectors import Vector
@@ -39,22 +37,39 @@ KMEANS_ROUNDS = 6
 Search = namedtuple("Search", "ids compared")   # ids best first; compared: vectors scored
 
 
-@dataclass(frozen=True)
 class Index:
-    """Centroids, the ids filed under each, and the vectors themselves, all of one version."""
+    """Centroids, the ids filed under each, and the vectors themselves, all of one version.
 
-    version: str            # the vectors' version: a query of another version is refused
-    n_lists: int
-    seed: int
-    centroids: tuple        # tuple of value tuples, one per list
-    lists: tuple            # tuple of tuples of item ids, one per centroid
-    vectors: tuple          # ((id, Vector), ...) in build order
-    index_version: str = INDEX_VERSION
+    An immutable record (a plain class with slots: the lab's start-up never imports dataclasses).
+    Two indexes are equal when their fields are; each stored vector is also kept scaled to
+    length 1, so a search does not redo it per comparison."""
 
-    def __post_init__(self):
-        # Each stored vector scaled to length 1 once, so a search does not redo it per comparison
-        # (not a field: two indexes of the same vectors still compare equal).
-        object.__setattr__(self, "_units", {item_id: unit(vector.values) for item_id, vector in self.vectors})
+    _FIELDS = ("version", "n_lists", "seed", "centroids", "lists", "vectors", "index_version")
+    __slots__ = _FIELDS + ("_units",)
+
+    def __init__(self, version: str, n_lists: int, seed: int, centroids: tuple, lists: tuple, vectors: tuple,
+                 index_version: str = INDEX_VERSION):
+        # version: the vectors' version (a query of another is refused); centroids: one value tuple
+        # per list; lists: the item ids filed under each; vectors: ((id, Vector), ...) in build order.
+        for name, value in zip(self._FIELDS, (version, n_lists, seed, centroids, lists, vectors, index_version)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_units", {item_id: unit(vector.values) for item_id, vector in vectors})
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Index is immutable: cannot set {name!r}")
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Index) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Index(version={self.version!r}, n_lists={self.n_lists}, seed={self.seed}, "
+                f"vectors={len(self.vectors)}, index_version={self.index_version!r})")
 
     def __len__(self) -> int:
         return sum(len(ids) for ids in self.lists)
@@ -187,12 +202,13 @@ def search(index: Index, query: Vector, k: int, nprobe: int) -> Search:
     return Search(_ranked(scored, k), len(index.centroids) + len(scored))
 
 
-def recall_at_k(found_ids, exact_ids) -> Fraction:
+def recall_at_k(found_ids, exact_ids):
     """The share of the exact top-k that the approximate search returned (index quality,
     not relevance: the exact neighbours may themselves be irrelevant)."""
     for name, ids in (("found_ids", found_ids), ("exact_ids", exact_ids)):
         if isinstance(ids, (str, set, frozenset, dict)) or not hasattr(ids, "__iter__"):
             raise TypeError(f"{name} must be a sequence of ids, got {type(ids).__name__} {ids!r}")
+    from fractions import Fraction   # here: only an evaluation needs it, a search does not
     exact = tuple(exact_ids)
     if not exact:
         raise ValueError("exact_ids must not be empty")
