@@ -229,20 +229,21 @@ def compare_indexes(before, after, images: dict, k: int = IMAGE_TOP_K) -> dict:
 
 
 def locate_layer(comparison: dict) -> tuple:
-    """(layer, why): representation when the vectors' version or the exact neighbours changed;
-    source when the index holds fewer listings; index when only the approximate search lost
-    what the exact reference still finds; None when nothing fell."""
+    """(layer, why), checked in this order: representation when the vectors' version changed;
+    source when the index holds fewer vectors (its exact reference moves with them);
+    representation when the exact neighbours changed all the same; index when only the
+    approximate search lost what the exact reference still finds; None when nothing fell."""
     rows = comparison["queries"]
     fell = [r["query_id"] for r in rows if r["count_after"] < r["count_before"] or r["recall_after"] < r["recall_before"]]
     old, new = comparison["versions"]
     if old != new:
         return "representation", f"the vectors changed version ({old} -> {new}): the space itself moved"
-    moved = [r["query_id"] for r in rows if r["exact_before"] != r["exact_after"]]
-    if moved:
-        return "representation", f"the exact neighbours changed for {', '.join(moved)}: the space itself moved"
     before, after = comparison["coverage"]
     if after < before:
         return "source", f"the index holds {after} vectors, {before} before: listings are missing"
+    moved = [r["query_id"] for r in rows if r["exact_before"] != r["exact_after"]]
+    if moved:
+        return "representation", f"the exact neighbours changed for {', '.join(moved)}: the space itself moved"
     if fell:
         a, b = comparison["parameters"]
         changed = ", ".join(f"{key} {a[key]} -> {b[key]}" for key in a if a[key] != b[key]) or "none"
