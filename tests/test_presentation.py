@@ -1,0 +1,145 @@
+"""Readable in class: plain output within 88 columns, tables that say what their columns
+mean, rich output that never crops what a lesson teaches, notebooks with short text lines
+and charts whose bytes do not change between builds."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from helpers import ROOT, built_lessons, methods
+
+WIDTH = 88
+LESSONS = built_lessons()
+
+
+def _widest(text: str) -> tuple[int, str]:
+    lines = text.splitlines() or [""]
+    line = max(lines, key=len)
+    return len(line), line
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_lesson_fits_88_columns(lesson):
+    width, line = _widest(methods(lesson, "--plain").stdout.decode("utf-8"))
+    assert width <= WIDTH, f"methods.py {lesson} --plain prints a line of {width} columns:\n{line}"
+
+
+WORKFLOW_CALLS = [(), ("help",), ("check", "context"), ("check",), ("hint", "context", "--level", "3"),
+                  ("check", "--target", "solutions")]
+
+
+@pytest.mark.parametrize("args", WORKFLOW_CALLS, ids=" ".join)
+def test_a_workflow_command_fits_88_columns(args, tmp_path):
+    done = methods(*args, check=False, env={"NO_COLOR": "1", "COLUMNS": "88"})
+    for stream in (done.stdout, done.stderr):
+        width, line = _widest(stream.decode("utf-8"))
+        assert width <= WIDTH, f"methods.py {' '.join(args)} prints a line of {width} columns:\n{line}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_table_has_a_legend(lesson):
+    module = __import__(f"modules.{lesson}", fromlist=["trace", "view"])
+    for block in module.view(module.trace()):
+        spec = block.get("table") or block.get("chart")
+        if spec is not None:
+            assert spec.get("legend"), f"{lesson}: table {spec.get('title')!r} has no legend saying what " \
+                                       f"its columns mean"
+
+
+def test_a_table_too_wide_is_stacked_row_by_row():
+    from labtools.render import plain_table
+    long = "a passage " * 20
+    text = plain_table({"title": "T", "legend": "id: the passage; text: its words", "columns": ["id", "text"],
+                        "rows": [["p1", long.strip()], ["p2", "short"]]})
+    assert max(len(line) for line in text.splitlines()) <= WIDTH
+    assert "  id: p1" in text and "text: short" in text and "row 2 of 2" in text
+    # every word of the long cell survives the wrap, in order
+    body = " ".join(line.split(": ", 1)[-1].strip() for line in text.splitlines()
+                    if line.startswith(("text:", "      ")))
+    assert long.split() == body.split()[:len(long.split())]
+
+
+def test_a_narrow_table_is_not_stacked():
+    from labtools.render import plain_table
+    text = plain_table({"title": "T", "columns": ["id", "n"], "rows": [["p1", 3]]})
+    assert text.splitlines() == ["T", "id  n", "--  -", "p1  3"]
+
+
+def test_blocks_are_picked_by_key():
+    from labtools.render import block, blocks_between
+    view = [{"key": "a", "text": "x"}, {"key": "b", "text": "y"}, {"text": "z"}, {"key": "c", "text": "w"}]
+    assert block(view, "b")["text"] == "y"
+    assert [b["text"] for b in blocks_between(view, "b", "c")] == ["y", "z", "w"]
+    with pytest.raises(KeyError, match="'nope'"):
+        block(view, "nope")
+
+
+def test_notebook_tables_are_escaped_html():
+    from labtools.display import blocks_html
+    out = blocks_html({"table": {"title": "<b>t</b>", "legend": "a & b", "columns": ["id", "n"],
+                                 "rows": [["</table><script>", 3]]}})
+    assert "<script>" not in out and "&lt;/table&gt;&lt;script&gt;" in out and "a &amp; b" in out
+    assert max(len(line) for line in out.splitlines()) < 100
+
+
+def _outputs(nb: dict):
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            yield output
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_text_output_lines_are_short(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for output in _outputs(nb):
+        texts = [output.get("text", "")]
+        texts.append(output.get("data", {}).get("text/plain", ""))
+        for text in texts:
+            text = "".join(text) if isinstance(text, list) else text
+            for line in text.splitlines():
+                assert len(line) <= 100, f"{path.name}: an output line of {len(line)} characters:\n{line}"
+
+
+def test_at_least_four_notebooks_carry_charts():
+    with_charts = []
+    for path in NOTEBOOKS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        if any("image/svg+xml" in o.get("data", {}) for o in _outputs(nb)):
+            with_charts.append(path.stem)
+    assert len(with_charts) >= 4, f"notebooks with charts: {with_charts}"
+
+
+def test_a_chart_has_the_same_bytes_under_any_hash_seed():
+    pytest.importorskip("matplotlib")
+    import subprocess
+    probe = ("import sys; sys.path.insert(0, '.')\nfrom labtools import charts\n"
+             "fig, ax = charts.figure()\nax.plot([1, 2, 3], [0.5, 0.7, 0.6], marker='o', label='recall')\n"
+             "ax.legend(); ax.set_title('k sweep')\nsys.stdout.write(charts.svg(fig))\n")
+    outs = {subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONHASHSEED=seed), check=True).stdout for seed in ("0", "7")}
+    assert len(outs) == 1
+    svg = outs.pop()
+    assert "<svg" in svg and "dc:date" not in svg.lower() and "Matplotlib v" not in svg
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("lesson", [name for name in ("eligibility", "grounding", "hybrid") if name in LESSONS])
+def test_rich_at_80_columns_never_crops_a_reason_code_or_id(lesson):
+    pytest.importorskip("rich")
+    from test_lessons import _on_a_terminal
+    plain = methods(lesson, "--plain").stdout.decode("utf-8")
+    codes = sorted(set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b|\bPW-[LQ]\d{3}\b", plain)))
+    assert codes, f"{lesson} shows no reason codes or ids to check"
+    pretty = _on_a_terminal(lesson, env={"COLUMNS": "80"})
+    pretty = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", pretty)
+    assert "\u2026" not in pretty, f"{lesson}: rich cropped a value with an ellipsis at 80 columns"
+    missing = [code for code in codes if code not in pretty]
+    assert not missing, f"{lesson}: at 80 columns these appear cut or missing: {missing[:8]}"
