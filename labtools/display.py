@@ -14,11 +14,25 @@ rebuilt notebook has the same bytes.
 from __future__ import annotations
 
 import html
+import re
 
 from labtools.render import _cell, _numeric, render_plain, wrap
 
 TEXT_WIDTH = 88
 _RIGHT = ' style="text-align:right"'
+# A number a lesson formats itself ("114.7", "1,024", "3/10"): aligned like a number.
+_NUMBER_TEXT = re.compile(r"[-+]?\d[\d,]*(\.\d+)?(/\d+)?")
+# The glyphs of render.bar and of lesson 02's window bar: a text bar needs a fixed-width
+# font, or its cells stop lining up.
+_BAR_GLYPHS = frozenset("#.|!")
+
+
+def _number_like(value) -> bool:
+    return value is None or _numeric(value) or (isinstance(value, str) and bool(_NUMBER_TEXT.fullmatch(value)))
+
+
+def _bar_like(value) -> bool:
+    return isinstance(value, str) and len(value) >= 5 and set(value) <= _BAR_GLYPHS
 
 
 def _as_blocks(blocks) -> list[dict]:
@@ -30,10 +44,15 @@ def _as_blocks(blocks) -> list[dict]:
 
 
 def table_html(spec: dict) -> str:
-    """One table block as an HTML table: title as caption, legend under it, numbers right."""
+    """One table block as an HTML table: title as caption, legend under it, numbers (and
+    numbers the lesson formatted as text) right-aligned, text bars in a fixed-width font."""
     columns = [str(c) for c in spec["columns"]]
     rows = spec["rows"]
-    numeric = [bool(rows) and all(_numeric(r[i]) or r[i] is None for r in rows) for i in range(len(columns))]
+    for row in rows:
+        if len(row) != len(columns):
+            raise ValueError(f"table {spec.get('title')!r}: a row has {len(row)} cells for {len(columns)} columns")
+    numeric = [bool(rows) and all(_number_like(r[i]) for r in rows) for i in range(len(columns))]
+    bars = [bool(rows) and all(_bar_like(r[i]) for r in rows) for i in range(len(columns))]
     out = ["<table>"]
     if spec.get("title"):
         out.append(f"<caption style=\"text-align:left\"><b>{html.escape(spec['title'])}</b></caption>")
@@ -44,12 +63,44 @@ def table_html(spec: dict) -> str:
     out.append("<tbody>")
     for row in rows:
         out.append("<tr>")
-        out += [f"<td{_RIGHT if n else ''}>{html.escape(_cell(v))}</td>"
-                for v, n in zip(row, numeric)]
+        for value, number, bar in zip(row, numeric, bars):
+            text = html.escape(_cell(value))
+            out.append(f"<td{_RIGHT if number else ''}>{f'<code>{text}</code>' if bar else text}</td>")
         out.append("</tr>")
     out.append("</tbody></table>")
     if spec.get("legend"):
         out.append(f"<p><i>{html.escape(spec['legend'])}</i></p>")
+    return "\n".join(out)
+
+
+_NUMBERED = re.compile(r"(\d+)\. ")
+
+
+def text_html(text: str) -> str:
+    """A text block as HTML: a line is a paragraph, "- " lines a list, "1. " lines a numbered
+    list, and an indented line (a quotation under its label) a block quote."""
+    out, open_list = [], None
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        numbered = _NUMBERED.match(line)
+        kind = "ul" if line.startswith("- ") else "ol" if numbered else None
+        if open_list and kind != open_list:
+            out.append(f"</{open_list}>")
+            open_list = None
+        if kind and not open_list:
+            out.append("<ul>" if kind == "ul" else f'<ol start="{int(numbered.group(1))}">')
+            open_list = kind
+        if kind == "ul":
+            out.append(f"<li>{html.escape(line[2:])}</li>")
+        elif kind == "ol":
+            out.append(f"<li>{html.escape(line[numbered.end():])}</li>")
+        elif line.startswith(" "):
+            out.append(f"<blockquote>{html.escape(line.strip())}</blockquote>")
+        else:
+            out.append(f"<p>{html.escape(line)}</p>")
+    if open_list:
+        out.append(f"</{open_list}>")
     return "\n".join(out)
 
 
@@ -59,7 +110,7 @@ def blocks_html(blocks) -> str:
         if "heading" in item:
             parts.append(f"<h4>{html.escape(item['heading'])}</h4>")
         elif "text" in item:
-            parts += [f"<p>{html.escape(p)}</p>" for p in item["text"].split("\n") if p.strip()]
+            parts.append(text_html(item["text"]))
         elif "table" in item:
             parts.append(table_html(item["table"]))
         elif "chart" in item:

@@ -143,3 +143,147 @@ def test_rich_at_80_columns_never_crops_a_reason_code_or_id(lesson):
     assert "\u2026" not in pretty, f"{lesson}: rich cropped a value with an ellipsis at 80 columns"
     missing = [code for code in codes if code not in pretty]
     assert not missing, f"{lesson}: at 80 columns these appear cut or missing: {missing[:8]}"
+
+
+# ------------------------------------------------------------------ notebooks: HTML tables
+
+PLAIN_TABLE_RULE = re.compile(r"^ *-+(  +-+)+ *$|^-- row \d+ of \d+ -+$")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_tables_are_html_not_printed_text(path):
+    # render.plain_table draws a rule of dashes under its header, or stacks rows under
+    # "-- row N of M"; a notebook shows its tables with labtools.display.show instead.
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for output in _outputs(nb):
+        text = output.get("text", "")
+        text = "".join(text) if isinstance(text, list) else text
+        ruled = [line for line in text.splitlines() if PLAIN_TABLE_RULE.match(line)]
+        assert not ruled, f"{path.name} prints a plain-text table (rule {ruled[0]!r}); show it with " \
+                          f"labtools.display.show"
+
+
+def test_html_aligns_numbers_formatted_as_text_and_keeps_bars_monospaced():
+    from labtools.display import blocks_html
+    out = blocks_html({"table": {"title": "T", "columns": ["k", "average", "share", "bar", "id"],
+                                 "rows": [[1, "56.2", "0/10", "###..|...", "q01"],
+                                          [2, "1,076.0", "3/10", "#####|!!.", "q02"]]}})
+    cells = [line for line in out.splitlines() if line.startswith("<td")]
+    assert cells[:5] == ['<td style="text-align:right">1</td>', '<td style="text-align:right">56.2</td>',
+                         '<td style="text-align:right">0/10</td>', "<td><code>###..|...</code></td>",
+                         "<td>q01</td>"]
+    assert '<td style="text-align:right">1,076.0</td>' in cells
+    with pytest.raises(ValueError, match="a row has 1 cells for 5 columns"):
+        blocks_html({"table": {"title": "T", "columns": ["k", "a", "b", "c", "d"], "rows": [[1]]}})
+
+
+def test_html_text_blocks_keep_their_lists_and_quotes():
+    from labtools.display import blocks_html
+    out = blocks_html({"text": "Steps:\n1. first <one>\n2. second\n- a & b\n  \"quoted\"\nlast"})
+    assert out.splitlines() == ["<p>Steps:</p>", '<ol start="1">', "<li>first &lt;one&gt;</li>",
+                                "<li>second</li>", "</ol>", "<ul>", "<li>a &amp; b</li>", "</ul>",
+                                "<blockquote>&quot;quoted&quot;</blockquote>", "<p>last</p>"]
+
+
+def test_show_prints_plain_text_outside_a_notebook(capsys):
+    from labtools import display
+    from labtools.render import render_plain
+    spec = {"key": "t", "table": {"title": "T", "legend": "n: a count", "columns": ["id", "n"],
+                                  "rows": [["p1", 3]]}}
+    display.show(spec)
+    assert capsys.readouterr().out == render_plain([spec])
+
+
+# ------------------------------------------------------------------ notebooks: charts
+
+def _chart_outputs(nb: dict):
+    """(svg output, the output after it) for every chart in a notebook."""
+    for cell in nb["cells"]:
+        outputs = cell.get("outputs", [])
+        for index, output in enumerate(outputs):
+            if "image/svg+xml" in output.get("data", {}):
+                yield output, outputs[index + 1] if index + 1 < len(outputs) else None
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_chart_has_a_caption(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for chart, after in _chart_outputs(nb):
+        caption = "".join((after or {}).get("data", {}).get("text/markdown", ""))
+        assert caption.startswith("*") and len(caption.split()) >= 8, \
+            f"{path.name}: a chart without a caption saying what to see (got {caption!r})"
+        svg = "".join(chart["data"]["image/svg+xml"])
+        assert "dc:date" not in svg.lower() and "Matplotlib v" not in svg, f"{path.name}: a chart with a date"
+
+
+def _lines(ax) -> dict:
+    return {line.get_label(): [float(y) for y in line.get_ydata()] for line in ax.lines
+            if not line.get_label().startswith("_")}
+
+
+def _bars(ax) -> dict:
+    return {container.get_label(): [round(bar.get_height(), 6) for bar in container]
+            for container in ax.containers}
+
+
+def test_lesson_05_charts_draw_the_trace_record():
+    pytest.importorskip("matplotlib")
+    from labtools import charts
+    from modules import order
+    record = order.trace()
+    fig = charts.k_sweep(record)
+    drawn = _lines(fig.axes[0])
+    for field, label in charts.K_SWEEP_SERIES:
+        assert drawn[label] == [row[field] for row in record["k_sweep"]], field
+    assert [float(x) for x in fig.axes[0].lines[0].get_xdata()] == [row["k"] for row in record["k_sweep"]]
+    charts.svg(fig)  # closes it
+
+    fig = charts.layouts(record)
+    drawn, (seed, second) = _lines(fig.axes[0]), record["layouts"]["seeds"]
+    for layout in ("head", "middle", "tail"):
+        rows = [row for row in record["layouts"]["generation"] if row["layout"] == layout]
+        assert drawn[f"{layout} (seed {seed})"] == [row["generation"] for row in rows]
+        assert drawn[f"{layout} (seed {second})"] == [row["generation_second_seed"] for row in rows]
+    charts.svg(fig)
+
+    fig = charts.share_of_change(record)
+    drawn = _bars(fig.axes[0])
+    for field, label, _colour in charts.CHANGE_SERIES:
+        assert drawn[label] == [row[field] for row in record["layouts"]["share_of_change"]], field
+    charts.svg(fig)
+
+
+def test_lesson_02_chart_draws_the_trace_record():
+    pytest.importorskip("matplotlib")
+    from labtools import charts
+    from modules import budget
+    record = budget.trace()
+    fig = charts.prompt_vs_window(record)
+    drawn, rows = _lines(fig.axes[0]), record["sweep"]["rows"]
+    assert drawn["largest prompt of the requests"] == [row["largest"] for row in rows]
+    assert drawn["average prompt"] == [row["average"] for row in rows]
+    window = [line for line in fig.axes[0].lines if line.get_label().startswith("_")]
+    assert [float(y) for y in window[0].get_ydata()] == [record["sweep"]["window"]] * 2
+    charts.svg(fig)
+
+
+def test_audit_chart_draws_the_trace_record():
+    pytest.importorskip("matplotlib")
+    from labtools import charts
+    from modules.audit_trace import trace
+    record = trace()
+    fig = charts.recall_coverage(record)
+    drawn = list(_bars(fig.axes[0]).values())
+    assert drawn == [[row["recall_at_k"] for row in record["budgets"]],
+                     [row["coverage"] for row in record["budgets"]]]
+    charts.svg(fig)
+
+
+def test_readme_chart_is_current():
+    pytest.importorskip("matplotlib")
+    from labtools import charts
+    for relative, text in charts.readme_charts().items():
+        path = ROOT / relative
+        assert path.is_file(), f"{relative} is missing: run `python3 -B methods.py dev notebooks`"
+        assert path.read_text(encoding="utf-8") == text, \
+            f"{relative} is stale: run `python3 -B methods.py dev notebooks` and commit it"
