@@ -78,8 +78,11 @@ class Corpus:
         self.as_of = None if as_of is None else check_day(as_of, "as_of")
         windows = []
         for p in passages:
+            # The audit's canonical_id names one passage (its copies share it), so it is also
+            # the passage's anchor: lesson 03 then joins exactly the declared copies, whatever
+            # their text, and leaves distinct passages alone.
             chunk = DedupeChunk(p.id, p.source or p.id, p.digest, 0.0, p.canonical_id, p.copy,
-                                p.start_line or 1, p.end_line or 1)
+                                p.start_line or 1, p.end_line or 1, p.canonical_id)
             self.held[p.id] = Held(chunk, WalkChunk(p.id, p.digest), p.source, p.version, p.start_line > 0, "")
             self.size_of[p.digest] = p.size
             if p.valid_from or p.valid_until:

@@ -201,22 +201,6 @@ def dedupe_chunks(draw):
 
 
 @FAST
-@given(dedupe_chunks(), st.lists(st.integers(min_value=0, max_value=7), max_size=4))
-def test_dedupe_is_idempotent_and_keeps_the_first_ranked(chunks, repeats):
-    dedupe = lesson_module("dedupe")
-    with_repeats = chunks + [chunks[i] for i in repeats if i < len(chunks)]
-    by_id = dedupe.dedupe_ids(with_repeats)
-    assert by_id == tuple(chunks) and dedupe.dedupe_ids(by_id) == by_id
-    by_text = dedupe.dedupe_text(chunks)
-    assert dedupe.dedupe_text(by_text.kept).kept == by_text.kept
-    assert dedupe.dedupe_text(by_text.kept).duplicate_text_ids == ()
-    assert len({c.text for c in by_text.kept}) == len(by_text.kept) == len({c.text for c in chunks})
-    canonical = dedupe.dedupe_canonical(chunks)
-    assert dedupe.dedupe_canonical(canonical.kept).kept == canonical.kept
-    assert len({dedupe.canonical_key(c) for c in canonical.kept}) == len(canonical.kept)
-
-
-@FAST
 @given(dedupe_chunks(), st.randoms(use_true_random=False))
 def test_non_overlapping_selection_has_no_overlap_and_ignores_input_order(chunks, rng):
     dedupe = lesson_module("dedupe")
