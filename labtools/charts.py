@@ -201,6 +201,43 @@ def prompt_vs_window(record: dict):
     return fig
 
 
+# ------------------------------------------------------------------ lesson 03: dedupe
+
+def crowding(record: dict):
+    """Lesson 03's crowding: each packet as a strip of its chunks, as wide as their characters
+    and coloured by the answer part the evaluation labels give them, with the packet's mean
+    score, distinct texts and answer parts beside it."""
+    crowd = record["crowding"]
+    chars = {c["id"]: c["chars"] for c in crowd["candidates"]}
+    parts = crowd["labels"]["answer_parts"]
+    colour_of = {part: colour for part, colour in zip(parts, COLOURS[:1] + COLOURS[3:])}
+    part_of = {cid: part for part, ids in parts.items() for cid in ids}
+    rows = crowd["rows"]
+    fig, ax = figure(height=2.2 + 0.35 * len(rows))
+    for y, row in enumerate(rows):
+        left = 0
+        for cid in row["ids"]:
+            ax.barh(y, chars[cid], left=left, height=0.6, color=colour_of[part_of[cid]], edgecolor="white",
+                    linewidth=1.5)
+            ax.text(left + chars[cid] / 2, y, cid, ha="center", va="center", fontsize=7, color="white")
+            left += chars[cid]
+        texts = "text" if row["distinct_texts"] == 1 else "texts"
+        ax.text(left + 8, y, f"mean score {row['mean_score']:.3f}, {row['distinct_texts']} distinct {texts},\n"
+                f"answer parts {row['answer_parts']}", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)), [row["label"] for row in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(sum(chars[cid] for cid in row["ids"]) for row in rows) * 1.75)
+    ax.set_xlabel("characters in the packet")
+    ax.spines["left"].set_visible(False)
+    ax.tick_params(axis="y", length=0)
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color=colour_of[part], label=f"answers: {part}") for part in parts],
+              loc="lower right", fontsize=8, frameon=False)
+    ax.set_title("Lesson 03: one sentence three times crowds the hours out of a top 2", fontsize=10,
+                 loc="left")
+    return fig
+
+
 # ------------------------------------------------------------------ 14: audit
 
 def recall_coverage(record: dict):
