@@ -60,7 +60,13 @@ def svg(fig) -> str:
 
 
 def show(fig, caption: str) -> None:
-    """Display the figure in a notebook with its caption (what to see) under it."""
+    """Display the figure in a notebook with its caption (what to see) under it. Outside
+    IPython (a notebook source run as a script) only the caption is printed."""
+    from labtools import display as text
+    if not text._in_ipython():
+        _pyplot().close(fig)
+        text.say(f"[chart] {caption}")
+        return
     from IPython.display import SVG, Markdown, display
     display(SVG(svg(fig)))
     display(Markdown(f"*{caption}*"))
@@ -235,6 +241,38 @@ def crowding(record: dict):
               loc="lower right", fontsize=8, frameon=False)
     ax.set_title("Lesson 03: one sentence three times crowds the hours out of a top 2", fontsize=10,
                  loc="left")
+    return fig
+
+
+# ------------------------------------------------------------------ lesson 07: hybrid
+
+def rank_changes(record: dict):
+    """Lesson 07's raw scores against rank: each cluster's place before and after one channel
+    (the vector cosine) changes scale, when the channels' raw scores are added (left) and
+    under reciprocal rank fusion (right). A moved cluster is drawn in colour."""
+    study = record["raw_versus_rank"]
+    if study["rrf_changed_by_rescaling"]:
+        raise ValueError("the record says rescaling changed the RRF order; this chart draws RRF as unchanged")
+    rows, scale = study["rows"], study["scale"]
+    fig, (summed, fused) = figure(ncols=2, height=HEIGHT_INCHES + 0.4)
+    panels = ((summed, "position_plain", "position_scaled",
+               f"Raw scores added: {study['moved_by_rescaling']} of {len(rows)} clusters move"),
+              (fused, "position_rrf", "position_rrf",
+               f"Reciprocal rank fusion (k = {record['declared']['rrf_k']}): none move"))
+    for ax, before, after, title in panels:
+        for row in rows:
+            moved = row[before] != row[after]
+            ax.plot([0, 1], [row[before], row[after]], marker="o", markersize=4,
+                    color=COLOURS[1] if moved else "#9a9a9a", linewidth=2 if moved else 1, zorder=3 if moved else 2)
+            ax.text(-0.06, row[before], row["cluster_id"], ha="right", va="center", fontsize=8)
+            ax.text(1.06, row[after], row["cluster_id"], ha="left", va="center", fontsize=8)
+        ax.set_xlim(-0.35, 1.35)
+        ax.set_ylim(len(rows) + 0.6, 0.4)
+        ax.set_xticks([0, 1], ["cosine as it is", f"cosine x {scale}"])
+        ax.set_yticks(range(1, len(rows) + 1))
+        ax.set_ylabel("place in the fused list (1 = first)")
+        ax.set_title(title, fontsize=9, loc="left")
+    fused.set_ylabel("")
     return fig
 
 

@@ -307,3 +307,12 @@ def test_readme_chart_is_current():
         assert path.is_file(), f"{relative} is missing: run `python3 -B methods.py dev notebooks`"
         assert path.read_text(encoding="utf-8") == text, \
             f"{relative} is stale: run `python3 -B methods.py dev notebooks` and commit it"
+
+
+def test_a_chart_outside_a_notebook_prints_its_caption(capsys):
+    pytest.importorskip("matplotlib")
+    from labtools import charts
+    fig, ax = charts.figure()
+    ax.plot([1, 2], [0.5, 0.6])
+    charts.show(fig, "what to see")
+    assert capsys.readouterr().out == "[chart] what to see\n"
