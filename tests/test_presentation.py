@@ -115,8 +115,7 @@ def test_at_least_four_notebooks_carry_charts():
         if any("image/svg+xml" in o.get("data", {}) for o in _outputs(nb)):
             with_charts.append(path.stem)
     assert len(with_charts) >= 4, f"notebooks with charts: {with_charts}"
-    # the issue names these four; lesson 07's joins when its notebook is rebuilt on the merged lesson
-    wanted = {"02_budget", "03_dedupe", "05_order"}
+    wanted = {"02_budget", "03_dedupe", "05_order", "07_hybrid"}  # the four the issue names
     assert wanted <= set(with_charts), f"no chart in {sorted(wanted - set(with_charts))}"
 
 
@@ -285,6 +284,24 @@ def test_lesson_03_chart_draws_the_trace_record():
     assert [cid for row in crowd["rows"] for cid in row["ids"]] == [t for t in labels if t in chars]
     assert [t.get_text() for t in ax.get_yticklabels()] == [row["label"] for row in crowd["rows"]]
     charts.svg(fig)
+
+
+def test_lesson_07_chart_draws_the_trace_record():
+    pytest.importorskip("matplotlib")
+    from labtools import charts
+    from modules import hybrid
+    record = hybrid.trace()
+    study = record["raw_versus_rank"]
+    fig = charts.rank_changes(record)
+    summed, fused = fig.axes
+    pairs = [tuple(float(y) for y in line.get_ydata()) for line in summed.lines]
+    assert pairs == [(row["position_plain"], row["position_scaled"]) for row in study["rows"]]
+    assert sum(before != after for before, after in pairs) == study["moved_by_rescaling"]
+    assert [tuple(float(y) for y in line.get_ydata()) for line in fused.lines] == \
+        [(row["position_rrf"], row["position_rrf"]) for row in study["rows"]]
+    charts.svg(fig)
+    with pytest.raises(ValueError, match="changed the RRF order"):
+        charts.rank_changes(dict(record, raw_versus_rank=dict(study, rrf_changed_by_rescaling=True)))
 
 
 def test_audit_chart_draws_the_trace_record():
