@@ -94,6 +94,21 @@ def _two(fn, approximate, exact, grades, k, want, why):
     _close(got[1], want[1], shown + "  # exact_precision", why)
 
 
+@_safe
+def test_task1_matches_the_lesson():
+    from modules.channels import IMAGE_INDEX, IMAGE_TOP_K, probe
+    from modules.channels_metrics import RELEVANCE, precision_at_k
+    from modules.common.images import query_image
+    fn = function(load(LESSON), "two_evaluations")
+    for query_id in ("CH-Q001", "CH-Q002", "CH-Q003", "CH-Q005"):
+        for nprobe in (1, 2):
+            p = probe(IMAGE_INDEX, query_id, query_image(query_id), IMAGE_TOP_K, nprobe)
+            grades = {_name(i): g for i, g in RELEVANCE[query_id].items()}
+            want = (float(p.recall), precision_at_k(p.exact, RELEVANCE[query_id], IMAGE_TOP_K))
+            _two(fn, _names(p.approximate), _names(p.exact), grades, IMAGE_TOP_K, want,
+                 f"the lesson's {query_id} at nprobe {nprobe}")
+
+
 def test_task1_recall_is_against_the_exact_search_not_the_labels():
     fn = function(load(LESSON), "two_evaluations")
     _two(fn, ["a", "x", "y"], ["a", "b", "c"], {"x": 2, "y": 2}, 3, (1 / 3, 0.0),
@@ -122,21 +137,6 @@ def test_task1_bad_input():
                  why="there is no exact reference to measure against")
     expect_error(ValueError, fn, ["a", "b"], ["a", "b"], {}, -1, shown="two_evaluations(['a', 'b'], ['a', 'b'], {}, -1)",
                  why="k must be at least 1")
-
-
-@_safe
-def test_task1_matches_the_lesson():
-    from modules.channels import IMAGE_INDEX, IMAGE_TOP_K, probe
-    from modules.channels_metrics import RELEVANCE, precision_at_k
-    from modules.common.images import query_image
-    fn = function(load(LESSON), "two_evaluations")
-    for query_id in ("CH-Q001", "CH-Q002", "CH-Q003", "CH-Q005"):
-        for nprobe in (1, 2):
-            p = probe(IMAGE_INDEX, query_id, query_image(query_id), IMAGE_TOP_K, nprobe)
-            grades = {_name(i): g for i, g in RELEVANCE[query_id].items()}
-            want = (float(p.recall), precision_at_k(p.exact, RELEVANCE[query_id], IMAGE_TOP_K))
-            _two(fn, _names(p.approximate), _names(p.exact), grades, IMAGE_TOP_K, want,
-                 f"the lesson's {query_id} at nprobe {nprobe}")
 
 
 def _names(ids) -> list:
