@@ -12,7 +12,24 @@ from modules.channels_failures import (CHANNEL_BUDGET_MS, CHANNEL_LATENCY_MS, FA
 from modules.channels_metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, metric_row, precision_at_k
 from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref
 from modules.common.images import image_problem, query_image
-from modules.eligibility_trace import query_row
+
+def query_row(run) -> dict:
+    """One catalogue query as this lesson shows it: the keys the agreement test compares with
+    lessons 07-09 (the same run, so the same values), and the photo and image channel status."""
+    contract, q = run.output("contract"), run.output("decision")
+    gate, evidence, packet = run.output("gate", None), run.output("evidence", None), run.output("packet", None)
+    gate_rows = [[d.subject, d.state, list(d.reason_codes)] for d in gate.decisions] if gate else []
+    image = run.output("image", None)
+    return {"query_id": contract.query_id, "original": contract.original, "contract_state": contract.state,
+            "stopped": run.halt and run.halt.reason, "state": q.decision.state,
+            "reason_codes": list(q.decision.reason_codes), "empty_cause": q.empty_cause, "gate": gate_rows,
+            "ranking": [[f.cluster_id, f.listing_id, round(f.ordering_score, 6)]
+                        for f in run.output("fusion").candidates] if gate else [],
+            "exclusions": gate_rows + [[d.subject, d.state, list(d.reason_codes)]
+                                       for d in (evidence.decisions if evidence else ())],
+            "packet": [field for field, _ in packet.fields] if packet else [],
+            "photo": _photo(contract.query_id), "image": image and image.status}
+
 
 def _name(listing_id: str) -> str:
     return opaque_ref(listing_id) if listing_id in RESTRICTED_IDS else listing_id
@@ -183,9 +200,7 @@ def record(raw: dict) -> dict:
         "declared": raw["declared"],
         "pipeline": [{"stage": name, "version": version} for name, version in
                      raw["base"]["PW-Q001"].versions.items()],
-        "queries": [dict(query_row(raw["base"][q.id]), photo=_photo(q.id),
-                         image=raw["base"][q.id].output("image", None) and raw["base"][q.id].output("image").status)
-                    for q in QUERIES],
+        "queries": [query_row(raw["base"][q.id]) for q in QUERIES],
         "images": _images(raw), "index": _index(raw), "removals": _removals(raw), "failures": _failures(raw),
         "metrics": _metrics(raw), "anomaly": _anomaly(raw),
     }
@@ -447,4 +462,4 @@ def view(record: dict) -> list:
             + _failure_blocks(record) + _metric_blocks(record) + _anomaly_blocks(record))
 
 
-__all__ = ["record", "view", "VISIBLE"]
+__all__ = ["record", "view", "query_row", "VISIBLE"]

@@ -18,7 +18,8 @@ from modules.common.images import IMAGE_QUERIES, IMAGE_VERSION, QUERY_IMAGES, im
 from modules.common.policy import STATES
 from modules.common.vectors import Vector
 from modules.eligibility import evaluate
-from modules.eligibility_trace import query_row
+from modules.channels_trace import query_row
+from modules.eligibility_trace import query_row as lesson_08_row
 from modules.hybrid import parse_query
 
 ALL = {q.id: q for q in QUERIES + IMAGE_QUERIES}
@@ -47,7 +48,8 @@ def test_the_pipeline_is_extended_not_copied():
 @pytest.mark.parametrize("query", QUERIES, ids=[q.id for q in QUERIES])
 def test_a_catalogue_query_gets_what_lessons_07_to_09_give_it(query):
     run = ch.run_channels(query)
-    assert query_row(run) == query_row(evaluate(query))
+    ours, theirs = query_row(run), lesson_08_row(evaluate(query))
+    assert {key: value for key, value in ours.items() if key in theirs} == theirs
     assert run.output("fallback").state == run.output("decision").decision.state
     assert query_image(query.id) is None
 
