@@ -14,11 +14,17 @@ costs n_lists + the vectors in the `nprobe` opened lists; with n_lists grown lik
 square root of the catalogue that is sublinear (and filing then costs n * sqrt(n): the
 trade-off production indexes meet with a second, coarser quantizer).
 
-    index = build(items, n_lists=8, seed=7)       items: ((id, Vector), ...)
+Public names (stable: lessons 12 and 13 use them; add, never rename)
+
+    index = build(items, n_lists=8, seed=7)       items: ((id, Vector), ...) of one version
     found = search(index, query, k=5, nprobe=2)   -> Search(ids, compared)
-    exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items)); items may be the index
-    recall_at_k(found.ids, exact.ids)             -> Fraction of the exact top-k found (fractions.Fraction)
+    exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items));
+                                                     `items` may also be an Index (all it holds)
+    recall_at_k(found.ids, exact.ids)             -> fractions.Fraction of the exact top-k found
     delete(index, item_id)                        -> a new index without the item
+    Index                                         immutable: version, n_lists, seed, centroids,
+                                                  lists, vectors, index_version; len() = vectors
+                                                  filed; ids(); equal when the fields are equal
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ TASKS = (
         "The ideal ranking sorts every graded listing of the query, retrieved or not. Is a gain the grade itself, "
         "or 2**grade - 1? (The lesson uses trec_eval's definition.)",
         "dcg(ids) = sum(grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(ids[:k], start=1)); "
-        "return dcg(ranking) / dcg(graded ids sorted by grade, highest first), or 0.0 when that ideal is 0.",
+        "return dcg(ranking) / dcg(graded ids sorted by grade, highest first). And when that ideal is 0?",
     )),
     Task(5, "compare_removal", "A counterfactual, query by query", hints=(
         "Gained means the run without the channel has it and the full run does not. Which set do you subtract "
@@ -44,7 +44,7 @@ TASKS = (
         "If the same candidates come back in another order, did removing the channel change them? And a query "
         "whose candidates are the same but whose state changed: is it a change?",
         "For each query of before: gained = sorted(set(after) - set(before)), lost = sorted(set(before) - "
-        "set(after)); keep the tuple when gained or lost or the states differ.",
+        "set(after)); keep the tuple when gained or lost or the states differ. In which order do the tuples come?",
     )),
     Task(6, "TWO_EVALUATIONS_QUIZ", "Quiz: two evaluations of one index", hints=(
         "In the lesson's second table, CH-Q003's exact neighbours are found with recall 1 at nprobe 3. How many "
