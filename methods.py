@@ -45,7 +45,7 @@ LESSONS = {
     "answer": ("10", "an honest answer stage that cites only its packet", []),
     "practice": ("11", "the capstone: eight candidates, one packet, every decision explained",
                  [(("--solution",), dict(action="store_true", help="also print the reference decision table"))]),
-    "channels": ("12", "every channel can fail: approximate index, image channel, removals, ten fallbacks, metrics",
+    "channels": ("12", "every channel can fail: approximate index, photos, fallbacks, metrics",
                  []),
 }
 
