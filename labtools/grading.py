@@ -184,15 +184,16 @@ def _copy(submission: Submission, lessons: list[str], scratch: Path) -> dict:
     work.mkdir()
     inside = submission.folder.resolve()
     for lesson in lessons:
-        source = submission.folder / f"{lesson}.py"
+        name = f"{lesson}.py"
+        source = submission.folder / name
         if source.is_symlink():
             real = source.resolve()
             if inside not in real.parents:
-                os.symlink(real, code / source.name)  # kept as a link out: the graders refuse it, and say so
+                os.symlink(real, code / name)  # kept as a link out: the graders refuse it, and say so
                 continue
             source = real
         if source.is_file():
-            shutil.copyfile(source, code / source.name)
+            shutil.copyfile(source, code / name)
     return {"folder": str(code), "shown": submission.shown, "work": str(work), "scratch": str(scratch)}
 
 
@@ -364,15 +365,16 @@ def learner_prints(records: list[dict], max_lines: int = PRINT_LINES) -> list[st
     shown = 0
     for where, text in pieces:
         body = text.rstrip("\n").splitlines() or [""]
-        if shown + 1 + min(len(body), 1) > max_lines:
+        room = max_lines - shown - 1
+        if room < 1:
             lines.append(f"  ... (more not shown: at most {max_lines} lines)")
             break
         lines.append(f"  {where}:")
-        room = max_lines - shown - 1
         lines += [f"    {line}" for line in body[:room]]
-        if len(body) > room:
-            lines.append(f"    ... ({len(body) - room} more lines)")
         shown += 1 + min(len(body), room)
+        if len(body) > room:
+            lines.append(f"    ... ({len(body) - room} more lines not shown: at most {max_lines} lines in all)")
+            break
     return lines
 
 
