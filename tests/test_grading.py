@@ -99,6 +99,12 @@ def test_unsigned_lines_on_the_result_channel_are_counted_and_ignored(tmp_path):
     assert "before the file finished importing" in record["error"]
 
 
+def test_the_learners_file_cannot_simply_import_the_harness_and_patch_it(tmp_path):
+    patcher = "try:\n    import _lab\n    _lab.expect = lambda *a, **k: None\nexcept ImportError:\n    pass\n"
+    record = graded(folder_with(tmp_path, patcher + dev.generated_stub(FIRST)))
+    assert record["status"] == "failing" and record["done"] == 0
+
+
 # ------------------------------------------------------------------ bytecode and links
 
 def _pyc_for(source: Path, code_text: str) -> bytes:
