@@ -21,7 +21,8 @@ copy of a learner's folder) in a fresh child process:
   signed pass;
 - each task has a time limit inside the child (an alarm names the call that did not
   return) and a watchdog outside it (for a loop that ignores the alarm); a child that dies
-  or is stopped in a test costs that task only: the other tasks' tests run in a new child.
+  or is stopped in a test costs that task only: the other tasks' tests run in a new child,
+  and the message names the last call, which the child notes in memory shared with the worker.
 
 With --no-fork (and where os.fork is missing) each child is a fresh interpreter instead
 (`--child`), which reads its key from stdin before importing anything else.
@@ -55,6 +56,7 @@ SLACK = 2.0           # seconds the watchdog adds to a time limit before it stop
 POLL = 0.05           # how often a silent child is checked for having ended
 OUTPUT_BYTES = 64_000  # of a child's own stdout/stderr file kept for the report
 KEY_BYTES = 32
+CALL_BYTES = 4096     # shared memory for the running test and its last call
 
 
 # ------------------------------------------------------------------ batch (maintainers)
@@ -219,7 +221,21 @@ def _child_grade(job: dict, grader, tests: list, send) -> None:
         real_exit(0)
 
 
-def _forked_child(job, grader, tests, key, write_fd, output_fd) -> None:
+def _note_call(shared, shown: str) -> None:
+    """The running test and the last call, in memory shared with the worker (read only if the
+    child has to be stopped or dies): cheaper than a record on the pipe for every call."""
+    data = f"{_lab._current['test']}\0{shown}".encode("utf-8", "replace")[:CALL_BYTES - 4]
+    shared[0:4] = len(data).to_bytes(4, "little")
+    shared[4:4 + len(data)] = data
+
+
+def _read_call(shared) -> dict:
+    size = min(int.from_bytes(shared[0:4], "little"), CALL_BYTES - 4)
+    test, _, call = shared[4:4 + size].decode("utf-8", "replace").partition("\0")
+    return {"test": test, "call": call}
+
+
+def _forked_child(job, grader, tests, key, write_fd, output_fd, shared) -> None:
     os.setpgid(0, 0)
     _child_setup(job, tests, output_fd)
     keep = sorted({0, 1, 2, write_fd})
@@ -230,7 +246,7 @@ def _forked_child(job, grader, tests, key, write_fd, output_fd) -> None:
             low = fd + 1
     os.closerange(low, 1 << 16)
     send = _signer(key, write_fd)
-    _lab._on_call = lambda shown: send({"t": "call", "test": _lab._current["test"], "call": shown[:500]})
+    _lab._on_call = lambda shown: _note_call(shared, shown)
     _child_grade(job, grader, tests, send)
 
 
@@ -340,17 +356,19 @@ def _read_output(fd: int) -> str:
 
 
 def _attempt_forked(job, grader, tests) -> _Attempt:
+    import mmap
     import signal
     import tempfile
     key = os.urandom(KEY_BYTES)
     attempt = _Attempt()
     read_fd, write_fd = os.pipe()
     output = tempfile.TemporaryFile(dir=job["scratch"])
+    shared = mmap.mmap(-1, CALL_BYTES)
     pid = os.fork()
     if pid == 0:  # the child: never returns
         try:
             os.close(read_fd)
-            _forked_child(job, grader, tests, key, write_fd, output.fileno())
+            _forked_child(job, grader, tests, key, write_fd, output.fileno(), shared)
         finally:
             os._exit(70)
     try:
@@ -382,6 +400,9 @@ def _attempt_forked(job, grader, tests) -> _Attempt:
     if attempt.ended == "died":
         code = os.waitstatus_to_exitcode(status[0]) if hasattr(os, "waitstatus_to_exitcode") else status[0] >> 8
         attempt.ended = _ended(code)
+    if attempt.ended != "done":
+        attempt.last = _read_call(shared)
+    shared.close()
     attempt.output = _read_output(output.fileno())
     output.close()
     return attempt
