@@ -305,6 +305,8 @@ def summary(book: dict, wrote: list[str], notes: list[str], rows: int = 20) -> s
 
 def _first_failure(student: dict) -> str:
     for lesson in student["lessons"]:
+        if lesson["status"] == "missing":
+            return f"{lesson['lesson']}: missing"
         for task in lesson["tasks"]:
             if not task["passed"] and lesson["status"] == "failing":
                 return f"{lesson['lesson']} task {task['number']}: {task['message'].splitlines()[0]}"

@@ -142,9 +142,7 @@ class Worker:
             return json.loads(line)
         self.close()
         detail = self._last_words()
-        return {"lesson": job["lesson"], "target": job["shown"], "kind": "harness", "tasks": [], "tests": [],
-                "error": "the grading worker stopped while grading this lesson"
-                         + (f": {detail}" if detail else " (was it stopped by the graded code?)")}
+        return _harness_failure(job, detail or "was it stopped by the graded code?")
 
     def close(self) -> None:
         if self.process is not None:
@@ -159,6 +157,11 @@ class Worker:
                 self.process.wait()
             self.process.stdout.close()
             self.process = None
+
+
+def _harness_failure(job: dict, detail: str) -> dict:
+    return {"lesson": job["lesson"], "target": job["shown"], "kind": "harness", "tasks": [], "tests": [],
+            "error": f"the grading worker stopped while grading this lesson ({detail})"}
 
 
 def _job_timeout(limits: Limits) -> float:
@@ -249,7 +252,10 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
                         worker = Worker(root, sandbox=Path(bases[unit[0][0].student]["scratch"]), fork=fork)
                     for submission, index, lesson in unit:
                         job = dict(bases[submission.student], lesson=lesson, **limit_fields)
-                        outcome = worker.grade(job, timeout)
+                        try:
+                            outcome = worker.grade(job, timeout)
+                        except Exception as error:  # the machinery failed: an error, never a pass
+                            outcome = _harness_failure(job, f"{type(error).__name__}: {error}")
                         with lock:
                             results[submission.student][index] = outcome
                             remaining[submission.student] -= 1
