@@ -52,8 +52,9 @@ WORKFLOW = {
     "hint": "the next hint for a task, one level at a time",
     "reset": "restore an exercise file to its stub (your file is backed up first)",
     "watch": "re-grade whenever you save an exercise file",
-    "dev": "maintainer commands: sync, check, notebooks, test, bench",
     "audit": "find where your own retrieval run (BEIR folder + TREC run) loses evidence; no PATH: the demo",
+    "grade": "instructors: grade a folder of submissions into a gradebook (CSV, JSON, Gradescope, JUnit)",
+    "dev": "maintainer commands: sync, check, notebooks, test, bench, gradescope",
 }
 
 

@@ -71,60 +71,19 @@ def _notebook(lesson: str) -> str | None:
 
 # ------------------------------------------------------------------ grading records
 
-def _declared_tasks(lesson: str) -> list[dict]:
-    """The lesson's tasks as its grader declares them, each failed: for a lesson that could
-    not be graded at all (a timeout, say), so a gradebook still gets one row per task."""
-    try:
-        if str(course.GRADERS) not in sys.path:
-            sys.path.insert(0, str(course.GRADERS))
-        import _lab
-        return [{"number": t.number, "name": t.name, "title": t.title, "passed": False}
-                for t in _lab.grader_module(lesson).TASKS]
-    except Exception:  # the grader itself is broken: the record's error says so
-        return []
-
-
 def summarize(result: dict, target: Path | None = None) -> dict:
-    """One lesson's grading result as a gradebook record: status, counts, and per task
-    whether it passed and the first failing test's message."""
-    lesson = result["lesson"]
-    path = _folder(target) / f"{lesson}.py"
-    record = {"lesson": lesson, "number": _catalogue()[lesson][0], "file": course.shown(path)}
-    if not path.is_file():
-        record["status"] = "missing"
-        record["error"] = f"{course.shown(path)} is missing"
-    elif "error" in result:
-        record["status"] = "error"
-        record["error"] = result["error"]
-    tests = result.get("tests", [])
-    tasks = []
-    declared = result.get("tasks", [])
-    if "error" in result and not declared:
-        declared = _declared_tasks(lesson)
-    for task in declared:
-        failing = [t for t in tests if t["task"] == task["number"] and not t["passed"]]
-        message = failing[0]["message"] if failing else ""
-        if "error" in record:
-            message = record["error"]
-        tasks.append({"number": task["number"], "name": task["name"], "title": task["title"],
-                      "passed": task["passed"], "message": message, "test": failing[0]["test"] if failing else ""})
-    record["done"] = sum(t["passed"] for t in tasks)
-    record["total"] = len(tasks)
-    if "status" not in record and not tasks:
-        record["status"] = "error"
-        record["error"] = f"the grader for '{lesson}' declares no tasks"
-    elif "status" not in record:
-        record["status"] = "passed" if record["done"] == record["total"] else "failing"
-    record["tasks"] = tasks
-    record["tests"] = tests
-    return record
+    """One lesson's grading result as a gradebook record (see labtools.grading.summarize)."""
+    from labtools import grading
+    return grading.summarize(result, _folder(target))
 
 
-def grade(lessons: list[str], target: Path | None = None) -> list[dict]:
+def grade(lessons: list[str], target: Path | None = None, limits=None) -> list[dict]:
     """Grade `lessons` (side by side) against exercises/ or `target`; one record each."""
     # The folder is always passed on explicitly, so the graders read what this process means
     # by exercises/ (tests point course.EXERCISES at a scratch folder).
-    return [summarize(result, target) for result in course.grade_many(lessons, _folder(target))]
+    from labtools import grading
+    results = grading.grade_many(lessons, _folder(target), limits=limits or grading.Limits())
+    return [summarize(result, target) for result in results]
 
 
 # ------------------------------------------------------------------ the progress view
@@ -157,6 +116,11 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
         return lines
 
     lesson, number = problem["lesson"], problem["number"]
+    if problem.get("kind") in ("grader", "harness"):  # never the learner's fault
+        return [f"Lesson {number} {lesson} could not be graded: {problem['error']}",
+                f"Nothing needs fixing in {problem['file']} for this. "
+                + ("Use Python 3.10 or newer." if sys.version_info < (3, 10) else
+                   f"Restore the graders (git checkout -- tests/graders) and run `{RUN} check {lesson}` again.")]
     if target is not None:  # an instructor reading a submission
         lines = []
         if problem["status"] == "error":
@@ -206,7 +170,7 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
 
 
 def report(records: list[dict], target: Path | None = None, narrowed: bool = False,
-           watching: str | None = None) -> dict:
+           watching: str | None = None, verbose: bool = False) -> dict:
     """Everything the progress view shows, as data (the plain and rich views draw it)."""
     problem = _first_problem(records)
     rows = []
@@ -226,8 +190,14 @@ def report(records: list[dict], target: Path | None = None, narrowed: bool = Fal
             "rows": rows,
             "summary": (f"{sum(r['done'] for r in records)}/{sum(r['total'] for r in records)} tasks, "
                         f"{sum(r['status'] == 'passed' for r in records)} of {len(records)} lesson(s) complete"),
-            "next": next_steps(records, target, narrowed, watching),
+            "next": next_steps(records, target, narrowed, watching) + (learner_prints(records) if verbose else []),
             "warnings": integrity.warnings()}
+
+
+def learner_prints(records: list[dict]) -> list[str]:
+    """`check --verbose`: what the learner's own code printed while it was graded (bounded)."""
+    from labtools import grading
+    return grading.learner_prints(records)
 
 
 def render_plain(view: dict) -> str:
@@ -273,8 +243,8 @@ def render_rich(view: dict, console=None) -> None:
 
 
 def show(records: list[dict], target: Path | None = None, narrowed: bool = False, plain: bool = False,
-         watching: str | None = None) -> None:
-    view = report(records, target, narrowed, watching)
+         watching: str | None = None, verbose: bool = False) -> None:
+    view = report(records, target, narrowed, watching, verbose)
     if wants_rich(plain):
         render_rich(view)
     else:
@@ -304,6 +274,9 @@ def check(argv: list[str]) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--json", action="store_true", help="print a per-task record for a gradebook")
     mode.add_argument("--plain", action="store_true", help="plain text even on a terminal")
+    from labtools import grading
+    grading.add_limit_options(parser)
+    parser.add_argument("--verbose", action="store_true", help="also show what your own code printed (bounded)")
     args = parser.parse_args(argv)
     if args.target is not None and not args.target.is_dir():
         parser.error(f"--target {args.target} is not a folder")
@@ -311,11 +284,11 @@ def check(argv: list[str]) -> int:
     names = [lesson_argument(parser, args.lesson)] if args.lesson else course.lessons()
     if not names:
         parser.error("no lesson has exercises yet")
-    records = grade(names, target)
+    records = grade(names, target, grading.limits_from(parser, args))
     if args.json:
         write(json.dumps(gradebook(records, target), indent=2, ensure_ascii=False) + "\n")
     else:
-        show(records, target, narrowed=bool(args.lesson), plain=args.plain)
+        show(records, target, narrowed=bool(args.lesson), plain=args.plain, verbose=args.verbose)
     return 0 if all(r["status"] == "passed" for r in records) else 1
 
 
@@ -392,6 +365,9 @@ def main(command: str, argv: list[str]) -> int:
         return check(argv)
     if command == "hint":
         return hint(argv)
+    if command == "grade":
+        from labtools import gradebook
+        return gradebook.main(argv)
     if command in ("reset", "watch"):
         from labtools import workflow
         return getattr(workflow, command)(argv)

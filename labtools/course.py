@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
 import sys
@@ -31,39 +29,6 @@ def require_lesson(name: str) -> str:
         raise SystemExit(f"methods.py: error: no graded exercises for '{name}'; lessons with exercises: "
                          + ", ".join(known))
     return name
-
-
-def grade(lesson: str, target: Path | None = None) -> dict:
-    """Grade one lesson in a fresh interpreter (a learner's loop or crash stays there)."""
-    command = [sys.executable, "-B", str(GRADERS / "run.py"), lesson]
-    if target is not None:
-        command += ["--target", str(target)]
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=GRADE_SECONDS, env=env, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        return {"lesson": lesson, "error": f"grading '{lesson}' took over {GRADE_SECONDS} s: "
-                                           f"is there a loop that never ends?"}
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        detail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"lesson": lesson, "error": f"the grader for '{lesson}' could not run: {detail}"}
-    return json.loads(lines[-1])
-
-
-def grade_many(lessons: list[str], target: Path | None = None, workers: int | None = None) -> list[dict]:
-    """Grade several lessons at once, each in its own interpreter; results in the order given.
-
-    Grading is mostly interpreter start-up and imports, so running the lessons side by
-    side keeps `check` of the whole course quick even on a small machine.
-    """
-    if workers is None:
-        workers = max(2, os.cpu_count() or 2)
-    if len(lessons) <= 1 or workers <= 1:
-        return [grade(lesson, target) for lesson in lessons]
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=min(workers, len(lessons))) as pool:
-        return list(pool.map(lambda lesson: grade(lesson, target), lessons))
 
 
 def shown(path: Path) -> str:

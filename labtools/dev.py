@@ -10,6 +10,7 @@ notebooks   build notebooks/NN_NAME.ipynb from notebooks/src/NN_NAME.py and exec
 golden      rewrite the golden outputs the tests compare (review the diff!)
 mutants     mutate the solutions' answer regions; report the share the graders reject
 bench       time the lesson commands against the standard-library floor, and the mechanisms
+gradescope  build the Gradescope autograder zip (setup.sh, run_autograder, the lab)
 test        set up .venv with the test dependencies and run the whole test suite
 """
 
@@ -51,10 +52,7 @@ def sync(force: bool = False, lessons: list[str] | None = None) -> list[str]:
         path.parent.mkdir(exist_ok=True)
         path.write_text(stub, encoding="utf-8")
         done.append(f"wrote {course.shown(path)}")
-    manifest = integrity.manifest_text()
-    if not integrity.MANIFEST.is_file() or integrity.MANIFEST.read_text(encoding="utf-8") != manifest:
-        integrity.MANIFEST.write_text(manifest, encoding="utf-8")
-        done.append(f"wrote {course.shown(integrity.MANIFEST)}")
+    done += integrity.refresh(force=force)  # never silently over an uncommitted grader edit
     return done
 
 
@@ -84,7 +82,8 @@ def apply_wrong_answer(solution: str, wrong: dict) -> str:
 def _grade_text(lesson: str, text: str) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"lab-{lesson}-") as folder:
         (Path(folder) / f"{lesson}.py").write_text(text, encoding="utf-8")
-        return course.grade(lesson, Path(folder))
+        from labtools import grading
+        return grading.grade(lesson, Path(folder))
 
 
 def problems(lesson: str) -> list[str]:
@@ -129,7 +128,8 @@ def problems(lesson: str) -> list[str]:
     outcomes, status, reference = mutate.grade_checked(lesson, items, (str(solution_path), solution),
                                                        seconds=course.GRADE_SECONDS, jobs=2)
     if status != "ok":
-        reference = course.grade(lesson, course.SOLUTIONS)
+        from labtools import grading
+        reference = grading.grade(lesson, course.SOLUTIONS)
         outcomes = None
     if "error" in reference:
         return found + [f"solutions/{lesson}.py cannot be graded: {reference['error']}"]
@@ -185,7 +185,7 @@ def check(lessons: list[str] | None = None) -> list[str]:
     for lesson in lessons or course.lessons():
         found += problems(lesson)
     for name in integrity.changed():
-        found.append(f"tests/graders/{name} differs from tests/graders/SHA256SUMS: "
+        found.append(f"{name} differs from tests/graders/SHA256SUMS: "
                      f"run `python3 -B methods.py dev sync` and commit the manifest")
     return found
 
@@ -208,7 +208,9 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="methods.py dev", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sync_parser = sub.add_parser("sync", help="regenerate exercises/ and the grader manifest")
-    sync_parser.add_argument("--force", action="store_true", help="replace edited exercise files (after a backup)")
+    sync_parser.add_argument("--force", action="store_true",
+                             help="replace edited exercise files (after a backup); record uncommitted grader "
+                                  "edits in the manifest")
     check_parser = sub.add_parser("check", help="prove stubs, solutions, graders and hints agree")
     check_parser.add_argument("lesson", nargs="*")
     nb_parser = sub.add_parser("notebooks", help="build and execute the notebooks")
@@ -218,6 +220,7 @@ def main(argv: list[str]) -> int:
     sub.add_parser("test", help="create .venv with the test dependencies and run the whole suite")
     sub.add_parser("bench", help="time the lesson commands and mechanisms")
     sub.add_parser("mutants", help="mutate the answer regions and report the share the graders reject")
+    sub.add_parser("gradescope", help="build the Gradescope autograder zip")
     args, rest = parser.parse_known_args(argv)
 
     if args.command == "sync":
@@ -245,6 +248,9 @@ def main(argv: list[str]) -> int:
     if args.command == "mutants":
         from labtools import mutate
         return mutate.main(rest)
+    if args.command == "gradescope":
+        from labtools import gradescope
+        return gradescope.main(rest)
     if args.command == "bench":
         from labtools import bench
         return bench.main(rest)
