@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check grounding
-# (generated from solutions/grounding.py; `python3 -B methods.py reset grounding` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check grounding
 """Lesson 09 exercises: walk a trace, hide what must stay hidden, count what was left out.
 
 Task 1  first_failing_layer  walk the layers in order and name the first whose check failed
