@@ -24,7 +24,8 @@ RUN = "python3 -B methods.py"
 
 def _number(minimum=0, maximum=None):
     """An argparse type for a whole number in ASCII digits (int() would also take '1_000', ' 5 '
-    and other scripts' digits) within [minimum, maximum]; errors echo a short form of the text."""
+    and other scripts' digits) within [minimum, maximum] (None: no bound here, the lesson's
+    own check decides); errors echo a short form of the text."""
     def whole_number(text):
         from modules.common.checks import parse_whole_number
         try:
@@ -40,7 +41,7 @@ SEED_LIMIT = 2 ** 32  # seeds are 0 <= seed < 2**32, so two different seeds neve
 # (name, one-line description, lesson-specific options as (flags, argparse keywords)), in course order
 COURSE = [
     ("context", "retrieval succeeded, the packet failed: one question at quote budgets 80, 120, 400",
-     [(("--budget",), dict(dest="budgets", type=_number(), action="append", metavar="N",
+     [(("--budget",), dict(dest="budgets", type=_number(minimum=None), action="append", metavar="N",
                            help="max_quote_chars to run (repeatable); replaces 80, 120 and 400"))]),
     ("budget", "keep the units explicit: skip vs truncate, the window equation, top-k overflow", []),
     ("dedupe", "remove redundancy without merging identities: ids, text, canonical documents, overlaps", []),

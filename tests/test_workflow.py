@@ -774,7 +774,7 @@ def test_odd_arguments_are_usage_errors(argv, words, capsys):
     (["context", "--budget", "1_000"], "ASCII digits"),
     (["context", "--budget", " 5 "], "ASCII digits"),
     (["context", "--budget", "\u0665"], "ASCII digits"),
-    (["context", "--budget", "-5"], "at least 0"),
+    (["context", "--budget", "-5"], "max_quote_chars must be >= 0, got -5"),  # the lesson's own check
     (["order", "--seed", "18446744073709551621"], "at most 4294967295"),
     (["order", "--seed", "4294967296"], "at most 4294967295"),
     (["order", "--seed", "-1"], "at least 0"),
