@@ -12,14 +12,16 @@ friends), which only the workflow commands load. The lessons and commands are li
 labtools/registry.py.
 """
 
-# Nothing above the version check may need a newer Python than 3.6 to parse or run: an
-# older interpreter must get this message, not a SyntaxError or a wrong grade.
+# This file must parse under Python 3.6 (no walrus, match or `X | Y` outside functions), and
+# nothing before the check may need more: an older interpreter gets the message below, not a
+# SyntaxError or a wrong grade. The rest of the lab is imported only after it.
 import sys
 
 if sys.version_info < (3, 10):
     sys.stderr.write("Context Lab needs Python 3.10 or newer; this is Python %s (%s).\n"
-                     "Run it with a newer interpreter, for example: python3.12 -B methods.py\n"
-                     % (".".join(str(part) for part in sys.version_info[:3]), sys.executable or "python"))
+                     "Run it with a newer interpreter, for example: %s\n"
+                     % (".".join(str(part) for part in sys.version_info[:3]), sys.executable or "python",
+                        " ".join(["python3.12", "-B", "methods.py"] + sys.argv[1:2])))
     sys.exit(1)
 
 import os  # noqa: E402

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -38,7 +37,6 @@ def lesson_argument(parser: argparse.ArgumentParser, name: str) -> str:
     if name in _catalogue():
         parser.error(f"lesson '{name}' has no exercises yet; {listing}")
     import difflib
-    from modules.common.checks import short
     close = difflib.get_close_matches(name, list(_catalogue()), n=1)
     parser.error(f"there is no lesson {short(name)}.{f' Did you mean {close[0]!r}?' if close else ''} {listing}")
     raise AssertionError("unreachable")  # parser.error exits
@@ -354,7 +352,7 @@ def load_state() -> tuple[dict, str | None]:
     if problem is None:
         bad = [key for key, value in state.items() if not _hint_level(value)]
         if bad:
-            problem = (f"{len(bad)} entr{'y' if len(bad) == 1 else 'ies'} hold no hint level "
+            problem = (f"{len(bad)} {'entry holds' if len(bad) == 1 else 'entries hold'} no hint level "
                        f"({short(bad[0])}: {short(state[bad[0]])})")
         state = {key: value for key, value in state.items() if _hint_level(value)}
     else:

@@ -23,7 +23,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import shutil
 import sys
 import tempfile
 import time

@@ -49,7 +49,7 @@ COURSE = [
      [(("--as-of",), dict(dest="as_of", metavar="YYYY-MM-DD",
                           help="the day the validity filter checks (default: 2026-07-01)"))]),
     ("order", "position is a hypothesis to measure, with a labelled fictional reader",
-     [(("--seed",), dict(type=_number(0, SEED_LIMIT - 1), metavar="N",
+     [(("--seed",), dict(type=_number(None, SEED_LIMIT - 1), metavar="N",
                          help=f"simulator seed, 0 to {SEED_LIMIT - 1} (default: the lesson's own)"))]),
     ("packet", "a sealed, sourced, safely wrapped evidence packet", []),
     ("hybrid", "candidate channels, the query contract and rank fusion", []),

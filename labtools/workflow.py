@@ -13,7 +13,6 @@ watch   grades, then polls the exercise files' modification times (standard libr
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
