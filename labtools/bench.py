@@ -60,8 +60,8 @@ def _installed(package: str) -> bool:
 
 
 def _built_lessons() -> list[str]:
-    from methods import LESSONS
-    return [name for name in LESSONS if (course.ROOT / "modules" / f"{name}.py").is_file()]
+    from labtools.registry import built_lessons
+    return built_lessons()
 
 
 def _run_once(command: list[str]) -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 
-from labtools import course
+from labtools import course, files
 
 ROOT = course.ROOT
 GRADERS = course.GRADERS
@@ -96,7 +96,7 @@ def refresh(force: bool = False) -> list[str]:
                 f"{'differs' if len(pending) == 1 else 'differ'} from the last commit, and a manifest written now "
                 f"would hide that edit from the tamper warning. Commit the edit, then run dev sync again "
                 f"(or rerun with --force to record it anyway)"]
-    MANIFEST.write_text(text, encoding="utf-8")
+    files.replace_text(MANIFEST, text)  # atomic: a reader never sees half a manifest
     lines = [f"wrote {course.shown(MANIFEST)}"]
     if pending:
         lines.append(f"  (it records uncommitted edits of {', '.join(pending)}, because of --force)")
