@@ -6,13 +6,13 @@ Task 1  decide_state        the strongest state wins, by a fixed precedence
 Task 2  permission_gate     only "allowed" passes; the rest leave as opaque references
 Task 3  rank_permitted      filter permission before ranking, then fuse by rank
 Task 4  empty_cause         say why a result is empty, never "no results"
-Task 5  EXPIRED_FIRST_QUIZ  which layer failed first when an expired record ranks first
+Task 5  EXPIRED_FIRST_QUIZ  which layer failed first when a stale listing ranks first
 
 Check your work:  python3 -B methods.py check eligibility
 Stuck?            python3 -B methods.py hint eligibility
 """
 
-from modules.catalogue import opaque_ref
+from modules.common.catalogue import opaque_ref
 from modules.hybrid import reciprocal_rank_fusion
 
 
@@ -38,12 +38,17 @@ def permission_gate(pairs) -> tuple:
     is withheld with reason "PERMISSION_DENIED"; "unknown", None, "" or any other
     value is withheld with reason "PERMISSION_UNKNOWN".
 
-    Return (permitted, withheld): `permitted` is the list of permitted ids in input
-    order; `withheld` is a list of (opaque_ref(listing_id), reason) in input order.
-    A withheld id never appears in the result: only its opaque reference.
+    One id may come more than once (two copies of one listing in a feed). Copies that
+    agree count once. Copies that disagree about permission fail closed, whatever the
+    order: the id is withheld with reason "DUPLICATE_ID_CONFLICT" (no copy can vouch
+    for the other).
+
+    Return (permitted, withheld): `permitted` is the list of permitted ids, `withheld` a
+    list of (opaque_ref(listing_id), reason); each id appears once, in the order of its
+    first pair. A withheld id never appears in the result: only its opaque reference.
 
     >>> permission_gate([("PW-L001", "allowed"), ("X-1", "denied")])
-    (['PW-L001'], [('ref-6350af6b', 'PERMISSION_DENIED')])
+    (['PW-L001'], [('ref-38088e820ca0', 'PERMISSION_DENIED')])
     """
     raise NotImplementedError("permission_gate: write your answer here, then run: python3 -B methods.py check eligibility")
 
@@ -84,12 +89,13 @@ def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_st
     raise NotImplementedError("empty_cause: write your answer here, then run: python3 -B methods.py check eligibility")
 
 
-# Task 5 (quiz). A listing whose record expired last year appears first in the ranked
-# results shown to a customer. Before anyone tunes anything: which layer failed first?
-#   "a"  ranking: its fusion gave the expired listing too much weight
+# Task 5 (quiz). A listing whose diameter was last checked six years ago (the policy allows
+# five) appears first in the ranked results shown to a customer. Before anyone tunes
+# anything: which layer failed first?
+#   "a"  ranking: its fusion gave the stale listing too much weight
 #   "b"  retrieval: the vector channel should not have proposed it
-#   "c"  the freshness control: an expired record must be withheld before ranking,
-#        so it should never have reached the ranker at all
+#   "c"  the freshness control: a listing whose required field is stale must be withheld
+#        before ranking, so it should never have reached the ranker at all
 #   "d"  generation: the answer stage should have noticed the date
 # Set EXPIRED_FIRST_QUIZ to one letter.
 EXPIRED_FIRST_QUIZ = None  # TODO: your answer

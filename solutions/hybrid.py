@@ -70,7 +70,10 @@ def reciprocal_rank_fusion(rankings, k: int = 60) -> list:
     that does not: an id found by one channel only is still fused.
 
     Return a list of (id, ordering_score) pairs, highest score first; equal
-    scores are ordered by id (alphabetically). Raise ValueError if k < 1.
+    scores are ordered by id (alphabetically). Raise ValueError if k < 1. A
+    ranking must be a list or a tuple: a set has no order of its own (it comes
+    out in an order that changes with the hash seed), so raise TypeError if a
+    ranking is a set or a frozenset.
 
     >>> reciprocal_rank_fusion([["a", "b"], ["b"]], k=60)
     [('b', 0.03252247488101534), ('a', 0.01639344262295082)]
@@ -80,6 +83,8 @@ def reciprocal_rank_fusion(rankings, k: int = 60) -> list:
         raise ValueError(f"k must be >= 1, got {k}")
     scores = {}
     for ranking in rankings:
+        if isinstance(ranking, (set, frozenset)):
+            raise TypeError(f"a ranking must be a list or tuple, got {type(ranking).__name__}")
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))

@@ -3,8 +3,10 @@
 A listing whose assisted-use permission is not "allowed" (denied, or unknown, which
 fails closed) may be recorded internally only by an opaque reference. Its title and
 seller text must never appear in what a person sees: the output of any lesson
-command (plain text or --json) or any committed notebook. Its display id must not
-appear either: an id reveals that the listing exists.
+command (plain text or --json), any committed notebook, or the grading of a learner's
+answers (messages of permission tasks speak in refs or counts, even when the learner's
+own code lets a withheld listing through). Its display id must not appear either: an id
+reveals that the listing exists.
 """
 
 import json
@@ -12,7 +14,7 @@ import json
 import pytest
 
 from helpers import ROOT, built_lessons, methods
-from modules.catalogue import LISTINGS, RESTRICTED_IDS, RESTRICTED_STRINGS
+from modules.common.catalogue import LISTINGS, RESTRICTED_IDS, RESTRICTED_STRINGS
 
 LESSONS = built_lessons()
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -79,3 +81,46 @@ def test_there_is_something_to_scan():
     # The notebook reader sees both the sources and the executed outputs.
     lesson_one = _notebook_text(ROOT / "notebooks" / "01_context.ipynb")
     assert "from modules import context" in lesson_one and "returns-v1" in lesson_one
+
+
+# Learner answers that let withheld listings through: grading must say so without naming them.
+LEAKY = {
+    "eligibility": [
+        ("    filtered = [[listing_id for listing_id in ranking if permission_of.get(listing_id) == \"allowed\"]\n"
+         "                for ranking in rankings]\n", "    filtered = rankings\n"),
+        ('            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED"))',
+         '            withheld.append((listing_id, "PERMISSION_DENIED"))'),
+    ],
+    "grounding": [
+        ('    return {"query": record["query"], "state": state, "message": USER_MESSAGES[state],',
+         '    from modules.common.catalogue import LISTINGS\n'
+         '    return {"query": record["query"], "state": state, "message": " / ".join(x.title for x in LISTINGS),'),
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def leaky_submission(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("leaky")
+    for lesson, edits in LEAKY.items():
+        text = (ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8")
+        for old, new in edits:
+            assert text.count(old) == 1, (lesson, old)
+            text = text.replace(old, new)
+        (folder / f"{lesson}.py").write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("mode", [(), ("--json",)], ids=["plain", "json"])
+@pytest.mark.parametrize("lesson", sorted(LEAKY))
+def test_grading_a_leaky_answer_names_no_restricted_listing(leaky_submission, lesson, mode):
+    done = methods("check", lesson, "--target", str(leaky_submission), *mode, check=False)
+    text = done.stdout.decode("utf-8") + done.stderr.decode("utf-8")
+    assert done.returncode == 1 and ("failing" in text or "FAIL" in text.upper()), text[-2000:]
+    if mode:
+        record = json.loads(done.stdout)
+        text += json.dumps(record, ensure_ascii=False)
+        messages = [t.get("message") or "" for lesson_record in record["lessons"] for t in lesson_record["tasks"]]
+        assert any("ref-" in m or "withheld" in m for m in messages), messages
+    assert not _leaks(text, RESTRICTED_IDS), f"grading {lesson} names restricted listings: {_leaks(text, RESTRICTED_IDS)}"
+    assert not _leaks(text, RESTRICTED_STRINGS), f"grading {lesson} shows restricted text"

@@ -2,22 +2,24 @@
 # # Lesson 08 · eligibility: permission, freshness and evidence states
 #
 # Lesson 07's channels propose candidates by similarity. Similarity says nothing about
-# whether a listing **may** be used, whether it is still current, or whether its own
-# fields agree. This lesson puts a set of controls between the channels and the
-# ranking, and makes every outcome a recorded decision rather than a sentence.
+# whether a listing **may** be used, whether what it says is still current, or whether
+# its own fields agree. This lesson adds the controls to the same pipeline lesson 07
+# runs, and makes every outcome a recorded decision rather than a sentence.
 #
 # The rules, in one line each:
 #
-# * Permission is checked **before ranking**. Only `allowed` passes; `unknown` fails
-#   closed. A withheld listing never reaches the ranker or the output, and is recorded
-#   only by an opaque reference.
-# * An expired record is kept off the assisted path, with a *degraded* reason.
+# * A **gate** runs before ranking. Permission: only `allowed` passes; `unknown` or a
+#   missing value fails closed; two copies of one id that disagree fail closed. Scope:
+#   a prohibited family never passes. Freshness: checked **per field** against an
+#   explicit as-of date. A withheld listing never reaches the ranker.
+# * After ranking, **evidence checks**: a listing of the wrong family or size is
+#   incompatible; one whose title and structured field disagree is a conflict.
 # * States have a fixed precedence, and each decision records a state, reason codes,
 #   policy clause ids, evidence references and next actions.
 # * An empty result names its cause, and nothing is ever invented to fill it.
 #
-# The notebook calls `modules/eligibility.py`, the code behind
-# `python3 -B methods.py eligibility`.
+# The notebook calls `modules/eligibility.py` and the policy in
+# `modules/common/policy.py`, the code behind `python3 -B methods.py eligibility`.
 
 # %%
 import pathlib
@@ -26,69 +28,77 @@ import sys
 ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import plain_table, render_plain
+from labtools.render import block, blocks_between, render_plain
 from modules import eligibility
-from modules.catalogue import Query, VECTOR_VERSION, listing_by_id, query_by_id
-from modules.hybrid import parse_query
+from modules.common.catalogue import VECTOR_VERSION, Query, listing_by_id, opaque_ref, query_by_id
 
 record = eligibility.trace()
-blocks = eligibility.view(record)
-print(render_plain(blocks[1:3]))
+view = eligibility.view(record)
+
+
+def show(*keys):
+    print(render_plain([block(view, key) for key in keys]))
+
+
+show("policy", "precedence")
 
 # %% [markdown]
+# One version id, `assisted-use-policy/4`, is recorded by the query-scope check, the gate
+# and the decision alike, and lessons 07 and 09 record the same one.
+#
 # ## States and their precedence
 #
 # Several controls can fire on the same candidate or the same query. The decision does
-# not depend on which fired first: the strongest state wins, by a fixed order. A
-# prohibited scope outranks everything; a missing permission outranks any question of
-# fit; a deterministic incompatibility (wrong family, a size that no field matches)
-# outranks a conflict; a conflict outranks a missing unit; and a stale record only
-# degrades.
+# not depend on which fired first: the strongest state wins, by a fixed order.
 
 # %%
 for given in (["degraded", "conflict"], ["clarify", "incompatible", "respond"], ["unauthorized", "prohibited_scope"], []):
     print(f"decide_state({given}) -> {eligibility.decide_state(given)!r}")
 
 # %% [markdown]
-# ## Trace 1: ordinary explicit evidence
+# ## Freshness is a property of a field, on a date
 #
-# *mechanical seal 16 mm for a water pump*. The channels propose fifteen listings.
-# Twelve are withheld, each by a recorded decision (most are simply incompatible: wrong
-# family or wrong size). The three that remain form two clusters (a listing and its
-# copy are one product); they are ranked by reciprocal rank fusion over what is left,
-# and the answer may rest on them.
+# A price goes stale in weeks; a shaft diameter stays true for years. So the policy keeps
+# one limit per field and checks it against the run's as-of date: a stale **required**
+# field (the diameter, limit 1,826 days) withholds the listing; a stale **optional**
+# field (the price, limit 60 days) is only left out of the packet, and the omission is
+# named. `PW-L006` was last checked in 2020: both fields are stale. `PW-L010`'s diameter
+# was checked in 2023 and is still valid, but its price is 104 days old.
 
 # %%
-def trace_blocks(number):
-    """The blocks of one trace in the lesson's view (trace numbers start at 1)."""
-    starts = [i for i, b in enumerate(blocks) if b.get("text", "").startswith("Trace ")]
-    end = starts[number] if number < len(starts) else next(
-        i for i, b in enumerate(blocks) if b.get("table", {}).get("title", "").startswith("Every catalogue"))
-    return blocks[starts[number - 1]:end]
+show("freshness", "freshness-what-if")
 
+# %% [markdown]
+# ## Trace 1: ordinary explicit evidence
+#
+# *mechanical seal 16 mm for a water pump*. The channels propose fifteen listings. The
+# gate withholds five before ranking; ten pass and form nine clusters. After ranking,
+# the evidence checks find two clusters usable (`PW-L001` and `PW-L003`), one conflict
+# (`PW-L007`) and six incompatible listings (wrong family or size). The packet holds the
+# fields of the two usable listings.
 
-print(render_plain(trace_blocks(1)))
+# %%
+print(render_plain(blocks_between(view, "trace-1", "trace-1-decision")))
 
 # %% [markdown]
 # ## Trace 2: the closest neighbour is not permitted
 #
 # *carbon ceramic pump seal 16 mm*. The vector channel's nearest neighbour is a listing
-# whose permission is denied. It is withheld **before ranking**: it never enters
-# reciprocal rank fusion, so the permitted listings below it close up and take ranks 1,
-# 2, 3. Similarity never restores permission. In the output it is only an opaque
-# reference, never its id, title or text.
+# whose permission is denied. The gate withholds it **before ranking**: it never enters
+# reciprocal rank fusion, so the permitted listings close up behind it. Similarity never
+# restores permission. In the output it is only an opaque reference, never its id,
+# title or text.
 
 # %%
-print(render_plain(trace_blocks(2)))
+print(render_plain(blocks_between(view, "trace-2", "trace-2-decision")))
 
 # %% [markdown]
-# Filtering **after** ranking would not be the same thing: the withheld listing would
-# still have occupied rank 1 in the vector channel, and every permitted listing's
-# score would carry the trace of it. The gate itself fails closed: only the exact
-# value `allowed` passes.
+# The gate itself fails closed: only the exact value `allowed` passes, and an id whose
+# copies disagree is withheld whatever their order.
 
 # %%
-pairs = [("PW-L001", "allowed"), ("PW-X1", "denied"), ("PW-X2", "unknown"), ("PW-X3", None), ("PW-X4", "ALLOWED")]
+pairs = [("PW-L001", "allowed"), ("PW-X1", "denied"), ("PW-X2", "unknown"), ("PW-X3", None), ("PW-X4", "ALLOWED"),
+         ("PW-X5", "allowed"), ("PW-X5", "denied")]
 permitted, withheld = eligibility.permission_gate(pairs)
 print("permitted:", permitted)
 for ref, reason in withheld:
@@ -97,23 +107,23 @@ for ref, reason in withheld:
 # %% [markdown]
 # ## Trace 3: stale and conflicting evidence, so abstain
 #
-# *graphite mechanical seal 18 mm*. Two listings could answer. One is an expired record
-# from an old price list: it is kept off the assisted path with a degraded reason. The
-# other is current, but its own fields disagree: the title says 18 mm, the structured
-# field says 16 mm.
+# *graphite mechanical seal 18 mm*. Two listings could answer. `PW-L006` is 18 mm, but
+# its diameter was last checked in 2020, past the five-year limit: the gate withholds it
+# with a degraded reason. `PW-L007` is current, but its own fields disagree: the title
+# says 18 mm, the structured field 16 mm.
 
 # %%
 for listing_id in ("PW-L006", "PW-L007"):
-    listing = listing_by_id(listing_id)
-    print(listing_id, "readings:", eligibility.diameter_readings(listing), "| stale:", listing.stale)
+    print(listing_id, "readings:", eligibility.diameter_readings(listing_by_id(listing_id)))
 
 # %% [markdown]
-# The newer-looking phrase is not allowed to win. Nothing is eligible, and the query's
-# state is the strongest of the withheld candidates' states: `conflict` outranks
-# `degraded`. The next actions are to abstain and ask the seller to confirm.
+# The newer-looking phrase is not allowed to win. Nothing is usable, and the query's
+# state is the strongest of the states of the candidates that would have fitted:
+# `conflict` outranks `degraded`. The next actions are to abstain and ask the seller to
+# confirm.
 
 # %%
-print(render_plain(trace_blocks(3)))
+print(render_plain(blocks_between(view, "trace-3", "trace-3-decision")))
 
 # %% [markdown]
 # ## Trace 4: empty after controls
@@ -124,42 +134,70 @@ print(render_plain(trace_blocks(3)))
 # empty, its cause is `all_unauthorized`, and no listing is invented to fill the gap.
 
 # %%
-print(render_plain(trace_blocks(4)))
+print(render_plain(blocks_between(view, "trace-4", "trace-4-decision")))
+
+# %% [markdown]
+# ## Two fail-closed holes, closed
+#
+# **Two copies of one id.** A feed can deliver the same listing twice. If one copy says
+# `allowed` and the other `denied`, taking either one is a guess, and "the later one
+# wins" lets a denied listing in. The gate withholds the id, and no channel lists an id
+# twice.
+#
+# **Opaque references must be opaque.** A reference that is a plain hash of the id (even
+# with a public salt) is reversed by hashing every id anyone could guess: `PW-L000` to
+# `PW-L999` is a thousand tries. The lab's refs are HMAC-SHA256 of the id under a secret
+# key. The lab ships a public demo key, labelled as such; a deployment sets its own in
+# the environment variable `CONTEXT_LAB_REF_KEY`.
+
+# %%
+show("duplicates", "opaque-refs")
+
+# %%
+guesses = [f"PW-L{n:03d}" for n in range(1000)]
+allowed = listing_by_id("PW-L001").id                      # a permitted id: safe to show
+found = eligibility.enumerate_refs([eligibility.unkeyed_ref(allowed)], eligibility.unkeyed_ref, guesses)
+print("unkeyed", eligibility.unkeyed_ref(allowed), "->", found[eligibility.unkeyed_ref(allowed)])
+found = eligibility.enumerate_refs([opaque_ref(allowed)], eligibility.unkeyed_ref, guesses)
+print("keyed  ", opaque_ref(allowed), "->", found[opaque_ref(allowed)])
 
 # %% [markdown]
 # ## Empty is never one bucket
 #
 # The cause of an empty result decides who can fix it: a customer who should name a
 # size, a catalogue missing a part, a permission feed that is wrong, or a stale feed
-# that needs a refresh. The summary runs every catalogue query through the controls.
+# that needs a refresh. The summary runs every catalogue query through the same
+# pipeline. Two queries stop before retrieval: one names a prohibited family, one names
+# two sizes. `PW-Q003` is answered but `degraded`: its only listing's price is stale and
+# left out.
 
 # %%
-print(render_plain(blocks[-2:]))
+show("summary", "summary-reasons", "empty-causes")
 
 # %% [markdown]
 # Two causes do not occur among the catalogue's queries, so here they are on purpose:
-# a size nobody stocks, and a pool holding only the expired record.
+# a size nobody stocks, and a pool holding only the listing whose diameter is stale.
 
 # %%
 bearing = Query("PW-T001", "ball bearing 40 mm", (0.1, 0.1, 0.9), VECTOR_VERSION)
-nothing = eligibility.evaluate(bearing)
+nothing = eligibility.evaluate(bearing).output("decision")
 print("ball bearing 40 mm ->", nothing.decision.state, nothing.decision.reason_codes, nothing.empty_cause)
-stale_only = eligibility.evaluate(query_by_id("PW-Q004"), [listing_by_id("PW-L006")])
-print("only the expired record ->", stale_only.decision.state, stale_only.decision.reason_codes, stale_only.empty_cause)
+stale_only = eligibility.evaluate(query_by_id("PW-Q004"), [listing_by_id("PW-L006")]).output("decision")
+print("only PW-L006 ->", stale_only.decision.state, stale_only.decision.reason_codes, stale_only.empty_cause)
 
 # %% [markdown]
 # ## Which layer failed first?
 #
-# Suppose an expired listing shows up first in the ranked results. It is tempting to
-# tune the fusion. But the ranker only orders what it is given: the first layer that
-# failed is the freshness control that should have withheld the record before ranking.
-# Fix the layer that failed first; lesson 09 turns this into a procedure.
+# Suppose a listing with a stale diameter shows up first in the ranked results. It is
+# tempting to tune the fusion. But the ranker only orders what it is given: the first
+# layer that failed is the freshness control that should have withheld the listing
+# before ranking. Fix the layer that failed first; lesson 09 turns this into a procedure.
 
 # %% [markdown]
 # ## Your turn
 #
 # Open `exercises/eligibility.py` and write `decide_state` (the precedence),
-# `permission_gate` (fail closed, opaque references), `rank_permitted` (filter, then
-# rank), `empty_cause` (six named causes) and the quiz `EXPIRED_FIRST_QUIZ`. Then run
-# `python3 -B methods.py check eligibility`; ask for a nudge with
-# `python3 -B methods.py hint eligibility`.
+# `permission_gate` (fail closed, copies that disagree, opaque references),
+# `rank_permitted` (filter, then rank), `empty_cause` (six named causes) and the quiz
+# `EXPIRED_FIRST_QUIZ`. Then run `python3 -B methods.py check eligibility`; ask for a
+# nudge with `python3 -B methods.py hint eligibility`.

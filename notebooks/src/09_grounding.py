@@ -1,245 +1,193 @@
 # %% [markdown]
 # # Lesson 09 · grounding: traces that explain every inclusion and exclusion
 #
-# A shopper asks a parts assistant for a *carbon ceramic pump seal, 16 mm*. Two listings
+# A shopper asks a parts assistant for a *carbon ceramic pump seal 16 mm*. Three listings
 # come back. A colleague asks the questions every support desk eventually asks: why those
-# two? Why not the one that looked closest? Was anything left out, and on what rule? Would
-# the same query give the same answer tomorrow?
+# three? Why not the one that looked closest? Was anything left out, and on what rule?
+# Would the same query give the same answer tomorrow?
 #
-# Lessons 07 and 08 built the path that produces the answer: a query contract, candidate
-# channels, a permission and freshness gate, ranking and a packet. This lesson records that
-# path, one **trace record** per query, and then uses the records for two jobs: telling a
-# user only what they may know, and telling an engineer which layer broke.
+# Lessons 07 and 08 built the pipeline that produces the answer: a query contract,
+# channels, a gate, rank fusion, evidence checks, a packet and a decision. This lesson adds
+# one stage (a template answer) to that same pipeline and records its run: one **trace
+# record** per query, with one section per layer. Then it uses the records for two jobs:
+# telling the shopper only what they may know, and telling an engineer which layer broke.
 #
 # Everything is synthetic: a fictional catalogue of pump seals, no model, no network. The
-# notebook calls `modules/grounding.py`, the same code `python3 -B methods.py grounding`
-# runs.
+# notebook calls `modules/grounding.py` and `modules/grounding_checks.py`, the code behind
+# `python3 -B methods.py grounding`.
 
 # %%
+import json
 import pathlib
 import sys
+import unicodedata
 
 ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import plain_table, render_plain
+from labtools.render import block, render_plain
 from modules import grounding
-from modules.catalogue import query_by_id
+from modules.common.catalogue import QUERIES, query_by_id
 
-index = grounding.build_index()
-record = grounding.run_query(query_by_id("PW-Q002"), grounding.HEALTHY, index)
+for stage in grounding.GROUNDED.stages:
+    print(f"{stage.name:12} {stage.version:24} layer: {stage.layer}")
+record = grounding.trace_record(grounding.run_query(query_by_id("PW-Q002")))
+print()
 print(record["query_id"], "-", record["query"])
-print("record fields:", ", ".join(record))
+print("sections:", ", ".join(record))
 
 # %% [markdown]
-# ## One query, one record
+# ## One query, one record, one section per layer
 #
-# The record holds one field per question a reviewer asks:
+# The record is read straight from the pipeline's run: each stage's output lands in the
+# section of its layer, together with what that layer received. So the section of the
+# ranker holds the ids the gate passed to it, and the section of the answer holds the
+# field ids it was allowed to cite. That is what lets a check judge a layer from its own
+# section alone.
 #
-# | field | answers |
+# | section | answers |
 # | --- | --- |
-# | `fingerprint`, `versions` | which request, on which pipeline? (for replay) |
-# | `transformations` | what did the query become, by which named, versioned step? |
-# | `candidates`, `vector_rejected` | what did each channel propose, with which score and evidence? |
-# | `exclusions` | what was removed, at which layer, on which category, reason code and rule version? |
-# | `clusters` | which copies collapsed into one canonical listing? |
-# | `ranking` | why does each survivor sit where it does? |
-# | `packet` | which field ids were handed on? |
-# | `state`, `cause`, `fallback` | what was decided, why, and what the product does instead |
-#
-# ### The fingerprint
-#
-# The fingerprint is a sha256 digest of a canonical JSON text: the normalised query
-# (case-folded, whitespace collapsed) and the version of every component. Two spellings of
-# the same request on the same pipeline share it; the same request on a rebuilt index does
-# not. That is what makes a replay honest: "same fingerprint" means "same question to the
-# same system", and a changed fingerprint points at what changed.
+# | `input` | what did the query become, by which named, versioned step? |
+# | `source` | is the index complete, metadata included? |
+# | `retrieval` | what did each channel propose, with which score and evidence? |
+# | `permission/freshness` | what passed the gate, what was withheld, on which code, as of which date? |
+# | `ranking` | what did the ranker receive, and why does each cluster sit where it does? |
+# | `assembly` | which ranked candidates were usable, which field ids were packed? |
+# | `decision` | which state, from which reasons, with which fallback? |
+# | `generation` | which lines, citing which packet fields? |
+# | `presentation` | what the shopper sees |
+# | `change` | which component versions, against the baseline and the change log? |
 
 # %%
-versions = grounding.BASELINE_VERSIONS
-rebuilt = dict(versions, index="pw-index/2026-11-02-rebuild")
-for text, used in (("carbon ceramic pump seal 16 mm", versions),
-                   ("  Carbon CERAMIC   pump seal 16 mm", versions),
-                   ("carbon ceramic pump seal 16 mm", rebuilt)):
-    print(f"{grounding.query_fingerprint(text, used)[:16]}  {text!r:40} index={used['index']}")
+view = grounding.view(grounding.trace())
+
+
+def show(*keys):
+    print(render_plain([block(view, key) for key in keys]))
+
+
+show("queries")
 
 # %% [markdown]
-# ## Reading the record of PW-Q002
+# The states and packets are the ones lesson 08 shows for the same queries, and the
+# rankings behind them are lesson 07's: it is the same run. `PW-Q007` (two sizes) and `PW-Q008` (a prohibited family) stop before retrieval,
+# so nothing is retrieved or packed for them.
 #
-# The transformations keep the original text and name every step with its version. The
-# size parser read `16 mm` as 16 in a millimetre field, so the structured filter could
-# apply: only 16 mm listings reach the channels.
-
-# %%
-blocks = grounding.view(grounding.trace())
-def show(title_start):
-    """Print the trace table whose title starts with the given words."""
-    for block in blocks:
-        if "table" in block and block["table"]["title"].startswith(title_start):
-            print(plain_table(block["table"]))
-
-show("Input")
-
-# %% [markdown]
-# Each channel keeps its own evidence: the lexical channel shows the query words it found
-# (title words count three times, description words once), the vector channel its cosine.
-# Some refs are not listing ids but `ref-...` values. Those are listings the index does not
-# positively allow for assisted use; even the internal trace names them only by an opaque
-# reference that does not spell the id, title or text. The top vector candidate is one of
-# them: the closest neighbour is a listing the assistant may not use.
-
-# %%
-show("Retrieval")
-
-# %% [markdown]
-# ## Exclusions carry a category, a reason code and a rule version
+# ## The fingerprint
 #
-# Every retrieved listing passes the gate once. Three leave the path here, each for a
-# different reason, and each exclusion records which rule removed it and in which version.
-# The reason is a *code* from a closed list, never free text: free text could quote a title
-# that must stay hidden, and a code can be counted.
+# The fingerprint is the SHA-256 of the contract's canonical form: the request as the
+# pipeline understood it (normalised text, family, diameter, state, terms) and the
+# version of every stage, each string in Unicode form NFC, keys sorted. The same request
+# through the same components gives the same fingerprint on any machine; the same request
+# on a rebuilt index does not. "é" typed as one code point or as "e" plus a combining
+# accent is one request, and gets one fingerprint.
 
 # %%
-show("Exclusions")
-print("\nsafe reason codes:", grounding.REASON_CODES)
+contract = grounding.fingerprinted(record)
+print(json.dumps(contract, indent=1)[:400], "...")
+nfd = json.loads(unicodedata.normalize("NFD", json.dumps(dict(contract, query="joint d\u00e9tanche"),
+                                                         ensure_ascii=False)))
+nfc = dict(contract, query="joint d\u00e9tanche")
+print("NFC and NFD spellings, one fingerprint:", grounding.query_fingerprint(nfc) == grounding.query_fingerprint(nfd))
+print("keys in another order, one fingerprint:",
+      grounding.query_fingerprint(dict(reversed(list(contract.items())))) == grounding.query_fingerprint(contract))
+rebuilt = dict(contract, versions=dict(contract["versions"], source="source/2-rebuild"))
+print("the rebuilt index, another fingerprint:", grounding.query_fingerprint(rebuilt) != grounding.query_fingerprint(contract))
 
 # %% [markdown]
-# ### Ranks are recounted after the gate
+# ## The internal record of PW-Q002
 #
-# The gate runs *before* ranking. Reciprocal rank fusion then adds `1 / (60 + rank)` per
-# channel, over the ranks among the listings that passed. `PW-L001` was second in the
-# vector channel behind the denied neighbour; after the gate it is first, so its
-# `ordering_score` is `2/61`, not `1/61 + 1/62`. Keeping the old rank would leave a hole in
-# every survivor's score, and a hole is information about what was removed.
+# Each channel keeps its own evidence and scale. The gate's section names the policy, the
+# as-of date and each withheld candidate by safe reason code; a listing whose permission
+# is not `allowed` appears only as an opaque reference. The ranker's reason column gives
+# the ranks each cluster held after the gate.
 
 # %%
-show("Ranking")
-print("\n2/61 =", round(2 / 61, 6), "| 1/61 + 1/62 =", round(1 / 61 + 1 / 62, 6))
+show("fingerprint", "input", "retrieval", "gate", "gate-fields", "ranking", "assembly", "decision")
 
 # %% [markdown]
-# `PW-L002` does not appear in the ranking: it is a relisted copy of `PW-L001` (same
-# canonical cluster `C-01`) and collapsed into it. `PW-L007` ranks third yet never reaches
-# the packet: its title says 18 mm while its structured field says 16 mm, and a listing
-# that contradicts itself cannot be quoted as evidence, so assembly excludes it with the
-# reason `field_conflict`.
-
-# %% [markdown]
-# ## Not retrieved is not the same as retrieved, then denied
-#
-# Internally, the two are different facts with different fixes. A listing that was never
-# retrieved points at the query, the filter or the channels; a listing that was retrieved
-# and then denied points at permission data. The record keeps them apart, one line per
-# listing in the index:
+# The internal view distinguishes "not retrieved" from "retrieved, then excluded", and
+# says at which layer and on which code. The shopper will see neither.
 
 # %%
-show("Where each listing went")
+show("where", "detail-checks")
 
 # %% [markdown]
 # ## What the shopper sees
 #
-# The user view is built from four things only: the request, a user state, a fixed message
-# for that state, and the cited answer lines. It never reads the exclusions, so a denied
-# listing cannot change a single character of it: not its title, not its ref, not how many
-# there were, not even the fact that something was withheld.
+# The user view is built from four things: the request, the decision state mapped to a
+# user state, a fixed message for that state, and the cited answer lines. A denied
+# listing can change none of them. `PW-Q005` lost both of its matches to permission;
+# `GR-Q001` (the same words, 24 mm) matched nothing at all. Internally the two differ;
+# the shopper reads the same sentence.
 
 # %%
-seen = grounding.user_view(record)
-print(f"[{seen['state']}] {seen['message']}")
-for line in seen["answer"]:
-    print("-", line["text"], line["cites"][:2], "...")
+show("user-view", "contrast", "contrast-verdict")
 
 # %% [markdown]
-# The hard case is an answer that lost *everything* to permission. `PW-Q005` asks for a
-# 22 mm marine stern seal; both 22 mm listings are retrieved and both fail the gate, so the
-# internal cause is `all_unauthorized`. A second query with the same words and a size no
-# listing has retrieves nothing at all (`no_permitted_match`). Internally they differ; to
-# the shopper they must be indistinguishable. "You may not see these" is itself a leak: it
-# tells the shopper that matching listings exist.
+# ## Regression localisation: walk the layers
+#
+# Each layer has a check that reads only its own section and says whether the layer
+# held, and why. When an outcome is bad, walk the layers in order and stop at the first
+# that failed. Three broken pipelines, each built from the healthy one by replacing one
+# stage, show why the order matters:
+#
+# * the size parser after a refactor drops the unit: the symptom is a question to the
+#   shopper (decision), the walk names **input**;
+# * the nightly index rebuild reads a feed export with no permission column: the symptom
+#   is a jump in permission exclusions (the gate), the walk names **source**;
+# * the freshness rule is switched off: the symptom is a 2020 seal offered as current
+#   (the answer), the walk names **permission/freshness**.
+#
+# A pipeline that fails a layer up to the decision is not shown to the shopper: the view
+# says the assistant cannot answer right now.
 
 # %%
-denied = grounding.run_query(query_by_id("PW-Q005"), grounding.HEALTHY, index)
-nothing = grounding.run_query(grounding.NOTHING_QUERY, grounding.HEALTHY, index)
-for case in (denied, nothing):
-    print(f"{case['query']:26} internal: {case['state']} ({case['cause']}), "
-          f"{len(case['exclusions'])} exclusion(s)")
-    print(f"{'':26} shopper:  {grounding.user_view(case)['state']}: {grounding.user_view(case)['message']}")
-same = dict(grounding.user_view(denied), query="") == dict(grounding.user_view(nothing), query="")
-print("\nuser views identical apart from the query text:", same)
+for variant in grounding.VARIANTS:
+    changed = [s.name for s in variant.pipeline.stages if s != grounding.GROUNDED.stage(s.name)]
+    print(f"{variant.name}: replaces stage {changed}")
+show("walk-1", "walk-2", "walk-3", "walk-summary")
 
 # %% [markdown]
-# ## Regression localisation: walk the layers in order
-#
-# When an outcome goes bad, the trace is walked in a fixed order and the **first** layer
-# whose check fails is the one to fix:
-#
-# input > source > retrieval > permission/freshness > ranking > assembly > decision >
-# presentation > generation > change
-#
-# Each check is an invariant read from the record and the index it ran on: sizes with a
-# written unit keep it; every index record carries valid permission and freshness metadata;
-# everything that passed the gate is allowed, in scope and current; scores fall down the
-# ranking; the packet holds only ranked listings; the state matches the evidence; the user
-# view leaks nothing; the answer cites only packet fields; every version change is logged.
-#
-# The lab breaks the pipeline three ways, one part each:
+# Tuning the ranker would have treated a symptom in every case: the first failing layer
+# is never the ranker here. On a dashboard, the same walk turns many records into one
+# count per layer:
 
 # %%
-traced = grounding.trace()
-for v in traced["variants"]:
-    print(f"{v['name']:42} {v['change'][0]} -> {v['change'][1]}")
-print()
-show("Where the symptom showed")
+records = [grounding.trace_record(grounding.run_query(q)) for q in QUERIES]
+broken = [grounding.trace_record(grounding.run_variant(v, query_by_id(v.query))) for v in grounding.VARIANTS]
+for layer, count in grounding.failure_counts(records + broken).items():
+    print(f"{layer:21} {count}")
 
 # %% [markdown]
-# In every case the symptom appears at a different layer from the one that broke:
-#
-# * **The unit parser drops the unit.** The shopper typed `16 mm`; the assistant asks which
-#   unit. The decision looks guilty, but it behaves correctly for a size without a unit. The
-#   walk stops at *input*: the transformation lost a unit it was given.
-# * **The index is rebuilt without permission fields.** No single answer changes much, but
-#   permission exclusions triple. The gate looks guilty, and it is working exactly as
-#   designed: an empty permission field fails closed. The walk stops at *source*.
-# * **The freshness rule is switched off.** A seal from the 2024 price list ranks first and
-#   is offered as current. The ranker looks guilty; the walk stops at
-#   *permission/freshness*, which let a stale record through.
+# A check that reads another layer's section would blame the wrong layer. The lab's
+# checks are judged on records cut down to their own section, and give the same verdict:
 
 # %%
-show("freshness rule disabled")
+cut = {layer: grounding.CHECKS[layer]({k: v for k, v in broken[2].items() if k not in grounding.LAYERS or k == layer})
+       for layer in grounding.LAYERS}
+for layer, (held, why) in cut.items():
+    print(f"{layer:21} {'held' if held else 'FAILED'}")
 
 # %% [markdown]
-# This is why nobody tunes the ranker before the trace names its layer. An age penalty in
-# the ranker would bury the stale seal for this query and leave it eligible for the next
-# one, and the real defect, a disabled rule, would ship on.
-
-# %% [markdown]
-# ## Aggregates by safe reason code
+# ## Aggregate signals by safe reason code
 #
-# Single traces explain single answers. Drift shows in aggregates: count the exclusions of
-# every query by reason code, before and after a change. Because the codes are a closed,
-# safe list, the dashboard can be shown to anyone without quoting a restricted title.
+# Counting exclusions by safe reason code (never free text, which could quote a withheld
+# title) gives a dashboard that anyone may read. After the rebuild, permission
+# exclusions over the same nine queries triple, from 21 to 63, while the policy version
+# stays `assisted-use-policy/4`. The codes show what happened: `PERMISSION_DENIED` became
+# `PERMISSION_UNKNOWN`, because eight listings arrived without a permission value and the
+# gate failed closed on them. The fix is to repair the rebuild, never to relax fail-closed
+# until the count drops.
 
 # %%
-show("Over the")
-agg = traced["exclusions_by_reason"]
-print(f"\npermission exclusions {agg['permission_before']} -> {agg['permission_after']}, "
-      f"policy {agg['policy_version'][0]} -> {agg['policy_version'][1]}, "
-      f"index {agg['index_version'][0]} -> {agg['index_version'][1]}")
-
-# %% [markdown]
-# Permission exclusions go from 6 to 18 overnight while the policy version stays
-# `assist-policy/4`. The policy did not get stricter, so the data it reads must have
-# changed: every `permission_denied` has become `permission_unknown`, the signature of a
-# field that no longer arrives. The rebuild read some listings from a feed export that has
-# no permission column. It is a metadata propagation defect, and the fix is to repair the
-# rebuild and re-run, not to treat unknown permission as allowed until the count looks
-# normal again. Fail-closed did its job: nothing the index could not vouch for reached a
-# shopper.
+show("aggregate", "aggregate-chart", "aggregate-reading")
 
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/grounding.py` and write the five tasks: `first_failing_layer` (the walk,
-# which may not skip a layer), `user_view` (nothing about a denied listing, not even a
-# count), `count_exclusions` (by safe reason code, zeros included) and the quizzes
-# `REBUILD_QUIZ` and `RANKER_QUIZ`. Then run `python3 -B methods.py check grounding`; ask
+# Open `exercises/grounding.py`. Write three of the layer checks (`check_input`,
+# `check_permission_freshness`, `check_ranking`), each from its own section only; the
+# `query_fingerprint`; then `first_failing_layer`, `user_view` and `failure_counts` on top
+# of your own checks; and two quizzes. Run `python3 -B methods.py check grounding`; ask
 # for a nudge with `python3 -B methods.py hint grounding`.

@@ -1,9 +1,10 @@
 """Grader for lesson 08, eligibility. Run: python3 -B methods.py check eligibility"""
 
+import functools
 from itertools import combinations, permutations
 
-from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
-from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref
+from _lab import LabFailure, Task, call, expect, expect_choice, expect_error, expect_true, function, load
+from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, opaque_ref
 from modules.eligibility import STATES, evaluate
 from modules.hybrid import reciprocal_rank_fusion
 
@@ -23,8 +24,11 @@ TASKS = (
         "Which permission values may pass? Is 'unknown' closer to yes or to no when nobody can ask?",
         "Test for the one value that passes (== 'allowed'), not for the values that fail: a missing or "
         "misspelled value must fail too.",
-        "For a withheld listing, record (opaque_ref(listing_id), reason) and never the id itself; the reason is "
-        "'PERMISSION_DENIED' only for 'denied', otherwise 'PERMISSION_UNKNOWN'.",
+        "Two copies of one id, one 'allowed' and one 'denied': which copy do you believe, and does the order in "
+        "which they arrive change your answer?",
+        "Group the permissions by id first (a dict of lists keeps first-seen order). Copies that disagree give "
+        "(opaque_ref(id), 'DUPLICATE_ID_CONFLICT'); otherwise 'allowed' passes, 'denied' gives 'PERMISSION_DENIED' "
+        "and anything else 'PERMISSION_UNKNOWN'. Never record the id itself.",
     )),
     Task(3, "rank_permitted", "Filter permission before ranking", hints=(
         "If a denied listing sat at rank 1 of a channel and you remove it after fusing, what rank did the "
@@ -43,10 +47,28 @@ TASKS = (
         "all(s == 'unauthorized'), then all(s == 'degraded'), else 'all_excluded'.",
     )),
     Task(5, "EXPIRED_FIRST_QUIZ", "Quiz: which layer failed first", hints=(
-        "Walk the layers in the order the data flows. Where should an expired record have stopped?",
-        "If a record that must never be ranked reaches the ranker, is the ranker the first thing that went wrong?",
+        "Walk the layers in the order the data flows. Where should a listing with a stale diameter have stopped?",
+        "If a listing that must never be ranked reaches the ranker, is the ranker the first thing that went wrong?",
     )),
 )
+
+
+_SECRETS = tuple((secret, opaque_ref(secret)) for secret in RESTRICTED_IDS) + tuple(
+    (text, "<a withheld listing's text>") for text in RESTRICTED_STRINGS)
+
+
+def _safe(test):
+    """Grading messages of permission tasks speak in refs: a withheld id becomes its opaque ref."""
+    @functools.wraps(test)
+    def run():
+        try:
+            test()
+        except LabFailure as failure:
+            message = str(failure)
+            for secret, shown in _SECRETS:
+                message = message.replace(secret, shown)
+            raise LabFailure(message) from None
+    return run
 
 
 # ---------------------------------------------------------------- Task 1
@@ -125,6 +147,19 @@ def test_task2_withheld_ids_never_appear():
     expect(call(fn, [], shown="permission_gate([])"), ([], []), "permission_gate([])")
 
 
+def test_task2_copies_that_disagree_fail_closed():
+    fn = function(load(LESSON), "permission_gate")
+    for pairs in ([("PW-L004", "allowed"), ("PW-L004", "denied")], [("PW-L004", "denied"), ("PW-L004", "allowed")]):
+        shown = f"permission_gate({pairs!r})"
+        expect(call(fn, pairs, shown=shown), ([], [(opaque_ref("PW-L004"), "DUPLICATE_ID_CONFLICT")]), shown,
+               why="two copies of one id disagree: neither can vouch for the other, in either order")
+    pairs = [("A", "allowed"), ("B", "unknown"), ("A", "allowed"), ("B", "unknown"), ("C", None), ("C", "allowed")]
+    shown = f"permission_gate({pairs!r})"
+    expect(call(fn, pairs, shown=shown), (["A"], [(opaque_ref("B"), "PERMISSION_UNKNOWN"),
+                                                  (opaque_ref("C"), "DUPLICATE_ID_CONFLICT")]), shown,
+           why="copies that agree count once; each id appears once, in the order of its first pair")
+
+
 # ---------------------------------------------------------------- Task 3
 
 def _expect_fused(got, want, shown, why=""):
@@ -154,8 +189,7 @@ def test_task3_unknown_and_missing_fail_closed():
 
 def test_task3_lesson_query_two():
     fn = function(load(LESSON), "rank_permitted")
-    result = evaluate(QUERIES[1])
-    rankings = [list(c.ranking) for c in result.channels]
+    rankings = [list(c.ranking) for c in evaluate(QUERIES[1]).of_kind("channel")]
     permission_of = {listing.id: listing.permission for listing in LISTINGS}
     shown = "rank_permitted(<PW-Q002's three channel rankings>, <catalogue permissions>, 60)"
     got = call(fn, rankings, permission_of, 60, shown=shown)
@@ -205,14 +239,21 @@ def test_task4_all_means_all():
 def test_task4_lesson_queries():
     fn = function(load(LESSON), "empty_cause")
     for query in QUERIES:
-        result = evaluate(query)
-        if result.empty_cause in (None, "out_of_scope", "transformation_failed"):
+        decided = evaluate(query).output("decision")
+        if decided.empty_cause in (None, "out_of_scope", "transformation_failed"):
             continue
-        got, shown = _cause(fn, False, False, list(result.matched_withheld))
-        expect(got, result.empty_cause, shown + f"  # {query.id}")
+        states = [state for subject, state, _codes in decided.because if subject != query.id]
+        got, shown = _cause(fn, False, False, states)
+        expect(got, decided.empty_cause, shown + f"  # {query.id}")
 
 
 # ---------------------------------------------------------------- Task 5
 
 def test_task5_expired_first_quiz():
     expect_choice(LESSON, "EXPIRED_FIRST_QUIZ", "c", 5, "Walk the layers in the order the data flows")
+
+
+# Every test speaks in refs: a failure message never names a withheld listing, whatever the answer did.
+for _name, _test in list(globals().items()):
+    if _name.startswith("test_") and callable(_test):
+        globals()[_name] = _safe(_test)

@@ -1,8 +1,8 @@
 """Grader for lesson 07, hybrid. Run: python3 -B methods.py check hybrid"""
 
 from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
-from modules.catalogue import QUERIES, permitted_listings
-from modules.hybrid import hybrid_search, parse_diameter
+from modules.common.catalogue import QUERIES
+from modules.hybrid import parse_diameter, retrieve
 
 LESSON = "hybrid"
 
@@ -16,9 +16,10 @@ TASKS = (
     )),
     Task(2, "reciprocal_rank_fusion", "Fuse rankings by rank alone", hints=(
         "Which number from each ranking does RRF use: the score, or the position? Where do positions start?",
-        "An id that only one ranking holds: should it vanish, or keep what that one ranking gives it?",
+        "An id that only one ranking holds: should it vanish, or keep what that one ranking gives it? And a set "
+        "of ids: which of them is first?",
         "For each ranking, `for rank, item in enumerate(ranking, start=1)` and add 1 / (k + rank) to item's total. "
-        "Sort by (-total, id). What should k = 0 do?",
+        "Sort by (-total, id). What should k = 0 do, and a ranking that is a set?",
     )),
     Task(3, "fuse_by_cluster", "Collapse copies by canonical cluster, then fuse", hints=(
         "A listing and its copy are one product. If both stay in a channel's ranking, what happens to every "
@@ -166,13 +167,32 @@ def test_task2_k_is_used():
                  why="k must be at least 1")
 
 
+def test_task2_a_set_is_not_a_ranking():
+    fn = function(load(LESSON), "reciprocal_rank_fusion")
+    expect_error(TypeError, fn, [["a", "b"], {"b", "c"}], 60,
+                 shown="reciprocal_rank_fusion([['a', 'b'], {'b', 'c'}], 60)",
+                 why="a set has no order of its own: which of b and c is its rank 1 would depend on the hash seed")
+    expect_error(TypeError, fn, [frozenset({"a"})], 60, shown="reciprocal_rank_fusion([frozenset({'a'})], 60)",
+                 why="a frozenset is a set too")
+    got, shown = _rrf(fn, [("b", "a"), ["a"]])
+    _expect_fused(got, [("a", 1 / 62 + 1 / 61), ("b", 1 / 61)], shown, why="a tuple has an order: it is a ranking")
+
+
+def _gated(query):
+    """A query's channel hits after the lesson's gate: only what may be ranked (withheld ids never appear)."""
+    run = retrieve(query)
+    passed = set(run.output("gate").passed)
+    return run, {c.channel: [(h.listing_id, h.score) for h in c.hits if h.listing_id in passed]
+                 for c in run.of_kind("channel")}
+
+
 def test_task2_matches_the_lesson():
     fn = function(load(LESSON), "reciprocal_rank_fusion")
-    _contract, channels, _fused = hybrid_search(QUERIES[0])
-    rankings = [list(c.ranking) for c in channels]
+    _run, hits = _gated(QUERIES[0])
+    rankings = [[listing_id for listing_id, _ in channel] for channel in hits.values()]
     from modules.hybrid import reciprocal_rank_fusion as reference
-    got = call(fn, rankings, 60, shown="reciprocal_rank_fusion(<the three channel rankings of PW-Q001>, 60)")
-    _expect_fused(got, reference(rankings, 60), "reciprocal_rank_fusion(<PW-Q001's rankings>, 60)")
+    got = call(fn, rankings, 60, shown="reciprocal_rank_fusion(<PW-Q001's three channel rankings after the gate>, 60)")
+    _expect_fused(got, reference(rankings, 60), "reciprocal_rank_fusion(<PW-Q001's rankings after the gate>, 60)")
 
 
 # ---------------------------------------------------------------- Task 3
@@ -216,14 +236,12 @@ def test_task3_clusters_not_display_ids():
 
 def test_task3_matches_the_lesson():
     fn = function(load(LESSON), "fuse_by_cluster")
-    listings = permitted_listings()
     for query in QUERIES[:3]:
-        _contract, channels, fused = hybrid_search(query, listings)
-        hits = {c.channel: [(h.listing_id, h.score) for h in c.hits] for c in channels}
-        clusters = {x.id: x.cluster_id for x in listings}
-        got = call(fn, hits, clusters, 60, shown=f"fuse_by_cluster(<the channel hits of {query.id}>, <clusters>, 60)")
-        _expect_fused(got, [(f.cluster_id, f.ordering_score) for f in fused],
-                      f"fuse_by_cluster(<the channel hits of {query.id}>, <clusters>, 60)",
+        run, hits = _gated(query)
+        clusters = {x.id: x.cluster_id for x in run.output("source").records if x.id in run.output("gate").passed}
+        shown = f"fuse_by_cluster(<the channel hits of {query.id} after the gate>, <clusters>, 60)"
+        got = call(fn, hits, clusters, 60, shown=shown)
+        _expect_fused(got, [(f.cluster_id, f.ordering_score) for f in run.output("fusion").candidates], shown,
                       why="the lesson's fused table for this query")
 
 

@@ -1,1 +1,1 @@
-"""Property tests (hypothesis), one file per mechanism."""
+"""Property-based tests (hypothesis) of the lessons' public functions, one file per lesson."""

@@ -32,22 +32,30 @@ WRONG_ANSWERS = [
     {"name": "unknown state names are ignored", "task": 1,
      "replace": [("            raise ValueError(f\"unknown state {state!r}\")\n", "            continue\n")]},
     {"name": "unknown permission passes (only denied is withheld)", "task": 2,
-     "replace": [('        if permission == "allowed":\n            permitted.append(listing_id)\n        elif permission == "denied":',
-                  '        if permission != "denied":\n            permitted.append(listing_id)\n        elif permission == "denied":')]},
+     "replace": [('        elif permissions[0] == "allowed":', '        elif permissions[0] != "denied":')]},
     {"name": "a missing permission passes", "task": 2,
-     "replace": [('        if permission == "allowed":\n            permitted.append(listing_id)\n        elif permission == "denied":',
-                  '        if permission in ("allowed", None, ""):\n            permitted.append(listing_id)\n'
-                  '        elif permission == "denied":')]},
+     "replace": [('        elif permissions[0] == "allowed":', '        elif permissions[0] in ("allowed", None, ""):')]},
     {"name": "permission compared without case", "task": 2,
-     "replace": [('        if permission == "allowed":\n            permitted.append(listing_id)\n        elif permission == "denied":',
-                  '        if str(permission).strip().lower() == "allowed":\n            permitted.append(listing_id)\n'
-                  '        elif permission == "denied":')]},
+     "replace": [('        elif permissions[0] == "allowed":', '        elif str(permissions[0]).strip().lower() == "allowed":')]},
     {"name": "withheld listings recorded by id", "task": 2,
      "replace": [('            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED"))',
                   '            withheld.append((listing_id, "PERMISSION_DENIED"))')]},
     {"name": "unknown recorded as denied", "task": 2,
      "replace": [('            withheld.append((opaque_ref(listing_id), "PERMISSION_UNKNOWN"))',
                   '            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED"))')]},
+    {"name": "of two copies that disagree, the later one wins", "task": 2,
+     "replace": [('        given.setdefault(listing_id, []).append(permission)',
+                  '        given[listing_id] = [permission]')]},
+    {"name": "of two copies that disagree, the first one wins", "task": 2,
+     "replace": [('        given.setdefault(listing_id, []).append(permission)',
+                  '        given.setdefault(listing_id, [permission])')]},
+    {"name": "copies that disagree are withheld as plain denied", "task": 2,
+     "replace": [('            withheld.append((opaque_ref(listing_id), "DUPLICATE_ID_CONFLICT"))',
+                  '            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED"))')]},
+    {"name": "each copy judged on its own (an id listed twice)", "task": 2,
+     "replace": [("    given = {}\n    for listing_id, permission in pairs:\n        given.setdefault(listing_id, []).append(permission)\n"
+                  "    permitted, withheld = [], []\n    for listing_id, permissions in given.items():\n",
+                  "    permitted, withheld = [], []\n    for listing_id, permission in pairs:\n        permissions = [permission]\n")]},
     {"name": "ranked first, filtered after", "task": 3,
      "replace": [("    filtered = [[listing_id for listing_id in ranking if permission_of.get(listing_id) == \"allowed\"]\n"
                   "                for ranking in rankings]\n    return reciprocal_rank_fusion(filtered, k)\n",
@@ -74,4 +82,18 @@ WRONG_ANSWERS = [
      "replace": [('if all(state == "degraded" for state in states):', 'if all(state == "stale" for state in states):')]},
     {"name": "quiz: blame the ranker", "task": 5,
      "replace": [('EXPIRED_FIRST_QUIZ = "c"', 'EXPIRED_FIRST_QUIZ = "a"')]},
+]
+
+
+# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+_SAME = ("these lines run only after `any(p != permissions[0] ...)` found every copy equal, so the first and "
+         "the last copy are the same value")
+EQUIVALENT_MUTANTS = [
+    {"where": "permission_gate", "before": "if any(p != permissions[0] for p in permissions):",
+     "after": "if any(p != permissions[-1] for p in permissions):",
+     "why": "all copies equal the first exactly when they all equal the last: either test finds a disagreement"},
+    {"where": "permission_gate", "before": 'elif permissions[0] == "allowed":',
+     "after": 'elif permissions[-1] == "allowed":', "why": _SAME},
+    {"where": "permission_gate", "before": 'elif permissions[0] == "denied":',
+     "after": 'elif permissions[-1] == "denied":', "why": _SAME},
 ]

@@ -44,6 +44,12 @@ WRONG_ANSWERS = [
     {"name": "ties keep the order they were met in", "task": 2,
      "replace": [("key=lambda pair: (-pair[1], pair[0]))\n    # END SOLUTION\n\n\ndef fuse_by_cluster",
                   "key=lambda pair: -pair[1])\n    # END SOLUTION\n\n\ndef fuse_by_cluster")]},
+    {"name": "a set accepted as a ranking (its order depends on the hash seed)", "task": 2,
+     "replace": [("        if isinstance(ranking, (set, frozenset)):\n"
+                  "            raise TypeError(f\"a ranking must be a list or tuple, got {type(ranking).__name__}\")\n", "")]},
+    {"name": "a set turned into a sorted list instead of refused", "task": 2,
+     "replace": [("            raise TypeError(f\"a ranking must be a list or tuple, got {type(ranking).__name__}\")\n",
+                  "            ranking = sorted(ranking)\n")]},
     {"name": "k = 0 accepted", "task": 2,
      "replace": [("    if k < 1:\n", "    if k < 0:\n")]},
     {"name": "the raw scores are added instead of ranks", "task": 3,

@@ -1,0 +1,223 @@
+"""The assisted-use policy of the parts catalogue: one version id, its clauses, the evidence
+states, per-field freshness, and the gate every candidate passes before it is ranked.
+
+Lesson 08 teaches this policy; it lives here, among the support modules, because lesson
+07's rank fusion already runs after the gate (a lesson never imports a later one).
+
+The stages defined here (see modules/common/pipeline.py):
+
+    source      the index the channels search: one record per listing id; every copy's
+                permission is kept, so two copies that disagree are caught at the gate
+    query-scope stops a query before retrieval when it asks for a prohibited family (P1)
+                or when its transformation failed (P5): nothing is retrieved for it
+    gate        per proposed candidate, before ranking: permission (only "allowed"
+                passes, unknown or missing fails closed, an id whose copies disagree
+                fails closed), scope (prohibited family) and freshness per field against
+                the run's explicit as-of date: a stale required field withholds the
+                listing, a stale optional field is only left out of the packet
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from functools import lru_cache
+
+from modules.common.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref
+from modules.common.checks import sequence_of, short
+from modules.common.pipeline import Halt, Stage
+
+__all__ = [
+    "POLICY_VERSION", "CLAUSES", "STATES", "NEXT_ACTIONS", "FRESHNESS", "FieldRule", "FieldAge", "Decision",
+    "Source", "GateResult", "decide_state", "permission_gate", "field_ages", "day_number", "names_of",
+    "index_listings", "query_scope", "gate", "SOURCE", "QUERY_SCOPE", "GATE",
+]
+
+POLICY_VERSION = "assisted-use-policy/4"
+CLAUSES = {
+    "P1": "offer nothing from a prohibited family, and answer no query about one",
+    "P2": "use a listing only when its assisted-use permission is exactly 'allowed'",
+    "P2.1": "unknown or missing permission is treated as denied (fail closed)",
+    "P2.2": "a listing id whose copies disagree about permission is treated as denied",
+    "P3": "a named family or a requested diameter that no reading matches is incompatible",
+    "P4": "when a listing's own fields disagree, abstain and ask; never pick one",
+    "P5": "a size is used only with an explicit unit; otherwise ask",
+    "P6": "freshness is per field, against the as-of date; a stale required field withholds",
+    "P6.1": "a stale optional field (a price) is left out of the packet, and that is named",
+    "P7": "answer only from eligible evidence; an empty result is reported, never filled",
+}
+# Highest precedence first: decide_state keeps the first that applies.
+STATES = ("prohibited_scope", "unauthorized", "incompatible", "conflict", "clarify", "degraded", "respond")
+NEXT_ACTIONS = {
+    "prohibited_scope": ("decline: this family is outside assisted use", "offer a human specialist"),
+    "unauthorized": ("say that no permitted listing matches", "do not name or describe withheld listings"),
+    "incompatible": ("say that nothing in the catalogue fits the request", "ask whether another size would do"),
+    "conflict": ("abstain: do not choose between the disagreeing fields", "ask the seller to confirm the diameter"),
+    "clarify": ("ask the customer for the missing unit or the intended size",),
+    "degraded": ("keep stale values off the assisted path and say so", "request a feed refresh"),
+    "respond": ("answer from the listed evidence only",),
+}
+
+FieldRule = namedtuple("FieldRule", "field max_days required")
+# A dimension stays true for years; a price goes stale in weeks.
+FRESHNESS = (FieldRule("diameter_mm", 1826, True), FieldRule("price_eur", 60, False))
+FieldAge = namedtuple("FieldAge", "field checked_on age_days max_days required fresh")
+
+Decision = namedtuple("Decision", "subject state reason_codes clause_ids evidence_refs next_actions")
+Source = namedtuple("Source", "records permissions")   # one record per id; (id, permission) of every copy
+GateResult = namedtuple("GateResult", "policy as_of freshness_enforced passed withheld decisions ages omit")
+#   passed: ids that may be ranked, in id order; withheld: the ids the gate kept back (internal:
+#   output names them only by decisions[i].subject); decisions: one per withheld candidate;
+#   ages: ((listing id, FieldAge, ...), ...) for every permitted candidate; omit: ((id, field), ...)
+
+
+def decide_state(states) -> str:
+    """The highest-precedence state among `states`; "respond" when none is given."""
+    if isinstance(states, (str, bytes, dict, set, frozenset)) or not hasattr(states, "__iter__"):
+        raise TypeError(f"states must be a sequence of state names, got {type(states).__name__} {short(states)}")
+    given = set()
+    for state in states:
+        if state not in STATES:
+            raise ValueError(f"state must be one of {STATES}, got {short(state)}")
+        given.add(state)
+    return next((state for state in STATES if state in given), "respond")
+
+
+def permission_gate(pairs) -> tuple:
+    """Fail-closed permission over (listing_id, permission) pairs, run before ranking.
+
+    Returns (permitted ids, [(opaque ref, reason code), ...]), each in first-seen order, one
+    entry per id. Only the exact value "allowed" passes. An id given twice with different
+    permissions is withheld as DUPLICATE_ID_CONFLICT: no copy can vouch for the other.
+    """
+    pairs = sequence_of(pairs, tuple, "pairs")
+    seen: dict = {}
+    for index, pair in enumerate(pairs):
+        if len(pair) != 2 or not isinstance(pair[0], str):
+            raise TypeError(f"pairs[{index}] must be a (listing_id, permission) tuple, got {short(pair)}")
+        seen.setdefault(pair[0], []).append(pair[1])
+    permitted, withheld = [], []
+    for listing_id, given in seen.items():
+        if any(type(p) is not type(given[0]) or p != given[0] for p in given):
+            withheld.append((opaque_ref(listing_id), "DUPLICATE_ID_CONFLICT"))
+        elif given[0] == "allowed" and type(given[0]) is str:
+            permitted.append(listing_id)
+        else:
+            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED" if given[0] == "denied"
+                             else "PERMISSION_UNKNOWN"))
+    return permitted, withheld
+
+
+def day_number(day: str, name: str = "day") -> int:
+    """An ISO date's day number (date.toordinal), so two dates subtract to days."""
+    if not isinstance(day, str) or len(day) != 10:
+        raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}")
+    found = _ordinal(day)
+    if found is None:
+        raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}")
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _ordinal(day: str):
+    import datetime
+    try:
+        return datetime.date.fromisoformat(day).toordinal()
+    except ValueError:
+        return None
+
+
+def field_ages(listing: Listing, as_of: str) -> tuple:
+    """Each FRESHNESS field of a listing against the as-of date. A field with no check date,
+    or checked after the as-of date (not yet known then), is not fresh: fail closed."""
+    if not isinstance(listing, Listing):
+        raise TypeError(f"listing must be a Listing, got {type(listing).__name__} {short(listing)}")
+    return _field_ages(listing, as_of)
+
+
+@lru_cache(maxsize=4096)
+def _field_ages(listing: Listing, as_of: str) -> tuple:
+    today = day_number(as_of, "as_of")
+    rows = []
+    for rule in FRESHNESS:
+        checked = listing.checked(rule.field)
+        age = None if checked is None else today - day_number(checked, f"checked_on[{rule.field!r}]")
+        rows.append(FieldAge(rule.field, checked, age, rule.max_days, rule.required,
+                             age is not None and 0 <= age <= rule.max_days))
+    return tuple(rows)
+
+
+def names_of(result: GateResult) -> dict:
+    """{listing id: what output may call it} for every candidate the gate judged."""
+    names = {i: i for i in result.passed}
+    names.update(zip(result.withheld, (d.subject for d in result.decisions)))
+    return names
+
+
+# ---------------------------------------------------------------- stages
+
+def index_listings(listings) -> Source:
+    """The index behind stage `source`: one record per id (the first copy); every copy's permission is kept."""
+    listings = sequence_of(listings, Listing, "listings")
+    records: dict = {}
+    for listing in listings:
+        records.setdefault(listing.id, listing)
+    return Source(tuple(records.values()), tuple((x.id, x.permission) for x in listings))
+
+
+def query_scope(so_far):
+    """Stage `query-scope`: a Halt for a prohibited family or a failed transformation, else None."""
+    contract = so_far.output("contract")
+    if contract.family in PROHIBITED_FAMILIES:
+        return Halt("PROHIBITED_QUERY_SCOPE", Decision(
+            contract.query_id, "prohibited_scope", ("PROHIBITED_QUERY_SCOPE",), ("P1",),
+            (f"{contract.query_id}:family",), NEXT_ACTIONS["prohibited_scope"]))
+    if contract.state == "failed":
+        return Halt("QUERY_TRANSFORM_FAILED", Decision(
+            contract.query_id, "clarify", ("QUERY_TRANSFORM_FAILED",), ("P5",),
+            (f"{contract.query_id}:unit-to-mm",), ("ask which size is meant",)))
+    return None
+
+
+def gate(so_far, freshness: bool = True) -> GateResult:
+    """Stage `gate`: permission, scope and freshness for every candidate a channel proposed."""
+    as_of = so_far.inputs["as_of"]
+    day_number(as_of, "as_of")
+    source = so_far.output("source")
+    proposed = sorted({hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits})
+    wanted = set(proposed)
+    pairs = [pair for pair in source.permissions if pair[0] in wanted]
+    permitted, refused = permission_gate(pairs)
+    clause = {"PERMISSION_DENIED": "P2", "PERMISSION_UNKNOWN": "P2.1", "DUPLICATE_ID_CONFLICT": "P2.2"}
+    refused_ids = [i for i in dict.fromkeys(pair[0] for pair in pairs) if i not in set(permitted)]
+    held = [(listing_id, Decision(ref, "unauthorized", (code,), (clause[code],), (f"{ref}:permission",),
+                                  NEXT_ACTIONS["unauthorized"])) for listing_id, (ref, code) in zip(refused_ids, refused)]
+    by_id = {record.id: record for record in source.records}
+    passed, ages, omit = [], [], []
+    for listing_id in permitted:   # only a permitted listing's fields are read any further
+        listing = by_id[listing_id]
+        rows = field_ages(listing, as_of)
+        ages.append((listing_id, *rows))
+        fired = []
+        if listing.family in PROHIBITED_FAMILIES:
+            fired.append(("prohibited_scope", "PROHIBITED_FAMILY", "P1", "family"))
+        stale = [row for row in rows if not row.fresh]
+        if freshness:
+            fired += [("degraded", "STALE_FIELD", "P6", row.field) for row in stale if row.required]
+        if not fired:
+            passed.append(listing_id)
+            if freshness:
+                omit += [(listing_id, row.field) for row in stale if not row.required]
+            continue
+        state = min((s for s, *_ in fired), key=STATES.index)
+        held.append((listing_id, Decision(listing_id, state, tuple(dict.fromkeys(c for _, c, _, _ in fired)),
+                                          tuple(dict.fromkeys(c for _, _, c, _ in fired)),
+                                          tuple(f"{listing_id}:{field}" for *_, field in fired),
+                                          NEXT_ACTIONS[state])))
+    held.sort(key=lambda pair: (STATES.index(pair[1].state), pair[1].subject))
+    return GateResult(POLICY_VERSION, as_of, freshness, tuple(sorted(passed)), tuple(i for i, _ in held),
+                      tuple(d for _, d in held), tuple(ages), tuple(omit))
+
+
+SOURCE = Stage("source", "source/1", "source", lambda so_far: index_listings(so_far.inputs["listings"]))
+QUERY_SCOPE = Stage("query-scope", POLICY_VERSION, "input", query_scope)
+GATE = Stage("gate", POLICY_VERSION, "permission/freshness", gate)

@@ -1,0 +1,107 @@
+"""One pipeline, one answer: every parts-catalogue lesson that shows a query shows the same
+contract state, stop, gate decisions, ranking, exclusions, state and packet for it.
+
+Each lesson's `--json` record carries a "queries" list, one row per catalogue query, with
+whichever of the AGREED keys the lesson shows. A lesson that extends the pipeline (12
+channels, 13 memory) joins by adding its name to LESSONS once its command is built.
+"""
+
+import ast
+import json
+from itertools import combinations
+
+import pytest
+
+from helpers import ROOT, methods
+from modules.common.catalogue import QUERIES
+
+LESSONS = ["hybrid", "eligibility", "grounding", "channels", "memory"]
+BUILT = [name for name in LESSONS if (ROOT / "modules" / f"{name}.py").is_file()]
+AGREED = ("contract_state", "stopped", "gate", "ranking", "state", "empty_cause", "reason_codes", "exclusions",
+          "packet")
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict:
+    """{lesson: {query id: row}} read from each built lesson's --json output."""
+    found = {}
+    for lesson in BUILT:
+        record = json.loads(methods(lesson, "--json").stdout)
+        found[lesson] = {row["query_id"]: row for row in record["queries"]}
+    return found
+
+
+def disagreements(rows: dict) -> list:
+    """Every (query, key, lesson, lesson) whose values differ, for keys both lessons show."""
+    found = []
+    for first, second in combinations(sorted(rows), 2):
+        for query_id in sorted(set(rows[first]) & set(rows[second])):
+            a, b = rows[first][query_id], rows[second][query_id]
+            for key in AGREED:
+                if key in a and key in b and a[key] != b[key]:
+                    found.append((query_id, key, first, second))
+    return found
+
+
+def test_the_catalogue_lessons_are_built():
+    assert BUILT[:3] == ["hybrid", "eligibility", "grounding"]
+
+
+def test_every_lesson_shows_every_catalogue_query(rows):
+    for lesson, by_id in rows.items():
+        assert list(by_id) == [q.id for q in QUERIES], lesson
+
+
+def test_every_query_gets_the_same_answer_in_every_lesson(rows):
+    assert disagreements(rows) == []
+
+
+def test_the_lessons_share_enough_to_be_compared(rows):
+    shared = {key for key in AGREED if sum(key in next(iter(r.values())) for r in rows.values()) >= 2}
+    assert shared == set(AGREED)
+    assert {"contract_state", "stopped", "gate", "ranking"} <= set(next(iter(rows["hybrid"].values())))
+
+
+def test_a_planted_disagreement_is_found(rows):
+    planted = json.loads(json.dumps(rows))
+    planted["grounding"]["PW-Q007"]["state"] = "respond"     # what lesson 09 said before
+    planted["hybrid"]["PW-Q001"]["ranking"][0][2] = 0.032787
+    assert sorted(disagreements(planted)) == [("PW-Q001", "ranking", "eligibility", "hybrid"),
+                                              ("PW-Q001", "ranking", "grounding", "hybrid"),
+                                              ("PW-Q007", "state", "eligibility", "grounding")]
+
+
+# ---------------------------------------------------------------- one presentation contract
+
+def _view(lesson: str) -> list:
+    module = __import__(f"modules.{lesson}", fromlist=["trace"])
+    return module.view(module.trace())
+
+
+@pytest.mark.parametrize("lesson", BUILT)
+def test_plain_output_fits_88_columns(lesson):
+    text = methods(lesson, "--plain").stdout.decode()
+    wide = [line for line in text.splitlines() if len(line) > 88]
+    assert not wide, f"{lesson}: {len(wide)} lines over 88 columns, e.g. {wide[0]!r}"
+
+
+@pytest.mark.parametrize("lesson", BUILT)
+def test_every_block_has_a_key_and_every_table_a_legend(lesson):
+    blocks = _view(lesson)
+    keys = [b.get("key") for b in blocks]
+    assert None not in keys and len(set(keys)) == len(keys), lesson
+    for block in blocks:
+        spec = block.get("table") or block.get("chart")
+        if spec:
+            assert spec.get("legend"), f"{lesson}: table {spec['title']!r} has no legend"
+
+
+@pytest.mark.parametrize("trace_module, lesson", [("hybrid_trace", "hybrid"), ("eligibility_trace", "eligibility"),
+                                                  ("grounding_trace", "grounding"), ("grounding_checks", "grounding")])
+def test_no_import_cycle_between_a_lesson_and_its_trace(trace_module, lesson):
+    tree = ast.parse((ROOT / "modules" / f"{trace_module}.py").read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {f"modules.{alias.name}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and node.module == "modules" for alias in node.names}
+    assert f"modules.{lesson}" not in imported, f"{trace_module} imports modules.{lesson}"
