@@ -211,29 +211,42 @@ def shown_value(value, limit: int = SHOWN_CHARS) -> str:
     text = repr(value)
     if " at 0x" in text:  # an address differs between runs
         return f"<{kind.__name__}>"
-    return text if len(text) <= limit else f"{text[:max(limit - 12, 1)]}...({len(text)} chars)"
+    cut = f"...({len(text)} chars)"
+    return text if len(text) <= limit else text[:max(limit - len(cut), 1)] + cut
 
 
 def _shown_container(value, limit: int) -> str:
     if not value:
         return repr(value)
     kind = type(value)
-    if kind is dict:
-        items = [f"{shown_value(k, limit)}: {shown_value(v, limit)}" for k, v in _first(value.items(), limit)]
-    else:
-        members = _sorted(value) if kind in (set, frozenset) else value
-        items = [shown_value(item, limit) for item in _first(members, limit)]
     opening, closing = {list: ("[", "]"), tuple: ("(", ")"), dict: ("{", "}"), set: ("{", "}"),
                         frozenset: ("frozenset({", "})")}[kind]
-    kept, used = [], 0
-    for item in items:
-        if used + len(item) + 2 > limit:
-            break
-        kept.append(item)
-        used += len(item) + 2
+    members = value.items() if kind is dict else _sorted(value) if kind in (set, frozenset) else value
+    room = limit - len(opening) - len(closing)
+    kept = _fitting(members, kind is dict, room)
     if len(kept) == len(value):
         return opening + ", ".join(kept) + ("," if kind is tuple and len(kept) == 1 else "") + closing
-    return opening + ", ".join(kept + ["..."]) + closing + f" ({len(value)} items)"
+    size = f" ({len(value)} item{'s' if len(value) > 1 else ''})"
+    kept = _fitting(members, kind is dict, room - len(", ...") - len(size))
+    return opening + ", ".join(kept + ["..."]) + closing + size
+
+
+def _fitting(members, pairs: bool, room: int) -> list[str]:
+    # The first members, shown, that fit in `room` characters with ", " between them; it stops
+    # at the first that does not, so a long argument costs no more than what is shown.
+    kept, used = [], -2
+    for member in members:
+        left = room - used - 2
+        if pairs:
+            key = shown_value(member[0], left)
+            text = f"{key}: {shown_value(member[1], left - len(key) - 2)}"
+        else:
+            text = shown_value(member, left)
+        if used + 2 + len(text) > room:
+            break
+        kept.append(text)
+        used += 2 + len(text)
+    return kept
 
 
 def _sorted(items) -> list:
@@ -241,16 +254,6 @@ def _sorted(items) -> list:
         return sorted(items)
     except TypeError:  # mixed types: by type name, then repr
         return sorted(items, key=lambda item: (type(item).__name__, repr(item)))
-
-
-def _first(items, limit: int) -> list:
-    # No more items than could fit in `limit` characters: a long argument costs no more to show.
-    found = []
-    for item in items:
-        if len(found) > limit // 3:
-            break
-        found.append(item)
-    return found
 
 
 def shown_call(fn, *args, **kwargs) -> str:
