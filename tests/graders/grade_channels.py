@@ -3,55 +3,19 @@
 import functools
 import math
 
-from _lab import LabFailure, Task, call, expect, expect_choice, expect_error, expect_true, function, load
+from _lab import LabFailure, Task, call, expect, expect_choice, expect_error, expect_true, function, hinted, load
 from modules.common.catalogue import RESTRICTED_IDS, RESTRICTED_STRINGS, opaque_ref
 
 LESSON = "channels"
 
-TASKS = (
-    Task(1, "two_evaluations", "Index quality and relevance, kept apart", hints=(
-        "An approximate index is supposed to find what exact search finds. Against which list do you measure it: "
-        "the labels, or the exact top k for the same query?",
-        "Then where do the labels come in? Which list do they judge: the one the index returned, or the exact "
-        "one? And if the index returns fewer than k ids, what is the recall's denominator?",
-        "recall = len(set(approximate[:k]) & set(exact[:k])) / len(exact[:k]); precision = the share of exact[:k] "
-        "whose grades.get(id, 0) is 1 or more. What should k = 0 or an empty exact list do?",
-    )),
-    Task(2, "fallback", "Map a failure stage to its state and what stays visible", hints=(
-        "When permission metadata is missing, may anything be answered from those listings? Which state says so?",
-        "A lexical timeout on a query that was already 'clarify': does the timeout make it 'degraded', or does the "
-        "stronger state stay? Where in STATES is each one?",
-        "Keep a table failure -> (its own state or None, visible keys). With None, return state_before; otherwise "
-        "min(state_before, own, key=STATES.index). Unknown failures and states raise ValueError.",
-    )),
-    Task(3, "mean_reciprocal_rank", "MRR@k, ranks from 1", hints=(
-        "A relevant listing in first place: is its reciprocal rank 1/0, 1/1, or 1/2?",
-        "Which relevant listing counts when a query has several: the first, or all of them? And a listing whose "
-        "grade is 0, or one below the cutoff?",
-        "For each query: `for rank, i in enumerate(ranking[:k], start=1)`, add 1 / rank at the first grade >= 1, "
-        "then break. Divide the total by the number of queries (an empty dict gives 0.0).",
-    )),
-    Task(4, "ndcg_at_k", "nDCG@k against the ideal ranking", hints=(
-        "A DCG of 2.3: good or bad? What would the best possible ranking of this query score?",
-        "The ideal ranking sorts every graded listing of the query, retrieved or not. Is a gain the grade itself, "
-        "or 2**grade - 1? (The lesson uses trec_eval's definition.)",
-        "dcg(ids) = sum(grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(ids[:k], start=1)); "
-        "return dcg(ranking) / dcg(graded ids sorted by grade, highest first). And when that ideal is 0?",
-    )),
-    Task(5, "compare_removal", "A counterfactual, query by query", hints=(
-        "Gained means the run without the channel has it and the full run does not. Which set do you subtract "
-        "from which?",
-        "If the same candidates come back in another order, did removing the channel change them? And a query "
-        "whose candidates are the same but whose state changed: is it a change?",
-        "For each query of before: gained = sorted(set(after) - set(before)), lost = sorted(set(before) - "
-        "set(after)); keep the tuple when gained or lost or the states differ. In which order do the tuples come?",
-    )),
-    Task(6, "TWO_EVALUATIONS_QUIZ", "Quiz: two evaluations of one index", hints=(
-        "In the lesson's second table, CH-Q003's exact neighbours are found with recall 1 at nprobe 3. How many "
-        "of them are O-rings?",
-        "At nprobe 1, CH-Q001 misses PW-L002. What is PW-L002, and did the packet change?",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "two_evaluations", "Index quality and relevance, kept apart"),
+    Task(2, "fallback", "Map a failure stage to its state and what stays visible"),
+    Task(3, "mean_reciprocal_rank", "MRR@k, ranks from 1"),
+    Task(4, "ndcg_at_k", "nDCG@k against the ideal ranking"),
+    Task(5, "compare_removal", "A counterfactual, query by query"),
+    Task(6, "TWO_EVALUATIONS_QUIZ", "Quiz: two evaluations of one index"),
+))
 
 _SECRETS = tuple((secret, opaque_ref(secret)) for secret in RESTRICTED_IDS) + tuple(
     (text, "<a withheld listing's text>") for text in RESTRICTED_STRINGS)
