@@ -83,6 +83,18 @@ def built(name):
     return os.path.exists(os.path.join(ROOT, "modules", name + ".py"))
 
 
+def lesson_module(name):
+    """The module whose trace() and view() print lesson `name`: modules/NAME_trace.py when the
+    lesson keeps its trace apart from its mechanism (the mechanism never imports it back, so
+    the import graph has no cycle), else modules/NAME.py."""
+    import importlib
+    if os.path.exists(os.path.join(ROOT, "modules", name + "_trace.py")):
+        module = importlib.import_module(f"modules.{name}_trace")
+        if hasattr(module, "trace") and hasattr(module, "view"):
+            return module
+    return importlib.import_module(f"modules.{name}")
+
+
 def built_lessons():
     """The catalogued lessons whose module exists, in course order."""
     return [name for name in LESSONS if built(name)]
