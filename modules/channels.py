@@ -24,6 +24,9 @@ What the lesson measures on it:
   metrics           P@3, MRR@3, nDCG@3, hit@3 by segment and by failure (modules/channels_metrics.py)
   an anomaly        after an index rebuild, image candidates fall only for long-tail queries:
                     versions, exact neighbours, index parameters and coverage name the layer
+
+modules/channels_trace.py runs all of it for `python3 -B methods.py channels` (it imports
+this module, never the reverse).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from modules.hybrid import ChannelResult, Hit, Rejection, QueryContract
 __all__ = ["IMAGE_LISTS", "IMAGE_SEED", "IMAGE_NPROBE", "IMAGE_TOP_K", "image_items", "build_image_index",
            "image_channel", "image_stage", "IMAGE_INDEX", "CHANNELS", "run_channels", "Probe", "probe",
            "REMOVALS", "Prediction", "PREDICTIONS", "removal_effect", "REBUILD", "compare_indexes",
-           "locate_layer", "reencode", "trace", "view"]
+           "locate_layer", "reencode", "reusing", "UNGATED", "INDEX_SCALING", "scaling"]
 
 IMAGE_LISTS, IMAGE_SEED, IMAGE_NPROBE, IMAGE_TOP_K = 3, 124, 2, 3
 
@@ -269,7 +272,7 @@ def locate_layer(comparison: dict) -> tuple:
     return None, "nothing fell"
 
 
-# ---------------------------------------------------------------- the trace
+# ---------------------------------------------------------------- what channels_trace runs
 
 def reusing(pipeline, cache: dict):
     """`pipeline` whose stages remember their outputs in `cache`: a stage asked again with the very
@@ -294,81 +297,9 @@ def _ungated(so_far):
 
 
 UNGATED = CHANNELS.until("fusion").replace("gate", Stage("gate", "gate/none", "permission/freshness", _ungated))
-TRACE_NPROBES = (1, 2, 3)
-FAILURE_QUERY, FAILURE_QUERIES = "PW-Q009", {"vector_unavailable": "CH-Q001", "packet_over_limit": "PW-Q002"}
-SLOW = {"lexical": 1500}
-PROHIBITED_QUERY = "PW-Q005"   # every listing that fits it is withheld
 # scaling((100, 1000, 10000), (1, 2, 4, 8)), as `python3 -B methods.py dev bench --index` measures it;
 # tests/test_channels.py recomputes every row. (size, lists, nprobe, recall@10, mean vectors compared)
 INDEX_SCALING = ((100, 10, 1, 0.642, 23.0), (100, 10, 2, 0.942, 36.7), (100, 10, 4, 1.0, 62.1),
                  (100, 10, 8, 1.0, 98.2), (1000, 32, 1, 0.833, 70.5), (1000, 32, 2, 0.942, 97.5),
                  (1000, 32, 4, 1.0, 167.0), (1000, 32, 8, 1.0, 295.2), (10000, 100, 1, 0.825, 204.9),
                  (10000, 100, 2, 0.925, 309.7), (10000, 100, 4, 1.0, 520.1), (10000, 100, 8, 1.0, 959.9))
-
-
-def trace() -> dict:
-    """Every query through the extended pipeline, then the index, removals, failures, metrics, anomaly."""
-    from modules import channels_trace
-    from modules.channels_failures import FAILURES, failing
-    from modules.channels_metrics import judged
-    from modules.common.catalogue import QUERIES
-    from modules.common.images import IMAGE_QUERIES
-    queries = {q.id: q for q in QUERIES + IMAGE_QUERIES}
-    given = {qid: {"query": q, "listings": LISTINGS, "as_of": CATALOGUE_AS_OF, "image": query_image(qid)}
-             for qid, q in queries.items()}
-    slow = {qid: dict(inputs, latency_ms=SLOW) for qid, inputs in given.items()}
-    cache: dict = {}
-    wrapped: dict = {}
-
-    def run(qid, pipeline=CHANNELS, inputs=given):
-        if id(pipeline) not in wrapped:
-            wrapped[id(pipeline)] = (pipeline, reusing(pipeline, cache))
-        return wrapped[id(pipeline)][1].run(inputs[qid])
-
-    base = {qid: run(qid) for qid in queries}
-    photos = {qid: query_image(qid) for qid in queries if query_image(qid) and not image_problem(*query_image(qid))}
-    reached = [qid for qid, found in base.items() if found.halted_by is None]
-    without = {name: CHANNELS.without(*stages) for name, stages in REMOVALS}
-    # The image channel does not run for a query without a usable photo, so removing it cannot
-    # change that query (tests check every query); it is measured where it runs.
-    removed = {name: {qid: run(qid, pipeline) if name != "image" or qid in photos else base[qid] for qid in reached}
-               for name, pipeline in without.items()}
-    removals = {name: [removal_effect(base[qid], runs[qid]) for qid in reached] for name, runs in removed.items()}
-    broken = {f.name: failing(CHANNELS, f.name) for f in FAILURES}
-    inputs_of = {name: slow if name == "lexical_timeout" else given for name in broken}
-    failures = {name: run(FAILURE_QUERIES.get(name, FAILURE_QUERY), pipeline, inputs_of[name])
-                for name, pipeline in broken.items()}
-    waited = run(FAILURE_QUERY, broken["lexical_timeout"], {FAILURE_QUERY: dict(slow[FAILURE_QUERY],
-                                                                                fallback_allowed=False)})
-    scored = judged(queries)
-    # A lost channel (timed out, unavailable or removed) gives one ranking: fusion reads only the
-    # channels that ran (tests check it), so the removal runs measure the channel failures too.
-    unranked_ranking = broken["ranker_failed"].until("fusion")
-    unranked = {qid: run(qid, unranked_ranking) for qid in scored}
-    cheap = CHANNELS.replace("image", image_stage(IMAGE_INDEX, IMAGE_REJECTED, nprobe=1))
-    rebuilt_index = ann.build(IMAGE_INDEX.vectors, REBUILD["n_lists"], REBUILD["seed"])
-    rebuilt = CHANNELS.replace("image", image_stage(rebuilt_index, IMAGE_REJECTED)).until("fusion")
-    encoded = ann.build(tuple((i, Vector(reencode(v.values), "pw-img-2")) for i, v in IMAGE_INDEX.vectors),
-                        IMAGE_LISTS, IMAGE_SEED)
-    comparison = compare_indexes((IMAGE_INDEX, IMAGE_NPROBE), (rebuilt_index, IMAGE_NPROBE),
-                                 {qid: (img, img) for qid, img in photos.items()})
-    reencoded = compare_indexes((IMAGE_INDEX, IMAGE_NPROBE), (encoded, IMAGE_NPROBE),
-                                {qid: (img, (reencode(img[0]), "pw-img-2")) for qid, img in photos.items()})
-    return channels_trace.record({
-        "queries": queries, "base": base, "photos": photos, "index": IMAGE_INDEX, "rejected": IMAGE_REJECTED,
-        "probes": [probe(IMAGE_INDEX, qid, img, IMAGE_TOP_K, p) for qid, img in photos.items() for p in TRACE_NPROBES],
-        "cheap": {qid: run(qid, cheap) for qid in ("CH-Q001", "CH-Q002")},
-        "scaling": INDEX_SCALING, "removals": removals, "predictions": PREDICTIONS,
-        "failures": failures, "waited": waited, "unranked": unranked, "removed": removed, "judged": scored,
-        "ungated": run(PROHIBITED_QUERY, UNGATED), "rebuilt": {qid: run(qid, rebuilt) for qid in photos},
-        "comparison": comparison, "layer": locate_layer(comparison), "reencoded": reencoded,
-        "contrast": locate_layer(reencoded),
-        "declared": {"image_version": IMAGE_VERSION, "lists": IMAGE_LISTS, "seed": IMAGE_SEED,
-                     "nprobe": IMAGE_NPROBE, "top_k": IMAGE_TOP_K, "rebuild": dict(REBUILD)},
-    })
-
-
-def view(record: dict) -> list:
-    """Printable blocks: index quality and relevance, images, removals, failures, metrics, the anomaly."""
-    from modules import channels_trace
-    return channels_trace.view(record)

@@ -1,17 +1,29 @@
-"""Lesson 12's trace record and view: what `python3 -B methods.py channels` prints.
+"""Lesson 12's trace and view: what `python3 -B methods.py channels` prints.
 
-modules/channels.py runs the pipeline and hands the runs over; this module turns them into a
-JSON-ready record and printable blocks. It imports no lesson module. Every listing whose
-permission is not "allowed" is named by its opaque ref, wherever it appears.
+trace() runs the pipeline of modules/channels.py (this module imports its mechanism, never
+the reverse) for every query, then the experiments: the index's two evaluations, removals,
+the ten failures, the metrics and the rebuilt index. record() turns those runs into a
+JSON-ready record and view() into printable blocks. Every listing whose permission is not
+"allowed" is named by its opaque ref, wherever it appears.
 """
 
 from __future__ import annotations
 
+from modules.channels import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAGE_NPROBE, IMAGE_REJECTED, IMAGE_SEED,
+                              IMAGE_TOP_K, INDEX_SCALING, PREDICTIONS, REBUILD, REMOVALS, UNGATED, compare_indexes,
+                              image_stage, locate_layer, probe, reencode, removal_effect, reusing)
 from modules.channels_failures import (CHANNEL_BUDGET_MS, CHANNEL_LATENCY_MS, FAILURES, PACKET_FIELD_LIMIT,
-                                       VISIBLE)
-from modules.channels_metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, metric_row, precision_at_k
-from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref
-from modules.common.images import image_problem, query_image
+                                       VISIBLE, failing)
+from modules.channels_metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, judged, metric_row, precision_at_k
+from modules.common import ann
+from modules.common.catalogue import CATALOGUE_AS_OF, LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref
+from modules.common.images import IMAGE_QUERIES, IMAGE_VERSION, image_problem, query_image
+from modules.common.vectors import Vector
+
+TRACE_NPROBES = (1, 2, 3)
+FAILURE_QUERY, FAILURE_QUERIES = "PW-Q009", {"vector_unavailable": "CH-Q001", "packet_over_limit": "PW-Q002"}
+SLOW = {"lexical": 1500}
+PROHIBITED_QUERY = "PW-Q005"   # every listing that fits it is withheld
 
 def query_row(run) -> dict:
     """One catalogue query as this lesson shows it: the keys the agreement test compares with
@@ -191,6 +203,63 @@ def _anomaly(raw: dict) -> dict:
     return {"rows": rows, "comparison": public, "layer": layer, "why": why, "policy": POLICY_VERSION,
             "restricted": len(RESTRICTED_IDS),
             "contrast": {"versions": raw["reencoded"]["versions"], "layer": contrast[0], "why": contrast[1]}}
+
+
+def trace() -> dict:
+    """Every query through the extended pipeline, then the index, removals, failures, metrics, anomaly."""
+    queries = {q.id: q for q in QUERIES + IMAGE_QUERIES}
+    given = {qid: {"query": q, "listings": LISTINGS, "as_of": CATALOGUE_AS_OF, "image": query_image(qid)}
+             for qid, q in queries.items()}
+    slow = {qid: dict(inputs, latency_ms=SLOW) for qid, inputs in given.items()}
+    cache: dict = {}
+    wrapped: dict = {}
+
+    def run(qid, pipeline=CHANNELS, inputs=given):
+        if id(pipeline) not in wrapped:
+            wrapped[id(pipeline)] = (pipeline, reusing(pipeline, cache))
+        return wrapped[id(pipeline)][1].run(inputs[qid])
+
+    base = {qid: run(qid) for qid in queries}
+    photos = {qid: query_image(qid) for qid in queries if query_image(qid) and not image_problem(*query_image(qid))}
+    reached = [qid for qid, found in base.items() if found.halted_by is None]
+    without = {name: CHANNELS.without(*stages) for name, stages in REMOVALS}
+    # The image channel does not run for a query without a usable photo, so removing it cannot
+    # change that query (tests check every query); it is measured where it runs.
+    removed = {name: {qid: run(qid, pipeline) if name != "image" or qid in photos else base[qid] for qid in reached}
+               for name, pipeline in without.items()}
+    removals = {name: [removal_effect(base[qid], runs[qid]) for qid in reached] for name, runs in removed.items()}
+    broken = {f.name: failing(CHANNELS, f.name) for f in FAILURES}
+    inputs_of = {name: slow if name == "lexical_timeout" else given for name in broken}
+    failures = {name: run(FAILURE_QUERIES.get(name, FAILURE_QUERY), pipeline, inputs_of[name])
+                for name, pipeline in broken.items()}
+    waited = run(FAILURE_QUERY, broken["lexical_timeout"], {FAILURE_QUERY: dict(slow[FAILURE_QUERY],
+                                                                                fallback_allowed=False)})
+    scored = judged(queries)
+    # A lost channel (timed out, unavailable or removed) gives one ranking: fusion reads only the
+    # channels that ran (tests check it), so the removal runs measure the channel failures too.
+    unranked_ranking = broken["ranker_failed"].until("fusion")
+    unranked = {qid: run(qid, unranked_ranking) for qid in scored}
+    cheap = CHANNELS.replace("image", image_stage(IMAGE_INDEX, IMAGE_REJECTED, nprobe=1))
+    rebuilt_index = ann.build(IMAGE_INDEX.vectors, REBUILD["n_lists"], REBUILD["seed"])
+    rebuilt = CHANNELS.replace("image", image_stage(rebuilt_index, IMAGE_REJECTED)).until("fusion")
+    encoded = ann.build(tuple((i, Vector(reencode(v.values), "pw-img-2")) for i, v in IMAGE_INDEX.vectors),
+                        IMAGE_LISTS, IMAGE_SEED)
+    comparison = compare_indexes((IMAGE_INDEX, IMAGE_NPROBE), (rebuilt_index, IMAGE_NPROBE),
+                                 {qid: (img, img) for qid, img in photos.items()})
+    reencoded = compare_indexes((IMAGE_INDEX, IMAGE_NPROBE), (encoded, IMAGE_NPROBE),
+                                {qid: (img, (reencode(img[0]), "pw-img-2")) for qid, img in photos.items()})
+    return record({
+        "queries": queries, "base": base, "photos": photos, "index": IMAGE_INDEX, "rejected": IMAGE_REJECTED,
+        "probes": [probe(IMAGE_INDEX, qid, img, IMAGE_TOP_K, p) for qid, img in photos.items() for p in TRACE_NPROBES],
+        "cheap": {qid: run(qid, cheap) for qid in ("CH-Q001", "CH-Q002")},
+        "scaling": INDEX_SCALING, "removals": removals, "predictions": PREDICTIONS,
+        "failures": failures, "waited": waited, "unranked": unranked, "removed": removed, "judged": scored,
+        "ungated": run(PROHIBITED_QUERY, UNGATED), "rebuilt": {qid: run(qid, rebuilt) for qid in photos},
+        "comparison": comparison, "layer": locate_layer(comparison), "reencoded": reencoded,
+        "contrast": locate_layer(reencoded),
+        "declared": {"image_version": IMAGE_VERSION, "lists": IMAGE_LISTS, "seed": IMAGE_SEED,
+                     "nprobe": IMAGE_NPROBE, "top_k": IMAGE_TOP_K, "rebuild": dict(REBUILD)},
+    })
 
 
 def record(raw: dict) -> dict:
@@ -462,4 +531,4 @@ def view(record: dict) -> list:
             + _failure_blocks(record) + _metric_blocks(record) + _anomaly_blocks(record))
 
 
-__all__ = ["record", "view", "query_row", "VISIBLE"]
+__all__ = ["trace", "record", "view", "query_row", "VISIBLE"]

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from modules import channels as ch
+from modules import channels_trace
 from modules.channels_failures import (CHANNEL_BUDGET_MS, FAILURES, FAULT_MARK, VISIBLE, bounded_packet, failing,
                                        fallback, task_ms)
 from modules.channels_metrics import (RELEVANCE, SEGMENTS, hit_at_k, judged, metric_row, ndcg_at_k, precision_at_k,
@@ -100,7 +101,7 @@ def test_a_hit_the_source_no_longer_holds_is_dropped():
 
 
 def test_the_share_of_queries_with_a_photo():
-    record = ch.trace()
+    record = channels_trace.trace()
     share = record["images"]["share"]
     assert share == {"usable": 5, "unusable": 1, "none": 9, "queries": 15, "catalogue_with_photo": 0}
     assert sorted(PHOTOS) == sorted(SEGMENTS["image query"])
@@ -152,7 +153,7 @@ def test_the_scaling_table_is_what_the_index_measures():
 # ---------------------------------------------------------------- removals
 
 def test_removal_predictions_are_measured_and_one_is_missed():
-    record = ch.trace()
+    record = channels_trace.trace()
     verdicts = {r["removal"]: r["held"] for r in record["removals"]}
     assert verdicts == {"vector": True, "image": True, "lexical": False, "generation": True}
     lexical = next(r for r in record["removals"] if r["removal"] == "lexical")
@@ -275,7 +276,7 @@ def test_segments_follow_their_declared_rules():
 
 
 def test_metrics_are_reported_per_group_never_as_one_figure():
-    record = ch.trace()
+    record = channels_trace.trace()
     metrics = record["metrics"]
     assert [r["segment"] for r in metrics["segments"]] == list(SEGMENTS)
     assert [r["failure"] for r in metrics["by_failure"]] == ["none", "lexical lost", "vector lost", "image lost",
@@ -284,7 +285,7 @@ def test_metrics_are_reported_per_group_never_as_one_figure():
 
 
 def test_a_better_metric_can_hide_a_withheld_listing_in_first_place():
-    gated, ungated = ch.trace()["metrics"]["prohibited_first"]
+    gated, ungated = channels_trace.trace()["metrics"]["prohibited_first"]
     assert ungated["first_withheld"] and not gated["first_withheld"]
     assert ungated["first"].startswith("ref-")
     for name in ("P@3", "MRR@3", "nDCG@3", "hit@3"):
@@ -343,7 +344,7 @@ def test_the_metrics_agree_with_ir_measures():
 # ---------------------------------------------------------------- the anomaly
 
 def test_the_rebuild_is_located_in_the_index():
-    record = ch.trace()
+    record = channels_trace.trace()
     anomaly = record["anomaly"]
     assert anomaly["layer"] == "index" and "n_lists 3 -> 9" in anomaly["why"]
     fell = {r["query_id"] for r in anomaly["rows"] if r["image_after"] < r["image_before"]}
@@ -363,7 +364,7 @@ def test_locate_layer_names_each_layer():
 
 
 def test_the_lesson_never_names_a_withheld_listing():
-    text = json.dumps(ch.trace(), ensure_ascii=False)
+    text = json.dumps(channels_trace.trace(), ensure_ascii=False)
     assert not [s for s in RESTRICTED_IDS + RESTRICTED_STRINGS if s in text]
 
 

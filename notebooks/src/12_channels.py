@@ -17,7 +17,8 @@
 # appends a `fallback` stage to their pipeline, and every experiment below is that
 # pipeline with one stage replaced, removed or added. Everything is synthetic: a photo
 # is four numbers with an encoder version, and no model runs anywhere. The notebook
-# calls `modules/channels.py`, the code behind `python3 -B methods.py channels`.
+# calls `modules/channels.py` and `modules/channels_trace.py`, the code behind
+# `python3 -B methods.py channels`.
 
 # %%
 import pathlib
@@ -29,10 +30,10 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import charts, display
 from labtools.render import block, blocks_between
-from modules import channels
+from modules import channels, channels_trace
 
-record = channels.trace()
-view = channels.view(record)
+record = channels_trace.trace()
+view = channels_trace.view(record)
 
 
 def show(*keys):
