@@ -55,6 +55,7 @@ WORKFLOW = {
     "reset": "restore an exercise file to its stub (your file is backed up first)",
     "watch": "re-grade whenever you save an exercise file",
     "dev": "maintainer commands: sync, check, notebooks, test, bench",
+    "audit": "find where your own retrieval run (BEIR folder + TREC run) loses evidence; no PATH: the demo",
 }
 
 
@@ -136,6 +137,9 @@ def main(argv=None) -> int:
     command, rest = argv[0], argv[1:]
     if command in LESSONS:
         return run_lesson(command, rest)
+    if command == "audit":  # not a lesson: it reads your files, so it parses its own options
+        from modules.audit_trace import main as audit
+        return audit(rest)
     if command in WORKFLOW:
         from labtools import cli
         return cli.main(command, rest)

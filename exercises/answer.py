@@ -7,12 +7,13 @@ Task 2  compose_answer    full, partial, conflict or abstain, built from packet 
 Task 3  classify_outcome  right, wrong record, wrong source or no answer
 Task 4  CITATION_QUIZ     what a passing citation check does and does not prove
 Task 5  CONFLICT_QUIZ     what the answer does with two current versions that disagree
+Task 6  no_answer_cause   why an answer gives no answer: window overflow, conflict, budget skip or missing facet
 
 Check your work:  python3 -B methods.py check answer
 Stuck?            python3 -B methods.py hint answer
 """
 
-from modules.answer import Answer, Facet, Sentence, matches
+from modules.answer import Answer, Facet, Sentence, covers
 from modules.context import Passage
 
 
@@ -36,10 +37,11 @@ def check_citation(cite: str, quote: str, packet_ids, source_texts: dict) -> tup
 def compose_answer(facets, packet) -> Answer:
     """Task 2. Build a template answer from the packet's quotes, facet by facet.
 
-    `facets` is a sequence of Facet, `packet` a sequence of Passage in packet
-    order. For each facet, collect the packet passages for which
-    `matches(facet, passage)` is true, keeping only the first passage of each
-    distinct text (an identical copy adds nothing). Then:
+    `facets` is a sequence of Facet (the question's declared sub-questions), `packet`
+    a sequence of Passage in packet order. For each facet, collect the packet
+    passages for which `covers(facet, passage.text)` is true (lesson 02's facet rule),
+    keeping only the first passage of each distinct text (an identical copy adds
+    nothing). Then:
 
     * none:     the facet is missing; add its name to `missing`.
     * one:      add Sentence("claim", p.text, p.text, p.id): the quote, citing its id.
@@ -96,5 +98,22 @@ CITATION_QUIZ = None  # TODO: your answer
 CONFLICT_QUIZ = None  # TODO: your answer
 
 
+def no_answer_cause(answer: Answer, skipped, facets, fits_window: bool = True) -> str:
+    """Task 6. Name the cause of a no-answer, checking in this order:
+
+    * "window overflow"  `fits_window` is False: the request never reached the answer stage
+    * "conflict"         the answer's status is "conflict": the packet disagrees with itself
+    * "budget skip"      a passage in `skipped` (the passages the budget left out) covers
+                         one of the facets named in `answer.missing`
+                         (use covers(facet, passage.text))
+    * "missing facet"    otherwise: nothing that was retrieved covers it
+
+    `facets` is the sequence of Facet the question declared; `answer.missing` holds the
+    names of those the packet did not answer. An abstention after a budget skip is not an
+    overflow: the request fitted, the evidence did not.
+    """
+    raise NotImplementedError("no_answer_cause: write your answer here, then run: python3 -B methods.py check answer")
+
+
 __all__ = ["Passage", "Facet", "check_citation", "compose_answer", "classify_outcome",
-           "CITATION_QUIZ", "CONFLICT_QUIZ"]
+           "CITATION_QUIZ", "CONFLICT_QUIZ", "no_answer_cause"]

@@ -6,20 +6,22 @@ Task 1  evidence_budget  what the window leaves for evidence once every other te
 Task 2  skip_walk        copy whole chunks under a budget, counted by any counter, skipping misfits
 Task 3  count_overflows  how many requests a fixed top-k pushes past the window
 Task 4  RESERVE_QUIZ     why the output reserve and the margin cannot be left out
+Task 5  cover_facets     choose chunks that cover the question's sub-questions within the budget
 
 Check your work:  python3 -B methods.py check budget
 Stuck?            python3 -B methods.py hint budget
 """
 
-from modules.budget import BudgetWalk, Chunk, Request
+from modules.budget import BudgetWalk, Chunk, Facet, Request, facets_covered
 from modules.common.units import chars, lab_tokens
 
 
-def evidence_budget(window: int, system: int, history: int, tools: int, output_reserve: int, margin: int) -> int:
+def evidence_budget(window: int, base_input: int, history: int, tools: int, output_reserve: int, margin: int) -> int:
     """Task 1. Return the room left for evidence in a context window.
 
-    window = system + history + tools + evidence + output_reserve + margin, all in
-    one unit. Solve for evidence. Every term counts, even when it is 0. If the
+    window = base_input + history + tools + evidence + output_reserve + margin, all in
+    one unit; base_input is the system text, the question and the message wrapping.
+    Solve for evidence. Every term counts, even when it is 0. If the
     remainder is negative, raise ValueError (the fixed parts already overflow the
     window); never return 0 in its place. A remainder of exactly 0 is allowed.
 
@@ -61,7 +63,7 @@ def count_overflows(requests, k: int, window: int) -> int:
     raise NotImplementedError("count_overflows: write your answer here, then run: python3 -B methods.py check budget")
 
 
-# Task 4 (quiz). A colleague computes the evidence budget as window - system - history - tools
+# Task 4 (quiz). A colleague computes the evidence budget as window - base_input - history - tools
 # and leaves out the output reserve and the margin "because they are not input". Why is that wrong?
 #   "a"  it is not wrong: the reserve and margin are small enough to ignore
 #   "b"  the answer is written into the same window, so without a reserve the input can fill it and
@@ -73,4 +75,30 @@ def count_overflows(requests, k: int, window: int) -> int:
 RESERVE_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["Chunk", "Request", "lab_tokens", "evidence_budget", "skip_walk", "count_overflows", "RESERVE_QUIZ"]
+def cover_facets(chunks, facets, budget: int, counter=chars) -> tuple:
+    """Task 5. Choose chunks that cover the question's facets within `budget`.
+
+    `chunks` is a sequence of Chunk, best first; `facets` a sequence of Facet, the
+    question's declared sub-questions. `facets_covered(facets, chunk.text)` names the
+    facets a chunk covers; measure a chunk with `counter(chunk.text)`. This is budgeted
+    maximum coverage, solved greedily. Repeat:
+
+      among the chunks not chosen yet that add at least one facet not covered yet and
+      still fit (used + size <= budget), take the one with the most new facets per unit
+      of size; on a tie, the better-ranked (earlier) one.
+
+    Stop when no chunk qualifies (a chunk that adds nothing is never taken). Compare
+    ratios without floats: new_a / size_a > new_b / size_b exactly when
+    new_a * size_b > new_b * size_a (so a size-0 chunk that adds a facet wins). Never cut
+    a chunk. Return the chosen chunks as a tuple in rank order (their order in
+    `chunks`), not in the order you chose them. Raise ValueError if `budget` is negative.
+
+    >>> pick = [Chunk("a", "alpha " * 20), Chunk("b", "alpha"), Chunk("c", "beta")]
+    >>> [c.id for c in cover_facets(pick, [Facet("alpha", "alpha?"), Facet("beta", "beta?")], 50)]
+    ['b', 'c']
+    """
+    raise NotImplementedError("cover_facets: write your answer here, then run: python3 -B methods.py check budget")
+
+
+__all__ = ["Chunk", "Facet", "Request", "lab_tokens", "evidence_budget", "skip_walk", "count_overflows",
+           "RESERVE_QUIZ", "cover_facets"]

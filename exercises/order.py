@@ -5,7 +5,8 @@
 Task 1  reorder_lost_in_middle  best first, second best last, alternating inward
 Task 2  build_layout            one relevant chunk at the head, in the middle or at the tail
 Task 3  share_of_change         how many cited chunks changed between two runs
-Task 4  COPIER_QUIZ             what the quote copier's lack of position effect proves
+Task 4  order_effect            did a change of order move more than a change of seed?
+Task 5  COPIER_QUIZ             what the quote copier's lack of position effect proves
 
 Check your work:  python3 -B methods.py check order
 Stuck?            python3 -B methods.py hint order
@@ -13,7 +14,7 @@ Stuck?            python3 -B methods.py hint order
 
 from fractions import Fraction
 
-from modules.order import Chunk, LAYOUTS
+from modules.order import LAYOUTS, Chunk, OrderEffect
 
 
 def reorder_lost_in_middle(items) -> list:
@@ -60,11 +61,11 @@ def share_of_change(before, after) -> Fraction:
 
     `before` and `after` list the cited id of each question, in the same
     question order, for two runs (say: same seed, different order; or same
-    order, next seed). Any iterable will do: a list, a tuple, or a generator
-    read once, such as `(r.cited_id for r in readings)`. A refusal is the id None: None against None is no
-    change, None against an id is a change. Return an exact Fraction over all
-    the pairs. Raise ValueError when the two lists differ in length (the pairs
-    would not line up) or are empty.
+    order, next seed). Any ordered iterable will do: a list, a tuple, or a
+    generator read once, such as `(r.cited_id for r in readings)`. A refusal
+    is the id None: None against None is no change, None against an id is a
+    change. Return an exact Fraction over all the pairs. Raise ValueError when
+    the two lists differ in length (the pairs would not line up) or are empty.
 
     >>> share_of_change(["a", "b", None, "d"], ["a", "x", None, "y"])
     Fraction(1, 2)
@@ -72,7 +73,32 @@ def share_of_change(before, after) -> Fraction:
     raise NotImplementedError("share_of_change: write your answer here, then run: python3 -B methods.py check order")
 
 
-# Task 4 (quiz). Lesson 01's quote copier copies every chunk of its packet in order,
+def order_effect(first, reordered, reseeded) -> OrderEffect:
+    """Task 4. Decide whether a change of order moved more citations than a change of seed.
+
+    All three list the cited id of each question, in the same question order:
+
+        first      one run: seed s, the original order
+        reordered  seed s again, only the order changed (say: head -> middle)
+        reseeded   the original order again, only the seed changed (s + 1)
+
+    A random reader changes some answers even when nothing changes, so reseeding is
+    the run-to-run baseline. Return OrderEffect(order_share, seed_share, exceeds):
+
+        order_share  share_of_change(first, reordered)
+        seed_share   share_of_change(first, reseeded)
+        exceeds      True only when order_share is larger than seed_share; a change
+                     no larger than the baseline (equal included) is not an order effect
+
+    Any argument may be a generator, read once: `first` is compared twice.
+
+    >>> order_effect(["a", "b", "c", "d"], ["a", "x", "y", "d"], ["a", "b", "z", "d"])
+    OrderEffect(order_share=Fraction(1, 2), seed_share=Fraction(1, 4), exceeds=True)
+    """
+    raise NotImplementedError("order_effect: write your answer here, then run: python3 -B methods.py check order")
+
+
+# Task 5 (quiz). Lesson 01's quote copier copies every chunk of its packet in order,
 # whatever the order is: moving a chunk to the middle changes nothing it does.
 # What does that show?
 #   "a"  position effects are a myth, so any reader can be given chunks in any order
@@ -84,4 +110,5 @@ def share_of_change(before, after) -> Fraction:
 COPIER_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["Chunk", "reorder_lost_in_middle", "build_layout", "share_of_change", "COPIER_QUIZ"]
+__all__ = ["Chunk", "OrderEffect", "reorder_lost_in_middle", "build_layout", "share_of_change", "order_effect",
+           "COPIER_QUIZ"]

@@ -3,7 +3,7 @@
 """Lesson 11 exercises, the capstone: produce the decision table, then explain it.
 
 Task 1  is_current       the validity window against an explicit as-of date
-Task 2  canonical_dedupe  drop mirror copies of a document, never its own chunks
+Task 2  canonical_dedupe  apply lesson 03's canonical dedupe: drop copies of a passage, never a passage
 Task 3  settle_conflict   amounts that disagree: settle by a declared rule, or keep both
 Task 4  decision_table    every layer in order: one decision and one reason per candidate
 Task 5  A2_QUIZ           what happens to the answer if A2 is dropped
@@ -17,8 +17,9 @@ Stuck?             python3 -B methods.py hint practice
 
 from datetime import date
 
-from modules.practice import Candidate, Conflict, Decision, Plan, stated_amounts
 from modules.common.units import lab_tokens
+from modules.dedupe import Chunk, dedupe_canonical
+from modules.practice import Amount, Candidate, Conflict, Decision, Plan, stated_amounts
 
 
 def is_current(candidate: Candidate, as_of: str) -> bool:
@@ -33,15 +34,15 @@ def is_current(candidate: Candidate, as_of: str) -> bool:
 
 
 def canonical_dedupe(candidates) -> dict:
-    """Task 2. Return {id: canonical} for every mirror copy that must be dropped.
+    """Task 2. Apply lesson 03's canonical dedupe; return {dropped id: id of the copy kept}.
 
-    `candidates` are best-ranked first. Group them by `canonical` (the document
-    a chunk is a copy of). In each group, the document to keep is the canonical
-    document itself when one of its chunks is present (document == canonical);
-    otherwise the document of the group's best-ranked candidate. Every member
-    whose `document` is not the kept document is dropped, mapped to its
-    canonical id. Chunks of the kept document are all kept: adjacent chunks are
-    different evidence, not duplicates.
+    Do not write a new rule: lesson 03's `dedupe_canonical` (imported above) keeps one
+    copy of each passage and every distinct passage of a document. Describe each
+    candidate, in rank order, as a lesson 03 `Chunk`: its id, its `document` as the
+    source, its text and similarity; `canonical` as the canonical_id; the copy kind
+    "primary" when the candidate's document is its canonical document and "mirror"
+    otherwise; and an anchor that names the passage's place in the canonical document,
+    f"#{chunk}" (the same in every copy). Return the `dropped` dict of the result.
     """
     raise NotImplementedError("canonical_dedupe: write your answer here, then run: python3 -B methods.py check practice")
 
@@ -49,16 +50,20 @@ def canonical_dedupe(candidates) -> dict:
 def settle_conflict(members, rules=()) -> Conflict:
     """Task 3. Compare the amounts the members state; settle only by a declared rule.
 
-    Consider only members whose text states an amount (`stated_amounts(text)`
-    is not empty; use its first amount), in the order given. `ids` and
-    `amounts` list them.
+    Read amounts with lesson 04's reader, `stated_amounts(text)` (imported above): it
+    returns the Amounts a text states, each with a `value` (None when the amount is
+    written in a way it cannot read, such as "six hundred euros") and a `unit`. Only
+    members whose text states an amount take part, in the order given, each with its
+    first Amount; `ids` and `amounts` list them. Then, in lesson 04's order:
 
-    * All the same amount (or fewer than two): Conflict(ids, amounts, "none", ids).
-    * Different amounts: `rules` holds (winner_source, loser_source) pairs
-      declared in advance. If some member's source has a rule over the source
-      of every member stating a different amount than it, the conflict is
-      resolved: Conflict(ids, amounts, "resolved", <ids of that source's
-      members>, rule=f"{winner_source} over {<losing sources, sorted, joined by ', '>}").
+    * Two or more members and an amount that cannot be read:
+      Conflict(ids, amounts, "unreadable", ids). Never treat it as agreement.
+    * All the same (value, unit) (or fewer than two members): Conflict(ids, amounts, "none", ids).
+    * Different amounts: `rules` holds (winner_source, loser_source) pairs declared
+      in advance. If some member's source has a rule over the source of every member
+      stating a different (value, unit) than it, the conflict is resolved:
+      Conflict(ids, amounts, "resolved", <ids of that source's members>,
+      rule=f"{winner_source} over {<losing sources, sorted, joined by ', '>}").
       Check the members in the order given and take the first that qualifies.
     * Otherwise: Conflict(ids, amounts, "unresolved", ids). Similarity,
       authority and rank never settle anything.
@@ -75,11 +80,11 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
     1. freshness: not is_current -> "expired" if its valid_until is before
        as_of, else "not_yet_valid".
     2. scope: candidate.scope != scope -> "off_topic".
-    3. canonical: canonical_dedupe over the survivors -> "mirror".
+    3. canonical: canonical_dedupe over the survivors -> "copy".
     4. conflict: settle_conflict(survivors, rules); a member not in `kept` ->
        "superseded_by_rule".
-    5. units: the survivors form units. An unresolved conflict's members form
-       one unit (reason "disputed"), in rank order. Every other survivor joins
+    5. units: the survivors form units. The members of a conflict that is
+       "unresolved" or "unreadable" form one unit (reason "disputed"), in rank order. Every other survivor joins
        its document's unit if its chunk number is one more than the last chunk
        already in that unit (reason "adjacent"), else it starts a new unit
        (reason "evidence"); take each document's chunks in chunk order.
@@ -100,7 +105,7 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
 #   "a"  nothing that matters: A2 ranked last, so it carried the least evidence
 #   "b"  the answer states A1's conclusion without its exception, so it promises
 #        reimbursement for travel booked before approval, and its citations still pass
-#   "c"  B1 takes A2's place, since the mirror holds the same words
+#   "c"  B1 takes A2's place, since the mirror is a copy of the travel policy
 #   "d"  the answer abstains, because the conclusion is missing
 # Set A2_QUIZ to one letter.
 A2_QUIZ = None  # TODO: your answer
@@ -126,5 +131,5 @@ C1_QUIZ = None  # TODO: your answer
 D_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["Candidate", "is_current", "canonical_dedupe", "settle_conflict", "decision_table",
+__all__ = ["Amount", "Candidate", "is_current", "canonical_dedupe", "settle_conflict", "decision_table",
            "A2_QUIZ", "C1_QUIZ", "D_QUIZ"]

@@ -5,55 +5,45 @@ are in the packet, and every sentence that states something names the packet id
 it came from. What the packet lacks, the answer says it lacks; where the packet
 holds two disagreeing versions, the answer shows both and picks neither.
 
-Two checks keep it honest. A citation check separates *presence* (the cited id
-is in the packet) from *support* (the quoted words occur in the cited source's
-own text): one can hold without the other. And an evaluation over a small query
-set counts four outcomes apart, because a single accuracy figure lumps a wrong
-record of the right source, a wrong source and a refusal together as "wrong".
+The question's facets are its declared sub-questions, matched to passages by the
+facet model lesson 02's coverage objective uses (modules/common/facets.py): never
+hand-picked phrases, never the evaluation labels.
+
+Three checks keep it honest. A declared output schema (fields, types, a citation on
+every sentence that states something) is checked by code before anything is shown.
+A citation check separates *presence* (the cited id is in the packet) from *support*
+(the quoted words occur in the cited source's own text). And an evaluation counts
+four outcomes apart, naming every no-answer by its cause (window overflow, conflict,
+budget skip, missing facet), because one accuracy figure lumps them all together as
+"wrong". The trace and view are in modules/answer_trace.py.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 
-from modules.common.checks import sequence_of
-from modules.context import (CANDIDATES, QUESTION, ContextRecord, Passage, check_passages, collapse_repeated_ids,
-                             select_context)
+from modules.answer_schema import ANSWER_SCHEMA, KINDS, STATING, STATUSES, check_output, shown_answer
+from modules.budget_window import SYSTEM_PROMPT, WORKED, request_fits
+from modules.common.checks import sequence_of, short, text_of
+from modules.common.facets import Facet, covers, declared_facets
+from modules.common.units import lab_tokens
+from modules.context import (CANDIDATES, SUB_QUESTIONS, ContextRecord, Passage, check_ids, check_passages,
+                             collapse_repeated_ids, select_context)
 
 __all__ = [
-    "Facet", "Sentence", "Answer", "OUTCOMES",
-    "matches", "assemble", "compose_answer", "check_citations", "is_grounded", "classify_outcome",
-    "FACETS", "CONFLICT_CANDIDATES", "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS", "trace",
+    "Facet", "Sentence", "Answer", "OUTCOMES", "NO_ANSWER_CAUSES", "STATUSES", "KINDS", "ANSWER_SCHEMA",
+    "covers", "assemble", "compose_answer", "answer_output", "check_output", "shown_answer", "check_citations",
+    "is_grounded", "classify_outcome", "no_answer_cause", "request_text", "run_query", "FACETS", "CONFLICT_CANDIDATES",
+    "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS", "trace", "view",
 ]
 
 OUTCOMES = ("right", "wrong_record", "wrong_source", "no_answer")
-OUTCOME_LABELS = {"right": "right source, right answer", "wrong_record": "right source, wrong record",
-                  "wrong_source": "wrong source", "no_answer": "no answer (overflow or abstention)"}
-
-# The three value types are immutable named tuples rather than frozen dataclasses:
-# a dataclass builds its methods with exec() on every import, and this lesson's
-# command must start within 1.3x of a bare interpreter.
+# In the order they are decided: an overflowing request never reached the answer stage.
+NO_ANSWER_CAUSES = ("window overflow", "conflict", "budget skip", "missing facet")
 
 
-class Facet(namedtuple("Facet", "name cue")):
-    """One part of the question, and the phrase a passage must contain to answer it.
-
-    Facets come from reading the question, not from evaluation labels: they say
-    what is asked, never which passage is right.
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, name: str, cue: str):
-        for field_name, value in (("name", name), ("cue", cue)):
-            if not isinstance(value, str):
-                raise TypeError(f"Facet.{field_name} must be a str, got {type(value).__name__} {value!r}")
-            if not value.strip():
-                raise ValueError(f"Facet.{field_name} must not be empty, got {value!r}")
-        return super().__new__(cls, name, cue)
-
-
-class Sentence(namedtuple("Sentence", "kind text quote cite", defaults=("", ""))):
+@dataclass(frozen=True)
+class Sentence:
     """One sentence of the answer.
 
     kind: "claim" (a packet quote), "disputed" (one side of a disagreement),
@@ -61,14 +51,32 @@ class Sentence(namedtuple("Sentence", "kind text quote cite", defaults=("", ""))
     "abstain". Only claim and disputed sentences carry a `quote` and a `cite`.
     """
 
-    __slots__ = ()
+    kind: str
+    text: str
+    quote: str = ""
+    cite: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("kind", "text", "quote", "cite"):
+            text_of(getattr(self, name), f"Sentence.{name}")
 
 
-class Answer(namedtuple("Answer", "status sentences missing disputed", defaults=((), ()))):
+@dataclass(frozen=True)
+class Answer:
     """status: full, partial, conflict or abstain. missing: facet names the packet could
     not answer. disputed: facet names on which the packet disagrees with itself."""
 
-    __slots__ = ()
+    status: str
+    sentences: tuple[Sentence, ...]
+    missing: tuple[str, ...] = ()
+    disputed: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        text_of(self.status, "Answer.status")
+        for name, kind in (("sentences", Sentence), ("missing", str), ("disputed", str)):
+            if not isinstance(getattr(self, name), tuple):
+                raise TypeError(f"Answer.{name} must be a tuple, got {type(getattr(self, name)).__name__}")
+            sequence_of(getattr(self, name), kind, f"Answer.{name}")
 
     @property
     def text(self) -> str:
@@ -79,16 +87,17 @@ class Answer(namedtuple("Answer", "status sentences missing disputed", defaults=
         return tuple(s.cite for s in self.sentences if s.cite)
 
 
-def _facets(facets) -> tuple:
+def _facets(facets) -> tuple[Facet, ...]:
     found = sequence_of(facets, Facet, "facets")
     if not found:
         raise ValueError("facets must name at least one part of the question, got ()")
     return found
 
 
-def matches(facet: Facet, passage: Passage) -> bool:
-    """A passage answers a facet when its text contains the facet's cue (any case)."""
-    return facet.cue.lower() in passage.text.lower()
+def _answer(answer: object) -> Answer:
+    if not isinstance(answer, Answer):
+        raise TypeError(f"answer must be an Answer, got {type(answer).__name__} {short(answer)}")
+    return answer
 
 
 # ---------------------------------------------------------------- assembly
@@ -107,15 +116,14 @@ def assemble(candidates, max_quote_chars: int, facets) -> ContextRecord:
     record = select_context(candidates, max_quote_chars)   # validates, dedupes, finds conflicts
     passages = collapse_repeated_ids(check_passages(candidates))
     relevant = {p.source_id for p in passages
-                if p.source_id in record.conflicts and any(matches(f, p) for f in facets)}
+                if p.source_id in record.conflicts and any(covers(f, p.text) for f in facets)}
     if not relevant:
         return record
-    dropped = set(record.duplicate_text_ids)
     units: dict[tuple, list[Passage]] = {}   # insertion order is rank order of each unit's first member
     for p in passages:
         if p.source_id in relevant:
             units.setdefault(("source", p.source_id), []).append(p)
-        elif p.id not in dropped and p.source_id not in record.conflicts:
+        elif p.id not in record.duplicate_of and p.source_id not in record.conflicts:
             units[("id", p.id)] = [p]
     packet, skipped, used = [], [], 0
     for unit in units.values():
@@ -126,7 +134,14 @@ def assemble(candidates, max_quote_chars: int, facets) -> ContextRecord:
         else:
             skipped.extend(p.id for p in unit)
     return ContextRecord(tuple(packet), tuple(skipped), record.duplicate_text_ids, record.conflicts, used,
-                         record.max_quote_chars)
+                         record.max_quote_chars, record.duplicate_of)
+
+
+def request_text(question: str, packet) -> str:
+    """The whole request as the answer stage would send it: system text, question, and each
+    quote in an evidence wrapper. Lesson 02's rule: recount this, not an estimate."""
+    quotes = [f'<evidence id="{p.id}">{p.text}</evidence>' for p in sequence_of(packet, Passage, "packet")]
+    return "\n".join([SYSTEM_PROMPT, f"Question: {text_of(question, 'question')}", *quotes])
 
 
 # ---------------------------------------------------------------- the answer
@@ -144,7 +159,7 @@ def compose_answer(facets, packet) -> Answer:
     for facet in facets:
         by_text: dict[str, Passage] = {}
         for passage in packet:
-            if matches(facet, passage) and passage.text not in by_text:
+            if covers(facet, passage.text) and passage.text not in by_text:
                 by_text[passage.text] = passage
         found = list(by_text.values())
         if not found:
@@ -168,19 +183,30 @@ def compose_answer(facets, packet) -> Answer:
     return Answer(status, tuple(sentences), tuple(missing), tuple(disputed))
 
 
+# ---------------------------------------------------------------- output, checks and outcomes
+
+def answer_output(answer: Answer) -> dict:
+    """The answer as the JSON object the output schema describes (modules/answer_schema.py)."""
+    answer = _answer(answer)
+    return {"status": answer.status,
+            "sentences": [{"kind": s.kind, "text": s.text, "quote": s.quote, "cite": s.cite}
+                          for s in answer.sentences],
+            "missing": list(answer.missing), "disputed": list(answer.disputed)}
+
+
 def check_citations(answer: Answer, packet_ids, source_texts) -> list[dict]:
     """Presence and support, checked apart for every sentence that cites an id.
 
-    Present: the id is one of `packet_ids`. Supported: the sentence's quote
-    occurs in `source_texts[id]`, the source's own text (an unknown id supports
-    nothing). A citation can be present and unsupported, or the reverse.
-    One dict per citing sentence: sentence (its position), cite, present, supported.
+    Present: the id is one of `packet_ids` (a collection of ids; a str is refused, not
+    read as its characters). Supported: the sentence's quote occurs in
+    `source_texts[id]`, the source's own text (an unknown id supports nothing). A
+    citation can be present and unsupported, or the reverse. One dict per citing
+    sentence: sentence (its position), cite, present, supported.
     """
-    if not isinstance(answer, Answer):
-        raise TypeError(f"answer must be an Answer, got {type(answer).__name__} {answer!r}")
+    answer = _answer(answer)
+    packet = set(check_ids(packet_ids, "packet_ids"))
     if not isinstance(source_texts, dict):
         raise TypeError(f"source_texts must be a dict of id -> text, got {type(source_texts).__name__}")
-    packet = set(packet_ids)
     checks = []
     for index, sentence in enumerate(answer.sentences):
         if not sentence.cite:
@@ -194,18 +220,26 @@ def check_citations(answer: Answer, packet_ids, source_texts) -> list[dict]:
 
 def is_grounded(answer: Answer, packet_ids, source_texts) -> bool:
     """Every stating sentence cites a present, supporting id; the rest state nothing."""
-    for sentence in answer.sentences:
-        if (sentence.kind in ("claim", "disputed")) != bool(sentence.cite and sentence.quote):
+    for sentence in _answer(answer).sentences:
+        if (sentence.kind in STATING) != bool(sentence.cite and sentence.quote):
             return False
     return all(c["present"] and c["supported"] for c in check_citations(answer, packet_ids, source_texts))
 
 
+def _corpus(corpus: object) -> dict:
+    if not isinstance(corpus, dict):
+        raise TypeError(f"corpus must be a dict of id -> Passage, got {type(corpus).__name__} {short(corpus)}")
+    for key, value in corpus.items():
+        if not isinstance(value, Passage):
+            raise TypeError(f"corpus[{short(key)}] must be a Passage, got {type(value).__name__} {short(value)}")
+    return corpus
+
+
 def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
     """One of OUTCOMES: what the answer's claims cite, compared with the evaluation label."""
-    if not isinstance(answer, Answer):
-        raise TypeError(f"answer must be an Answer, got {type(answer).__name__} {answer!r}")
-    if not isinstance(corpus, dict) or gold_id not in corpus:
-        raise ValueError(f"gold_id {gold_id!r} must be an id of the corpus")
+    answer, corpus = _answer(answer), _corpus(corpus)
+    if text_of(gold_id, "gold_id") not in corpus:
+        raise ValueError(f"gold_id {short(gold_id)} must be an id of the corpus")
     claims = [s.cite for s in answer.sentences if s.kind == "claim"]
     if answer.status in ("abstain", "conflict") or not claims:
         return "no_answer"
@@ -217,9 +251,36 @@ def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
     return "wrong_source"
 
 
+def no_answer_cause(answer: Answer, skipped, facets, fits_window: bool = True) -> str:
+    """One of NO_ANSWER_CAUSES, decided in that order, for an answer that gives no answer.
+
+    window overflow: the request did not fit its window, so no answer stage ran;
+    conflict: the packet disagrees with itself on a facet; budget skip: a passage the
+    budget skipped (`skipped`) covers a missing facet; missing facet: nothing retrieved
+    covers it. An abstention after a budget skip is not an overflow.
+    """
+    answer, facets = _answer(answer), _facets(facets)
+    skipped = sequence_of(skipped, Passage, "skipped")
+    if not isinstance(fits_window, bool):
+        raise TypeError(f"fits_window must be a bool, got {type(fits_window).__name__} {short(fits_window)}")
+    if not fits_window:
+        return "window overflow"
+    if answer.status == "conflict":
+        return "conflict"
+    if answer.status != "abstain" and any(s.kind == "claim" for s in answer.sentences):
+        raise ValueError(f"answer gives an answer (status {answer.status!r} with a claim): only a no-answer "
+                         f"has a cause")
+    missing = [f for f in facets if f.name in answer.missing]
+    if any(covers(f, p.text) for f in missing for p in skipped):
+        return "budget skip"
+    return "missing facet"
+
+
 # ---------------------------------------------------------------- the fixture
 
-FACETS = (Facet("opening hours", "opens at"), Facet("returns when closed", "return books"))
+# The question's declared sub-questions (lesson 01's fixture), read by the facet model.
+FACETS = declared_facets(SUB_QUESTIONS)
+_HOURS, _RETURNS = SUB_QUESTIONS
 
 # Lesson 04's situation: a second *current* version of the hours with other hours.
 # Its larger label proves nothing about which one was approved.
@@ -227,10 +288,11 @@ HOURS_V3 = Passage("hours-v3", "help-desk-hours", "3", "Help desk hours",
                    "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays.")
 CONFLICT_CANDIDATES = CANDIDATES + (HOURS_V3,)
 
-# Further records the query set below draws on.
+# Further records the query set below draws on. The cafe passage holds the words of the
+# hours sub-question (help, desk, open) although it is about another place.
 HOURS_V1 = Passage("hours-v1", "help-desk-hours", "1", "Help desk hours (superseded)",
                    "The help desk opens at 9:30 on weekdays and is closed at weekends.")
-CAFE_V1 = Passage("cafe-v1", "cafe-hours", "1", "Cafe hours", "The cafe opens at 7:45 on weekdays.")
+CAFE_V1 = Passage("cafe-v1", "cafe-hours", "1", "Cafe hours", "The cafe beside the help desk opens at 7:45 on weekdays.")
 
 CORPUS = {p.id: p for p in CONFLICT_CANDIDATES + (HOURS_V1, CAFE_V1)}
 # The sources' own texts: what a citation's quote is checked against.
@@ -238,120 +300,47 @@ SOURCE_TEXTS = {pid: p.text for pid, p in CORPUS.items()}
 
 DEFAULT_BUDGETS = (80, 120, 400)
 CONFLICT_BUDGET = 400
+WINDOW, OUTPUT_RESERVE = WORKED["window"], WORKED["output_reserve"]   # lesson 02's test settings
+SMALL_WINDOW = 240   # a smaller model's window, in lab tokens, with the same reserve
 
-
-_HOURS, _RETURNS = FACETS
-# (id, question, facet, the retriever's ranking, max_quote_chars, gold id). The gold id
-# is an evaluation label: the record that answers the query. The answer stage never sees it.
+# (id, declared sub-question, situation, the retriever's ranking, max_quote_chars, window in
+# lab tokens, gold id). Each query asks one sub-question of lesson 01's question. The gold id
+# is an evaluation label, the record that answers it; the answer stage never sees it.
 QUERIES = (
-    ("q1", "When does the help desk open?", _HOURS, ("hours-v2", "wifi-v1"), 400, "hours-v2"),
-    ("q2", "Where can books go when the desk is closed?", _RETURNS, ("returns-v1", "returns-faq", "card-v1"), 400,
-     "returns-v1"),
-    ("q3", "When does the help desk open? (stale index)", _HOURS, ("hours-v1", "wifi-v1"), 400, "hours-v2"),
-    ("q4", "When does the help desk open? (similar source first)", _HOURS, ("cafe-v1", "hours-v2"), 120, "hours-v2"),
-    ("q5", "Where can books go when the desk is closed? (small budget)", _RETURNS, ("returns-v1",), 80, "returns-v1"),
-    ("q6", "When does the help desk open? (two current versions)", _HOURS, ("hours-v2", "hours-v3"), 400, "hours-v2"),
+    ("q1", _HOURS, "as in lesson 01", ("hours-v2", "wifi-v1"), 400, WINDOW, "hours-v2"),
+    ("q2", _RETURNS, "a copy ranks second", ("returns-v1", "returns-faq", "card-v1"), 400, WINDOW, "returns-v1"),
+    ("q3", _HOURS, "stale index", ("hours-v1", "wifi-v1"), 400, WINDOW, "hours-v2"),
+    ("q4", _HOURS, "similar source first", ("cafe-v1", "hours-v2"), 120, WINDOW, "hours-v2"),
+    ("q5", _RETURNS, "small quote budget", ("returns-v1",), 80, WINDOW, "returns-v1"),
+    ("q6", _HOURS, "two current versions", ("hours-v2", "hours-v3"), 400, WINDOW, "hours-v2"),
+    ("q7", _HOURS, "smaller window", ("hours-v2", "parking-v1", "card-v1"), 400, SMALL_WINDOW, "hours-v2"),
+    ("q8", _RETURNS, "nothing retrieved on it", ("wifi-v1", "card-v1"), 400, WINDOW, "returns-v1"),
 )
 
 
-# ---------------------------------------------------------------- the trace
-
-def _answer_record(answer: Answer, packet: ContextRecord) -> dict:
-    ids = packet.packet_ids
-    return {"max_quote_chars": packet.max_quote_chars, "packet_ids": list(ids),
-            "used_quote_chars": packet.used_quote_chars, "status": answer.status, "missing": list(answer.missing),
-            "disputed": list(answer.disputed),
-            "sentences": [{"kind": s.kind, "text": s.text, "cite": s.cite} for s in answer.sentences],
-            "citations": check_citations(answer, ids, SOURCE_TEXTS),
-            "grounded": is_grounded(answer, ids, SOURCE_TEXTS), "answer": answer.text}
-
-
-def _forged_citations(packet_ids) -> list[dict]:
-    """An honest sentence, one citing an id the packet lacks, one quoting words its source never said."""
-    hours, returns = SOURCE_TEXTS["hours-v2"], SOURCE_TEXTS["returns-v1"]
-    cases = ("honest quote", "cites an id the packet lacks", "quote its source never said")
-    forged = Answer("full", (Sentence("claim", returns, returns, "returns-v1"), Sentence("claim", hours, hours, "hours-v2"),
-                             Sentence("claim", "", returns.replace("north", "south"), "returns-v1")))
-    checks = check_citations(forged, packet_ids, SOURCE_TEXTS)
-    return [{"case": case, **check} for case, check in zip(cases, checks)]
-
-
-def _evaluate(queries) -> dict:
-    rows, counts = [], dict.fromkeys(OUTCOMES, 0)
-    for qid, question, facet, candidate_ids, budget, gold_id in queries:
-        packet = assemble([CORPUS[pid] for pid in candidate_ids], budget, (facet,))
-        answer = compose_answer((facet,), packet.packet)
-        outcome = classify_outcome(answer, gold_id, CORPUS)
-        counts[outcome] += 1
-        reason = ""
-        if outcome == "no_answer" and answer.status == "conflict":
-            reason = "abstention: conflict"
-        elif outcome == "no_answer":
-            overflow = any(matches(facet, CORPUS[pid]) for pid in packet.budget_skipped_ids)
-            reason = "overflow" if overflow else "abstention: nothing on it"
-        checks = check_citations(answer, packet.packet_ids, SOURCE_TEXTS)
-        rows.append({"query": qid, "question": question, "max_quote_chars": budget,
-                     "packet_ids": list(packet.packet_ids), "cited": list(answer.cited_ids), "gold_id": gold_id,
-                     "citations_pass": bool(checks) and all(c["present"] and c["supported"] for c in checks),
-                     "outcome": outcome, "reason": reason})
-    return {"queries": rows, "counts": counts, "accuracy": f"{counts['right']}/{len(rows)}",
-            "citations_pass": f"{sum(r['citations_pass'] for r in rows)}/{len(rows)}"}
+def run_query(query) -> tuple[ContextRecord, Answer, int, bool]:
+    """One query of QUERIES through the whole stage: (packet, answer, final input in lab
+    tokens, fits the window). A request that overflows its window never reaches the answer
+    stage; its answer is an abstention that says so."""
+    qid, (name, asks), _situation, ranking, budget, window, _gold = query
+    facets = declared_facets(((name, asks),))
+    packet = assemble([CORPUS[pid] for pid in ranking], budget, facets)
+    final_input = lab_tokens(request_text(asks, packet.packet))
+    fits = request_fits(final_input, OUTPUT_RESERVE, window)
+    if not fits:
+        return packet, Answer("abstain", (Sentence("abstain", "The request does not fit its window; no answer "
+                                                              "was generated."),), (name,)), final_input, fits
+    return packet, compose_answer(facets, packet.packet), final_input, fits
 
 
 def trace() -> dict:
-    """The answer stage over lesson 01's budgets, one version conflict, forged citations and a query set."""
-    runs = []
-    for budget in DEFAULT_BUDGETS:
-        packet = assemble(CANDIDATES, budget, FACETS)
-        runs.append(_answer_record(compose_answer(FACETS, packet.packet), packet))
-    packet = assemble(CONFLICT_CANDIDATES, CONFLICT_BUDGET, FACETS)
-    conflict = _answer_record(compose_answer(FACETS, packet.packet), packet)
-    conflict["added"] = {"id": HOURS_V3.id, "source_id": HOURS_V3.source_id, "version": HOURS_V3.version}
-    conflict["lesson01_conflicts"] = {k: list(v) for k, v in packet.conflicts.items()}
-    return {"lesson": "answer", "question": QUESTION, "facets": [{"name": f.name, "cue": f.cue} for f in FACETS],
-            "runs": runs, "conflict": conflict, "citation_check": _forged_citations(runs[1]["packet_ids"]),
-            "outcomes": _evaluate(QUERIES), "outcome_labels": dict(OUTCOME_LABELS)}
-
-
-def _ids(ids) -> str:
-    return ", ".join(ids) or "-"
+    """The answer stage over lesson 01's budgets, one version conflict, forged citations,
+    a schema check and a query set (built in modules/answer_trace.py)."""
+    from modules import answer_trace
+    return answer_trace.trace()
 
 
 def view(record: dict) -> list[dict]:
-    c, o, labels = record["conflict"], record["outcomes"], record["outcome_labels"]
-    blocks = [
-        {"heading": "Lesson 10 - answer: an honest, inspectable answer stage"},
-        {"text": "Question: " + record["question"] + "\nFacets, read from the question (not labels): "
-                 + "; ".join(f"{f['name']} (a passage containing {f['cue']!r})" for f in record["facets"])},
-        {"table": {"title": "The template answer over lesson 01's packets",
-                   "columns": ["max_quote_chars", "packet", "status", "missing", "cited", "grounded"],
-                   "rows": [[r["max_quote_chars"], _ids(r["packet_ids"]), r["status"], _ids(r["missing"]),
-                             _ids([x["cite"] for x in r["citations"]]), r["grounded"]] for r in record["runs"]]}},
-    ]
-    blocks += [{"text": f"At {r['max_quote_chars']} ({r['status']}): {r['answer']}"} for r in record["runs"]]
-    blocks += [
-        {"heading": "A version conflict: present both, choose neither"},
-        {"text": f"Lesson 01's candidates plus {c['added']['id']} ({c['added']['source_id']} version "
-                 f"{c['added']['version']}), at {c['max_quote_chars']} characters. select_context blocks "
-                 + _ids(f"{k} (versions {', '.join(v)})" for k, v in c["lesson01_conflicts"].items())
-                 + ". The answer stage lets the versions of the source it needs travel together: packet "
-                 + _ids(c["packet_ids"]) + f" ({c['used_quote_chars']} chars)."},
-        {"text": f"Answer ({c['status']}): {c['answer']}"},
-        {"heading": "Citation check: presence is not support"},
-        {"table": {"title": "One-sentence answers checked against the 120-character packet (returns-v1)",
-                   "columns": ["case", "cites", "present in packet", "quote in the source"],
-                   "rows": [[r["case"], r["cite"], r["present"], r["supported"]] for r in record["citation_check"]]}},
-        {"heading": "Four outcomes a single accuracy hides"},
-        {"table": {"title": "A small query set (gold ids are evaluation labels, unseen by the answer stage)",
-                   "columns": ["query", "budget", "packet", "cited", "gold", "citations ok", "outcome"],
-                   "rows": [[q["query"], q["max_quote_chars"], _ids(q["packet_ids"]), _ids(q["cited"]), q["gold_id"],
-                             q["citations_pass"], q["outcome"] + (q["reason"] and f" ({q['reason']})")]
-                            for q in o["queries"]]}},
-        {"table": {"title": "Counted apart", "columns": ["outcome", "queries"],
-                   "rows": [[labels[k], v] for k, v in o["counts"].items()]}},
-        {"text": f"Accuracy alone: {o['accuracy']}, and citation checks pass on {o['citations_pass']}. The "
-                 "stale record of the right source (q3) and the similar wrong source (q4) are quoted faithfully and "
-                 "still answer wrongly; q5 (overflow) and q6 (conflict) refuse for different reasons. Each needs a "
-                 "different fix, which one number cannot say."},
-    ]
-    return blocks
+    """The trace as printable blocks, each with a key."""
+    from modules import answer_trace
+    return answer_trace.view(record)

@@ -1,75 +1,79 @@
 """Lesson 02, budget: keep the units explicit.
 
-Three ideas, each with its own small mechanism:
+Four ideas, each with its own small mechanism:
 
 * A budget walk copies whole chunks in rank order. Its policy is a choice with
   consequences: *skip* a misfit and go on, *stop* at the first misfit, or
   *truncate* the misfit to the room left. Truncation hands on a quote its source
   never said (the cut can drop a "not" or an exception), so the lab skips.
-* The context window is shared: window = system + history + tools + evidence +
+* The context window is shared: window = base input + history + tools + evidence +
   output reserve + margin. The evidence budget is what remains, and a negative
-  remainder is an error to report, never a zero to carry on with.
+  remainder is an error to report, never a zero to carry on with (modules/budget_window.py,
+  which lesson 10 imports without the rest of this lesson).
 * A fixed top-k is sized for the average request, but the request that overflows
   is the largest one. An overflowing request gets no answer at all.
+* A walk in rank order is not an objective. What the question needs is each of its
+  declared sub-questions covered within the budget: budgeted maximum coverage, chosen
+  greedily by new facets per unit of cost (the facet model is modules/common/facets.py;
+  it reads the question, never the evaluation labels).
 
 Every count goes through a counter, a function str -> int (see modules/common/units.py),
 so the same walk runs in characters, UTF-8 bytes or lab tokens. A lab token is a
 teaching unit, not a model token: a real model counts its whole input with its own
-tokenizer, and the lab ships none.
+tokenizer, and the lab ships none. The trace and view are in modules/budget_trace.py.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 
-from modules.common.checks import sequence_of
-from modules.common.units import chars, lab_tokens, utf8_bytes
+from modules.common.checks import sequence_of, short, text_of, whole_number
+from modules.common.facets import Facet, declared_facets, facets_covered
+from modules.common.units import chars, lab_tokens
+from modules.budget_window import SYSTEM_PROMPT, WORKED, evidence_budget, request_fits
 
 __all__ = [
-    "Chunk", "BudgetWalk", "Request", "POLICIES", "fill_budget", "evidence_budget",
-    "request_fits", "prompt_sizes", "count_overflows", "topk_sweep", "RANKED", "SYSTEM_PROMPT",
-    "REQUESTS", "WINDOW_TOKENS", "NON_ASCII", "trace",
+    "Chunk", "BudgetWalk", "Request", "CoverageSelection", "Facet", "POLICIES",
+    "fill_budget", "evidence_budget", "request_fits", "prompt_sizes", "count_overflows", "topk_sweep",
+    "chunks_that_fit", "window_bar", "facets_covered", "select_for_coverage",
+    "RANKED", "SYSTEM_PROMPT", "REQUESTS", "WINDOW_TOKENS", "NON_ASCII", "COVERAGE_QUESTION", "COVERAGE_SUB_QUESTIONS",
+    "COVERAGE_FACETS", "COVERAGE_RANKED", "COVERAGE_BUDGET", "COVERAGE_LABELS",
+    "trace", "view",
 ]
 
 POLICIES = ("skip", "stop", "truncate")
 
 
-def _whole(name: str, value: object, minimum: int = 0) -> int:
-    # bool is an int subclass; True as a budget is a bug, not a 1.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-# Immutable records as validated named tuples, not frozen dataclasses: just as immutable,
-# and the lesson command then never imports dataclasses (about 6 ms of every run).
-
-class Chunk(namedtuple("Chunk", "id text")):
+@dataclass(frozen=True)
+class Chunk:
     """One ranked piece of evidence: an id and the text that would be quoted."""
 
-    __slots__ = ()
+    id: str
+    text: str
 
-    def __new__(cls, id: str, text: str):
-        self = super().__new__(cls, id, text)
-        for name, value in zip(cls._fields, self):
-            if not isinstance(value, str):
-                raise TypeError(f"Chunk.{name} must be a str, got {type(value).__name__} {value!r}")
-        if not id.strip():
-            raise ValueError(f"Chunk.id must not be empty, got {id!r}")
-        return self
+    def __post_init__(self) -> None:
+        text_of(self.id, "Chunk.id")
+        text_of(self.text, "Chunk.text")
+        if not self.id.strip():
+            raise ValueError(f"Chunk.id must not be empty, got {self.id!r}")
 
 
-class BudgetWalk(namedtuple("BudgetWalk", "policy unit budget kept skipped_ids used cut_ids stopped_at",
-                            defaults=((), None))):
+@dataclass(frozen=True)
+class BudgetWalk:
     """What one walk decided. `kept` holds the chunks as handed on (a truncated one is cut).
 
-    policy, unit: str; budget, used: int; kept: tuple of Chunk; skipped_ids,
-    cut_ids: tuples of ids; stopped_at: the id that stopped the walk, or None.
+    unit: the counter's name; skipped_ids: every chunk not kept, in rank order;
+    cut_ids: chunks handed on cut; stopped_at: the id that stopped a "stop" walk.
     """
 
-    __slots__ = ()
+    policy: str
+    unit: str
+    budget: int
+    kept: tuple[Chunk, ...]
+    skipped_ids: tuple[str, ...]
+    used: int
+    cut_ids: tuple[str, ...] = ()
+    stopped_at: str | None = None
 
     @property
     def kept_ids(self) -> tuple[str, ...]:
@@ -80,11 +84,17 @@ def _chunks(chunks: object) -> tuple[Chunk, ...]:
     return sequence_of(chunks, Chunk, "chunks")
 
 
+def _counter(counter: object):
+    if not callable(counter):
+        raise TypeError(f"counter must be a function str -> int, got {type(counter).__name__} {short(counter)}")
+    return counter
+
+
 def _measure(counter, text: str) -> int:
     size = counter(text)
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise TypeError(f"counter {getattr(counter, '__name__', counter)!r} must return an int >= 0, "
-                        f"got {type(size).__name__} {size!r}")
+        raise TypeError(f"counter {getattr(counter, '__name__', 'custom')!r} must return an int >= 0, "
+                        f"got {type(size).__name__} {short(size)}")
     return size
 
 
@@ -109,11 +119,10 @@ def fill_budget(chunks, budget: int, counter=chars, policy: str = "skip") -> Bud
     A chunk whose size exactly fills the room left fits.
     """
     chunks = _chunks(chunks)
-    budget = _whole("budget", budget)
-    if not callable(counter):
-        raise TypeError(f"counter must be a function str -> int, got {type(counter).__name__} {counter!r}")
+    budget = whole_number(budget, "budget")
+    counter = _counter(counter)
     if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {short(policy)}")
     kept, skipped, cut, used, stopped_at = [], [], [], 0, None
     for chunk in chunks:
         if stopped_at is not None:
@@ -138,78 +147,46 @@ def fill_budget(chunks, budget: int, counter=chars, policy: str = "skip") -> Bud
                       used, tuple(cut), stopped_at)
 
 
-# ---------------------------------------------------------------- the window
-
-def evidence_budget(window: int, system: int, history: int, tools: int, output_reserve: int, margin: int) -> int:
-    """Solve window = system + history + tools + evidence + output_reserve + margin for evidence.
-
-    All terms share one declared unit. system: system prompt, question and message
-    wrapping; history: earlier turns; tools: tool schemas; output_reserve: room kept
-    for the answer; margin: slack for counting error. History and tools are terms
-    even when they are 0. A negative remainder is an error, never a 0.
-    """
-    terms = dict(system=system, history=history, tools=tools, output_reserve=output_reserve, margin=margin)
-    remainder = _whole("window", window, 1)
-    for name, value in terms.items():
-        remainder -= _whole(name, value)
-    if remainder < 0:
-        shown = " - ".join(f"{name} {value}" for name, value in terms.items())
-        raise ValueError(f"evidence budget is negative: window {window} - {shown} = {remainder}; "
-                         f"the fixed terms already exceed the window, so shrink one or use a larger window")
-    return remainder
-
-
-def request_fits(final_input: int, output_reserve: int, window: int) -> bool:
-    """A request fits when its whole input plus the reserved output is at most the window."""
-    return _whole("final_input", final_input) + _whole("output_reserve", output_reserve) <= _whole("window", window, 1)
-
-
 # ---------------------------------------------------------------- top-k against a window
 
-class Request(namedtuple("Request", "id question base_tokens chunk_tokens")):
+@dataclass(frozen=True)
+class Request:
     """One query of the sweep: its base input and its ranked chunks' sizes (a tuple), in lab tokens."""
 
-    __slots__ = ()
+    id: str
+    question: str
+    base_tokens: int
+    chunk_tokens: tuple[int, ...]
 
-    def __new__(cls, id: str, question: str, base_tokens: int, chunk_tokens: tuple):
-        self = super().__new__(cls, id, question, base_tokens, chunk_tokens)
-        for name in ("id", "question"):
-            if not isinstance(getattr(self, name), str):
-                raise TypeError(f"Request.{name} must be a str, got {type(getattr(self, name)).__name__} "
-                                f"{getattr(self, name)!r}")
-        _whole(f"Request {id!r} base_tokens", base_tokens)
-        if not isinstance(chunk_tokens, tuple):
-            raise TypeError(f"Request.chunk_tokens must be a tuple, got {type(chunk_tokens).__name__}")
-        for size in chunk_tokens:
-            _whole(f"Request {id!r} chunk size", size)
-        return self
+    def __post_init__(self) -> None:
+        text_of(self.id, "Request.id")
+        text_of(self.question, "Request.question")
+        whole_number(self.base_tokens, f"Request {self.id!r} base_tokens")
+        if not isinstance(self.chunk_tokens, tuple):
+            raise TypeError(f"Request.chunk_tokens must be a tuple, got {type(self.chunk_tokens).__name__}")
+        for size in self.chunk_tokens:
+            whole_number(size, f"Request {self.id!r} chunk size")
 
 
 def prompt_sizes(requests, k: int) -> tuple[int, ...]:
     """Each request's input with its top k chunks: base + the first k chunk sizes."""
-    _whole("k", k, 1)
-    if isinstance(requests, (str, bytes, Request)) or not hasattr(requests, "__iter__"):
-        raise TypeError(f"requests must be a sequence of Request, got {type(requests).__name__}")
-    sizes = []
-    for index, request in enumerate(requests):
-        if not isinstance(request, Request):
-            raise TypeError(f"requests[{index}] must be a Request, got {type(request).__name__} {request!r}")
-        sizes.append(request.base_tokens + sum(request.chunk_tokens[:k]))
-    return tuple(sizes)
+    whole_number(k, "k", minimum=1)
+    return tuple(r.base_tokens + sum(r.chunk_tokens[:k]) for r in sequence_of(requests, Request, "requests"))
 
 
 def count_overflows(requests, k: int, window: int) -> int:
     """How many requests with their top k chunks exceed the window (exactly full fits)."""
-    _whole("window", window, 1)
+    whole_number(window, "window", minimum=1)
     return sum(1 for size in prompt_sizes(requests, k) if size > window)
 
 
 def topk_sweep(requests, window: int, ks) -> list[dict]:
-    requests = tuple(requests)
+    """Per k: the average and largest prompt, and how many requests overflow the window."""
+    requests = sequence_of(requests, Request, "requests")
     if not requests:
         raise ValueError("requests must not be empty")
     rows = []
-    for k in ks:
+    for k in sequence_of(ks, int, "ks"):
         sizes = prompt_sizes(requests, k)
         rows.append({"k": k, "average": round(sum(sizes) / len(sizes), 1), "largest": max(sizes),
                      "overflows": count_overflows(requests, k, window), "requests": len(sizes)})
@@ -217,22 +194,84 @@ def topk_sweep(requests, window: int, ks) -> list[dict]:
 
 
 def chunks_that_fit(request: Request, window: int) -> int:
-    """The largest k whose prompt still fits this request into the window."""
+    """The largest k whose prompt (base + the first k chunks) still fits this request into the window."""
+    if not isinstance(request, Request):
+        raise TypeError(f"request must be a Request, got {type(request).__name__} {short(request)}")
     total, fitted = request.base_tokens, 0
     for size in request.chunk_tokens:
         total += size
-        if total > window:
+        if total > whole_number(window, "window", minimum=1):
             break
         fitted += 1
     return fitted
 
 
 def window_bar(value: int, window: int, scale: int, width: int = 40) -> str:
-    """'#' inside the window, '!' beyond it, '.' empty; '|' marks the window edge."""
-    filled = min(width, round(value * width / scale))
-    edge = round(window * width / scale)
+    """A text bar of `width` cells for 0..scale: '#' inside the window, '!' beyond it, '.' unused;
+    '|' is inserted at the window edge. value <= scale and window <= scale."""
+    scale = whole_number(scale, "scale", minimum=1)
+    width = whole_number(width, "width", minimum=1)
+    value = whole_number(value, "value", maximum=scale)
+    window = whole_number(window, "window", minimum=1, maximum=scale)
+    filled, edge = round(value * width / scale), round(window * width / scale)
     cells = ["#" if i < min(filled, edge) else "!" if i < filled else "." for i in range(width)]
     return "".join(cells[:edge]) + "|" + "".join(cells[edge:])
+
+
+# ---------------------------------------------------------------- the coverage objective
+
+@dataclass(frozen=True)
+class CoverageSelection:
+    """A coverage-aware choice. kept: the chosen chunks in rank order; pick_order: their ids in
+    the order the greedy rule chose them; covered, missing: facet names in declared order."""
+
+    budget: int
+    unit: str
+    kept: tuple[Chunk, ...]
+    pick_order: tuple[str, ...]
+    covered: tuple[str, ...]
+    missing: tuple[str, ...]
+    used: int
+
+    @property
+    def kept_ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.kept)
+
+
+def select_for_coverage(chunks, facets, budget: int, counter=chars) -> CoverageSelection:
+    """Budgeted maximum coverage, greedily: cover the question's facets within `budget`.
+
+    Repeat: among the chunks not yet chosen that still fit the room left, take the one with
+    the most *new* facets per unit of cost (a chunk adding none is never taken); on a tie,
+    the better-ranked chunk. Stop when no chunk adds a facet. Ratios are compared as
+    integer cross-products, so the choice is exact and the same on every run. Chunks are
+    never cut; the kept chunks keep their rank order. Work: facets x chunks.
+    """
+    chunks = _chunks(chunks)
+    facets = sequence_of(facets, Facet, "facets")
+    budget = whole_number(budget, "budget")
+    counter = _counter(counter)
+    costs = [_measure(counter, c.text) for c in chunks]
+    answers = [set(facets_covered(facets, c.text)) for c in chunks]
+    chosen, order, covered, used = set(), [], set(), 0
+    while True:
+        best, best_gain, best_cost = None, 0, 1
+        for index, (cost, names) in enumerate(zip(costs, answers)):
+            gain = len(names - covered)
+            if index in chosen or gain == 0 or used + cost > budget:
+                continue
+            if best is None or gain * best_cost > best_gain * cost:
+                best, best_gain, best_cost = index, gain, cost
+        if best is None:
+            break
+        chosen.add(best)
+        order.append(chunks[best].id)
+        covered |= answers[best]
+        used += costs[best]
+    return CoverageSelection(budget, getattr(counter, "__name__", "custom"),
+                             tuple(c for i, c in enumerate(chunks) if i in chosen), tuple(order),
+                             tuple(f.name for f in facets if f.name in covered),
+                             tuple(f.name for f in facets if f.name not in covered), used)
 
 
 # ---------------------------------------------------------------- the fixture
@@ -247,20 +286,18 @@ RANKED = (
 SKIP_BUDGET = 80
 SKIP_BUDGET_LAB_TOKENS = 20
 
-# The worked example: a 1,024 window, 124 of base input, 128 reserved for output.
-WORKED = dict(window=1024, system=124, history=0, tools=0, output_reserve=128, margin=0)
-WORKED_FINAL_INPUT = 723          # the request's whole input once its packet is added
+# The worked example (WORKED, in modules/budget_window.py): a 1,024 window, 124 of base input,
+# 128 reserved for the answer, in lab tokens; 1,024 and 128 are test settings.
+# After assembly the whole final input is counted again as one text: system text, question,
+# chat template, source headers, wrappers and evidence together. It is not evidence alone.
+WORKED_FINAL_INPUT = 723
 PLANS = (
-    ("worked example (history, tools 0)", WORKED),
-    ("follow-up turn with history, tools",
-     dict(WORKED, history=150, tools=90)),
-    ("the same plus a counting margin",
-     dict(WORKED, history=150, tools=90, margin=32)),
+    ("worked example", WORKED),
+    ("follow-up turn", dict(WORKED, history=150, tools=90)),
+    ("plus a margin", dict(WORKED, history=150, tools=90, margin=32)),
 )
 OVERFULL = dict(WORKED, history=700, tools=90, margin=32)
 
-SYSTEM_PROMPT = ("Answer from the evidence below only. Quote the passage ids you use. "
-                 "If the evidence does not answer the question, say so.")
 WINDOW_TOKENS = 160
 SWEEP_KS = (1, 2, 3, 4, 5, 6, 7, 8)
 _QUERIES = (
@@ -281,149 +318,28 @@ REQUESTS = tuple(Request(qid, question, lab_tokens(SYSTEM_PROMPT) + lab_tokens(q
 
 NON_ASCII = Chunk("returns-de", "Rückgabe über die Außenbox: täglich 7–22 Uhr, außer an Feiertagen.")
 
-LAB_TOKEN_NOTE = ("A lab token is a teaching unit (whitespace pieces, each ceil(len/5)), not a model token. "
-                  "A real model adapter counts the whole input with the model's own tokenizer and reserves "
-                  "room for the output; the lab ships no tokenizer and never converts units with a ratio.")
-
-
-# ---------------------------------------------------------------- the trace
-
-def _walk_record(walk: BudgetWalk, originals: dict[str, Chunk], counter) -> dict:
-    steps, running, stopped = [], 0, False
-    kept = {c.id: c for c in walk.kept}
-    for rank, chunk in enumerate(originals.values(), start=1):
-        size = counter(chunk.text)
-        if chunk.id in kept:
-            running += counter(kept[chunk.id].text)
-            decision = "cut to fit" if chunk.id in walk.cut_ids else "kept"
-        elif stopped:
-            decision = "never considered"
-        elif chunk.id == walk.stopped_at:
-            decision, stopped = "does not fit: walk stops", True
-        else:
-            decision = "skipped: does not fit"
-        steps.append({"rank": rank, "id": chunk.id, "size": size, "decision": decision, "running_total": running})
-    record = {"policy": walk.policy, "unit": walk.unit, "budget": walk.budget, "used": walk.used,
-              "kept_ids": list(walk.kept_ids), "skipped_ids": list(walk.skipped_ids), "steps": steps}
-    for chunk_id in walk.cut_ids:
-        record["cut"] = {"id": chunk_id, "handed_on": kept[chunk_id].text,
-                         "lost": originals[chunk_id].text[len(kept[chunk_id].text):]}
-    return record
+# The coverage case: a two-part question, ranked by a retriever that favours the laptops. The
+# first two chunks both answer the laptop part; the Wi-Fi chunk ranks third.
+COVERAGE_QUESTION = "When must loan laptops be back, and what is the guest Wi-Fi network?"
+COVERAGE_SUB_QUESTIONS = (("laptop return", "When must loan laptops be back?"),
+                          ("guest network", "What is the guest Wi-Fi network?"))
+COVERAGE_FACETS = declared_facets(COVERAGE_SUB_QUESTIONS)
+LAPTOP_FAQ = Chunk("laptop-faq", "FAQ: may I keep a loan laptop over the weekend? No: loan laptops go home for "
+                                 "one night only and must be back at the desk by noon the next day, or the next "
+                                 "loan is blocked.")
+COVERAGE_RANKED = (RANKED[0], LAPTOP_FAQ, RANKED[2], RANKED[1])
+COVERAGE_BUDGET = 330
+# Evaluation label: the chunks an answer needs. Kept apart; neither selection receives it.
+COVERAGE_LABELS = ("guest-wifi", "laptop-loans")
 
 
 def trace() -> dict:
-    """Every figure of the lesson as one JSON-ready record."""
-    originals = {c.id: c for c in RANKED}
-    walks = [_walk_record(fill_budget(RANKED, SKIP_BUDGET, chars, policy), originals, chars) for policy in POLICIES]
-    in_tokens = _walk_record(fill_budget(RANKED, SKIP_BUDGET_LAB_TOKENS, lab_tokens), originals, lab_tokens)
-    plans = []
-    for label, plan in PLANS:
-        row = dict(label=label, **plan, evidence=evidence_budget(**plan))
-        row["evidence_taken_by_history_and_tools"] = plan["history"] + plan["tools"]
-        plans.append(row)
-    try:
-        evidence_budget(**OVERFULL)
-    except ValueError as error:
-        overfull = {"history": OVERFULL["history"], "error": f"ValueError: {error}"}
-    else:  # pragma: no cover - OVERFULL is built to overflow
-        raise AssertionError("OVERFULL should not fit")
-    sweep = topk_sweep(REQUESTS, WINDOW_TOKENS, SWEEP_KS)
-    fits = [chunks_that_fit(r, WINDOW_TOKENS) for r in REQUESTS]
-    return {
-        "lesson": "budget",
-        "ranked": [{"rank": rank, "id": c.id, "chars": len(c.text), "lab_tokens": lab_tokens(c.text)}
-                   for rank, c in enumerate(RANKED, start=1)],
-        "walks": walks,
-        "walk_in_lab_tokens": in_tokens,
-        "window": {
-            "equation": "window = system + history + tools + evidence + output_reserve + margin",
-            "plans": plans,
-            "negative_remainder": overfull,
-            "final_input": WORKED_FINAL_INPUT,
-            "evidence_used": WORKED_FINAL_INPUT - WORKED["system"] - WORKED["history"] - WORKED["tools"],
-            "final_input_plus_reserve": WORKED_FINAL_INPUT + WORKED["output_reserve"],
-            "fits": request_fits(WORKED_FINAL_INPUT, WORKED["output_reserve"], WORKED["window"]),
-        },
-        "sweep": {
-            "unit": "lab_tokens",
-            "window": WINDOW_TOKENS,
-            "requests": [{"id": r.id, "base": r.base_tokens, "chunk_tokens": list(r.chunk_tokens),
-                          "chunks_that_fit": fit} for r, fit in zip(REQUESTS, fits)],
-            "average_chunks_that_fit": round(sum(fits) / len(fits), 1),
-            "rows": sweep,
-        },
-        "units": {"id": NON_ASCII.id, "text": NON_ASCII.text, "chars": chars(NON_ASCII.text),
-                  "utf8_bytes": utf8_bytes(NON_ASCII.text), "lab_tokens": lab_tokens(NON_ASCII.text),
-                  "note": LAB_TOKEN_NOTE},
-    }
+    """Every figure of the lesson as one JSON-ready record (built in modules/budget_trace.py)."""
+    from modules import budget_trace
+    return budget_trace.trace()
 
 
 def view(record: dict) -> list[dict]:
-    """The trace as printable blocks."""
-    blocks = [
-        {"heading": "Lesson 02 - budget: keep the units explicit"},
-        {"table": {"title": "Ranked evidence",
-                   "columns": ["rank", "id", "chars", "lab tokens"],
-                   "rows": [[c["rank"], c["id"], c["chars"], c["lab_tokens"]] for c in record["ranked"]]}},
-    ]
-    walks = record["walks"]
-    blocks.append({"table": {
-        "title": f"One input, three policies, budget {walks[0]['budget']} chars",
-        "columns": ["policy", "kept", "skipped or not reached", "used"],
-        "rows": [[w["policy"], ", ".join(w["kept_ids"]) or "(none)", ", ".join(w["skipped_ids"]) or "(none)",
-                  w["used"]] for w in walks]}})
-    for walk in walks:
-        blocks.append({"table": {
-            "title": f"policy {walk['policy']}: {walk['used']} of {walk['budget']} {walk['unit']} used",
-            "columns": ["rank", "id", walk["unit"], "decision", "running total"],
-            "rows": [[s["rank"], s["id"], s["size"], s["decision"], s["running_total"]] for s in walk["steps"]]}})
-    cut = next(w["cut"] for w in walks if "cut" in w)
-    blocks.append({"text": f"What truncation handed on as {cut['id']}:\n  \"{cut['handed_on']}\"\n"
-                           f"What it dropped:\n  \"{cut['lost']}\"\nThe cut quote says every loan laptop may "
-                           f"go home; the source says the reference-room ones may not. Skipping keeps the "
-                           f"evidence true; that a lower-ranked chunk survives is the declared policy, not "
-                           f"proof that it is better evidence."})
-    tokens = record["walk_in_lab_tokens"]
-    blocks.append({"text": f"The counter is a parameter: the same skip walk in lab tokens with a budget of "
-                           f"{tokens['budget']} keeps {', '.join(tokens['kept_ids'])} and skips "
-                           f"{', '.join(tokens['skipped_ids'])} ({tokens['used']} lab tokens used)."})
-    window = record["window"]
-    blocks.append({"text": f"The window equation: {window['equation']}. Every term is declared, even when "
-                           f"it is 0; evidence is what remains."})
-    blocks.append({"table": {
-        "title": "Evidence budget from its parts",
-        "columns": ["plan", "window", "system", "history", "tools", "output reserve", "margin", "evidence"],
-        "rows": [[p["label"], p["window"], p["system"], p["history"], p["tools"], p["output_reserve"],
-                  p["margin"], p["evidence"]] for p in window["plans"]]}})
-    worked, other = window["plans"][0], window["plans"][1]
-    blocks.append({"text": f"Worked example: {worked['window']:,} - {worked['system']} - {worked['output_reserve']} "
-                           f"= {worked['evidence']} for evidence. History and tool schemas take "
-                           f"{other['evidence_taken_by_history_and_tools']} of that room on a follow-up turn "
-                           f"({other['evidence']} left); leaving them out of the sum would promise evidence "
-                           f"room that is not there.\nThe finished request: final input "
-                           f"{window['final_input']} ({worked['system']} base + {window['evidence_used']} of "
-                           f"evidence, within its {worked['evidence']}) + reserve {worked['output_reserve']} = "
-                           f"{window['final_input_plus_reserve']}, within {worked['window']:,}: "
-                           f"{'fits' if window['fits'] else 'overflows'}."})
-    blocks.append({"text": f"With history {window['negative_remainder']['history']} the remainder is negative. "
-                           f"The lab raises instead of calling it 0 (caught here to show the message):"})
-    blocks.append({"text": window["negative_remainder"]["error"]})
-    sweep = record["sweep"]
-    scale = max(row["largest"] for row in sweep["rows"])
-    blocks.append({"table": {
-        "title": f"Top-k over {len(sweep['requests'])} requests, window {sweep['window']} lab tokens "
-                 f"(bar: largest request; '|' window edge, '!' overflow)",
-        "columns": ["k", "average", "largest", "overflows", "largest vs window"],
-        "rows": [[row["k"], f"{row['average']:.1f}", row["largest"], f"{row['overflows']}/{row['requests']}",
-                  window_bar(row["largest"], sweep["window"], scale)] for row in sweep["rows"]]}})
-    first = next(row for row in sweep["rows"] if row["overflows"])
-    blocks.append({"text": f"On average {sweep['average_chunks_that_fit']} chunks fit, and at k={first['k']} the "
-                           f"average request ({first['average']}) is well inside {sweep['window']}, yet the "
-                           f"largest ({first['largest']}) overflows. An overflowing request returns no answer "
-                           f"and counts as wrong: size k for the largest request, not the average."})
-    units = record["units"]
-    blocks.append({"table": {"title": "One passage, three units",
-                             "columns": ["id", "chars", "UTF-8 bytes", "lab tokens"],
-                             "rows": [[units["id"], units["chars"], units["utf8_bytes"], units["lab_tokens"]]]}})
-    blocks.append({"text": f"\"{units['text']}\"\n{units['note']}"})
-    return blocks
+    """The trace as printable blocks, each with a key."""
+    from modules import budget_trace
+    return budget_trace.view(record)

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from modules.common.checks import sequence_of
+from modules.common.checks import sequence_of, short, whole_number
 
 # `fractions` is imported inside the two functions that build a Fraction: the trace
-# only needs counts, and skipping the import saves about 2 ms on every run.
+# prints counts ("1/2"), and lessons 04 and 10 import this module on every run.
 
 __all__ = [
     "Passage", "ContextRecord", "select_context", "fill_quote_budget",
-    "packet_coverage", "recall_at_k", "QUESTION", "CANDIDATES", "RELEVANT_IDS",
-    "DEFAULT_BUDGETS", "trace",
+    "packet_coverage", "recall_at_k", "check_budget", "check_ids", "QUESTION", "SUB_QUESTIONS", "CANDIDATES",
+    "RELEVANT_IDS", "DEFAULT_BUDGETS", "trace", "view",
 ]
 
 
@@ -45,15 +45,19 @@ class Passage:
         for name in ("id", "source_id", "version", "title", "text"):
             value = getattr(self, name)
             if not isinstance(value, str):
-                raise TypeError(f"Passage.{name} must be a str, got {type(value).__name__} {value!r}")
+                raise TypeError(f"Passage.{name} must be a str, got {type(value).__name__} {short(value)}")
         for name in ("id", "source_id", "version"):
             if not getattr(self, name).strip():
-                raise ValueError(f"Passage.{name} must not be empty, got {getattr(self, name)!r}")
+                raise ValueError(f"Passage.{name} must not be empty, got {short(getattr(self, name))}")
 
 
 @dataclass(frozen=True)
 class ContextRecord:
-    """What the selector decided: the packet and every reason something was left out."""
+    """What the selector decided: the packet and every reason something was left out.
+
+    conflicts: source id -> its version labels (first seen first); duplicate_of:
+    duplicate id -> the id of the first-ranked passage with the same text.
+    """
 
     packet: tuple[Passage, ...]
     budget_skipped_ids: tuple[str, ...]
@@ -61,6 +65,7 @@ class ContextRecord:
     conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     used_quote_chars: int = 0
     max_quote_chars: int = 0
+    duplicate_of: dict[str, str] = field(default_factory=dict)
 
     @property
     def packet_ids(self) -> tuple[str, ...]:
@@ -68,12 +73,8 @@ class ContextRecord:
 
 
 def check_budget(max_quote_chars: object) -> int:
-    # bool is an int subclass; True as a budget is a bug, not a 1.
-    if isinstance(max_quote_chars, bool) or not isinstance(max_quote_chars, int):
-        raise TypeError(f"max_quote_chars must be an int, got {type(max_quote_chars).__name__} {max_quote_chars!r}")
-    if max_quote_chars < 0:
-        raise ValueError(f"max_quote_chars must be >= 0, got {max_quote_chars}")
-    return max_quote_chars
+    """A budget is a whole number of characters, at least 0 (True is not a 1)."""
+    return whole_number(max_quote_chars, "max_quote_chars")
 
 
 def check_passages(candidates: object) -> tuple[Passage, ...]:
@@ -132,35 +133,37 @@ def select_context(candidates, max_quote_chars: int) -> ContextRecord:
     passages = collapse_repeated_ids(check_passages(candidates))
     budget = check_budget(max_quote_chars)
     conflicts = version_conflicts(passages)
-    seen_text: set[str] = set()
-    duplicates, eligible = [], []
+    first_with_text: dict[str, str] = {}
+    duplicate_of, eligible = {}, []
     for passage in passages:
         if passage.source_id in conflicts:
             continue
-        if passage.text in seen_text:
-            duplicates.append(passage.id)
+        if passage.text in first_with_text:
+            duplicate_of[passage.id] = first_with_text[passage.text]
             continue
-        seen_text.add(passage.text)
+        first_with_text[passage.text] = passage.id
         eligible.append(passage)
     walked = fill_quote_budget(eligible, budget)
-    return ContextRecord(walked.packet, walked.budget_skipped_ids, tuple(duplicates),
-                         conflicts, walked.used_quote_chars, budget)
+    return ContextRecord(walked.packet, walked.budget_skipped_ids, tuple(duplicate_of), conflicts,
+                         walked.used_quote_chars, budget, duplicate_of)
 
 
-def _id_list(ids: object, name: str) -> list[str]:
-    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
-        raise TypeError(f"{name} must be a collection of ids, got {type(ids).__name__} {ids!r}")
+def check_ids(ids: object, name: str) -> list[str]:
+    """A collection of str ids (any order: callers only test membership or count). A str is
+    refused: "hours-v2" would otherwise read as the set of its characters."""
+    if isinstance(ids, (str, bytes, dict)) or not hasattr(ids, "__iter__"):
+        raise TypeError(f"{name} must be a collection of ids, got {type(ids).__name__} {short(ids)}")
     found = list(ids)
     for item in found:
         if not isinstance(item, str):
-            raise TypeError(f"{name} must hold str ids, got {type(item).__name__} {item!r}")
+            raise TypeError(f"{name} must hold str ids, got {type(item).__name__} {short(item)}")
     return found
 
 
 def coverage_counts(packet_ids, relevant_ids) -> tuple[int, int]:
     """(found, needed): how many relevant ids reached the packet, out of how many."""
-    packet = set(_id_list(packet_ids, "packet_ids"))
-    relevant = set(_id_list(relevant_ids, "relevant_ids"))
+    packet = set(check_ids(packet_ids, "packet_ids"))
+    relevant = set(check_ids(relevant_ids, "relevant_ids"))
     if not relevant:
         raise ValueError("relevant_ids must not be empty: coverage of nothing is undefined")
     return len(packet & relevant), len(relevant)
@@ -168,12 +171,9 @@ def coverage_counts(packet_ids, relevant_ids) -> tuple[int, int]:
 
 def recall_counts(ranked_ids, relevant_ids, k: int) -> tuple[int, int]:
     """(found, needed): how many relevant ids the first k ranked ids hold, out of how many."""
-    ranked = _id_list(ranked_ids, "ranked_ids")
-    relevant = set(_id_list(relevant_ids, "relevant_ids"))
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be an int, got {type(k).__name__} {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+    ranked = check_ids(ranked_ids, "ranked_ids")
+    relevant = set(check_ids(relevant_ids, "relevant_ids"))
+    whole_number(k, "k", minimum=1)
     if not relevant:
         raise ValueError("relevant_ids must not be empty: recall of nothing is undefined")
     return len(set(ranked[:k]) & relevant), len(relevant)
@@ -194,6 +194,11 @@ def recall_at_k(ranked_ids, relevant_ids, k: int) -> Fraction:
 # ---------------------------------------------------------------- the fixture
 
 QUESTION = "When does the help desk open, and where can books be returned when it is closed?"
+# The sub-questions the question declares, as (name, sub-question) pairs. Lesson 02's coverage
+# objective and lesson 10's answer stage match them to passages with one facet model
+# (modules/common/facets.py); this lesson's selector never reads them.
+SUB_QUESTIONS = (("opening hours", "When does the help desk open?"),
+                 ("book returns", "Where can books be returned when it is closed?"))
 
 # The retriever's ranking, best first. `hours-v1` (superseded) is not a candidate.
 CANDIDATES = (
@@ -220,101 +225,17 @@ DEFAULT_BUDGETS = (80, 120, 400)
 
 # ---------------------------------------------------------------- the trace
 
-def _share(found: int, needed: int) -> str:
-    """The reduced fraction as Fraction prints it ("1/2", "1", "0"), without importing fractions."""
-    from math import gcd
-    divisor = gcd(found, needed) or 1
-    return str(found // divisor) if needed // divisor == 1 else f"{found // divisor}/{needed // divisor}"
-
-
-def _steps(candidates: tuple[Passage, ...], record: ContextRecord) -> list[dict]:
-    chosen = set(record.packet_ids)
-    skipped, duplicates = set(record.budget_skipped_ids), set(record.duplicate_text_ids)
-    steps, running = [], 0
-    for rank, passage in enumerate(candidates, start=1):
-        if passage.id in chosen:
-            running += len(passage.text)
-            decision = "selected"
-        elif passage.source_id in record.conflicts:
-            decision = "blocked: version conflict"
-        elif passage.id in duplicates:
-            decision = "skipped: duplicate text"
-        elif passage.id in skipped:
-            decision = "skipped: budget"
-        else:  # pragma: no cover - select_context accounts for every candidate
-            raise AssertionError(f"no decision recorded for {passage.id!r}")
-        steps.append({"rank": rank, "id": passage.id, "chars": len(passage.text),
-                      "decision": decision, "running_total": running})
-    return steps
-
-
 def trace(budgets=DEFAULT_BUDGETS) -> dict:
-    """Run the lesson's question through each budget; return a JSON-ready record."""
-    budgets = tuple(budgets)
-    if not budgets:
-        raise ValueError("budgets must name at least one max_quote_chars value")
-    for budget in budgets:
-        check_budget(budget)
-    ranked_ids = [p.id for p in CANDIDATES]
-    needed = len(RELEVANT_IDS)
-    recall = recall_counts(ranked_ids, RELEVANT_IDS, needed)
-    runs = []
-    for budget in budgets:
-        record = select_context(CANDIDATES, budget)
-        found, _ = coverage_counts(record.packet_ids, RELEVANT_IDS)
-        runs.append({
-            "max_quote_chars": budget,
-            f"recall_at_{needed}": _share(*recall),
-            # Printed unreduced ("2/2", not "1") so the count of passages stays visible.
-            "coverage": f"{found}/{needed}",
-            "coverage_value": _share(found, needed),
-            "used_quote_chars": record.used_quote_chars,
-            "packet_ids": list(record.packet_ids),
-            "budget_skipped_ids": list(record.budget_skipped_ids),
-            "duplicate_text_ids": list(record.duplicate_text_ids),
-            "conflicts": {source: list(labels) for source, labels in record.conflicts.items()},
-            "steps": _steps(CANDIDATES, record),
-        })
-    return {
-        "lesson": "context",
-        "question": QUESTION,
-        "unit": "max_quote_chars = sum of len() over quote text only (no ids, titles, JSON or question)",
-        "candidates": [{"rank": rank, "id": p.id, "source_id": p.source_id, "version": p.version,
-                        "chars": len(p.text)} for rank, p in enumerate(CANDIDATES, start=1)],
-        "labels": {"relevant_ids": sorted(RELEVANT_IDS),
-                   "note": "for evaluation only: the selector never receives them"},
-        "runs": runs,
-    }
+    """Run the lesson's question through each budget; return a JSON-ready record.
+
+    The trace and view live in modules/context_trace.py: lessons 04 and 10 import this
+    module on every run and need none of the tables.
+    """
+    from modules import context_trace
+    return context_trace.trace(budgets)
 
 
 def view(record: dict) -> list[dict]:
-    """Turn the trace record into printable blocks (headings, text, tables)."""
-    needed = len(record["labels"]["relevant_ids"])
-    recall_key = f"recall_at_{needed}"
-    blocks = [
-        {"heading": "Lesson 01 - context: retrieval succeeded, the packet failed"},
-        {"text": f"Question: {record['question']}"},
-        {"text": f"Unit: {record['unit']}."},
-        {"table": {"title": "Candidates, as the retriever ranked them",
-                   "columns": ["rank", "id", "source", "version", "chars"],
-                   "rows": [[c["rank"], c["id"], c["source_id"], c["version"], c["chars"]]
-                            for c in record["candidates"]]}},
-        {"text": "Labels, for evaluation only (the selector never sees them): "
-                 + ", ".join(record["labels"]["relevant_ids"])},
-        {"table": {"title": "Summary: the ranking is fixed, only the budget changes",
-                   "columns": ["max_quote_chars", f"recall@{needed}", "coverage", "used", "packet"],
-                   "rows": [[run["max_quote_chars"], run[recall_key], run["coverage"],
-                             run["used_quote_chars"], ", ".join(run["packet_ids"]) or "(empty)"]
-                            for run in record["runs"]]}},
-    ]
-    for run in record["runs"]:
-        blocks.append({"table": {
-            "title": f"max_quote_chars = {run['max_quote_chars']}: coverage {run['coverage']}, "
-                     f"recall@{needed} {run[recall_key]}",
-            "columns": ["rank", "id", "chars", "decision", "running total"],
-            "rows": [[s["rank"], s["id"], s["chars"], s["decision"], s["running_total"]]
-                     for s in run["steps"]]}})
-    blocks.append({"text": "A skipped passage is never cut to fit: a truncated quote can say what "
-                           "its source did not. The walk goes on after a skip, so a shorter passage "
-                           "further down may still enter."})
-    return blocks
+    """The trace record as printable blocks."""
+    from modules import context_trace
+    return context_trace.view(record)

@@ -7,8 +7,12 @@ Four kinds of repetition, each with its own rule:
 * the same text under different ids: keep the first-ranked, record the others.
   Exact means exact: overlapping chunks whose text differs stay distinct, and
   keeping the first says nothing about which source has authority;
-* copies of one canonical document (primary site, mirror, export): keep one and
-  say which and why, so three copies are not counted as three agreeing sources;
+* copies of one passage across the primary site, a mirror and an export: keep one
+  copy of each passage (the primary if retrieved) and say which and why, so three
+  copies are not counted as three agreeing sources. Copies are matched by their
+  canonical document plus the passage's anchor (its place in that document) or its
+  normalised text. The distinct passages of one document all stay: an exception in
+  the next chunk is not a copy of the rule before it (lesson 11 applies this rule);
 * overlapping line ranges of one file: keep the higher-ranked chunk, reject the
   other with a reason naming the chunk it overlaps. Line ranges are 1-based and
   inclusive, as displayed: 12-24 and 25-33 are adjacent, not overlapping.
@@ -16,50 +20,60 @@ Four kinds of repetition, each with its own rule:
 Ranking is by score, highest first, ties broken by id, so the selection never
 depends on the order the candidates arrived in. Crowding is the last case: near
 copies at the top of a ranking push the rest of the answer below the cutoff.
+The trace and its tables are in modules/dedupe_trace.py.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import namedtuple
 
 from modules.common.checks import sequence_of
+from modules.common.intervals import RangeMin, SortedStarts
 
 __all__ = [
     "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
-    "dedupe_ids", "dedupe_text", "canonical_key", "dedupe_canonical", "lines_overlap", "ranked",
-    "select_non_overlapping", "distinct_texts", "ID_CASE", "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE",
-    "OVERLAP_CASE", "CROWDING_CASE", "CROWDING_LABELS", "trace",
+    "dedupe_ids", "dedupe_text", "normalised_text", "same_passage", "canonical_key", "canonical_sources",
+    "dedupe_canonical", "lines_overlap", "ranked", "select_non_overlapping", "distinct_texts", "ID_CASE",
+    "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE", "CROWDING_CASE", "CROWDING_LABELS", "trace",
+    "view",
 ]
 
 COPY_KINDS = ("primary", "mirror", "export")
 # What must agree for two chunks with one id to be the same chunk. The score may differ:
 # two channels can rank one chunk differently without it becoming another chunk.
-IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line")
+IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
 
 
 # Immutable records as validated named tuples, not frozen dataclasses: just as immutable,
 # and the lesson command then never imports dataclasses (about 6 ms of every run).
 
-class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_line end_line",
-                       defaults=(0.0, "", "primary", 1, 1))):
+class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_line end_line anchor",
+                       defaults=(0.0, "", "primary", 1, 1, ""))):
     """A retrieved chunk: where it lives, what it says, and (optionally) whose copy it is.
 
     `canonical_id` names the document this copy reproduces ("" means it declares
-    no copy relation, and canonical dedupe leaves it alone). Lines are 1-based and
-    inclusive. Defaults: score 0.0, canonical_id "", copy "primary", lines 1 to 1.
+    no copy relation, and canonical dedupe leaves it alone); `anchor` names the
+    passage's place in that document, the same in every copy ("" when not
+    declared). Lines are 1-based and inclusive. Defaults: score 0.0, canonical_id
+    "", copy "primary", lines 1 to 1, anchor "".
     """
 
     __slots__ = ()
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls, *args, **kwargs)
-        for name in ("id", "source", "text", "canonical_id", "copy"):
+        for name in ("id", "source", "text", "canonical_id", "copy", "anchor"):
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise TypeError(f"Chunk.{name} must be a str, got {type(value).__name__} {value!r}")
         for name in ("id", "source"):
             if not getattr(self, name).strip():
                 raise ValueError(f"Chunk.{name} must not be empty, got {getattr(self, name)!r}")
+        for name in ("canonical_id", "anchor"):  # "" declares nothing; blanks would merge unrelated chunks
+            value = getattr(self, name)
+            if value and not value.strip():
+                raise ValueError(f"Chunk.{name} must be '' (none declared) or a non-blank id, got {value!r}")
         if self.copy not in COPY_KINDS:
             raise ValueError(f"Chunk.copy must be one of {', '.join(COPY_KINDS)}, got {self.copy!r}")
         if isinstance(self.score, bool) or not isinstance(self.score, (int, float)) or self.score != self.score:
@@ -73,6 +87,10 @@ class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_li
         if self.end_line < self.start_line:
             raise ValueError(f"Chunk {self.id!r}: end_line {self.end_line} is before start_line {self.start_line}")
         return self
+
+    @classmethod
+    def _make(cls, iterable):  # so that ._replace(...) is checked like a new value
+        return cls(*iterable)
 
 
 class IdConflict(ValueError):
@@ -92,13 +110,15 @@ class TextDedupe(namedtuple("TextDedupe", "kept duplicate_text_ids duplicate_of"
         return super().__new__(cls, kept, duplicate_text_ids, {} if duplicate_of is None else duplicate_of)
 
 
-class CanonicalDedupe(namedtuple("CanonicalDedupe", "kept dropped reasons")):
-    """kept: tuple of Chunk; dropped: dropped id -> kept id; reasons: kept id -> why this copy."""
+class CanonicalDedupe(namedtuple("CanonicalDedupe", "kept dropped reasons matched")):
+    """kept: tuple of Chunk, rank order; dropped: dropped id -> id of the copy kept instead;
+    reasons: kept id -> why this copy; matched: dropped id -> how it matched the kept copy."""
 
     __slots__ = ()
 
-    def __new__(cls, kept: tuple, dropped: dict, reasons: dict | None = None):
-        return super().__new__(cls, kept, dropped, {} if reasons is None else reasons)
+    def __new__(cls, kept: tuple, dropped: dict, reasons: dict | None = None, matched: dict | None = None):
+        return super().__new__(cls, kept, dropped, {} if reasons is None else reasons,
+                               {} if matched is None else matched)
 
 
 class OverlapSelection(namedtuple("OverlapSelection", "selected rejected")):
@@ -144,38 +164,103 @@ def dedupe_text(chunks) -> TextDedupe:
     return TextDedupe(tuple(kept), tuple(duplicates), duplicates)
 
 
+# ---------------------------------------------------------------- canonical documents
+
+def normalised_text(text: str) -> str:
+    """What copying may change and a reader would not notice: Unicode composition (NFC),
+    letter case and runs of whitespace."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__} {text!r}")
+    if not text.isascii():  # ASCII is its own NFC form
+        import unicodedata
+        text = unicodedata.normalize("NFC", text)
+    return " ".join(text.casefold().split())
+
+
+def _passage_keys(chunk: Chunk) -> tuple:
+    """The keys under which a copy of this passage could be found; none without a canonical id."""
+    if not chunk.canonical_id:
+        return ()
+    by_text = ("text", chunk.canonical_id, normalised_text(chunk.text))
+    return (("anchor", chunk.canonical_id, chunk.anchor), by_text) if chunk.anchor else (by_text,)
+
+
+def same_passage(a: Chunk, b: Chunk) -> bool:
+    """Copies of one passage: one canonical document, and the same declared anchor or the same
+    normalised text. Chunks that declare no canonical document are never copies."""
+    if not isinstance(a, Chunk) or not isinstance(b, Chunk):
+        raise TypeError(f"same_passage needs two Chunks, got {type(a).__name__} and {type(b).__name__}")
+    return bool(set(_passage_keys(a)) & set(_passage_keys(b)))
+
+
 def canonical_key(chunk: Chunk) -> str:
-    """The document a chunk is a copy of; a chunk that declares none stands for itself."""
-    return chunk.canonical_id or chunk.id
+    """The document a chunk reproduces: its canonical id, or its own source when it declares none."""
+    return chunk.canonical_id or chunk.source
+
+
+def canonical_sources(chunks) -> int:
+    """How many distinct canonical documents the chunks come from: copies count once."""
+    return len({canonical_key(c) for c in _chunks(chunks)})
+
+
+def _why_kept(winner: Chunk, copies: int) -> str:
+    if copies == 1:
+        return "only copy"
+    if winner.copy == "primary":
+        return f"primary, preferred over {copies - 1} other {'copy' if copies == 2 else 'copies'}"
+    return f"first-ranked of {copies} copies, none primary"
+
+
+def _how_matched(copy: Chunk, winner: Chunk) -> str:
+    if copy.anchor and copy.anchor == winner.anchor:
+        return f"same anchor {copy.anchor}"
+    if normalised_text(copy.text) == normalised_text(winner.text):
+        return "same normalised text"
+    return "linked through another copy"
 
 
 def dedupe_canonical(chunks) -> CanonicalDedupe:
-    """One chunk per canonical document: its primary copy if ranked, else its first-ranked copy."""
-    chunks = dedupe_ids(chunks)
-    chosen: dict[str, Chunk] = {}
-    for chunk in chunks:
-        key = canonical_key(chunk)
-        if key not in chosen or (chunk.copy == "primary" and chosen[key].copy != "primary"):
-            chosen[key] = chunk
-    copies: dict[str, int] = {}
-    for chunk in chunks:
-        copies[canonical_key(chunk)] = copies.get(canonical_key(chunk), 0) + 1
-    kept, dropped, reasons = [], {}, {}
-    for chunk in chunks:
-        winner = chosen[canonical_key(chunk)]
-        if chunk is winner:
-            kept.append(chunk)
-            count = copies[canonical_key(chunk)]
-            if count == 1:
-                reasons[chunk.id] = "only copy"
-            elif chunk.copy == "primary":
-                reasons[chunk.id] = f"primary copy, preferred over {count - 1} other(s)"
-            else:
-                reasons[chunk.id] = f"first-ranked copy; no primary among the {count} copies"
-        else:
-            dropped[chunk.id] = winner.id
-    return CanonicalDedupe(tuple(kept), dropped, reasons)
+    """One copy of each passage: its primary copy if ranked, else its first-ranked copy.
 
+    Copies of copies are copies: a primary that shares its anchor with an export and its
+    text with a mirror joins all three. Found with one dict of keys and a union-find, so
+    the cost grows with the number of chunks. Distinct passages of one document all stay.
+    """
+    chunks = dedupe_ids(chunks)
+    parent = list(range(len(chunks)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_with_key: dict[tuple, int] = {}
+    for i, chunk in enumerate(chunks):
+        for key in _passage_keys(chunk):
+            a, b = root(first_with_key.setdefault(key, i)), root(i)
+            parent[max(a, b)] = min(a, b)   # the root is the group's first-ranked chunk
+    winner: dict[int, int] = {}
+    size: dict[int, int] = {}
+    for i, chunk in enumerate(chunks):
+        group = root(i)
+        size[group] = size.get(group, 0) + 1
+        if group not in winner or (chunk.copy == "primary" and chunks[winner[group]].copy != "primary"):
+            winner[group] = i
+    kept, dropped, reasons, matched = [], {}, {}, {}
+    for i, chunk in enumerate(chunks):
+        group = root(i)
+        best = chunks[winner[group]]
+        if chunk is best:
+            kept.append(chunk)
+            reasons[chunk.id] = _why_kept(chunk, size[group])
+        else:
+            dropped[chunk.id] = best.id
+            matched[chunk.id] = _how_matched(chunk, best)
+    return CanonicalDedupe(tuple(kept), dropped, reasons, matched)
+
+
+# ---------------------------------------------------------------- overlapping lines
 
 def lines_overlap(a: Chunk, b: Chunk) -> bool:
     """Same file and at least one shared line; ranges are 1-based and inclusive."""
@@ -190,23 +275,44 @@ def ranked(chunks) -> tuple[Chunk, ...]:
 def select_non_overlapping(chunks) -> OverlapSelection:
     """Walk in rank order; reject a chunk sharing a line with an already selected chunk of its file.
 
-    Selected ranges of one file never overlap, so each line has at most one owner:
-    marking owned lines keeps the cost proportional to the lines covered, not to
-    pairs of chunks.
+    Sort, then sweep: selected ranges of one file never overlap, so the last selected start
+    at or before a chunk's end line is the only one to check. Naming the best-ranked chunk a
+    rejected one overlaps is a range minimum over the final selection, which in a file is in
+    line order. Cost: O(n log n) in the number of chunks, whatever their line numbers.
     """
     order = dedupe_ids(ranked(chunks))   # rank first: a repeated id keeps its best score, in any input order
-    owner: dict[tuple[str, int], int] = {}          # (file, line) -> rank of the selected chunk holding it
-    selected, rejected = [], {}
+    starts: dict[str, SortedStarts] = {}
+    end_of: dict[tuple[str, int], int] = {}
+    selected, rejected_ranks = [], []
     for rank, chunk in enumerate(order):
-        lines = range(chunk.start_line, chunk.end_line + 1)
-        clashes = [owner[(chunk.source, line)] for line in lines if (chunk.source, line) in owner]
-        if clashes:
-            rejected[chunk.id] = f"overlapping_lines_with:{order[min(clashes)].id}"   # the best-ranked one
+        found = starts.get(chunk.source)
+        if found is None:
+            found = starts[chunk.source] = SortedStarts()
+        before = found.floor(chunk.end_line)
+        if before is not None and end_of[(chunk.source, before)] >= chunk.start_line:
+            rejected_ranks.append(rank)
             continue
-        selected.append(chunk)
-        for line in lines:
-            owner[(chunk.source, line)] = rank
-    return OverlapSelection(tuple(selected), rejected)
+        selected.append(rank)
+        found.add(chunk.start_line)
+        end_of[(chunk.source, chunk.start_line)] = chunk.end_line
+    rejected = {}
+    if rejected_ranks:
+        in_file: dict[str, list[Chunk]] = {}
+        rank_of = {}
+        for rank in selected:
+            in_file.setdefault(order[rank].source, []).append(order[rank])
+            rank_of[order[rank].id] = rank
+        tables = {}
+        for source, kept in in_file.items():
+            kept.sort(key=lambda c: c.start_line)
+            tables[source] = ([c.start_line for c in kept], [c.end_line for c in kept],
+                              RangeMin([rank_of[c.id] for c in kept]))
+        for rank in rejected_ranks:
+            chunk = order[rank]
+            first_lines, last_lines, best = tables[chunk.source]
+            i, j = bisect_left(last_lines, chunk.start_line), bisect_right(first_lines, chunk.end_line) - 1
+            rejected[chunk.id] = f"overlapping_lines_with:{order[best.query(i, j)].id}"   # the best-ranked one
+    return OverlapSelection(tuple(order[rank] for rank in selected), rejected)
 
 
 def distinct_texts(chunks) -> int:
@@ -216,6 +322,7 @@ def distinct_texts(chunks) -> int:
 # ---------------------------------------------------------------- the fixture
 
 RETURNS = "When the help desk is closed, return books to the drop box beside the north entrance."
+LAPTOPS = "Laptops never go in the drop box: return them at the desk, which signs for them."
 HOURS = "The help desk opens at 8:30 on weekdays and at 10:00 on Saturdays; it is closed on Sundays."
 
 # Id dedupe: a second channel returned returns-v1 again, unchanged.
@@ -237,17 +344,21 @@ TEXT_CASE = (
     Chunk("hours-w2", "help-desk-guide", "On Saturdays it opens at 10:00. It is closed on Sundays.", 0.77),
 )
 
-# Canonical documents: three copies of the returns policy, two of the printing policy.
+# Canonical documents: the returns policy (a rule, §1, and its exception for laptops, §2) on the
+# intranet, a mirror that copied the rule with its line breaks, and an export with a header; the
+# printing prices in an export and a mirror, no primary retrieved; the hours once.
 _EXPORTED = "Returns policy (export of 2024-03-01). " + RETURNS
+_MIRRORED = RETURNS.replace(" return books", "\nreturn books")
 CANONICAL_CASE = (
-    Chunk("returns-mirror", "mirror.example.org/returns", RETURNS, 0.93, "policy:returns", "mirror"),
-    Chunk("returns-export", "exports/returns-policy.txt", _EXPORTED, 0.90, "policy:returns", "export"),
+    Chunk("returns-mirror", "mirror.example.org/returns", _MIRRORED, 0.93, "policy:returns", "mirror"),
+    Chunk("returns-export", "exports/returns-policy.txt", _EXPORTED, 0.90, "policy:returns", "export", anchor="§1"),
     Chunk("printing-export", "exports/printing-prices.txt", "Printing costs 10 cents a page.", 0.84,
-          "policy:printing", "export"),
-    Chunk("returns-primary", "intranet/returns", RETURNS, 0.83, "policy:returns", "primary"),
+          "policy:printing", "export", anchor="§1"),
+    Chunk("returns-primary", "intranet/returns", RETURNS, 0.83, "policy:returns", "primary", anchor="§1"),
     Chunk("printing-mirror", "mirror.example.org/printing", "Printing: 10 cents a page.", 0.71,
-          "policy:printing", "mirror"),
-    Chunk("hours-primary", "intranet/hours", HOURS, 0.66, "policy:hours", "primary"),
+          "policy:printing", "mirror", anchor="§1"),
+    Chunk("hours-primary", "intranet/hours", HOURS, 0.66, "policy:hours", "primary", anchor="§1"),
+    Chunk("returns-laptops", "intranet/returns", LAPTOPS, 0.58, "policy:returns", "primary", anchor="§2"),
 )
 
 # Five full-text candidates for "production release", as retrieved (score order).
@@ -280,149 +391,15 @@ CROWDING_CUTOFF = 2
 LINE_RANGES = "Line ranges are 1-based and inclusive, as displayed: 12-24 is lines 12 through 24 (13 lines)."
 
 
-# ---------------------------------------------------------------- the trace
-
-def _rows(chunks) -> list[dict]:
-    return [{"rank": rank, "id": c.id, "source": c.source, "score": c.score, "chars": len(c.text)}
-            for rank, c in enumerate(chunks, start=1)]
-
-
-def _parts_covered(chunks) -> str:
-    ids = {c.id for c in chunks}
-    found = sum(1 for members in CROWDING_LABELS.values() if ids & set(members))
-    return f"{found}/{len(CROWDING_LABELS)}"
-
-
-def _crowding_row(label: str, chunks) -> dict:
-    chunks = tuple(chunks)
-    return {"label": label, "ids": [c.id for c in chunks], "distinct_texts": distinct_texts(chunks),
-            "mean_score": round(sum(c.score for c in chunks) / len(chunks), 3), "answer_parts": _parts_covered(chunks)}
-
+# ---------------------------------------------------------------- the trace (modules/dedupe_trace.py)
 
 def trace() -> dict:
     """Every case of the lesson as one JSON-ready record."""
-    ids_kept = dedupe_ids(ID_CASE)
-    try:
-        dedupe_ids(ID_CONFLICT)
-    except IdConflict as error:
-        conflict = {"event": "caught IdConflict (a ValueError)", "id": error.chunk_id, "field": error.field,
-                    "message": str(error),
-                    "explained": "one id, two different texts: one copy is stale or mislabelled, and picking "
-                                 "either would hide that; the selector stops and names the id and the field"}
-    else:  # pragma: no cover - ID_CONFLICT is built to conflict
-        raise AssertionError("ID_CONFLICT should raise")
-
-    text = dedupe_text(TEXT_CASE)
-    canonical = dedupe_canonical(CANONICAL_CASE)
-    after_text = dedupe_text(CANONICAL_CASE).kept
-    copies: dict[str, int] = {}
-    for chunk in CANONICAL_CASE:
-        copies[chunk.canonical_id] = copies.get(chunk.canonical_id, 0) + 1
-    overlap = select_non_overlapping(OVERLAP_CASE)
-    reverse = select_non_overlapping(tuple(reversed(OVERLAP_CASE)))
-    return {
-        "lesson": "dedupe",
-        "line_ranges": LINE_RANGES,
-        "ids": {"candidates": _rows(ID_CASE), "kept_ids": [c.id for c in ids_kept],
-                "collapsed": len(ID_CASE) - len(ids_kept), "conflict": conflict},
-        "text": {"candidates": _rows(TEXT_CASE), "kept_ids": [c.id for c in text.kept],
-                 "duplicate_text_ids": list(text.duplicate_text_ids), "duplicate_of": text.duplicate_of,
-                 "overlapping_but_distinct": ["hours-w1", "hours-w2"]},
-        "canonical": {
-            "candidates": [dict(row, canonical_id=c.canonical_id, copy=c.copy)
-                           for row, c in zip(_rows(CANONICAL_CASE), CANONICAL_CASE)],
-            "kept": [{"id": c.id, "canonical_id": canonical_key(c), "copy": c.copy, "why": canonical.reasons[c.id]}
-                     for c in canonical.kept],
-            "dropped": [{"id": cid, "kept_id": kept} for cid, kept in canonical.dropped.items()],
-            "copies_per_source": copies,
-            "apparent_sources_before": len({c.source for c in CANONICAL_CASE}),
-            "canonical_sources_before": len({c.canonical_id or c.source for c in CANONICAL_CASE}),
-            "chunks_after_exact_text": len(after_text),
-            "chunks_after": len(canonical.kept),
-            "canonical_sources_after": len({c.canonical_id or c.source for c in canonical.kept}),
-        },
-        "overlap": {
-            "query": OVERLAP_QUERY,
-            "candidates": [dict(row, lines=f"{c.start_line}-{c.end_line}")
-                           for row, c in zip(_rows(OVERLAP_CASE), OVERLAP_CASE)],
-            "selected_ids": list(overlap.selected_ids),
-            "rejected": [{"id": cid, "reason": reason} for cid, reason in overlap.rejected.items()],
-            "reversed_input_selected_ids": list(reverse.selected_ids),
-            "reversed_input_rejected": [{"id": cid, "reason": reason} for cid, reason in reverse.rejected.items()],
-            "order_invariant": overlap == reverse,
-        },
-        "crowding": {
-            "question": CROWDING_QUESTION,
-            "candidates": _rows(CROWDING_CASE),
-            "labels": {"answer_parts": {part: list(ids) for part, ids in CROWDING_LABELS.items()},
-                       "note": "for evaluation only: no selector receives them"},
-            "rows": [_crowding_row(f"top {CROWDING_CUTOFF}", CROWDING_CASE[:CROWDING_CUTOFF]),
-                     _crowding_row(f"top {len(CROWDING_CASE)}", CROWDING_CASE),
-                     _crowding_row(f"exact-text dedupe, then top {CROWDING_CUTOFF}",
-                                   dedupe_text(CROWDING_CASE).kept[:CROWDING_CUTOFF])],
-        },
-    }
+    from modules import dedupe_trace
+    return dedupe_trace.trace()
 
 
 def view(record: dict) -> list[dict]:
     """The trace as printable blocks."""
-    ids, text, canonical = record["ids"], record["text"], record["canonical"]
-    overlap, crowding = record["overlap"], record["crowding"]
-    columns = ["rank", "id", "source", "score", "chars"]
-
-    def rows(candidates):
-        return [[c["rank"], c["id"], c["source"], f"{c['score']:.2f}", c["chars"]] for c in candidates]
-
-    conflict = ids["conflict"]
-    blocks = [
-        {"heading": "Lesson 03 - dedupe: remove redundancy without merging identities carelessly"},
-        {"table": {"title": "1. Same id", "columns": columns, "rows": rows(ids["candidates"])}},
-        {"text": f"Identical copies collapse to the first-ranked: kept {', '.join(ids['kept_ids'])} "
-                 f"({ids['collapsed']} copy collapsed). Then a stale copy of returns-v1 arrives with "
-                 f"another text, and dedupe_ids refuses:"},
-        {"table": {"title": "", "columns": ["event", "id", "differing field"],
-                   "rows": [[conflict["event"], conflict["id"], conflict["field"]]]}},
-        {"text": f"Message: {conflict['message']}\nWhy: {conflict['explained']}."},
-        {"table": {"title": "2. Same text, other id", "columns": columns, "rows": rows(text["candidates"])}},
-        {"text": f"Kept {', '.join(text['kept_ids'])}; duplicate_text_ids: {', '.join(text['duplicate_text_ids'])} "
-                 f"(same text as {text['duplicate_of'][text['duplicate_text_ids'][0]]}). "
-                 f"{' and '.join(text['overlapping_but_distinct'])} share a sentence but their texts differ, "
-                 f"so both stay: exact means exact. Keeping the first-ranked copy is a tie rule, not a "
-                 f"judgement about which source has authority."},
-        {"table": {"title": "3. Copies of one canonical document",
-                   "columns": ["rank", "id", "source", "canonical id", "copy"],
-                   "rows": [[c["rank"], c["id"], c["source"], c["canonical_id"], c["copy"]]
-                            for c in canonical["candidates"]]}},
-        {"table": {"title": "Kept, one per canonical document", "columns": ["id", "canonical id", "copy", "why"],
-                   "rows": [[k["id"], k["canonical_id"], k["copy"], k["why"]] for k in canonical["kept"]]}},
-        {"text": "Dropped: " + ", ".join(f"{d['id']} (kept {d['kept_id']})" for d in canonical["dropped"])
-                 + f".\nBefore: {len(canonical['candidates'])} chunks from {canonical['apparent_sources_before']} "
-                 f"places, but only {canonical['canonical_sources_before']} canonical sources; exact-text "
-                 f"dedupe alone leaves {canonical['chunks_after_exact_text']} chunks, because an export adds a "
-                 f"header. After: {canonical['chunks_after']} chunks, {canonical['canonical_sources_after']} "
-                 f"sources.\n" + "\n".join(f"{key}: {n} {'copy is' if n == 1 else 'copies is'} 1 source"
-                                          for key, n in canonical["copies_per_source"].items())
-                 + "\nCounting chunk ids would report three sources that agree about returns; there is one."},
-        {"table": {"title": f"4. Overlapping lines: five full-text candidates for \"{overlap['query']}\"",
-                   "columns": ["rank", "id", "file", "lines", "score"],
-                   "rows": [[c["rank"], c["id"], c["source"], c["lines"], f"{c['score']:.1f}"]
-                            for c in overlap["candidates"]]}},
-        {"text": f"{record['line_ranges']}\nSelected ({len(overlap['selected_ids'])} of "
-                 f"{len(overlap['candidates'])}): {', '.join(overlap['selected_ids'])}.\n"
-                 + "\n".join(f"Rejected: {r['id']} {r['reason']}" for r in overlap["rejected"])
-                 + "\nThe two deployment-guide.md chunks are adjacent (24 then 25), so both stay.\n"
-                 f"Same candidates in reversed input order: {', '.join(overlap['reversed_input_selected_ids'])} "
-                 f"({'the same selection' if overlap['order_invariant'] else 'A DIFFERENT SELECTION'}; "
-                 f"rank is score, ties broken by id)."},
-        {"table": {"title": "5. Crowding", "columns": columns, "rows": rows(crowding["candidates"])}},
-        {"table": {"title": f"Question: {crowding['question']}",
-                   "columns": ["packet", "ids", "mean score", "distinct texts", "answer parts"],
-                   "rows": [[r["label"], ", ".join(r["ids"]), f"{r['mean_score']:.3f}", r["distinct_texts"],
-                             r["answer_parts"]] for r in crowding["rows"]]}},
-        {"text": "Answer parts use evaluation labels (" + "; ".join(
-            f"{part}: {', '.join(ids_)}" for part, ids_ in crowding["labels"]["answer_parts"].items())
-                 + "), for evaluation only. The top two look excellent by score and hold half the answer; "
-                   "counting distinct texts shows one sentence twice. No diversity rule fits every question: "
-                   "some answers need several passages from one source."},
-    ]
-    return blocks
+    from modules import dedupe_trace
+    return dedupe_trace.view(record)

@@ -34,6 +34,7 @@ keyed hashes of their ids: `unkeyed_ref` shows why an unkeyed hash would not do.
 from __future__ import annotations
 
 from collections import namedtuple
+from functools import lru_cache
 
 from modules.common.catalogue import CATALOGUE_AS_OF, LISTINGS, Listing, Query
 from modules.common.checks import sequence_of, sha256_hex, short
@@ -89,10 +90,17 @@ def diameter_readings(listing: Listing) -> dict:
     readings = {}
     if listing.listed_unit and listing.diameter_mm is not None:
         readings["diameter_mm"] = listing.diameter_mm
-    state, diameter, _reason = parse_diameter(listing.title)
-    if state == "ready" and diameter is not None:
-        readings["title"] = diameter.value_mm
+    title = _title_size(listing.title)
+    if title is not None:
+        readings["title"] = title
     return readings
+
+
+@lru_cache(maxsize=4096)
+def _title_size(title: str):
+    """The one explicit size a title states, in mm, or None (titles repeat across queries: remembered, bounded)."""
+    state, diameter, _reason = parse_diameter(title)
+    return diameter.value_mm if state == "ready" and diameter is not None else None
 
 
 def _contract(contract) -> QueryContract:
@@ -240,14 +248,9 @@ def unkeyed_ref(listing_id: str) -> str:
 
 def enumerate_refs(refs, make_ref, guesses) -> dict:
     """The attack: hash every guessable id with `make_ref` and look each ref up. Returns
-    {ref: the id it reverses to, or None}."""
-    wanted = set(sequence_of(refs, str, "refs"))
-    found = dict.fromkeys(refs)
-    for guess in guesses:
-        ref = make_ref(guess)
-        if ref in wanted:
-            found[ref] = guess
-    return found
+    {ref: the id it reverses to, or None}. (One table of guesses serves any number of refs.)"""
+    table = {make_ref(guess): guess for guess in guesses}
+    return {ref: table.get(ref) for ref in sequence_of(refs, str, "refs")}
 
 
 # ---------------------------------------------------------------- the trace
@@ -261,9 +264,11 @@ def trace() -> dict:
     doubled = evaluate(QUERIES[1], (l004._replace(permission="allowed"),) + LISTINGS)
     restricted = [x.id for x in LISTINGS if x.permission != "allowed"]
     guesses = [f"PW-L{n:03d}" for n in range(1000)]
+    shown = [unkeyed_ref(i) for i in restricted] + [opaque_ref(i) for i in restricted]
+    found = enumerate_refs(shown, unkeyed_ref, guesses)
     attack = {"guesses": len(guesses), "restricted": len(restricted),
-              "unkeyed": enumerate_refs([unkeyed_ref(i) for i in restricted], unkeyed_ref, guesses),
-              "keyed": enumerate_refs([opaque_ref(i) for i in restricted], unkeyed_ref, guesses)}
+              "unkeyed": {ref: found[ref] for ref in shown[:len(restricted)]},
+              "keyed": {ref: found[ref] for ref in shown[len(restricted):]}}
     return eligibility_trace.record(runs, doubled, attack)
 
 

@@ -21,21 +21,23 @@ its own section:
 The query fingerprint is the hash of the canonical form of the contract (strings in NFC,
 keys sorted): the same request through the same components gives the same fingerprint.
 
-When an outcome is bad, the layers are walked in order and the first whose check fails is
-the one to fix. Three broken pipelines, each one replaced stage, show the walk naming a
+The checks, one per layer, and what is built on them (the walk, the user view, the counts)
+are in modules/grounding_checks.py. When an outcome is bad, the layers are walked in order
+and the first whose check fails is the one to fix. Three broken pipelines, each one replaced stage, show the walk naming a
 layer far from where the symptom shows. Nobody tunes the ranker before the walk names it.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
+from functools import lru_cache
 
 from modules.common.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import canonical_json, sha256_hex, short
 from modules.common.pipeline import Run, Stage
 from modules.common.policy import gate, index_listings, names_of, permission_gate
 from modules.eligibility import CATALOGUE
-from modules.grounding_checks import (CHECKS, LAYERS, SAFE_CODES, UNIT_WORDS, USER_KEYS, USER_MESSAGES,  # noqa: F401
+from modules.grounding_checks import (CHECKS, GATE_CODES, LAYERS, SAFE_CODES, UNIT_WORDS, USER_KEYS, USER_MESSAGES,  # noqa: F401
                                       USER_STATES, check_assembly, check_change, check_decision, check_generation,
                                       check_input, check_permission_freshness, check_presentation, check_ranking,
                                       check_retrieval, check_source, count_exclusions, exclusions,
@@ -258,7 +260,11 @@ def _dropping_unit(so_far: Run):
 def _rebuilt_index(so_far: Run):
     """The nightly rebuild read listings updated since REBUILD_SINCE from a feed export that has
     no permission column, so their permission arrives missing."""
-    listings = so_far.inputs["listings"]
+    return _rebuild(tuple(so_far.inputs["listings"]))
+
+
+@lru_cache(maxsize=8)
+def _rebuild(listings: tuple):
     return index_listings(tuple(x._replace(permission=None) if x.updated_on >= REBUILD_SINCE else x
                                 for x in listings))
 
@@ -280,9 +286,10 @@ VARIANTS = (
 )
 
 
-def run_variant(variant: Variant, query: Query) -> Run:
-    return variant.pipeline.run({"query": query, "listings": LISTINGS, "as_of": CATALOGUE_AS_OF,
-                                 "change_log": (variant.change,)})
+def run_variant(variant: Variant, query: Query, until: str = "answer") -> Run:
+    """One query through a broken pipeline (up to stage `until`), its change logged."""
+    return variant.pipeline.until(until).run({"query": query, "listings": LISTINGS, "as_of": CATALOGUE_AS_OF,
+                                              "change_log": (variant.change,)})
 
 
 def trace(query: str = "PW-Q002") -> dict:
@@ -299,10 +306,15 @@ def trace(query: str = "PW-Q002") -> dict:
         walks.append({"variant": variant, "before": before, "after": after,
                       "checks": [(layer, *CHECKS[layer](after)) for layer in LAYERS],
                       "first": first_failing_layer(after)})
-    rebuilt = [trace_record(run_variant(VARIANTS[1], q)) for q in QUERIES]
+    # The aggregate counts the gate's exclusions: the rebuilt pipeline runs up to the gate, and only
+    # the gate's section of each record is built.
+    rebuilt = [{"permission/freshness": _gate(run), "assembly": {}}
+               for run in (run_variant(VARIANTS[1], q, until="gate") for q in QUERIES)]
+    healthy = [{"permission/freshness": r["permission/freshness"], "assembly": {}} for r in records]
     return grounding_trace.record(
         detail, records, trace_record(run_query(NOTHING_QUERY)), walks,
-        {"before": count_exclusions(records), "after": count_exclusions(rebuilt)},
+        {when: {code: n for code, n in count_exclusions(rows).items() if code in GATE_CODES}
+         for when, rows in (("before", healthy), ("after", rebuilt))},
         [(x.id if x.id in permitted else opaque_ref(x.id), locate(detail, x.id)) for x in LISTINGS],
         [(layer, *CHECKS[layer](detail)) for layer in LAYERS])
 

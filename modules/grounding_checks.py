@@ -9,12 +9,13 @@ names the one whose own output was wrong.
 from __future__ import annotations
 
 from modules.common.catalogue import RESTRICTED_IDS, RESTRICTED_STRINGS
-from modules.common.checks import canonical_json, short
+from modules.common.checks import short
 from modules.common.policy import decide_state
 from modules.hybrid import UNIT_WORDS
 
 __all__ = [
-    "LAYERS", "SAFE_CODES", "USER_STATES", "USER_MESSAGES", "USER_KEYS", "UNIT_WORDS", "CHECKS", "check_input",
+    "LAYERS", "SAFE_CODES", "GATE_CODES", "USER_STATES", "USER_MESSAGES", "USER_KEYS", "UNIT_WORDS", "CHECKS",
+    "check_input",
     "check_source", "check_retrieval", "check_permission_freshness", "check_ranking", "check_assembly",
     "check_decision", "check_presentation", "check_generation", "check_change", "first_failing_layer",
     "user_view", "failure_counts", "count_exclusions", "exclusions",
@@ -26,6 +27,7 @@ LAYERS = ("input", "source", "retrieval", "permission/freshness", "ranking", "as
 # a restricted title).
 SAFE_CODES = ("PERMISSION_DENIED", "PERMISSION_UNKNOWN", "DUPLICATE_ID_CONFLICT", "PROHIBITED_FAMILY",
               "STALE_FIELD", "FAMILY_MISMATCH", "DIAMETER_MISMATCH", "TITLE_FIELD_CONFLICT", "LISTING_UNIT_MISSING")
+GATE_CODES = SAFE_CODES[:5]   # the codes the gate gives; the rest come from the evidence checks
 # What the shopper is told. Every empty result reads the same, whatever its internal cause.
 USER_STATES = {"respond": "answer", "degraded": "answer_partial", "clarify": "clarify",
                "prohibited_scope": "out_of_scope", "unauthorized": "no_match", "incompatible": "no_match",
@@ -154,8 +156,9 @@ def check_decision(record: dict) -> tuple:
 
 
 def check_presentation(record: dict) -> tuple:
+    import json
     seen = record["presentation"]
-    text = canonical_json(seen)
+    text = json.dumps(seen, ensure_ascii=False)
     leaks = [s for s in ("ref-", *RESTRICTED_IDS, *RESTRICTED_STRINGS) if s in text]
     if tuple(seen) != USER_KEYS or leaks:
         return False, f"the user view has keys {list(seen)} and shows {len(leaks)} withheld traces"

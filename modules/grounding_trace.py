@@ -182,11 +182,11 @@ def view(record: dict) -> list:
             "legend": "seen at: the layer where someone noticed; first failing layer: the layer to repair.",
             "columns": ["broken pipeline", "seen at", "first failing layer"],
             "rows": [[v["name"], v["seen_at"], v["first_failing_layer"]] for v in record["variants"]]}},
-        {"key": "aggregate-heading", "heading": "Exclusions by safe reason code, before and after the index rebuild"},
+        {"key": "aggregate-heading", "heading": "The gate's exclusions by safe reason code, before and after the rebuild"},
         {"key": "aggregate", "table": {
             "title": f"Over the {agg['query_count']} catalogue queries",
             "legend": "before: the healthy index; after: the index rebuilt from the feed export without permission; "
-                      "counts are exclusions (one per candidate, per query, per code).",
+                      "counts are the gate's exclusions (one per candidate, per query, per code).",
             "columns": ["reason code", "before", "after"],
             "rows": [[code, agg["before"][code], agg["after"][code]] for code in agg["before"]]}},
         {"key": "aggregate-chart", "chart": {

@@ -80,13 +80,16 @@ def fill_quote_budget(candidates, max_quote_chars: int) -> ContextRecord:
     # END SOLUTION
 
 
-# Task 4 (quiz). A colleague's selector reads RELEVANT_IDS and moves those passages
-# to the front before filling the budget. Its coverage jumps to 2/2 at 120 characters.
-# Why can that number not be compared with the honest selector's 1/2?
-#   "a"  the fraction is computed with a different denominator
-#   "b"  the selector was handed the answer key, so coverage measures the key, not the selector
-#   "c"  moving passages breaks the rank order, which is a formatting error
-#   "d"  it can be compared; a higher coverage is simply better
+# Task 4 (quiz). A colleague's selector reads RELEVANT_IDS and moves those passages to the
+# front before filling the budget. On the lesson's ranking at 120 characters its coverage
+# is 1/2, the same as the honest selector's: the two needed passages already rank first,
+# and together they take 100 + 91 = 191 characters, more than 120. What is wrong with it?
+#   "a"  nothing: it scores the same as the honest selector here, so it does no harm
+#   "b"  its coverage measures the labels it was handed, not its choices: it gains nothing
+#        here only because of this ranking and budget, and on another ranking or budget it
+#        would raise coverage with nothing in the number to show why
+#   "c"  it lowers coverage at 120 characters, because moving passages breaks the rank order
+#   "d"  nothing, as long as the labels themselves are correct
 # Set LABELS_QUIZ to one letter.
 # BEGIN SOLUTION
 LABELS_QUIZ = "b"

@@ -2,18 +2,19 @@
 
 Task 1  dedupe_ids              collapse identical copies of an id; refuse two different chunks under one id
 Task 2  dedupe_text             keep the first-ranked chunk of each exact text, record the others
-Task 3  dedupe_canonical        one chunk per canonical document, preferring its primary copy
-Task 4  lines_overlap           do two chunks share a line? (1-based, inclusive ranges)
-Task 5  select_non_overlapping  rank by score, drop chunks that overlap a better one, whatever the input order
-Task 6  CANONICAL_QUIZ          why three copies are not three sources
+Task 3  same_passage            are two chunks copies of one passage of one canonical document?
+Task 4  dedupe_canonical        one copy of each passage, preferring its primary copy
+Task 5  lines_overlap           do two chunks share a line? (1-based, inclusive ranges)
+Task 6  select_non_overlapping  rank by score, drop chunks that overlap a better one, whatever the input order
+Task 7  CANONICAL_QUIZ          why three copies are not three sources
 
 Check your work:  python3 -B methods.py check dedupe
 Stuck?            python3 -B methods.py hint dedupe
 """
 
-from modules.dedupe import CanonicalDedupe, Chunk, OverlapSelection, TextDedupe
+from modules.dedupe import CanonicalDedupe, Chunk, OverlapSelection, TextDedupe, normalised_text
 
-IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line")
+IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
 
 
 def dedupe_ids(chunks) -> tuple:
@@ -65,37 +66,60 @@ def dedupe_text(chunks) -> TextDedupe:
     # END SOLUTION
 
 
-def dedupe_canonical(chunks) -> CanonicalDedupe:
-    """Task 3. Keep one chunk per canonical document.
+def same_passage(a: Chunk, b: Chunk) -> bool:
+    """Task 3. True if chunks `a` and `b` are copies of one passage of one canonical document.
 
-    Chunks with the same `canonical_id` are copies of one document. Among them
-    keep the one whose `copy` is "primary" (if several claim to be primary,
-    the first-ranked of them); if no copy is primary, keep the first-ranked
-    copy. A chunk whose canonical_id is "" declares no copy relation: keep it
-    (removing repeated text is Task 2's job, not this one's).
-    Kept chunks stay in their original order. Return
-    CanonicalDedupe(kept=<tuple of kept chunks>, dropped=<dict: dropped id -> kept id>)
-    (the `reasons` field may be left out).
+    A primary site, a mirror and an export of one document share its `canonical_id`
+    ("" means a chunk declares no copy relation: it is nobody's copy). Two chunks
+    with the same non-empty canonical_id are copies of one passage when
+      * both declare the same non-empty `anchor` (the passage's place in the document), or
+      * their texts are equal after normalised_text() (imported above: Unicode NFC,
+        case-folded, runs of whitespace made one space).
+    Two different passages of one document (the rule and, in the next chunk, its
+    exception) are NOT copies: they have different anchors and different texts.
     """
     # BEGIN SOLUTION
-    chosen = {}
+    if not a.canonical_id or a.canonical_id != b.canonical_id:
+        return False
+    if a.anchor and a.anchor == b.anchor:
+        return True
+    return normalised_text(a.text) == normalised_text(b.text)
+    # END SOLUTION
+
+
+def dedupe_canonical(chunks) -> CanonicalDedupe:
+    """Task 4. Keep one copy of each passage; never drop a distinct passage of a document.
+
+    `chunks` is a sequence of Chunk, best first, with unique ids. Group them into
+    passages: a chunk belongs with every chunk it is the same_passage() of (Task 3), and
+    copies of copies are copies (if a matches b by anchor and b matches c by text, all
+    three are one passage). A chunk that matches nothing is a passage on its own.
+    In each passage keep the chunk whose `copy` is "primary" (the first-ranked one if
+    several are), or, with no primary, the first-ranked chunk. Return
+    CanonicalDedupe(kept=<tuple of kept chunks, in their original order>,
+                    dropped=<dict: dropped id -> id of the chunk kept for its passage>)
+    (the `reasons` and `matched` fields may be left out).
+    """
+    # BEGIN SOLUTION
+    position = {chunk.id: i for i, chunk in enumerate(chunks)}
+    passages = []
     for chunk in chunks:
-        key = chunk.canonical_id or chunk.id
-        if key not in chosen or (chunk.copy == "primary" and chosen[key].copy != "primary"):
-            chosen[key] = chunk
-    kept, dropped = [], {}
-    for chunk in chunks:
-        winner = chosen[chunk.canonical_id or chunk.id]
-        if chunk is winner:
-            kept.append(chunk)
-        else:
-            dropped[chunk.id] = winner.id
-    return CanonicalDedupe(tuple(kept), dropped)
+        joined = [p for p in passages if any(same_passage(chunk, other) for other in p)]
+        merged = [c for p in joined for c in p] + [chunk]
+        passages = [p for p in passages if all(p is not q for q in joined)] + [merged]
+    kept_for = {}
+    for passage in passages:
+        best = min(passage, key=lambda c: (c.copy != "primary", position[c.id]))
+        for chunk in passage:
+            kept_for[chunk.id] = best
+    kept = tuple(chunk for chunk in chunks if kept_for[chunk.id] is chunk)
+    dropped = {chunk.id: kept_for[chunk.id].id for chunk in chunks if kept_for[chunk.id] is not chunk}
+    return CanonicalDedupe(kept, dropped)
     # END SOLUTION
 
 
 def lines_overlap(a: Chunk, b: Chunk) -> bool:
-    """Task 4. True if chunks `a` and `b` come from the same `source` and share at least one line.
+    """Task 5. True if chunks `a` and `b` come from the same `source` and share at least one line.
 
     Line ranges are 1-based and inclusive: start_line=12, end_line=24 covers
     lines 12, 13, ..., 24. So 12-24 and 24-30 share line 24, while 12-24 and
@@ -107,13 +131,15 @@ def lines_overlap(a: Chunk, b: Chunk) -> bool:
 
 
 def select_non_overlapping(chunks) -> OverlapSelection:
-    """Task 5. Select chunks whose lines do not overlap, best first, independent of input order.
+    """Task 6. Select chunks whose lines do not overlap, best first, independent of input order.
 
     Rank the chunks by score, highest first, breaking ties by id (alphabetical),
     so that the same candidates in any input order give the same result. Walk
-    that ranking: a chunk that overlaps (Task 4) an already selected chunk is
+    that ranking: a chunk that overlaps (Task 5) an already selected chunk is
     rejected with the reason "overlapping_lines_with:<id of that selected chunk>"
     (if it overlaps several, name the highest-ranked one); otherwise select it.
+    (Comparing chunk with chunk is enough here; never walk the lines one by one: a
+    chunk may span lines 1 to 1,000,000,000.)
     The ids are unique. Return
     OverlapSelection(selected=<selected chunks in rank order, tuple>,
                      rejected=<dict: rejected id -> reason>)
@@ -130,19 +156,20 @@ def select_non_overlapping(chunks) -> OverlapSelection:
     # END SOLUTION
 
 
-# Task 6 (quiz). A returns policy reaches the candidates three times: from the intranet (primary),
+# Task 7 (quiz). A returns policy reaches the candidates three times: from the intranet (primary),
 # a mirror site and a text export. All three say books go to the north drop box. A report says
 # "three sources agree". What is wrong with that?
 #   "a"  nothing: three retrieved chunks that agree are stronger evidence than one
 #   "b"  the export has a header, so its text is not an exact duplicate and must be kept
-#   "c"  the three are copies of one canonical document; agreement among copies is one source
-#        repeated, not independent confirmation
-#   "d"  the mirror should be kept because it ranked first
+#   "c"  the three are copies of one passage of one canonical document; agreement among copies
+#        is one source repeated, not independent confirmation
+#   "d"  the count is right once only one chunk per canonical document is kept, whatever
+#        else that document says in its other chunks
 # Set CANONICAL_QUIZ to one letter.
 # BEGIN SOLUTION
 CANONICAL_QUIZ = "c"
 # END SOLUTION
 
 
-__all__ = ["Chunk", "IDENTITY_FIELDS", "dedupe_ids", "dedupe_text", "dedupe_canonical", "lines_overlap",
-           "select_non_overlapping", "CANONICAL_QUIZ"]
+__all__ = ["Chunk", "IDENTITY_FIELDS", "dedupe_ids", "dedupe_text", "same_passage", "dedupe_canonical",
+           "lines_overlap", "select_non_overlapping", "CANONICAL_QUIZ"]

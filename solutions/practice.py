@@ -1,7 +1,7 @@
 """Lesson 11 exercises, the capstone: produce the decision table, then explain it.
 
 Task 1  is_current       the validity window against an explicit as-of date
-Task 2  canonical_dedupe  drop mirror copies of a document, never its own chunks
+Task 2  canonical_dedupe  apply lesson 03's canonical dedupe: drop copies of a passage, never a passage
 Task 3  settle_conflict   amounts that disagree: settle by a declared rule, or keep both
 Task 4  decision_table    every layer in order: one decision and one reason per candidate
 Task 5  A2_QUIZ           what happens to the answer if A2 is dropped
@@ -15,8 +15,9 @@ Stuck?             python3 -B methods.py hint practice
 
 from datetime import date
 
-from modules.practice import Candidate, Conflict, Decision, Plan, stated_amounts
 from modules.common.units import lab_tokens
+from modules.dedupe import Chunk, dedupe_canonical
+from modules.practice import Amount, Candidate, Conflict, Decision, Plan, stated_amounts
 
 
 def is_current(candidate: Candidate, as_of: str) -> bool:
@@ -38,44 +39,42 @@ def is_current(candidate: Candidate, as_of: str) -> bool:
 
 
 def canonical_dedupe(candidates) -> dict:
-    """Task 2. Return {id: canonical} for every mirror copy that must be dropped.
+    """Task 2. Apply lesson 03's canonical dedupe; return {dropped id: id of the copy kept}.
 
-    `candidates` are best-ranked first. Group them by `canonical` (the document
-    a chunk is a copy of). In each group, the document to keep is the canonical
-    document itself when one of its chunks is present (document == canonical);
-    otherwise the document of the group's best-ranked candidate. Every member
-    whose `document` is not the kept document is dropped, mapped to its
-    canonical id. Chunks of the kept document are all kept: adjacent chunks are
-    different evidence, not duplicates.
+    Do not write a new rule: lesson 03's `dedupe_canonical` (imported above) keeps one
+    copy of each passage and every distinct passage of a document. Describe each
+    candidate, in rank order, as a lesson 03 `Chunk`: its id, its `document` as the
+    source, its text and similarity; `canonical` as the canonical_id; the copy kind
+    "primary" when the candidate's document is its canonical document and "mirror"
+    otherwise; and an anchor that names the passage's place in the canonical document,
+    f"#{chunk}" (the same in every copy). Return the `dropped` dict of the result.
     """
     # BEGIN SOLUTION
-    groups = {}
+    chunks = []
     for c in candidates:
-        groups.setdefault(c.canonical, []).append(c)
-    dropped = {}
-    for canonical, members in groups.items():
-        documents = {c.document for c in members}
-        keep = canonical if canonical in documents else members[0].document
-        for c in members:
-            if c.document != keep:
-                dropped[c.id] = canonical
-    return dropped
+        copy = "primary" if c.document == c.canonical else "mirror"
+        chunks.append(Chunk(c.id, c.document, c.text, c.similarity, c.canonical, copy, anchor=f"#{c.chunk}"))
+    return dict(dedupe_canonical(chunks).dropped)
     # END SOLUTION
 
 
 def settle_conflict(members, rules=()) -> Conflict:
     """Task 3. Compare the amounts the members state; settle only by a declared rule.
 
-    Consider only members whose text states an amount (`stated_amounts(text)`
-    is not empty; use its first amount), in the order given. `ids` and
-    `amounts` list them.
+    Read amounts with lesson 04's reader, `stated_amounts(text)` (imported above): it
+    returns the Amounts a text states, each with a `value` (None when the amount is
+    written in a way it cannot read, such as "six hundred euros") and a `unit`. Only
+    members whose text states an amount take part, in the order given, each with its
+    first Amount; `ids` and `amounts` list them. Then, in lesson 04's order:
 
-    * All the same amount (or fewer than two): Conflict(ids, amounts, "none", ids).
-    * Different amounts: `rules` holds (winner_source, loser_source) pairs
-      declared in advance. If some member's source has a rule over the source
-      of every member stating a different amount than it, the conflict is
-      resolved: Conflict(ids, amounts, "resolved", <ids of that source's
-      members>, rule=f"{winner_source} over {<losing sources, sorted, joined by ', '>}").
+    * Two or more members and an amount that cannot be read:
+      Conflict(ids, amounts, "unreadable", ids). Never treat it as agreement.
+    * All the same (value, unit) (or fewer than two members): Conflict(ids, amounts, "none", ids).
+    * Different amounts: `rules` holds (winner_source, loser_source) pairs declared
+      in advance. If some member's source has a rule over the source of every member
+      stating a different (value, unit) than it, the conflict is resolved:
+      Conflict(ids, amounts, "resolved", <ids of that source's members>,
+      rule=f"{winner_source} over {<losing sources, sorted, joined by ', '>}").
       Check the members in the order given and take the first that qualifies.
     * Otherwise: Conflict(ids, amounts, "unresolved", ids). Similarity,
       authority and rank never settle anything.
@@ -84,11 +83,14 @@ def settle_conflict(members, rules=()) -> Conflict:
     members = [c for c in members if stated_amounts(c.text)]
     ids = tuple(c.id for c in members)
     amounts = tuple(stated_amounts(c.text)[0] for c in members)
-    if len(set(amounts)) <= 1:
+    if len(members) > 1 and any(a.value is None for a in amounts):
+        return Conflict(ids, amounts, "unreadable", ids)
+    said = [(a.value, a.unit) for a in amounts]
+    if len(set(said)) <= 1:
         return Conflict(ids, amounts, "none", ids)
     declared = set(rules)
-    for winner, stated in zip(members, amounts):
-        losers = [c for c, amount in zip(members, amounts) if amount != stated]
+    for winner, mine in zip(members, said):
+        losers = [c for c, theirs in zip(members, said) if theirs != mine]
         if all((winner.source, c.source) in declared for c in losers):
             kept = tuple(c.id for c in members if c.source == winner.source)
             rule = f"{winner.source} over " + ", ".join(sorted({c.source for c in losers}))
@@ -106,11 +108,11 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
     1. freshness: not is_current -> "expired" if its valid_until is before
        as_of, else "not_yet_valid".
     2. scope: candidate.scope != scope -> "off_topic".
-    3. canonical: canonical_dedupe over the survivors -> "mirror".
+    3. canonical: canonical_dedupe over the survivors -> "copy".
     4. conflict: settle_conflict(survivors, rules); a member not in `kept` ->
        "superseded_by_rule".
-    5. units: the survivors form units. An unresolved conflict's members form
-       one unit (reason "disputed"), in rank order. Every other survivor joins
+    5. units: the survivors form units. The members of a conflict that is
+       "unresolved" or "unreadable" form one unit (reason "disputed"), in rank order. Every other survivor joins
        its document's unit if its chunk number is one more than the last chunk
        already in that unit (reason "adjacent"), else it starts a new unit
        (reason "evidence"); take each document's chunks in chunk order.
@@ -135,7 +137,7 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
     alive = [c for c in candidates if c.id not in reason]
     dedupe = canonical_dedupe(alive)
     for pid in dedupe:
-        reason[pid] = "mirror"
+        reason[pid] = "copy"
     alive = [c for c in alive if c.id not in reason]
     conflict = settle_conflict(alive, rules)
     for pid in conflict.ids:
@@ -144,7 +146,7 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
     alive = [c for c in alive if c.id not in reason]
 
     rank = {c.id: i for i, c in enumerate(candidates)}
-    disputed = set(conflict.ids) if conflict.state == "unresolved" else set()
+    disputed = set(conflict.ids) if conflict.state in ("unresolved", "unreadable") else set()
     units, open_unit = [], {}
     for c in sorted((c for c in alive if c.id not in disputed), key=lambda c: (c.document, c.chunk)):
         unit = open_unit.get(c.document)
@@ -184,7 +186,7 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
 #   "a"  nothing that matters: A2 ranked last, so it carried the least evidence
 #   "b"  the answer states A1's conclusion without its exception, so it promises
 #        reimbursement for travel booked before approval, and its citations still pass
-#   "c"  B1 takes A2's place, since the mirror holds the same words
+#   "c"  B1 takes A2's place, since the mirror is a copy of the travel policy
 #   "d"  the answer abstains, because the conclusion is missing
 # Set A2_QUIZ to one letter.
 # BEGIN SOLUTION
@@ -216,5 +218,5 @@ D_QUIZ = "c"
 # END SOLUTION
 
 
-__all__ = ["Candidate", "is_current", "canonical_dedupe", "settle_conflict", "decision_table",
+__all__ = ["Amount", "Candidate", "is_current", "canonical_dedupe", "settle_conflict", "decision_table",
            "A2_QUIZ", "C1_QUIZ", "D_QUIZ"]

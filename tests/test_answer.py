@@ -6,8 +6,9 @@ import pytest
 
 from helpers import methods
 from modules import answer
-from modules.answer import (CONFLICT_CANDIDATES, CORPUS, FACETS, SOURCE_TEXTS, Answer, Facet, Sentence, assemble,
-                            check_citations, classify_outcome, compose_answer, is_grounded)
+from modules.answer import (CONFLICT_CANDIDATES, CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence,
+                            answer_output, assemble, check_citations, check_output, classify_outcome, compose_answer,
+                            is_grounded, no_answer_cause, run_query, shown_answer)
 from modules.context import CANDIDATES, Passage, select_context
 
 
@@ -20,12 +21,12 @@ def test_full_partial_abstain_over_lesson_01_budgets(record):
     rows = [(r["max_quote_chars"], r["status"], r["missing"], [c["cite"] for c in r["citations"]])
             for r in record["runs"]]
     assert rows == [
-        (80, "abstain", ["opening hours", "returns when closed"], []),
+        (80, "abstain", ["opening hours", "book returns"], []),
         (120, "partial", ["opening hours"], ["returns-v1"]),
         (400, "full", [], ["hours-v2", "returns-v1"]),
     ]
     assert all(r["grounded"] for r in record["runs"])
-    assert "nothing on opening hours" in record["runs"][1]["answer"]
+    assert "nothing on opening hours" in record["runs"][1]["shown"]
 
 
 def test_packets_are_lesson_01s_when_no_needed_source_conflicts():
@@ -51,7 +52,7 @@ def test_conflict_presents_both_hours_and_picks_neither(record):
     assert c["used_quote_chars"] == 351 and c["status"] == "conflict" and c["disputed"] == ["opening hours"]
     kinds = [(s["kind"], s["cite"]) for s in c["sentences"]]
     assert kinds == [("conflict", ""), ("disputed", "hours-v2"), ("disputed", "hours-v3"), ("claim", "returns-v1")]
-    assert "8:30" in c["answer"] and "9:00" in c["answer"] and c["grounded"]
+    assert "8:30" in c["shown"] and "9:00" in c["shown"] and c["grounded"]
 
 
 def test_a_needed_conflict_enters_whole_or_not_at_all():
@@ -81,35 +82,142 @@ def test_grounded_rejects_outside_ids_and_unsupported_quotes():
         {"sentence": 0, "cite": "hours-v2", "present": True, "supported": False}]
 
 
-def test_four_outcomes_counted_apart(record):
+def test_four_outcomes_counted_apart_and_every_no_answer_named_by_its_cause(record):
     o = record["outcomes"]
-    assert o["counts"] == {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 2}
-    assert o["accuracy"] == "2/6" and o["citations_pass"] == "5/6"
-    assert [(q["query"], q["outcome"], q["reason"]) for q in o["queries"]] == [
+    assert o["counts"] == {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 4}
+    assert o["no_answer_causes"] == {"window overflow": 1, "conflict": 1, "budget skip": 1, "missing facet": 1}
+    assert o["accuracy"] == "2/8"
+    assert [(q["query"], q["outcome"], q["cause"]) for q in o["queries"]] == [
         ("q1", "right", ""), ("q2", "right", ""), ("q3", "wrong_record", ""), ("q4", "wrong_source", ""),
-        ("q5", "no_answer", "overflow"), ("q6", "no_answer", "abstention: conflict")]
+        ("q5", "no_answer", "budget skip"), ("q6", "no_answer", "conflict"), ("q7", "no_answer", "window overflow"),
+        ("q8", "no_answer", "missing facet")]
+    # q5 fitted its window: its no-answer is a budget skip followed by an abstention, not an overflow.
+    q5 = o["queries"][4]
+    assert q5["fits_window"] and q5["packet_ids"] == [] and "overflow" not in q5["cause"]
+    q7 = o["queries"][6]
+    assert (q7["final_input"], q7["window"], q7["fits_window"]) == (130, 240, False)
+    assert q7["final_input"] + 128 > q7["window"] and all(q["fits_window"] for q in o["queries"] if q is not q7)
+    text = " ".join(methods("answer").stdout.decode().split())
+    assert "no_answer (overflow)" not in text and "q5 no_answer: budget skip" not in text
+    for words in ("no_answer: budget skip", "no_answer: window overflow", "no_answer: conflict",
+                  "no_answer: missing facet", "then the answer stage abstained (not an overflow)"):
+        assert words in text
+
+
+def test_an_answer_with_no_citation_is_counted_on_its_own(record):
+    o = record["outcomes"]
+    assert o["citations"] == {"ok": 5, "failed": 0, "none": 3}
+    assert [q["citations"] for q in o["queries"]] == ["ok", "ok", "ok", "ok", "none", "ok", "none", "none"]
     # The wrong answers pass the citation check: presence and support are not correctness.
-    assert [q["citations_pass"] for q in o["queries"]][2:4] == [True, True]
+    assert [q["citations"] for q in o["queries"]][2:4] == ["ok", "ok"]
+    assert "3 answers cite nothing, counted on their own" in " ".join(methods("answer").stdout.decode().split())
+
+
+def test_every_answer_passes_the_output_schema_before_it_is_shown(record):
+    for run in record["runs"] + [record["conflict"]]:
+        assert run["schema_problems"] == [] and run["shown"]
+    assert all(q["schema_problems"] == [] for q in record["outcomes"]["queries"])
+    cases = {r["case"]: r["problems"] for r in record["schema_check"]}
+    assert cases["a claim without a citation"] == [
+        "answer.sentences[0] is a claim without a citation (cite and quote)"]
+    assert cases["a status the schema lacks"] == [
+        "answer.status must be one of full, partial, conflict, abstain, got 'done'"]
+    assert cases["cite given as a list"] == ["answer.sentences[0].cite must be a str, got list"]
+    assert cases["a field missing, one undeclared"] == ["answer lacks the field 'disputed'",
+                                                        "answer has an undeclared field 'confidence'"]
+    assert len(cases["full, yet a facet is missing"]) == 1
+
+
+@pytest.mark.parametrize("output, words", [
+    ("not a dict", "answer must be an object, got str"),
+    ({"status": "abstain", "sentences": [], "missing": [], "disputed": []}, "at least one sentence"),
+    ({"status": "abstain", "sentences": [{"kind": "abstain", "text": "No.", "quote": "", "cite": "x"}],
+      "missing": [], "disputed": []}, "is a abstain sentence and may not cite or quote"),
+    ({"status": "abstain", "sentences": [{"kind": "claim", "text": "Yes.", "quote": "Yes.", "cite": "x"}],
+      "missing": [], "disputed": []}, "answer.status is abstain, but a sentence states something"),
+    ({"status": "partial", "sentences": [{"kind": "gap", "text": "None.", "quote": "", "cite": ""}],
+      "missing": ["a"], "disputed": []}, "answer.status is partial, but it claims nothing"),
+    ({"status": "conflict", "sentences": [{"kind": "gap", "text": "x", "quote": "", "cite": ""}],
+      "missing": [], "disputed": []}, "no facet is disputed"),
+    ({"status": "full", "sentences": [{"kind": "claim", "text": " ", "quote": "q", "cite": "x"}],
+      "missing": [3], "disputed": []}, "answer.missing[0] must be a str"),
+    ({"status": "full", "sentences": ["claim"], "missing": [], "disputed": []},
+     "answer.sentences[0] must be an object, got str"),
+    ({"status": True, "sentences": [], "missing": [], "disputed": []}, "answer.status must be a str, got bool"),
+])
+def test_the_schema_names_each_problem(output, words):
+    assert any(words in problem for problem in check_output(output)), check_output(output)
+    with pytest.raises(ValueError, match="breaks the output schema"):
+        shown_answer(output)
+
+
+def test_shown_answer_is_the_answers_text_once_the_schema_passes():
+    for budget in (80, 120, 400):
+        reply = compose_answer(FACETS, assemble(CANDIDATES, budget, FACETS).packet)
+        assert check_output(answer_output(reply)) == [] and shown_answer(answer_output(reply)) == reply.text
+
+
+def test_facets_come_from_the_declared_sub_questions():
+    from modules.context import SUB_QUESTIONS
+    assert [(f.name, f.asks) for f in FACETS] == list(SUB_QUESTIONS)
+    assert [f.terms for f in FACETS] == [("help", "desk", "open"), ("book", "return", "clos")]
+    # The same facet model as lesson 02's coverage objective: one function, one module.
+    from modules import budget
+    from modules.common import facets
+    assert answer.covers is facets.covers and budget.facets_covered is facets.facets_covered
+    assert answer.Facet is budget.Facet is facets.Facet
+    source = open(answer.__file__, encoding="utf-8").read()
+    assert "cue" not in source and "def covers" not in source and "def content_terms" not in source
+
+
+def test_no_answer_cause_order_and_refusals():
+    facets = FACETS
+    abstain = Answer("abstain", (Sentence("abstain", "No."),), ("book returns",))
+    returns = CORPUS["returns-v1"]
+    assert no_answer_cause(abstain, [returns], facets, False) == "window overflow"
+    assert no_answer_cause(abstain, [returns], facets) == "budget skip"
+    assert no_answer_cause(abstain, [CORPUS["hours-v2"]], facets) == "missing facet"
+    full = compose_answer(FACETS, assemble(CANDIDATES, 400, FACETS).packet)
+    with pytest.raises(ValueError, match="only a no-answer has a cause"):
+        no_answer_cause(full, [], facets)
+    with pytest.raises(TypeError, match="fits_window must be a bool"):
+        no_answer_cause(abstain, [], facets, 1)
+    for query in QUERIES:
+        packet, reply, size, fits = run_query(query)
+        assert packet.used_quote_chars <= query[4]
 
 
 def test_the_command_prints_each_answer_and_the_outcomes():
     text = methods("answer").stdout.decode()
-    for words in ("At 120 (partial)", "Answer (conflict)", "right source, wrong record", "Accuracy alone: 2/6"):
+    for words in ("At 120, packet returns-v1 (partial)", "Answer (conflict)", "right source, wrong record",
+                  "Accuracy alone: 2/8"):
         assert words in text
 
 
 @pytest.mark.parametrize("call, error, words", [
     (lambda: Facet("", "x"), ValueError, "Facet.name must not be empty, got ''"),
-    (lambda: Facet("hours", 3), TypeError, "Facet.cue must be a str, got int 3"),
+    (lambda: Facet("hours", 3), TypeError, "Facet.asks must be a str, got int 3"),
     (lambda: compose_answer([], CANDIDATES), ValueError, "facets must name at least one part"),
     (lambda: compose_answer(["hours"], CANDIDATES), TypeError, "facets[0] must be a Facet, got str 'hours'"),
     (lambda: compose_answer(FACETS, "hours-v2"), TypeError, "packet must be a sequence of Passage, got str"),
     (lambda: compose_answer(FACETS, [CANDIDATES[0], "x"]), TypeError, "packet[1] must be a Passage, got str 'x'"),
-    (lambda: assemble(CANDIDATES, -1, FACETS), ValueError, "max_quote_chars must be >= 0, got -1"),
+    (lambda: assemble(CANDIDATES, -1, FACETS), ValueError, "max_quote_chars must be at least 0, got -1"),
     (lambda: assemble(CANDIDATES, True, FACETS), TypeError, "max_quote_chars must be an int, got bool"),
     (lambda: check_citations("answer", [], SOURCE_TEXTS), TypeError, "answer must be an Answer, got str"),
     (lambda: check_citations(Answer("full", ()), [], [1]), TypeError, "source_texts must be a dict"),
     (lambda: classify_outcome(Answer("full", ()), "nope", CORPUS), ValueError, "gold_id 'nope' must be an id"),
+    # Issue 14: a str is not a collection of ids, None is not an answer, a corpus holds Passages.
+    (lambda: check_citations(Answer("full", ()), "hours-v2", SOURCE_TEXTS), TypeError,
+     "packet_ids must be a collection of ids, got str 'hours-v2'"),
+    (lambda: is_grounded(None, ["hours-v2"], SOURCE_TEXTS), TypeError, "answer must be an Answer, got NoneType"),
+    (lambda: classify_outcome(Answer("full", ()), "hours-v2", {"hours-v2": "text"}), TypeError,
+     "corpus['hours-v2'] must be a Passage, got str"),
+    (lambda: classify_outcome(Answer("full", ()), "hours-v2", ["hours-v2"]), TypeError, "corpus must be a dict"),
+    (lambda: classify_outcome(Answer("full", ()), None, CORPUS), TypeError, "gold_id must be a str"),
+    (lambda: Answer("full", [Sentence("claim", "x")]), TypeError, "Answer.sentences must be a tuple"),
+    (lambda: Answer("full", ("x",)), TypeError, "Answer.sentences[0] must be a Sentence"),
+    (lambda: Sentence("claim", None), TypeError, "Sentence.text must be a str, got NoneType"),
+    (lambda: no_answer_cause("x", [], FACETS), TypeError, "answer must be an Answer"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
@@ -132,3 +240,44 @@ def test_solution_and_mechanism_agree():
     extra = Passage("x", "s", "1", "t", "The help desk opens at 6:00.")
     for packet in ([extra], [extra, CORPUS["hours-v2"]]):
         assert compose_answer(FACETS, packet).status == solution.compose_answer(FACETS, packet).status
+
+
+def test_check_citations_with_a_str_is_refused_not_read_as_characters():
+    quote = CORPUS["hours-v2"].text
+    reply = Answer("full", (Sentence("claim", quote, quote, "h"),))
+    # Before: "hours-v2" was read as the set of its characters, and the id "h" counted as present.
+    with pytest.raises(TypeError):
+        check_citations(reply, "hours-v2", SOURCE_TEXTS)
+    assert check_citations(reply, ("hours-v2",), SOURCE_TEXTS)[0]["present"] is False
+    assert check_citations(reply, {"h"}, SOURCE_TEXTS)[0]["present"] is True
+
+
+def test_an_nfd_passage_answers_an_nfc_sub_question():
+    import unicodedata
+    passage = Passage("cafe-nfd", "cafe", "1", "Cafe",
+                      unicodedata.normalize("NFD", "The café beside the help desk opens at 7:45."))
+    facet = Facet("cafe hours", unicodedata.normalize("NFC", "When does the café open?"))
+    reply = compose_answer((facet,), (passage,))
+    assert reply.status == "full" and reply.sentences[0].cite == "cafe-nfd"
+    assert reply.sentences[0].quote == passage.text  # quoted as the source wrote it
+
+
+def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
+    text = methods("answer").stdout.decode()
+    assert max(len(line) for line in text.splitlines()) <= 88
+    blocks = answer.view(answer.trace())
+    assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
+    for b in blocks:
+        if "table" in b:
+            assert b["table"].get("legend"), b["table"]["title"]
+
+
+def test_records_are_frozen_dataclasses_and_the_trace_lives_apart():
+    import ast
+    import dataclasses
+    for kind in (Sentence, Answer, Facet):
+        assert dataclasses.is_dataclass(kind) and kind.__dataclass_params__.frozen
+    source = open(answer.__file__, encoding="utf-8").read()
+    top = [node for node in ast.parse(source).body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert not any("answer_trace" in ast.dump(node) or "'modules.budget'" in ast.dump(node) for node in top)
+    assert len(source.splitlines()) <= 400

@@ -6,8 +6,9 @@ import pytest
 
 from helpers import methods
 from modules import budget
-from modules.budget import (RANKED, REQUESTS, WINDOW_TOKENS, WORKED, Chunk, Request, count_overflows,
-                            evidence_budget, fill_budget, prompt_sizes, request_fits)
+from modules.budget import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
+                            WORKED, Chunk, Facet, Request, count_overflows, evidence_budget, fill_budget,
+                            prompt_sizes, request_fits, select_for_coverage, window_bar)
 from modules.common.units import chars, lab_tokens, utf8_bytes
 
 
@@ -64,15 +65,29 @@ def test_truncate_respects_any_counter():
 
 def test_window_equation_worked_example(record):
     window = record["window"]
-    assert window["equation"] == "window = system + history + tools + evidence + output_reserve + margin"
+    assert window["equation"] == "window = base_input + history + tools + evidence + output_reserve + margin"
     worked = window["plans"][0]
-    assert (worked["window"], worked["system"], worked["output_reserve"], worked["evidence"]) == (1024, 124, 128, 772)
+    assert (worked["window"], worked["base_input"], worked["output_reserve"], worked["evidence"]) == (1024, 124, 128, 772)
     assert worked["history"] == 0 and worked["tools"] == 0 and worked["margin"] == 0
     assert (window["final_input"], window["final_input_plus_reserve"], window["fits"]) == (723, 851, True)
-    assert window["evidence_used"] == 723 - 124 == 599 <= worked["evidence"]
-    assert "final input 723" in methods("budget").stdout.decode()
     assert evidence_budget(**WORKED) == 772 and request_fits(723, 128, 1024)
     assert not request_fits(897, 128, 1024) and request_fits(896, 128, 1024)
+
+
+def test_the_worked_example_says_what_723_is():
+    # 723 is the whole assembled input recounted, not base input + evidence; 1,024 and 128
+    # are test settings; the base-input column is named for what it holds.
+    text = methods("budget").stdout.decode()
+    flat = " ".join(text.split())
+    assert "124 base + 599" not in flat and "evidence_used" not in json.dumps(budget.trace())
+    assert ("counted again as one text (system text, question, chat template, source headers, wrappers and "
+            "evidence): that final input is 723") in flat
+    assert "723 is the whole input, not the evidence alone" in flat
+    assert "A window of 1,024 and a reserve of 128 are this lesson's test settings, not any model's capacity" in flat
+    assert "base input: system text, question and message wrapping" in flat
+    header = next(line for line in text.splitlines() if line.startswith("plan "))
+    assert "base input" in header.split() or "base input" in header
+    assert " system " not in header
 
 
 def test_history_and_tools_take_evidence_room(record):
@@ -82,7 +97,7 @@ def test_history_and_tools_take_evidence_room(record):
     assert follow_up["evidence_taken_by_history_and_tools"] == 240
     assert record["window"]["plans"][2]["evidence"] == 500
     text = methods("budget").stdout.decode()
-    for term in ("system", "history", "tools", "output reserve", "margin", "evidence"):
+    for term in ("base input", "history", "tools", "output reserve", "margin", "evidence"):
         assert term in text
 
 
@@ -90,7 +105,8 @@ def test_negative_remainder_is_an_error_naming_the_terms(record):
     with pytest.raises(ValueError) as caught:
         evidence_budget(1024, 124, 700, 90, 128, 32)
     message = str(caught.value)
-    for words in ("window 1024", "system 124", "history 700", "tools 90", "output_reserve 128", "margin 32", "= -50"):
+    for words in ("window 1024", "base_input 124", "history 700", "tools 90", "output_reserve 128", "margin 32",
+                  "= -50"):
         assert words in message
     assert record["window"]["negative_remainder"]["error"].startswith("ValueError: evidence budget is negative")
     assert evidence_budget(100, 60, 0, 0, 40, 0) == 0
@@ -134,7 +150,7 @@ def test_exact_fit_in_the_overflow_count():
 
 
 @pytest.mark.parametrize("call, error, words", [
-    (lambda: fill_budget(RANKED, -1), ValueError, "budget must be >= 0, got -1"),
+    (lambda: fill_budget(RANKED, -1), ValueError, "budget must be at least 0, got -1"),
     (lambda: fill_budget(RANKED, True), TypeError, "budget must be an int, got bool True"),
     (lambda: fill_budget(RANKED, 80.0), TypeError, "budget must be an int, got float 80.0"),
     (lambda: fill_budget(RANKED, 80, policy="cut"), ValueError, "policy must be one of skip, stop, truncate, got 'cut'"),
@@ -143,19 +159,108 @@ def test_exact_fit_in_the_overflow_count():
     (lambda: fill_budget(["text"], 80), TypeError, "chunks[0] must be a Chunk, got str"),
     (lambda: Chunk("", "x"), ValueError, "Chunk.id must not be empty"),
     (lambda: Chunk("a", 3), TypeError, "Chunk.text must be a str, got int 3"),
-    (lambda: evidence_budget(1024, -1, 0, 0, 128, 0), ValueError, "system must be >= 0, got -1"),
-    (lambda: evidence_budget(0, 0, 0, 0, 0, 0), ValueError, "window must be >= 1, got 0"),
+    (lambda: evidence_budget(1024, -1, 0, 0, 128, 0), ValueError, "base_input must be at least 0, got -1"),
+    (lambda: evidence_budget(0, 0, 0, 0, 0, 0), ValueError, "window must be at least 1, got 0"),
     (lambda: evidence_budget(1024, 124, False, 0, 128, 0), TypeError, "history must be an int, got bool False"),
     (lambda: evidence_budget(1024, 124, 0, 0, 128.0, 0), TypeError, "output_reserve must be an int, got float 128.0"),
-    (lambda: count_overflows(REQUESTS, 0, 160), ValueError, "k must be >= 1, got 0"),
-    (lambda: count_overflows(REQUESTS, 4, 0), ValueError, "window must be >= 1, got 0"),
-    (lambda: Request("q", "?", -3, (1,)), ValueError, "Request 'q' base_tokens must be >= 0, got -3"),
+    (lambda: count_overflows(REQUESTS, 0, 160), ValueError, "k must be at least 1, got 0"),
+    (lambda: count_overflows(REQUESTS, 4, 0), ValueError, "window must be at least 1, got 0"),
+    (lambda: Request("q", "?", -3, (1,)), ValueError, "Request 'q' base_tokens must be at least 0, got -3"),
     (lambda: Request("q", "?", 3, [1]), TypeError, "Request.chunk_tokens must be a tuple, got list"),
     (lambda: Request(7, "?", 3, (1,)), TypeError, "Request.id must be a str, got int 7"),
     (lambda: count_overflows([(10, (1, 2))], 1, 100), TypeError, "requests[0] must be a Request, got tuple"),
     (lambda: prompt_sizes(5, 1), TypeError, "requests must be a sequence of Request, got int"),
+    (lambda: window_bar(1, 1, 0), ValueError, "scale must be at least 1, got 0"),
+    (lambda: window_bar(1, 0, 10), ValueError, "window must be at least 1, got 0"),
+    (lambda: window_bar(11, 5, 10), ValueError, "value must be at most 10, got 11"),
+    (lambda: window_bar(1, 5, 10, 0), ValueError, "width must be at least 1, got 0"),
+    (lambda: select_for_coverage(RANKED, ["hours"], 80), TypeError, "facets[0] must be a Facet, got str"),
+    (lambda: select_for_coverage(RANKED, COVERAGE_FACETS, -5), ValueError, "budget must be at least 0"),
+    (lambda: select_for_coverage({RANKED[0]}, COVERAGE_FACETS, 5), TypeError, "chunks must be a sequence"),
+    (lambda: Facet("hours", "Is it?"), ValueError, "Facet.asks must hold at least one content word"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
         call()
     assert words in str(caught.value)
+
+
+def test_the_bar_glyphs_are_defined_next_to_the_chart():
+    text = " ".join(methods("budget").stdout.decode().split())
+    assert ("Bar: the largest prompt on a scale of 0 to 308, 40 cells: '#' inside the window, '|' the window "
+            "edge (160), '!' beyond it (overflow), '.' unused scale.") in text
+    assert window_bar(308, 160, 308, 40) == "#" * 21 + "|" + "!" * 19
+
+
+def test_average_chunks_that_fit_is_explained_per_request(record):
+    sweep = record["sweep"]
+    fits = [r["chunks_that_fit"] for r in sweep["requests"]]
+    assert fits == [6, 6, 8, 4, 8, 6, 3, 7, 5, 8] and sum(fits) / len(fits) == 6.1
+    for request, row in zip(REQUESTS, sweep["requests"]):
+        k = row["chunks_that_fit"]
+        assert row["prompt_at_fit"] == prompt_sizes([request], k)[0] <= 160
+        assert k == len(request.chunk_tokens) or prompt_sizes([request], k + 1)[0] > 160
+    text = " ".join(methods("budget").stdout.decode().split())
+    assert "On average 6.1 chunks fit: the mean of the fit column, each request's own largest k." in text
+    assert "the tightest request fits only 3" in text
+
+
+def test_rank_walk_repeats_a_facet_where_coverage_covers_both(record):
+    cov = record["coverage"]
+    assert [(c["id"], c["chars"], c["covers"]) for c in cov["ranked"]] == [
+        ("laptop-loans", 150, ["laptop return"]), ("laptop-faq", 171, ["laptop return"]),
+        ("guest-wifi", 40, ["guest network"]), ("copier-pin", 30, [])]
+    assert cov["walk"] == {"kept_ids": ["laptop-loans", "laptop-faq"], "used": 321, "covered": ["laptop return"],
+                           "repeats": ["laptop-faq"], "missed": ["guest-wifi"], "labelled_in_packet": "1/2"}
+    assert cov["coverage_aware"] == {"kept_ids": ["laptop-loans", "guest-wifi"], "used": 190,
+                                     "covered": ["laptop return", "guest network"],
+                                     "pick_order": ["guest-wifi", "laptop-loans"], "labelled_in_packet": "2/2"}
+    assert [c["pick"] for c in cov["ranked"]] == [2, None, 1, None]
+    assert cov["budget"] == COVERAGE_BUDGET == 330
+    # The chunks are the lesson's own: the same ids carry the same text as in the skip example.
+    ranked = {c.id: c for c in RANKED}
+    assert all(ranked[c.id] == c for c in COVERAGE_RANKED if c.id in ranked)
+
+
+def test_coverage_never_reads_the_labels(monkeypatch):
+    before = select_for_coverage(COVERAGE_RANKED, COVERAGE_FACETS, COVERAGE_BUDGET)
+    monkeypatch.setattr(budget, "COVERAGE_LABELS", ("copier-pin", "laptop-faq"))
+    assert select_for_coverage(COVERAGE_RANKED, COVERAGE_FACETS, COVERAGE_BUDGET) == before
+    cov = budget.trace()["coverage"]
+    assert cov["coverage_aware"]["kept_ids"] == ["laptop-loans", "guest-wifi"]
+    assert cov["labels"]["relevant_ids"] == ["copier-pin", "laptop-faq"]
+
+
+def test_coverage_greedy_is_exact_and_keeps_rank_order():
+    alpha, beta = Facet("alpha", "alpha?"), Facet("beta", "beta?")
+    chunks = [Chunk("a", "alpha " + "." * 94), Chunk("b", "beta"), Chunk("c", "alpha")]
+    chosen = select_for_coverage(chunks, [alpha, beta], 200)
+    assert chosen.pick_order == ("b", "c") and chosen.kept_ids == ("b", "c") and chosen.used == 9
+    assert chosen.covered == ("alpha", "beta") and chosen.missing == ()
+    ties = [Chunk(f"t{i:02d}", "alpha") for i in range(40)]
+    assert select_for_coverage(ties, [alpha], 100).kept_ids == ("t00",)
+    nothing = select_for_coverage(chunks, [alpha, beta], 3)
+    assert nothing.kept == () and nothing.missing == ("alpha", "beta") and nothing.unit == "chars"
+
+
+def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
+    text = methods("budget").stdout.decode()
+    assert max(len(line) for line in text.splitlines()) <= 88
+    blocks = budget.view(budget.trace())
+    assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
+    for b in blocks:
+        if "table" in b:
+            assert b["table"].get("legend"), b["table"]["title"]
+
+
+def test_records_are_frozen_dataclasses_and_the_trace_lives_apart():
+    import dataclasses
+    for kind in (Chunk, budget.BudgetWalk, Request, budget.CoverageSelection):
+        assert dataclasses.is_dataclass(kind) and kind.__dataclass_params__.frozen
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        RANKED[0].text = "changed"
+    import ast
+    source = open(budget.__file__, encoding="utf-8").read()
+    top = [node for node in ast.parse(source).body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert not any("budget_trace" in ast.dump(node) for node in top), "the mechanism imports its trace lazily"
+    assert len(source.splitlines()) <= 400

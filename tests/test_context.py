@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from helpers import methods
-from modules import context
+from helpers import ROOT, methods
+from modules import context, context_trace
 from modules.context import CANDIDATES, RELEVANT_IDS, Passage, packet_coverage, recall_at_k, select_context
 
 
@@ -60,7 +60,7 @@ def test_budget_option_replaces_the_defaults():
     record = json.loads(methods("context", "--json", "--budget", "191", "--budget", "190").stdout)
     assert [(r["max_quote_chars"], r["coverage"]) for r in record["runs"]] == [(191, "2/2"), (190, "1/2")]
     done = methods("context", "--budget", "-1", check=False)
-    assert done.returncode == 2 and b"max_quote_chars must be >= 0, got -1" in done.stderr
+    assert done.returncode == 2 and b"must be at least 0, got -1" in done.stderr
 
 
 def test_identical_copies_collapse_and_different_ones_raise():
@@ -73,7 +73,7 @@ def test_identical_copies_collapse_and_different_ones_raise():
 
 
 @pytest.mark.parametrize("call, error, words", [
-    (lambda: select_context(CANDIDATES, -1), ValueError, "max_quote_chars must be >= 0, got -1"),
+    (lambda: select_context(CANDIDATES, -1), ValueError, "max_quote_chars must be at least 0, got -1"),
     (lambda: select_context(CANDIDATES, 80.0), TypeError, "max_quote_chars must be an int, got float"),
     (lambda: select_context(CANDIDATES, True), TypeError, "max_quote_chars must be an int, got bool"),
     (lambda: select_context(["not a passage"], 80), TypeError, "candidates[0] must be a Passage"),
@@ -81,7 +81,8 @@ def test_identical_copies_collapse_and_different_ones_raise():
     (lambda: Passage("", "s", "1", "t", "x"), ValueError, "Passage.id must not be empty"),
     (lambda: packet_coverage(["a"], []), ValueError, "relevant_ids must not be empty"),
     (lambda: packet_coverage("ab", ["a"]), TypeError, "packet_ids must be a collection of ids"),
-    (lambda: recall_at_k(["a"], ["a"], 0), ValueError, "k must be >= 1, got 0"),
+    (lambda: recall_at_k(["a"], ["a"], 0), ValueError, "k must be at least 1, got 0"),
+    (lambda: recall_at_k(["a"], "a", 1), TypeError, "relevant_ids must be a collection of ids, got str"),
     (lambda: context.trace(()), ValueError, "budgets must name at least one"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
@@ -95,3 +96,47 @@ def test_skip_not_truncate_on_the_mechanism():
     record = select_context([long, short, mid], 80)
     assert record.packet == (short, mid) and record.budget_skipped_ids == ("long",)
     assert record.used_quote_chars == 70
+
+
+def test_plain_output_names_what_a_duplicate_repeats_and_what_a_conflict_holds():
+    text = methods("context").stdout.decode()
+    assert "skipped: duplicate text of returns-v1" in text
+    assert "blocked: version conflict in printing-prices (1, 2)" in text
+    record = select_context(CANDIDATES, 400)
+    assert record.duplicate_of == {"returns-faq": "returns-v1"}
+    step = context.trace((400,))["runs"][0]["steps"][2]
+    assert (step["decision"], step["duplicate_of"]) == ("skipped: duplicate text", "returns-v1")
+
+
+def test_the_quiz_premise_holds_on_the_fixture():
+    # The quiz says a label-reading selector gets 1/2 at 120 like the honest one, because the
+    # two needed passages take 100 + 91 = 191 characters. Check each figure it states.
+    by_id = {p.id: p for p in CANDIDATES}
+    assert (len(by_id["returns-v1"].text), len(by_id["hours-v2"].text)) == (100, 91)
+    honest = select_context(CANDIDATES, 120)
+    cheat = context_trace.reads_the_labels(CANDIDATES, RELEVANT_IDS, 120)
+    assert packet_coverage(honest.packet_ids, RELEVANT_IDS) == packet_coverage(cheat.packet_ids, RELEVANT_IDS) \
+        == Fraction(1, 2)
+    quiz = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
+    quiz = quiz[quiz.index("# Task 4 (quiz)."):quiz.index("LABELS_QUIZ = ")]
+    assert "is 1/2, the same as the honest selector's" in quiz and "100 + 91 = 191" in quiz
+    assert "2/2 at 120" not in quiz and "jumps" not in quiz
+
+
+def test_reading_the_labels_inflates_coverage_on_another_ranking_only():
+    rows = [(r["ranking"], r["max_quote_chars"], r["honest"], r["reads_labels"])
+            for r in context.trace()["label_reader"]]
+    assert rows == [("the lesson's", 80, "0/2", "0/2"), ("the lesson's", 120, "1/2", "1/2"),
+                    ("the lesson's", 400, "2/2", "2/2"), ("distractors first", 200, "1/2", "2/2")]
+    assert sorted(context_trace.OTHER_RANKING) == sorted(p.id for p in CANDIDATES)
+
+
+def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
+    for args in ((), ("--budget", "0", "--budget", "191", "--budget", "100000")):
+        text = methods("context", *args).stdout.decode()
+        assert max(len(line) for line in text.splitlines()) <= 88
+    blocks = context.view(context.trace())
+    assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
+    for b in blocks:
+        if "table" in b:
+            assert b["table"].get("legend"), b["table"]["title"]

@@ -7,8 +7,8 @@ import pytest
 from helpers import methods
 from modules import dedupe
 from modules.dedupe import (CANONICAL_CASE, CROWDING_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, Chunk,
-                            IdConflict, dedupe_canonical, dedupe_ids, dedupe_text, distinct_texts, lines_overlap,
-                            ranked, select_non_overlapping)
+                            IdConflict, canonical_sources, dedupe_canonical, dedupe_ids, dedupe_text, distinct_texts,
+                            lines_overlap, ranked, same_passage, select_non_overlapping)
 
 
 @pytest.fixture(scope="module")
@@ -58,19 +58,62 @@ def test_exact_text_dedupe(record):
     assert record["text"]["overlapping_but_distinct"] == ["hours-w1", "hours-w2"]
 
 
-def test_canonical_copies_collapse_with_a_reason(record):
+def test_canonical_dedupe_keeps_one_copy_of_each_passage(record):
     result = dedupe_canonical(CANONICAL_CASE)
-    assert [c.id for c in result.kept] == ["printing-export", "returns-primary", "hours-primary"]
+    assert [c.id for c in result.kept] == ["printing-export", "returns-primary", "hours-primary", "returns-laptops"]
     assert result.dropped == {"returns-mirror": "returns-primary", "returns-export": "returns-primary",
                               "printing-mirror": "printing-export"}
-    assert result.reasons["returns-primary"].startswith("primary copy")
-    assert result.reasons["printing-export"].startswith("first-ranked copy; no primary")
+    assert result.reasons == {"printing-export": "first-ranked of 2 copies, none primary",
+                              "returns-primary": "primary, preferred over 2 other copies",
+                              "hours-primary": "only copy", "returns-laptops": "only copy"}
+    assert result.matched == {"returns-mirror": "same normalised text", "returns-export": "same anchor §1",
+                              "printing-mirror": "same anchor §1"}
     canonical = record["canonical"]
-    assert canonical["copies_per_source"]["policy:returns"] == 3
-    assert (canonical["apparent_sources_before"], canonical["canonical_sources_before"]) == (6, 3)
-    assert (canonical["chunks_after"], canonical["canonical_sources_after"]) == (3, 3)
-    assert canonical["chunks_after_exact_text"] == 5 == len(dedupe_text(CANONICAL_CASE).kept)
-    assert "policy:returns: 3 copies is 1 source" in methods("dedupe").stdout.decode()
+    assert canonical["copies_per_document"]["policy:returns"] == 4
+    assert canonical["passages_kept_per_document"] == {"policy:printing": 1, "policy:returns": 2, "policy:hours": 1}
+    assert (canonical["chunks_before"], canonical["places_before"], canonical["canonical_sources_before"]) == (7, 6, 3)
+    assert (canonical["chunks_after"], canonical["canonical_sources_after"]) == (4, 3)
+    assert canonical["chunks_after_exact_text"] == 7 == len(dedupe_text(CANONICAL_CASE).kept)
+    text = methods("dedupe").stdout.decode()
+    assert "policy:returns: 4 chunks, 2 passages kept" in text
+    assert "keeping\none chunk per canonical document would drop the laptop exception" in text
+
+
+def test_the_rule_and_its_exception_are_two_passages():
+    """Issue 13: 'one chunk per canonical document' dropped an exception; distinct passages all stay."""
+    rule = Chunk("rule", "intranet/t", "Trips are reimbursed.", 0.9, "t", "primary", anchor="§3")
+    mirror = Chunk("rule-m", "mirror/t", "TRIPS are\nreimbursed.", 0.95, "t", "mirror")
+    exception = Chunk("exception", "intranet/t", "Unless booked before approval.", 0.5, "t", "primary", anchor="§4")
+    result = dedupe_canonical([mirror, rule, exception])
+    assert [c.id for c in result.kept] == ["rule", "exception"] and result.dropped == {"rule-m": "rule"}
+    assert same_passage(rule, mirror) and not same_passage(rule, exception)
+    assert canonical_sources([mirror, rule, exception]) == 1 == canonical_sources(result.kept)
+
+
+def test_copies_of_copies_join_one_passage():
+    mirror = Chunk("m", "mirror/s", "Return books to the box.", 0.9, "s", "mirror")
+    export = Chunk("e", "export/s", "EXPORT. Return books to the box.", 0.8, "s", "export", anchor="§1")
+    primary = Chunk("p", "intranet/s", "Return books to the box.", 0.7, "s", "primary", anchor="§1")
+    for order in ([mirror, export, primary], [export, primary, mirror], [primary, mirror, export]):
+        result = dedupe_canonical(order)
+        assert [c.id for c in result.kept] == ["p"], order
+    assert [c.id for c in dedupe_canonical([mirror, export]).kept] == ["m", "e"]
+    assert dedupe_canonical([mirror, export, primary]).matched == {"m": "same normalised text", "e": "same anchor §1"}
+    bridge = Chunk("b", "mirror2/s", "Another wording.", 0.6, "s", "mirror", anchor="§1")
+    linked = dedupe_canonical([mirror, export, primary, bridge, Chunk("x", "mirror3/s", "another  WORDING.", 0.5,
+                                                                      "s", "mirror")])
+    assert linked.dropped["x"] == "p" and linked.matched["x"] == "linked through another copy"
+
+
+@pytest.mark.parametrize("field", ["canonical_id", "anchor"])
+@pytest.mark.parametrize("blank", [" ", "\t", "  \n"])
+def test_a_blank_canonical_id_or_anchor_is_refused(field, blank):
+    """Issue 14: a whitespace canonical_id merged unrelated chunks."""
+    with pytest.raises(ValueError, match=rf"Chunk.{field} must be '' \(none declared\) or a non-blank id"):
+        Chunk("a", "s", "t", **{field: blank})
+    assert Chunk("a", "s", "t", **{field: ""}).canonical_id == ""
+    with pytest.raises(ValueError, match=rf"Chunk.{field} must be"):
+        Chunk("a", "s", "t")._replace(**{field: blank})   # a replaced value is checked like a new one
 
 
 def test_overlapping_lines_case(record):
@@ -120,6 +163,53 @@ def test_rejection_names_the_best_ranked_overlap():
     assert select_non_overlapping(chunks).rejected == {"low": "overlapping_lines_with:top"}
 
 
+def test_huge_line_numbers_cost_nothing_extra():
+    """Issue 13: one chunk spanning lines 1 to 10**9 ran over 20 s; cost now follows the chunks."""
+    import time
+    whole = Chunk("whole", "big.md", "w", 0.9, start_line=1, end_line=10 ** 9)
+    tail = Chunk("tail", "big.md", "t", 0.8, start_line=10 ** 9, end_line=10 ** 9 + 5)
+    after = Chunk("after", "big.md", "a", 0.7, start_line=10 ** 9 + 6, end_line=2 * 10 ** 9)
+    began = time.perf_counter()
+    result = select_non_overlapping([after, tail, whole])
+    assert result.selected_ids == ("whole", "after") and result.rejected == {"tail": "overlapping_lines_with:whole"}
+    # 2,000 nested chunks up to 2 * 10**6 lines took 120 s; and a thousand small chunks under one huge one.
+    nested = [Chunk(f"n{i:04d}", "n.md", "x", i / 2000, start_line=1 + 500 * (1999 - i),
+                    end_line=2 * 10 ** 6 - 500 * (1999 - i)) for i in range(2000)]
+    result = select_non_overlapping(nested)
+    assert result.selected_ids == ("n1999",) and len(result.rejected) == 1999
+    assert set(result.rejected.values()) == {"overlapping_lines_with:n1999"}
+    small = [Chunk(f"s{i:04d}", "m.md", "x", 0.9, start_line=10 * i + 1, end_line=10 * i + 5) for i in range(1000)]
+    huge = [Chunk(f"h{i:04d}", "m.md", "x", 0.1, start_line=1, end_line=10 ** 9) for i in range(1000)]
+    result = select_non_overlapping(huge + small)
+    assert len(result.selected) == 1000 and set(result.rejected.values()) == {"overlapping_lines_with:s0000"}
+    assert time.perf_counter() - began < 2.0
+
+
+def test_rejection_names_the_best_ranked_overlap_across_many():
+    # Many selected chunks under one rejected range: the reason names the best-ranked of them.
+    import random
+    rng = random.Random(3)
+    chunks = [Chunk(f"c{i:03d}", "f.md", "x", rng.random(), start_line=s, end_line=s + rng.randrange(0, 40))
+              for i, s in enumerate(rng.randrange(1, 2000) for _ in range(400))]
+    result = select_non_overlapping(chunks)
+    order = ranked(chunks)
+    rank = {c.id: i for i, c in enumerate(order)}
+    for chunk in order:
+        if chunk.id in result.rejected:
+            clashes = [c for c in result.selected if lines_overlap(c, chunk) and rank[c.id] < rank[chunk.id]]
+            assert result.rejected[chunk.id] == f"overlapping_lines_with:{min(clashes, key=lambda c: rank[c.id]).id}"
+        else:
+            assert not any(lines_overlap(c, chunk) for c in result.selected if c.id != chunk.id)
+
+
+def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
+    lines = methods("dedupe").stdout.decode().splitlines()
+    assert max(len(line) for line in lines) <= 88
+    blocks = dedupe.view(dedupe.trace())
+    assert all(b.get("key") for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
+    assert all(b["table"].get("legend") for b in blocks if "table" in b)
+
+
 def test_crowding_cutoff_two_holds_half_the_answer(record):
     assert [c.text for c in CROWDING_CASE[:3]] == [dedupe.RETURNS] * 3 and CROWDING_CASE[3].text == dedupe.HOURS
     rows = {row["label"]: row for row in record["crowding"]["rows"]}
@@ -127,7 +217,7 @@ def test_crowding_cutoff_two_holds_half_the_answer(record):
     assert top2["ids"] == ["returns-v1", "faq-returns"] and top2["distinct_texts"] == 1
     assert top2["answer_parts"] == "1/2" and top2["mean_score"] == 0.935
     assert rows["top 4"]["distinct_texts"] == 2 and rows["top 4"]["answer_parts"] == "2/2"
-    deduped = rows["exact-text dedupe, then top 2"]
+    deduped = rows["text dedupe, top 2"]
     assert deduped["ids"] == ["returns-v1", "hours-v2"] and deduped["answer_parts"] == "2/2"
     assert distinct_texts(CROWDING_CASE[:2]) == 1 and distinct_texts(CROWDING_CASE) == 2
     assert record["crowding"]["labels"]["note"].startswith("for evaluation only")
@@ -146,8 +236,32 @@ def test_crowding_cutoff_two_holds_half_the_answer(record):
     (lambda: dedupe_text("abc"), TypeError, "chunks must be a sequence of Chunk, got str"),
     (lambda: dedupe_ids([ID_CASE[0], "x"]), TypeError, "chunks[1] must be a Chunk, got str 'x'"),
     (lambda: select_non_overlapping([None]), TypeError, "chunks[0] must be a Chunk, got NoneType"),
+    (lambda: Chunk("a", "s", "t", anchor=3), TypeError, "Chunk.anchor must be a str, got int 3"),
+    (lambda: same_passage(ID_CASE[0], "x"), TypeError, "same_passage needs two Chunks, got Chunk and str"),
+    (lambda: dedupe_canonical({ID_CASE[0]}), TypeError, "chunks must be a sequence of Chunk, got set"),
+    (lambda: canonical_sources(None), TypeError, "chunks must be a sequence of Chunk, got NoneType"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
         call()
     assert words in str(caught.value)
+
+
+def test_interval_helpers_match_plain_python():
+    import random
+    from modules.common.intervals import RangeMin, SortedStarts
+    rng = random.Random(7)
+    found, items = SortedStarts(), []
+    for value in rng.sample(range(10 ** 9), 3000):
+        found.add(value)
+        items.append(value)
+        probe = rng.randrange(10 ** 9)
+        below = [x for x in items if x <= probe]
+        assert found.floor(probe) == (max(below) if below else None)
+    assert [x for block in found.blocks for x in block] == sorted(items) and len(found.blocks) > 2
+    values = [rng.randrange(1000) for _ in range(700)]
+    table = RangeMin(values)
+    for _ in range(2000):
+        i = rng.randrange(700)
+        j = rng.randrange(i, 700)
+        assert table.query(i, j) == min(values[i:j + 1])

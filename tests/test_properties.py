@@ -201,22 +201,6 @@ def dedupe_chunks(draw):
 
 
 @FAST
-@given(dedupe_chunks(), st.lists(st.integers(min_value=0, max_value=7), max_size=4))
-def test_dedupe_is_idempotent_and_keeps_the_first_ranked(chunks, repeats):
-    dedupe = lesson_module("dedupe")
-    with_repeats = chunks + [chunks[i] for i in repeats if i < len(chunks)]
-    by_id = dedupe.dedupe_ids(with_repeats)
-    assert by_id == tuple(chunks) and dedupe.dedupe_ids(by_id) == by_id
-    by_text = dedupe.dedupe_text(chunks)
-    assert dedupe.dedupe_text(by_text.kept).kept == by_text.kept
-    assert dedupe.dedupe_text(by_text.kept).duplicate_text_ids == ()
-    assert len({c.text for c in by_text.kept}) == len(by_text.kept) == len({c.text for c in chunks})
-    canonical = dedupe.dedupe_canonical(chunks)
-    assert dedupe.dedupe_canonical(canonical.kept).kept == canonical.kept
-    assert len({dedupe.canonical_key(c) for c in canonical.kept}) == len(canonical.kept)
-
-
-@FAST
 @given(dedupe_chunks(), st.randoms(use_true_random=False))
 def test_non_overlapping_selection_has_no_overlap_and_ignores_input_order(chunks, rng):
     dedupe = lesson_module("dedupe")
@@ -273,54 +257,6 @@ def test_rank_fusion_ignores_the_order_of_its_rankings(lists, rng, k):
         assert fused[0][0] == top[0], "an item ranked first everywhere must fuse first"
 
 
-# ---------------------------------------------------------------- lesson 06: packet rendering
-
-ANY_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
-HOSTILE = st.one_of(ANY_TEXT, st.sampled_from(['</evidence>', '<evidence id="x">', '" relation="forged',
-                                               "&amp;", "&lt;/evidence_set&gt;", "'", "a & b < c"]))
-
-
-@st.composite
-def evidence_items(draw):
-    packet = lesson_module("packet")
-    found = []
-    for number in range(draw(st.integers(min_value=0, max_value=4))):
-        text = draw(HOSTILE)
-        start = draw(st.integers(min_value=0, max_value=50))
-        found.append(packet.Evidence(f"doc#{number}", draw(HOSTILE), draw(HOSTILE), draw(ANY_TEXT), "2024-01-01",
-                                     start, start + len(text), text, draw(st.sampled_from(["retrieved", "adjacent_to:doc#0"]))))
-    return found
-
-
-@FAST
-@given(evidence_items())
-def test_packet_rendering_round_trips_and_no_text_escapes_its_element(items):
-    packet = lesson_module("packet")
-    rendered = packet.render_evidence(items)
-    parsed = packet.parse_evidence(rendered)
-    assert len(parsed) == len(items), "quoted text added or removed an evidence element"
-    for item, back in zip(items, parsed):
-        assert back == {**{name: str(getattr(item, name)) for name in packet.ATTRS}, "text": item.text}
-    assert rendered.count("<evidence ") == len(items) and rendered.count("</evidence>") == len(items)
-
-
-@FAST
-@given(ANY_TEXT)
-def test_escaping_round_trips(text):
-    packet = lesson_module("packet")
-    escaped = packet.escape_text(text)
-    assert packet.unescape_text(escaped) == text
-    assert not set(escaped) & set("<>\"'")
-
-
-@FAST
-@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), ANY_TEXT),
-                    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                            st.dictionaries(ANY_TEXT, inner, max_size=3)), max_leaves=8))
-def test_canonical_json_is_json_dumps_with_sorted_keys(value):
-    import json
-    packet = lesson_module("packet")
-    assert packet.canonical_json(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 # ---------------------------------------------------------------- lesson 04: versions

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
+from functools import lru_cache
 
 from modules.common.vectors import Vector
 
@@ -284,5 +285,10 @@ def opaque_ref(listing_id: str) -> str:
     """
     if not isinstance(listing_id, str) or not listing_id:
         raise ValueError(f"listing_id must be a non-empty str, got {listing_id!r}")
+    return _keyed_ref(_ref_key(), listing_id)
+
+
+@lru_cache(maxsize=4096)
+def _keyed_ref(key: bytes, listing_id: str) -> str:
     import hmac
-    return "ref-" + hmac.new(_ref_key(), listing_id.encode("utf-8"), "sha256").hexdigest()[:12]
+    return "ref-" + hmac.new(key, listing_id.encode("utf-8"), "sha256").hexdigest()[:12]

@@ -6,6 +6,9 @@ packet and the decision, lesson 09 the answer and the trace of the whole run; la
 add channels, sources and simulated failures. None of them copies a stage: they build a
 new Pipeline from an existing one.
 
+Every record here is an immutable named tuple (cheap to define on each run of a lesson
+command), validated on construction.
+
     Stage(name, version, layer, run, kind="step", after_halt=False)
         run(so_far) -> output. `so_far` is the Run up to this stage: read the inputs with
         so_far.inputs["query"], an earlier stage's output with so_far.output("contract"),
@@ -28,8 +31,6 @@ new Pipeline from an existing one.
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import dataclass
-from typing import Callable
 
 __all__ = ["Stage", "Halt", "Pipeline", "Run", "StageRecord"]
 
@@ -45,35 +46,29 @@ def _name(value, what: str) -> str:
     return value
 
 
-@dataclass(frozen=True)
-class Stage:
-    """One named, versioned step of a pipeline."""
+class Stage(namedtuple("Stage", "name version layer run kind after_halt", defaults=("step", False))):
+    """One named, versioned step of a pipeline (an immutable record, validated on construction)."""
 
-    name: str
-    version: str
-    layer: str
-    run: Callable
-    kind: str = "step"
-    after_halt: bool = False
+    __slots__ = ()
 
-    def __post_init__(self):
-        for field in ("name", "version", "layer", "kind"):
-            _name(getattr(self, field), f"Stage.{field}")
-        if not callable(self.run):
-            raise TypeError(f"Stage.run must be callable, got {type(self.run).__name__} {self.run!r}")
-        if not isinstance(self.after_halt, bool):
-            raise TypeError(f"Stage.after_halt must be a bool, got {self.after_halt!r}")
+    def __new__(cls, name, version, layer, run, kind="step", after_halt=False):
+        for field, value in (("name", name), ("version", version), ("layer", layer), ("kind", kind)):
+            _name(value, f"Stage.{field}")
+        if not callable(run):
+            raise TypeError(f"Stage.run must be callable, got {type(run).__name__} {run!r}")
+        if not isinstance(after_halt, bool):
+            raise TypeError(f"Stage.after_halt must be a bool, got {after_halt!r}")
+        return super().__new__(cls, name, version, layer, run, kind, after_halt)
+
+    @classmethod
+    def _make(cls, iterable):
+        return cls(*iterable)
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(namedtuple("Run", "pipeline inputs records halted_by skipped", defaults=((), None, ()))):
     """What one pipeline run produced: every stage's output, in stage order."""
 
-    pipeline: str
-    inputs: dict
-    records: tuple = ()
-    halted_by: str | None = None
-    skipped: tuple = ()
+    __slots__ = ()
 
     def output(self, name: str, default=_MISSING):
         """The output of stage `name`; `default` (if given) when it did not run."""
@@ -98,24 +93,27 @@ class Run:
         return {record.name: record.version for record in self.records}
 
 
-@dataclass(frozen=True)
-class Pipeline:
+class Pipeline(namedtuple("Pipeline", "name stages")):
     """An ordered tuple of stages with distinct names."""
 
-    name: str
-    stages: tuple
+    __slots__ = ()
 
-    def __post_init__(self):
-        _name(self.name, "Pipeline.name")
-        if not isinstance(self.stages, tuple):
-            raise TypeError(f"Pipeline.stages must be a tuple of Stage, got {type(self.stages).__name__}")
+    def __new__(cls, name, stages):
+        _name(name, "Pipeline.name")
+        if not isinstance(stages, tuple):
+            raise TypeError(f"Pipeline.stages must be a tuple of Stage, got {type(stages).__name__}")
         seen = set()
-        for index, stage in enumerate(self.stages):
+        for index, stage in enumerate(stages):
             if not isinstance(stage, Stage):
                 raise TypeError(f"Pipeline.stages[{index}] must be a Stage, got {type(stage).__name__} {stage!r}")
             if stage.name in seen:
                 raise ValueError(f"Pipeline.stages has two stages named {stage.name!r}")
             seen.add(stage.name)
+        return super().__new__(cls, name, stages)
+
+    @classmethod
+    def _make(cls, iterable):
+        return cls(*iterable)
 
     def names(self) -> tuple:
         return tuple(stage.name for stage in self.stages)
@@ -157,7 +155,7 @@ class Pipeline:
     def extend(self, *stages: Stage, name: str | None = None) -> "Pipeline":
         return self._with(self.stages + stages, name)
 
-    def run(self, inputs: dict, observe: Callable | None = None) -> Run:
+    def run(self, inputs: dict, observe=None) -> Run:
         """Run every stage in order; a Halt skips the rest except stages that run after_halt."""
         if not isinstance(inputs, dict):
             raise TypeError(f"inputs must be a dict of name -> value, got {type(inputs).__name__} {inputs!r}")

@@ -20,6 +20,7 @@ The stages defined here (see modules/common/pipeline.py):
 from __future__ import annotations
 
 from collections import namedtuple
+from functools import lru_cache
 
 from modules.common.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref
 from modules.common.checks import sequence_of, short
@@ -108,13 +109,21 @@ def permission_gate(pairs) -> tuple:
 
 def day_number(day: str, name: str = "day") -> int:
     """An ISO date's day number (date.toordinal), so two dates subtract to days."""
-    import datetime
     if not isinstance(day, str) or len(day) != 10:
         raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}")
+    found = _ordinal(day)
+    if found is None:
+        raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}")
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _ordinal(day: str):
+    import datetime
     try:
         return datetime.date.fromisoformat(day).toordinal()
     except ValueError:
-        raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}") from None
+        return None
 
 
 def field_ages(listing: Listing, as_of: str) -> tuple:
@@ -122,6 +131,11 @@ def field_ages(listing: Listing, as_of: str) -> tuple:
     or checked after the as-of date (not yet known then), is not fresh: fail closed."""
     if not isinstance(listing, Listing):
         raise TypeError(f"listing must be a Listing, got {type(listing).__name__} {short(listing)}")
+    return _field_ages(listing, as_of)
+
+
+@lru_cache(maxsize=4096)
+def _field_ages(listing: Listing, as_of: str) -> tuple:
     today = day_number(as_of, "as_of")
     rows = []
     for rule in FRESHNESS:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import math
 import sys
 from collections import namedtuple
+from functools import lru_cache
 
 from modules.common.checks import short
 
-__all__ = ["Vector", "vector_problem", "cosine"]
+__all__ = ["Vector", "vector_problem", "cosine", "checked_cosine"]
 
 _SMALLEST_NORMAL = sys.float_info.min
 
@@ -89,7 +90,15 @@ def cosine(a, b) -> float:
         raise ValueError(f"vectors a and b have versions {a.version!r} and {b.version!r}: never compared")
     if len(a.values) != len(b.values):
         raise ValueError(f"vectors a and b have {len(a.values)} and {len(b.values)} numbers: never compared")
-    x, y = _scaled(a.values), _scaled(b.values)
+    return checked_cosine(a.values, b.values)
+
+
+@lru_cache(maxsize=4096)
+def checked_cosine(a: tuple, b: tuple) -> float:
+    """The cosine of two value tuples that vector_problem has already accepted, with one
+    dimension: each is divided by its largest component before squaring (no overflow).
+    Remembered (bounded): every run of a query compares the same stored vectors."""
+    x, y = _scaled(a), _scaled(b)
     dot = math.fsum(p * q for p, q in zip(x, y))
     value = dot / math.sqrt(math.fsum(p * p for p in x) * math.fsum(q * q for q in y))
     return max(-1.0, min(1.0, value))

@@ -10,6 +10,8 @@
 #    is left after everything else that shares the window has been paid for.
 # 3. **The request that breaks.** A fixed top-k is tuned on typical requests, but the one
 #    that overflows is the largest, and it gets no answer at all.
+# 4. **The wrong objective.** A walk in rank order fills the budget; it does not ask whether
+#    the packet answers every part of the question.
 #
 # Underneath all three sits the question of units: characters, bytes and tokens are
 # different numbers for the same text. The notebook calls the lab's code in
@@ -22,7 +24,9 @@ import sys
 ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import render_plain
+import textwrap
+
+from labtools.render import block, render_plain
 from modules import budget
 from modules.common import units
 
@@ -30,13 +34,14 @@ record = budget.trace()
 blocks = budget.view(record)
 
 
-def show(title_start):
-    """Print the trace's table whose title starts with `title_start`."""
-    print(render_plain([b for b in blocks if "table" in b and b["table"]["title"].startswith(title_start)]))
+def show(*keys):
+    """Print the trace's blocks with these keys."""
+    print(render_plain([block(blocks, key) for key in keys]))
 
 
 for rank, chunk in enumerate(budget.RANKED, start=1):
-    print(f"{rank}. {chunk.id:<13} {len(chunk.text):>3} chars  {chunk.text}")
+    print(f"{rank}. {chunk.id} ({len(chunk.text)} chars)")
+    print(textwrap.indent(textwrap.fill(chunk.text, 80), "   "))
 
 # %% [markdown]
 # ## Skip, stop or truncate
@@ -45,7 +50,7 @@ for rank, chunk in enumerate(budget.RANKED, start=1):
 # first one cannot fit. Here is what each policy does with exactly the same input:
 
 # %%
-show("One input, three policies")
+show("policies")
 
 # %% [markdown]
 # * **skip** leaves the long chunk out whole and keeps walking: the two short chunks fit,
@@ -88,7 +93,7 @@ for counter, limit in ((units.chars, 80), (units.utf8_bytes, 80), (units.lab_tok
 # for almost anything else they do not:
 
 # %%
-show("One passage, three units")
+show("units")
 print(budget.NON_ASCII.text)
 
 # %% [markdown]
@@ -104,15 +109,16 @@ print(budget.NON_ASCII.text)
 #
 # Everything a request sends, and everything the model writes back, shares one window:
 #
-# `window = system + history + tools + evidence + output reserve + margin`
+# `window = base input + history + tools + evidence + output reserve + margin`
 #
-# Evidence is the unknown. In the worked example the window is 1,024, the base input
-# (system prompt, question, message wrapping) is 124, and 128 is reserved for the answer.
-# History and tool schemas are empty this time, but they are still terms of the
-# equation, set to 0:
+# The **base input** is the system text, the question and the message wrapping. Evidence is
+# the unknown. In the worked example, counted in lab tokens, the window is 1,024, the base
+# input 124, and 128 is reserved for the answer. Those two settings, 1,024 and 128, are the
+# lesson's test values, not the capacity of any model. History and tool schemas are empty
+# this time, but they are still terms of the equation, set to 0:
 
 # %%
-show("Evidence budget from its parts")
+show("plans")
 
 # %% [markdown]
 # The second row is the same assistant one turn later: 150 of conversation history and a
@@ -121,14 +127,19 @@ show("Evidence budget from its parts")
 # row adds a margin for counting error (the lab's count and the model's count are never
 # quite the same), which costs another 32.
 #
-# When the packet is assembled, check the finished request against the window: its
-# final input was 723, and 723 + 128 reserved = 851, within 1,024.
+# Once the packet is assembled, the whole request is counted again as one text: system
+# text, question, chat template, source headers, the wrappers around each passage, and the
+# evidence itself. In the worked example that final input is 723. It is not "124 plus the
+# evidence": the recount exists because the template and the wrappers are easy to forget
+# in an estimate made before assembly. With the reserve, 723 + 128 = 851, within 1,024.
 
 # %%
 plan = budget.WORKED
 print(plan)
 print("evidence budget:", budget.evidence_budget(**plan))
-print("723 + 128 =", 723 + plan["output_reserve"], "fits:", budget.request_fits(723, plan["output_reserve"], plan["window"]))
+final = budget.WORKED_FINAL_INPUT
+print(f"{final} + {plan['output_reserve']} =", final + plan["output_reserve"],
+      "fits:", budget.request_fits(final, plan["output_reserve"], plan["window"]))
 
 # %% [markdown]
 # If the fixed terms already exceed the window, there is no evidence budget at all. The
@@ -139,7 +150,7 @@ print("723 + 128 =", 723 + plan["output_reserve"], "fits:", budget.request_fits(
 try:
     budget.evidence_budget(**budget.OVERFULL)
 except ValueError as error:
-    print("ValueError:", error)
+    print(textwrap.fill(f"ValueError: {error}", 88))
 
 # %% [markdown]
 # ## Top-k against the window
@@ -154,22 +165,74 @@ except ValueError as error:
 # sizes; the window is 160.
 
 # %%
-show("Top-k over")
+show("topk")
 
 # %% [markdown]
+# Each bar draws the largest prompt of its row on one scale, from 0 to the largest prompt
+# of the whole sweep (308): `#` is the part inside the window, `|` marks the window edge at
+# 160, `!` is the part beyond it, and `.` is unused scale.
+#
 # At k = 4 the average request uses 114.7 of 160 lab tokens, comfortably inside, and one
 # request (176) already overflows. At k = 6 the average still fits while three requests
-# do not. Averages hide the tail: size k, or better, fill by budget, for the largest
-# request you must serve, and count overflows per request.
+# do not. Averages hide the tail.
+#
+# The trace also says that "on average 6.1 chunks fit". That figure is the mean of each
+# request's own largest k, the one that still fits its window:
+
+# %%
+show("fits", "topk-note")
+
+# %% [markdown]
+# The mean, 6.1, would be a bad k: three of the ten requests fit fewer than six chunks, and
+# the tightest (`q07`, whose chunks are large) fits only 3. Size k, or better, fill by
+# budget, for the largest request you must serve, and count overflows per request.
 
 # %%
 for k in (3, 4, 6):
     print(f"k={k}: overflows {budget.count_overflows(budget.REQUESTS, k, budget.WINDOW_TOKENS)} of {len(budget.REQUESTS)}")
 
 # %% [markdown]
+# ## The objective: cover the question
+#
+# Every walk so far answers one question: what fits? None asks whether the packet answers
+# the question. Take a two-part question that declares its parts as sub-questions, its
+# **facets**. A facet's terms are read from the sub-question's own words by a declared
+# rule (`modules/common/facets.py`, the same rule lesson 10's answer stage uses): fold the
+# case, drop function words, strip one plain suffix. A chunk covers a facet when it holds
+# all of its terms. Nothing here looks at the evaluation labels.
+
+# %%
+show("coverage-question", "coverage-facets", "coverage-ranked")
+
+# %% [markdown]
+# This retriever favours the laptops: two chunks about returning loan laptops rank first
+# and second, the Wi-Fi chunk third. The rank walk takes both laptop chunks (321
+# characters), then has 9 left, too few for `guest-wifi` (40) and for `copier-pin` (30).
+# Same budget, two objectives:
+
+# %%
+show("coverage-compare")
+
+# %% [markdown]
+# Choosing for coverage is a **budgeted maximum-coverage** problem: pick chunks whose total
+# cost stays within the budget so that as many facets as possible are covered. The greedy
+# rule takes, at each step, the chunk with the most *new* facets per character, and a chunk
+# that adds nothing is never taken. The pick column above shows its steps: first
+# `guest-wifi` (1 new facet for 40 characters, the best ratio), then `laptop-loans` (1 for
+# 150, better than `laptop-faq`'s 1 for 171); by then `laptop-faq` adds nothing. Both
+# sub-questions are covered with 190 characters, far less than the walk used, and the
+# packet keeps rank order.
+#
+# Two cautions. The facet rule is only as good as its terms: a text can hold the words
+# "loan", "laptop" and "back" and still not say when the laptop is due. And the 140
+# characters left over are a choice too; filling them in rank order would be a second,
+# declared step.
+
+# %% [markdown]
 # ## Your turn
 #
 # Open `exercises/budget.py` and write `evidence_budget` (a negative remainder is an
-# error), `skip_walk` (with any counter; an exact fit is kept), `count_overflows` and the
-# quiz `RESERVE_QUIZ`. Check with `python3 -B methods.py check budget`, and ask for a
+# error), `skip_walk` (with any counter; an exact fit is kept), `count_overflows`, the
+# quiz `RESERVE_QUIZ` and `cover_facets` (greedy coverage per unit of cost, ties to the
+# better rank). Check with `python3 -B methods.py check budget`, and ask for a
 # hint with `python3 -B methods.py hint budget`.

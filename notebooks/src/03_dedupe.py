@@ -18,16 +18,16 @@ import sys
 ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import render_plain
+from labtools.render import block, render_plain
 from modules import dedupe
 
 record = dedupe.trace()
 blocks = dedupe.view(record)
 
 
-def show(title_start):
-    """Print the trace's table whose title starts with `title_start`."""
-    print(render_plain([b for b in blocks if "table" in b and (b["table"]["title"] or "").startswith(title_start)]))
+def show(*keys):
+    """Print the trace's blocks with these keys (every block of the view has a stable key)."""
+    print(render_plain([block(blocks, key) for key in keys]), end="")
 
 # %% [markdown]
 # ## 1. The same id
@@ -36,7 +36,7 @@ def show(title_start):
 # the copies collapse to the first-ranked one, which keeps its place in the ranking.
 
 # %%
-show("1. Same id")
+show("ids")
 print("kept:", [c.id for c in dedupe.dedupe_ids(dedupe.ID_CASE)])
 
 # %% [markdown]
@@ -51,7 +51,7 @@ try:
     dedupe.dedupe_ids(dedupe.ID_CONFLICT)
 except dedupe.IdConflict as error:
     print("caught:", type(error).__name__, "| id:", error.chunk_id, "| field:", error.field)
-    print(error)
+    print(render_plain([{"text": str(error)}]), end="")
 
 # %% [markdown]
 # ## 2. The same text under another id
@@ -60,7 +60,7 @@ except dedupe.IdConflict as error:
 # first-ranked copy and records the other in `duplicate_text_ids`.
 
 # %%
-show("2. Same text")
+show("text")
 result = dedupe.dedupe_text(dedupe.TEXT_CASE)
 print("kept:", [c.id for c in result.kept])
 print("duplicate_text_ids:", result.duplicate_text_ids, "duplicate_of:", result.duplicate_of)
@@ -75,32 +75,50 @@ print("duplicate_text_ids:", result.duplicate_text_ids, "duplicate_of:", result.
 # authority: the news post could have ranked first, and it would have been kept.
 
 # %% [markdown]
-# ## 3. Copies of one canonical document
+# ## 3. Copies of one passage across primary, mirror and export
 #
-# The returns policy lives on the intranet (the primary copy), on a mirror site and in a
-# text export. All three carry the canonical id `policy:returns`. Their chunk ids and
-# places differ, so id dedupe keeps all three, and the export's added header even defeats
-# exact-text dedupe.
+# The returns policy lives on the intranet (the primary copy). It has two passages: the
+# drop-box rule (anchor `§1`) and an exception for laptops (anchor `§2`). A mirror site
+# copied the rule with a line break in another place, and a text export put a header in
+# front of it. Every copy carries the canonical id `policy:returns`. Their chunk ids and
+# places differ, so id dedupe keeps them all, and the line break and the header even
+# defeat exact-text dedupe.
 
 # %%
-show("3. Copies")
+show("canonical")
 
 # %% [markdown]
-# Canonical dedupe keeps one chunk per canonical document: the primary copy when it was
-# retrieved, otherwise the first-ranked copy. It records which copy it kept and why.
+# Canonical dedupe keeps **one copy of each passage**, not one chunk of each document.
+# Two chunks are copies of one passage when they share a canonical document and either
+# declare the same anchor (the passage's place in the document) or have the same text
+# once normalised (Unicode NFC, case folded, whitespace collapsed). Copies of copies are
+# copies: the primary shares its anchor with the export and its text with the mirror,
+# so all three are one passage, even though the mirror and the export match each other
+# by neither. The primary copy is kept when it was retrieved, otherwise the first-ranked
+# copy, and the trace records which copy stayed, why, and how each dropped copy matched.
 
 # %%
-show("Kept, one per canonical document")
-canonical = record["canonical"]
-print("dropped:", {d["id"]: d["kept_id"] for d in canonical["dropped"]})
-for key, copies in canonical["copies_per_source"].items():
-    print(f"{key}: {copies} cop{'y' if copies == 1 else 'ies'} -> 1 source")
+show("canonical-rule", "canonical-kept", "canonical-dropped")
 
 # %% [markdown]
-# Before: six chunks from six places, three canonical sources. Deduplicating by chunk id
-# alone would hand the answer stage three returns chunks, and a report could say "three
-# sources agree". They do not: one document was copied twice. After canonical dedupe the
-# packet holds three chunks for three sources.
+# The laptop exception shares the canonical document with the rule, but it is another
+# passage: another anchor, another text. It stays. A rule that kept one chunk per
+# canonical document would hand the answer stage "return books to the drop box" and
+# silently lose "laptops never go in the drop box". Lesson 11 applies this same
+# function to its capstone, where the exception A2 must travel with its conclusion A1.
+
+# %%
+show("canonical-counts")
+a = dedupe.CANONICAL_CASE[3]   # returns-primary, §1
+for other in dedupe.CANONICAL_CASE:
+    if other is not a and other.canonical_id == a.canonical_id:
+        print(f"same_passage({a.id}, {other.id}) = {dedupe.same_passage(a, other)}")
+
+# %% [markdown]
+# Before: seven chunks from six places, three canonical documents. Counting chunk ids
+# would let a report say "three sources agree" about the drop box; one document was
+# copied twice. After canonical dedupe the packet holds four chunks from three
+# canonical documents: one copy of each of the four passages.
 
 # %% [markdown]
 # ## 4. Overlapping lines
@@ -110,7 +128,7 @@ for key, copies in canonical["copies_per_source"].items():
 # 24, thirteen lines.
 
 # %%
-show("4. Overlapping lines")
+show("overlap")
 
 # %% [markdown]
 # `chunk-0001` (12-29) and `chunk-0002` (26-34) share lines 26 to 29. The higher-ranked
@@ -132,12 +150,27 @@ print(f"{a.start_line}-{a.end_line} vs {b.start_line}-{b.end_line} overlap?", de
 
 # %%
 reverse = dedupe.select_non_overlapping(tuple(reversed(dedupe.OVERLAP_CASE)))
-print("reversed input:", reverse.selected_ids, reverse.rejected)
+print("reversed input, selected:", reverse.selected_ids)
+print("reversed input, rejected:", reverse.rejected)
 print("same selection:", reverse == selection)
 
 # %% [markdown]
 # A loop that keeps "whichever came first" would pass on this input when it happens to
 # arrive sorted, and fail the day two channels merge their results in another order.
+#
+# The cost of the selection follows the number of chunks, never their line numbers: it
+# sorts the chunks, then sweeps them, checking each one against the single selected
+# range that could touch it. A chunk spanning lines 1 to 1,000,000,000 costs what a
+# five-line chunk costs:
+
+# %%
+import time
+
+huge = [dedupe.Chunk("whole", "big.md", "w", 0.9, start_line=1, end_line=10 ** 9),
+        dedupe.Chunk("tail", "big.md", "t", 0.8, start_line=10 ** 9, end_line=10 ** 9 + 5)]
+began = time.perf_counter()
+result = dedupe.select_non_overlapping(huge)
+print(result.selected_ids, result.rejected, "fast:", time.perf_counter() - began < 0.1)
 
 # %% [markdown]
 # ## 5. Crowding
@@ -147,8 +180,7 @@ print("same selection:", reverse == selection)
 # rank fourth.
 
 # %%
-show("5. Crowding")
-show("Question:")
+show("crowding", "crowding-question", "crowding-packets")
 
 # %% [markdown]
 # With a cutoff of two, the packet's scores look excellent (mean 0.935) and it holds half
@@ -164,7 +196,8 @@ show("Question:")
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/dedupe.py` and write `dedupe_ids`, `dedupe_text`, `dedupe_canonical`,
-# `lines_overlap`, `select_non_overlapping` and the quiz `CANONICAL_QUIZ`. Check with
+# Open `exercises/dedupe.py` and write `dedupe_ids`, `dedupe_text`, `same_passage`,
+# `dedupe_canonical`, `lines_overlap`, `select_non_overlapping` and the quiz
+# `CANONICAL_QUIZ`. Check with
 # `python3 -B methods.py check dedupe`; ask for a hint with
 # `python3 -B methods.py hint dedupe`.

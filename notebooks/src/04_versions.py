@@ -20,7 +20,7 @@ import sys
 ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import render_plain
+from labtools.render import block, render_plain
 from modules import versions
 from modules.context import RELEVANT_IDS, packet_coverage, select_context
 
@@ -38,7 +38,7 @@ for record in versions.COLLECTION:
 kept = versions.current_public(versions.COLLECTION)
 for record in kept:
     if record.source_id == "help-desk-hours":
-        print(record.id, "->", record.text)
+        print(render_plain([{"text": f"{record.id} -> {record.text}"}]), end="")
 print("sources with more than one label:", versions.multi_version_sources(kept))
 
 # %% [markdown]
@@ -53,8 +53,9 @@ print("sources with more than one label:", versions.multi_version_sources(kept))
 passages = [r.as_passage() for r in kept]
 for budget in (120, 400):
     chosen = select_context(passages, budget)
-    print(budget, chosen.packet_ids, "coverage", packet_coverage(chosen.packet_ids, RELEVANT_IDS),
-          "| blocked:", chosen.conflicts)
+    print(f"{budget} characters: packet {chosen.packet_ids}, coverage "
+          f"{packet_coverage(chosen.packet_ids, RELEVANT_IDS)}")
+    print("    blocked:", chosen.conflicts)
 
 # %% [markdown]
 # That drop is the honest price of not guessing. The alternative would hand the answer
@@ -71,12 +72,30 @@ for budget in (120, 400):
 
 # %%
 record = versions.trace()
-print(render_plain(versions.view(record)[4:5]))
+blocks = versions.view(record)
+
+
+def show(*keys):
+    """Print the trace's blocks with these keys (every block of the view has a stable key)."""
+    print(render_plain([block(blocks, key) for key in keys]), end="")
+
+
+show("trap")
 
 # %% [markdown]
 # In every row the maximum (of either kind) disagrees with the approval register, or has
-# no meaning at all. The selector therefore never compares labels; it only notices that
-# there is more than one.
+# no meaning at all. The second row is a quieter trap: `"09"` and `"9"` are one integer
+# written twice, so "the largest integer" has to break a tie, and a careless maximum
+# would break it by whichever label arrived first. The lab's `version_maxima` breaks it
+# by the larger string, so its answer is the same in any input order:
+
+# %%
+print(versions.version_maxima(["9", "09"]), versions.version_maxima(["09", "9"]))
+
+# %% [markdown]
+# Being order-independent makes the maximum repeatable, not right: it still only says
+# which label sorts last, and nothing about which record an editor approved. The
+# selector therefore never compares labels; it only notices that there is more than one.
 
 # %% [markdown]
 # ## What the rule cannot see
@@ -89,11 +108,12 @@ print(render_plain(versions.view(record)[4:5]))
 #   passage of one version, and nothing is flagged either.
 
 # %%
-print(render_plain(versions.view(record)[5:6]))
+show("limits")
 
 # %% [markdown]
-# Catching these needs other tools: comparing the claims themselves (lesson 09 traces
-# help to audit them) and governance of who may publish what under which label.
+# Catching these needs other tools: comparing the claims themselves across sources (the
+# amount check below does that for one kind of claim), and governance of who may publish
+# what under which label.
 
 # %% [markdown]
 # ## Validity first: an expired rule never reaches ranking
@@ -106,7 +126,7 @@ print(render_plain(versions.view(record)[5:6]))
 # %%
 for day in ("2026-06-30", "2026-07-01"):
     print(day, [r.id for r in versions.valid_on(versions.LATE_FEES, day)])
-print(render_plain(versions.view(record)[6:7]))
+show("validity")
 
 # %% [markdown]
 # The expired rule ranks first, so leaving it for a generator to "notice" would put the
@@ -118,25 +138,60 @@ print(render_plain(versions.view(record)[6:7]))
 # ## Two sources, two amounts: resolve by a declared rule or abstain
 #
 # The room-booking rules say the key deposit is 500 crowns; a facilities notice says 600.
-# Different sources, so the version rule does not fire. The checks come in order:
-# do the amounts parse, are the units the same, is the scope the same? Here they are.
-# Then what could establish priority: authority, publication time, validity,
-# supersedes links. Only a **declared, deterministic** rule may pick one.
+# Different sources, so the version rule does not fire. The amounts are read by one
+# reader, `stated_amounts`, which lesson 11 uses as well: ASCII digits next to a
+# currency, whichever way round (`600 crowns`, `EUR 600`, `€600`, `1,600 euros`). An
+# amount it cannot read, such as `six hundred crowns` or digits of another script, comes
+# back with the value `None`: unreadable, for review, never guessed and never counted as
+# agreement.
 
 # %%
-for r in versions.DEPOSITS:
-    print(r.id, versions.parse_amount(r.text), "score", versions.DEPOSIT_SCORES[r.id])
-print(versions.resolve_or_abstain(versions.DEPOSITS, versions.SUPERSEDES))
-print(versions.resolve_or_abstain(versions.DEPOSITS, {}))
+for text in ("the deposit is 600 crowns", "the deposit is EUR 1,600", "the deposit is €600",
+             "the deposit is six hundred crowns"):
+    print(f"{text!r:38} -> {[(a.value, a.unit, a.written) for a in versions.stated_amounts(text)]}")
+show("deposit-records")
 
 # %% [markdown]
-# With the supersedes map (`deposit-notice` replaces `deposit-rules`) the answer is
-# 600 crowns. Without it, the honest outcome is `abstain-and-review`: present both
-# amounts, draw no single conclusion, and route the pair to content review.
+# Then the checks run in a fixed order, each one a function whose result is recorded,
+# and the first that decides ends the run. The first three ask whether there is a
+# conflict at all: can every amount be read, is there one unit, is there one scope? The
+# last four ask what may establish priority: a declared authority order between the
+# sources, a declared rule that the later publication wins, validity on the as-of date,
+# and a declared supersedes map. With the map that says `deposit-notice` replaces
+# `deposit-rules`, the first six checks pass without deciding and the seventh decides:
+
+# %%
+show("deposit-checks")
+
+# %% [markdown]
+# Note what the fifth check does not do: the notice was published later, but nobody
+# declared that the later publication wins, so the date alone decides nothing. Change one
+# thing about the pair and another check decides, or none does:
+
+# %%
+show("deposit-cases")
+
+# %% [markdown]
+# Without a declared rule, no check decides and the outcome is `abstain-and-review`:
+# present both amounts, draw no single conclusion, and route the pair to content review.
+# On 30 April the notice is not yet valid, so validity decides before the supersedes map
+# is even read. A declared precedence that puts the room-booking rules first decides at
+# the authority check, before the supersedes map: the order of the checks is part of
+# the rule, and it is written down. An amount in another unit or one that cannot be
+# read stops the run early, at review.
 #
-# Note what the reranker would have done: it scores the 500-crown passage higher, so
-# "take the best score" picks exactly the record the declared rule says was replaced.
-# A score measures how well a passage matches the question, not whether it is in force.
+# The lesson's graded exercise is the last check on its own:
+
+# %%
+for links in (versions.SUPERSEDES, {}):
+    outcome = versions.resolve_or_abstain(versions.DEPOSITS, links)
+    print(f"supersedes={links}: {outcome['decision']}, presented {outcome['presented_ids']}")
+
+# %% [markdown]
+# Note what the reranker would have done: it scores the 500-crown passage higher
+# (`deposit-rules` 0.91, `deposit-notice` 0.84), so "take the best score" picks exactly
+# the record the declared rule says was replaced. A score measures how well a passage
+# matches the question, not whether it is in force.
 
 # %% [markdown]
 # ## Your turn

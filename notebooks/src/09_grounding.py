@@ -69,8 +69,8 @@ def show(*keys):
 show("queries")
 
 # %% [markdown]
-# The states are the ones lessons 07 and 08 show for the same queries: it is the same
-# run. `PW-Q007` (two sizes) and `PW-Q008` (a prohibited family) stop before retrieval,
+# The states and packets are the ones lesson 08 shows for the same queries, and the
+# rankings behind them are lesson 07's: it is the same run. `PW-Q007` (two sizes) and `PW-Q008` (a prohibited family) stop before retrieval,
 # so nothing is retrieved or packed for them.
 #
 # ## The fingerprint

@@ -20,21 +20,37 @@ import sys
 ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import render_plain
+import textwrap
+
+from labtools.render import block, blocks_between, render_plain
 from modules import answer
-from modules.context import CANDIDATES, QUESTION, select_context
+from modules.context import CANDIDATES, QUESTION, SUB_QUESTIONS, select_context
+
+trace = answer.trace()
+blocks = answer.view(trace)
+
+
+def show(*keys):
+    """Print the trace's blocks with these keys."""
+    print(render_plain([block(blocks, key) for key in keys]))
+
 
 print(QUESTION)
-for facet in answer.FACETS:
-    print(f"facet {facet.name!r}: answered by a passage containing {facet.cue!r}")
+for name, asks in SUB_QUESTIONS:
+    print(f"  declared sub-question {name!r}: {asks}")
 
 # %% [markdown]
 # ## Facets: what the question asks, not which passage is right
 #
-# The question has two parts, so the answer stage looks for two **facets**. A facet is read
-# from the question: a name, and the phrase a passage must contain to speak to it. It is
-# not an evaluation label. It says *what* is asked, never *which record* answers it, so the
-# answer stage stays as blind to the answer key as lesson 01's selector.
+# The question has two parts, and it declares them as sub-questions. Each becomes a
+# **facet**: a name, and the sub-question itself. The words a passage must hold to answer
+# it are read from the sub-question by the same facet rule lesson 02's coverage objective
+# uses (`modules/common/facets.py`): fold the case, drop function words, strip one plain
+# suffix. Nobody picks a phrase by looking at the passages, and nothing here reads the
+# evaluation labels: a facet says *what* is asked, never *which record* answers it.
+
+# %%
+show("facets")
 
 # %% [markdown]
 # ## Lesson 01's three budgets, answered
@@ -47,7 +63,7 @@ for budget in (80, 120, 400):
     packet = answer.assemble(CANDIDATES, budget, answer.FACETS)
     reply = answer.compose_answer(answer.FACETS, packet.packet)
     print(f"{budget:>3} chars | packet {', '.join(packet.packet_ids)}")
-    print(f"    {reply.status}: {reply.text}\n")
+    print(textwrap.fill(f"{reply.status}: {reply.text}", 88, initial_indent="    ", subsequent_indent="    "), "\n")
 
 # %% [markdown]
 # * At **400** both facets have a passage: a full answer, two quotes, two ids.
@@ -85,7 +101,8 @@ reply = answer.compose_answer(answer.FACETS, packet.packet)
 print("packet:", packet.packet_ids, f"({packet.used_quote_chars} chars)")
 print(reply.status)
 for sentence in reply.sentences:
-    print(f"  [{sentence.kind}] {sentence.text}" + (f"  <- {sentence.cite}" if sentence.cite else ""))
+    line = f"[{sentence.kind}] {sentence.text}" + (f"  <- {sentence.cite}" if sentence.cite else "")
+    print(textwrap.fill(line, 88, initial_indent="  ", subsequent_indent="    "))
 
 # %% [markdown]
 # Both hours appear, each with its source and version, and the answer gives no single
@@ -104,11 +121,7 @@ for sentence in reply.sentences:
 # `returns-v1`:
 
 # %%
-trace = answer.trace()
-print(render_plain([{"table": {
-    "title": "",
-    "columns": ["case", "cites", "present", "supported"],
-    "rows": [[r["case"], r["cite"], r["present"], r["supported"]] for r in trace["citation_check"]]}}]))
+show("citation-check")
 
 # %% [markdown]
 # The second sentence quotes `hours-v2` faithfully, but `hours-v2` never reached the
@@ -120,38 +133,63 @@ print(render_plain([{"table": {
 # given, not that the record was the right one.
 
 # %% [markdown]
-# ## The four outcomes a single accuracy hides
+# ## An output schema, checked before anything is shown
 #
-# Six small queries, each with its own ranking and budget, and an evaluation label (the
-# record that answers it) kept apart from the answer stage. Each answer falls into one of
-# four outcomes:
+# A model-backed answer stage hands over text that nobody has checked yet. Here the answer
+# travels as a declared JSON object: a status, its sentences (each with a kind, its text,
+# and for a claim its quote and the id it cites), the missing facets and the disputed
+# ones. Code checks it against that declaration before anything is displayed: the fields
+# and their types, a citation on every sentence that states something, and a status that
+# agrees with the sentences. Every answer in this lesson passed; here are five outputs
+# that would not have been shown:
 
 # %%
-blocks = answer.view(trace)
-titles = ("A small query set", "Counted apart")
-print(render_plain([b for b in blocks if "table" in b and b["table"]["title"].startswith(titles)]))
+show("schema-check")
 
 # %% [markdown]
-# Accuracy alone reports 2 of 6. That single number puts four different situations in one
+# ## The four outcomes a single accuracy hides
+#
+# Eight small queries, each asking one of the two sub-questions, each with its own ranking,
+# quote budget and window, and an evaluation label (the record that answers it) kept apart
+# from the answer stage:
+
+# %%
+show("queries", "outcomes", "counts")
+
+# %% [markdown]
+# Accuracy alone reports 2 of 8. That single number puts very different situations in one
 # bucket, and each needs a different fix:
 #
 # * **right source, wrong record** (q3): the index held only the superseded `hours-v1`.
 #   The citation passes both checks; the fix is in versions and freshness, not in the
 #   answer stage.
-# * **wrong source** (q4): a similar-looking cafe passage ranked first and the hours did
-#   not fit after it. The fix is in scope and selection.
-# * **no answer: overflow** (q5): the needed passage was retrieved but did not fit the
-#   budget. The fix is in the budget or the packet's composition.
-# * **no answer: abstention** (q6): two current versions disagree. The answer did the
-#   right thing; the fix is content review.
+# * **wrong source** (q4): the cafe passage holds the words of the hours sub-question
+#   ("the cafe beside the help desk opens at ..."), ranked first, and the hours did not fit
+#   after it. The facet rule matched words, not meaning; the fix is in scope and selection.
 #
-# The first two are confident wrong answers that pass the citation check; the last two
-# are honest refusals. Count them apart.
+# The four no-answers each have their own cause, and the trace names it:
+#
+# * **budget skip** (q5): `returns-v1` was retrieved, but at 80 characters it did not fit
+#   the quote budget, so the packet was empty and the answer stage abstained. The request
+#   fitted its window: this is not an overflow. The fix is the budget.
+# * **conflict** (q6): two current versions disagree; the answer shows both and picks
+#   neither. The fix is content review.
+# * **window overflow** (q7): the 400-character quote budget let in `parking-v1` and
+#   `card-v1`, and the whole request, recounted, is 130 lab tokens; with the 128 reserved
+#   for the answer it needs 258 of a 240 window, so no answer stage ran. The quote budget
+#   was set in characters and never reconciled with the window (lesson 02).
+# * **missing facet** (q8): nothing retrieved speaks to book returns. The fix is retrieval.
+#
+# Citations are counted three ways: ok on five answers, failed on none, and three answers
+# cite nothing at all. An answer without a citation is neither a passed nor a failed
+# citation check, so it is counted on its own. The first two wrong answers pass the
+# citation check; the no-answers are honest refusals with four different causes. Count
+# them apart.
 
 # %% [markdown]
 # ## Your turn
 #
 # Open `exercises/answer.py`: `check_citation` (presence and support), `compose_answer`
-# (full, partial, conflict or abstain), `classify_outcome` (the four outcomes) and two
-# quizzes. Check with `python3 -B methods.py check answer`; ask for a nudge with
+# (full, partial, conflict or abstain), `classify_outcome` (the four outcomes), two
+# quizzes, and `no_answer_cause` (window overflow, conflict, budget skip or missing facet). Check with `python3 -B methods.py check answer`; ask for a nudge with
 # `python3 -B methods.py hint answer`.

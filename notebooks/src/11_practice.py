@@ -18,19 +18,27 @@ import sys
 ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import render_plain
+from labtools.render import block, render_plain
 from modules import practice
 from modules.common.units import lab_tokens
 
-scenario = practice.trace()
-print(render_plain(practice.view(scenario)[1:4]))
+reference = practice.trace(solution=True)
+blocks = practice.view(reference)
+
+
+def show(*keys):
+    """Print the trace's blocks with these keys (every block of the view has a stable key)."""
+    print(render_plain([block(blocks, key) for key in keys]), end="")
+
+
+show("scenario", "candidates", "provenance")
 
 # %% [markdown]
 # The texts:
 
 # %%
 for c in practice.CANDIDATES:
-    print(f"{c.id} ({lab_tokens(c.text)} lab tokens): {c.text}\n")
+    print(render_plain([{"text": f"{c.id} ({lab_tokens(c.text)} lab tokens): {c.text}"}]))
 
 # %% [markdown]
 # Before reading on, decide for each candidate: keep or discard, and why. Look at the
@@ -40,7 +48,9 @@ for c in practice.CANDIDATES:
 # ## Layer 1, freshness: the as-of date decides
 #
 # The hard filter compares each validity window with an explicit as-of date, 2026-06-01.
-# Not today's clock: a replay a year from now must decide the same way.
+# Not today's clock: a replay a year from now must decide the same way. The window is
+# lesson 04's, checked by the same function as its records: both ends inclusive, and a
+# candidate whose window ends before it starts is refused when it is made.
 
 # %%
 for c in practice.CANDIDATES:
@@ -66,31 +76,55 @@ for c in practice.CANDIDATES:
 # %% [markdown]
 # ## Layer 3, canonical dedupe: a mirror is the same evidence twice
 #
-# B1 is a copy of the travel policy on an intranet mirror, with a header in front. Its text
-# is not identical to A1's, so exact-text dedupe would keep it; its canonical document is
-# `travel-policy`, which is present, so canonical dedupe drops it. A1 and A2 share that
-# canonical document too, but they are different chunks of the original: two pieces of
-# evidence, not one piece twice.
+# B1 is a copy of A1's passage on an intranet mirror, with a header in front. Its text is
+# not identical to A1's, so exact-text dedupe would keep it. The capstone does not write
+# a rule of its own here: it hands the survivors to lesson 03's `dedupe_canonical`, each
+# described as a lesson 03 chunk. The canonical document is `travel-policy`; a chunk is
+# the primary copy when its document is that canonical document; and the passage's place
+# in it (`#3` for A1 and its mirror B1, `#4` for A2) is the anchor.
 
 # %%
 survivors = [c for c in practice.CANDIDATES if practice.is_current(c, practice.AS_OF) and c.scope == practice.SCOPE]
 print("survivors so far:", [c.id for c in survivors])
-print("dropped as mirrors:", practice.canonical_dedupe(survivors))
+for c in survivors:
+    chunk = practice.as_chunk(c)
+    print(f"{c.id}: canonical {chunk.canonical_id}, copy {chunk.copy}, anchor {chunk.anchor}")
+print("dropped copies (id -> copy kept instead):", practice.canonical_dedupe(survivors))
+
+# %% [markdown]
+# B1 goes: it is another copy of A1's passage, and A1 is the original. A1 and A2 share
+# the canonical document too, but they are two passages of it, the conclusion and its
+# exception: one copy of *each passage* stays, so both do. A rule keeping one chunk per
+# canonical document would have dropped A2, the one sentence that stops the answer from
+# promising money it must not promise.
 
 # %% [markdown]
 # ## Layer 4, conflict: a score is not a rule
 #
-# D1 says 500 euros, D2 says 600 euros. Both are current and in scope. D1's source has the
-# higher authority score, which is exactly why it is tempting. But a score is not a
-# decision anyone made about these two sources. Only a priority declared in advance, such
-# as "the finance office's allowance table takes priority over the finance FAQ" or an
-# explicit supersedes link, may settle it. None is declared, so both stay, the answer gives
-# no single amount, and the sources go to content review.
+# D1 says 500 euros, D2 says 600 euros. Both are current and in scope. The amounts are
+# read by lesson 04's reader, which reads an amount however it is written next to its
+# currency, or says it cannot:
+
+# %%
+show("amount-reader")
+
+# %% [markdown]
+# An amount the reader cannot read (in words, or in another script's digits) is never
+# taken as agreement: the pair is kept whole and goes to review, before any rule is
+# applied, the same order as lesson 04's checks.
+#
+# D1's source has the higher authority score, which is exactly why it is tempting. But a
+# score is not a decision anyone made about these two sources. Only a priority declared
+# in advance, such as "the finance office's allowance table takes priority over the
+# finance FAQ" or an explicit supersedes link, may settle it. None is declared, so both
+# stay, the answer gives no single amount, and the sources go to content review.
 
 # %%
 by_id = {c.id: c for c in practice.CANDIDATES}
-print(practice.settle_conflict([by_id["D2"], by_id["D1"]]))
-print(practice.settle_conflict([by_id["D2"], by_id["D1"]], practice.EXAMPLE_RULE))
+for rules in ((), practice.EXAMPLE_RULE):
+    conflict = practice.settle_conflict([by_id["D2"], by_id["D1"]], rules)
+    print(f"declared rules {list(rules) or 'none'}:\n    {conflict.state}, kept {conflict.kept}, "
+          f"rule {conflict.rule!r}")
 
 # %% [markdown]
 # With the example rule declared, D1 wins and D2 leaves with the reason
@@ -107,31 +141,30 @@ print(practice.settle_conflict([by_id["D2"], by_id["D1"]], practice.EXAMPLE_RULE
 # people the policy excludes, and every citation in that answer would still check out.
 #
 # So adjacent chunks of one document form a unit, placed at the rank of its best member,
-# in chunk order. Units are then copied whole, in order, while they fit.
+# in chunk order. Units are then copied whole, in order, while they fit. The decision
+# table keeps the retriever's rank order; the packet has a table of its own, in packet
+# order, with the running total:
 
 # %%
-plan = practice.decision_table(practice.CANDIDATES, practice.AS_OF, practice.SCOPE, practice.BUDGET)
-print(render_plain([{"table": {
-    "title": f"packet: {', '.join(plan.packet)} ({plan.used_tokens} of {plan.budget} lab tokens)",
-    "columns": ["id", "decision", "reason", "packet order"],
-    "rows": [[d.id, d.decision, d.reason, d.order] for d in plan.decisions]}}]))
+show("decisions", "packet")
 
 # %% [markdown]
-# The budget does not remove anything here: the packet uses 202 of 1,000 lab tokens. That
-# is a point in itself. All eight candidates together are only 408 lab tokens, so a
+# The budget does not remove anything here: the packet uses 205 of 1,000 lab tokens. That
+# is a point in itself. All eight candidates together are only 362 lab tokens, so a
 # selector that checks nothing but the budget would keep the mirror, the expired policy
 # and the staff policy, and hand the answer stage three amounts (300, 500 or 600, and 800)
 # with nothing to tell them apart. A budget is not a freshness, scope, copy or conflict
-# check. When the budget does bind, units still travel whole:
+# check.
+#
+# A second run at 160 lab tokens shows the walk at work when the budget binds:
 
 # %%
-for budget in (100, 143, 202):
-    small = practice.decision_table(practice.CANDIDATES, practice.AS_OF, practice.SCOPE, budget)
-    print(budget, "->", small.packet)
+show("tight-walk", "tight-result")
 
 # %% [markdown]
-# At 100, A1 and A2 (118 together) leave together. At 143, 25 tokens remain after A1 and
-# A2: D2 alone would fit, but the conflict enters whole or not at all.
+# A1 and A2 (118 together) enter first. The conflict unit would bring the total to 166,
+# so it is skipped whole: D2 alone (25) would fit, but taking it would silently answer
+# "600 euros". The walk does not stop there; F1 (39) still fits, at 157.
 
 # %% [markdown]
 # ## The three questions
@@ -148,6 +181,7 @@ for budget in (100, 143, 202):
 #
 # ## Your turn
 #
-# Open `exercises/practice.py`: `is_current`, `canonical_dedupe`, `settle_conflict`,
-# `decision_table` and the three quiz constants. The grader checks every decision and its
+# Open `exercises/practice.py`: `is_current`, `canonical_dedupe` (which applies lesson
+# 03's `dedupe_canonical`), `settle_conflict` (which reads amounts with lesson 04's
+# `stated_amounts`), `decision_table` and the three quiz constants. The grader checks every decision and its
 # reason, not only the final packet: `python3 -B methods.py check practice`.

@@ -1,7 +1,7 @@
 """Grader for lesson 10, answer. Run: python3 -B methods.py check answer"""
 
 from _lab import Task, call, expect, expect_choice, expect_true, function, load
-from modules.answer import CORPUS, FACETS, SOURCE_TEXTS, Answer, Facet, Sentence, assemble
+from modules.answer import CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence, assemble, run_query
 from modules.context import CANDIDATES, Passage
 
 LESSON = "answer"
@@ -18,7 +18,7 @@ TASKS = (
         "Which passages may the answer quote: all the ones you know of, or only the ones in `packet`?",
         "If one facet has no passage, is the answer still 'full'? What must the answer then say about it?",
         "If two passages answer one facet with different words, which one is right? Can the answer know?",
-        "Per facet: keep the first passage of each distinct text among those with matches(facet, p). "
+        "Per facet: keep the first passage of each distinct text among those with covers(facet, p.text). "
         "0 -> missing, 1 -> one claim, 2+ -> a conflict sentence and one disputed sentence per passage. "
         "Then gap sentences; abstain when nothing was answered or disputed.",
     )),
@@ -36,6 +36,15 @@ TASKS = (
     Task(5, "CONFLICT_QUIZ", "Quiz: two current versions that disagree", hints=(
         "Does a larger version label prove which record was approved? Does a higher rank?",
         "If the answer cannot know which one is right, what can it still honestly show the reader?",
+    )),
+    Task(6, "no_answer_cause", "Name every no-answer by its cause", hints=(
+        "q5 retrieved returns-v1 and the answer abstained. Did the request overflow its window, or did "
+        "something earlier leave the passage out?",
+        "Which question must come first: whether the answer stage ran at all, or why it said nothing?",
+        "A missing facet and a skipped passage: how do you tell whether the skipped passage would have "
+        "answered that facet?",
+        "Return 'window overflow' if not fits_window; 'conflict' if answer.status == 'conflict'; "
+        "'budget skip' if a facet named in answer.missing is covered by a skipped passage; else 'missing facet'.",
     )),
 )
 
@@ -155,11 +164,11 @@ def test_task2_abstains_when_nothing_answers():
     packet = _packet(80)
     answer, shown = _compose(fn, FACETS, packet, "lesson 01's packet at 80")
     expect(answer.status, "abstain", shown + " -> status", why="neither facet has a passage in the packet")
-    expect(answer.missing, ("opening hours", "returns when closed"), shown + " -> missing")
+    expect(answer.missing, ("opening hours", "book returns"), shown + " -> missing")
     expect([s.kind for s in answer.sentences], ["abstain"], shown + " -> sentence kinds",
            why="one abstain sentence and nothing else: wifi-v1 and card-v1 answer nothing")
     text = answer.sentences[0].text
-    expect_true("opening hours" in text and "returns when closed" in text,
+    expect_true("opening hours" in text and "book returns" in text,
                 f"called {shown}\n  the abstain sentence is {text!r}\n  expected it to name both missing facets")
     _expect_only_packet_quotes(answer, packet, shown)
 
@@ -206,7 +215,7 @@ def test_task2_uses_the_packet_it_is_given():
            why="the answer quotes whatever the packet holds, and says that the returns part is missing")
     expect(answer.status, "partial", shown + " -> status")
     _expect_only_packet_quotes(answer, packet, shown)
-    one = (Facet("card price", "library cards"),)
+    one = (Facet("card price", "How much does a replacement library card cost?"),)
     answer, shown = _compose(fn, one, (BY_ID["card-v1"], BY_ID["wifi-v1"]), "one facet: card price")
     expect(_kinds(answer), [("claim", "card-v1")], shown + " -> (kind, cite) per sentence")
     expect(answer.status, "full", shown + " -> status")
@@ -276,18 +285,17 @@ def test_task3_any_claim_from_the_gold_source_is_a_wrong_record():
 
 
 def test_task3_lesson_query_set_counts():
-    module = load(LESSON)
-    fn = function(module, "classify_outcome")
-    from modules import answer as lesson
-    counts = {name: 0 for name in lesson.OUTCOMES}
-    for qid, _question, facet, candidate_ids, budget, gold_id in lesson.QUERIES:
-        packet = assemble([CORPUS[i] for i in candidate_ids], budget, (facet,))
-        composed = lesson.compose_answer((facet,), packet.packet)
+    fn = function(load(LESSON), "classify_outcome")
+    counts = {}
+    for query in QUERIES:
+        _packet_record, composed, _size, _fits = run_query(query)
+        qid, gold_id = query[0], query[-1]
         got = call(fn, composed, gold_id, CORPUS, shown=f"classify_outcome(<{qid}'s answer>, {gold_id!r}, CORPUS)")
         counts[got] = counts.get(got, 0) + 1
-    expect(counts, {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 2},
-           "classify_outcome over the lesson's six queries -> counts",
-           why="q1 q2 right, q3 a stale record, q4 the cafe, q5 overflow and q6 a conflict are no answer")
+    expect(counts, {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 4},
+           "classify_outcome over the lesson's eight queries -> counts",
+           why="q1 q2 right, q3 a stale record, q4 the cafe; q5 (budget skip), q6 (conflict), q7 (window "
+               "overflow) and q8 (missing facet) are no answer")
 
 
 # ---------------------------------------------------------------- Tasks 4 and 5
@@ -302,3 +310,79 @@ def test_task4_citation_quiz():
 
 def test_task5_conflict_quiz():
     _quiz("CONFLICT_QUIZ", "c", 5)
+
+
+# ---------------------------------------------------------------- Task 6
+
+def _cause(fn, answer, skipped, fits, want, why, label):
+    shown = f"no_answer_cause(<{label}>, {_ids(skipped)}, FACETS, fits_window={fits})"
+    expect(call(fn, answer, tuple(skipped), FACETS, fits, shown=shown), want, shown, why=why)
+
+
+ABSTAIN_BOTH = Answer("abstain", (Sentence("abstain", "Nothing on opening hours or book returns."),),
+                      ("opening hours", "book returns"))
+ABSTAIN_RETURNS = Answer("abstain", (Sentence("abstain", "Nothing on book returns."),), ("book returns",))
+
+
+def test_task6_a_budget_skip_is_not_an_overflow():
+    fn = function(load(LESSON), "no_answer_cause")
+    _cause(fn, ABSTAIN_RETURNS, [BY_ID["returns-v1"]], True, "budget skip",
+           "q5: the request fitted its window; returns-v1 was skipped by the quote budget and it covers the "
+           "missing book returns", "q5's abstention")
+    _cause(fn, ABSTAIN_RETURNS, [BY_ID["returns-v1"]], False, "window overflow",
+           "when the request does not fit its window no answer stage ran: that decides first",
+           "an abstention whose request overflowed")
+
+
+def test_task6_missing_facet_when_nothing_skipped_covers_it():
+    fn = function(load(LESSON), "no_answer_cause")
+    _cause(fn, ABSTAIN_RETURNS, [], True, "missing facet", "nothing was skipped: nothing retrieved covers it",
+           "q8's abstention")
+    _cause(fn, ABSTAIN_RETURNS, [BY_ID["hours-v2"], BY_ID["parking-v1"]], True, "missing facet",
+           "hours-v2 and parking-v1 were skipped, but neither covers book returns (the missing facet)",
+           "an abstention on book returns")
+    _cause(fn, ABSTAIN_RETURNS, [BY_ID["hours-v2"]], True, "missing facet",
+           "hours-v2 covers opening hours, which is not missing here: only the missing facets count",
+           "an abstention missing only book returns")
+    _cause(fn, ABSTAIN_BOTH, [BY_ID["hours-v2"]], True, "budget skip",
+           "opening hours is missing and the skipped hours-v2 covers it", "an abstention missing both facets")
+
+
+def test_task6_conflict_before_budget():
+    fn = function(load(LESSON), "no_answer_cause")
+    conflict = Answer("conflict", (Sentence("conflict", "The sources disagree on opening hours."),
+                                   Sentence("disputed", "v2 says", CORPUS["hours-v2"].text, "hours-v2"),
+                                   Sentence("disputed", "v3 says", CORPUS["hours-v3"].text, "hours-v3")),
+                      ("book returns",), ("opening hours",))
+    _cause(fn, conflict, [BY_ID["returns-v1"]], True, "conflict",
+           "the status is conflict: the packet disagrees with itself, whatever else was skipped",
+           "a conflict answer")
+    _cause(fn, conflict, [], False, "window overflow", "an overflowing request decides first", "a conflict answer")
+
+
+def test_task6_the_lesson_query_set():
+    fn = function(load(LESSON), "no_answer_cause")
+    from modules.common.facets import declared_facets
+    found = []
+    for query in QUERIES:
+        packet, composed, _size, fits = run_query(query)
+        if composed.status not in ("abstain", "conflict"):
+            continue
+        skipped = tuple(CORPUS[i] for i in packet.budget_skipped_ids)
+        facets = declared_facets((query[1],))
+        found.append((query[0], call(fn, composed, skipped, facets, fits,
+                                     shown=f"no_answer_cause(<{query[0]}'s answer>, ...)")))
+    expect(found, [("q5", "budget skip"), ("q6", "conflict"), ("q7", "window overflow"), ("q8", "missing facet")],
+           "no_answer_cause over the lesson's no-answers",
+           why="four no-answers, four causes: each needs its own fix")
+
+
+def test_task2_normalises_before_matching():
+    fn = function(load(LESSON), "compose_answer")
+    import unicodedata
+    text = unicodedata.normalize("NFD", "The café beside the help desk opens at 7:45.")
+    facet = Facet("cafe hours", unicodedata.normalize("NFC", "When does the café open?"))
+    packet = (Passage("cafe-nfd", "cafe", "1", "Cafe", text),)
+    answer, shown = _compose(fn, (facet,), packet, "an NFD passage, an NFC sub-question")
+    expect(answer.status, "full", shown + " -> status",
+           why="covers() reads both texts in one Unicode form: 'café' written two ways is one word")

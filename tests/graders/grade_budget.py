@@ -1,7 +1,8 @@
 """Grader for lesson 02, budget. Run: python3 -B methods.py check budget"""
 
-from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
-from modules.budget import RANKED, REQUESTS, WINDOW_TOKENS, BudgetWalk, Chunk, Request
+from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load, patched
+from modules.budget import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
+                            BudgetWalk, Chunk, Facet, Request)
 from modules.common.units import chars, lab_tokens
 
 LESSON = "budget"
@@ -11,7 +12,7 @@ TASKS = (
         "Write the window equation with evidence as the unknown. Which terms sit on the other side?",
         "History and tool schemas are 0 in the worked example. Does a term that is 0 today stay 0 on the next turn?",
         "What should a caller get when the other terms already exceed the window: 0, or a clear refusal?",
-        "remainder = window - system - history - tools - output_reserve - margin; raise ValueError if "
+        "remainder = window - base_input - history - tools - output_reserve - margin; raise ValueError if "
         "remainder < 0, otherwise return it (exactly 0 is allowed).",
     )),
     Task(2, "skip_walk", "The skip walk, with any counter", hints=(
@@ -30,6 +31,16 @@ TASKS = (
         "Where does the model write its answer: in a separate space, or in the same window as the input?",
         "The lab counts lab tokens; the model counts with its own tokenizer. What covers the difference?",
     )),
+    Task(5, "cover_facets", "Cover the question's sub-questions within the budget", hints=(
+        "The rank walk kept two chunks about the loan laptops. What did the second one add to the answer?",
+        "What should a chunk's value be: all the facets it covers, or only those no chosen chunk covers yet? "
+        "And does a 150-character chunk cost the same as a 40-character one?",
+        "Two chunks add as much per unit of size: which one does 'the better rank' pick, and does your loop "
+        "visit the chunks in rank order every time?",
+        "Loop: best = None; for i in range(len(chunks)) skip chosen ones, ones adding nothing and ones that do "
+        "not fit; keep i if new * size[best] > new_best * size[i]. Stop when best is None; return the chosen "
+        "chunks in their input order.",
+    )),
 )
 
 
@@ -43,7 +54,8 @@ def _budget(fn, *terms):
 def test_task1_worked_example():
     fn = function(load(LESSON), "evidence_budget")
     got, shown = _budget(fn, 1024, 124, 0, 0, 128, 0)
-    expect(got, 772, shown, why="1,024 - 124 - 128 = 772: the window minus the base input and the output reserve")
+    expect(got, 772, shown, why="1,024 - 124 - 128 = 772: the window minus the base input (system text, question, "
+                                "wrapping) and the output reserve")
 
 
 def test_task1_every_term_counts():
@@ -187,3 +199,120 @@ def test_task3_exact_fit_and_exact_k():
 
 def test_task4_reserve_quiz():
     expect_choice(LESSON, "RESERVE_QUIZ", "b", 4, "Reread the lesson's part on the window equation")
+
+
+# ---------------------------------------------------------------- Task 5
+
+ALPHA, BETA = Facet("alpha", "Where is alpha?"), Facet("beta", "What about beta?")
+
+
+def _f(cid: str, facet_words: str, length: int) -> Chunk:
+    # A chunk of exactly `length` characters holding the given facet words, padded with dots.
+    text = (facet_words + " " + "." * length)[:length] if facet_words else "." * length
+    return Chunk(cid, text)
+
+
+def _sizes(chunks, counter=chars) -> str:
+    return "[" + ", ".join(f"{c.id}:{counter(c.text)}" for c in chunks) + "]"
+
+
+def _cover(fn, chunks, facets, budget, want, why, counter=chars, label=""):
+    shown = (f"cover_facets({label or _sizes(chunks, counter)}, [{', '.join(f.name for f in facets)}], {budget}"
+             + ("" if counter is chars else f", {counter.__name__}") + ")")
+    got = call(fn, chunks, facets, budget, counter, shown=shown)
+    expect_true(isinstance(got, tuple),
+                f"called {shown}\n  got a {type(got).__name__}\n  expected: a tuple of the chosen chunks")
+    for chunk in got:
+        expect_true(chunk in chunks, f"called {shown}\n  returned {chunk!r}, which is not one of the input "
+                                     f"chunks: choose chunks whole, never cut or rebuild them")
+    expect(tuple(c.id for c in got), tuple(want), shown + " -> chosen ids", why=why)
+
+
+def test_task5_lesson_case_covers_both_sub_questions():
+    fn = function(load(LESSON), "cover_facets")
+    _cover(fn, COVERAGE_RANKED, COVERAGE_FACETS, COVERAGE_BUDGET, ["laptop-loans", "guest-wifi"],
+           "laptop-faq repeats the laptop part; guest-wifi adds the second sub-question for 40 chars (the rank "
+           "walk keeps laptop-faq and then has no room for guest-wifi)",
+           label="<the lesson's 4 ranked chunks>")
+
+
+def test_task5_cost_matters():
+    fn = function(load(LESSON), "cover_facets")
+    chunks = [_f("long-alpha", "alpha", 150), _f("short-alpha", "alpha", 40), _f("beta", "beta", 60)]
+    _cover(fn, chunks, [ALPHA, BETA], 200, ["short-alpha", "beta"],
+           "long-alpha and short-alpha add the same facet, but short-alpha costs 40 instead of 150: taking "
+           "long-alpha leaves 50, too little for beta (60)")
+
+
+def test_task5_only_new_facets_count():
+    fn = function(load(LESSON), "cover_facets")
+    chunks = [_f("alpha-1", "alpha", 10), _f("alpha-2", "alpha", 10), _f("beta", "beta", 30)]
+    _cover(fn, chunks, [ALPHA, BETA], 45, ["alpha-1", "beta"],
+           "once alpha-1 covers alpha, alpha-2 adds nothing: spending 10 more on it leaves 25, too little for beta")
+    both = [_f("alpha", "alpha", 10), _f("both", "alpha beta", 15), _f("beta", "beta", 10)]
+    _cover(fn, both, [ALPHA, BETA], 30, ["both"],
+           "'both' adds two facets for 15 (2/15) and beats alpha and beta (1/10 each); after it, alpha and beta "
+           "add nothing new, so they are not taken")
+
+
+def test_task5_result_in_rank_order_and_never_a_useless_chunk():
+    fn = function(load(LESSON), "cover_facets")
+    chunks = [_f("filler", "", 5), _f("alpha", "alpha", 100), _f("beta", "beta", 10), _f("more", "", 5)]
+    _cover(fn, chunks, [ALPHA, BETA], 400, ["alpha", "beta"],
+           "beta is chosen first (1/10 beats 1/100), but the result keeps rank order; filler and more add no "
+           "facet, so they are never taken, however much room is left")
+
+
+def test_task5_exact_fit_and_no_fit():
+    fn = function(load(LESSON), "cover_facets")
+    chunks = [_f("alpha", "alpha", 30), _f("beta", "beta", 20)]
+    _cover(fn, chunks, [ALPHA, BETA], 50, ["alpha", "beta"], "30 + 20 = 50 fills the budget exactly, and that fits")
+    _cover(fn, chunks, [ALPHA, BETA], 29, ["beta"], "alpha (30) never fits in 29; beta does")
+    _cover(fn, chunks[:1], [ALPHA, BETA], 29, [], "alpha alone is 30 chars, one more than the budget of 29")
+    _cover(fn, chunks, [ALPHA, BETA], 40, ["beta"],
+           "each fits alone, not both: beta (1/20) is taken first, and then alpha needs 20 + 30 = 50 > 40")
+    _cover(fn, chunks, [ALPHA, BETA], 0, [], "nothing with a size fits a budget of 0, and that is no error")
+    _cover(fn, [], [ALPHA, BETA], 50, [], "no chunks, nothing chosen")
+    expect_error(ValueError, fn, chunks, [ALPHA, BETA], -1, chars,
+                 shown="cover_facets([alpha:30, beta:20], [alpha, beta], -1)",
+                 why="a negative budget is a mistake to report, not a budget of 0")
+
+
+def test_task5_ties_go_to_the_better_rank():
+    fn = function(load(LESSON), "cover_facets")
+    # Forty chunks that each add alpha for the same size: only the first-ranked one may win,
+    # whatever the hash seed (a loop over a set would pick one at random).
+    chunks = [_f(f"alpha-{i:02d}", "alpha", 20) for i in range(40)] + [_f("beta", "beta", 20)]
+    _cover(fn, chunks, [ALPHA, BETA], 100, ["alpha-00", "beta"],
+           "every alpha chunk adds 1 facet for 20: on a tie the better-ranked (first) chunk wins, every run",
+           label="<alpha-00 .. alpha-39, each 20 chars, then beta:20>")
+    chunks = [_f("beta-first", "beta", 40), _f("alpha", "alpha", 20), _f("beta-second", "beta", 40)]
+    _cover(fn, chunks, [ALPHA, BETA], 60, ["beta-first", "alpha"],
+           "beta-first and beta-second tie at 1/40: the earlier one wins")
+
+
+def test_task5_the_counter_decides_the_size():
+    fn = function(load(LESSON), "cover_facets")
+    # Many one-letter words are short in chars but long in lab tokens; one long word is the reverse.
+    short_words = Chunk("short-words", "alpha a b c d e f g h")   # 21 chars, 9 lab tokens
+    long_word = Chunk("long-word", "alpha " + "x" * 30)           # 36 chars, 7 lab tokens
+    chunks = [short_words, long_word, Chunk("beta", "beta")]
+    _cover(fn, chunks, [ALPHA, BETA], 200, ["short-words", "beta"],
+           "in chars short-words (21) is cheaper than long-word (36)", counter=chars)
+    _cover(fn, chunks, [ALPHA, BETA], 200, ["long-word", "beta"],
+           "in lab tokens long-word (7) is cheaper than short-words (9): measure with the counter you were "
+           "given, not len()", counter=lab_tokens)
+
+
+def test_task5_ignores_the_labels():
+    outputs = []
+    for labels in (("guest-wifi", "laptop-loans"), ("laptop-faq", "copier-pin"), ("guest-wifi",)):
+        with patched("modules.budget", COVERAGE_LABELS=labels):
+            fn = function(load(LESSON, fresh=True), "cover_facets")
+            got = call(fn, COVERAGE_RANKED, COVERAGE_FACETS, COVERAGE_BUDGET, chars,
+                       shown="cover_facets(<the lesson's 4 ranked chunks>, <its 2 facets>, 330)")
+            outputs.append(tuple(c.id for c in got))
+    expect_true(outputs[0] == outputs[1] == outputs[2] == ("laptop-loans", "guest-wifi"),
+                "cover_facets's choice changed when only the evaluation labels (modules.budget.COVERAGE_LABELS) "
+                f"changed:\n  with the lesson's labels: {outputs[0]}\n  with other labels:       {outputs[1]}\n"
+                "  choose from the chunks, the facets and the budget alone")

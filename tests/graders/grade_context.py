@@ -28,8 +28,12 @@ TASKS = (
         "length, else record its id as skipped; never break out of the loop.",
     )),
     Task(4, "LABELS_QUIZ", "Quiz: why the selector must not see the labels", hints=(
-        "If a student is handed the answer key during the exam, what does the exam then measure?",
-        "Coverage compares the packet with the labels. What happens to that comparison if the labels chose the packet?",
+        "The label reader and the honest selector both reach 1/2 at 120 here. Does an equal score on one "
+        "ranking make a rule safe on every ranking?",
+        "Coverage compares the packet with the labels. What does that comparison measure once the labels "
+        "chose the packet?",
+        "Look at the trace's last table: on which ranking does reading the labels raise coverage, and would "
+        "anyone reading only the number see why?",
     )),
 )
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
 from modules import order as lesson
-from modules.order import Chunk
+from modules.order import Chunk, OrderEffect
 
 LESSON = "order"
 
@@ -34,7 +34,16 @@ TASKS = (
         "Check the lengths (ValueError if they differ or are zero), then return "
         "Fraction(sum(1 for a, b in zip(before, after) if a != b), len(before)).",
     )),
-    Task(4, "COPIER_QUIZ", "Quiz: what the copier's missing position effect proves", hints=(
+    Task(4, "order_effect", "Is the order effect bigger than the run-to-run baseline?", hints=(
+        "Two shares of change, both measured against the same first run: which run changes only the "
+        "order, and which changes only the seed?",
+        "The reseeded run is the baseline: what a random reader changes when nothing else changes. When "
+        "should a change of order count as an effect, and what if the two shares are equal?",
+        "`first` is compared twice. What happens to a generator the second time you walk it?",
+        "first = list(first); order_share = share_of_change(first, reordered); seed_share = "
+        "share_of_change(first, reseeded); return OrderEffect(order_share, seed_share, order_share > seed_share).",
+    )),
+    Task(5, "COPIER_QUIZ", "Quiz: what the copier's missing position effect proves", hints=(
         "The copier reads every chunk whatever its place. Is that a fact about chunks in general, or "
         "about this one reader?",
         "Liu et al. found a U-shaped curve for the models and tasks they tested. Would the copier's flat "
@@ -247,5 +256,73 @@ def test_task3_order_against_the_seed_baseline():
 
 # ---------------------------------------------------------------- Task 4
 
-def test_task4_copier_quiz():
-    expect_choice(LESSON, "COPIER_QUIZ", "b", 4, "Reread the lesson's part on the quote copier and Liu et al.")
+def _effect(first, reordered, reseeded, shown: str):
+    fn = function(load(LESSON), "order_effect")
+    got = call(fn, first, reordered, reseeded, shown=shown)
+    expect_true(isinstance(got, tuple) and len(got) == 3,
+                f"called {shown}\n  got:      {got!r}\n  expected: OrderEffect(order_share, seed_share, exceeds)")
+    expect_true(all(type(share) is Fraction for share in got[:2]) and type(got[2]) is bool,
+                f"called {shown}\n  got:      {got!r}\n  expected: the two shares as exact Fractions (what "
+                "share_of_change returns) and exceeds as True or False")
+    return got
+
+
+def test_task4_order_beyond_the_baseline():
+    shown = "order_effect(['a', 'b', 'c', 'd'], ['a', 'x', 'y', 'd'], ['a', 'b', 'z', 'd'])"
+    got = _effect(["a", "b", "c", "d"], ["a", "x", "y", "d"], ["a", "b", "z", "d"], shown)
+    expect(got, OrderEffect(Fraction(1, 2), Fraction(1, 4), True), shown,
+           why="the order moved 2 of 4 citations and the seed 1 of 4: more than the baseline")
+
+
+def test_task4_no_larger_than_the_baseline_is_no_effect():
+    shown = "order_effect(['a', 'b', 'c', 'd'], ['a', 'x', 'c', 'd'], ['a', 'b', 'c', 'z'])"
+    got = _effect(["a", "b", "c", "d"], ["a", "x", "c", "d"], ["a", "b", "c", "z"], shown)
+    expect(got, OrderEffect(Fraction(1, 4), Fraction(1, 4), False), shown,
+           why="both moved 1 of 4: a change of order no larger than reseeding could be noise, so exceeds "
+               "is False (equal is not more)")
+    shown = "order_effect(['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'x'], ['y', 'z', 'c', 'd'])"
+    got = _effect(["a", "b", "c", "d"], ["a", "b", "c", "x"], ["y", "z", "c", "d"], shown)
+    expect(got, OrderEffect(Fraction(1, 4), Fraction(1, 2), False), shown,
+           why="the order moved 1 of 4 and the seed 2 of 4: the order did less than the baseline")
+
+
+def test_task4_nothing_moved():
+    shown = "order_effect(['a', None], ['a', None], ['a', None])"
+    expect(_effect(["a", None], ["a", None], ["a", None], shown), OrderEffect(Fraction(0), Fraction(0), False),
+           shown, why="nothing changed either way, so there is no order effect")
+
+
+def test_task4_generators_are_read_once():
+    shown = "order_effect((x for x in 'abcd'), iter('axyd'), iter('abzd'))"
+    got = _effect((x for x in "abcd"), iter("axyd"), iter("abzd"), shown)
+    expect(got, OrderEffect(Fraction(1, 2), Fraction(1, 4), True), shown,
+           why="`first` is compared twice, but a generator can be walked only once: make it a list first")
+
+
+def test_task4_the_lessons_layouts():
+    rankings = [lesson.rank_chunks(q.text, lesson.CHUNKS) for q in lesson.QUERIES]
+    by_id = {c.id: c for c in lesson.CHUNKS}
+
+    def cited(layout, seed):
+        out = []
+        for number, (query, ranking) in enumerate(zip(lesson.QUERIES, rankings)):
+            gold = by_id[query.gold_id]
+            others = [c for c in ranking if c.concept != gold.concept][:2]
+            context = lesson.build_layout(gold, others, layout)
+            out.append(lesson.simulate_reader(query.text, context, lesson.reading_seed(seed, number)).cited_id)
+        return out
+
+    head, tail, head_next = cited("head", lesson.SEED), cited("tail", lesson.SEED), cited("head", lesson.SEED + 1)
+    shown = "order_effect(<head, seed 507>, <tail, seed 507>, <head, seed 508>) at j = 2"
+    expect(_effect(head, tail, head_next, shown), lesson.order_effect(head, tail, head_next), shown,
+           why="the lesson's own decision on the same 40 readings")
+    shown = "order_effect(<head, seed 507>, <head, seed 508>, <tail, seed 507>) at j = 2"
+    expect(_effect(head, head_next, tail, shown), lesson.order_effect(head, head_next, tail), shown,
+           why="swap the two runs and reseeding becomes the change under test: it moved fewer citations "
+               "than the order did, so it is no effect")
+
+
+# ---------------------------------------------------------------- Task 5
+
+def test_task5_copier_quiz():
+    expect_choice(LESSON, "COPIER_QUIZ", "b", 5, "Reread the lesson's part on the quote copier and Liu et al.")

@@ -1,7 +1,8 @@
 """Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
 
 from _lab import Task, call, expect, expect_choice, expect_true, function, load
-from modules.practice import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, Conflict, Plan
+from modules.dedupe import dedupe_canonical
+from modules.practice import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Conflict, Plan, as_chunk
 
 LESSON = "practice"
 
@@ -13,15 +14,18 @@ TASKS = (
         "Parse with date.fromisoformat; return False if valid_from is set and after as_of, or valid_until is set "
         "and before as_of; else True.",
     )),
-    Task(2, "canonical_dedupe", "Drop mirror copies, never a document's own chunks", hints=(
-        "B1's text is not identical to A1's. What metadata says it is the same document anyway?",
-        "A1 and A2 share a canonical document too. Are they copies of each other, or two parts of one document?",
-        "If the mirror ranks above the original, which one should stay? And if only mirrors were retrieved?",
-        "Group by canonical; keep = canonical if a member's document == canonical, else the best-ranked member's "
-        "document; drop every member whose document != keep, as {id: canonical}.",
+    Task(2, "canonical_dedupe", "Apply lesson 03's canonical dedupe to the capstone", hints=(
+        "B1's text is not identical to A1's. What metadata says it is the same passage anyway?",
+        "A1 and A2 share a canonical document too. Are they copies of each other, or two passages of one "
+        "document? Which Chunk field tells lesson 03 the difference?",
+        "Which copy is the primary: the one whose document is its canonical document. What should a mirror "
+        "that ranks above the original lose to?",
+        "Build Chunk(c.id, c.document, c.text, c.similarity, c.canonical, 'primary' or 'mirror', "
+        "anchor=f'#{c.chunk}') for each candidate and return dict(dedupe_canonical(chunks).dropped).",
     )),
     Task(3, "settle_conflict", "Different amounts: a declared rule, or keep both", hints=(
-        "Which members can disagree about an amount at all? What about those that state none?",
+        "Which members can disagree about an amount at all? What about those that state none? And one that "
+        "writes 'six hundred euros', which stated_amounts cannot read?",
         "D1 has the higher authority score. Was anything declared, before the query, that says the finance "
         "office takes priority over the FAQ?",
         "A rule (winner, loser) is one-way. Does (finance-faq, finance-office) let D1 win?",
@@ -58,7 +62,7 @@ ALL = tuple(c.id for c in CANDIDATES)
 REFERENCE = {
     "A1": ("keep", "evidence", 1),
     "E1": ("discard", "off_topic", None),
-    "B1": ("discard", "mirror", None),
+    "B1": ("discard", "copy", None),
     "C1": ("discard", "expired", None),
     "D2": ("keep", "disputed", 3),
     "D1": ("keep", "disputed", 4),
@@ -68,7 +72,8 @@ REFERENCE = {
 WHY = {
     "A1": "A1 is current, in scope and original: the conclusion, first in the packet",
     "E1": "E1 reads alike but is about staff travel: scope 'staff conference travel' is not the question's",
-    "B1": "B1 is a mirror (document intranet-mirror/travel-policy, canonical travel-policy) of A, which is present",
+    "B1": "B1 is a mirror copy (document intranet-mirror/travel-policy) of A1's passage (#3 of travel-policy), "
+          "which is present: lesson 03's canonical dedupe drops the copy",
     "C1": "C1's validity ended on 2025-12-31, before the as-of date 2026-06-01; freshness removes it first",
     "D2": "D2 (600 euros) and D1 (500 euros) disagree and no rule is declared: both stay as disputed evidence, "
           "entering together at D2's rank",
@@ -127,33 +132,46 @@ def test_task1_not_yet_valid_and_open_ends():
 
 # ---------------------------------------------------------------- Task 2
 
-def _dedupe(fn, ids, want, why):
-    shown = f"canonical_dedupe(<{', '.join(ids)}>)"
-    expect(call(fn, _cands(ids), shown=shown), want, shown, why=why)
+def _dedupe(fn, ids, want, why, candidates=None):
+    candidates = candidates or _cands(ids)
+    shown = f"canonical_dedupe(<{', '.join(c.id for c in candidates)}>)"
+    expect(call(fn, candidates, shown=shown), want, shown, why=why)
 
 
-def test_task2_mirror_dropped_chunks_kept():
+def test_task2_copy_dropped_passages_kept():
     fn = function(load(LESSON), "canonical_dedupe")
-    _dedupe(fn, ALL, {"B1": "travel-policy"},
-            "B1 copies travel-policy, whose own chunks A1 and A2 are present; A1 and A2 are two parts of one "
+    _dedupe(fn, ALL, {"B1": "A1"},
+            "B1 is a mirror copy of A1's passage (#3 of travel-policy); A1 and A2 are two passages of one "
             "document, not copies, so both stay")
-    _dedupe(fn, ("A1", "A2", "D2", "D1", "F1"), {}, "no mirrors: nothing to drop, and A2 is not a copy of A1")
+    _dedupe(fn, ("A1", "A2", "D2", "D1", "F1"), {}, "no copies: nothing to drop, and A2 is not a copy of A1")
+    _dedupe(fn, ("A1", "A2"), {}, "one chunk per canonical document would drop A2, the exception: it is a "
+                                  "passage of its own (#4)")
 
 
 def test_task2_original_wins_even_when_the_mirror_ranks_higher():
     fn = function(load(LESSON), "canonical_dedupe")
-    _dedupe(fn, ("B1", "A1", "A2"), {"B1": "travel-policy"},
-            "the canonical document is travel-policy itself; a mirror never displaces the original, whatever its rank")
-    _dedupe(fn, ("A2", "B1"), {"B1": "travel-policy"}, "one chunk of the original is enough to keep the original")
+    _dedupe(fn, ("B1", "A1", "A2"), {"B1": "A1"},
+            "A1 is the original (its document is its canonical document): a mirror never displaces it, "
+            "whatever its rank")
+    _dedupe(fn, ("A2", "B1"), {}, "B1 copies A1's passage, which is not here; A2 is another passage")
 
 
-def test_task2_only_mirrors():
+def test_task2_only_copies():
     fn = function(load(LESSON), "canonical_dedupe")
-    _dedupe(fn, ("B1", "F1"), {}, "with no chunk of travel-policy present, the mirror is the only copy and stays")
+    _dedupe(fn, ("B1", "F1"), {}, "with A1 absent, the mirror is the only copy of its passage and stays")
     other = BY_ID["B1"]._replace(id="B2", document="archive-mirror/travel-policy")
-    shown = "canonical_dedupe(<B2 (archive mirror), B1 (intranet mirror)>)"
-    expect(call(fn, (other, BY_ID["B1"]), shown=shown), {"B1": "travel-policy"}, shown,
-           why="two mirrors and no original: keep the best-ranked mirror document (B2's), drop the other")
+    _dedupe(fn, (), {"B1": "B2"}, "two mirrors of one passage and no original: keep the best-ranked (B2)",
+            candidates=(other, BY_ID["B1"]))
+
+
+def test_task2_same_decision_as_lesson_03():
+    fn = function(load(LESSON), "canonical_dedupe")
+    a3 = BY_ID["A2"]._replace(id="A3", chunk=5, text="Receipts are kept for a year.")
+    b3 = BY_ID["B1"]._replace(id="B3", chunk=9, text=a3.text.upper())   # a copy found by its text alone
+    for candidates in (CANDIDATES, CANDIDATES + (a3, b3), tuple(reversed(CANDIDATES)), (b3, a3, BY_ID["A2"])):
+        want = dedupe_canonical([as_chunk(c) for c in candidates]).dropped
+        _dedupe(fn, (), want, "lesson 11 applies lesson 03's rule: the same candidate gets the same decision",
+                candidates=candidates)
 
 
 # ---------------------------------------------------------------- Task 3
@@ -162,7 +180,8 @@ def _settle(fn, ids, rules, want, why):
     shown = f"settle_conflict(<{', '.join(ids)}>, {rules!r})"
     got = call(fn, _cands(ids), rules, shown=shown)
     expect_true(isinstance(got, Conflict), f"called {shown}\n  got a {type(got).__name__}\n  expected: a Conflict")
-    expect((got.ids, got.amounts, got.state, got.kept), want, shown + " -> (ids, amounts, state, kept)", why=why)
+    amounts = tuple(a.value for a in got.amounts)
+    expect((got.ids, amounts, got.state, got.kept), want, shown + " -> (ids, amount values, state, kept)", why=why)
     if got.state == "resolved":
         winner = BY_ID[got.kept[0]].source
         expect_true(got.rule.startswith(f"{winner} over "),
@@ -198,8 +217,9 @@ def test_task3_agreement_is_not_a_conflict():
     same = BY_ID["D2"]._replace(id="D3", source="volunteer-office", text=BY_ID["D2"].text.replace("600", "500"))
     shown = "settle_conflict(<D1, D3 (another source, also 500 euros)>, ())"
     got = call(fn, (BY_ID["D1"], same), (), shown=shown)
-    expect((got.ids, got.amounts, got.state, got.kept), (("D1", "D3"), (500, 500), "none", ("D1", "D3")),
-           shown + " -> (ids, amounts, state, kept)", why="two sources stating the same amount corroborate each other")
+    expect((got.ids, tuple(a.value for a in got.amounts), got.state, got.kept),
+           (("D1", "D3"), (500, 500), "none", ("D1", "D3")),
+           shown + " -> (ids, amount values, state, kept)", why="two sources stating the same amount corroborate each other")
     _settle(fn, ("D1",), (), (("D1",), (500,), "none", ("D1",)), "one amount alone cannot disagree")
 
 
@@ -208,13 +228,48 @@ def test_task3_first_amount_and_every_loser():
     two = BY_ID["D1"]._replace(id="D5", text="The allowance is 500 euros per trip, and at most 2000 euros a year.")
     shown = "settle_conflict(<D5: '500 euros per trip, ... 2000 euros a year', D2: 600 euros>, ())"
     got = call(fn, (two, BY_ID["D2"]), (), shown=shown)
-    expect(got.amounts, (500, 600), shown + " -> amounts", why="each member's first stated amount is the one compared")
+    expect(tuple(a.value for a in got.amounts), (500, 600), shown + " -> amount values",
+           why="each member's first stated amount is the one compared")
     third = BY_ID["D2"]._replace(id="D4", source="volunteer-office", text="The allowance is 700 euros per trip.")
     shown = f"settle_conflict(<D1 500, D2 600, D4 700 (volunteer-office)>, {EXAMPLE_RULE!r})"
     got = call(fn, (BY_ID["D1"], BY_ID["D2"], third), EXAMPLE_RULE, shown=shown)
     expect((got.state, got.kept), ("unresolved", ("D1", "D2", "D4")), shown + " -> (state, kept)",
            why="the rule puts finance-office over finance-faq, but nothing is declared about volunteer-office: "
                "a winner needs a rule over every member that disagrees with it")
+
+
+def _d2_writes(written: str):
+    return BY_ID["D2"]._replace(text=BY_ID["D2"].text.replace("600 euros", written))
+
+
+def test_task3_amounts_however_written():
+    fn = function(load(LESSON), "settle_conflict")
+    for written, value in (("1,600 euros", 1600), ("600 EUR", 600), ("EUR 600", 600), ("\u20ac600", 600),
+                           ("600 euro", 600)):
+        shown = f"settle_conflict(<D2 writing '{written}', D1: 500 euros>, ())"
+        got = call(fn, (_d2_writes(written), BY_ID["D1"]), (), shown=shown)
+        expect((tuple(a.value for a in got.amounts), got.state), ((value, 500), "unresolved"),
+               shown + " -> (amount values, state)",
+               why=f"lesson 04's reader reads '{written}' as {value} euros, which is not 500 euros")
+
+
+def test_task3_an_unread_amount_never_agrees():
+    fn = function(load(LESSON), "settle_conflict")
+    for written in ("six hundred euros", "\u0666\u0660\u0660 euros"):
+        shown = f"settle_conflict(<D2 writing {written!r}, D1: 500 euros>, {EXAMPLE_RULE!r})"
+        got = call(fn, (_d2_writes(written), BY_ID["D1"]), EXAMPLE_RULE, shown=shown)
+        expect((got.ids, got.state, got.kept), (("D2", "D1"), "unreadable", ("D2", "D1")),
+               shown + " -> (ids, state, kept)",
+               why="the reader cannot read that amount: both stay and go to review, before any rule is "
+                   "applied; an unread amount never counts as agreement")
+    shown = "settle_conflict(<D2 writing '500 crowns', D1: 500 euros>, ())"
+    got = call(fn, (_d2_writes("500 crowns"), BY_ID["D1"]), (), shown=shown)
+    expect(got.state, "unresolved", shown + " -> state", why="500 crowns and 500 euros are not the same amount")
+    alone = _d2_writes("six hundred euros")
+    shown = "settle_conflict(<D2 writing 'six hundred euros'>, ())"
+    got = call(fn, (alone,), (), shown=shown)
+    expect((got.ids, got.state), (("D2",), "none"), shown + " -> (ids, state)",
+           why="one amount alone disagrees with nobody")
 
 
 # ---------------------------------------------------------------- Task 4
@@ -235,10 +290,10 @@ def test_task4_packet_dedupe_conflict_and_tokens():
     expect_true(("D1" in plan.packet) == ("D2" in plan.packet),
                 f"called {shown}\n  the packet {plan.packet} keeps one of D1/D2 without a declared rule: {WHY['D1']}")
     expect(plan.packet, ("A1", "A2", "D2", "D1", "F1"), shown + " -> packet (selection order)")
-    expect(plan.dedupe, {"B1": "travel-policy"}, shown + " -> dedupe")
+    expect(plan.dedupe, {"B1": "A1"}, shown + " -> dedupe")
     expect((plan.conflict.state, plan.conflict.kept), ("unresolved", ("D2", "D1")), shown + " -> conflict (state, kept)")
-    expect((plan.used_tokens, plan.budget), (202, 1000), shown + " -> (used_tokens, budget)",
-           why="69 + 49 + 25 + 23 + 36 lab tokens, counted with modules.common.units.lab_tokens")
+    expect((plan.used_tokens, plan.budget), (205, 1000), shown + " -> (used_tokens, budget)",
+           why="69 + 49 + 25 + 23 + 39 lab tokens, counted with modules.common.units.lab_tokens")
 
 
 def test_task4_with_a_declared_rule():
@@ -256,7 +311,7 @@ def test_task4_units_travel_whole():
     plan, rows, shown = _plan(fn, CANDIDATES, budget=100)
     expect((rows["A1"], rows["A2"]), (("discard", "budget", None), ("discard", "budget", None)),
            shown + " -> (A1, A2)", why="A1 + A2 need 118 lab tokens: the conclusion never enters without its exception")
-    expect(plan.packet, ("D2", "D1", "F1"), shown + " -> packet", why="the next units still fit: 48 + 36 = 84")
+    expect(plan.packet, ("D2", "D1", "F1"), shown + " -> packet", why="the next units still fit: 48 + 39 = 87")
     plan, rows, shown = _plan(fn, CANDIDATES, budget=143)
     expect((rows["D2"], rows["D1"]), (("discard", "budget", None), ("discard", "budget", None)),
            shown + " -> (D2, D1)", why="after A1 + A2 (118), 25 tokens remain: D2 alone would fit, but a conflict "
@@ -266,11 +321,11 @@ def test_task4_units_travel_whole():
 
 def test_task4_exact_fit_and_long_runs():
     fn = function(load(LESSON), "decision_table")
-    plan, rows, shown = _plan(fn, CANDIDATES, budget=202)
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=205)
     expect(plan.packet, ("A1", "A2", "D2", "D1", "F1"), shown + " -> packet",
-           why="the five kept candidates need exactly 202 lab tokens, and exactly full is allowed")
-    plan, rows, shown = _plan(fn, CANDIDATES, budget=201)
-    expect(rows["F1"], ("discard", "budget", None), shown + " -> F1", why="one token short: F1 (36) no longer fits")
+           why="the five kept candidates need exactly 205 lab tokens, and exactly full is allowed")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=204)
+    expect(rows["F1"], ("discard", "budget", None), shown + " -> F1", why="one token short: F1 (39) no longer fits")
     a3 = BY_ID["A2"]._replace(id="A3", chunk=5, text="Chunk five of the travel policy: receipts are kept for a year.")
     plan, rows, shown = _plan(fn, CANDIDATES + (a3,), label="the eight candidates plus A3 (travel-policy chunk 5)")
     expect((rows["A2"], rows["A3"]), (("keep", "adjacent", 2), ("keep", "adjacent", 3)), shown + " -> (A2, A3)",
@@ -281,9 +336,30 @@ def test_task4_a_mirror_never_joins_the_conflict():
     fn = function(load(LESSON), "decision_table")
     mirror = BY_ID["D1"]._replace(id="D1m", document="intranet-mirror/allowance-table-2026", source="intranet-mirror")
     plan, rows, shown = _plan(fn, CANDIDATES + (mirror,), label="the eight candidates plus D1m, a mirror of D1")
-    expect(rows["D1m"], ("discard", "mirror", None), shown + " -> D1m")
+    expect(rows["D1m"], ("discard", "copy", None), shown + " -> D1m")
     expect(plan.conflict.ids, ("D2", "D1"), shown + " -> conflict.ids",
            why="the conflict is weighed among the survivors of the earlier layers: a dropped mirror takes no part")
+
+
+def test_task4_a_budget_that_binds():
+    fn = function(load(LESSON), "decision_table")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=TIGHT_BUDGET)
+    expect(plan.packet, ("A1", "A2", "F1"), shown + " -> packet",
+           why="A1 + A2 (118) fit; the conflict D2 + D1 (48) would make 166 and is skipped whole; F1 (39) "
+               "still fits at 157: skip, never stop")
+    expect((rows["D2"], rows["D1"]), (("discard", "budget", None), ("discard", "budget", None)), shown + " -> (D2, D1)")
+    expect(plan.used_tokens, 157, shown + " -> used_tokens")
+
+
+def test_task4_an_unreadable_amount_is_disputed():
+    fn = function(load(LESSON), "decision_table")
+    d2 = BY_ID["D2"]._replace(text="FAQ: the allowance is six hundred euros per trip, lodging included.")
+    candidates = tuple(d2 if c.id == "D2" else c for c in CANDIDATES)
+    plan, rows, shown = _plan(fn, candidates, rules=EXAMPLE_RULE, label="the eight, D2 writing 'six hundred euros'")
+    expect((rows["D2"], rows["D1"]), (("keep", "disputed", 3), ("keep", "disputed", 4)), shown + " -> (D2, D1)",
+           why="an amount that cannot be read is never agreement and is not settled by a rule: both travel "
+               "together as disputed evidence, for review")
+    expect(plan.conflict.state, "unreadable", shown + " -> conflict.state")
 
 
 def test_task4_adjacency_follows_chunks_not_rank():

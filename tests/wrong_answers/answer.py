@@ -38,15 +38,15 @@ WRONG_ANSWERS = [
     {"name": "fill a missing facet from outside the packet", "task": 2,
      "replace": [("        if not found:\n            missing.append(facet.name)\n",
                   "        if not found:\n            from modules.answer import CORPUS\n"
-                  "            found = [p for p in CORPUS.values() if matches(facet, p)][:1]\n"
+                  "            found = [p for p in CORPUS.values() if covers(facet, p.text)][:1]\n"
                   "        if not found:\n            missing.append(facet.name)\n")]},
     {"name": "quote rewritten instead of repeated", "task": 2,
      "replace": [('sentences.append(Sentence("claim", p.text, p.text, p.id))',
                   'sentences.append(Sentence("claim", p.title + ": " + p.text, p.title + ": " + p.text, p.id))')]},
     {"name": "identical copies treated as a conflict", "task": 2,
-     "replace": [("            if matches(facet, passage) and passage.text not in by_text:\n"
+     "replace": [("            if covers(facet, passage.text) and passage.text not in by_text:\n"
                   "                by_text[passage.text] = passage\n",
-                  "            if matches(facet, passage):\n                by_text[passage.id] = passage\n")]},
+                  "            if covers(facet, passage.text):\n                by_text[passage.id] = passage\n")]},
     {"name": "gap sentence does not say what is missing", "task": 2,
      "replace": [('sentences.append(Sentence("gap", f"The packet holds nothing on {name}."))',
                   'sentences.append(Sentence("gap", "Part of the question is not answered."))')]},
@@ -68,4 +68,32 @@ WRONG_ANSWERS = [
     {"name": "quiz: a citation proves correctness", "task": 4,
      "replace": [('CITATION_QUIZ = "b"', 'CITATION_QUIZ = "a"')]},
     {"name": "quiz: the larger label wins", "task": 5, "replace": [('CONFLICT_QUIZ = "c"', 'CONFLICT_QUIZ = "a"')]},
+    {"name": "plain text match, no Unicode normalisation", "task": 2,
+     "replace": [("            if covers(facet, passage.text) and passage.text not in by_text:\n",
+                  "            if all(t in passage.text.lower() for t in facet.terms) and passage.text not in by_text:\n")]},
+    {"name": "every abstention after a skip is an overflow", "task": 6,
+     "replace": [("            return \"budget skip\"\n", "            return \"window overflow\"\n")]},
+    {"name": "any skipped passage means a budget skip", "task": 6,
+     "replace": [("        if facet.name in answer.missing and any(covers(facet, p.text) for p in skipped):",
+                  "        if skipped:")]},
+    {"name": "skipped passage counted for a facet that is not missing", "task": 6,
+     "replace": [("        if facet.name in answer.missing and any(covers(facet, p.text) for p in skipped):",
+                  "        if any(covers(facet, p.text) for p in skipped):")]},
+    {"name": "budget before conflict", "task": 6,
+     "replace": [("    if answer.status == \"conflict\":\n        return \"conflict\"\n"
+                  "    for facet in facets:\n"
+                  "        if facet.name in answer.missing and any(covers(facet, p.text) for p in skipped):\n"
+                  "            return \"budget skip\"\n",
+                  "    for facet in facets:\n"
+                  "        if facet.name in answer.missing and any(covers(facet, p.text) for p in skipped):\n"
+                  "            return \"budget skip\"\n"
+                  "    if answer.status == \"conflict\":\n        return \"conflict\"\n")]},
+    {"name": "window checked last", "task": 6,
+     "replace": [("    if not fits_window:\n        return \"window overflow\"\n    if answer.status == \"conflict\":\n"
+                  "        return \"conflict\"\n",
+                  "    if answer.status == \"conflict\":\n        return \"conflict\"\n")
+                 , ("    return \"missing facet\"\n",
+                    "    if not fits_window:\n        return \"window overflow\"\n    return \"missing facet\"\n")]},
+    {"name": "no-answer named only as an abstention", "task": 6,
+     "replace": [("    return \"missing facet\"\n", "    return \"abstention\"\n")]},
 ]

@@ -8,14 +8,14 @@ WRONG_ANSWERS = [
      "replace": [("    if remainder < 0:\n        raise ValueError(f\"evidence budget is negative",
                   "    if remainder < 0:\n        return 0\n        raise ValueError(f\"evidence budget is negative")]},
     {"name": "output reserve left out", "task": 1,
-     "replace": [("remainder = window - system - history - tools - output_reserve - margin",
-                  "remainder = window - system - history - tools - margin")]},
+     "replace": [("remainder = window - base_input - history - tools - output_reserve - margin",
+                  "remainder = window - base_input - history - tools - margin")]},
     {"name": "margin left out", "task": 1,
-     "replace": [("remainder = window - system - history - tools - output_reserve - margin",
-                  "remainder = window - system - history - tools - output_reserve")]},
+     "replace": [("remainder = window - base_input - history - tools - output_reserve - margin",
+                  "remainder = window - base_input - history - tools - output_reserve")]},
     {"name": "history and tools left out", "task": 1,
-     "replace": [("remainder = window - system - history - tools - output_reserve - margin",
-                  "remainder = window - system - output_reserve - margin")]},
+     "replace": [("remainder = window - base_input - history - tools - output_reserve - margin",
+                  "remainder = window - base_input - output_reserve - margin")]},
     {"name": "a remainder of exactly zero is an error", "task": 1,
      "replace": [("    if remainder < 0:\n        raise ValueError(f\"evidence budget is negative",
                   "    if remainder <= 0:\n        raise ValueError(f\"evidence budget is negative")]},
@@ -35,8 +35,9 @@ WRONG_ANSWERS = [
     {"name": "len() instead of the counter", "task": 2,
      "replace": [("size = counter(chunk.text)", "size = len(chunk.text)")]},
     {"name": "negative budget treated as 0", "task": 2,
-     "replace": [("    if budget < 0:\n        raise ValueError(f\"budget must be >= 0, got {budget}\")\n",
-                  "    budget = max(budget, 0)\n")]},
+     "replace": [("    if budget < 0:\n        raise ValueError(f\"budget must be >= 0, got {budget}\")\n"
+                  "    kept, skipped, used = [], [], 0\n",
+                  "    budget = max(budget, 0)\n    kept, skipped, used = [], [], 0\n")]},
     {"name": "unit always named chars", "task": 2,
      "replace": [('getattr(counter, "__name__", "custom")', '"chars"')]},
     {"name": "policy left empty", "task": 2,
@@ -52,4 +53,69 @@ WRONG_ANSWERS = [
     {"name": "base input forgotten", "task": 3,
      "replace": [("if request.base_tokens + sum(request.chunk_tokens[:k]) > window", "if sum(request.chunk_tokens[:k]) > window")]},
     {"name": "quiz: small enough to ignore", "task": 4, "replace": [('RESERVE_QUIZ = "b"', 'RESERVE_QUIZ = "a"')]},
+    {"name": "walks in rank order (the skip walk)", "task": 5,
+     "replace": [("    chosen, covered, used = set(), set(), 0\n    while True:",
+                  "    chosen, covered, used = set(), set(), 0\n"
+                  "    for i in range(len(chunks)):\n"
+                  "        if used + sizes[i] <= budget:\n"
+                  "            chosen.add(i)\n"
+                  "            used += sizes[i]\n"
+                  "    while False:")]},
+    {"name": "rank walk that skips chunks adding nothing", "task": 5,
+     "replace": [("    chosen, covered, used = set(), set(), 0\n    while True:",
+                  "    chosen, covered, used = set(), set(), 0\n"
+                  "    for i in range(len(chunks)):\n"
+                  "        if answers[i] - covered and used + sizes[i] <= budget:\n"
+                  "            chosen.add(i)\n"
+                  "            covered |= answers[i]\n"
+                  "            used += sizes[i]\n"
+                  "    while False:")]},
+    {"name": "ignores cost: most new facets first", "task": 5,
+     "replace": [("if best is None or new * sizes[best] > len(answers[best] - covered) * sizes[i]:",
+                  "if best is None or new > len(answers[best] - covered):")]},
+    {"name": "cheapest chunk first, whatever it adds", "task": 5,
+     "replace": [("if best is None or new * sizes[best] > len(answers[best] - covered) * sizes[i]:",
+                  "if best is None or sizes[i] < sizes[best]:")]},
+    {"name": "counts facets already covered again", "task": 5,
+     "replace": [("            new = len(answers[i] - covered)\n",
+                  "            new = len(answers[i])\n"),
+                 ("new * sizes[best] > len(answers[best] - covered) * sizes[i]",
+                  "new * sizes[best] > len(answers[best]) * sizes[i]")]},
+    {"name": "reads the labels", "task": 5,
+     "replace": [("    chosen, covered, used = set(), set(), 0\n",
+                  "    from modules import budget as lesson\n"
+                  "    answers = [a if c.id in lesson.COVERAGE_LABELS else set() for a, c in zip(answers, chunks)]\n"
+                  "    chosen, covered, used = set(), set(), 0\n")]},
+    {"name": "labelled chunks first", "task": 5,
+     "replace": [("    sizes = [counter(c.text) for c in chunks]\n",
+                  "    from modules import budget as lesson\n"
+                  "    chunks = sorted(chunks, key=lambda c: c.id not in lesson.COVERAGE_LABELS)\n"
+                  "    sizes = [counter(c.text) for c in chunks]\n")]},
+    {"name": "ties broken by set order", "task": 5,
+     "replace": [("        for i in range(len(chunks)):\n            new = len(answers[i] - covered)",
+                  "        for i in [chunks.index(c) for c in set(chunks)]:\n"
+                  "            new = len(answers[i] - covered)")]},
+    {"name": "ties go to the later chunk", "task": 5,
+     "replace": [("new * sizes[best] > len(answers[best] - covered) * sizes[i]",
+                  "new * sizes[best] >= len(answers[best] - covered) * sizes[i]")]},
+    {"name": "returns the chunks in pick order", "task": 5,
+     "replace": [("    chosen, covered, used = set(), set(), 0\n",
+                  "    chosen, covered, used, picked = set(), set(), 0, []\n"),
+                 ("        chosen.add(best)\n", "        chosen.add(best)\n        picked.append(chunks[best])\n"),
+                 ("    return tuple(c for i, c in enumerate(chunks) if i in chosen)\n",
+                  "    return tuple(picked)\n")]},
+    {"name": "len() instead of the counter", "task": 5,
+     "replace": [("    sizes = [counter(c.text) for c in chunks]\n    answers", "    sizes = [len(c.text) for c in chunks]\n    answers")]},
+    {"name": "strict < drops the exact fit", "task": 5,
+     "replace": [("or used + sizes[i] > budget:", "or used + sizes[i] >= budget:")]},
+    {"name": "fills the rest of the budget in rank order", "task": 5,
+     "replace": [("    return tuple(c for i, c in enumerate(chunks) if i in chosen)\n",
+                  "    for i in range(len(chunks)):\n"
+                  "        if i not in chosen and used + sizes[i] <= budget:\n"
+                  "            chosen.add(i)\n"
+                  "            used += sizes[i]\n"
+                  "    return tuple(c for i, c in enumerate(chunks) if i in chosen)\n")]},
+    {"name": "negative budget treated as 0 (cover_facets)", "task": 5,
+     "replace": [("    if budget < 0:\n        raise ValueError(f\"budget must be >= 0, got {budget}\")\n    sizes",
+                  "    budget = max(budget, 0)\n    sizes")]},
 ]

@@ -14,15 +14,28 @@ WRONG_ANSWERS = [
     {"name": "open end treated as expired", "task": 1,
      "replace": [("    if candidate.valid_until and date.fromisoformat(candidate.valid_until) < day:\n",
                   "    if not candidate.valid_until or date.fromisoformat(candidate.valid_until) < day:\n")]},
-    {"name": "dedupe by identical text only", "task": 2,
-     "replace": [("        groups.setdefault(c.canonical, []).append(c)\n", "        groups.setdefault(c.text, []).append(c)\n")]},
     {"name": "one chunk per canonical document (drops A2)", "task": 2,
-     "replace": [("            if c.document != keep:\n", "            if c.document != keep or c is not members[0]:\n")]},
-    {"name": "best-ranked copy wins even over the original", "task": 2,
-     "replace": [("keep = canonical if canonical in documents else members[0].document",
-                  "keep = members[0].document")]},
-    {"name": "a lone mirror is dropped too", "task": 2,
-     "replace": [("keep = canonical if canonical in documents else members[0].document", "keep = canonical")]},
+     "replace": [('anchor=f"#{c.chunk}"', 'anchor=c.canonical')]},
+    {"name": "no anchor: copies matched by text only (the mirror's header hides it)", "task": 2,
+     "replace": [(', anchor=f"#{c.chunk}"', '')]},
+    {"name": "every copy called primary (the mirror ranked above A1 wins)", "task": 2,
+     "replace": [('        copy = "primary" if c.document == c.canonical else "mirror"\n',
+                  '        copy = "primary"\n')]},
+    {"name": "the canonical document ignored (the mirror's own document used)", "task": 2,
+     "replace": [("Chunk(c.id, c.document, c.text, c.similarity, c.canonical, copy,",
+                  "Chunk(c.id, c.document, c.text, c.similarity, c.document, copy,")]},
+    {"name": "re-implemented: dedupe by identical text only", "task": 2,
+     "replace": [("    return dict(dedupe_canonical(chunks).dropped)\n",
+                  "    first = {}\n    for c in candidates:\n        first.setdefault(c.text, c.id)\n"
+                  "    return {c.id: first[c.text] for c in candidates if first[c.text] != c.id}\n")]},
+    {"name": "re-implemented: one chunk per canonical document", "task": 2,
+     "replace": [("    return dict(dedupe_canonical(chunks).dropped)\n",
+                  "    first = {}\n    for c in candidates:\n        first.setdefault(c.canonical, c.id)\n"
+                  "    return {c.id: first[c.canonical] for c in candidates if first[c.canonical] != c.id}\n")]},
+    {"name": "dropped mapped to the canonical document, not to the kept copy", "task": 2,
+     "replace": [("    return dict(dedupe_canonical(chunks).dropped)\n",
+                  "    dropped = dedupe_canonical(chunks).dropped\n"
+                  "    return {i: next(c.canonical for c in candidates if c.id == i) for i in dropped}\n")]},
     {"name": "higher authority settles the conflict", "task": 3,
      "replace": [("    declared = set(rules)\n",
                   "    best = max(members, key=lambda c: c.authority)\n"
@@ -35,16 +48,35 @@ WRONG_ANSWERS = [
     {"name": "rules read in both directions", "task": 3,
      "replace": [("    declared = set(rules)\n", "    declared = set(rules) | {(b, a) for a, b in rules}\n")]},
     {"name": "agreement reported as a conflict", "task": 3,
-     "replace": [("    if len(set(amounts)) <= 1:\n", "    if len(amounts) <= 1:\n")]},
+     "replace": [("    if len(set(said)) <= 1:\n", "    if len(said) <= 1:\n")]},
     {"name": "members without an amount take part", "task": 3,
      "replace": [("    members = [c for c in members if stated_amounts(c.text)]\n", "    members = list(members)\n"),
                  ("    amounts = tuple(stated_amounts(c.text)[0] for c in members)\n",
-                  "    amounts = tuple((stated_amounts(c.text) or (0,))[0] for c in members)\n")]},
+                  "    amounts = tuple((stated_amounts(c.text) or (Amount(0, 'euros', ''),))[0] for c in members)\n")]},
+    {"name": "an unreadable amount ignored, so the readable one stands alone", "task": 3,
+     "replace": [("    members = [c for c in members if stated_amounts(c.text)]\n",
+                  "    members = [c for c in members if stated_amounts(c.text) and stated_amounts(c.text)[0].value is not None]\n")]},
+    {"name": "unreadable amounts compared as equal (None == None)", "task": 3,
+     "replace": [("    if len(members) > 1 and any(a.value is None for a in amounts):\n",
+                  "    if len(members) > 1 and all(a.value is None for a in amounts) and False:\n")]},
+    {"name": "a declared rule settles an unreadable amount", "task": 3,
+     "replace": [("    if len(members) > 1 and any(a.value is None for a in amounts):\n"
+                  "        return Conflict(ids, amounts, \"unreadable\", ids)\n", ""),
+                 ("    return Conflict(ids, amounts, \"unresolved\", ids)\n",
+                  "    if any(a.value is None for a in amounts):\n        return Conflict(ids, amounts, \"unreadable\", ids)\n"
+                  "    return Conflict(ids, amounts, \"unresolved\", ids)\n")]},
+    {"name": "the unit ignored (500 crowns agrees with 500 euros)", "task": 3,
+     "replace": [("    said = [(a.value, a.unit) for a in amounts]\n", "    said = [a.value for a in amounts]\n")]},
+    {"name": "own digits reader: the first number in the text", "task": 3,
+     "replace": [("    amounts = tuple(stated_amounts(c.text)[0] for c in members)\n",
+                  "    amounts = tuple(Amount(int(next(w for w in c.text.replace(',', '').split() if w.isdigit())), "
+                  "'euros', '') if any(w.isdigit() for w in c.text.replace(',', '').split()) else "
+                  "Amount(None, 'euros', '') for c in members)\n")]},
     {"name": "expired policy kept (no freshness layer)", "task": 4,
      "replace": [("        if not is_current(c, as_of):\n", "        if False:\n")]},
     {"name": "scope not checked (keeps E1)", "task": 4,
      "replace": [("        elif c.scope != scope:\n", "        elif False:\n")]},
-    {"name": "mirror kept (no canonical dedupe)", "task": 4,
+    {"name": "copy kept (no canonical dedupe)", "task": 4,
      "replace": [("    dedupe = canonical_dedupe(alive)\n", "    dedupe = {}\n")]},
     {"name": "pick the higher authority without a rule", "task": 4,
      "replace": [("    conflict = settle_conflict(alive, rules)\n",
@@ -57,7 +89,7 @@ WRONG_ANSWERS = [
                   "    first_chunk = {}\n"
                   "    for c in alive:\n"
                   "        if first_chunk.setdefault(c.document, c.id) != c.id:\n"
-                  "            reason[c.id] = \"mirror\"\n"
+                  "            reason[c.id] = \"copy\"\n"
                   "    alive = [c for c in alive if c.id not in reason]\n"
                   "    conflict = settle_conflict(alive, rules)\n")]},
     {"name": "top-7 by similarity before any rule (drops A2)", "task": 4,
@@ -71,6 +103,12 @@ WRONG_ANSWERS = [
      "replace": [("    units.sort(key=lambda unit: min(rank[c.id] for c in unit))\n",
                   "    units = [[c] for unit in units for c in unit]\n"
                   "    units.sort(key=lambda unit: rank[unit[0].id])\n")]},
+    {"name": "an unreadable conflict is not kept together", "task": 4,
+     "replace": [('disputed = set(conflict.ids) if conflict.state in ("unresolved", "unreadable") else set()',
+                  'disputed = set(conflict.ids) if conflict.state == "unresolved" else set()')]},
+    {"name": "the walk stops at the first unit that does not fit", "task": 4,
+     "replace": [("        else:\n            for c in unit:\n                reason[c.id] = \"budget\"\n",
+                  "        else:\n            budget = -1\n            for c in unit:\n                reason[c.id] = \"budget\"\n")]},
     {"name": "conflict members walk the budget one by one", "task": 4,
      "replace": [("    if group:\n        units.append(group)\n", "    if group:\n        units.extend([c] for c in group)\n")]},
     {"name": "part of a unit kept when the whole does not fit", "task": 4,

@@ -1,0 +1,116 @@
+"""Invariants of `methods.py audit` on generated folders (hypothesis): every needed passage is
+booked exactly once, the ledger adds up, coverage never exceeds recall, the packet fits its
+budget, and neither the order of a query's run lines nor the hash seed changes anything."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
+
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
+
+from modules import audit  # noqa: E402
+from modules.audit import CAUSES, run_audit  # noqa: E402
+from modules.audit_io import read_corpus  # noqa: E402
+
+FAST = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+TEXTS = ["alpha", "beta gamma", "delta " * 5, "epsilon zeta eta", "theta", "iota kappa lambda mu " * 3]
+
+
+@st.composite
+def datasets(draw):
+    """A corpus of up to 12 passages with random metadata, and a run and qrels over it."""
+    count = draw(st.integers(1, 12))
+    passages = []
+    for i in range(count):
+        meta = {}
+        if draw(st.booleans()):
+            meta["source"] = draw(st.sampled_from(["s1", "s2", "s3"]))
+            if draw(st.booleans()):
+                meta["version"] = draw(st.sampled_from(["1", "2"]))
+            if draw(st.booleans()):
+                start = draw(st.integers(1, 8))
+                meta.update(start_line=start, end_line=start + draw(st.integers(0, 4)))
+        if draw(st.booleans()):
+            meta.update(canonical_id=draw(st.sampled_from(["c1", "c2"])),
+                        copy=draw(st.sampled_from(["primary", "mirror", "export"])))
+        if draw(st.booleans()):
+            meta["valid_until"] = draw(st.sampled_from(["2026-06-30", "2026-07-01", "2027-01-01"]))
+        passages.append({"_id": f"d{i}", "title": "", "text": draw(st.sampled_from(TEXTS)), "metadata": meta})
+    ids = [f"d{i}" for i in range(count)] + ["ghost"]
+    run, qrels = {}, {}
+    for q in range(draw(st.integers(1, 4))):
+        ranked = draw(st.lists(st.sampled_from(ids), max_size=8, unique=True))
+        scores = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=len(ranked), max_size=len(ranked)))
+        run[f"q{q}"] = list(zip(ranked, scores))
+        qrels[f"q{q}"] = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=4, unique=True))
+    return passages, run, qrels
+
+
+def write(root: Path, data, reverse: bool = False) -> str:
+    passages, run, qrels = data
+    (root / "qrels").mkdir(parents=True, exist_ok=True)
+    (root / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in passages))
+    (root / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": q}) + "\n" for q in qrels))
+    (root / "qrels" / "test.tsv").write_text("".join(f"{q}\t{d}\t1\n" for q, ids in qrels.items() for d in ids))
+    lines = []
+    for q, entries in run.items():
+        rows = [f"{q} Q0 {d} {rank} {score} t\n" for rank, (d, score) in enumerate(entries, start=1)]
+        lines += rows[::-1] if reverse else rows
+    (root / "run.trec").write_text("".join(lines))
+    return str(root)
+
+
+@FAST
+@given(datasets(), st.lists(st.integers(0, 120), min_size=1, max_size=3), st.integers(1, 6),
+       st.sampled_from([None, "2026-07-01"]))
+def test_every_needed_passage_is_booked_once_and_the_ledger_adds_up(data, budgets, k, as_of):
+    with tempfile.TemporaryDirectory() as folder:
+        report = run_audit(write(Path(folder), data), budgets=budgets, k=k, as_of=as_of)
+    for result in report.results:
+        for found, losses in zip(result.coverage, result.lost):
+            booked = [loss.id for loss in losses]
+            assert len(booked) == len(set(booked)) == result.needed - found
+            assert found <= result.retrieved <= result.needed
+            not_retrieved = sum(1 for loss in losses if loss.cause == "not_retrieved")
+            assert result.retrieved == result.needed - not_retrieved
+    for index, budget in enumerate(report.settings["budgets"]):
+        causes = report.ledger.causes[index]
+        assert set(causes) == set(CAUSES)
+        assert sum(causes.values()) + report.ledger.in_packet[index] == report.ledger.needed
+        assert report.ledger.coverage_sum[index] <= report.ledger.recall_sum + 1e-9
+
+
+@FAST
+@given(datasets(), st.integers(0, 120), st.integers(1, 8))
+def test_the_packet_fits_its_budget_and_only_the_top_k_enter_it(data, budget, k):
+    from modules.budget import fill_budget
+    with tempfile.TemporaryDirectory() as folder:
+        path = write(Path(folder), data)
+        report = run_audit(path, budgets=[budget], k=k)
+        corpus = audit.Corpus(read_corpus(str(Path(path) / "corpus.jsonl"), audit.UNITS["chars"]))
+    passages, run, _ = data
+    for qid, entries in run.items():
+        ranking = [d for d, _ in sorted(entries, key=lambda e: (e[1], e[0]), reverse=True)]
+        selection = audit.select_candidates(ranking[:k], corpus)
+        walk = fill_budget(selection.eligible, budget, corpus.size_of.__getitem__)
+        assert walk.used <= budget and set(walk.kept_ids) <= set(ranking[:k])
+        assert not set(walk.kept_ids) & set(selection.causes)
+
+
+@FAST
+@given(datasets(), st.lists(st.integers(0, 120), min_size=1, max_size=3), st.integers(1, 6))
+def test_the_order_of_a_querys_run_lines_does_not_matter(data, budgets, k):
+    with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
+        forward = run_audit(write(Path(one), data), budgets=budgets, k=k)
+        backward = run_audit(write(Path(two), data, reverse=True), budgets=budgets, k=k)
+    assert forward.results == backward.results
+    assert forward.ledger.causes == backward.ledger.causes

@@ -1,0 +1,543 @@
+"""`methods.py audit` (issue 19): the demo, one hand-checked ledger per cause of loss, every
+bad-input case, agreement with ir-measures, and the command's contracts (golden output, hash
+seeds, standard library only, nothing written)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import GOLDEN, ROOT, methods, tree_state
+from modules import audit, audit_io
+from modules.audit import run_audit
+from modules.audit_trace import trace, view
+
+DEMO = Path(audit.DEMO)
+
+
+# ---------------------------------------------------------------- building small folders
+
+def passage(pid, text, **meta):
+    return {"_id": pid, "title": "", "text": text, "metadata": meta}
+
+
+def folder(tmp_path, passages, run, qrels, queries=None, run_name="run.trec"):
+    """A BEIR folder. run: {qid: [doc ids, best first]} (or a str, written as is);
+    qrels: {qid: [relevant ids]}; queries default to every qid named."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "qrels").mkdir(exist_ok=True)
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in passages), encoding="utf-8")
+    qids = queries if queries is not None else sorted(set(qrels) | (set(run) if isinstance(run, dict) else set()))
+    (tmp_path / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": f"question {q}"}) + "\n"
+                                                    for q in qids), encoding="utf-8")
+    (tmp_path / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t1\n" for q, ids in qrels.items() for d in ids),
+        encoding="utf-8")
+    if isinstance(run, str):
+        text = run
+    else:
+        text = "".join(f"{q} Q0 {d} {r} {100 - r} t\n" for q, ids in run.items() for r, d in enumerate(ids, start=1))
+    (tmp_path / run_name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def ledger(report) -> list[dict]:
+    """Per budget, the causes with a non-zero count, plus what reached the packet."""
+    return [{**{c: n for c, n in causes.items() if n}, "in_packet": found}
+            for causes, found in zip(report.ledger.causes, report.ledger.in_packet)]
+
+
+def losses(report, qid, budget_index=0) -> dict:
+    result = next(r for r in report.results if r.qid == qid)
+    return {loss.id: loss.cause for loss in result.lost[budget_index]}
+
+
+A100 = "a" * 100
+B91 = "b" * 91
+C30 = "c" * 30
+
+
+# ---------------------------------------------------------------- one ledger per cause
+
+def test_budget_skip_is_booked_and_the_walk_goes_on(tmp_path):
+    # a (100) fits in 120; b (91) does not fit after it; c (30) does not either (130 > 120).
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91), passage("c", C30)],
+                  {"q": ["a", "b", "c"]}, {"q": ["a", "b"]})
+    report = run_audit(str(data), budgets=[80, 120, 400])
+    # 80: a and b skipped, c fits; 120: b skipped; 400: everything fits.
+    assert ledger(report) == [{"budget_skip": 2, "in_packet": 0}, {"budget_skip": 1, "in_packet": 1},
+                              {"in_packet": 2}]
+    result = report.results[0]
+    assert result.coverage == (0, 1, 2) and (result.retrieved, result.needed) == (2, 2)
+    assert result.lost[1][0].detail == "91 chars; 100 of 120 used"
+
+
+def test_duplicate_text_keeps_the_first_ranked_and_says_whether_it_reached_the_packet(tmp_path):
+    data = folder(tmp_path, [passage("faq", A100), passage("policy", A100), passage("x", C30)],
+                  {"q": ["faq", "policy", "x"]}, {"q": ["policy"]})
+    report = run_audit(str(data), budgets=[80, 400])
+    assert ledger(report) == [{"duplicate_text": 1, "in_packet": 0}, {"duplicate_text": 1, "in_packet": 0}]
+    small, large = (report.results[0].lost[i][0] for i in (0, 1))
+    assert (small.kept, small.kept_in_packet, large.kept_in_packet) == ("faq", False, True)
+    assert large.detail == "the same text as faq (in the packet)"
+    assert report.ledger.copy_in_packet == [0, 1]
+
+
+def test_canonical_copy_prefers_the_primary_and_keeps_distinct_passages_of_one_document(tmp_path):
+    data = folder(tmp_path, [
+        passage("export", "Export header. " + A100, source="exports/p.txt", canonical_id="doc#1", copy="export"),
+        passage("primary", A100, source="site/p", canonical_id="doc#1", copy="primary"),
+        passage("next", B91, source="site/p", canonical_id="doc#2", copy="primary"),
+        passage("mirror-next", B91 + ".", source="mirror/p", canonical_id="doc#2", copy="mirror"),
+    ], {"q": ["export", "primary", "next", "mirror-next"]}, {"q": ["export", "next", "mirror-next"]})
+    report = run_audit(str(data), budgets=[400])
+    assert ledger(report) == [{"canonical_copy": 2, "in_packet": 1}]
+    assert losses(report, "q") == {"export": "canonical_copy", "mirror-next": "canonical_copy"}
+    lost = {loss.id: loss.kept for loss in report.results[0].lost[0]}
+    assert lost == {"export": "primary", "mirror-next": "next"}
+
+
+def test_version_conflict_blocks_the_whole_source(tmp_path):
+    data = folder(tmp_path, [passage("h2", A100, source="hours", version="2"),
+                             passage("h1", B91, source="hours", version="1"),
+                             passage("h-note", C30, source="hours"),
+                             passage("other", C30 + "!", source="misc", version="7")],
+                  {"q": ["h2", "h1", "h-note", "other"]}, {"q": ["h2", "h-note", "other"]})
+    report = run_audit(str(data), budgets=[400])
+    assert ledger(report) == [{"version_conflict": 2, "in_packet": 1}]
+    assert report.results[0].lost[0][0].detail == "hours has versions 2, 1 among the candidates"
+
+
+def test_overlap_rejects_shared_lines_but_not_adjacent_ones(tmp_path):
+    data = folder(tmp_path, [passage("w1", A100, source="guide.md", start_line=1, end_line=2),
+                             passage("w2", B91, source="guide.md", start_line=2, end_line=3),
+                             passage("w3", C30, source="guide.md", start_line=4, end_line=6),
+                             passage("w4", C30 + "?", source="other.md", start_line=1, end_line=9)],
+                  {"q": ["w1", "w2", "w3", "w4"]}, {"q": ["w2", "w3", "w4"]})
+    report = run_audit(str(data), budgets=[400])
+    assert ledger(report) == [{"overlap": 1, "in_packet": 2}]
+    loss = report.results[0].lost[0][0]
+    assert (loss.id, loss.kept, loss.detail) == ("w2", "w1", "lines 2-3 of guide.md overlap w1 (in the packet)")
+
+
+def test_validity_on_the_as_of_date_and_unchecked_without_one(tmp_path):
+    data = folder(tmp_path, [passage("fee-2025", A100, source="fees", version="2025", valid_from="2025-01-01",
+                                     valid_until="2026-06-30"),
+                             passage("fee-2026", B91, source="fees", version="2026", valid_from="2026-07-01"),
+                             passage("fee-2027", C30, valid_from="2027-01-01")],
+                  {"q": ["fee-2025", "fee-2026", "fee-2027"]}, {"q": ["fee-2025", "fee-2026", "fee-2027"]})
+    report = run_audit(str(data), budgets=[400], as_of="2026-07-01")
+    assert ledger(report) == [{"expired": 2, "in_packet": 1}]
+    details = {loss.id: loss.detail for loss in report.results[0].lost[0]}
+    assert details == {"fee-2025": "expired: last day 2026-06-30 (as of 2026-07-01)",
+                       "fee-2027": "not yet valid: first day 2027-01-01 (as of 2026-07-01)"}
+    # Both ends are inclusive: on 2026-06-30 the 2025 fee is still valid and the 2026 fee not yet.
+    assert losses(run_audit(str(data), budgets=[400], as_of="2026-06-30"), "q") == {
+        "fee-2026": "expired", "fee-2027": "expired"}
+    unchecked = run_audit(str(data), budgets=[400])
+    assert unchecked.settings["as_of"] is None and unchecked.windows == 3
+    assert ledger(unchecked) == [{"version_conflict": 2, "in_packet": 1}]
+    assert "not checked: give --as-of" in methods("audit", str(data), "--budget", "400").stdout.decode()
+
+
+def test_not_retrieved_beyond_k_or_absent_and_not_in_corpus(tmp_path):
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91), passage("c", C30)],
+                  {"q": ["a", "ghost", "c", "b"]}, {"q": ["b", "ghost", "never"]})
+    report = run_audit(str(data), budgets=[400], k=3)
+    assert ledger(report) == [{"not_retrieved": 2, "not_in_corpus": 1, "in_packet": 0}]
+    details = {loss.id: loss.detail for loss in report.results[0].lost[0]}
+    assert details == {"b": "ranked 4 of 4, beyond k = 3", "ghost": "rank 2; corpus.jsonl has no such _id",
+                       "never": "not in the run for this query"}
+    assert report.results[0].retrieved == 1   # ghost counts for recall@3, as trec_eval counts it
+    assert report.findings.counts == {"unknown_doc": 1, "qrels_unknown_doc": 2}
+
+
+def test_causes_are_booked_in_pipeline_order(tmp_path):
+    # An expired passage that is also a duplicate is booked as expired: the first step that removed it.
+    data = folder(tmp_path, [passage("a", A100), passage("b", A100, valid_until="2020-01-01")],
+                  {"q": ["a", "b"]}, {"q": ["b"]})
+    assert losses(run_audit(str(data), budgets=[400], as_of="2026-07-01"), "q") == {"b": "expired"}
+    assert losses(run_audit(str(data), budgets=[400]), "q") == {"b": "duplicate_text"}
+
+
+def test_budgets_in_lab_tokens(tmp_path):
+    data = folder(tmp_path, [passage("a", "help desk hours"), passage("b", "returned books")],
+                  {"q": ["a", "b"]}, {"q": ["a", "b"]})
+    report = run_audit(str(data), unit="lab-tokens", budgets=[3, 4])
+    # help desk hours = 1 + 1 + 1 lab tokens; returned books = 2 + 1.
+    assert ledger(report) == [{"budget_skip": 1, "in_packet": 1}, {"budget_skip": 1, "in_packet": 1}]
+    assert report.results[0].lost[0][0].detail == "3 lab-tokens; 3 of 3 used"
+
+
+# ---------------------------------------------------------------- the demo
+
+def test_demo_ledger_by_hand():
+    report = run_audit()
+    assert report.settings == {"k": 10, "unit": "chars", "budgets": [80, 120, 400, 1000], "as_of": "2026-07-01"}
+    by_query = {r.qid: {loss.id: loss.cause for loss in r.lost[2]} for r in report.results}   # at 400
+    assert by_query == {"q1": {}, "q2": {"hours-v2": "version_conflict"}, "q3": {"returns-v1": "duplicate_text"},
+                        "q4": {"guide-w2": "overlap", "hours-v2": "not_retrieved"},
+                        "q5": {"late-fee-2025": "expired"}, "q6": {"returns-export-2024": "canonical_copy"},
+                        "q7": {"A2": "budget_skip"}}
+    assert [r["ledger"]["budget_skip"] for r in trace()["budgets"]] == [4, 3, 1, 0]
+    assert report.findings.counts == {"unknown_doc": 1, "run_query_without_qrels": 1}
+
+
+def test_demo_agrees_with_the_lessons_on_shared_ids():
+    from modules.context import CANDIDATES, select_context
+    from modules.versions import LATE_FEES, valid_on
+    q1 = next(r for r in run_audit(budgets=[80, 120, 400]).results if r.qid == "q1")
+    for budget, found in zip((80, 120, 400), q1.coverage):   # lesson 01: 0/2, 1/2, 2/2
+        packet = select_context(CANDIDATES, budget).packet_ids
+        assert found == len({"hours-v2", "returns-v1"} & set(packet))
+    assert q1.coverage == (0, 1, 2)
+    assert [r.id for r in valid_on(LATE_FEES, audit.DEMO_AS_OF)] == ["late-fee-2026"]   # lesson 04
+
+
+def test_demo_files_are_what_the_generator_writes():
+    sys.path.insert(0, str(DEMO))
+    try:
+        import make_demo
+    finally:
+        sys.path.remove(str(DEMO))
+    for name, text in make_demo.files().items():
+        assert (DEMO / name).read_text(encoding="utf-8") == text, f"run python3 -B {DEMO}/make_demo.py"
+
+
+def test_corpus_holds_sizes_and_hashes_not_texts():
+    corpus = audit.Corpus(audit_io.read_corpus(str(DEMO / "corpus.jsonl"), audit.UNITS["chars"]))
+    texts = [json.loads(line)["text"] for line in (DEMO / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+    held = repr(list(corpus.held.values()))
+    assert not [t for t in texts if repr(t)[1:-1] in held]
+    assert corpus.size("hours-v2") == 91 and len(corpus.held["hours-v2"].chunk.text) == 64
+
+
+# ---------------------------------------------------------------- agreement with ir-measures
+
+def _ir_recall(run_path, qrels_path, k):
+    ir_measures = pytest.importorskip("ir_measures", reason="ir-measures is not installed (it is in the "
+                                                             "project's test group; CI installs it)")
+    measure = ir_measures.R @ k
+    return {m.query_id: m.value for m in ir_measures.iter_calc([measure], ir_measures.read_trec_qrels(
+        qrels_path), ir_measures.read_trec_run(run_path))}
+
+
+def _trec_qrels(tmp_path, data) -> str:
+    # ir-measures reads TREC qrels (qid 0 docid rel); the same judgements as the BEIR table.
+    path = tmp_path / "qrels.trec"
+    rows = [line.split("\t") for line in (data / "qrels" / "test.tsv").read_text().splitlines()[1:]]
+    path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in rows))
+    return str(path)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 10])
+def test_recall_agrees_exactly_with_ir_measures_on_the_demo(tmp_path, k):
+    expected = _ir_recall(str(DEMO / "run.trec"), _trec_qrels(tmp_path, DEMO), k)
+    got = {r.qid: r.retrieved / r.needed for r in run_audit(k=k).results}
+    assert got == expected
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_recall_agrees_exactly_with_ir_measures_with_ties_and_unknown_ids(tmp_path, seed):
+    import random
+    rng = random.Random(seed)
+    passages = [passage(f"d{i}", f"text {i}") for i in range(60)]
+    lines, qrels = [], {}
+    for q in range(25):
+        ids = rng.sample([f"d{i}" for i in range(70)], 30)          # d60..d69 are not in the corpus
+        scores = [rng.choice([1.0, 2.0, 2.5, 3.0]) for _ in ids]   # many ties: trec_eval's order decides
+        lines += [f"q{q} Q0 {d} {rank} {s} t\n" for rank, (d, s) in enumerate(zip(ids, scores), start=1)]
+        qrels[f"q{q}"] = rng.sample([f"d{i}" for i in range(70)], rng.randint(1, 6))
+    data = folder(tmp_path / "data", passages, "".join(lines), qrels)
+    qrels_path = _trec_qrels(tmp_path, data)
+    for k in (1, 5, 10, 30):
+        expected = _ir_recall(str(data / "run.trec"), qrels_path, k)
+        got = {r.qid: r.retrieved / r.needed for r in run_audit(str(data), k=k).results}
+        assert got == expected, f"k={k}"
+
+
+# ---------------------------------------------------------------- bad input: raised, naming file, line, field
+
+BAD_CORPUS = [
+    ('{"_id": "a", "text": "x"}\n{"_id": "b", "text": \n', 2, "(json)"),
+    ('["a", "x"]\n', 1, "(json)"),
+    ('{"text": "x"}\n', 1, "_id"),
+    ('{"_id": "a", "text": 5}\n', 1, "text"),
+    ('{"_id": "a", "text": "x"}\n{"_id": "a", "text": "y"}\n', 2, "_id"),
+    ('{"_id": "a", "text": "x", "metadata": {"copy": "backup", "canonical_id": "c"}}\n', 1, "metadata.copy"),
+    ('{"_id": "a", "text": "x", "metadata": {"copy": "mirror"}}\n', 1, "metadata.copy"),
+    ('{"_id": "a", "text": "x", "metadata": {"source": "f", "start_line": 3}}\n', 1, "metadata.end_line"),
+    ('{"_id": "a", "text": "x", "metadata": {"source": "f", "start_line": 3, "end_line": 2}}\n', 1,
+     "metadata.end_line"),
+    ('{"_id": "a", "text": "x", "metadata": {"source": "f", "start_line": 0, "end_line": 2}}\n', 1,
+     "metadata.start_line"),
+    ('{"_id": "a", "text": "x", "metadata": {"start_line": 1, "end_line": 2}}\n', 1, "metadata.start_line"),
+    ('{"_id": "a", "text": "x", "metadata": {"version": "2"}}\n', 1, "metadata.version"),
+    ('{"_id": "a", "text": "x", "metadata": {"valid_until": "2026-02-30"}}\n', 1, "metadata.valid_until"),
+    ('{"_id": "a", "text": "x", "metadata": {"valid_from": "2026-03-01", "valid_until": "2026-02-01"}}\n', 1,
+     "metadata.valid_until"),
+    ('{"_id": "a", "text": "x", "metadata": {"version": 2, "source": "s"}}\n', 1, "version"),
+    ('{"_id": "a", "text": "x", "source": "s"}\n', 1, "source"),
+    ('{"_id": "a", "text": "x", "metadata": "s"}\n', 1, "metadata"),
+]
+
+
+@pytest.mark.parametrize("text, line, field", BAD_CORPUS)
+def test_a_malformed_corpus_line_names_file_line_and_field(tmp_path, text, line, field):
+    data = folder(tmp_path, [], {"q": ["a"]}, {"q": ["a"]})
+    (data / "corpus.jsonl").write_text(text, encoding="utf-8")
+    with pytest.raises(audit_io.InputError) as caught:
+        run_audit(str(data))
+    assert (caught.value.path, caught.value.line, caught.value.field) == ("corpus.jsonl", line, field)
+    assert str(caught.value).startswith(f"corpus.jsonl line {line}, field {field}: ")
+
+
+BAD_RUNS = [
+    ("q Q0 a 1 5.0\n", 1, "(columns)"),
+    ("q Q0 a 1 5.0 t\nq Q0 b one 4.0 t\n", 2, "rank"),
+    ("q Q0 a 1_0 5.0 t\n", 1, "rank"),
+    ("q Q0 a 1 nan t\n", 1, "score"),
+    ("q Q0 a 1 1_5 t\n", 1, "score"),
+    ("q Q0 a 1 inf t\n", 1, "score"),
+    ("q Q0 a 1 5.0 t\nr Q0 a 1 5.0 t\nq Q0 b 2 4.0 t\n", 3, "qid"),
+]
+
+
+@pytest.mark.parametrize("text, line, field", BAD_RUNS)
+def test_a_malformed_trec_line_names_file_line_and_field(tmp_path, text, line, field):
+    data = folder(tmp_path, [passage("a", "x"), passage("b", "y")], text, {"q": ["a"], "r": ["a"]})
+    with pytest.raises(audit_io.InputError) as caught:
+        run_audit(str(data))
+    assert (caught.value.path, caught.value.line, caught.value.field) == ("run.trec", line, field)
+
+
+BAD_JSONL_RUNS = [
+    ('{"qid": "q", "docid": "a", "rank": 1}\n', "score"),
+    ('{"qid": "q", "docid": "a", "rank": true, "score": 1}\n', "rank"),
+    ('{"qid": "q", "docid": "a", "rank": -1, "score": 1}\n', "rank"),
+    ('{"qid": "q", "docid": "a", "rank": 1, "score": "1"}\n', "score"),
+    ('{"qid": "q", "docid": "", "rank": 1, "score": 1}\n', "docid"),
+    ('{"qid": "q", "docid": "a", "rank": 1, "score": NaN}\n', "score"),
+]
+
+
+@pytest.mark.parametrize("text, field", BAD_JSONL_RUNS)
+def test_a_malformed_jsonl_run_line_names_its_field(tmp_path, text, field):
+    data = folder(tmp_path, [passage("a", "x")], text, {"q": ["a"]}, run_name="run.jsonl")
+    with pytest.raises(audit_io.InputError) as caught:
+        run_audit(str(data))
+    assert (caught.value.path, caught.value.line, caught.value.field) == ("run.jsonl", 1, field)
+
+
+@pytest.mark.parametrize("text, line, field", [
+    ("query-id\tcorpus-id\tscore\nq\ta\n", 2, "(columns)"),
+    ("q\ta\thigh\n", 1, "score"),
+    ("q\ta\t1\nq\ta\t2\n", 2, "corpus-id"),
+    ("q\t\t1\n", 1, "corpus-id"),
+    ("q\ta\t1\nquery-id\tcorpus-id\tscore\n", 2, "score"),
+])
+def test_a_malformed_qrels_line_names_file_line_and_field(tmp_path, text, line, field):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {})
+    (data / "qrels" / "test.tsv").write_text(text, encoding="utf-8")
+    with pytest.raises(audit_io.InputError) as caught:
+        run_audit(str(data))
+    assert (caught.value.path, caught.value.line, caught.value.field) == ("qrels/test.tsv", line, field)
+
+
+def test_queries_and_encoding_errors_name_their_line(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    (data / "queries.jsonl").write_text('{"_id": "q", "text": "x"}\n{"_id": "q", "text": "y"}\n')
+    with pytest.raises(audit_io.InputError, match=r"queries.jsonl line 2, field _id: 'q' already appears on line 1"):
+        run_audit(str(data))
+    (data / "queries.jsonl").write_text('{"_id": "q", "text": "x"}\n')
+    (data / "corpus.jsonl").write_bytes(b'{"_id": "a", "text": "x"}\n{"_id": "b", "text": "\xff"}\n')
+    with pytest.raises(audit_io.InputError, match=r"corpus.jsonl line 2, field \(encoding\): not UTF-8"):
+        run_audit(str(data))
+
+
+def test_missing_files_and_ambiguous_folders_are_usage_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="is not a folder"):
+        run_audit(str(tmp_path / "nowhere"))
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    (data / "run.jsonl").write_text("")
+    with pytest.raises(FileNotFoundError, match="holds run.trec, run.jsonl: name the run with --run"):
+        run_audit(str(data))
+    (data / "qrels" / "dev.tsv").write_text("")
+    (data / "qrels" / "test.tsv").rename(data / "qrels" / "train.tsv")
+    with pytest.raises(FileNotFoundError, match="holds dev.tsv, train.tsv: name one with --qrels"):
+        run_audit(str(data), run=str(data / "run.trec"))
+
+
+# ---------------------------------------------------------------- bad input: counted, never dropped silently
+
+def test_counted_problems_are_reported_and_never_crash(tmp_path):
+    run = ("q1 Q0 a 1 9 t\nq1 Q0 ghost 2 8 t\nq1 Q0 b 2 7 t\nq1 Q0 a 3 6 t\n"   # unknown id, rank 2 twice, a twice
+           "stranger Q0 a 1 9 t\n"                                           # not in queries.jsonl, judged
+           "lonely Q0 a 1 9 t\n")                                            # no relevant judgement
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91)], run,
+                  {"q1": ["b"], "stranger": ["a"], "absent": ["a"], "unlisted": ["ghost2"]},
+                  queries=["q1", "lonely", "absent"])
+    report = run_audit(str(data), budgets=[400])
+    assert report.findings.counts == {
+        "qrels_unknown_query": 2, "qrels_unknown_doc": 1, "unknown_doc": 1, "duplicate_rank": 1,
+        "repeated_doc": 1, "run_unknown_query": 1, "run_query_without_qrels": 1, "judged_query_not_in_run": 2}
+    assert report.findings.examples["repeated_doc"] == ["q1 a (line 4)"]
+    assert report.findings.examples["duplicate_rank"] == ["q1 rank 2 (line 3)"]
+    assert [r.qid for r in report.results] == ["q1", "stranger", "absent", "unlisted"]
+    record = trace(str(data), budgets=[400])
+    checks = {c["check"]: c["count"] for c in record["checks"]}
+    assert checks["run_query_without_qrels"] == 1 and checks["judged_query_not_in_run"] == 2
+    text = methods("audit", str(data), "--budget", "400").stdout.decode()
+    assert "run entries repeating a rank within a query" in text and "q1 rank 2 (line 3)" in text
+
+
+def test_repeated_doc_keeps_its_best_ranked_entry(tmp_path):
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91)],
+                  "q Q0 a 1 1.0 t\nq Q0 b 2 2.0 t\nq Q0 a 3 3.0 t\n", {"q": ["a"]})
+    report = run_audit(str(data), k=1, budgets=[400])
+    assert report.results[0].retrieved == 1   # a's score 3.0 ranks it first
+
+
+def test_the_command_reports_errors_with_exit_2_and_writes_nothing(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], "q Q0 a 1 high t\n", {"q": ["a"]})
+    before, files_before = tree_state(), sorted(p.name for p in data.rglob("*"))
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2
+    assert "methods.py audit: error: run.trec line 1, field score: must be a finite decimal number, got 'high'" \
+        in done.stderr.decode()
+    assert tree_state() == before and sorted(p.name for p in data.rglob("*")) == files_before
+    for args in (["--budget", "ten"], ["--k", "0"], ["--unit", "tokens"], ["--as-of", "2026-13-01"],
+                 [str(tmp_path / "nowhere")], ["--top", "-1"]):
+        done = methods("audit", *args, check=False)
+        assert done.returncode == 2 and b"methods.py audit: error:" in done.stderr, args
+
+
+# ---------------------------------------------------------------- formats and options
+
+def test_run_jsonl_and_run_trec_give_the_same_audit(tmp_path):
+    lines = (DEMO / "run.trec").read_text().splitlines()
+    rows = [dict(zip(("qid", "q0", "docid", "rank", "score", "tag"), line.split())) for line in lines]
+    jsonl = "".join(json.dumps({"qid": r["qid"], "docid": r["docid"], "rank": int(r["rank"]),
+                                "score": float(r["score"])}) + "\n" for r in rows)
+    (tmp_path / "run.jsonl").write_text(jsonl)
+    from_trec = trace()
+    from_jsonl = trace(None, run=str(tmp_path / "run.jsonl"))
+    assert from_jsonl["data"]["run_format"] == "JSON lines"
+    assert from_jsonl["queries"] == from_trec["queries"] and from_jsonl["budgets"] == from_trec["budgets"]
+
+
+def test_options_reach_the_audit():
+    record = json.loads(methods("audit", str(DEMO), "--budget", "400", "--budget", "120", "--k", "2",
+                                "--unit", "lab-tokens", "--as-of", "2026-06-30", "--top", "2", "--json").stdout)
+    assert record["settings"]["budgets"] == [120, 400] and record["settings"]["k"] == 2
+    assert record["settings"]["unit"] == "lab-tokens" and record["settings"]["as_of"] == "2026-06-30"
+    assert len(record["largest_gaps"]) == 2
+    q5 = next(q for q in record["queries"] if q["query"] == "q5")   # on 2026-06-30 the 2026 fee is not valid yet
+    assert [(loss["id"], loss["detail"]) for loss in q5["budgets"][1]["lost"]] == [
+        ("late-fee-2026", "not yet valid: first day 2026-07-01 (as of 2026-06-30)")]
+
+
+def test_progress_is_reported_per_query_up_to_the_file_size():
+    seen = []
+    trace(progress=lambda done, total: seen.append((done, total)))
+    size = (DEMO / "run.trec").stat().st_size
+    assert len(seen) == 8 and seen[-1] == (size, size) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_a_query_with_no_losses_and_an_empty_gap_list(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    record = trace(str(data))
+    assert record["largest_gaps"] == []
+    assert "No audited query loses a retrieved passage" in methods("audit", str(data)).stdout.decode()
+
+
+def test_control_characters_from_the_files_never_reach_the_terminal(tmp_path):
+    data = folder(tmp_path, [passage("a", A100), passage("b", A100)],
+                  "q Q0 b 1 2 t\nq Q0 a 2 1 t\nq Q0 \x1b[2Jx 3 0 t\n", {"q": ["a"]})
+    (data / "queries.jsonl").write_text(json.dumps({"_id": "q", "text": "bell\u0007 and \u001b[31mred"}) + "\n")
+    text = methods("audit", str(data)).stdout.decode()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b[2Jx" in text and "bell\\x07 and \\x1b[31mred" in text
+
+
+def test_long_ids_stack_instead_of_overflowing(tmp_path):
+    long = "document-" + "x" * 60
+    data = folder(tmp_path, [passage(long, A100), passage("b", A100)], {"q": ["b", long]}, {"q": [long]})
+    text = methods("audit", str(data)).stdout.decode()
+    assert max(len(line) for line in text.splitlines()) <= 88 and f"needed id: {long}" in text.replace("\n", " ")
+
+
+# ---------------------------------------------------------------- the command's contracts
+
+def test_plain_output_matches_golden():
+    assert methods("audit", "--plain").stdout == (GOLDEN / "audit.txt").read_bytes(), (
+        "run `python3 -B methods.py dev golden audit` and review the diff")
+    assert methods("audit").stdout == methods("audit", "--plain").stdout
+
+
+def test_view_fits_88_columns_with_a_legend_and_key_on_every_table():
+    blocks = view(trace())
+    for block in blocks:
+        assert "key" in block
+        if "table" in block or "chart" in block:
+            assert (block.get("table") or block.get("chart")).get("legend")
+    text = (GOLDEN / "audit.txt").read_text(encoding="utf-8")
+    assert max(len(line) for line in text.splitlines()) <= 88
+    assert len({b["key"] for b in blocks}) == len(blocks)
+
+
+def test_same_bytes_under_any_hash_seed():
+    outputs = {seed: (methods("audit", env={"PYTHONHASHSEED": seed}).stdout,
+                      methods("audit", "--json", env={"PYTHONHASHSEED": seed}).stdout) for seed in ("0", "1", "12345")}
+    assert len(set(outputs.values())) == 1
+
+
+def test_runs_on_the_standard_library_alone():
+    assert methods("audit", flags=("-I", "-S", "-B")).stdout == (GOLDEN / "audit.txt").read_bytes()
+
+
+def test_writes_no_files_and_imports_the_lessons_mechanisms_not_rich():
+    before = tree_state()
+    methods("audit", flags=())
+    methods("audit", "--json", flags=())
+    assert tree_state() == before
+    probe = ("import runpy, sys, io, contextlib\nsys.argv = ['methods.py', 'audit', '--plain']\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    try:\n        runpy.run_path('methods.py', run_name='__main__')\n"
+             "    except SystemExit:\n        pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('modules.') or m == 'rich'))")
+    done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    loaded = eval(done.stdout.strip().splitlines()[-1])
+    assert {"modules.context", "modules.budget", "modules.dedupe", "modules.versions"} <= set(loaded)
+    assert "rich" not in loaded
+
+
+def test_json_record_is_the_trace():
+    record = json.loads(methods("audit", "--json").stdout)
+    assert record == json.loads(json.dumps(trace())) and record["lesson"] == "audit"
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_rich_tables_on_a_terminal():
+    pytest.importorskip("rich")
+    from test_lessons import _on_a_terminal
+    pretty = _on_a_terminal("audit", env={})
+    assert ("\u2501" in pretty or "\u2500" in pretty) and "version conflict" in pretty
+
+
+def test_the_scale_benchmark_runs_on_small_inputs(tmp_path):
+    # `dev bench --audit` is a benchmark, not a timed test: this proves its data is valid and it runs.
+    from labtools import bench
+    bench.write_audit_data(str(tmp_path), 500, (5, 20), candidates=20)
+    report = run_audit(str(tmp_path), run=str(tmp_path / "run-20.trec"), qrels=str(tmp_path / "qrels" / "test-20.tsv"),
+                       k=20, as_of="2026-07-01")
+    assert report.ledger.queries == 20 and not report.findings.counts
+    causes = {cause for per_budget in report.ledger.causes for cause, n in per_budget.items() if n}
+    assert {"not_retrieved", "budget_skip"} <= causes
+    rows = bench.audit_scale(passages=500, query_counts=(5, 20), candidates=20)
+    assert [r["queries"] for r in rows] == [5, 20] and all(r["seconds"] > 0 and r["peak_mb"] > 0 for r in rows)
