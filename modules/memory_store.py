@@ -30,11 +30,12 @@ from modules.common.catalogue import opaque_ref
 from modules.common.checks import sequence_of, short
 from modules.common.policy import day_number
 from modules.common.vectors import Vector
-from modules.memory import (DERIVED_STORES, ENCODERS, N_LISTS, SEED, MemoryFeature, MemoryItem, Session, encode,
-                            feature_gaps, run_session)
+from modules.memory import N_LISTS, SEED, MemoryItem, Session, run_session
+from modules.memory_feature import DERIVED_STORES, ENCODERS, MemoryFeature, encode, feature_gaps
 
 __all__ = ["MemoryState", "CacheEntry", "TracePayload", "DeletionRecord", "build", "serve", "correct", "delete",
-           "purge", "migrate", "mixing", "propagation", "replay", "row", "replay_diff", "verify"]
+           "purge", "migrate", "mixing", "propagation", "replay", "row", "replay_diff", "verify", "requests",
+           "day"]
 
 CacheEntry = namedtuple("CacheEntry", "session buyer query_id items packet")      # items: ids whose data it holds
 TracePayload = namedtuple("TracePayload", "session buyer query_id memory")        # memory: ((id or ref, value), ...)
@@ -304,3 +305,56 @@ def verify(state: MemoryState, rows: dict, deleted=(), withdrawn=(), corrected=(
                        f"the index holds version {current.version}'s text" if fresh
                        else f"the index still ranks by an older version's text, not version {current.version}'s"))
     return checks
+
+
+# ---------------------------------------------------------------- the lesson's day
+
+REQUESTS_ON, DELETED, WITHDRAWN, CORRECTED = "2026-11-01", "MEM-A3", "MEM-A1", "MEM-A2"
+CORRECTION = {"value": "18", "text": "new pump: the shaft takes an 18 mm seal now"}
+
+
+def requests(state: MemoryState, on: str = REQUESTS_ON) -> tuple:
+    """The buyer's requests of the day, in order: delete MEM-A3 (a purchase), withdraw consent for
+    MEM-A1 (the machine model), correct MEM-A2 (the shaft is 18 mm now). Returns (state, record)."""
+    state, record = delete(state, DELETED, on)
+    state = correct(state, WITHDRAWN, on, permission="denied")
+    return correct(state, CORRECTED, on, **CORRECTION), record
+
+
+def day() -> dict:
+    """Everything the lesson's trace shows, produced by the mechanism (memory_trace formats it)."""
+    from modules import memory as m
+    from modules.common.catalogue import QUERIES
+    morning = build(m.ITEMS, m.ASSISTANT_MEMORY)
+    owners = {item.id: item.owner for item in morning.items}
+    off = {q.id: run_session(Session(f"C{n}", "BUYER-A", q)) for n, q in enumerate(QUERIES, start=1)}
+    served, sessions, rows = morning, [], {"morning": {}}
+    for session in m.SESSIONS:
+        run, served = serve(served, session)
+        sessions.append((session, run))
+        rows["morning"][session.id] = row(session, run, owners)
+    after, record = requests(served)
+    lazy, _ = requests(replace(served, prompt_index=False))
+    states = {"morning": morning, "served": served, "after": after, "lazy": lazy,
+              "migrated": migrate(morning, "mem-vec-2")}
+    rows.update((name, replay(m.SESSIONS, states[name], owners)) for name in ("after", "lazy", "migrated"))
+    probe = encode(m.SESSIONS[0].query.text, lazy.encoder)
+    found = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
+    exact = ann.exact_search(lazy.index.vectors, probe, k=m.RECALL_K)
+    tomorrow = "2026-11-02"
+    return {
+        "constants": {name: getattr(m, name) for name in ("FIRST_RELEASE", "ASSISTANT_MEMORY", "DRAFT_FEATURE",
+                                                          "GATE_VERSION", "MEMORY_CLAUSES", "CODES", "N_LISTS",
+                                                          "NPROBE", "RECALL_K", "SEED")},
+        "draft_gaps": feature_gaps(m.DRAFT_FEATURE), "pipeline": list(m.MEMORY.names()), "on": REQUESTS_ON,
+        "store_gate": {i: (m.gate_item(item, item.owner, REQUESTS_ON), m.gate_item(item, item.owner, tomorrow))
+                       for i, item in morning.current().items()},
+        "off": off, "sessions": sessions, "states": states, "rows": rows,
+        "deleted": DELETED, "withdrawn": WITHDRAWN, "corrected": CORRECTED, "deletion": record,
+        "propagation": {"after": propagation(after, DELETED), "lazy": propagation(lazy, DELETED)},
+        "lazy_search": (found.ids, exact.ids, list(found.ids).index(DELETED) + 1 if DELETED in found.ids else None),
+        "mixing": mixing(morning, m.SESSIONS[0].query.text, "mem-vec-2"),
+        "diffs": {name: replay_diff(rows["morning"], rows[name]) for name in ("migrated", "lazy", "after")},
+        "checks": {name: verify(states[name], rows[name], (DELETED,), (WITHDRAWN,), (CORRECTED,))
+                   for name in ("lazy", "after")},
+    }

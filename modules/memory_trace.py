@@ -1,22 +1,18 @@
-"""Lesson 13's trace and view: what `python3 -B methods.py memory` prints.
+"""Lesson 13's record and view: what `python3 -B methods.py memory` prints.
 
-One day of the memory feature: the store, five sessions served with memory, the buyer's
-requests (a correction, a withdrawn consent, a deletion), an embedding migration, and the
-replays that check each change on the frozen sessions before it is exposed. It imports
-modules/memory.py and modules/memory_store.py; neither imports it at top level.
+modules/memory_store.py's `day` runs one day of the memory feature (the store, four
+sessions served with memory, the buyer's requests, an embedding migration, and the replays
+that check each change on the frozen sessions before it is exposed) and hands over what it
+produced; this module turns that into a JSON-ready record and printable blocks. It imports
+no lesson module.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from modules.common import ann
-from modules.common.catalogue import QUERIES, ref_key_label
+from modules.common.catalogue import ref_key_label
 from modules.common.policy import CLAUSES, STATES
 
-CHANGED_ON = "2026-11-01"
-CORRECTION = ("MEM-A2", {"value": "18", "text": "new pump: the shaft takes an 18 mm seal now"})
-WITHDRAWN, DELETED = "MEM-A1", "MEM-A3"
 USED_CLAUSES = ("P1", "P2", "P2.1", "P2.2", "P6")
 
 
@@ -65,86 +61,62 @@ def _session(session, run, off_row: dict) -> dict:
     }
 
 
-def _store(state, as_of: str, tomorrow: str) -> list:
-    from modules.memory import gate_item
-    from modules.common.policy import day_number
+def _store(state, gates: dict) -> list:
     import datetime
+    from modules.common.policy import day_number
     rows = []
     for item in state.current().values():
         last = datetime.date.fromordinal(day_number(item.as_of) + item.retention_days).isoformat()
         rows.append({**{k: getattr(item, k) for k in ("id", "version", "owner", "kind", "field", "value", "purpose",
                                                       "source", "accuracy", "scope", "visibility", "retention_days",
                                                       "as_of", "permission")},
-                     "last_day": last, "gate": list(gate_item(item, item.owner, as_of)),
-                     "gate_tomorrow": list(gate_item(item, item.owner, tomorrow))})
+                     "last_day": last, "gate": list(gates[item.id][0]), "gate_tomorrow": list(gates[item.id][1])})
     return rows
 
 
-def _replay(name: str, change: str, old, new, old_rows: dict, new_rows: dict, checks: list) -> dict:
-    from modules.memory_store import replay_diff
-    diff = replay_diff(old_rows, new_rows)
+def _replay(name: str, change: str, old, new, old_rows: dict, new_rows: dict, diff: dict, checks: list) -> dict:
     return {"name": name, "change": change, "old": f"{old.label} over {old.encoder}",
             "new": f"{new.label} over {new.encoder}", "diff": diff,
             "memory": {case: {"old": old_rows[case]["memory"], "new": new_rows[case]["memory"]} for case in old_rows},
             "checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in checks]}
 
 
-def trace() -> dict:
-    """The day's record: store, sessions, changes, migration, replays, and every catalogue query."""
-    from modules import memory as m, memory_store as ms
-    morning = ms.build(m.ITEMS, m.ASSISTANT_MEMORY)
-    owners = {item.id: item.owner for item in morning.items}
-    off = {q.id: query_row(m.run_session(m.Session(f"C{n}", "BUYER-A", q))) for n, q in enumerate(QUERIES, start=1)}
-    served, sessions, rows = morning, [], {"morning": {}}
-    for session in m.SESSIONS:
-        run, served = ms.serve(served, session)
-        sessions.append(_session(session, run, off[session.query.id]))
-        rows["morning"][session.id] = ms.row(session, run, owners)
-
-    def requests(state):
-        state, record = ms.delete(state, DELETED, CHANGED_ON)
-        state = ms.correct(state, WITHDRAWN, CHANGED_ON, permission="denied")
-        return ms.correct(state, CORRECTION[0], CHANGED_ON, **CORRECTION[1]), record
-
-    after, record = requests(served)
-    lazy, _ = requests(replace(served, prompt_index=False))
-    migrated = ms.migrate(morning, "mem-vec-2")
-    rows.update((name, ms.replay(m.SESSIONS, state, owners)) for name, state in
-                (("after", after), ("lazy", lazy), ("migrated", migrated)))
-    probe = m.encode(m.SESSIONS[0].query.text, lazy.encoder)
-    approximate = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
-    exact = ann.exact_search(lazy.index.vectors, probe, k=m.RECALL_K)
-    versions = after.history(CORRECTION[0])
+def record(day: dict) -> dict:
+    """The lesson's record from what memory_store.day() produced."""
+    m, rows, states = day["constants"], day["rows"], day["states"]
+    morning, served, after, lazy, migrated = (states[k] for k in ("morning", "served", "after", "lazy", "migrated"))
+    off = {query_id: query_row(run) for query_id, run in day["off"].items()}
+    deleted, corrected = day["deleted"], day["corrected"]
+    versions = after.history(corrected)
+    approximate, exact, rank = day["lazy_search"]
+    deletion = day["deletion"]
     return {
         "lesson": "memory",
-        "default": {"first_release": m.FIRST_RELEASE, "feature": {k: v for k, v in vars(m.ASSISTANT_MEMORY).items()},
-                    "draft": m.DRAFT_FEATURE.name, "draft_gaps": m.feature_gaps(m.DRAFT_FEATURE),
-                    "pipeline": list(m.MEMORY.names())},
-        "policy": {"version": m.GATE_VERSION, "clauses": {**{c: CLAUSES[c] for c in USED_CLAUSES},
-                                                          **m.MEMORY_CLAUSES},
-                   "codes": {code: list(pair) for code, pair in m.CODES.items()}, "precedence": list(STATES)},
-        "as_of": CHANGED_ON, "store": _store(morning, CHANGED_ON, "2026-11-02"),
+        "default": {"first_release": m["FIRST_RELEASE"], "feature": dict(vars(m["ASSISTANT_MEMORY"])),
+                    "draft": m["DRAFT_FEATURE"].name, "draft_gaps": day["draft_gaps"], "pipeline": day["pipeline"]},
+        "policy": {"version": m["GATE_VERSION"], "clauses": {**{c: CLAUSES[c] for c in USED_CLAUSES},
+                                                             **m["MEMORY_CLAUSES"]},
+                   "codes": {code: list(pair) for code, pair in m["CODES"].items()}, "precedence": list(STATES)},
+        "as_of": day["on"], "store": _store(morning, day["store_gate"]),
         "index": {"version": ann.INDEX_VERSION, "label": morning.label, "encoder": morning.encoder,
-                  "items": len(morning.index), "n_lists": m.N_LISTS, "nprobe": m.NPROBE, "k": m.RECALL_K,
-                  "seed": m.SEED, "ref_key": ref_key_label()},
-        "sessions": sessions,
-        "correction": {"item": CORRECTION[0], "versions": [{"version": v.version, "value": v.value, "as_of": v.as_of,
-                                                            "current": v is versions[-1]} for v in versions]},
-        "deletion": {"ref": record.ref, "on": record.on, "removed": dict(record.removed),
-                     "prompt": ms.propagation(after, DELETED), "lazy": ms.propagation(lazy, DELETED),
-                     "lazy_recall_at_k": str(ann.recall_at_k(approximate.ids, exact.ids)),
-                     "lazy_rank": (list(approximate.ids).index(DELETED) + 1) if DELETED in approximate.ids else None,
+                  "items": len(morning.index), "n_lists": m["N_LISTS"], "nprobe": m["NPROBE"], "k": m["RECALL_K"],
+                  "seed": m["SEED"], "ref_key": ref_key_label()},
+        "sessions": [_session(session, run, off[session.query.id]) for session, run in day["sessions"]],
+        "correction": {"item": corrected, "versions": [{"version": v.version, "value": v.value, "as_of": v.as_of,
+                                                        "current": v is versions[-1]} for v in versions]},
+        "withdrawn": day["withdrawn"],
+        "deletion": {"item": deleted, "ref": deletion.ref, "on": deletion.on, "removed": dict(deletion.removed),
+                     "prompt": day["propagation"]["after"], "lazy": day["propagation"]["lazy"],
+                     "lazy_recall_at_k": str(ann.recall_at_k(approximate, exact)), "lazy_rank": rank,
                      "records": [{"ref": r.ref, "on": r.on} for r in after.deletions]},
-        "migration": ms.mixing(morning, m.SESSIONS[0].query.text, "mem-vec-2"),
+        "migration": day["mixing"],
         "replays": [
             _replay("index: re-encode every item and query in mem-vec-2", "migration", morning, migrated,
-                    rows["morning"], rows["migrated"], []),
+                    rows["morning"], rows["migrated"], day["diffs"]["migrated"], []),
             _replay("the buyer's requests, with an index that changes only when rebuilt", "requests", served, lazy,
-                    rows["morning"], rows["lazy"], ms.verify(lazy, rows["lazy"], (DELETED,), (WITHDRAWN,),
-                                                             (CORRECTION[0],))),
+                    rows["morning"], rows["lazy"], day["diffs"]["lazy"], day["checks"]["lazy"]),
             _replay("the same requests, with an index that changes on request (the fix)", "requests", served,
-                    after, rows["morning"], rows["after"], ms.verify(after, rows["after"], (DELETED,), (WITHDRAWN,),
-                                                                     (CORRECTION[0],))),
+                    after, rows["morning"], rows["after"], day["diffs"]["after"], day["checks"]["after"]),
         ],
         "queries": list(off.values()),
     }
@@ -279,10 +251,10 @@ def view(record: dict) -> list:
             "legend": "current: the version the gate reads; the older one is kept as history and no longer used.",
             "columns": ["version", "value", "recorded", "current"],
             "rows": [[v["version"], v["value"], v["as_of"], v["current"]] for v in versions]}},
-        {"key": "withdrawal", "text": f"{WITHDRAWN}: consent withdrawn, recorded as a new version with "
+        {"key": "withdrawal", "text": f"{record['withdrawn']}: consent withdrawn, recorded as a new version with "
                                       "permission 'denied'; cached packets that used it are dropped."},
         {"key": "deletion", "table": {
-            "title": f"Deletion of {DELETED}: what each store still holds afterwards",
+            "title": f"Deletion of {deletion['item']}: what each store still holds afterwards",
             "legend": "counts: versions in the store, vectors in the index, cached packets and trace payloads "
                       "naming the item, deletion records carrying its keyed ref. At once: ann.delete when the "
                       "request arrives; at rebuild: an index that takes changes only when next rebuilt.",

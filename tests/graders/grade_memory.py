@@ -4,7 +4,6 @@ import copy
 from dataclasses import replace
 
 from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
-from modules.common.catalogue import opaque_ref
 from modules.memory import ASSISTANT_MEMORY, ITEMS, SESSIONS, gate_item, resolve
 from modules.memory_store import CacheEntry, TracePayload, build, correct, delete, migrate, purge, replay, \
     replay_diff, serve
