@@ -30,11 +30,13 @@ from modules.common.catalogue import opaque_ref
 from modules.common.checks import sequence_of, short
 from modules.common.policy import day_number
 from modules.common.vectors import Vector
-from modules.memory import N_LISTS, SEED, MemoryItem, Session, run_session
+from modules.common.pipeline import Pipeline
+from modules.memory import N_LISTS, RECALL, SEED, MemoryItem, Session, run_session
 from modules.memory_feature import DERIVED_STORES, ENCODERS, MemoryFeature, encode, feature_gaps
 
 __all__ = ["MemoryState", "CacheEntry", "TracePayload", "DeletionRecord", "build", "serve", "correct", "delete",
-           "purge", "migrate", "mixing", "propagation", "replay", "row", "replay_diff", "verify", "requests",
+           "purge", "migrate", "mixing", "propagation", "replay", "row", "recall_rows", "replay_diff", "verify",
+           "requests",
            "day"]
 
 CacheEntry = namedtuple("CacheEntry", "session buyer query_id items packet")      # items: ids whose data it holds
@@ -251,6 +253,18 @@ def row(session: Session, run, owners: dict) -> dict:
                        for e in (context.entries if context else ())]}
 
 
+def recall_rows(cases, state: MemoryState, owners: dict) -> dict:
+    """{case id: {"candidates": [...], "packet": []}}: the memory-recall stage alone, replayed on the
+    frozen sessions (an index change reaches the pipeline there first), named as `row` names them."""
+    alone = Pipeline("memory recall", (RECALL,))
+    rows = {}
+    for session in sequence_of(cases, Session, "cases"):
+        ids = alone.run({"query": session.query, "memory": state, "buyer": session.buyer}).output("memory-recall").ids
+        rows[session.id] = {"candidates": [i if owners.get(i) == session.buyer else opaque_ref(i) for i in ids],
+                            "packet": []}
+    return rows
+
+
 def replay_diff(old: dict, new: dict) -> dict:
     """Per case: candidates gained, lost and moved (id, old rank, new rank), exclusions added and
     removed, packet fields added and removed, and the state before and after when it changed."""
@@ -335,9 +349,8 @@ def day() -> dict:
         rows["morning"][session.id] = row(session, run, owners)
     after, record = requests(served)
     lazy, _ = requests(replace(served, prompt_index=False))
-    states = {"morning": morning, "served": served, "after": after, "lazy": lazy,
-              "migrated": migrate(morning, "mem-vec-2")}
-    rows.update((name, replay(m.SESSIONS, states[name], owners)) for name in ("after", "lazy", "migrated"))
+    states = {"morning": morning, "served": served, "after": after, "lazy": lazy}
+    rows["after"] = replay(m.SESSIONS, after, owners)
     probe = encode(m.SESSIONS[0].query.text, lazy.encoder)
     found = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
     exact = ann.exact_search(lazy.index.vectors, probe, k=m.RECALL_K)
@@ -354,7 +367,7 @@ def day() -> dict:
         "propagation": {"after": propagation(after, DELETED), "lazy": propagation(lazy, DELETED)},
         "lazy_search": (found.ids, exact.ids, list(found.ids).index(DELETED) + 1 if DELETED in found.ids else None),
         "mixing": mixing(morning, m.SESSIONS[0].query.text, "mem-vec-2"),
-        "diffs": {name: replay_diff(rows["morning"], rows[name]) for name in ("migrated", "lazy", "after")},
-        "checks": {name: verify(states[name], rows[name], (DELETED,), (WITHDRAWN,), (CORRECTED,))
-                   for name in ("lazy", "after")},
+        "diffs": {"after": replay_diff(rows["morning"], rows["after"])},
+        "checks": {"after": verify(after, rows["after"], (DELETED,), (WITHDRAWN,), (CORRECTED,)),
+                   "lazy": verify(lazy, recall_rows(m.SESSIONS, lazy, owners), (DELETED,), (), (CORRECTED,))},
     }

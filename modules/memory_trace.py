@@ -84,7 +84,7 @@ def _replay(name: str, change: str, old, new, old_rows: dict, new_rows: dict, di
 def record(day: dict) -> dict:
     """The lesson's record from what memory_store.day() produced."""
     m, rows, states = day["constants"], day["rows"], day["states"]
-    morning, served, after, lazy, migrated = (states[k] for k in ("morning", "served", "after", "lazy", "migrated"))
+    morning, served, after, lazy = (states[k] for k in ("morning", "served", "after", "lazy"))
     off = {query_id: query_row(run) for query_id, run in day["off"].items()}
     deleted, corrected = day["deleted"], day["corrected"]
     versions = after.history(corrected)
@@ -108,15 +108,13 @@ def record(day: dict) -> dict:
         "deletion": {"item": deleted, "ref": deletion.ref, "on": deletion.on, "removed": dict(deletion.removed),
                      "prompt": day["propagation"]["after"], "lazy": day["propagation"]["lazy"],
                      "lazy_recall_at_k": str(ann.recall_at_k(approximate, exact)), "lazy_rank": rank,
+                     "lazy_checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in
+                                     day["checks"]["lazy"]],
                      "records": [{"ref": r.ref, "on": r.on} for r in after.deletions]},
         "migration": day["mixing"],
         "replays": [
-            _replay("index: re-encode every item and query in mem-vec-2", "migration", morning, migrated,
-                    rows["morning"], rows["migrated"], day["diffs"]["migrated"], []),
-            _replay("the buyer's requests, with an index that changes only when rebuilt", "requests", served, lazy,
-                    rows["morning"], rows["lazy"], day["diffs"]["lazy"], day["checks"]["lazy"]),
-            _replay("the same requests, with an index that changes on request (the fix)", "requests", served,
-                    after, rows["morning"], rows["after"], day["diffs"]["after"], day["checks"]["after"]),
+            _replay("the buyer's requests", "requests", served, after, rows["morning"], rows["after"],
+                    day["diffs"]["after"], day["checks"]["after"]),
         ],
         "queries": list(off.values()),
     }
@@ -126,7 +124,8 @@ def record(day: dict) -> dict:
 
 def _entry(entry: list) -> str:
     item, action, *conflict = entry
-    return f"{item} {action}" + (f" (today {conflict[0]}, remembered {conflict[1]})" if conflict else "")
+    agrees = " (agrees with today)" if action == "follow_today" else ""
+    return f"{item} {action}" + (f" (today {conflict[0]}, remembered {conflict[1]})" if conflict else agrees)
 
 
 def _count(values: list) -> str:
@@ -150,6 +149,10 @@ def _session_text(s: dict) -> str:
     return "\n".join(lines)
 
 
+def _checks(checks: list) -> str:
+    return "\n".join(f"  {'held' if c['held'] else 'FAILED'}: {c['check']} - {c['detail']}" for c in checks)
+
+
 def _replay_details(r: dict) -> str:
     lines = []
     for case, d in r["diff"].items():
@@ -164,9 +167,7 @@ def _replay_details(r: dict) -> str:
         if old != new:
             found.append("memory now: " + ", ".join(_entry(e) for e in new))
         lines += [f"  {case} {line}" for line in found]
-    checks = [f"  {'held' if c['held'] else 'FAILED'}: {c['check']} - {c['detail']}" for c in r["checks"]]
-    return (f"Replay {r['number']}, {r['name']} ({r['old']} -> {r['new']}):\n" + ("\n".join(lines) or "  no change")
-            + ("\n Propagation checks:\n" + "\n".join(checks) if checks else ""))
+    return ("In detail:\n" + ("\n".join(lines) or "  no change") + "\nPropagation checks:\n" + _checks(r["checks"]))
 
 
 def view(record: dict) -> list:
@@ -174,9 +175,7 @@ def view(record: dict) -> list:
     default, policy, index = record["default"], record["policy"], record["index"]
     feature = default["feature"]
     deletion, migration = record["deletion"], record["migration"]
-    sessions, replays = record["sessions"], record["replays"]
-    for n, r in enumerate(replays, start=1):
-        r["number"] = n
+    sessions, replay = record["sessions"], record["replays"][0]
     versions = record["correction"]["versions"]
     prompt, lazy = deletion["prompt"], deletion["lazy"]
     return [
@@ -267,28 +266,30 @@ def view(record: dict) -> list:
             f"{deletion['lazy_rank']} for S1's query, and its recall@{index['k']} against exact search over its "
             f"own contents is {deletion['lazy_recall_at_k']}: perfect search quality, and a broken permission "
             "contract. The fix is to delete the vector when the request arrives, not at the next rebuild.")},
+        {"key": "deletion-checks", "text": "The replay's propagation checks on the index that waits for a rebuild "
+                                           "(its recall stage replayed on the frozen sessions):\n"
+                                           + _checks(deletion["lazy_checks"])},
         {"key": "migration", "text": (
             "Embedding migration mem-vec-1 -> mem-vec-2. Half the items re-encoded: the index refuses to build ("
             f"{migration['refused']['build']}). A mem-vec-2 query against the mem-vec-1 index: refused ("
             f"{migration['refused']['search']}). Compared anyway, number by number, the new query's nearest "
             f"item would be {migration['mixed_first']}; in one space it is {migration['one_space_first']} "
-            f"({migration['old_first']} before the migration). Every item and every query is re-encoded in "
-            "mem-vec-2 and the index rebuilt.")},
-        {"key": "replays", "heading": "Replays on the frozen sessions before anything is exposed"},
+            f"({migration['old_first']} before the migration). The migration re-encodes every item in "
+            "mem-vec-2 and rebuilds the index, and every query is encoded by the store's own version, so both "
+            "sides are in one space. Like any change it is replayed on the frozen sessions before exposure; "
+            "notebook 13 shows that replay.")},
+        {"key": "replays", "heading": "Replay on the frozen sessions before anything is exposed"},
         {"key": "replay-diff", "table": {
-            "title": "What each change does to each frozen session",
-            "legend": "replay: 1 migration, 2 the requests with an index that changes only when rebuilt, 3 the "
-                      "same with an index that changes on request; counts of memory candidates gained, lost and "
-                      "moved in rank, exclusions (memory gate, catalogue gate, evidence checks) added and "
-                      "removed, packet field ids added and removed; state: before -> after (- = unchanged).",
-            "columns": ["replay", "case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -",
-                        "state"],
-            "rows": [[r["number"] if n == 0 else "", case, _count(d["gained"]), _count(d["lost"]),
-                      _count(d["moved"]), _count(d["exclusions_added"]), _count(d["exclusions_removed"]),
-                      _count(d["packet_added"]), _count(d["packet_removed"]),
-                      " -> ".join(d["state"]) if d["state"] else "-"]
-                     for r in replays for n, (case, d) in enumerate(r["diff"].items())]}},
-        {"key": "replay-details", "text": "\n".join(_replay_details(r) for r in replays)},
+            "title": f"Replay of {replay['name']}: {replay['old']} -> {replay['new']}",
+            "legend": "per frozen session: memory candidates gained, lost and moved in rank; exclusions (memory "
+                      "gate, catalogue gate, evidence checks) added and removed; packet field ids added and "
+                      "removed; state: the query's decision before -> after (- = unchanged).",
+            "columns": ["case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -", "state"],
+            "rows": [[case, _count(d["gained"]), _count(d["lost"]), _count(d["moved"]),
+                      _count(d["exclusions_added"]), _count(d["exclusions_removed"]), _count(d["packet_added"]),
+                      _count(d["packet_removed"]), " -> ".join(d["state"]) if d["state"] else "-"]
+                     for case, d in replay["diff"].items()]}},
+        {"key": "replay-details", "text": _replay_details(replay)},
         {"key": "queries", "table": {
             "title": "Every catalogue query with memory switched off",
             "legend": "state and packet as lessons 07-09 give them (the agreement test compares every key).",

@@ -283,22 +283,31 @@ def test_migration_refuses_mixed_versions_and_re_encodes_everything(morning, rec
 
 # ---------------------------------------------------------------- replay
 
-def test_replays_show_each_change_on_the_frozen_sessions(record):
-    migration, lazy, fixed = record["replays"]
-    assert [r["change"] for r in record["replays"]] == ["migration", "requests", "requests"]
-    assert {c: d for c, d in migration["diff"].items() if any(d[k] for k in d)} == {"S4": {
+def test_the_replay_shows_the_requests_on_the_frozen_sessions(record):
+    (replay,) = record["replays"]
+    assert replay["change"] == "requests" and replay["old"] == "mem-index/1 over mem-vec-1"
+    assert replay["new"] == "mem-index/2 over mem-vec-1"
+    for case in ("S1", "S2", "S3"):
+        assert replay["diff"][case]["packet_removed"] == ["memory:MEM-A1@v1#machine_model",
+                                                          "memory:MEM-A3@v1#listing_id"]
+        assert replay["diff"][case]["lost"] == ["MEM-A3"]
+        assert ["MEM-A1", "PERMISSION_DENIED"] in replay["diff"][case]["exclusions_added"]
+    assert all(d["state"] is None for d in replay["diff"].values())
+    assert all(c["held"] for c in replay["checks"]) and len(replay["checks"]) == 4
+    lazy = record["deletion"]["lazy_checks"]
+    assert [c["held"] for c in lazy] == [False, False, False]
+    assert lazy[1]["detail"] == "recalled again in S1, S2, S3"
+
+
+def test_the_migration_replay_changes_one_session(morning):
+    owners = {i.id: i.owner for i in m.ITEMS}
+    diff = ms.replay_diff(ms.replay(m.SESSIONS, morning, owners),
+                          ms.replay(m.SESSIONS, ms.migrate(morning, "mem-vec-2"), owners))
+    assert {c: d for c, d in diff.items() if any(d.values())} == {"S4": {
         "gained": ["MEM-B3"], "lost": [opaque_ref("MEM-A1")], "moved": [],
         "exclusions_added": [["MEM-B3", "PROHIBITED_FAMILY"]],
         "exclusions_removed": [[opaque_ref("MEM-A1"), "MEMORY_OTHER_OWNER"]],
         "packet_added": [], "packet_removed": [], "state": None}}
-    for replay in (lazy, fixed):
-        for case in ("S1", "S2", "S3"):
-            assert replay["diff"][case]["packet_removed"] == ["memory:MEM-A1@v1#machine_model",
-                                                              "memory:MEM-A3@v1#listing_id"]
-        assert all(d["state"] is None for d in replay["diff"].values())
-    assert [c["held"] for c in lazy["checks"]] == [False, False, True, False]
-    assert all(c["held"] for c in fixed["checks"])
-    assert fixed["diff"]["S1"]["lost"] == ["MEM-A3"] and lazy["diff"]["S1"]["lost"] == []
 
 
 def test_replay_diff_compares_like_with_like(served):

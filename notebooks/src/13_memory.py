@@ -223,7 +223,7 @@ show("correction", "withdrawal")
 # fix is to delete the vector when the request arrives (`ann.delete`).
 
 # %%
-show("deletion", "deletion-record")
+show("deletion", "deletion-record", "deletion-checks")
 
 # %% [markdown]
 # ## Embedding migration
@@ -243,22 +243,60 @@ print("S1's query in mem-vec-2 finds:", ann.search(migrated.index, memory.encode
 # %% [markdown]
 # ## Replay before exposure
 #
-# Each change is replayed on the frozen sessions before anyone sees it, and the replay
-# compares candidate inclusion, rank, exclusions, packet and state, then checks that
-# deletions and withdrawn permissions reached every store.
-#
-# * Replay 1, the migration, changes one session: in S4, BUYER-B's prohibited-family item
-#   `MEM-B3` is now recalled (the new encoder reads "seals" as "seal") and withheld by
-#   the gate, and one of BUYER-A's items drops out of the top five. No packet or state
-#   changes.
-# * Replay 2, the requests with the index that waits for a rebuild: the packets lose the
-#   withdrawn and the deleted item, but the index still returns the deleted one in three
-#   sessions and still ranks `MEM-A2` by its old text. Three checks fail.
-# * Replay 3, the same requests with deletion on request: every check holds. The state
-#   of every session is unchanged: memory never decided it.
+# Each change is replayed on the frozen sessions before anyone sees it. The replay
+# compares candidate inclusion, rank, exclusions, packet and state, then checks that the
+# deletion and the withdrawn consent reached every store and that the correction reached
+# the index. Here are the buyer's requests, with the index that deletes on request: the
+# packets lose the withdrawn and the deleted item, the corrected 18 mm now conflicts with
+# S1's 16 mm, every check holds, and no session's state changes: memory never decided one.
 
 # %%
-show("replay-diff", "replay-details")
+show("replays", "replay-diff", "replay-details")
+
+# %% [markdown]
+# The same replay with the index that waits for its rebuild. Its packets look just as
+# clean, because the gate withholds an id that has no record left; but the deleted item
+# is still among the candidates of S1, S2 and S3 (no session *loses* it), which is how
+# the replay's checks catch the index before exposure.
+
+# %%
+from dataclasses import replace
+
+owners = {item.id: item.owner for item in memory.ITEMS}
+morning = memory_store.build(memory.ITEMS, memory.ASSISTANT_MEMORY)
+served = morning
+for session in memory.SESSIONS:
+    _run, served = memory_store.serve(served, session)
+frozen = memory_store.replay(memory.SESSIONS, morning, owners)
+
+
+def diff_table(title, diff):
+    """A replay diff as a table of counts, like the lesson's own."""
+    return {"table": {
+        "title": title,
+        "legend": "per frozen session: memory candidates gained, lost and moved in rank; exclusions added "
+                  "and removed; packet field ids added and removed; state before -> after (- = unchanged).",
+        "columns": ["case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -", "state"],
+        "rows": [[case] + [len(d[k]) or "-" for k in ("gained", "lost", "moved", "exclusions_added",
+                                                      "exclusions_removed", "packet_added", "packet_removed")]
+                 + [" -> ".join(d["state"]) if d["state"] else "-"] for case, d in diff.items()]}}
+
+
+waiting, _record = memory_store.requests(replace(served, prompt_index=False))
+display.show(diff_table("The requests, with the index that waits for a rebuild",
+                        memory_store.replay_diff(frozen, memory_store.replay(memory.SESSIONS, waiting, owners))))
+
+# %% [markdown]
+# The migration is a change too. Replayed on the same frozen sessions, it changes one:
+# in S4, BUYER-B's prohibited-family item `MEM-B3` is now recalled (the new encoder reads
+# "seals" as "seal") and withheld by the gate, and one of BUYER-A's items drops out of
+# the top five. No packet and no state changes, so the migration may ship.
+
+# %%
+migration = memory_store.replay_diff(frozen, memory_store.replay(memory.SESSIONS, migrated, owners))
+display.show(diff_table("The migration to mem-vec-2", migration))
+for key in ("gained", "lost", "exclusions_added", "exclusions_removed"):
+    print(f"S4 {key}: {migration['S4'][key]}")
 
 # %% [markdown]
 # ## With memory switched off
