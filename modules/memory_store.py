@@ -7,16 +7,20 @@
     serve         one session: its run, and the state with its cached packet and trace payload
     correct       a new version supersedes the old; both are recorded; derived copies of the
                   old value (cached packets) are dropped; a changed text is re-encoded
-    delete        the item (every version) leaves the store, its vector leaves the index at
-                  once (ann.delete), its cached packets are dropped, its trace payloads are
-                  replaced by its opaque ref; a DeletionRecord (keyed ref, counts) remains.
+    delete        the item (every version) leaves the store; `purge` takes its vector out of
+                  the index at once (ann.delete), drops its cached packets and replaces its
+                  trace payloads by its opaque ref; a DeletionRecord (keyed ref, counts) remains.
                   `prompt_index=False` is the broken index that takes changes only at its
                   next rebuild: it keeps a deleted item, its search quality is perfect, and
                   the permission contract fails
-    migrate       re-encode every item in one encoder version and rebuild the index
-    replay        frozen cases through a state; `replay_diff` compares two states' rows
-                  (candidates, rank, exclusions, packet, state) and `verify` checks that
-                  deletions and withdrawn permissions reached every derived store
+    migrate       re-encode every item in one encoder version and rebuild the index;
+                  `mixing` shows what the index refuses when two versions meet
+    replay        frozen cases through a state (`row` per case; `recall_rows` replays the
+                  recall stage alone); `replay_diff` compares two states' rows (candidates,
+                  rank, exclusions, packet, state) and `verify` checks that deletions,
+                  withdrawn consent and corrections reached every derived store
+    requests, day the lesson's scenario: the buyer's three requests, and everything the
+                  trace shows (modules/memory_trace.py formats it)
 """
 
 from __future__ import annotations
