@@ -4,7 +4,9 @@ Source: notebooks/src/NN_NAME.py, cells separated by `# %%` lines; a
 `# %% [markdown]` cell is Markdown written as `# `-prefixed comment lines.
 Output: notebooks/NN_NAME.ipynb, executed, with volatile metadata removed
 (timings, kernel versions) and stable cell ids, so a rebuild of an unchanged
-lesson gives the same bytes and a stale notebook shows up as a diff.
+lesson gives the same bytes and a stale notebook shows up as a diff. Charts are
+SVG with fixed ids and no date (labtools/charts.py), so that diff covers them too.
+A build also rewrites the README's chart (docs/k_sweep.svg) when its bytes change.
 """
 
 from __future__ import annotations
@@ -115,8 +117,10 @@ def executed_texts(paths: list[Path]) -> dict[Path, str]:
 
 
 def build(names: list[str] | None = None) -> list[Path]:
+    from labtools import charts
+
     written = []
     for path, text in executed_texts(sources(names)).items():
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    return written
+    return written + charts.write_readme_charts(course.ROOT)

@@ -94,9 +94,26 @@ def plain_table(table: dict) -> str:
             widths[i] = max(widths[i], len(row[i]))
             right[i] = right[i] and (_numeric(value) or value is None)
     out = ([table["title"]] if table.get("title") else []) + _legend(table)
+    if sum(widths) + 2 * (len(widths) - 1) > WRAP:
+        return "\n".join(out + _stacked(columns, rows))
     for cells in (columns, ["-" * w for w in widths], *rows):  # the rule line pads to itself
         out.append("  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip())
     return "\n".join(out)
+
+
+def _stacked(columns: list[str], rows: list[list[str]]) -> list[str]:
+    """A table too wide for the terminal, one row at a time as `column: value` lines
+    (long values wrapped under their column name), rows separated by a rule."""
+    name_width = max(len(c) for c in columns)
+    out = []
+    for number, row in enumerate(rows, start=1):
+        out.append(f"-- row {number} of {len(rows)} " + "-" * max(0, WRAP - 16 - len(str(number)) - len(str(len(rows)))))
+        for column, value in zip(columns, row):
+            lead = f"{column.rjust(name_width)}: "
+            lines = wrap(value, WRAP - len(lead)).split("\n") if value else [""]
+            out.append((lead + lines[0]).rstrip())
+            out += [" " * len(lead) + line.strip() for line in lines[1:]]
+    return out
 
 
 def plain_chart(chart: dict) -> str:

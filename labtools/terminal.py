@@ -25,7 +25,13 @@ def render_rich(blocks: list[dict]) -> None:  # pragma: no cover - needs a termi
             table = Table(title=Text(spec.get("title") or ""), title_justify="left")
             for i, column in enumerate(spec["columns"]):
                 numeric = bool(spec["rows"]) and all(_numeric(r[i]) for r in spec["rows"])
-                table.add_column(str(column), justify="right" if numeric else "left")
+                # Wrap, never crop with an ellipsis: reason codes such as permission_denied and
+                # permission_unknown differ only at their end, and that difference is the lesson.
+                # The column is at least as wide as its longest word (ids, codes, up to a
+                # fingerprint's 32), so a narrow terminal wraps between words, not inside one.
+                words = [len(w) for r in spec["rows"] for w in _cell(r[i]).split()] or [1]
+                table.add_column(str(column), justify="right" if numeric else "left", overflow="fold",
+                                 min_width=min(max(words), 32))
             for row in spec["rows"]:
                 table.add_row(*(Text(_cell(v)) for v in row))
             console.print(table)

@@ -148,6 +148,8 @@ def view(record: dict) -> list[dict]:
                      for r in layouts["generation"]]}},
         {"key": "layouts-chart", "chart": {
             "title": f"Generation by layout, seed {seed} (scale 0 to 1)", "width": 30,
+            "legend": "One bar per layout and j: '#' the share of the 40 questions answered right, "
+                      "'.' the rest of the scale up to 1.",
             "rows": [[f"j={r['irrelevant']} {r['layout']}", r["generation"], 1.0] for r in layouts["generation"]]}},
         {"key": "orderings", "table": {
             "title": "Ordering of the layouts, by generation",

@@ -67,7 +67,8 @@ def _on_a_terminal(*args: str, env: dict) -> str:
     """Run methods.py with stdout on a pseudo-terminal, as a person in class would."""
     import pty
     main, secondary = pty.openpty()
-    environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", COLUMNS="120", TERM="xterm", **env)
+    environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", COLUMNS="120", TERM="xterm")
+    environment.update(env)
     process = subprocess.Popen([sys.executable, "-B", str(ROOT / "methods.py"), *args], stdout=secondary,
                                stderr=subprocess.PIPE, cwd=ROOT, env=environment)
     os.close(secondary)

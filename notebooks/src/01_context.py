@@ -18,10 +18,12 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, blocks_between, render_plain
+from labtools.display import show
+from labtools.render import block, blocks_between
 from modules import context
 
 import textwrap
@@ -58,7 +60,7 @@ print(f"title, id and question are free: len(title) = {len(sample.title)} is not
 # %%
 record = context.trace()
 blocks = context.view(record)
-print(render_plain([block(blocks, "summary")]))
+show(block(blocks, "summary"))
 
 # %% [markdown]
 # At **80** characters neither needed passage fits (they are 100 and 91 characters
@@ -79,7 +81,7 @@ print(render_plain([block(blocks, "summary")]))
 # total of selected characters.
 
 # %%
-print(render_plain(blocks_between(blocks, "walk-80", "walk-400")))
+show(blocks_between(blocks, "walk-80", "walk-400"))
 
 # %% [markdown]
 # Three things to notice:
@@ -119,7 +121,7 @@ for budget in (80, 120, 400):
 # selector beside the honest one:
 
 # %%
-print(render_plain([block(blocks, "label-reader")]))
+show(block(blocks, "label-reader"))
 
 # %% [markdown]
 # On the lesson's own ranking the label reader gains nothing at any of the three budgets:

@@ -2,7 +2,7 @@
 # # Lesson 02 · budget: keep the units explicit
 #
 # Lesson 01 filled a quote budget measured in characters. This lesson looks at budgets
-# more closely, because three different mistakes hide inside the word "fits":
+# more closely, because four different mistakes hide inside the word "fits":
 #
 # 1. **The policy for a misfit.** When a ranked chunk does not fit, the selector can skip
 #    it and go on, stop, or cut it down. Only one of these keeps the evidence true.
@@ -13,7 +13,7 @@
 # 4. **The wrong objective.** A walk in rank order fills the budget; it does not ask whether
 #    the packet answers every part of the question.
 #
-# Underneath all three sits the question of units: characters, bytes and tokens are
+# Underneath all four sits the question of units: characters, bytes and tokens are
 # different numbers for the same text. The notebook calls the lab's code in
 # `modules/budget.py`, the same code behind `python3 -B methods.py budget`.
 
@@ -21,12 +21,14 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
 import textwrap
 
-from labtools.render import block, render_plain
+from labtools import charts, display
+from labtools.render import block
 from modules import budget
 from modules.common import units
 
@@ -35,8 +37,8 @@ blocks = budget.view(record)
 
 
 def show(*keys):
-    """Print the trace's blocks with these keys."""
-    print(render_plain([block(blocks, key) for key in keys]))
+    """Show the trace's blocks with these keys."""
+    display.show([block(blocks, key) for key in keys])
 
 
 for rank, chunk in enumerate(budget.RANKED, start=1):
@@ -86,7 +88,8 @@ print("dropped:  ", repr(cut["lost"]))
 for counter, limit in ((units.chars, 80), (units.utf8_bytes, 80), (units.lab_tokens, 20)):
     walk = budget.fill_budget(budget.RANKED, limit, counter=counter)
     sizes = [counter(c.text) for c in budget.RANKED]
-    print(f"{counter.__name__:<11} sizes {sizes}  budget {limit:>3}  kept {walk.kept_ids}  used {walk.used}")
+    print(f"{counter.__name__:<11} sizes {sizes}  budget {limit:>3}  kept {walk.kept_ids}  "
+          f"used {walk.used}")
 
 # %% [markdown]
 # The units are not interchangeable. For plain ASCII text, characters and bytes agree;
@@ -170,8 +173,15 @@ show("topk")
 # %% [markdown]
 # Each bar draws the largest prompt of its row on one scale, from 0 to the largest prompt
 # of the whole sweep (308): `#` is the part inside the window, `|` marks the window edge at
-# 160, `!` is the part beyond it, and `.` is unused scale.
-#
+# 160, `!` is the part beyond it, and `.` is unused scale. The same two columns as a chart:
+
+# %%
+charts.show(charts.prompt_vs_window(record),
+            "The average prompt (blue) stays under the window up to k = 6, while the largest "
+            "(red) crosses it already at k = 4: a k tuned on the average fails the largest "
+            "request.")
+
+# %% [markdown]
 # At k = 4 the average request uses 114.7 of 160 lab tokens, comfortably inside, and one
 # request (176) already overflows. At k = 6 the average still fits while three requests
 # do not. Averages hide the tail.
@@ -189,7 +199,8 @@ show("fits", "topk-note")
 
 # %%
 for k in (3, 4, 6):
-    print(f"k={k}: overflows {budget.count_overflows(budget.REQUESTS, k, budget.WINDOW_TOKENS)} of {len(budget.REQUESTS)}")
+    overflows = budget.count_overflows(budget.REQUESTS, k, budget.WINDOW_TOKENS)
+    print(f"k={k}: overflows {overflows} of {len(budget.REQUESTS)}")
 
 # %% [markdown]
 # ## The objective: cover the question

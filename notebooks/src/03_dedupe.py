@@ -15,10 +15,12 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, render_plain
+from labtools import charts, display
+from labtools.render import block
 from modules import dedupe
 
 record = dedupe.trace()
@@ -26,8 +28,8 @@ blocks = dedupe.view(record)
 
 
 def show(*keys):
-    """Print the trace's blocks with these keys (every block of the view has a stable key)."""
-    print(render_plain([block(blocks, key) for key in keys]), end="")
+    """Show the trace's blocks with these keys (every block of the view has a stable key)."""
+    display.show([block(blocks, key) for key in keys])
 
 # %% [markdown]
 # ## 1. The same id
@@ -51,7 +53,7 @@ try:
     dedupe.dedupe_ids(dedupe.ID_CONFLICT)
 except dedupe.IdConflict as error:
     print("caught:", type(error).__name__, "| id:", error.chunk_id, "| field:", error.field)
-    print(render_plain([{"text": str(error)}]), end="")
+    display.say(str(error))
 
 # %% [markdown]
 # ## 2. The same text under another id
@@ -142,7 +144,8 @@ selection = dedupe.select_non_overlapping(dedupe.OVERLAP_CASE)
 print("selected:", selection.selected_ids)
 print("rejected:", selection.rejected)
 a, b = dedupe.OVERLAP_CASE[2], dedupe.OVERLAP_CASE[3]
-print(f"{a.start_line}-{a.end_line} vs {b.start_line}-{b.end_line} overlap?", dedupe.lines_overlap(a, b))
+print(f"{a.start_line}-{a.end_line} vs {b.start_line}-{b.end_line} overlap?",
+      dedupe.lines_overlap(a, b))
 
 # %% [markdown]
 # The selection must not depend on the order the candidates arrived in. The lab ranks by
@@ -181,6 +184,10 @@ print(result.selected_ids, result.rejected, "fast:", time.perf_counter() - began
 
 # %%
 show("crowding", "crowding-question", "crowding-packets")
+charts.show(charts.crowding(record),
+            "The top 2 spends both places on one return-box sentence and has the best mean score, "
+            "yet answers half the question; removing the duplicate text first frees a place for "
+            "the hours.")
 
 # %% [markdown]
 # With a cutoff of two, the packet's scores look excellent (mean 0.935) and it holds half

@@ -17,15 +17,18 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, render_plain
+from labtools import display
+from labtools.render import block
 from modules import versions
 from modules.context import RELEVANT_IDS, packet_coverage, select_context
 
 for record in versions.COLLECTION:
-    print(f"{record.id:<12} source={record.source_id:<16} v{record.version:<2} {record.status}/{record.audience}")
+    print(f"{record.id:<12} source={record.source_id:<16} v{record.version:<2} "
+          f"{record.status}/{record.audience}")
 
 # %% [markdown]
 # ## Two current records: the filter lets both through
@@ -38,7 +41,7 @@ for record in versions.COLLECTION:
 kept = versions.current_public(versions.COLLECTION)
 for record in kept:
     if record.source_id == "help-desk-hours":
-        print(render_plain([{"text": f"{record.id} -> {record.text}"}]), end="")
+        display.say(f"{record.id} -> {record.text}")
 print("sources with more than one label:", versions.multi_version_sources(kept))
 
 # %% [markdown]
@@ -76,8 +79,8 @@ blocks = versions.view(record)
 
 
 def show(*keys):
-    """Print the trace's blocks with these keys (every block of the view has a stable key)."""
-    print(render_plain([block(blocks, key) for key in keys]), end="")
+    """Show the trace's blocks with these keys (every block of the view has a stable key)."""
+    display.show([block(blocks, key) for key in keys])
 
 
 show("trap")

@@ -22,10 +22,12 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, blocks_between, render_plain
+from labtools import charts, display
+from labtools.render import block, blocks_between
 from modules import order, order_experiments
 
 record = order.trace()
@@ -33,8 +35,8 @@ blocks = order.view(record)
 
 
 def show(first, last=None):
-    """Print the view's block keyed `first` (or the blocks from `first` to `last`)."""
-    print(render_plain(blocks_between(blocks, first, last) if last else [block(blocks, first)]), end="")
+    """Show the view's block keyed `first` (or the blocks from `first` to `last`)."""
+    display.show(blocks_between(blocks, first, last) if last else block(blocks, first))
 
 
 show("label")
@@ -101,7 +103,11 @@ for seed in range(8):
 # *record*? Refusals count as wrong in all three.
 
 # %%
-show("k-sweep", "k-sweep-chart")
+show("k-sweep")
+charts.show(charts.k_sweep(record),
+            "Recall climbs to 1.0 while generation drifts down, and the cited record falls with "
+            "generation while the cited concept stays near 1.0; past k = 10 the prompt no longer "
+            "fits and the reader refuses.")
 
 # %% [markdown]
 # Recall only grows: from 0.850 at k = 1 to 1.000 from k = 6 on, since a larger k can only
@@ -146,7 +152,10 @@ for layout in order.LAYOUTS:
     print(f"{layout:<7}", [c.id for c in order.build_layout(gold, others, layout)])
 
 # %%
-show("layouts", "layouts-chart")
+show("layouts")
+charts.show(charts.layouts(record),
+            "Head stays near the top and middle collapses as soon as there are irrelevant chunks "
+            "around it, with tail in between; the dashed second seed follows the same order.")
 
 # %% [markdown]
 # With j = 0 there is nothing to reorder: every layout scores 1.0. From j = 2 on, head
@@ -172,6 +181,9 @@ show("orderings", "second-seed")
 
 # %%
 show("share-of-change", "baseline")
+charts.show(charts.share_of_change(record),
+            "At every j >= 2 the coloured bars (a change of order, same seed) stand above the grey "
+            "one (the same layout, reseeded): the order moves more citations than chance does.")
 
 # %% [markdown]
 # At every j >= 2 both moves of the relevant chunk change more citations than reseeding:
@@ -254,11 +266,11 @@ show("policies")
 # the best chunk moves from the 1.0 place to the 0.8 place, and the second-ranked chunk
 # takes the 1.0 place. Here that chunk is always a sibling record of the same concept, and
 # for 20 of the 40 questions it holds at least as large a share of the question's lab
-# tokens as the right one. At the odd counts the two reorders are the same order, so their scores are the
-# same. Lost in the middle itself scores a little below plain rank order at every k here:
-# it moves the second-ranked sibling from a 0.45 place to the 0.8 place, where it is drawn
-# more often. Whether a reorder helps is a property of the reader and of the ranking:
-# measured, not assumed.
+# tokens as the right one. At the odd counts the two reorders are the same order, so their
+# scores are the same. Lost in the middle itself scores a little below plain rank order at
+# every k here: it moves the second-ranked sibling from a 0.45 place to the 0.8 place,
+# where it is drawn more often. Whether a reorder helps is a property of the reader and of
+# the ranking: measured, not assumed.
 
 # %% [markdown]
 # ## Write the order down
@@ -269,7 +281,8 @@ show("policies")
 # measurement made on it. The trace records it too:
 
 # %%
-print("policy:", record["context_order"]["policy"], "| recorded in:", record["context_order"]["recorded_in"])
+context_order = record["context_order"]
+print("policy:", context_order["policy"], "| recorded in:", context_order["recorded_in"])
 show("decision")
 
 # %% [markdown]

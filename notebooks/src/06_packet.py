@@ -16,10 +16,12 @@ import pathlib
 import sys
 import unicodedata
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import blocks_between, render_plain
+from labtools import display
+from labtools.render import blocks_between
 from modules import packet, packet_fidelity, packet_wrapper
 
 record = packet.trace()
@@ -27,8 +29,8 @@ blocks = packet.view(record)
 
 
 def show(first, last=None):
-    """Print the view's blocks from the one keyed `first` to the one keyed `last`."""
-    print(render_plain(blocks_between(blocks, first, last or first)))
+    """Show the view's blocks from the one keyed `first` to the one keyed `last`."""
+    display.show(blocks_between(blocks, first, last or first))
 
 
 for name, value in vars(packet.chunk("laptop-loans#2")).items():
@@ -133,7 +135,8 @@ except ValueError as error:
 
 # %%
 show("normalisation")
-print(packet_wrapper.escape_text("\u0338 starts here"), packet_wrapper.escape_text("\uff1c/evidence\uff1e"))
+print(packet_wrapper.escape_text("\u0338 starts here"),
+      packet_wrapper.escape_text("\uff1c/evidence\uff1e"))
 
 # %% [markdown]
 # ## Trust tiers, and tools no passage can grant
@@ -198,7 +201,8 @@ show("cap")
 
 # %%
 show("seal")
-print(packet.packet_seal({"b@1": {"y", "x"}, "a@1": "Café"}) == packet.packet_seal({"a@1": "Café", "b@1": {"x", "y"}}))
+one_order = packet.packet_seal({"b@1": {"y", "x"}, "a@1": "Café"})
+print(one_order == packet.packet_seal({"a@1": "Café", "b@1": {"x", "y"}}))
 try:
     packet.packet_seal({"a": {1, "x"}})
 except TypeError as error:
@@ -230,7 +234,8 @@ print("ok:", found["ok"], {kind: lost for kind, lost in found.items() if kind !=
 # summary that swaps two numbers keeps every token the check compares.
 
 # %%
-print("ok:", packet_fidelity.fidelity_check("Opens at 8, closes at 6.", "Opens at 6, closes at 8.")["ok"])
+swapped = packet_fidelity.fidelity_check("Opens at 8, closes at 6.", "Opens at 6, closes at 8.")
+print("ok:", swapped["ok"])
 
 # %% [markdown]
 # ## Your turn

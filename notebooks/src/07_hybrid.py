@@ -22,20 +22,26 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, blocks_between, plain_table, render_plain
+from labtools import charts, display
+from labtools.render import block, blocks_between
 from modules import hybrid
 from modules.common.catalogue import LISTINGS
 from modules.common.policy import permission_gate
 
 permitted, withheld = permission_gate([(x.id, x.permission) for x in LISTINGS])
-print(plain_table({"title": f"{len(permitted)} of the catalogue's {len(LISTINGS)} listings: those permitted",
-                   "columns": ["id", "cluster", "title", "as listed", "mm"],
-                   "rows": [[x.id, x.cluster_id, x.title, f"{x.listed_diameter} {x.listed_unit or '(no unit)'}",
-                             x.diameter_mm]
-                            for x in LISTINGS if x.id in permitted]}))
+display.show({"table": {
+    "title": f"{len(permitted)} of the catalogue's {len(LISTINGS)} listings: those permitted",
+    "legend": "cluster: the canonical product a listing belongs to (a copy shares it); as listed: "
+              "the diameter and unit the seller entered; mm: the structured diameter in "
+              "millimetres ('-' = none, because no unit was given).",
+    "columns": ["id", "cluster", "title", "as listed", "mm"],
+    "rows": [[x.id, x.cluster_id, x.title, f"{x.listed_diameter} {x.listed_unit or '(no unit)'}",
+              x.diameter_mm]
+             for x in LISTINGS if x.id in permitted]}})
 
 # %% [markdown]
 # The table lists the 13 listings whose assisted-use permission is `allowed`; the other
@@ -51,8 +57,8 @@ view = hybrid.view(record)
 
 
 def show(*keys):
-    """Print the blocks of the lesson's view with these keys."""
-    print(render_plain([block(view, key) for key in keys]))
+    """Show the blocks of the lesson's view with these keys."""
+    display.show([block(view, key) for key in keys])
 
 
 # %% [markdown]
@@ -103,7 +109,7 @@ for text in ("16 mm", "16mm", "0.625 inch", "16", "16 mm or 18 mm", "mechanical 
 # of the output.
 
 # %%
-print(render_plain(blocks_between(view, "channels", "rejected-vector")))
+display.show(blocks_between(view, "channels", "rejected-vector"))
 
 # %% [markdown]
 # The cosine divides each vector by its largest component before squaring, so a vector
@@ -116,7 +122,7 @@ for broken in ((0.0, 0.0, 0.0), (1.0, float("nan"), 0.0), (5e-324, 0.0, 0.0)):
     try:
         hybrid.cosine(broken, (1.0, 1.0, 1.0))
     except ValueError as error:
-        print(error)
+        display.say(str(error))
 
 # %% [markdown]
 # ## The gate, then fusing by rank
@@ -129,7 +135,8 @@ for broken in ((0.0, 0.0, 0.0), (1.0, float("nan"), 0.0), (5e-324, 0.0, 0.0)):
 # matched fields, cosines. Fusion therefore uses only positions. Reciprocal rank fusion
 # (Cormack, Clarke and Buettcher, SIGIR 2009) gives each candidate
 #
-# $$\text{ordering\_score}(d) = \sum_{\text{channels holding } d} \frac{1}{k + \text{rank}(d)}, \qquad k = 60,$$
+# $$\text{ordering\_score}(d) = \sum_{\text{channels holding } d}
+#   \frac{1}{k + \text{rank}(d)}, \qquad k = 60,$$
 #
 # with ranks counted from 1. A candidate missing from a channel simply receives nothing
 # from it; it is not dropped.
@@ -137,7 +144,8 @@ for broken in ((0.0, 0.0, 0.0), (1.0, float("nan"), 0.0), (5e-324, 0.0, 0.0)):
 # %%
 for item, score in hybrid.reciprocal_rank_fusion([["a", "b", "c"], ["c", "a"]], k=60):
     print(f"{item}: {score:.6f}")
-print("a =", f"1/61 + 1/62 = {1/61 + 1/62:.6f}", "| c =", f"1/63 + 1/61 = {1/63 + 1/61:.6f}", "| b =", f"1/62 = {1/62:.6f}")
+print("a =", f"1/61 + 1/62 = {1/61 + 1/62:.6f}", "| c =", f"1/63 + 1/61 = {1/63 + 1/61:.6f}",
+      "| b =", f"1/62 = {1/62:.6f}")
 
 # %% [markdown]
 # A ranking must have an order of its own. A Python set has none (it comes out in an
@@ -172,6 +180,10 @@ show("gate", "fused", "ordering-score")
 
 # %%
 show("raw-scores", "raw-verdict")
+charts.show(charts.rank_changes(record),
+            "Left, raw scores added: rescaling the cosines from 0-1 to 0-100 lifts C-14 from "
+            "seventh to third and pushes four clusters down a place. Right, reciprocal rank "
+            "fusion: the same rescaling moves nothing, because RRF reads only ranks.")
 
 # %% [markdown]
 # Five of nine clusters move. The hose connector cluster `C-14` jumps from seventh to

@@ -25,10 +25,12 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, blocks_between, render_plain
+from labtools import display
+from labtools.render import block, blocks_between
 from modules import eligibility
 from modules.common.catalogue import VECTOR_VERSION, Query, listing_by_id, opaque_ref, query_by_id
 
@@ -37,7 +39,7 @@ view = eligibility.view(record)
 
 
 def show(*keys):
-    print(render_plain([block(view, key) for key in keys]))
+    display.show([block(view, key) for key in keys])
 
 
 show("policy", "precedence")
@@ -52,7 +54,8 @@ show("policy", "precedence")
 # not depend on which fired first: the strongest state wins, by a fixed order.
 
 # %%
-for given in (["degraded", "conflict"], ["clarify", "incompatible", "respond"], ["unauthorized", "prohibited_scope"], []):
+for given in (["degraded", "conflict"], ["clarify", "incompatible", "respond"],
+              ["unauthorized", "prohibited_scope"], []):
     print(f"decide_state({given}) -> {eligibility.decide_state(given)!r}")
 
 # %% [markdown]
@@ -78,7 +81,7 @@ show("freshness", "freshness-what-if")
 # fields of the two usable listings.
 
 # %%
-print(render_plain(blocks_between(view, "trace-1", "trace-1-decision")))
+display.show(blocks_between(view, "trace-1", "trace-1-decision"))
 
 # %% [markdown]
 # ## Trace 2: the closest neighbour is not permitted
@@ -90,15 +93,15 @@ print(render_plain(blocks_between(view, "trace-1", "trace-1-decision")))
 # title or text.
 
 # %%
-print(render_plain(blocks_between(view, "trace-2", "trace-2-decision")))
+display.show(blocks_between(view, "trace-2", "trace-2-decision"))
 
 # %% [markdown]
 # The gate itself fails closed: only the exact value `allowed` passes, and an id whose
 # copies disagree is withheld whatever their order.
 
 # %%
-pairs = [("PW-L001", "allowed"), ("PW-X1", "denied"), ("PW-X2", "unknown"), ("PW-X3", None), ("PW-X4", "ALLOWED"),
-         ("PW-X5", "allowed"), ("PW-X5", "denied")]
+pairs = [("PW-L001", "allowed"), ("PW-X1", "denied"), ("PW-X2", "unknown"), ("PW-X3", None),
+         ("PW-X4", "ALLOWED"), ("PW-X5", "allowed"), ("PW-X5", "denied")]
 permitted, withheld = eligibility.permission_gate(pairs)
 print("permitted:", permitted)
 for ref, reason in withheld:
@@ -123,7 +126,7 @@ for listing_id in ("PW-L006", "PW-L007"):
 # confirm.
 
 # %%
-print(render_plain(blocks_between(view, "trace-3", "trace-3-decision")))
+display.show(blocks_between(view, "trace-3", "trace-3-decision"))
 
 # %% [markdown]
 # ## Trace 4: empty after controls
@@ -134,7 +137,7 @@ print(render_plain(blocks_between(view, "trace-3", "trace-3-decision")))
 # empty, its cause is `all_unauthorized`, and no listing is invented to fill the gap.
 
 # %%
-print(render_plain(blocks_between(view, "trace-4", "trace-4-decision")))
+display.show(blocks_between(view, "trace-4", "trace-4-decision"))
 
 # %% [markdown]
 # ## Two fail-closed holes, closed
@@ -156,8 +159,9 @@ show("duplicates", "opaque-refs")
 # %%
 guesses = [f"PW-L{n:03d}" for n in range(1000)]
 allowed = listing_by_id("PW-L001").id                      # a permitted id: safe to show
-found = eligibility.enumerate_refs([eligibility.unkeyed_ref(allowed)], eligibility.unkeyed_ref, guesses)
-print("unkeyed", eligibility.unkeyed_ref(allowed), "->", found[eligibility.unkeyed_ref(allowed)])
+unkeyed = eligibility.unkeyed_ref(allowed)
+found = eligibility.enumerate_refs([unkeyed], eligibility.unkeyed_ref, guesses)
+print("unkeyed", unkeyed, "->", found[unkeyed])
 found = eligibility.enumerate_refs([opaque_ref(allowed)], eligibility.unkeyed_ref, guesses)
 print("keyed  ", opaque_ref(allowed), "->", found[opaque_ref(allowed)])
 
@@ -181,9 +185,12 @@ show("summary", "summary-reasons", "empty-causes")
 # %%
 bearing = Query("PW-T001", "ball bearing 40 mm", (0.1, 0.1, 0.9), VECTOR_VERSION)
 nothing = eligibility.evaluate(bearing).output("decision")
-print("ball bearing 40 mm ->", nothing.decision.state, nothing.decision.reason_codes, nothing.empty_cause)
-stale_only = eligibility.evaluate(query_by_id("PW-Q004"), [listing_by_id("PW-L006")]).output("decision")
-print("only PW-L006 ->", stale_only.decision.state, stale_only.decision.reason_codes, stale_only.empty_cause)
+print("ball bearing 40 mm ->", nothing.decision.state, nothing.decision.reason_codes,
+      nothing.empty_cause)
+stale_only = eligibility.evaluate(query_by_id("PW-Q004"), [listing_by_id("PW-L006")])
+stale_only = stale_only.output("decision")
+print("only PW-L006 ->", stale_only.decision.state, stale_only.decision.reason_codes,
+      stale_only.empty_cause)
 
 # %% [markdown]
 # ## Which layer failed first?

@@ -22,10 +22,12 @@ import pathlib
 import sys
 import unicodedata
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, render_plain
+from labtools import display
+from labtools.render import block
 from modules import grounding
 from modules.common.catalogue import QUERIES, query_by_id
 
@@ -34,7 +36,7 @@ for stage in grounding.GROUNDED.stages:
 record = grounding.trace_record(grounding.run_query(query_by_id("PW-Q002")))
 print()
 print(record["query_id"], "-", record["query"])
-print("sections:", ", ".join(record))
+display.say("sections: " + ", ".join(record))
 
 # %% [markdown]
 # ## One query, one record, one section per layer
@@ -50,7 +52,7 @@ print("sections:", ", ".join(record))
 # | `input` | what did the query become, by which named, versioned step? |
 # | `source` | is the index complete, metadata included? |
 # | `retrieval` | what did each channel propose, with which score and evidence? |
-# | `permission/freshness` | what passed the gate, what was withheld, on which code, as of which date? |
+# | `permission/freshness` | what passed the gate, what was withheld, why, as of which date? |
 # | `ranking` | what did the ranker receive, and why does each cluster sit where it does? |
 # | `assembly` | which ranked candidates were usable, which field ids were packed? |
 # | `decision` | which state, from which reasons, with which fallback? |
@@ -63,15 +65,16 @@ view = grounding.view(grounding.trace())
 
 
 def show(*keys):
-    print(render_plain([block(view, key) for key in keys]))
+    display.show([block(view, key) for key in keys])
 
 
 show("queries")
 
 # %% [markdown]
 # The states and packets are the ones lesson 08 shows for the same queries, and the
-# rankings behind them are lesson 07's: it is the same run. `PW-Q007` (two sizes) and `PW-Q008` (a prohibited family) stop before retrieval,
-# so nothing is retrieved or packed for them.
+# rankings behind them are lesson 07's: it is the same run. `PW-Q007` (two sizes) and
+# `PW-Q008` (a prohibited family) stop before retrieval, so nothing is retrieved or packed
+# for them.
 #
 # ## The fingerprint
 #
@@ -85,14 +88,14 @@ show("queries")
 # %%
 contract = grounding.fingerprinted(record)
 print(json.dumps(contract, indent=1)[:400], "...")
-nfd = json.loads(unicodedata.normalize("NFD", json.dumps(dict(contract, query="joint d\u00e9tanche"),
-                                                         ensure_ascii=False)))
 nfc = dict(contract, query="joint d\u00e9tanche")
-print("NFC and NFD spellings, one fingerprint:", grounding.query_fingerprint(nfc) == grounding.query_fingerprint(nfd))
+nfd = json.loads(unicodedata.normalize("NFD", json.dumps(nfc, ensure_ascii=False)))
+fingerprint = grounding.query_fingerprint
+print("NFC and NFD spellings, one fingerprint:", fingerprint(nfc) == fingerprint(nfd))
 print("keys in another order, one fingerprint:",
-      grounding.query_fingerprint(dict(reversed(list(contract.items())))) == grounding.query_fingerprint(contract))
+      fingerprint(dict(reversed(list(contract.items())))) == fingerprint(contract))
 rebuilt = dict(contract, versions=dict(contract["versions"], source="source/2-rebuild"))
-print("the rebuilt index, another fingerprint:", grounding.query_fingerprint(rebuilt) != grounding.query_fingerprint(contract))
+print("the rebuilt index, another fingerprint:", fingerprint(rebuilt) != fingerprint(contract))
 
 # %% [markdown]
 # ## The internal record of PW-Q002
@@ -155,7 +158,8 @@ show("walk-1", "walk-2", "walk-3", "walk-summary")
 
 # %%
 records = [grounding.trace_record(grounding.run_query(q)) for q in QUERIES]
-broken = [grounding.trace_record(grounding.run_variant(v, query_by_id(v.query))) for v in grounding.VARIANTS]
+broken = [grounding.trace_record(grounding.run_variant(v, query_by_id(v.query)))
+          for v in grounding.VARIANTS]
 for layer, count in grounding.failure_counts(records + broken).items():
     print(f"{layer:21} {count}")
 
@@ -164,8 +168,12 @@ for layer, count in grounding.failure_counts(records + broken).items():
 # checks are judged on records cut down to their own section, and give the same verdict:
 
 # %%
-cut = {layer: grounding.CHECKS[layer]({k: v for k, v in broken[2].items() if k not in grounding.LAYERS or k == layer})
-       for layer in grounding.LAYERS}
+def own_section(record, layer):
+    """The record without the other layers' sections."""
+    return {k: v for k, v in record.items() if k not in grounding.LAYERS or k == layer}
+
+
+cut = {layer: grounding.CHECKS[layer](own_section(broken[2], layer)) for layer in grounding.LAYERS}
 for layer, (held, why) in cut.items():
     print(f"{layer:21} {'held' if held else 'FAILED'}")
 

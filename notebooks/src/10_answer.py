@@ -17,12 +17,14 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
 import textwrap
 
-from labtools.render import block, blocks_between, render_plain
+from labtools import display
+from labtools.render import block
 from modules import answer
 from modules.context import CANDIDATES, QUESTION, SUB_QUESTIONS, select_context
 
@@ -31,8 +33,8 @@ blocks = answer.view(trace)
 
 
 def show(*keys):
-    """Print the trace's blocks with these keys."""
-    print(render_plain([block(blocks, key) for key in keys]))
+    """Show the trace's blocks with these keys."""
+    display.show([block(blocks, key) for key in keys])
 
 
 print(QUESTION)
@@ -63,7 +65,8 @@ for budget in (80, 120, 400):
     packet = answer.assemble(CANDIDATES, budget, answer.FACETS)
     reply = answer.compose_answer(answer.FACETS, packet.packet)
     print(f"{budget:>3} chars | packet {', '.join(packet.packet_ids)}")
-    print(textwrap.fill(f"{reply.status}: {reply.text}", 88, initial_indent="    ", subsequent_indent="    "), "\n")
+    print(textwrap.fill(f"{reply.status}: {reply.text}", 88, initial_indent="    ",
+                        subsequent_indent="    "), "\n")
 
 # %% [markdown]
 # * At **400** both facets have a passage: a full answer, two quotes, two ids.
@@ -191,5 +194,6 @@ show("queries", "outcomes", "counts")
 #
 # Open `exercises/answer.py`: `check_citation` (presence and support), `compose_answer`
 # (full, partial, conflict or abstain), `classify_outcome` (the four outcomes), two
-# quizzes, and `no_answer_cause` (window overflow, conflict, budget skip or missing facet). Check with `python3 -B methods.py check answer`; ask for a nudge with
+# quizzes, and `no_answer_cause` (window overflow, conflict, budget skip or missing facet).
+# Check with `python3 -B methods.py check answer`; ask for a nudge with
 # `python3 -B methods.py hint answer`.

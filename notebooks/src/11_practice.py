@@ -15,10 +15,12 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, render_plain
+from labtools import display
+from labtools.render import block
 from modules import practice
 from modules.common.units import lab_tokens
 
@@ -27,8 +29,8 @@ blocks = practice.view(reference)
 
 
 def show(*keys):
-    """Print the trace's blocks with these keys (every block of the view has a stable key)."""
-    print(render_plain([block(blocks, key) for key in keys]), end="")
+    """Show the trace's blocks with these keys (every block of the view has a stable key)."""
+    display.show([block(blocks, key) for key in keys])
 
 
 show("scenario", "candidates", "provenance")
@@ -38,7 +40,7 @@ show("scenario", "candidates", "provenance")
 
 # %%
 for c in practice.CANDIDATES:
-    print(render_plain([{"text": f"{c.id} ({lab_tokens(c.text)} lab tokens): {c.text}"}]))
+    display.say(f"{c.id} ({lab_tokens(c.text)} lab tokens): {c.text}\n")
 
 # %% [markdown]
 # Before reading on, decide for each candidate: keep or discard, and why. Look at the
@@ -84,7 +86,8 @@ for c in practice.CANDIDATES:
 # in it (`#3` for A1 and its mirror B1, `#4` for A2) is the anchor.
 
 # %%
-survivors = [c for c in practice.CANDIDATES if practice.is_current(c, practice.AS_OF) and c.scope == practice.SCOPE]
+survivors = [c for c in practice.CANDIDATES
+             if practice.is_current(c, practice.AS_OF) and c.scope == practice.SCOPE]
 print("survivors so far:", [c.id for c in survivors])
 for c in survivors:
     chunk = practice.as_chunk(c)
@@ -183,5 +186,5 @@ show("tight-walk", "tight-result")
 #
 # Open `exercises/practice.py`: `is_current`, `canonical_dedupe` (which applies lesson
 # 03's `dedupe_canonical`), `settle_conflict` (which reads amounts with lesson 04's
-# `stated_amounts`), `decision_table` and the three quiz constants. The grader checks every decision and its
-# reason, not only the final packet: `python3 -B methods.py check practice`.
+# `stated_amounts`), `decision_table` and the three quiz constants. The grader checks every
+# decision and its reason, not only the final packet: `python3 -B methods.py check practice`.

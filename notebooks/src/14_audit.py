@@ -19,16 +19,18 @@
 import pathlib
 import sys
 
-ROOT = next(p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "methods.py").exists())
+HERE = pathlib.Path.cwd()
+ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools.render import block, render_plain
+from labtools import charts, display
+from labtools.render import block
 from modules import audit
 from modules.audit_trace import trace, view
 
 record = trace()            # no path: the demo, as of 2026-07-01
 blocks = view(record)
-print(render_plain([block(blocks, "data"), block(blocks, "settings"), block(blocks, "pipeline")]))
+display.show([block(blocks, "data"), block(blocks, "settings"), block(blocks, "pipeline")])
 
 # %% [markdown]
 # ## Recall against coverage
@@ -40,7 +42,11 @@ print(render_plain([block(blocks, "data"), block(blocks, "settings"), block(bloc
 # on these queries.
 
 # %%
-print(render_plain([block(blocks, "summary"), block(blocks, "chart")]))
+display.show(block(blocks, "summary"))
+charts.show(charts.recall_coverage(record),
+            "Recall (blue) is the same at every budget; coverage (orange) grows with the budget "
+            "but stays far below recall even at 1,000 characters: the gap is evidence the "
+            "packet lost after retrieval found it.")
 
 # %% [markdown]
 # ## The loss ledger
@@ -51,7 +57,7 @@ print(render_plain([block(blocks, "summary"), block(blocks, "chart")]))
 # decisions the selection rules make whatever the room.
 
 # %%
-print(render_plain([block(blocks, "ledger"), block(blocks, "copies")]))
+display.show([block(blocks, "ledger"), block(blocks, "copies")])
 
 # %% [markdown]
 # ## One query per cause
@@ -78,7 +84,7 @@ print(render_plain([block(blocks, "ledger"), block(blocks, "copies")]))
 # %%
 queries = {q["query"]: q for q in record["queries"]}
 for qid in ("q1", "q7"):
-    print(render_plain([block(blocks, f"query-{qid}"), block(blocks, f"lost-{qid}"), block(blocks, f"why-{qid}")]))
+    display.show([block(blocks, f"{part}-{qid}") for part in ("query", "lost", "why")])
 
 # %% [markdown]
 # ## Lost by id, delivered in content
@@ -108,7 +114,8 @@ for qid in ("q3", "q6"):
 # %%
 from modules import audit_io
 
-corpus = audit.Corpus(audit_io.read_corpus(audit.DEMO + "/corpus.jsonl", audit.UNITS["chars"]), audit.DEMO_AS_OF)
+passages = audit_io.read_corpus(audit.DEMO + "/corpus.jsonl", audit.UNITS["chars"])
+corpus = audit.Corpus(passages, audit.DEMO_AS_OF)
 ranking = ["hours-v2", "hours-v1", "hours-v3", "card-v1", "wifi-v1"]
 selection = audit.select_candidates(ranking, corpus)
 for pid in ranking:
@@ -122,7 +129,7 @@ for pid in ranking:
 # judged: it is counted and not audited, because recall of nothing is undefined.
 
 # %%
-print(render_plain([block(blocks, "checks"), block(blocks, "handling")]))
+display.show([block(blocks, "checks"), block(blocks, "handling")])
 
 # %% [markdown]
 # ## Audit your own run
