@@ -45,8 +45,7 @@ LESSONS = {
     "answer": ("10", "an honest answer stage that cites only its packet", []),
     "practice": ("11", "the capstone: eight candidates, one packet, every decision explained",
                  [(("--solution",), dict(action="store_true", help="also print the reference decision table"))]),
-    "memory": ("13", "retained context with obligations: the same gate, current input wins, deletion that propagates",
-               []),
+    "memory": ("13", "retained context with obligations, under the same gate as evidence", []),
 }
 
 WORKFLOW = {
