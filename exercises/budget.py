@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check budget
-# (generated from solutions/budget.py; `python3 -B methods.py reset budget` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check budget
 """Lesson 02 exercises: budget arithmetic in declared units.
 
 Task 1  evidence_budget  what the window leaves for evidence once every other term is paid

@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check context
-# (generated from solutions/context.py; `python3 -B methods.py reset context` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check context
 """Lesson 01 exercises: measure the packet, then fill it without cutting.
 
 Task 1  packet_coverage    what share of the needed passages reached the packet

@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check dedupe
-# (generated from solutions/dedupe.py; `python3 -B methods.py reset dedupe` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check dedupe
 """Lesson 03 exercises: remove repeats without merging what is different.
 
 Task 1  dedupe_ids              collapse identical copies of an id; refuse two different chunks under one id

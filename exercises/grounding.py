@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check grounding
-# (generated from solutions/grounding.py; `python3 -B methods.py reset grounding` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check grounding
 """Lesson 09 exercises: judge each layer from its own record, fingerprint the contract, then walk.
 
 A trace record (modules/grounding.py trace_record) has one section per layer, each holding

@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check hybrid
-# (generated from solutions/hybrid.py; `python3 -B methods.py reset hybrid` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check hybrid
 """Lesson 07 exercises: read a size honestly, then fuse channels by rank.
 
 Task 1  parse_size              read one size from shopper text; never assume a unit

@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check order
-# (generated from solutions/order.py; `python3 -B methods.py reset order` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check order
 """Lesson 05 exercises: put chunks in a chosen order, then measure what order does.
 
 Task 1  reorder_lost_in_middle  best first, second best last, alternating inward

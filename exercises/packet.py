@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check packet
-# (generated from solutions/packet.py; `python3 -B methods.py reset packet` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check packet
 """Lesson 06 exercises: spans that stay checkable, a wrapper that holds, a seal that is stable.
 
 Task 1  extract_span     cut a half-open [start, end) span out of canonical text

@@ -1,6 +1,7 @@
 """`methods.py dev bench`: how fast the lab is, side by side with what it is measured against.
 
     python3 -B methods.py dev bench [--runs N] [--full] [--notebooks] [--tests] [--audit]
+    python3 -B methods.py dev bench --grading [--submissions N] [--loops N]
 
 1. Start-up: every built lesson command (`methods.py NAME --plain`, start to exit) against
    the standard-library floor `python3 -c "import argparse, dataclasses, json"`, median of
@@ -16,6 +17,8 @@
    suite (--tests, needs pytest), each timed once.
 5. Optional (--audit): `methods.py audit` over 10^5 synthetic passages with 10^2, 10^3 and
    10^4 queries of 100 candidates: total time, peak memory, cost per further query.
+5. Alone, with --grading: `methods.py grade` on a generated class (reference answers, stubs,
+   syntax errors and a few submissions with a task that never returns), start to exit.
 
 This is a benchmark, not a test: it prints figures and asserts nothing.
 """
@@ -57,8 +60,8 @@ def _installed(package: str) -> bool:
 
 
 def _built_lessons() -> list[str]:
-    from methods import LESSONS
-    return [name for name in LESSONS if (course.ROOT / "modules" / f"{name}.py").is_file()]
+    from labtools.registry import built_lessons
+    return built_lessons()
 
 
 def _run_once(command: list[str]) -> float:
@@ -346,6 +349,80 @@ def audit_scale(passages: int = 10 ** 5, query_counts=(10 ** 2, 10 ** 3, 10 ** 4
             done = subprocess.run([sys.executable, "-B", "-c", probe], capture_output=True, text=True, check=True)
             rows.append(dict(json.loads(done.stdout), queries=count, passages=passages, candidates=candidates))
     return rows
+# ------------------------------------------------------------------ grading a class
+
+def make_class(folder, count: int, loops: int, syntax_every: int = 5, stub_every: int = 3) -> dict:
+    """Write `count` generated submissions into `folder` (one subfolder each, every lesson's
+    file): `loops` of them with one task that never returns, every `syntax_every`-th with a
+    syntax error in one lesson, every `stub_every`-th all stubs, the rest the reference answers.
+    Returns how many of each kind."""
+    from pathlib import Path
+    from labtools import dev
+    lessons = course.lessons()
+    solutions = {lesson: (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8") for lesson in lessons}
+    stubs = {lesson: dev.generated_stub(lesson) for lesson in lessons}
+    first = lessons[0]
+    head, marker, rest = solutions[first].partition("# BEGIN SOLUTION\n")
+    indent = head[len(head.rstrip(" ")):]
+    looping = head + marker + f"{indent}while True:\n{indent}    pass\n" + rest  # the first task never returns
+    kinds = {"correct": 0, "stubs": 0, "syntax error": 0, "looping task": 0}
+    for index in range(count):
+        student = Path(folder) / f"student{index:04d}"
+        student.mkdir(parents=True)
+        if index < loops:
+            kind, files = "looping task", dict(solutions, **{first: looping})
+        elif index % syntax_every == 1:
+            broken = lessons[index % len(lessons)]
+            kind, files = "syntax error", dict(solutions, **{broken: solutions[broken] + "\ndef broken(:\n"})
+        elif index % stub_every == 2:
+            kind, files = "stubs", stubs
+        else:
+            kind, files = "correct", solutions
+        kinds[kind] += 1
+        for lesson, text in files.items():
+            (student / f"{lesson}.py").write_text(text, encoding="utf-8")
+    return kinds
+
+
+def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None, jobs: int | None = None) -> dict:
+    """`methods.py grade` on `count` generated submissions, start to exit (isolation included)."""
+    import json
+    import shutil
+    import tempfile
+    from pathlib import Path
+    folder = Path(tempfile.mkdtemp(prefix="lab-bench-class-"))
+    try:
+        kinds = make_class(folder / "class", count, loops)
+        command = [sys.executable, "-B", str(course.ROOT / "methods.py"), "grade", str(folder / "class"),
+                   "--out", str(folder / "out"), "--plain"]
+        command += ["--seconds", str(seconds)] if seconds is not None else []
+        command += ["--jobs", str(jobs)] if jobs is not None else []
+        started = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, cwd=course.ROOT,
+                              env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+        elapsed = time.perf_counter() - started
+        if done.returncode != 0:
+            return {"note": f"grade failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}"}
+        book = json.loads((folder / "out" / "gradebook.json").read_text(encoding="utf-8"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    statuses = {}
+    for student in book["students"]:
+        statuses[student["status"]] = statuses.get(student["status"], 0) + 1
+    return {"submissions": count, "kinds": kinds, "seconds": elapsed, "statuses": statuses,
+            "lessons": len(book["lessons"]), "seconds_per_task": book["limits"]["seconds_per_task"],
+            "jobs": jobs or os.cpu_count()}
+
+
+def grading_report(result: dict) -> list[str]:
+    if "note" in result:
+        return ["Grading a class: " + result["note"]]
+    kinds = ", ".join(f"{count} {kind}" for kind, count in result["kinds"].items())
+    return [f"Grading a class: `methods.py grade` on {result['submissions']} generated submissions "
+            f"({kinds}; {result['lessons']} lessons each), {result['jobs']} worker(s), "
+            f"{result['seconds_per_task']:g} s per task: {result['seconds']:.1f} s start to exit "
+            f"({result['seconds'] / max(1, result['submissions']) * 1000:.0f} ms per submission); "
+            f"statuses: " + ", ".join(f"{n} {status}" for status, n in sorted(result["statuses"].items())), ""]
 
 
 # ------------------------------------------------------------------ printing
@@ -441,8 +518,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tests", action="store_true", help="also time the whole test suite")
     parser.add_argument("--audit", action="store_true", help="also audit 10^4 queries x 100 candidates over "
                                                              "10^5 synthetic passages (methods.py audit)")
+    parser.add_argument("--grading", action="store_true",
+                        help="only time `grade` on generated submissions (a class of --submissions)")
+    parser.add_argument("--submissions", type=int, default=200, metavar="N",
+                        help="class size for --grading (default 200)")
+    parser.add_argument("--loops", type=int, default=2, metavar="N",
+                        help="submissions with a task that never returns, for --grading (default 2)")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, got {args.runs}")
+    if args.grading:
+        if args.submissions < 1 or not 0 <= args.loops <= args.submissions:
+            parser.error("--submissions must be at least 1 and --loops between 0 and --submissions")
+        sys.stdout.write("\n".join(grading_report(grading_time(args.submissions, args.loops))) + "\n")
+        return 0
     sys.stdout.write(report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests, args.audit))
     return 0

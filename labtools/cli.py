@@ -10,29 +10,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
-from labtools import course
-from methods import write  # UTF-8 whatever the locale: a grader's message may hold any character
+from labtools import course, files
+from labtools.registry import LESSONS, RUN, wants_rich, write  # write: UTF-8 whatever the locale
+from modules.common.checks import short
 
 HINT_STATE = course.ROOT / ".hints-seen.json"
-RUN = "python3 -B methods.py"
 
 
 # ------------------------------------------------------------------ small helpers
 
-def wants_rich(plain: bool = False) -> bool:
-    """Colour only for a terminal that wants it and a machine that has rich."""
-    if plain or os.environ.get("NO_COLOR") or not sys.stdout.isatty():
-        return False
-    import importlib.util
-    return importlib.util.find_spec("rich") is not None
-
-
 def _catalogue() -> dict:
-    from methods import LESSONS
     return LESSONS
 
 
@@ -42,12 +32,32 @@ def lesson_argument(parser: argparse.ArgumentParser, name: str) -> str:
     if name in known:
         return name
     listing = "lessons with exercises: " + (", ".join(known) or "none yet")
+    if not name.strip():
+        parser.error(f"the lesson name is empty ({name!r}); leave it out for every lesson. {listing}")
     if name in _catalogue():
         parser.error(f"lesson '{name}' has no exercises yet; {listing}")
     import difflib
     close = difflib.get_close_matches(name, list(_catalogue()), n=1)
-    parser.error(f"there is no lesson '{name}'.{f' Did you mean {close[0]!r}?' if close else ''} {listing}")
+    parser.error(f"there is no lesson {short(name)}.{f' Did you mean {close[0]!r}?' if close else ''} {listing}")
     raise AssertionError("unreachable")  # parser.error exits
+
+
+def folder_argument(text: str) -> Path:
+    """An argparse type for --target: a non-empty path (an empty one would mean the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a folder, got an empty path {text!r}")
+    return Path(text)
+
+
+def number_argument(minimum: int = 1):
+    """An argparse type for a whole number in ASCII digits, at least `minimum`."""
+    def whole_number(text: str) -> int:
+        from modules.common.checks import parse_whole_number
+        try:
+            return parse_whole_number(text, "the value", minimum)
+        except (TypeError, ValueError) as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return whole_number
 
 
 def _bar(done: int, total: int, width: int = 20) -> str:
@@ -71,60 +81,19 @@ def _notebook(lesson: str) -> str | None:
 
 # ------------------------------------------------------------------ grading records
 
-def _declared_tasks(lesson: str) -> list[dict]:
-    """The lesson's tasks as its grader declares them, each failed: for a lesson that could
-    not be graded at all (a timeout, say), so a gradebook still gets one row per task."""
-    try:
-        if str(course.GRADERS) not in sys.path:
-            sys.path.insert(0, str(course.GRADERS))
-        import _lab
-        return [{"number": t.number, "name": t.name, "title": t.title, "passed": False}
-                for t in _lab.grader_module(lesson).TASKS]
-    except Exception:  # the grader itself is broken: the record's error says so
-        return []
-
-
 def summarize(result: dict, target: Path | None = None) -> dict:
-    """One lesson's grading result as a gradebook record: status, counts, and per task
-    whether it passed and the first failing test's message."""
-    lesson = result["lesson"]
-    path = _folder(target) / f"{lesson}.py"
-    record = {"lesson": lesson, "number": _catalogue()[lesson][0], "file": course.shown(path)}
-    if not path.is_file():
-        record["status"] = "missing"
-        record["error"] = f"{course.shown(path)} is missing"
-    elif "error" in result:
-        record["status"] = "error"
-        record["error"] = result["error"]
-    tests = result.get("tests", [])
-    tasks = []
-    declared = result.get("tasks", [])
-    if "error" in result and not declared:
-        declared = _declared_tasks(lesson)
-    for task in declared:
-        failing = [t for t in tests if t["task"] == task["number"] and not t["passed"]]
-        message = failing[0]["message"] if failing else ""
-        if "error" in record:
-            message = record["error"]
-        tasks.append({"number": task["number"], "name": task["name"], "title": task["title"],
-                      "passed": task["passed"], "message": message, "test": failing[0]["test"] if failing else ""})
-    record["done"] = sum(t["passed"] for t in tasks)
-    record["total"] = len(tasks)
-    if "status" not in record and not tasks:
-        record["status"] = "error"
-        record["error"] = f"the grader for '{lesson}' declares no tasks"
-    elif "status" not in record:
-        record["status"] = "passed" if record["done"] == record["total"] else "failing"
-    record["tasks"] = tasks
-    record["tests"] = tests
-    return record
+    """One lesson's grading result as a gradebook record (see labtools.grading.summarize)."""
+    from labtools import grading
+    return grading.summarize(result, _folder(target))
 
 
-def grade(lessons: list[str], target: Path | None = None) -> list[dict]:
+def grade(lessons: list[str], target: Path | None = None, limits=None) -> list[dict]:
     """Grade `lessons` (side by side) against exercises/ or `target`; one record each."""
     # The folder is always passed on explicitly, so the graders read what this process means
     # by exercises/ (tests point course.EXERCISES at a scratch folder).
-    return [summarize(result, target) for result in course.grade_many(lessons, _folder(target))]
+    from labtools import grading
+    results = grading.grade_many(lessons, _folder(target), limits=limits or grading.Limits())
+    return [summarize(result, target) for result in results]
 
 
 # ------------------------------------------------------------------ the progress view
@@ -157,6 +126,11 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
         return lines
 
     lesson, number = problem["lesson"], problem["number"]
+    if problem.get("kind") in ("grader", "harness"):  # never the learner's fault
+        return [f"Lesson {number} {lesson} could not be graded: {problem['error']}",
+                f"Nothing needs fixing in {problem['file']} for this. "
+                + ("Use Python 3.10 or newer." if sys.version_info < (3, 10) else
+                   f"Restore the graders (git checkout -- tests/graders) and run `{RUN} check {lesson}` again.")]
     if target is not None:  # an instructor reading a submission
         lines = []
         if problem["status"] == "error":
@@ -206,7 +180,7 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
 
 
 def report(records: list[dict], target: Path | None = None, narrowed: bool = False,
-           watching: str | None = None) -> dict:
+           watching: str | None = None, verbose: bool = False) -> dict:
     """Everything the progress view shows, as data (the plain and rich views draw it)."""
     problem = _first_problem(records)
     rows = []
@@ -226,8 +200,14 @@ def report(records: list[dict], target: Path | None = None, narrowed: bool = Fal
             "rows": rows,
             "summary": (f"{sum(r['done'] for r in records)}/{sum(r['total'] for r in records)} tasks, "
                         f"{sum(r['status'] == 'passed' for r in records)} of {len(records)} lesson(s) complete"),
-            "next": next_steps(records, target, narrowed, watching),
+            "next": next_steps(records, target, narrowed, watching) + (learner_prints(records) if verbose else []),
             "warnings": integrity.warnings()}
+
+
+def learner_prints(records: list[dict]) -> list[str]:
+    """`check --verbose`: what the learner's own code printed while it was graded (bounded)."""
+    from labtools import grading
+    return grading.learner_prints(records)
 
 
 def render_plain(view: dict) -> str:
@@ -273,8 +253,8 @@ def render_rich(view: dict, console=None) -> None:
 
 
 def show(records: list[dict], target: Path | None = None, narrowed: bool = False, plain: bool = False,
-         watching: str | None = None) -> None:
-    view = report(records, target, narrowed, watching)
+         watching: str | None = None, verbose: bool = False) -> None:
+    view = report(records, target, narrowed, watching, verbose)
     if wants_rich(plain):
         render_rich(view)
     else:
@@ -299,34 +279,78 @@ def check(argv: list[str]) -> int:
         description="Grade exercises and show the course: tasks passed per lesson, the first failing task "
                     "and what to do next. Exit status 0 only when every graded task passes.")
     parser.add_argument("lesson", nargs="?", help="only this lesson (default: every lesson with exercises)")
-    parser.add_argument("--target", type=Path, metavar="DIR",
+    parser.add_argument("--target", type=folder_argument, metavar="DIR",
                         help="grade the exercise files in DIR instead of exercises/ (DIR is never written to)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--json", action="store_true", help="print a per-task record for a gradebook")
     mode.add_argument("--plain", action="store_true", help="plain text even on a terminal")
+    from labtools import grading
+    grading.add_limit_options(parser)
+    parser.add_argument("--verbose", action="store_true", help="also show what your own code printed (bounded)")
     args = parser.parse_args(argv)
     if args.target is not None and not args.target.is_dir():
         parser.error(f"--target {args.target} is not a folder")
     target = args.target.resolve() if args.target is not None else None
-    names = [lesson_argument(parser, args.lesson)] if args.lesson else course.lessons()
+    names = [lesson_argument(parser, args.lesson)] if args.lesson is not None else course.lessons()
     if not names:
         parser.error("no lesson has exercises yet")
-    records = grade(names, target)
+    records = grade(names, target, grading.limits_from(parser, args))
     if args.json:
         write(json.dumps(gradebook(records, target), indent=2, ensure_ascii=False) + "\n")
     else:
-        show(records, target, narrowed=bool(args.lesson), plain=args.plain)
+        show(records, target, narrowed=args.lesson is not None, plain=args.plain, verbose=args.verbose)
     return 0 if all(r["status"] == "passed" for r in records) else 1
 
 
 # ------------------------------------------------------------------ hint
 
-def _load_state() -> dict:
+def _hint_level(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def load_state() -> tuple[dict, str | None]:
+    """The hint levels seen, by "lesson:task", and a note when the file held something else.
+
+    A file that is not a JSON object of whole numbers is never silently emptied: it is
+    moved aside (.hints-seen.json.corrupt-...), the note says where, and the entries
+    that were valid carry on. Call it under the lock (course.locked)."""
+    data = files.read_bytes(HINT_STATE)
+    if data is None:
+        return {}, None
     try:
-        state = json.loads(HINT_STATE.read_text(encoding="utf-8"))
-        return state if isinstance(state, dict) else {}
-    except (OSError, ValueError):
-        return {}
+        state = json.loads(data.decode("utf-8"))
+        problem = None if isinstance(state, dict) else f"it holds a {type(state).__name__}, not an object"
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        state, problem = {}, f"it is not valid JSON ({short(str(error), 80)})"
+    if problem is None:
+        bad = [key for key, value in state.items() if not _hint_level(value)]
+        if bad:
+            problem = (f"{len(bad)} {'entry holds' if len(bad) == 1 else 'entries hold'} no hint level "
+                       f"({short(bad[0])}: {short(state[bad[0]])})")
+        state = {key: value for key, value in state.items() if _hint_level(value)}
+    else:
+        state = {}
+    if problem is None:
+        return state, None
+    aside = files.set_aside(HINT_STATE, "corrupt")
+    kept = f"; carrying on with its {len(state)} valid entr{'y' if len(state) == 1 else 'ies'}" if state else ""
+    return state, (f"note: {course.shown(HINT_STATE)} was not a record of hint levels: {problem}. It is kept as "
+                   f"{course.shown(aside)}{kept}.")
+
+
+def save_state(state: dict) -> None:
+    """Write the hint state atomically (a reader never sees half a file). Under the lock."""
+    files.replace_text(HINT_STATE, json.dumps(state, indent=1, sort_keys=True) + "\n")
+
+
+def next_level(key: str, levels: int) -> tuple[int, str | None]:
+    """Remember one more hint level seen for `key` (at most `levels`); (that level, a note or None)."""
+    with course.locked():
+        state, note = load_state()
+        level = min(state.get(key, 0) + 1, levels)
+        state[key] = level
+        save_state(state)
+    return level, note
 
 
 def hint(argv: list[str]) -> int:
@@ -336,8 +360,8 @@ def hint(argv: list[str]) -> int:
                     "next level for the task; the levels seen are remembered in .hints-seen.json "
                     "(delete it, or use --level, to start over).")
     parser.add_argument("lesson", nargs="?", help="the lesson (default: the first with an unfinished task)")
-    parser.add_argument("task", nargs="?", type=int, help="task number (default: your first unfinished task)")
-    parser.add_argument("--level", type=int, help="show this level and every level before it, without remembering")
+    parser.add_argument("task", nargs="?", type=number_argument(), help="task number (default: your first unfinished task)")
+    parser.add_argument("--level", type=number_argument(), help="show this level and every level before it, without remembering")
     args = parser.parse_args(argv)
     records = None
     if args.lesson is None:
@@ -362,18 +386,22 @@ def hint(argv: list[str]) -> int:
             return 0
         number = failing[0] if failing else min(tasks)
     if number not in tasks:
-        parser.error(f"lesson '{lesson}' has tasks {', '.join(map(str, sorted(tasks)))}; got task {number}")
+        parser.error(f"lesson '{lesson}' has tasks {', '.join(map(str, sorted(tasks)))}; got task {short(number)}")
     task = tasks[number]
-    state = _load_state()
-    key = f"{lesson}:{number}"
-    if args.level is not None:
+    if args.level is not None:  # stateless: the file is neither read nor written
         if not 1 <= args.level <= len(task.hints):
-            parser.error(f"task {number} has hint levels 1 to {len(task.hints)}; got --level {args.level}")
+            parser.error(f"task {number} has hint levels 1 to {len(task.hints)}; got --level {short(args.level)}")
         level = args.level
     else:
-        level = min(int(state.get(key, 0)) + 1, len(task.hints))
-        state[key] = level
-        HINT_STATE.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        try:
+            level, note = next_level(f"{lesson}:{number}", len(task.hints))
+        except files.FileProblem as problem:
+            sys.stderr.write(f"methods.py hint: {problem}. The hint levels you have seen cannot be remembered; "
+                             f"`{RUN} hint {lesson} {number} --level N` shows levels 1 to N without "
+                             f"remembering anything.\n")
+            return 1
+        if note:
+            sys.stderr.write(note + "\n")
     lines = [f"{lesson}, task {number}: {task.title} ({task.name})"]
     for shown in range(1, level + 1):
         lines.append(f"  hint {shown}/{len(task.hints)}: {task.hints[shown - 1]}")
@@ -385,17 +413,3 @@ def hint(argv: list[str]) -> int:
     lines.append(f"Then check your answer: {RUN} check {lesson}")
     write("\n".join(lines) + "\n")
     return 0
-
-
-def main(command: str, argv: list[str]) -> int:
-    if command == "check":
-        return check(argv)
-    if command == "hint":
-        return hint(argv)
-    if command in ("reset", "watch"):
-        from labtools import workflow
-        return getattr(workflow, command)(argv)
-    if command == "dev":
-        from labtools import dev
-        return dev.main(argv)
-    raise SystemExit(f"methods.py: error: unknown command {command!r}")

@@ -2,96 +2,78 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from labtools import files
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS, EXERCISES, GRADERS = ROOT / "solutions", ROOT / "exercises", ROOT / "tests" / "graders"
 BACKUPS = ROOT / ".backups"
+LOCK = ROOT / ".lab.lock"  # reset, dev sync and hint take turns on it (labtools/files.py)
 GRADE_SECONDS = 60
 
 
 def lessons() -> list[str]:
     """Lessons that have graded exercises, in course order."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    from methods import LESSONS
+    from labtools.registry import LESSONS
     return [name for name in LESSONS if (SOLUTIONS / f"{name}.py").is_file()
             and (GRADERS / f"grade_{name}.py").is_file()]
 
 
-def require_lesson(name: str) -> str:
+def require_lesson(name: str, command: str = "methods.py") -> str:
+    """`name` if it is a lesson with graded exercises; otherwise a usage error (exit 2)."""
     known = lessons()
     if name not in known:
-        raise SystemExit(f"methods.py: error: no graded exercises for '{name}'; lessons with exercises: "
-                         + ", ".join(known))
+        from modules.common.checks import short
+        sys.stderr.write(f"{command}: error: no graded exercises for {short(name)}; lessons with exercises: "
+                         + ", ".join(known) + "\n")
+        raise SystemExit(2)
     return name
 
 
-def grade(lesson: str, target: Path | None = None) -> dict:
-    """Grade one lesson in a fresh interpreter (a learner's loop or crash stays there)."""
-    command = [sys.executable, "-B", str(GRADERS / "run.py"), lesson]
-    if target is not None:
-        command += ["--target", str(target)]
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=GRADE_SECONDS, env=env, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        return {"lesson": lesson, "error": f"grading '{lesson}' took over {GRADE_SECONDS} s: "
-                                           f"is there a loop that never ends?"}
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        detail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"lesson": lesson, "error": f"the grader for '{lesson}' could not run: {detail}"}
-    return json.loads(lines[-1])
-
-
-def grade_many(lessons: list[str], target: Path | None = None, workers: int | None = None) -> list[dict]:
-    """Grade several lessons at once, each in its own interpreter; results in the order given.
-
-    Grading is mostly interpreter start-up and imports, so running the lessons side by
-    side keeps `check` of the whole course quick even on a small machine.
-    """
-    if workers is None:
-        workers = max(2, os.cpu_count() or 2)
-    if len(lessons) <= 1 or workers <= 1:
-        return [grade(lesson, target) for lesson in lessons]
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=min(workers, len(lessons))) as pool:
-        return list(pool.map(lambda lesson: grade(lesson, target), lessons))
+def generated_stub(lesson: str) -> str:
+    """exercises/LESSON.py as the generator makes it from solutions/LESSON.py now."""
+    from labtools import stubgen
+    return stubgen.make_stub(files.read_text(SOLUTIONS / f"{lesson}.py"), lesson)
 
 
 def shown(path: Path) -> str:
     """A path as the learner should read it: relative to the project when inside it."""
+    return files.shown(path)
+
+
+def locked():
+    """The lab's lock (see labtools/files.py) around a change to the learner's files or state."""
+    return files.locked(LOCK)
+
+
+def backup(path: Path, data: bytes | None = None) -> Path:
+    """Save `data` (default: the file's bytes now) into .backups/ under a timestamped name that
+    no other backup has, even one made in the same second; return the copy's path."""
+    if data is None:
+        data = files.read_bytes(path)
+        if data is None:
+            raise files.FileProblem(f"{shown(path)} does not exist, so there is nothing to back up")
     try:
-        return path.relative_to(ROOT).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def backup(path: Path) -> Path:
-    """Copy `path` into .backups/ under a timestamped name; return the copy's path."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    BACKUPS.mkdir(exist_ok=True)
-    copy = BACKUPS / f"{path.stem}.{stamp}{path.suffix}"
-    counter = 1
-    while copy.exists():
-        counter += 1
-        copy = BACKUPS / f"{path.stem}.{stamp}-{counter}{path.suffix}"
-    shutil.copy2(path, copy)
-    return copy
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        mtime = None
+    return files.backup_bytes(data, BACKUPS, path.stem, path.suffix, mtime)
 
 
 def committed_text(path: Path) -> str | None:
-    """The file as the last commit has it, or None outside git (a zip download, say)."""
+    """The file as the last commit has it, or None outside git (a zip download, say), for a
+    file the commit lacks, or one that is not UTF-8 text."""
     try:
-        done = subprocess.run(["git", "show", f"HEAD:{path.relative_to(ROOT).as_posix()}"], cwd=ROOT,
-                              capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
+        name = path.resolve().relative_to(ROOT).as_posix()
+        done = subprocess.run(["git", "show", f"HEAD:{name}"], cwd=ROOT, capture_output=True, timeout=20)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
         return None
-    return done.stdout if done.returncode == 0 else None
+    if done.returncode != 0:
+        return None
+    try:
+        return done.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

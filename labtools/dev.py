@@ -1,4 +1,4 @@
-"""Maintainer commands: `methods.py dev sync | check | notebooks | golden | mutants | bench | test`.
+"""Maintainer commands: `methods.py dev sync | check | notebooks | golden | mutants | bench | probe | test`.
 
 sync        regenerate exercises/ from solutions/ (never overwrites a learner's edits
             without --force, and then only after a backup)
@@ -10,6 +10,8 @@ notebooks   build notebooks/NN_NAME.ipynb from notebooks/src/NN_NAME.py and exec
 golden      rewrite the golden outputs the tests compare (review the diff!)
 mutants     mutate the solutions' answer regions; report the share the graders reject
 bench       time the lesson commands against the standard-library floor, and the mechanisms
+gradescope  build the Gradescope autograder zip (setup.sh, run_autograder, the lab)
+probe       race concurrent resets and hints on scratch copies and count what was lost
 test        set up .venv with the test dependencies and run the whole test suite
 """
 
@@ -17,44 +19,64 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from labtools import course, integrity, stubgen
+from labtools import course, files, integrity, stubgen
 
 
-def generated_stub(lesson: str) -> str:
-    return stubgen.make_stub((course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8"), lesson)
+generated_stub = course.generated_stub  # the stub of solutions/LESSON.py as it is now
+
+
+def committed_stub(lesson: str) -> str | None:
+    """The stub the generator makes from the last commit's solutions/LESSON.py (None outside git)."""
+    solution = course.committed_text(course.SOLUTIONS / f"{lesson}.py")
+    try:
+        return None if solution is None else stubgen.make_stub(solution, lesson)
+    except ValueError:
+        return None
 
 
 # ------------------------------------------------------------------ sync
 
 def sync(force: bool = False, lessons: list[str] | None = None) -> list[str]:
-    """Write stubs and the grader manifest; return what was done, one line each."""
+    """Write stubs and the grader manifest; return what was done, one line each.
+
+    An exercise file is replaced without a backup only when it is exactly a generated
+    stub: from the solution as it is now (then there is nothing to do) or as it was last
+    committed (an older stub). Anything else is a learner's or maintainer's edit, even a
+    committed one: kept, unless --force, and then backed up first. A symbolic link is
+    never written through, even with --force. Runs under the lab's lock."""
     done = []
-    for lesson in lessons or course.lessons():
-        path = course.EXERCISES / f"{lesson}.py"
-        stub = generated_stub(lesson)
-        if path.is_file():
-            present = path.read_text(encoding="utf-8")
-            if present == stub:
+    with course.locked():
+        for lesson in lessons or course.lessons():
+            path = course.EXERCISES / f"{lesson}.py"
+            stub = generated_stub(lesson)
+            if path.is_symlink():
+                done.append(f"kept {course.shown(path)}: it is a symbolic link (to {os.readlink(path)}), and sync "
+                            f"never writes through a link, even with --force; remove the link, then rerun")
                 continue
-            if present != course.committed_text(path):
-                if not force:
-                    done.append(f"kept {course.shown(path)}: it has edits that are not a generated stub "
-                                f"(rerun with --force to back it up and replace it)")
-                    continue
-                done.append(f"backed up {course.shown(path)} to "
-                            f"{course.shown(course.backup(path))}")
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(stub, encoding="utf-8")
-        done.append(f"wrote {course.shown(path)}")
-    manifest = integrity.manifest_text()
-    if not integrity.MANIFEST.is_file() or integrity.MANIFEST.read_text(encoding="utf-8") != manifest:
-        integrity.MANIFEST.write_text(manifest, encoding="utf-8")
-        done.append(f"wrote {course.shown(integrity.MANIFEST)}")
+            present = files.read_bytes(path)
+            if present == stub.encode("utf-8"):
+                continue
+            if present is not None:
+                earlier = committed_stub(lesson)
+                if earlier is None or present != earlier.encode("utf-8"):
+                    odd = "" if files.is_utf8(present) else " (and it is not UTF-8 text)"
+                    if not force:
+                        done.append(f"kept {course.shown(path)}: it has edits that are not a generated stub{odd} "
+                                    f"(rerun with --force to back it up and replace it)")
+                        continue
+                    done.append(f"backed up {course.shown(path)}{odd} to "
+                                f"{course.shown(course.backup(path, present))}")
+            else:
+                files.make_folder(path.parent)
+            files.replace_text(path, stub)
+            done.append(f"wrote {course.shown(path)}")
+        done += integrity.refresh(force=force)  # never silently over an uncommitted grader edit
     return done
 
 
@@ -84,21 +106,23 @@ def apply_wrong_answer(solution: str, wrong: dict) -> str:
 def _grade_text(lesson: str, text: str) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"lab-{lesson}-") as folder:
         (Path(folder) / f"{lesson}.py").write_text(text, encoding="utf-8")
-        return course.grade(lesson, Path(folder))
+        from labtools import grading
+        return grading.grade(lesson, Path(folder))
 
 
 def problems(lesson: str) -> list[str]:
     """Everything wrong with one lesson's exercises, each line naming its fix."""
     found = []
     solution_path, exercise_path = course.SOLUTIONS / f"{lesson}.py", course.EXERCISES / f"{lesson}.py"
-    solution = solution_path.read_text(encoding="utf-8")
+    solution = files.read_text(solution_path)
     try:
         stub = stubgen.make_stub(solution, lesson)
     except ValueError as error:
         return [f"solutions/{lesson}.py: {error}; fix the answer markers"]
 
-    present = exercise_path.read_text(encoding="utf-8") if exercise_path.is_file() else None
-    if stub not in (present, course.committed_text(exercise_path)):
+    present = exercise_path.read_bytes() if exercise_path.is_file() else None
+    committed = course.committed_text(exercise_path)
+    if stub.encode("utf-8") not in (present, None if committed is None else committed.encode("utf-8")):
         found.append(f"exercises/{lesson}.py is not the stub generated from solutions/{lesson}.py: "
                      f"run `python3 -B methods.py dev sync` and commit it")
     if stubgen.signatures(stub) != stubgen.signatures(solution):
@@ -129,7 +153,8 @@ def problems(lesson: str) -> list[str]:
     outcomes, status, reference = mutate.grade_checked(lesson, items, (str(solution_path), solution),
                                                        seconds=course.GRADE_SECONDS, jobs=2)
     if status != "ok":
-        reference = course.grade(lesson, course.SOLUTIONS)
+        from labtools import grading
+        reference = grading.grade(lesson, course.SOLUTIONS)
         outcomes = None
     if "error" in reference:
         return found + [f"solutions/{lesson}.py cannot be graded: {reference['error']}"]
@@ -185,70 +210,109 @@ def check(lessons: list[str] | None = None) -> list[str]:
     for lesson in lessons or course.lessons():
         found += problems(lesson)
     for name in integrity.changed():
-        found.append(f"tests/graders/{name} differs from tests/graders/SHA256SUMS: "
+        found.append(f"{name} differs from tests/graders/SHA256SUMS: "
                      f"run `python3 -B methods.py dev sync` and commit the manifest")
     return found
 
 
 def golden(names: list[str] | None = None) -> list[str]:
-    from methods import LESSONS
+    from labtools.registry import built_lessons
     written = []
-    for name in names or [n for n in LESSONS if (course.ROOT / "modules" / f"{n}.py").is_file()]:
+    for name in names or built_lessons():
         done = subprocess.run([sys.executable, "-B", str(course.ROOT / "methods.py"), name, "--plain"],
-                              capture_output=True, check=True, cwd=course.ROOT)
+                              capture_output=True, cwd=course.ROOT)
+        if done.returncode != 0:
+            detail = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
+            raise files.FileProblem(f"`methods.py {name} --plain` exited {done.returncode} ({detail}), so "
+                                    f"tests/golden/{name}.txt is left as it was")
         path = course.ROOT / "tests" / "golden" / f"{name}.txt"
-        path.write_bytes(done.stdout)
+        files.replace_bytes(path, done.stdout)
         written.append(f"wrote {course.shown(path)}")
     return written
 
 
 # ------------------------------------------------------------------ main
 
+# Their arguments go on to pytest, labtools/bench.py, labtools/mutate.py and labtools/probe.py,
+# which parse them strictly themselves.
+PASSED_ON = ("test", "bench", "mutants", "probe", "gradescope")
+
+
+def _names(parser: argparse.ArgumentParser, names: list[str], known: list[str], what: str) -> list[str]:
+    """`names` if every one is in `known`; otherwise a usage error (exit 2) listing `known`."""
+    from modules.common.checks import short
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        parser.error(f"there is no {what} {short(unknown[0])}; the {what}s: {', '.join(known) or 'none yet'}")
+    return names
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="methods.py dev", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sync_parser = sub.add_parser("sync", help="regenerate exercises/ and the grader manifest")
-    sync_parser.add_argument("--force", action="store_true", help="replace edited exercise files (after a backup)")
+    sync_parser.add_argument("--force", action="store_true",
+                             help="replace edited exercise files (after a backup); record uncommitted grader "
+                                  "edits in the manifest")
     check_parser = sub.add_parser("check", help="prove stubs, solutions, graders and hints agree")
-    check_parser.add_argument("lesson", nargs="*")
+    check_parser.add_argument("lesson", nargs="*", help="lessons to check (default: every lesson with exercises)")
     nb_parser = sub.add_parser("notebooks", help="build and execute the notebooks")
     nb_parser.add_argument("names", nargs="*", help="notebook names such as 01_context (default: all)")
     golden_parser = sub.add_parser("golden", help="rewrite tests/golden/NAME.txt from the lesson commands")
-    golden_parser.add_argument("names", nargs="*")
-    sub.add_parser("test", help="create .venv with the test dependencies and run the whole suite")
-    sub.add_parser("bench", help="time the lesson commands and mechanisms")
-    sub.add_parser("mutants", help="mutate the answer regions and report the share the graders reject")
-    args, rest = parser.parse_known_args(argv)
+    golden_parser.add_argument("names", nargs="*", help="lessons (default: every built lesson)")
+    sub.add_parser("test", help="create .venv with the test dependencies and run the whole suite "
+                                "(arguments go to pytest)")
+    sub.add_parser("bench", help="time the lesson commands and mechanisms (see: dev bench --help)")
+    sub.add_parser("mutants", help="mutate the answer regions and report the share the graders reject "
+                                   "(see: dev mutants --help)")
+    sub.add_parser("gradescope", help="build the Gradescope autograder zip (see: dev gradescope --help)")
+    sub.add_parser("probe", help="race concurrent resets and hints on scratch copies, count losses "
+                                 "(see: dev probe --help)")
+    if argv and argv[0] in PASSED_ON:
+        args, rest = parser.parse_args(argv[:1]), argv[1:]
+    else:
+        args, rest = parser.parse_args(argv), []  # strict: `dev sync --froce` is an error
 
-    if args.command == "sync":
-        for line in sync(force=args.force) or ["everything is in sync"]:
-            print(line)
-        return 0
-    if args.command == "check":
-        found = check(args.lesson or None)
-        for line in found:
-            print(f"- {line}")
-        print("maintainer check: " + (f"{len(found)} problem(s)" if found else "all good"))
-        return 1 if found else 0
-    if args.command == "notebooks":
-        from labtools import notebooks
-        for path in notebooks.build(args.names or None):
-            print(f"wrote {course.shown(path)}")
-        return 0
-    if args.command == "golden":
-        for line in golden(args.names or None):
-            print(line)
-        return 0
+    try:
+        if args.command == "sync":
+            lines = sync(force=args.force)
+            for line in lines or ["everything is in sync"]:
+                print(line)
+            return 1 if any(line.startswith("kept ") for line in lines) else 0
+        if args.command == "check":
+            found = check(_names(check_parser, args.lesson, course.lessons(), "lesson") or None)
+            for line in found:
+                print(f"- {line}")
+            print("maintainer check: " + (f"{len(found)} problem(s)" if found else "all good"))
+            return 1 if found else 0
+        if args.command == "notebooks":
+            from labtools import notebooks
+            known = [path.stem for path in notebooks.sources()]
+            for path in notebooks.build(_names(nb_parser, args.names, known, "notebook") or None):
+                print(f"wrote {course.shown(path)}")
+            return 0
+        if args.command == "golden":
+            from labtools.registry import built_lessons
+            for line in golden(_names(golden_parser, args.names, built_lessons(), "built lesson") or None):
+                print(line)
+            return 0
+    except files.FileProblem as problem:
+        sys.stderr.write(f"methods.py dev {args.command}: {problem}\n")
+        return 1
     if args.command == "test":
         from labtools import devenv
         return devenv.run_tests(rest)
     if args.command == "mutants":
         from labtools import mutate
         return mutate.main(rest)
-    if args.command == "bench":
-        from labtools import bench
-        return bench.main(rest)
-    return 2
+    if args.command == "gradescope":
+        from labtools import gradescope
+        return gradescope.main(rest)
+    if args.command == "probe":
+        from labtools import probe
+        return probe.main(rest)
+    from labtools import bench
+    return bench.main(rest)
 
 
 if __name__ == "__main__":  # pragma: no cover

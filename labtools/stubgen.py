@@ -21,11 +21,8 @@ _DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")
 
 
 def header(lesson: str) -> list[str]:
-    return [
-        f"# TODO: replace every `raise NotImplementedError` and every `= None` answer below, "
-        f"then run: python3 -B methods.py check {lesson}",
-        f"# (generated from solutions/{lesson}.py; `python3 -B methods.py reset {lesson}` restores this stub)",
-    ]
+    return [f"# TODO: replace each `raise NotImplementedError` and `= None` below, then run: "
+            f"python3 -B methods.py check {lesson}"]
 
 
 def _enclosing_function(lines: list[str], index: int, indent: int) -> str:

@@ -1,6 +1,6 @@
 """`reset` and `watch`: start an exercise over without losing work, and re-grade on save.
 
-reset   puts the generated stub back (labtools.dev.generated_stub), but only after a
+reset   puts the generated stub back (course.generated_stub), but only after a
         yes at a terminal (or --yes), and only after copying the learner's file to a
         timestamped backup in .backups/. A file that already equals the stub needs no
         backup and no question.
@@ -13,15 +13,13 @@ watch   grades, then polls the exercise files' modification times (standard libr
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 from collections.abc import Callable, Iterable
 
-from labtools import cli, course
-
-RUN = cli.RUN
+from labtools import cli, course, files
+from labtools.registry import RUN
 
 
 # ------------------------------------------------------------------ reset
@@ -37,12 +35,38 @@ def _ask(question: str) -> bool:
         return False
 
 
-def _replace(path: Path, text: str) -> None:
-    # Write beside, then rename: a crash halfway never leaves half a file.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    scratch = path.with_name(f".{path.name}.reset-tmp")
-    scratch.write_text(text, encoding="utf-8")
-    os.replace(scratch, path)
+def _state(path: Path, stub: str) -> tuple[str, bytes | None]:
+    """(missing | stub | edited, the file's bytes). Bytes, not text: a file that is not UTF-8
+    is the learner's work too, and is backed up byte for byte."""
+    data = files.read_bytes(path)
+    if data is None:
+        return "missing", None
+    return ("stub" if data == stub.encode("utf-8") else "edited"), data
+
+
+def _restore(path: Path, stub: str, planned: str, confirmed: bool) -> list[str]:
+    """Back up and restore one file, under the lock; the lines to print. A file found edited
+    that was not edited when the question was asked is replaced only with --yes."""
+    state, data = _state(path, stub)  # again: another command may have changed it meanwhile
+    if state == "stub":
+        return [f"{course.shown(path)} is already the stub: nothing to do."]
+    if state == "edited" and planned != "edited" and not confirmed:
+        return [f"{course.shown(path)} was edited while this command ran, so it is left as it is: "
+                f"run {RUN} reset {path.stem} again."]
+    lines = []
+    if state == "edited":
+        copy = course.backup(path, data)
+        note = "" if files.is_utf8(data) else " (it is not UTF-8 text; the copy keeps its bytes as they were)"
+        lines.append(f"Saved your {course.shown(path)} to {course.shown(copy)}{note}")
+    try:
+        if not path.parent.is_dir():
+            files.make_folder(path.parent)
+        files.replace_text(path, stub)
+    except files.FileProblem as problem:
+        saved = f" Your work is safe in {course.shown(copy)}." if state == "edited" else ""
+        raise files.FileProblem(f"{problem}.{saved}") from None
+    lines.append(f"Restored {course.shown(path)} to the stub.")
+    return lines
 
 
 def reset(argv: list[str], ask: Callable[[str], bool] | None = None) -> int:
@@ -56,18 +80,17 @@ def reset(argv: list[str], ask: Callable[[str], bool] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.all == (args.lesson is not None):
         parser.error("name one lesson (reset LESSON) or use --all")
-    from labtools.dev import generated_stub
 
     names = course.lessons() if args.all else [cli.lesson_argument(parser, args.lesson)]
-    plan = []  # (path, stub, state) with state: missing | stub | edited
-    for lesson in names:
-        path = course.EXERCISES / f"{lesson}.py"
-        stub = generated_stub(lesson)
-        if not path.is_file():
-            state = "missing"
-        else:
-            state = "stub" if path.read_text(encoding="utf-8") == stub else "edited"
-        plan.append((path, stub, state))
+    try:
+        plan = []  # (path, stub, state) with state: missing | stub | edited
+        for lesson in names:
+            path = course.EXERCISES / f"{lesson}.py"
+            stub = course.generated_stub(lesson)
+            plan.append((path, stub, _state(path, stub)[0]))
+    except files.FileProblem as problem:
+        sys.stderr.write(f"methods.py reset: {problem}. Nothing was changed.\n")
+        return 1
 
     edited = [course.shown(path) for path, _stub, state in plan if state == "edited"]
     if edited and not args.yes:
@@ -84,16 +107,19 @@ def reset(argv: list[str], ask: Callable[[str], bool] | None = None) -> int:
             cli.write("Nothing changed.\n")
             return 1
 
+    # The question is asked without the lock (a person may take their time); the files are
+    # read again and changed under it, so two resets at once back up and restore in turn.
     lines = []
-    for path, stub, state in plan:
-        if state == "stub":
-            lines.append(f"{course.shown(path)} is already the stub: nothing to do.")
-            continue
-        if state == "edited":
-            copy = course.backup(path)
-            lines.append(f"Saved your {course.shown(path)} to {course.shown(copy)}")
-        _replace(path, stub)
-        lines.append(f"Restored {course.shown(path)} to the stub.")
+    try:
+        with course.locked():
+            for path, stub, state in plan:
+                lines += _restore(path, stub, state, confirmed=args.yes)
+    except files.FileProblem as problem:
+        cli.write("".join(line + "\n" for line in lines))
+        sys.stderr.write(f"methods.py reset: {problem}\n")
+        if edited:
+            sys.stderr.write("Nothing of your work was lost: a file is replaced only after its backup is saved.\n")
+        return 1
     if edited:
         lines.append(f"Your earlier work is in {course.shown(course.BACKUPS)}/: copy back whatever you want to keep.")
     lines.append(f"Next: {RUN} check" + ("" if args.all else f" {names[0]}"))
@@ -162,12 +188,15 @@ def manual(on_enter: Callable[[], None], read_line: Callable[[], str] = input) -
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    # ASCII digits with an optional decimal part: float() would also take '1_0', ' 5 ', 'nan'
+    # and other scripts' digits.
+    import re
+    from modules.common.checks import short
+    if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,6})?|\.[0-9]{1,6}", text):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds such as 0.3, got {short(text)}")
+    value = float(text)
     if not 0.05 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"expected between 0.05 and 60 seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected between 0.05 and 60 seconds, got {short(text)}")
     return value
 
 
@@ -185,10 +214,10 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
                         help="how often to look at the files (default 0.3)")
     parser.add_argument("--plain", action="store_true", help="plain text even on a terminal")
     args = parser.parse_args(argv)
-    names = [cli.lesson_argument(parser, args.lesson)] if args.lesson else course.lessons()
+    names = [cli.lesson_argument(parser, args.lesson)] if args.lesson is not None else course.lessons()
     if not names:
         parser.error("no lesson has exercises yet")
-    narrowed = bool(args.lesson)
+    narrowed = args.lesson is not None
     records = dict(zip(names, cli.grade(names)))
 
     def show() -> None:

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -50,6 +49,8 @@ def scratch(tmp_path, monkeypatch):
         (exercises / f"{lesson}.py").write_text(dev.generated_stub(lesson), encoding="utf-8")
     monkeypatch.setattr(course, "EXERCISES", exercises)
     monkeypatch.setattr(course, "BACKUPS", tmp_path / "backups")
+    monkeypatch.setattr(course, "LOCK", tmp_path / "lab.lock")
+    monkeypatch.setattr(cli, "HINT_STATE", tmp_path / "hints.json")
     return exercises
 
 
@@ -133,25 +134,6 @@ def test_json_records_each_failing_task_with_its_message(tmp_path):
     assert "not written yet" in lesson["tasks"][1]["message"]
 
 
-def test_check_target_leaves_the_graded_folder_unchanged(tmp_path):
-    submission = tmp_path / "submission"
-    submission.mkdir()
-    for lesson in LESSONS:
-        shutil.copy(ROOT / "solutions" / f"{lesson}.py", submission / f"{lesson}.py")
-    (submission / "notes").mkdir()
-    (submission / "notes" / "readme.txt").write_text("mine\n", encoding="utf-8")
-    before = folder_state(submission)
-    # Also without -B or PYTHONDONTWRITEBYTECODE: the grader itself must not cache bytecode.
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    for extra in ([], ["--json"]):
-        done = subprocess.run([sys.executable, str(ROOT / "methods.py"), "check", "--target", str(submission),
-                               *extra], capture_output=True, env=env, cwd=tmp_path, timeout=120)
-        assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
-    assert folder_state(submission) == before
-    assert not list(submission.rglob("__pycache__"))
-
-
 def test_check_target_reports_missing_files_per_lesson(tmp_path):
     done = methods("check", "--target", str(tmp_path), check=False)
     text = done.stdout.decode()
@@ -167,30 +149,6 @@ def test_check_target_reports_missing_files_per_lesson(tmp_path):
         assert lesson["tasks"] and all(not t["passed"] and "missing" in t["message"] for t in lesson["tasks"])
 
 
-def test_check_reports_a_syntax_error_plainly(tmp_path):
-    (tmp_path / f"{FIRST}.py").write_text("def broken(:\n", encoding="utf-8")
-    done = methods("check", FIRST, "--target", str(tmp_path), check=False)
-    assert done.returncode == 1 and "syntax error at line 1" in done.stdout.decode()
-
-
-def test_an_endless_loop_is_stopped_and_every_task_still_gets_a_row(scratch, monkeypatch, capsys, shipped_graders):
-    monkeypatch.setattr(course, "GRADE_SECONDS", 1.5)
-    (scratch / f"{FIRST}.py").write_text("while True:\n    pass\n", encoding="utf-8")
-    assert cli.check([FIRST]) == 1
-    text = capsys.readouterr().out
-    assert "cannot grade" in text and "loop that never ends" in text and f"methods.py reset {FIRST}" in text
-    record = cli.grade([FIRST])[0]
-    declared = cli.grade([FIRST], ROOT / "solutions")[0]["tasks"]
-    assert record["status"] == "error" and [t["number"] for t in record["tasks"]] == [t["number"] for t in declared]
-    assert all(not t["passed"] and "loop" in t["message"] for t in record["tasks"])
-
-
-def test_a_grader_without_tasks_is_an_error_not_a_pass():
-    record = cli.summarize({"lesson": FIRST, "tasks": [], "tests": []}, ROOT / "solutions")
-    assert record["status"] == "error" and "declares no tasks" in record["error"]
-    assert "could not be graded" in "\n".join(cli.next_steps([record]))
-
-
 def test_check_usage_errors_exit_2_and_help():
     typo = methods("check", FIRST[:-1] + "x", check=False)
     assert typo.returncode == 2 and f"Did you mean '{FIRST}'" in typo.stderr.decode()
@@ -201,25 +159,6 @@ def test_check_usage_errors_exit_2_and_help():
     if unbuilt:
         done = methods("check", unbuilt[-1], check=False)
         assert done.returncode == 2 and "has no exercises yet" in done.stderr.decode()
-
-
-def test_check_grades_lessons_side_by_side_in_course_order(monkeypatch):
-    running, peak, lock = [0], [0], threading.Lock()
-
-    def slow_grade(lesson, target=None):
-        with lock:
-            running[0] += 1
-            peak[0] = max(peak[0], running[0])
-        time.sleep(0.05 * (3 - int(lesson[-1])))  # later lessons finish first
-        with lock:
-            running[0] -= 1
-        return {"lesson": lesson}
-
-    monkeypatch.setattr(course, "grade", slow_grade)
-    names = ["l0", "l1", "l2"]
-    assert [r["lesson"] for r in course.grade_many(names, workers=3)] == names
-    assert peak[0] > 1
-    assert [r["lesson"] for r in course.grade_many(names, workers=1)] == names
 
 
 def test_progress_view_chooses_rich_only_for_a_willing_terminal(monkeypatch):
@@ -244,48 +183,6 @@ def test_rich_progress_view_draws_every_row_and_the_next_step(shipped_graders):
     text = console.file.getvalue()
     assert FIRST in text and f"0/{records[0]['total']}" in text and "━" in text
     assert "Next:" in text and "got [red]x[/red]" in text  # learner text is never read as markup
-
-
-# ------------------------------------------------------------------ tamper warning
-
-@pytest.fixture
-def grader_copy(tmp_path, monkeypatch):
-    copy = tmp_path / "graders"
-    shutil.copytree(course.GRADERS, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(integrity, "GRADERS", copy)
-    monkeypatch.setattr(integrity, "MANIFEST", copy / "SHA256SUMS")
-    (copy / "SHA256SUMS").write_text(integrity.manifest_text(), encoding="utf-8")
-    return copy
-
-
-def test_tamper_warning_names_the_file_and_both_hashes(grader_copy, capsys):
-    assert integrity.warnings() == [] and integrity.changed() == []
-    grader = grader_copy / f"grade_{FIRST}.py"
-    real = (course.GRADERS / grader.name).read_bytes()
-    shipped = integrity.current()[grader.name]
-    grader.write_text(grader.read_text(encoding="utf-8") + "\n# made easier\n", encoding="utf-8")
-    now = integrity.current()[grader.name]
-    assert integrity.changed() == [grader.name]
-    text = "\n".join(integrity.warnings())
-    assert grader.name in text and shipped[:12] in text and now[:12] in text and "git checkout" in text
-
-    assert cli.check([FIRST, "--target", str(ROOT / "solutions")]) == 0
-    out = capsys.readouterr().out
-    assert "Warning: these grading files differ" in out and shipped[:12] in out
-    cli.check([FIRST, "--target", str(ROOT / "solutions"), "--json"])
-    record = json.loads(capsys.readouterr().out)
-    assert record["graders_changed"] == [{"file": grader.name, "shipped": shipped, "now": now}]
-    assert (course.GRADERS / grader.name).read_bytes() == real  # the real grader was never touched
-
-
-def test_tamper_warning_for_added_and_deleted_graders(grader_copy):
-    (grader_copy / "grade_extra.py").write_text("TASKS = ()\n", encoding="utf-8")
-    (grader_copy / "run.py").unlink()
-    text = "\n".join(integrity.warnings())
-    assert "grade_extra.py" in text and "not shipped" in text
-    assert "run.py" in text and "now missing" in text
-    (grader_copy / "SHA256SUMS").unlink()
-    assert "is missing" in "\n".join(integrity.warnings())
 
 
 # ------------------------------------------------------------------ hint
@@ -505,3 +402,326 @@ def test_watch_once_and_manual_from_the_command_line(tmp_path):
     assert text.count("re-grading at") == 1
     bad = methods("watch", "--interval", "0", check=False)
     assert bad.returncode == 2 and b"between 0.05 and 60 seconds" in bad.stderr
+
+
+# ------------------------------------------------------------------ nothing lost: odd files and folders
+
+@pytest.fixture
+def read_only(monkeypatch):
+    """make(folder): a read-only folder. chmod, and since root writes through chmod anyway, the
+    calls the lab writes with (os.open, os.replace, os.mkdir, os.unlink) refuse paths inside it."""
+    folders = []
+    real = {name: getattr(os, name) for name in ("open", "replace", "mkdir", "unlink")}
+
+    def inside(path) -> bool:
+        path = os.path.abspath(os.fsdecode(path))
+        return any(path.startswith(folder + os.sep) for folder in folders)
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied", os.fsdecode(path))
+
+    def open_(path, flags, *args, **kwargs):
+        if inside(path) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            refuse(path)
+        return real["open"](path, flags, *args, **kwargs)
+
+    def replace(source, target, *args, **kwargs):
+        if inside(source) or inside(target):
+            refuse(target)
+        return real["replace"](source, target, *args, **kwargs)
+
+    def mkdir(path, *args, **kwargs):
+        if inside(path):
+            refuse(path)
+        return real["mkdir"](path, *args, **kwargs)
+
+    def unlink(path, *args, **kwargs):
+        if inside(path):
+            refuse(path)
+        return real["unlink"](path, *args, **kwargs)
+
+    for name, function in (("open", open_), ("replace", replace), ("mkdir", mkdir), ("unlink", unlink)):
+        monkeypatch.setattr(os, name, function)
+
+    def make(folder):
+        folder.mkdir(exist_ok=True)
+        folder.chmod(0o555)
+        folders.append(os.path.abspath(folder))
+
+    yield make
+    for folder in folders:
+        os.chmod(folder, 0o755)
+
+
+def test_reset_with_a_read_only_backups_folder_changes_nothing(scratch, read_only, capsys):
+    path = scratch / f"{FIRST}.py"
+    path.write_text("# mine\n", encoding="utf-8")
+    read_only(course.BACKUPS)
+    assert workflow.reset([FIRST, "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "permission denied" in err and course.shown(course.BACKUPS) in err
+    assert "Nothing of your work was lost" in err
+    assert path.read_text(encoding="utf-8") == "# mine\n" and not list(course.BACKUPS.iterdir())
+    assert sorted(p.name for p in scratch.iterdir()) == sorted(f"{lesson}.py" for lesson in LESSONS)
+
+
+def test_reset_with_a_read_only_exercises_folder_keeps_the_work_and_says_where(scratch, read_only, capsys):
+    path = scratch / f"{FIRST}.py"
+    path.write_text("# mine\n", encoding="utf-8")
+    read_only(scratch)
+    assert workflow.reset([FIRST, "--yes"]) == 1
+    captured = capsys.readouterr()
+    [copy] = course.BACKUPS.iterdir()
+    assert copy.read_text(encoding="utf-8") == "# mine\n"
+    assert "Traceback" not in captured.err and "permission denied" in captured.err
+    assert f"Your work is safe in {course.shown(copy)}" in captured.err
+    assert path.read_text(encoding="utf-8") == "# mine\n"
+
+
+def test_reset_when_backups_is_a_file(scratch, capsys):
+    path = scratch / f"{FIRST}.py"
+    path.write_text("# mine\n", encoding="utf-8")
+    course.BACKUPS.write_text("my notes, not a folder\n", encoding="utf-8")
+    assert workflow.reset([FIRST, "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"{course.shown(course.BACKUPS)} is a file" in err
+    assert course.BACKUPS.read_text(encoding="utf-8") == "my notes, not a folder\n"
+    assert path.read_text(encoding="utf-8") == "# mine\n"
+
+
+def test_reset_backs_up_a_file_that_is_not_utf8_byte_for_byte(scratch, capsys):
+    path = scratch / f"{FIRST}.py"
+    work = "# café au lait\n".encode("latin-1") + b"\xff\xfe\n"
+    path.write_bytes(work)
+    assert workflow.reset([FIRST, "--yes"]) == 0
+    out = capsys.readouterr().out
+    [copy] = course.BACKUPS.iterdir()
+    assert copy.read_bytes() == work and "not UTF-8 text" in out
+    assert path.read_text(encoding="utf-8") == dev.generated_stub(FIRST)
+
+
+def test_reset_uses_a_private_scratch_file_and_never_touches_anothers(scratch):
+    # Every reset once wrote through the shared .NAME.py.reset-tmp: a second reset running at the
+    # same moment renamed the first one's half-written file, or failed on the rename.
+    path = scratch / f"{FIRST}.py"
+    path.write_text("# mine\n", encoding="utf-8")
+    other = scratch / f".{FIRST}.py.reset-tmp"
+    other.write_text("another command's scratch\n", encoding="utf-8")
+    assert workflow.reset([FIRST, "--yes"]) == 0
+    assert other.read_text(encoding="utf-8") == "another command's scratch\n"
+    assert sorted(p.name for p in scratch.glob(".*")) == [other.name]
+
+
+def test_a_backup_never_takes_a_name_another_backup_has(scratch, monkeypatch):
+    # Two resets in the same second: the name is claimed with O_EXCL, so a copy made meanwhile
+    # by another process (simulated here, between the choice of the name and its creation) stays.
+    monkeypatch.setattr(time, "strftime", lambda pattern: "20260101-120000")
+    course.BACKUPS.mkdir()
+    taken = course.BACKUPS / f"{FIRST}.20260101-120000.py"
+    real_open = os.open
+
+    def racing_open(name, flags, *args, **kwargs):
+        if os.fspath(name) == os.fspath(taken) and not taken.exists():
+            taken.write_text("# the other process's backup\n", encoding="utf-8")
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", racing_open)
+    path = scratch / f"{FIRST}.py"
+    path.write_text("# mine\n", encoding="utf-8")
+    assert workflow.reset([FIRST, "--yes"]) == 0
+    assert taken.read_text(encoding="utf-8") == "# the other process's backup\n"
+    assert (course.BACKUPS / f"{FIRST}.20260101-120000-2.py").read_text(encoding="utf-8") == "# mine\n"
+
+
+def test_reset_refuses_a_symbolic_link(scratch, tmp_path, capsys):
+    elsewhere = tmp_path / "elsewhere.py"
+    elsewhere.write_text("# kept outside\n", encoding="utf-8")
+    path = scratch / f"{FIRST}.py"
+    path.unlink()
+    path.symlink_to(elsewhere)
+    assert workflow.reset([FIRST, "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "Traceback" not in err and path.is_symlink()
+    assert elsewhere.read_text(encoding="utf-8") == "# kept outside\n"
+
+
+@pytest.mark.parametrize("content", ['"abc"', "1e400", "-5", "[1, 2]", "{not json", "\ufeff{}x",
+                                     '{"KEY": "abc"}', '{"KEY": 1e400}', '{"KEY": -5}', '{"KEY": true}',
+                                     '{"KEY": 2.0}', '{"KEY": ' + "9" * 5000 + "}"])
+def test_a_corrupt_hint_state_is_reported_and_kept_aside(scratch, capsys, content):
+    content = content.replace("KEY", f"{FIRST}:1")
+    state = cli.HINT_STATE
+    state.write_text(content, encoding="utf-8")
+    assert cli.hint([FIRST, "1"]) == 0
+    captured = capsys.readouterr()
+    assert "hint 1/" in captured.out and "hint -" not in captured.out and "again for hint 2." in captured.out
+    assert "Traceback" not in captured.err and "was not a record of hint levels" in captured.err
+    [aside] = state.parent.glob(f"{state.name}.corrupt-*")
+    assert aside.read_text(encoding="utf-8") == content and course.shown(aside) in captured.err
+    assert json.loads(state.read_text(encoding="utf-8")) == {f"{FIRST}:1": 1}
+
+
+def test_a_corrupt_hint_state_keeps_its_valid_entries(scratch, capsys):
+    cli.HINT_STATE.write_text(json.dumps({f"{FIRST}:1": -5, f"{FIRST}:2": 2}), encoding="utf-8")
+    cli.hint([FIRST, "1"])
+    assert "its 1 valid entry" in capsys.readouterr().err
+    assert json.loads(cli.HINT_STATE.read_text(encoding="utf-8")) == {f"{FIRST}:1": 1, f"{FIRST}:2": 2}
+
+
+def test_hint_state_that_is_a_folder_or_unwritable_is_a_clear_error(scratch, read_only, capsys):
+    cli.HINT_STATE.mkdir()
+    (cli.HINT_STATE / "mine.txt").write_text("keep\n", encoding="utf-8")
+    assert cli.hint([FIRST, "1"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "it is a folder" in err and "--level N" in err
+    assert (cli.HINT_STATE / "mine.txt").read_text(encoding="utf-8") == "keep\n"
+    assert cli.hint([FIRST, "1", "--level", "1"]) == 0  # stateless: still works
+    assert "hint 1/" in capsys.readouterr().out
+
+
+def test_hint_state_in_a_read_only_folder_is_a_clear_error(scratch, tmp_path, monkeypatch, read_only, capsys):
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    monkeypatch.setattr(cli, "HINT_STATE", folder / "hints.json")
+    cli.HINT_STATE.write_text(json.dumps({f"{FIRST}:1": 1}), encoding="utf-8")
+    read_only(folder)
+    assert cli.hint([FIRST, "1"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "permission denied" in err
+    assert json.loads(cli.HINT_STATE.read_text(encoding="utf-8")) == {f"{FIRST}:1": 1}
+
+
+def test_hint_level_option_neither_reads_nor_writes_the_state(scratch, capsys):
+    cli.HINT_STATE.write_text("{broken", encoding="utf-8")
+    assert cli.hint([FIRST, "1", "--level", "2"]) == 0
+    assert capsys.readouterr().err == "" and cli.HINT_STATE.read_text(encoding="utf-8") == "{broken"
+
+
+# ------------------------------------------------------------------ the lock
+
+def test_reset_waits_for_the_lock_and_gives_up_clearly(scratch, monkeypatch, capsys):
+    from labtools import files
+    monkeypatch.setattr(files, "LOCK_SECONDS", 0.3)
+    path = scratch / f"{FIRST}.py"
+    path.write_text("# mine\n", encoding="utf-8")
+    with course.locked():  # another command holds it (flock: per open file, so this process too)
+        started = time.monotonic()
+        assert workflow.reset([FIRST, "--yes"]) == 1
+        assert time.monotonic() - started >= 0.3
+        with pytest.raises(files.FileProblem, match="has held"):
+            cli.next_level(f"{FIRST}:1", 3)
+    assert "another lab command" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == "# mine\n" and not course.BACKUPS.exists()
+    assert workflow.reset([FIRST, "--yes"]) == 0  # released: it goes ahead
+
+
+def test_without_any_file_locking_the_lab_says_so_once_and_carries_on(scratch, monkeypatch, capsys):
+    import builtins
+    from labtools import files
+    real_import = builtins.__import__
+
+    def no_locking(name, *args, **kwargs):
+        if name in ("fcntl", "msvcrt"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_locking)
+    monkeypatch.setattr(files, "_warned", [])
+    for text in ("# one\n", "# two\n"):
+        (scratch / f"{FIRST}.py").write_text(text, encoding="utf-8")
+        assert workflow.reset([FIRST, "--yes"]) == 0
+    assert capsys.readouterr().err.count("no file locking") == 1
+    assert sorted(p.read_text(encoding="utf-8") for p in course.BACKUPS.iterdir()) == ["# one\n", "# two\n"]
+
+
+# ------------------------------------------------------------------ odd arguments
+
+@pytest.mark.parametrize("argv, words", [
+    (["check", ""], "the lesson name is empty"),
+    (["check", " "], "the lesson name is empty"),
+    (["check", "--target", ""], "empty path"),
+    (["hint", ""], "the lesson name is empty"),
+    (["watch", "", "--once"], "the lesson name is empty"),
+    (["reset", "", "--yes"], "the lesson name is empty"),
+    (["help", "x"], "takes no arguments"),
+    (["--help", "context"], "takes no arguments"),
+    (["hint", "context", "1_0"], "ASCII digits"),
+    (["hint", "context", " 1 "], "ASCII digits"),
+    (["hint", "context", "\u0661"], "ASCII digits"),
+    (["hint", "context", "0"], "at least 1"),
+    (["hint", "context", "1", "--level", "\u0661"], "ASCII digits"),
+    (["watch", "--interval", "1_0"], "number of seconds"),
+    (["watch", "--interval", "nan"], "number of seconds"),
+    (["watch", "--interval", "\u0661"], "number of seconds"),
+])
+def test_odd_arguments_are_usage_errors(argv, words, capsys, monkeypatch):
+    import methods
+
+    def never(*args, **kwargs):
+        pytest.fail(f"{argv} went ahead instead of refusing")
+
+    for module, name in ((cli, "grade"), (workflow, "poll"), (workflow, "manual")):
+        monkeypatch.setattr(module, name, never)  # on odd arguments, nothing is graded or watched
+    try:
+        code = methods.main(argv)
+    except SystemExit as stop:
+        code = stop.code
+    captured = capsys.readouterr()
+    assert code == 2 and words in captured.err, captured
+    assert captured.out == "" and "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["context", "--budget", "1_000"], "ASCII digits"),
+    (["context", "--budget", " 5 "], "ASCII digits"),
+    (["context", "--budget", "\u0665"], "ASCII digits"),
+    (["context", "--budget", "-5"], "max_quote_chars must be >= 0, got -5"),  # the lesson's own check
+    (["order", "--seed", "18446744073709551621"], "at most 4294967295"),
+    (["order", "--seed", "4294967296"], "at most 4294967295"),
+    (["order", "--seed", "-1"], "seed must be >= 0"),  # the lesson's own check
+    (["order", "--seed", "1_0"], "ASCII digits"),
+])
+def test_lesson_numbers_are_ascii_digits_and_seeds_are_bounded(argv, words):
+    done = methods(*argv, check=False)
+    assert done.returncode == 2 and words in done.stderr.decode(), done.stderr.decode()
+
+
+def test_a_huge_number_is_echoed_short():
+    done = methods("context", "--budget", "7" * 5000, check=False)
+    err = done.stderr.decode()
+    assert done.returncode == 2 and "chars)" in err and len(err) < 600, err
+
+
+def test_the_largest_seed_runs_and_differs_from_a_small_one():
+    top = methods("order", "--seed", str(2 ** 32 - 1), "--json").stdout
+    assert json.loads(top) != json.loads(methods("order", "--seed", "5", "--json").stdout)
+
+
+# ------------------------------------------------------------------ the version gate
+
+def test_methods_py_parses_under_python_3_6():
+    import ast
+    ast.parse((ROOT / "methods.py").read_text(encoding="utf-8"), feature_version=(3, 6))
+
+
+@pytest.mark.parametrize("argv", [["context"], ["check"], ["hint", "context"], ["dev", "sync"], []])
+def test_an_old_python_is_told_what_it_needs(argv):
+    probe = ("import runpy, sys\nsys.version_info = (3, 9, 18, 'final', 0)\n"
+             f"sys.argv = ['methods.py'] + {argv!r}\n"
+             "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "needs Python 3.10 or newer; this is Python 3.9.18" in done.stderr and sys.executable in done.stderr
+
+
+@pytest.mark.parametrize("version", ["3.6", "3.9"])
+def test_a_real_old_python_is_told_what_it_needs(version):
+    from test_pythons import environment, find_python
+    python = find_python(version)
+    if python is None:
+        pytest.skip(f"Python {version} not found")
+    for argv in (["context"], ["check", "--target", str(ROOT / "solutions")]):
+        done = subprocess.run([python, "-B", str(ROOT / "methods.py"), *argv], capture_output=True, text=True,
+                              env=environment(), cwd=ROOT, timeout=60)
+        assert done.returncode == 1 and done.stdout == "", done.stderr
+        assert done.stderr.startswith(f"Context Lab needs Python 3.10 or newer; this is Python {version}.")

@@ -8,7 +8,10 @@ checks from here, so they run the same under pytest and under `methods.py check`
     solutions   the reference answers
     a path      any folder holding the same file names (a submission to grade)
 
-`run.py` beside this file grades one lesson and prints one JSON line.
+`run.py` beside this file runs the graders in processes of their own (see its docstring);
+`labtools/grading.py` drives it. The learner's file is always compiled from its source text
+(never from bytecode), and a link in the folder that points outside it is not followed.
+`run()` can give every task a time limit, and reports each test's result as it finishes.
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ import importlib
 import importlib.util
 import io
 import os
+import signal
 import sys
+import threading
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +51,25 @@ class LabFailure(AssertionError):
     """A failed check, worded for the learner."""
 
 
+class LoadFailure(LabFailure):
+    """The learner's file could not be imported at all. `kind` says why: missing, link, syntax,
+    import (it raised), exit (it ended the program) or timeout."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+class Overtime(BaseException):
+    """Raised by the time limit. A BaseException, so neither `except Exception` in the graded
+    code nor call() below swallows it."""
+
+
+class ExitCalled(SystemExit):
+    """What os._exit() raises while a grading child runs (see trap_exits): a function that
+    ends the program is named in its task's message instead of silently ending the grading."""
+
+
 def target_dir() -> Path:
     value = os.environ.get("LAB_TARGET", "exercises") or "exercises"
     path = ROOT / value if value in ("exercises", "solutions") else Path(value).expanduser().resolve()
@@ -53,7 +78,15 @@ def target_dir() -> Path:
     return path
 
 
+# A private copy of a submission is shown under the name of the folder it was copied from:
+# copy folder -> the folder as the reader knows it.
+_display: dict[Path, str] = {}
+
+
 def shown_path(path: Path) -> str:
+    shown = _display.get(Path(path).parent)
+    if shown is not None:
+        return f"{shown.rstrip('/')}/{Path(path).name}"
     try:
         return str(path.relative_to(ROOT))
     except ValueError:
@@ -82,6 +115,50 @@ def _exec_source(name: str, path: Path, text: str):
     return module
 
 
+MAX_SOURCE_BYTES = 1 << 20
+
+
+def _read_source(lesson: str, path: Path) -> str:
+    """The text of `<target>/<lesson>.py`: a regular file inside the folder (or a link to one
+    inside it), decoded as Python decodes source. Never its bytecode."""
+    folder = path.parent.resolve()
+    if path.is_symlink():
+        real = path.resolve()
+        if folder != real.parent and folder not in real.parents:
+            raise LoadFailure(f"{shown_path(path)} is a link to {real}, outside the folder: only files inside "
+                              f"the folder are graded", "link")
+    if not path.is_file():
+        raise LoadFailure(f"{shown_path(path)} does not exist: the exercises for '{lesson}' live in that file "
+                          f"(restore it with: python3 -B methods.py reset {lesson})", "missing")
+    data = path.read_bytes()
+    if len(data) > MAX_SOURCE_BYTES:
+        raise LoadFailure(f"{shown_path(path)} is {len(data):,} bytes; a lesson file of more than "
+                          f"{MAX_SOURCE_BYTES:,} bytes is not graded", "import")
+    try:
+        return importlib.util.decode_source(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        raise LoadFailure(f"{shown_path(path)} is not readable as Python source: {error}", "syntax") from None
+
+
+def syntax_message(path: Path, error: SyntaxError) -> str:
+    """Where the parser stopped: file, line, column and the line itself with a caret."""
+    where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
+    lines = [f"{shown_path(path)} has a syntax error at {where}: {error.msg}"]
+    if error.text:
+        text = error.text.rstrip("\n")
+        stripped = text.lstrip()
+        lines.append(f"    {stripped}")
+        if error.offset:
+            column = max(0, min(len(stripped), error.offset - 1 - (len(text) - len(stripped))))
+            lines.append("    " + " " * column + "^")
+    return "\n".join(lines)
+
+
+def _learner_line(traceback_, path: Path) -> str:
+    lines = [frame.lineno for frame in traceback.extract_tb(traceback_) if frame.filename == str(path)]
+    return f" (line {lines[-1]})" if lines else ""
+
+
 def load(lesson: str, fresh: bool = False):
     """Import `<target>/<lesson>.py`; a broken or missing file fails every check with one clear message."""
     given = _sources.get(lesson)
@@ -89,26 +166,21 @@ def load(lesson: str, fresh: bool = False):
     key = (lesson, path)
     if not fresh and key in _loaded:
         return _loaded[key]
-    if given is None and not path.is_file():
-        raise LabFailure(f"{shown_path(path)} does not exist: the exercises for '{lesson}' live in that file "
-                         f"(restore it with: python3 -B methods.py reset {lesson})")
+    text = given[1] if given is not None else _read_source(lesson, path)
     name = f"lab_target_{lesson}_{len(_loaded)}"
     try:
-        if given is not None:
-            module = _exec_source(name, path, given[1])
-        else:
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            # Listed in sys.modules while it runs: @dataclass looks its module up there.
-            sys.modules[name] = module
-            try:
-                spec.loader.exec_module(module)
-            finally:
-                sys.modules.pop(name, None)
-    except SyntaxError as error:
-        raise LabFailure(f"{shown_path(path)} has a syntax error at line {error.lineno}: {error.msg}") from None
+        module = _exec_source(name, path, text)
+    except (SyntaxError, ValueError) as error:  # ValueError: a null byte in the source
+        message = syntax_message(path, error) if isinstance(error, SyntaxError) else \
+            f"{shown_path(path)} cannot be compiled: {error}"
+        raise LoadFailure(message, "syntax") from None
+    except SystemExit as stop:
+        raise LoadFailure(f"{shown_path(path)} ends the program when imported ({exit_words(stop)})"
+                          f"{_learner_line(stop.__traceback__, path)}: a lesson file should only define "
+                          f"functions and constants", "exit") from None
     except Exception as error:  # the learner's module failed while importing
-        raise LabFailure(f"{shown_path(path)} fails when imported: {type(error).__name__}: {error}") from None
+        raise LoadFailure(f"{shown_path(path)} fails when imported{_learner_line(error.__traceback__, path)}: "
+                          f"{type(error).__name__}: {error}", "import") from None
     if not fresh:
         _loaded[key] = module
     return module
@@ -132,13 +204,39 @@ def _lesson(module) -> str:
     return Path(module.__file__).stem
 
 
+# What is running now, for a message about a loop or an exit: the test, and the last call
+# into the learner's code. `_on_call`, when set (by run.py), hears about every call first.
+_current = {"test": "", "call": ""}
+_on_call = None
+
+
+def _calling(shown: str) -> None:
+    _current["call"] = shown
+    if _on_call is not None:
+        _on_call(shown)
+
+
+def exit_words(stop: SystemExit) -> str:
+    if isinstance(stop, ExitCalled):
+        return f"os._exit({stop.code!r})"
+    return f"sys.exit({stop.code!r})" if stop.code is not None else "sys.exit()"
+
+
+def _exit_failure(stop: SystemExit, shown: str) -> LabFailure:
+    return LabFailure(f"called {shown}\n  it tried to end the program with {exit_words(stop)}\n"
+                      f"  (a function should return its answer; nothing here may exit)")
+
+
 def call(fn, *args, shown: str, **kwargs):
     """Call the learner's function; turn a stub or a crash into a readable failure."""
+    _calling(shown)
     try:
         return fn(*args, **kwargs)
     except NotImplementedError:
         raise LabFailure(f"{fn.__name__} is not written yet: it still raises NotImplementedError "
                          f"(called {shown}). Replace the raise with your code.") from None
+    except SystemExit as stop:
+        raise _exit_failure(stop, shown) from None
     except Exception as error:
         raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n"
                          f"  (no error was expected here)") from None
@@ -156,6 +254,7 @@ def expect_true(condition: bool, message: str) -> None:
 
 
 def expect_error(errors, fn, *args, shown: str, why: str = "", **kwargs) -> None:
+    _calling(shown)
     try:
         fn(*args, **kwargs)
     except NotImplementedError:
@@ -163,6 +262,8 @@ def expect_error(errors, fn, *args, shown: str, why: str = "", **kwargs) -> None
                          f"(called {shown}).") from None
     except errors:
         return
+    except SystemExit as stop:
+        raise _exit_failure(stop, shown) from None
     except Exception as error:
         names = " or ".join(e.__name__ for e in (errors if isinstance(errors, tuple) else (errors,)))
         raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n  expected: {names}") from None
@@ -224,35 +325,181 @@ def tests_of(grader) -> list:
     return [fn for name, fn in vars(grader).items() if name.startswith("test_") and callable(fn)]
 
 
-def run(lesson: str, first_failure: bool = False, only_tasks=None) -> dict:
+OUTPUT_CHARS = 2000  # of the learner's own prints kept per test (and at import)
+
+
+class _Sink(io.StringIO):
+    """A bounded stdout for the graded code: keeps the first `limit` characters, counts the rest."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit, self.dropped = limit, 0
+
+    def write(self, text) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        room = self.limit - self.tell()
+        if room > 0:
+            super().write(text[:room])
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def text(self) -> str:
+        kept = self.getvalue()
+        return kept + (f"\n... ({self.dropped:,} more characters not kept)" if self.dropped else "")
+
+
+def _raise_overtime(signum, frame):
+    raise Overtime()
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    """Raise Overtime in the block after `seconds` (None: no limit). Needs SIGALRM and the main
+    thread; elsewhere the caller's watchdog is the only limit."""
+    usable = (seconds is not None and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _raise_overtime)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def trap_exits():
+    """Make os._exit() raise ExitCalled (so the task that called it is named); return the real one."""
+    real = os._exit
+
+    def _exit(code=0):
+        raise ExitCalled(code)
+
+    os._exit = _exit
+    return real
+
+
+def _blames_the_grader(error: BaseException, learner: str) -> bool:
+    """On a Python older than the course supports (3.10), a crash that never passed through the
+    learner's file is the grader's (its `str | None`, say), not the learner's."""
+    if sys.version_info >= (3, 10):
+        return False
+    return all(frame.filename != learner for frame in traceback.extract_tb(error.__traceback__))
+
+
+def grader_cannot_run(lesson: str, error: BaseException) -> str:
+    """The message for a grader that cannot run: never the learner's fault."""
+    version = ".".join(map(str, sys.version_info[:3]))
+    old = " (the course needs Python 3.10 or newer)" if sys.version_info < (3, 10) else ""
+    return (f"the grader for '{lesson}' could not run on Python {version}{old}: {type(error).__name__}: {error}. "
+            f"This is not a problem in your file, which was not graded.")
+
+
+def run(lesson: str, first_failure: bool = False, only_tasks=None, *, seconds=None, report=None,
+        grader=None, tests=None, output_chars: int = OUTPUT_CHARS) -> dict:
     """Grade one lesson against LAB_TARGET; return a JSON-ready result.
+
+    The learner's file is imported first, once: a file that cannot be imported gives one
+    error ({"error", "kind"}) instead of the same failure in every test. With `seconds`, the
+    import and each task's tests (together) get that many seconds: a task that runs out fails
+    with the last call it made, and the other tasks still run. `report`, when given, is called
+    with each result as it is known ({"t": "imported"}, {"t": "result", ...}, {"t": "error", ...}).
+    `grader` is the grader module (default: a fresh one); `tests` names the tests to run.
+    Each test's result keeps what the learner's code printed ("output", at most `output_chars`).
 
     For the maintainer's batch grading only: `only_tasks` (task numbers) runs only their tests,
     and first_failure stops at the first failing test (the mutation pass and the wrong-answer
     check only need to know that some test rejects a version); the result then lists the
     tests that ran.
     """
-    grader = grader_module(lesson)
-    results = []
+    report = report or (lambda record: None)
+    grader = grader if grader is not None else grader_module(lesson)
+    declared = {t.number: t for t in grader.TASKS}
+    given = _sources.get(lesson)
+    path = given[0] if given else target_dir() / f"{lesson}.py"
+    outcome = {"lesson": lesson, "target": shown_path(target_dir())}
+
+    def failed_tasks() -> list:
+        return [{"number": t.number, "name": t.name, "title": t.title, "hints": len(t.hints), "passed": False,
+                 "tests": 0} for t in grader.TASKS]
+
+    sink = _Sink(output_chars)
+    _current.update(test="", call="")
+    try:
+        with time_limit(seconds), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            load(lesson)
+    except LoadFailure as failure:
+        error, kind = str(failure), failure.kind
+    except Overtime:
+        error, kind = (f"importing {shown_path(path)} did not finish within {seconds:g} s: is there a loop "
+                       f"at the top level of the file?"), "timeout"
+    else:
+        error = kind = None
+    if sink.getvalue():
+        outcome["output"] = sink.text()
+    if error is not None:
+        report({"t": "error", "kind": kind, "message": error, "output": outcome.get("output", "")})
+        return dict(outcome, error=error, kind=kind, tasks=failed_tasks(), tests=[])
+    report({"t": "imported", "output": outcome.get("output", "")})
+
+    results, spent, exhausted, grader_errors = [], {}, {}, []
     for test in tests_of(grader):
-        if only_tasks is not None and task_number(test.__name__) not in only_tasks:
+        name, number = test.__name__, task_number(test.__name__)
+        if only_tasks is not None and number not in only_tasks:
             continue
-        sink = io.StringIO()
+        if tests is not None and name not in tests:
+            continue
+        task = declared.get(number)
+        label = f"task {number} ({task.name})" if task else f"task {number}"
+        _current.update(test=name, call="")
+        sink = _Sink(output_chars)
+        budget = None if seconds is None else seconds - spent.get(number, 0.0)
+        started = time.perf_counter()
+        record = {"test": name, "task": number}
         try:
-            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            if number in exhausted:
+                raise LabFailure(exhausted[number])
+            with time_limit(budget), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 test()
             passed, message = True, ""
+        except Overtime:
+            passed = False
+            last = _current["call"]
+            message = (f"{label} did not finish within its time limit of {seconds:g} s"
+                       + (f"\n  last call: {last}" if last else "") + "\n  Is there a loop that never ends?")
+            exhausted[number] = f"not run: {label} already ran out of time in {name}"
         except AssertionError as error:
             passed, message = False, str(error) or "assertion failed"
+        except SystemExit as stop:  # outside call(): the grader called the learner's code directly
+            passed, last = False, _current["call"]
+            message = (f"{label}: the program was ended with {exit_words(stop)} while {name} ran"
+                       + (f"\n  last call: {last}" if last else "")
+                       + "\n  (a function should return its answer; nothing here may exit)")
         except Exception as error:  # a grader or learner crash outside call(): show where
             passed = False
-            message = f"{type(error).__name__}: {error}\n" + "".join(traceback.format_exc(limit=-2))
-        results.append({"test": test.__name__, "task": task_number(test.__name__),
-                        "passed": passed, "message": message})
+            if _blames_the_grader(error, str(path)):
+                grader_errors.append(error)
+                record["grader_error"] = True
+                message = grader_cannot_run(lesson, error)
+            else:
+                message = f"{type(error).__name__}: {error}\n" + "".join(traceback.format_exc(limit=-2))
+        finally:
+            spent[number] = spent.get(number, 0.0) + time.perf_counter() - started
+        record.update(passed=passed, message=message)
+        if sink.getvalue():
+            record["output"] = sink.text()
+        results.append(record)
+        report(dict(record, t="result"))
         if first_failure and not passed:
             break
-    tasks = [{"number": t.number, "name": t.name, "title": t.title, "hints": len(t.hints),
-              "passed": all(r["passed"] for r in results if r["task"] == t.number),
-              "tests": sum(1 for r in results if r["task"] == t.number)}
-             for t in grader.TASKS]
-    return {"lesson": lesson, "target": shown_path(target_dir()), "tasks": tasks, "tests": results}
+    outcome["tasks"] = [{"number": t.number, "name": t.name, "title": t.title, "hints": len(t.hints),
+                         "passed": all(r["passed"] for r in results if r["task"] == t.number),
+                         "tests": sum(1 for r in results if r["task"] == t.number)}
+                        for t in grader.TASKS]
+    outcome["tests"] = results
+    if grader_errors:
+        outcome.update(error=grader_cannot_run(lesson, grader_errors[0]), kind="grader")
+    return outcome

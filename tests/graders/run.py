@@ -1,31 +1,65 @@
-"""Grade one lesson in a process of its own and print one JSON line.
+"""Grade lessons in processes of their own.
 
     python3 -B tests/graders/run.py LESSON [--target DIR]
 
-`methods.py check` runs this with a time limit, so a learner's endless loop or
-crash cannot take the checker down with it.
+grades one lesson in this process and prints one JSON line (for a person at a terminal:
+nothing here guards against the graded code; `methods.py check` and `grade` use --serve).
+
+    python3 -I -S -B -X pycache_prefix=EMPTY tests/graders/run.py --serve [--no-fork]
+
+is the warm grading worker that labtools/grading.py starts, one per core. It imports a
+lesson's grader once, then grades each job (one JSON line on stdin: a lesson and a private
+copy of a learner's folder) in a fresh child process:
+
+- the child runs in its own process group, with its working directory in the job's scratch
+  folder, stdin from /dev/null, its prints (and anything its own children print) in a
+  bounded file, and limits on memory, CPU time and file size; the whole group is killed
+  when the job ends, so nothing the learner's code started outlives it;
+- results travel back on a pipe, one line per test, each signed (HMAC-SHA256) with a key
+  made for that child alone before any learner code is imported: a printed or forged line,
+  or an exit status, never counts; a task passes only when every one of its tests sent a
+  signed pass;
+- each task has a time limit inside the child (an alarm names the call that did not
+  return) and a watchdog outside it (for a loop that ignores the alarm); a child that dies
+  or is stopped in a test costs that task only: the other tasks' tests run in a new child,
+  and the message names the last call, which the child notes in memory shared with the worker.
+
+With --no-fork (and where os.fork is missing) each child is a fresh interpreter instead
+(`--child`), which reads its key from stdin before importing anything else.
+The worker answers each job with one JSON line on stdout: the lesson's result.
 
     python3 -B tests/graders/run.py LESSON --batch [--seconds S]
 
-grades many versions of the lesson's file in this one process (the maintainer
-check's wrong answers, the mutation pass's mutants): stdin holds one JSON object
-per line, {"path": where the file would live, "source": its text, and optionally
-"first_failure": true to stop at the first failing test, "tasks": [numbers] to run only
-those tasks' tests}; stdout gets one
-JSON result per line, in order, as soon as each is graded. Each version has S
-seconds (a mutant may loop forever); the caller also watches from outside, for a
-loop that a signal cannot interrupt.
+grades many versions of the lesson's file in this one process (the maintainer check's
+wrong answers, the mutation pass's mutants): stdin holds one JSON object per line,
+{"path": where the file would live, "source": its text, and optionally "first_failure":
+true to stop at the first failing test, "tasks": [numbers] to run only those tasks' tests};
+stdout gets one JSON result per line, in order, as soon as each is graded. Each version has
+S seconds (a mutant may loop forever); the caller also watches from outside, for a loop
+that a signal cannot interrupt.
 """
 
-import argparse
+from __future__ import annotations
+
 import json
 import os
 import sys
 
 sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:  # under -I the script's folder is not on sys.path
+    sys.path.insert(0, HERE)
 
 import _lab  # noqa: E402  (after dont_write_bytecode, so nothing is cached in the graded folder)
 
+SLACK = 2.0           # seconds the watchdog adds to a time limit before it stops a child
+POLL = 0.05           # how often a silent child is checked for having ended
+OUTPUT_BYTES = 64_000  # of a child's own stdout/stderr file kept for the report
+KEY_BYTES = 32
+CALL_BYTES = 4096     # shared memory for the running test and its last call
+
+
+# ------------------------------------------------------------------ batch (maintainers)
 
 class _Overtime(BaseException):
     # A BaseException, so neither the graded code nor _lab.call() can swallow it.
@@ -36,11 +70,11 @@ def _on_alarm(signum, frame):
     raise _Overtime()
 
 
-def _limit_memory() -> None:
+def _limit_memory(limit: int = 4 << 30) -> None:
     # A mutant such as `[x] * (n + 1) ** 9` must fail with MemoryError, not swap the machine.
     try:
         import resource
-        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
     except (ImportError, ValueError, OSError):
         pass
 
@@ -81,19 +115,485 @@ def batch(lesson: str, seconds: float) -> None:
     _lab._sources.pop(lesson, None)
 
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument("lesson")
-parser.add_argument("--target", help="folder holding the exercise files (default: LAB_TARGET or exercises)")
-parser.add_argument("--batch", action="store_true", help="grade many versions given as JSON lines on stdin")
-parser.add_argument("--seconds", type=float, default=10.0, help="time limit per version in --batch mode")
-args = parser.parse_args()
-if args.batch:
-    batch(args.lesson, args.seconds)
-    sys.exit(0)
-if args.target:
-    os.environ["LAB_TARGET"] = args.target
-try:
-    outcome = _lab.run(args.lesson)
-except _lab.LabFailure as failure:
-    outcome = {"lesson": args.lesson, "error": str(failure)}
-sys.stdout.write(json.dumps(outcome) + "\n")
+# ------------------------------------------------------------------ the signed channel
+
+def _signer(key: bytes, fd: int):
+    import hashlib
+    import hmac
+
+    def send(record: dict) -> None:
+        payload = json.dumps(record, ensure_ascii=True).encode("ascii")
+        line = hmac.new(key, payload, hashlib.sha256).hexdigest().encode("ascii") + b" " + payload + b"\n"
+        view = memoryview(line)
+        while view:
+            view = view[os.write(fd, view):]
+    return send
+
+
+class _Reader:
+    """Reads a child's signed lines; counts lines that do not carry the child's key."""
+
+    def __init__(self, key: bytes):
+        import hashlib
+        import hmac
+        self._hmac, self._sha, self.key = hmac, hashlib.sha256, key
+        self.buffer, self.forged = b"", 0
+
+    def feed(self, data: bytes) -> list:
+        self.buffer += data
+        *lines, self.buffer = self.buffer.split(b"\n")
+        records = []
+        for line in lines:
+            tag, _, payload = line.partition(b" ")
+            good = self._hmac.new(self.key, payload, self._sha).hexdigest().encode("ascii")
+            if not self._hmac.compare_digest(tag, good):
+                self.forged += 1
+                continue
+            try:
+                records.append(json.loads(payload))
+            except ValueError:
+                self.forged += 1
+        return records
+
+
+# ------------------------------------------------------------------ the child (learner code runs here)
+
+def _limit(job: dict, tests: int) -> None:
+    """Memory, CPU time, file size and core dumps of the child (soft limits; hard ones kept)."""
+    import resource
+    import signal
+    cpu = int((tests + 2) * job["seconds"] + 5)
+    for name, value in (("RLIMIT_AS", job["memory_mb"] << 20), ("RLIMIT_CPU", cpu),
+                        ("RLIMIT_FSIZE", job.get("file_bytes", 64 << 20)), ("RLIMIT_CORE", 0)):
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        try:
+            hard = resource.getrlimit(which)[1]
+            resource.setrlimit(which, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
+        except (ValueError, OSError):
+            pass
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
+
+
+def _child_setup(job: dict, tests: list, output_fd: int) -> None:
+    """Shared by both kinds of child, before any learner code: where it runs and what it may use."""
+    import io
+    from pathlib import Path
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    for number, name in ((1, "stdout"), (2, "stderr")):
+        setattr(sys, name, io.TextIOWrapper(io.FileIO(number, "w", closefd=False), encoding="utf-8",
+                                            errors="backslashreplace", line_buffering=True))
+    os.chdir(job["work"])
+    os.environ["LAB_TARGET"] = job["folder"]
+    os.environ["HOME"] = os.environ["TMPDIR"] = job["work"]
+    _lab._display[Path(job["folder"]).resolve()] = job["shown"]
+    _lab._display[Path(job["folder"])] = job["shown"]
+    _limit(job, len(tests))
+
+
+def _child_grade(job: dict, grader, tests: list, send) -> None:
+    real_exit = _lab.trap_exits()
+    # A speed bump, not a wall: `import _lab` from the learner's file finds nothing to patch.
+    sys.modules.pop("_lab", None)
+    sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or ".") != HERE]
+    try:
+        _lab.run(job["lesson"], seconds=job["seconds"], report=send, grader=grader, tests=tests,
+                 output_chars=job.get("output_chars", _lab.OUTPUT_CHARS))
+        send({"t": "done"})
+    except BaseException as error:  # the harness itself failed: say so, never as a pass
+        try:
+            send({"t": "broken", "message": f"{type(error).__name__}: {error}"})
+        except BaseException:
+            pass
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        real_exit(0)
+
+
+def _note_call(shared, shown: str) -> None:
+    """The running test and the last call, in memory shared with the worker (read only if the
+    child has to be stopped or dies): cheaper than a record on the pipe for every call."""
+    data = f"{_lab._current['test']}\0{shown}".encode("utf-8", "replace")[:CALL_BYTES - 4]
+    shared[0:4] = len(data).to_bytes(4, "little")
+    shared[4:4 + len(data)] = data
+
+
+def _read_call(shared) -> dict:
+    size = min(int.from_bytes(shared[0:4], "little"), CALL_BYTES - 4)
+    test, _, call = shared[4:4 + size].decode("utf-8", "replace").partition("\0")
+    return {"test": test, "call": call}
+
+
+def _forked_child(job, grader, tests, key, write_fd, output_fd, shared) -> None:
+    os.setpgid(0, 0)
+    _child_setup(job, tests, output_fd)
+    keep = sorted({0, 1, 2, write_fd})
+    low = 3
+    for fd in keep:
+        if fd >= low:
+            os.closerange(low, fd)
+            low = fd + 1
+    os.closerange(low, 1 << 16)
+    send = _signer(key, write_fd)
+    _lab._on_call = lambda shown: _note_call(shared, shown)
+    _child_grade(job, grader, tests, send)
+
+
+def child_main() -> None:
+    """`run.py --child`: one job in a fresh interpreter. Reads the key and the job from stdin
+    before importing anything of the learner's, then answers on a private copy of stdout."""
+    line = sys.stdin.buffer.readline()
+    message = json.loads(line)
+    key, job, tests = bytes.fromhex(message["key"]), message["job"], message["tests"]
+    del line, message
+    results_fd = os.dup(1)
+    output_fd = os.open(os.path.join(job["scratch"], f".output-{os.getpid()}"),
+                        os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    _child_setup(job, tests, output_fd)
+    os.close(output_fd)
+    grader = _lab.grader_module(job["lesson"])
+    send = _signer(key, results_fd)
+    _lab._on_call = lambda shown: send({"t": "call", "test": _lab._current["test"], "call": shown[:500]})
+    _child_grade(job, grader, tests, send)
+
+
+# ------------------------------------------------------------------ the worker (no learner code here)
+
+class _Attempt:
+    """What one child said and how it ended."""
+
+    def __init__(self):
+        self.records, self.forged, self.ended, self.output = [], 0, "", ""
+        self.last = {"test": "", "call": ""}
+
+
+def _ended(code: int) -> str:
+    """How a child ended, from its exit code (negative: the signal that stopped it)."""
+    if code < 0:
+        import signal
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was stopped by {name}" + (" (its CPU time limit)" if name == "SIGXCPU" else "")
+    return f"ended with exit status {code}"
+
+
+def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive) -> None:
+    """Read signed records until "done", the end of the child, or the watchdog's deadline.
+    `alive()` tells whether the child still runs (without reaping it)."""
+    import select
+    import time
+    reader = _Reader(key)
+    deadline = time.monotonic() + limit
+    open_ = True
+    while True:
+        now = time.monotonic()
+        if now >= deadline:
+            attempt.ended = "overtime"
+            break
+        if open_:
+            ready, _, _ = select.select([read_fd], [], [], min(POLL * 4, deadline - now))
+            if ready:
+                data = os.read(read_fd, 1 << 16)
+                if not data:
+                    open_ = False
+                    continue
+                for record in reader.feed(data):
+                    kind = record.get("t")
+                    if kind == "call":
+                        attempt.last = {"test": record.get("test", ""), "call": record.get("call", "")}
+                        continue
+                    attempt.records.append(record)
+                    if kind in ("imported", "result"):
+                        deadline = time.monotonic() + limit
+                    if kind in ("done", "error", "broken"):
+                        attempt.ended = kind
+                if attempt.ended:
+                    break
+                continue
+        else:
+            time.sleep(POLL)
+        if not alive():
+            # Drain what is left, then stop.
+            while open_:
+                ready, _, _ = select.select([read_fd], [], [], 0)
+                data = os.read(read_fd, 1 << 16) if ready else b""
+                if not data:
+                    break
+                for record in reader.feed(data):
+                    if record.get("t") != "call":
+                        attempt.records.append(record)
+                        if record.get("t") in ("done", "error", "broken"):
+                            attempt.ended = record["t"]
+                    else:
+                        attempt.last = {"test": record.get("test", ""), "call": record.get("call", "")}
+            if not attempt.ended:
+                attempt.ended = "died"
+            break
+    attempt.forged = reader.forged
+
+
+def _read_output(fd: int) -> str:
+    try:
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, OUTPUT_BYTES, 0) if hasattr(os, "pread") else b""
+    except OSError:
+        return ""
+    text = data.decode("utf-8", errors="replace")
+    return text + (f"\n... ({size - OUTPUT_BYTES:,} more bytes not kept)" if size > OUTPUT_BYTES else "")
+
+
+def _attempt_forked(job, grader, tests) -> _Attempt:
+    import mmap
+    import signal
+    import tempfile
+    key = os.urandom(KEY_BYTES)
+    attempt = _Attempt()
+    read_fd, write_fd = os.pipe()
+    output = tempfile.TemporaryFile(dir=job["scratch"])
+    shared = mmap.mmap(-1, CALL_BYTES)
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.close(read_fd)
+            _forked_child(job, grader, tests, key, write_fd, output.fileno(), shared)
+        finally:
+            os._exit(70)
+    try:
+        os.setpgid(pid, pid)  # also here, so the group exists before anything can be killed
+    except OSError:
+        pass
+    os.close(write_fd)
+    status = [None]
+
+    def alive() -> bool:
+        if hasattr(os, "waitid"):  # look without reaping: the group id stays ours until killed
+            info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            return info is None
+        done, code = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status[0] = code
+        return not done
+
+    try:
+        _collect(attempt, read_fd, key, job["seconds"] + SLACK, alive)
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)  # the child and everything it started
+        except OSError:
+            pass
+        if status[0] is None:
+            status[0] = os.waitpid(pid, 0)[1]
+        os.close(read_fd)
+    if attempt.ended == "died":
+        code = os.waitstatus_to_exitcode(status[0]) if hasattr(os, "waitstatus_to_exitcode") else status[0] >> 8
+        attempt.ended = _ended(code)
+    if attempt.ended != "done":
+        attempt.last = _read_call(shared)
+    shared.close()
+    attempt.output = _read_output(output.fileno())
+    output.close()
+    return attempt
+
+
+def _attempt_exec(job, grader, tests) -> _Attempt:
+    import subprocess
+    import tempfile
+    key = os.urandom(KEY_BYTES)
+    attempt = _Attempt()
+    flags = ["-I", "-S", "-B"] + [option for name, value in sys._xoptions.items()
+                                  for option in ("-X", f"{name}={value}" if value is not True else name)]
+    process = subprocess.Popen([sys.executable, *flags, os.path.abspath(__file__), "--child"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               cwd=job["work"], start_new_session=hasattr(os, "setsid"))
+    process.stdin.write(json.dumps({"key": key.hex(), "job": job, "tests": tests}).encode() + b"\n")
+    process.stdin.close()
+    try:
+        _collect(attempt, process.stdout.fileno(), key, job["seconds"] + SLACK + 5.0,
+                 lambda: process.poll() is None)
+    finally:
+        try:
+            if hasattr(os, "killpg"):
+                import signal
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.kill()
+        except OSError:
+            pass
+        process.wait()
+        process.stdout.close()
+    if attempt.ended == "died":
+        attempt.ended = _ended(process.returncode)
+    try:
+        with open(os.path.join(job["scratch"], f".output-{process.pid}"), "rb") as handle:
+            attempt.output = _read_output(handle.fileno())
+    except OSError:
+        pass
+    return attempt
+
+
+def grade_job(job: dict, grader, fork: bool = True) -> dict:
+    """Grade one lesson of one private copy; every test of the grader gets a result."""
+    lesson = job["lesson"]
+    names = [test.__name__ for test in _lab.tests_of(grader)]
+    tasks = {t.number: t for t in grader.TASKS}
+    outcome = {"lesson": lesson, "target": job["shown"]}
+    results: dict = {}
+    outputs, forged = [], 0
+    remaining = list(names)
+    for _ in range(len(tasks) + 2):  # each new child is owed to a task that stopped the one before
+        if not remaining:
+            break
+        attempt = (_attempt_forked if fork else _attempt_exec)(job, grader, remaining)
+        forged += attempt.forged
+        if attempt.output.strip():
+            outputs.append(attempt.output)
+        failure = None
+        for record in attempt.records:
+            kind = record.get("t")
+            if kind == "result" and record.get("test") in remaining and record["test"] not in results:
+                results[record["test"]] = {key: record[key] for key in ("test", "task", "passed", "message",
+                                                                         "output", "grader_error") if key in record}
+            elif kind == "imported" and record.get("output"):
+                outcome["output"] = record["output"]
+            elif kind in ("error", "broken"):
+                failure = record
+        if failure is not None:
+            if failure["t"] == "error":
+                outcome.update(error=failure["message"], kind=failure["kind"])
+                if failure.get("output"):
+                    outcome["output"] = failure["output"]
+            else:
+                outcome.update(error=f"the grading harness failed: {failure['message']}", kind="harness")
+            break
+        if attempt.ended == "done":
+            break
+        imported = any(record.get("t") == "imported" for record in attempt.records)
+        if not imported:
+            how = ("did not finish within its time limit and had to be stopped" if attempt.ended == "overtime"
+                   else attempt.ended)
+            outcome.update(error=f"importing {job['shown'].rstrip('/')}/{lesson}.py: the grading process {how} "
+                                 f"before the file finished importing (a loop, or an exit, at its top level?)",
+                           kind="timeout" if attempt.ended == "overtime" else "exit")
+            break
+        stopped = next((name for name in remaining if name not in results), None)
+        if stopped is None:
+            break
+        number = _lab.task_number(stopped)
+        label = f"task {number} ({tasks[number].name})" if number in tasks else f"task {number}"
+        last = attempt.last["call"] if attempt.last["test"] == stopped else ""
+        if attempt.ended == "overtime":
+            message = (f"{label} did not finish within its time limit of {job['seconds']:g} s and had to be "
+                       f"stopped" + (f"\n  last call: {last}" if last else "") + "\n  Is there a loop that never ends?")
+        else:
+            message = (f"{label}: the grading process {attempt.ended} while {stopped} ran"
+                       + (f"\n  last call: {last}" if last else "")
+                       + "\n  (did the code call os._exit, or crash the interpreter?)")
+        results[stopped] = {"test": stopped, "task": number, "passed": False, "message": message}
+        for name in remaining:
+            if name not in results and _lab.task_number(name) == number:
+                results[name] = {"test": name, "task": number, "passed": False,
+                                 "message": f"not run: {label} stopped the grading in {stopped}"}
+        remaining = [name for name in remaining if name not in results]
+    for name in names:
+        results.setdefault(name, {"test": name, "task": _lab.task_number(name), "passed": False,
+                                  "message": "not run: the grading stopped before this test"})
+    ordered = [results[name] for name in names]
+    outcome["tasks"] = [{"number": t.number, "name": t.name, "title": t.title, "hints": len(t.hints),
+                         "passed": "error" not in outcome and all(r["passed"] for r in ordered if r["task"] == t.number),
+                         "tests": sum(1 for r in ordered if r["task"] == t.number)} for t in grader.TASKS]
+    outcome["tests"] = [] if "error" in outcome else ordered
+    if "error" not in outcome and any(r.get("grader_error") for r in ordered):
+        first = next(r for r in ordered if r.get("grader_error"))
+        outcome.update(error=first["message"], kind="grader")
+    if outputs:
+        outcome["process_output"] = "\n".join(outputs)[:OUTPUT_BYTES]
+    if forged:
+        outcome["forged_lines"] = forged
+    return outcome
+
+
+def serve(fork: bool) -> None:
+    """The warm worker: one job per line on stdin, one result per line on stdout."""
+    jobs = sys.stdin.buffer
+    answers = os.fdopen(os.dup(1), "wb")
+    # Nothing printed by accident (a grader's import, say) may reach the answers.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    sys.stdout = sys.stderr
+    import signal
+
+    def _stop(signum, frame):  # so the current child's group is killed on the way out (finally)
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, _stop)
+    # Imported once here, not in every child: with no bytecode cache, each import there would
+    # compile the module again (what the children use, and what lesson files often import).
+    import importlib
+    for name in ("hashlib", "hmac", "io", "select", "tempfile", "resource", "typing", "string", "collections",
+                 "fractions", "dataclasses", "json", "math", "re", "itertools", "functools"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    graders: dict = {}
+    fork = fork and hasattr(os, "fork")
+    while True:
+        line = jobs.readline()
+        if not line:
+            return
+        job = json.loads(line)
+        lesson = job["lesson"]
+        try:
+            if lesson not in graders:
+                graders[lesson] = _lab.grader_module(lesson)
+            outcome = grade_job(job, graders[lesson], fork=fork)
+        except Exception as error:  # the grader cannot even be imported (on an old Python, say)
+            graders.pop(lesson, None)
+            outcome = {"lesson": lesson, "target": job.get("shown", ""), "kind": "grader",
+                       "error": _lab.grader_cannot_run(lesson, error), "tasks": [], "tests": []}
+        answers.write(json.dumps(outcome).encode("utf-8") + b"\n")
+        answers.flush()
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--serve"]:
+        serve(fork="--no-fork" not in sys.argv[2:])
+        return
+    if sys.argv[1:2] == ["--child"]:
+        child_main()
+        return
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lesson")
+    parser.add_argument("--target", help="folder holding the exercise files (default: LAB_TARGET or exercises)")
+    parser.add_argument("--batch", action="store_true", help="grade many versions given as JSON lines on stdin")
+    parser.add_argument("--seconds", type=float, default=10.0, help="time limit per version in --batch mode")
+    args = parser.parse_args()
+    if args.batch:
+        batch(args.lesson, args.seconds)
+        sys.exit(0)
+    if args.target:
+        os.environ["LAB_TARGET"] = args.target
+    try:
+        outcome = _lab.run(args.lesson)
+    except _lab.LabFailure as failure:
+        outcome = {"lesson": args.lesson, "error": str(failure)}
+    sys.stdout.write(json.dumps(outcome) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""Writing the learner's files without losing anything, even when two commands run at once.
+
+locked()        one lab command at a time in the state-changing part of `reset`, `dev sync`
+                and `hint` (an exclusive lock on .lab.lock in the checkout, released by the
+                system when the process ends, so a crash never leaves it held)
+replace_bytes() write a private temporary file beside the target, then os.replace it over
+                the target: a reader sees the old file or the new one, never half of one,
+                and two writers never share a scratch file
+backup_bytes()  save bytes into a folder under a timestamped name that is created
+                exclusively (O_EXCL): two backups made in the same second get two names
+FileProblem     what went wrong with a file, as a sentence a command can print
+
+Where the system has neither fcntl (POSIX) nor msvcrt (Windows), locked() cannot
+serialise commands; it says so once on stderr, and backups and replacements stay
+exclusive and atomic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from labtools.registry import ROOT as _ROOT
+
+ROOT = Path(_ROOT)
+LOCK_SECONDS = 60.0  # how long a command waits for another one to finish with the files
+
+
+class FileProblem(Exception):
+    """A file operation that cannot be done; str() is the message for the person at the keyboard."""
+
+
+def shown(path: Path) -> str:
+    """A path as the learner should read it: relative to the project when inside it."""
+    try:
+        return Path(path).relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def describe(error: OSError, path: Path, doing: str) -> FileProblem:
+    """`error` from `doing` (e.g. "write", "read") on `path`, in plain words."""
+    where = shown(path)
+    reason = error.strerror or type(error).__name__
+    if isinstance(error, PermissionError):
+        return FileProblem(f"cannot {doing} {where}: permission denied (is it or its folder read-only?)")
+    if isinstance(error, IsADirectoryError):
+        return FileProblem(f"cannot {doing} {where}: it is a folder, not a file")
+    if isinstance(error, NotADirectoryError) or error.errno == errno.ENOTDIR:
+        return FileProblem(f"cannot {doing} {where}: a part of that path is a file, not a folder")
+    if error.errno == errno.ENOSPC:
+        return FileProblem(f"cannot {doing} {where}: the disk is full")
+    return FileProblem(f"cannot {doing} {where}: {reason}")
+
+
+# ------------------------------------------------------------------ the lock
+
+_warned = []
+
+
+def _acquire(handle, deadline: float) -> None:
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    if fcntl is not None:
+        def attempt() -> None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    else:
+        try:
+            import msvcrt
+        except ImportError:
+            if not _warned:
+                _warned.append(True)
+                sys.stderr.write("note: this system offers no file locking (no fcntl or msvcrt), so two lab "
+                                 "commands run at the same moment are not taken in turn; backups and file "
+                                 "replacements are still exclusive and atomic.\n")
+            return
+
+        def attempt() -> None:
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+    pause = 0.002
+    while True:
+        try:
+            attempt()
+            return
+        except OSError as error:
+            if error.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK):
+                raise
+        if time.monotonic() > deadline:
+            raise FileProblem(f"another lab command (reset, hint or dev sync) has held {shown(handle.name)} "
+                              f"for over {LOCK_SECONDS:.0f} s; wait for it to finish, or stop it, then rerun")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the lock on the file `path` (created if need be) for the `with` block."""
+    try:
+        handle = open(path, "a+b")
+    except OSError as error:
+        raise describe(error, path, "create the lock file") from None
+    with handle:
+        _acquire(handle, time.monotonic() + LOCK_SECONDS)
+        yield  # closing the file releases the lock
+
+
+# ------------------------------------------------------------------ writing
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def replace_bytes(path: Path, data: bytes) -> None:
+    """Make `path` hold `data`: a private temporary file in the same folder, then os.replace.
+    A symbolic link is never written through, nor replaced."""
+    path = Path(path)
+    if path.is_symlink():
+        raise FileProblem(f"{shown(path)} is a symbolic link (to {os.readlink(path)}); the lab never writes "
+                          f"through a link: remove the link, then rerun")
+    if path.exists() and not path.is_file():
+        raise FileProblem(f"{shown(path)} is not a regular file (a folder?); move it away, then rerun")
+    mode = _mode_for(path)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as error:
+        raise describe(error, path, "write") from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise describe(error, path, "write") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def replace_text(path: Path, text: str) -> None:
+    replace_bytes(path, text.encode("utf-8"))
+
+
+def make_folder(folder: Path) -> None:
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise describe(error, folder, "create the folder") from None
+
+
+def backup_bytes(data: bytes, folder: Path, stem: str, suffix: str, mtime_ns: int | None = None) -> Path:
+    """Save `data` as folder/STEM.YYYYMMDD-HHMMSS[-N]SUFFIX, a name no other backup has."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise FileProblem(f"{shown(folder)} is a file, so no backup can be saved in it; rename or move "
+                          f"that file, then rerun (nothing was changed)")
+    make_folder(folder)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    counter = 1
+    while True:
+        copy = folder / f"{stem}.{stamp}{'' if counter == 1 else f'-{counter}'}{suffix}"
+        try:
+            handle = os.open(copy, flags, 0o644)
+            break
+        except FileExistsError:
+            counter += 1
+        except OSError as error:
+            raise describe(error, copy, "save a backup as") from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if mtime_ns is not None:
+            os.utime(copy, ns=(mtime_ns, mtime_ns))  # the backup shows when the work was last saved
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(copy)
+        raise describe(error, copy, "save a backup as") from None
+    return copy
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, or None when it does not exist; anything else odd is a FileProblem."""
+    path = Path(path)
+    if path.is_symlink():
+        raise FileProblem(f"{shown(path)} is a symbolic link (to {os.readlink(path)}); the lab never writes "
+                          f"through a link: remove the link, then rerun")
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise describe(error, path, "read") from None
+
+
+def read_text(path: Path) -> str:
+    """A UTF-8 text file the lab itself reads (a solution, say), with a clear message if it is not."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise FileProblem(f"{shown(path)} is not UTF-8 text (byte {error.start}): save it as UTF-8") from None
+    except OSError as error:
+        raise describe(error, path, "read") from None
+
+
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def set_aside(path: Path, label: str) -> Path:
+    """Rename `path` to PATH.LABEL-YYYYMMDD-HHMMSS[-N], a name nothing else has; return it."""
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    counter = 1
+    while True:
+        aside = path.with_name(f"{path.name}.{label}-{stamp}{'' if counter == 1 else f'-{counter}'}")
+        try:
+            os.close(os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))  # claim the name
+            break
+        except FileExistsError:
+            counter += 1
+        except OSError as error:
+            raise describe(error, aside, "set the file aside as") from None
+    try:
+        os.replace(path, aside)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(aside)
+        raise describe(error, path, "set aside") from None
+    return aside

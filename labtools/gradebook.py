@@ -1,0 +1,409 @@
+"""`methods.py grade`: grade a whole class and write the gradebook.
+
+    python3 -B methods.py grade SUBMISSIONS_DIR --out DIR [--junit FILE] [--overwrite]
+                                [--jobs N] [--seconds S] [--memory MB] [--sandbox] [--single]
+
+SUBMISSIONS_DIR holds one folder per student, named by the student's id. Each folder's lesson
+files (`context.py`, ...) are graded where they are, or in a nested `exercises/` folder (a
+whole checkout handed in works). With --single, SUBMISSIONS_DIR is one student's folder (what
+Gradescope's autograder does). Nothing is written into SUBMISSIONS_DIR; DIR receives:
+
+    gradebook.csv    one row per student: tasks passed per lesson, total, status, errors
+    gradebook.json   every task of every student, with the time, the lab's commit, the
+                     grader manifest's SHA-256, the Python version and the limits used
+    gradescope/ID/results.json   Gradescope's results format, one per student
+                     (with --single: DIR/results.json, where Gradescope reads it)
+
+and --junit FILE a JUnit XML report (one test case per task). An existing file is never
+replaced unless --overwrite, and then only after a copy to NAME.YYYYMMDD-HHMMSS.bak.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from labtools import course, grading, integrity
+
+SKIPPED_FOLDERS = {"__pycache__", "__MACOSX", ".git", ".venv", "venv", "node_modules"}
+SEARCH_DEPTH = 4
+STATUSES = ("complete", "incomplete", "error", "missing")
+
+
+# ------------------------------------------------------------------ finding the submissions
+
+def _has_lessons(folder: Path, lessons: list[str]) -> bool:
+    return any((folder / f"{lesson}.py").is_file() or (folder / f"{lesson}.py").is_symlink() for lesson in lessons)
+
+
+def find_exercises(folder: Path, lessons: list[str]) -> tuple[Path | None, str]:
+    """The folder holding a submission's lesson files, and why none was found ("" when one was).
+
+    The submission folder itself if it holds a lesson file; else the one nested folder named
+    `exercises` that does (links are not followed); else the one shallowest nested folder that does.
+    """
+    if _has_lessons(folder, lessons):
+        return folder, ""
+    found = []
+    for here, folders, _files in os.walk(folder, followlinks=False):
+        depth = len(Path(here).relative_to(folder).parts)
+        folders[:] = sorted(name for name in folders if not name.startswith(".") and name not in SKIPPED_FOLDERS
+                            and depth < SEARCH_DEPTH)
+        if Path(here) != folder and _has_lessons(Path(here), lessons):
+            found.append(Path(here))
+    if not found:
+        return None, "no lesson file (such as context.py) in the folder or the folders inside it"
+    named = [path for path in found if path.name == "exercises"]
+    pool = named or found
+    shallowest = min(len(path.parts) for path in pool)
+    pool = [path for path in pool if len(path.parts) == shallowest]
+    if len(pool) > 1:
+        return None, "several folders hold lesson files: " + ", ".join(
+            path.relative_to(folder).as_posix() for path in pool)
+    return pool[0], ""
+
+
+def find_submissions(root: Path, lessons: list[str], single: bool = False):
+    """[(student id, folder or None, why none)] for the class folder `root` (sorted by id), and
+    notes on what was passed over."""
+    if single:
+        folder, why = find_exercises(root, lessons)
+        return [(root.resolve().name or "submission", folder, why)], []
+    rows, notes = [], []
+    for entry in sorted(root.iterdir(), key=lambda path: path.name):
+        if entry.name.startswith(".") or entry.name in SKIPPED_FOLDERS:
+            continue
+        if entry.is_symlink() or not entry.is_dir():
+            notes.append(f"{entry.name}: not a folder, passed over")
+            continue
+        folder, why = find_exercises(entry, lessons)
+        rows.append((entry.name, folder, why))
+    return rows, notes
+
+
+# ------------------------------------------------------------------ records
+
+def student_record(student: str, root: Path, folder: Path | None, why: str, records: list[dict]) -> dict:
+    """One student's gradebook entry from their lesson records (grading.summarize)."""
+    score = sum(r["done"] for r in records)
+    maximum = sum(r["total"] for r in records)
+    statuses = {r["status"] for r in records}
+    if folder is None or statuses <= {"missing"}:
+        status = "missing"
+    elif "error" in statuses:
+        status = "error"
+    elif statuses == {"passed"}:
+        status = "complete"
+    else:
+        status = "incomplete"
+    errors = [f"{r['lesson']}: {r['error'].splitlines()[0]}" for r in records if r["status"] == "error"]
+    if folder is None:
+        errors.insert(0, why)
+    forged = sum(r.get("forged_lines", 0) for r in records)
+    if forged:
+        errors.append(f"{forged} result line(s) without this run's key were ignored (forged or printed results)")
+    return {"student": student, "folder": _relative(folder, root) if folder else None, "status": status,
+            "score": score, "max_score": maximum, "errors": errors, "lessons": records}
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def lab_commit() -> tuple[str | None, bool]:
+    """The checkout's commit and whether it has uncommitted changes (None, False outside git)."""
+    import subprocess
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=course.ROOT, capture_output=True, text=True, timeout=20)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=course.ROOT,
+                               capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None, False
+    if head.returncode != 0:
+        return None, False
+    return head.stdout.strip(), bool(dirty.stdout.strip())
+
+
+def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, sandbox: bool,
+              seconds: float, root: Path) -> dict:
+    commit, dirty = lab_commit()
+    return {"format": "context-lab gradebook", "version": 1,
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "lab_commit": commit, "lab_uncommitted_changes": dirty,
+            "grader_manifest_sha256": integrity.manifest_sha256(),
+            "graders_changed": integrity.differences(),
+            "python": ".".join(map(str, sys.version_info[:3])),
+            "limits": {"seconds_per_task": limits.seconds, "memory_mb": limits.memory_mb,
+                       "output_chars": limits.output_chars, "sandbox": sandbox},
+            "submissions": str(root), "lessons": lessons, "grading_seconds": round(seconds, 3),
+            "students": students}
+
+
+def _cell(value) -> str:
+    text = str(value)
+    # A spreadsheet reads a leading = + - @ as a formula: a student's folder name must stay text.
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def csv_text(book: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    lessons = book["lessons"]
+    writer.writerow(["student", *lessons, "total", "max", "status", "errors"])
+    for student in book["students"]:
+        done = {r["lesson"]: r["done"] for r in student["lessons"]}
+        writer.writerow([_cell(student["student"]), *(done.get(lesson, 0) for lesson in lessons),
+                         student["score"], student["max_score"], student["status"],
+                         _cell(" | ".join(student["errors"]))])
+    return out.getvalue()
+
+
+def _xml_text(text: str) -> str:
+    # XML 1.0 has no place for most control characters: a learner's output may hold any.
+    return "".join(ch if ch in "\t\n\r" or (ord(ch) >= 0x20 and ord(ch) not in (0xFFFE, 0xFFFF)
+                                            and not 0xD800 <= ord(ch) <= 0xDFFF) else "\ufffd" for ch in text)
+
+
+def junit_xml(book: dict) -> str:
+    """One <testsuite> per student, one <testcase> per task: <failure> for a failing task,
+    <error> for a lesson that could not be graded (or is missing)."""
+    from xml.etree import ElementTree as ET
+    suites = ET.Element("testsuites", name="Context Lab")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for student in book["students"]:
+        suite = ET.SubElement(suites, "testsuite", name=_xml_text(student["student"]))
+        counts = {"tests": 0, "failures": 0, "errors": 0}
+        for lesson in student["lessons"]:
+            for task in lesson["tasks"]:
+                case = ET.SubElement(suite, "testcase", classname=_xml_text(f"{student['student']}.{lesson['lesson']}"),
+                                     name=_xml_text(f"task {task['number']}: {task['name']}"), time="0")
+                counts["tests"] += 1
+                if task["passed"]:
+                    continue
+                kind = "error" if lesson["status"] in ("error", "missing") else "failure"
+                counts["errors" if kind == "error" else "failures"] += 1
+                message = task["message"] or "failed"
+                element = ET.SubElement(case, kind, message=_xml_text(message.splitlines()[0]),
+                                        type=lesson.get("kind", lesson["status"]) if kind == "error" else "failing")
+                element.text = _xml_text(message)
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+    for key, value in totals.items():
+        suites.set(key, str(value))
+    ET.indent(suites) if hasattr(ET, "indent") else None
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+# ------------------------------------------------------------------ writing
+
+def backup_name(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    copy = path.with_name(f"{path.name}.{stamp}.bak")
+    counter = 1
+    while copy.exists():
+        counter += 1
+        copy = path.with_name(f"{path.name}.{stamp}-{counter}.bak")
+    return copy
+
+
+def existing(paths: list[Path]) -> list[Path]:
+    return [path for path in paths if path.exists() or path.is_symlink()]
+
+
+def write_files(files: dict[Path, str | bytes], overwrite: bool) -> list[str]:
+    """Write each file (atomically); an existing one only with `overwrite`, after a backup."""
+    clash = existing(list(files))
+    if clash and not overwrite:
+        raise FileExistsError(", ".join(str(path) for path in clash))
+    lines = []
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() or path.is_symlink():
+            copy = backup_name(path)
+            os.replace(path, copy)
+            lines.append(f"kept the earlier {path.name} as {copy}")
+        scratch = path.with_name(f".{path.name}.writing")
+        scratch.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+        os.replace(scratch, path)
+    return lines
+
+
+def outputs(out: Path, students: list[str], single: bool, junit: Path | None) -> dict[str, Path]:
+    """Where each file goes: csv, json, junit, and gradescope:ID per student."""
+    places = {"csv": out / "gradebook.csv", "json": out / "gradebook.json"}
+    if single:
+        places[f"gradescope:{students[0]}"] = out / "results.json"
+    else:
+        places.update({f"gradescope:{student}": out / "gradescope" / student / "results.json" for student in students})
+    if junit is not None:
+        places["junit"] = junit
+    return places
+
+
+# ------------------------------------------------------------------ progress
+
+class Progress:
+    """A bar with rich on a terminal, plain counts on stderr otherwise."""
+
+    def __init__(self, total: int, plain: bool):
+        self.total, self.bar, self.step = total, None, max(1, total // 10)
+        if not plain and sys.stderr.isatty() and not os.environ.get("NO_COLOR"):
+            try:
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, \
+                    TimeElapsedColumn
+            except ImportError:
+                pass
+            else:
+                from rich.console import Console
+                self.bar = Bar(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                               console=Console(stderr=True), transient=True)
+                self.task = self.bar.add_task("grading", total=total)
+                self.bar.start()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done)
+        elif done == total or done % self.step == 0:
+            sys.stderr.write(f"graded {done}/{total} submission(s)\n")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+# ------------------------------------------------------------------ the command
+
+def summary(book: dict, wrote: list[str], notes: list[str], rows: int = 20) -> str:
+    students = book["students"]
+    counts = {status: sum(s["status"] == status for s in students) for status in STATUSES}
+    lines = [f"Graded {len(students)} submission(s), {len(book['lessons'])} lesson(s) each, in "
+             f"{book['grading_seconds']:.1f} s: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES), ""]
+    width = max([len("student")] + [len(s["student"]) for s in students[:rows]])
+    lines.append(f"  {'student':<{width}}  {'tasks':>7}  {'status':<10}  first problem")
+    for student in students[:rows]:
+        problem = student["errors"][0] if student["errors"] else _first_failure(student)
+        text = f"  {student['student']:<{width}}  {student['score']:>3}/{student['max_score']:<3}  " \
+               f"{student['status']:<10}  "
+        room = max(10, 88 - len(text))
+        lines.append(text + (problem if len(problem) <= room else problem[:room - 3] + "..."))
+    if len(students) > rows:
+        lines.append(f"  ... {len(students) - rows} more: every row is in gradebook.csv")
+    lines += ["", "Wrote:"] + [f"  {line}" for line in wrote] + [f"  note: {note}" for note in notes]
+    return "\n".join(lines) + "\n"
+
+
+def _first_failure(student: dict) -> str:
+    for lesson in student["lessons"]:
+        if lesson["status"] == "missing":
+            return f"{lesson['lesson']}: missing"
+        for task in lesson["tasks"]:
+            if not task["passed"] and lesson["status"] == "failing":
+                return f"{lesson['lesson']} task {task['number']}: {task['message'].splitlines()[0]}"
+    return ""
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="methods.py grade", description=__doc__.splitlines()[0],
+                                     epilog="Each submission is graded from a private copy of its lesson files, in "
+                                            "a process of its own with limits; see README, For instructors.")
+    parser.add_argument("submissions", type=Path, help="folder with one subfolder per student (named by id)")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="where the gradebook files go")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write a JUnit XML report there")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace existing gradebook files (each is first kept as NAME.STAMP.bak)")
+    parser.add_argument("--single", action="store_true", help="SUBMISSIONS is one student's folder (Gradescope)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N", help="grading processes (default: one per core)")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="run each submission under bubblewrap: no network, read-only files but its scratch")
+    parser.add_argument("--lesson", action="append", metavar="NAME", dest="lessons",
+                        help="grade only this lesson (repeatable; default: every lesson with a grader)")
+    parser.add_argument("--plain", action="store_true", help="plain progress counts even on a terminal")
+    grading.add_limit_options(parser)
+    args = parser.parse_args(argv)
+    root = args.submissions
+    if not root.is_dir():
+        parser.error(f"{root} is not a folder")
+    if args.jobs is not None and args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    root = root.resolve()
+    out = args.out.resolve()
+    if out == root or root in out.parents:
+        parser.error(f"--out {args.out} is inside the submissions folder, which grading never writes to")
+    if args.sandbox:
+        problem = grading.sandbox_problem()
+        if problem:
+            sys.stderr.write(f"methods.py grade: {problem}\n")
+            return 2
+    lessons = grading.lessons_with_graders()
+    if args.lessons:
+        unknown = [name for name in args.lessons if name not in lessons]
+        if unknown:
+            parser.error(f"no grader for {', '.join(unknown)}; lessons with graders: {', '.join(lessons)}")
+        lessons = [name for name in lessons if name in args.lessons]  # in course order
+    found, notes = find_submissions(root, lessons, single=args.single)
+    if not found:
+        parser.error(f"{root} holds no student folders")
+    places = outputs(out, [student for student, _folder, _why in found], args.single, args.junit)
+    clash = existing(list(places.values()))
+    if clash and not args.overwrite:
+        sys.stderr.write("methods.py grade: nothing graded: these files exist already: "
+                         + ", ".join(str(path) for path in clash[:5]) + (" ..." if len(clash) > 5 else "")
+                         + ". Choose another --out, or add --overwrite (each is kept as NAME.STAMP.bak first).\n")
+        return 2
+    limits = grading.limits_from(parser, args)
+    before = integrity.current()
+    # A student whose lesson files were not found is graded from the folder itself: every
+    # lesson is then "missing", with the grader's tasks, so every row has the same maximum.
+    where = {student: folder or (root if args.single else root / student) for student, folder, _why in found}
+    submissions = [grading.Submission(student, where[student], _relative(where[student], root.parent))
+                   for student, _folder, _why in found]
+    progress = Progress(len(found), args.plain)
+    started = time.perf_counter()
+    try:
+        results = grading.grade_submissions(submissions, lessons, limits, workers=args.jobs, sandbox=args.sandbox,
+                                            progress=progress)
+    except grading.HarnessError as error:
+        sys.stderr.write(f"methods.py grade: {error}\n")
+        return 2
+    finally:
+        progress.close()
+    elapsed = time.perf_counter() - started
+    students = []
+    for student, folder, why in found:
+        records = [grading.summarize(result, where[student]) for result in results[student]]
+        students.append(student_record(student, root, folder, why, records))
+    book = gradebook(students, lessons, limits, args.sandbox, elapsed, root)
+    from labtools import gradescope
+    files = {places["csv"]: csv_text(book), places["json"]: json.dumps(book, indent=1, ensure_ascii=False) + "\n"}
+    for student in students:
+        files[places[f"gradescope:{student['student']}"]] = json.dumps(
+            gradescope.results(student, book), indent=1, ensure_ascii=False) + "\n"
+    if "junit" in places:
+        files[places["junit"]] = junit_xml(book)
+    backups = write_files(files, overwrite=args.overwrite)
+    wrote = [str(places["csv"]), str(places["json"])]
+    wrote.append(str(places[f"gradescope:{found[0][0]}"]) if args.single
+                 else f"{out / 'gradescope'}/ID/results.json ({len(students)} of them)")
+    if "junit" in places:
+        wrote.append(str(places["junit"]))
+    after = integrity.current()
+    if after != before:
+        notes.append("WARNING: grading files changed while grading (" + ", ".join(
+            sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name)))
+            + "): a submission may have written into the checkout. Restore them, then grade again with --sandbox.")
+    sys.stdout.write(summary(book, wrote + backups, notes))
+    warnings = integrity.warnings()
+    if warnings:
+        sys.stdout.write("\n".join(warnings) + "\n")
+    return 0

@@ -1,0 +1,178 @@
+"""Gradescope: its `results.json` for one student, and the autograder zip (`dev gradescope`).
+
+Gradescope's autograder specification (gradescope-autograders.readthedocs.io, "Autograder
+Specifications"): the zip holds `setup.sh` (run once, as root, when the image is built) and an
+executable `run_autograder` at its root; it is unpacked into /autograder/source, the student's
+files arrive in /autograder/submission, and run_autograder must leave
+/autograder/results/results.json. FIELDS below is that file's documented format; validate()
+checks a results dict against it. Each task is one Gradescope test worth one point.
+
+    python3 -B methods.py dev gradescope [--out FILE] [--overwrite]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import zipfile
+from pathlib import Path
+
+from labtools import course
+
+VISIBILITY = ("hidden", "after_due_date", "after_published", "visible")
+FORMATS = ("text", "html", "simple_format", "md", "ansi")
+STATUS = ("passed", "failed")
+NUMBER = (int, float)
+# The documented fields: name -> allowed types (a tuple of values means one of those strings).
+FIELDS = {
+    "score": NUMBER, "execution_time": NUMBER, "output": str, "output_format": FORMATS,
+    "test_output_format": FORMATS, "test_name_format": FORMATS, "visibility": VISIBILITY,
+    "stdout_visibility": VISIBILITY, "extra_data": dict, "tests": list, "leaderboard": list,
+}
+TEST_FIELDS = {
+    "score": NUMBER, "max_score": NUMBER, "status": STATUS, "name": str, "name_format": FORMATS,
+    "number": str, "output": str, "output_format": FORMATS, "tags": list, "visibility": VISIBILITY,
+    "extra_data": dict,
+}
+
+
+def _problems(record: dict, fields: dict, where: str) -> list[str]:
+    found = []
+    for key, value in record.items():
+        if key not in fields:
+            found.append(f"{where}: {key!r} is not a documented field")
+            continue
+        allowed = fields[key]
+        if isinstance(allowed, tuple) and allowed and isinstance(allowed[0], str):
+            if value not in allowed:
+                found.append(f"{where}: {key} is {value!r}, not one of {', '.join(allowed)}")
+        elif isinstance(value, bool) or not isinstance(value, allowed):
+            found.append(f"{where}: {key} is {type(value).__name__}, expected "
+                         f"{' or '.join(t.__name__ for t in (allowed if isinstance(allowed, tuple) else (allowed,)))}")
+    return found
+
+
+def validate(results: dict) -> list[str]:
+    """Everything in `results` that Gradescope's documented format does not allow (empty: valid)."""
+    if not isinstance(results, dict):
+        return [f"results must be a JSON object, got {type(results).__name__}"]
+    found = _problems(results, FIELDS, "results")
+    tests = results.get("tests", [])
+    if "score" not in results and (not tests or any(not isinstance(t, dict) or "score" not in t for t in tests)):
+        found.append("results: a top-level score is required unless every test has one")
+    for index, test in enumerate(tests if isinstance(tests, list) else []):
+        where = f"tests[{index}]"
+        if not isinstance(test, dict):
+            found.append(f"{where}: must be an object")
+            continue
+        found += _problems(test, TEST_FIELDS, where)
+        if isinstance(test.get("tags", []), list) and not all(isinstance(tag, str) for tag in test.get("tags", [])):
+            found.append(f"{where}: tags must be strings")
+        score, top = test.get("score"), test.get("max_score")
+        if isinstance(score, NUMBER) and isinstance(top, NUMBER) and not 0 <= score <= top:
+            found.append(f"{where}: score {score} is not between 0 and max_score {top}")
+    return found
+
+
+def results(student: dict, book: dict) -> dict:
+    """One student's gradebook entry (labtools.gradebook) as Gradescope's results.json."""
+    tests = []
+    for lesson in student["lessons"]:
+        for task in lesson["tasks"]:
+            if task["passed"]:
+                output = "passed"
+            elif lesson["status"] in ("missing", "error"):
+                output = lesson["error"]
+            else:
+                output = task["message"] or "failed"
+            tests.append({"name": f"{lesson['number']} {lesson['lesson']}, task {task['number']}: {task['title']} "
+                                  f"({task['name']})",
+                          "number": f"{int(lesson['number'])}.{task['number']}",
+                          "score": 1.0 if task["passed"] else 0.0, "max_score": 1.0,
+                          "status": "passed" if task["passed"] else "failed",
+                          "output": output, "output_format": "text", "tags": [lesson["lesson"]],
+                          "visibility": "visible"})
+    lines = [f"{student['score']} of {student['max_score']} tasks pass ({student['status']})."]
+    lines += [f"- {error}" for error in student["errors"]]
+    if book.get("graders_changed"):
+        lines.append("Warning: these grading files differ from the course's manifest: "
+                     + ", ".join(row["file"] for row in book["graders_changed"]))
+    return {"score": float(student["score"]), "execution_time": int(round(book["grading_seconds"])),
+            "output": "\n".join(lines), "output_format": "text", "visibility": "visible",
+            "stdout_visibility": "hidden", "tests": tests,
+            "extra_data": {"lab_commit": book["lab_commit"], "grader_manifest_sha256": book["grader_manifest_sha256"],
+                           "python": book["python"], "status": student["status"]}}
+
+
+# ------------------------------------------------------------------ the autograder zip
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, while it builds the autograder image.
+set -euo pipefail
+if ! command -v python3 >/dev/null || ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+    apt-get install -y python3
+fi
+python3 -c 'import sys; assert sys.version_info >= (3, 10), "Context Lab needs Python 3.10 or newer"'
+"""
+
+RUN = """#!/usr/bin/env bash
+# Gradescope runs this for every submission. The lab is in $ROOT/source (this zip), the
+# student's files in $ROOT/submission; results.json must end up in $ROOT/results.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+cd "$ROOT/source"
+exec python3 -B methods.py grade "$ROOT/submission" --single --out "$ROOT/results" --overwrite
+"""
+
+# What the autograder needs of the lab: the command line, the lesson modules the graders
+# import, and the graders. No solutions, exercises, notebooks or other tests.
+INCLUDE = ("methods.py", "pyproject.toml", "labtools/*.py", "modules/**/*.py", "tests/graders/*.py",
+           "tests/graders/SHA256SUMS")
+
+
+def files() -> list[str]:
+    found = set()
+    for pattern in INCLUDE:
+        found.update(path.relative_to(course.ROOT).as_posix() for path in course.ROOT.glob(pattern)
+                     if path.is_file() and "__pycache__" not in path.parts)
+    return sorted(found)
+
+
+def autograder_zip() -> bytes:
+    """The zip Gradescope takes: setup.sh and run_autograder at its root, the lab beside them.
+    The same bytes for the same files (fixed dates, sorted names)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        def add(name: str, data: bytes, mode: int) -> None:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = (0o100000 | mode) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+        add("setup.sh", SETUP.encode(), 0o755)
+        add("run_autograder", RUN.encode(), 0o755)
+        for name in files():
+            add(name, (course.ROOT / name).read_bytes(), 0o644)
+    return buffer.getvalue()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="methods.py dev gradescope",
+                                     description="Build the Gradescope autograder zip (setup.sh, run_autograder, the lab).")
+    parser.add_argument("--out", type=Path, default=Path("context-lab-autograder.zip"), metavar="FILE",
+                        help="where to write it (default: context-lab-autograder.zip here)")
+    parser.add_argument("--overwrite", action="store_true", help="replace FILE (it is first kept as FILE.STAMP.bak)")
+    args = parser.parse_args(argv)
+    from labtools import gradebook
+    data = autograder_zip()
+    try:
+        kept = gradebook.write_files({args.out: data}, overwrite=args.overwrite)
+    except FileExistsError:
+        sys.stderr.write(f"methods.py dev gradescope: {args.out} exists; add --overwrite "
+                         f"(it is kept as {args.out.name}.STAMP.bak first)\n")
+        return 2
+    for line in kept:
+        print(line)
+    print(f"wrote {args.out} ({len(data):,} bytes, {len(files())} lab files): upload it as the assignment's "
+          f"autograder (Configure Autograder, zip file upload)")
+    return 0
