@@ -1,5 +1,4 @@
-# TODO: replace every `raise NotImplementedError` and every `= None` answer below, then run: python3 -B methods.py check memory
-# (generated from solutions/memory.py; `python3 -B methods.py reset memory` restores this stub)
+# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check memory
 """Lesson 13 exercises: memory is data, with every obligation data has.
 
 Task 1  withhold_reason        the memory gate: whose, which permission, still kept, still true
