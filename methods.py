@@ -40,7 +40,8 @@ def overview() -> str:
     lines += ["", "Workflow:"]
     lines += [f"  {name:<15} {about}" for name, (about, _target) in WORKFLOW.items()]
     lines += ["", f"Start with: {RUN} context, then {RUN} check context"]
-    return "\n".join(lines) + "\n"
+    from labtools.render import fit
+    return fit("\n".join(lines), hang=18) + "\n"  # a long description wraps under its own column
 
 
 def lesson_parser(name: str):

@@ -219,12 +219,12 @@ def render_plain(view: dict) -> str:
     if len(view["rows"]) > 1:
         lines += ["", f"Course: {view['summary']}"]
     lines += [""] + view["next"] + view["warnings"]
-    return "\n".join(lines) + "\n"
+    from labtools.render import fit
+    return fit("\n".join(lines)) + "\n"
 
 
 def render_rich(view: dict, console=None) -> None:
     from rich.console import Console
-    from rich.progress_bar import ProgressBar
     from rich.table import Table
     from rich.text import Text  # Text, so '[...]' in a message is never read as markup
 
@@ -236,9 +236,10 @@ def render_rich(view: dict, console=None) -> None:
     for row in view["rows"]:
         done, total = row["done"], row["total"]
         style = "green" if total and done == total else ("yellow" if row["note"] == "<- next" else "")
+        # The plain bar's glyphs ('#' done, '-' to do), coloured: done and not done differ by
+        # shape as well as colour, so NO_COLOR and colour-blind readers see the same thing.
         table.add_row(row["number"], Text(row["lesson"], style=style),
-                      ProgressBar(total=max(total, 1), completed=done, width=24, style="bright_black",
-                                  complete_style="yellow", finished_style="green"),
+                      Text(_bar(done, total), style="green" if total and done == total else "yellow"),
                       f"{done}/{total}" if total else "?/?", Text(row["note"], style=style))
     console.print(table)
     if len(view["rows"]) > 1:
@@ -411,5 +412,6 @@ def hint(argv: list[str]) -> int:
         lines.append(f"That was the last hint. The reference answer is in solutions/{lesson}.py, "
                      f"when you are ready to compare.")
     lines.append(f"Then check your answer: {RUN} check {lesson}")
-    write("\n".join(lines) + "\n")
+    from labtools.render import fit
+    write(fit("\n".join(lines)) + "\n")
     return 0

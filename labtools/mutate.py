@@ -45,12 +45,11 @@ import threading
 import time
 from dataclasses import dataclass
 
-from labtools import course
+from labtools import course, stubgen
 
 RUNNER = course.GRADERS / "run.py"
 TARGET = 0.90
 LIMIT_SECONDS = 5.0  # per mutant: a reference grades in well under a second, a mutant may loop forever
-MARKERS = ("# BEGIN SOLUTION", "# END SOLUTION")
 
 
 # ------------------------------------------------------------------ grading many versions in one process
@@ -153,27 +152,17 @@ def grade_checked(lesson: str, items: list[tuple], reference: tuple[str, str], s
     changed state shared with the ones after it: regrade them apart).
     """
     jobs = max(1, min(jobs, len(items) or 1))
-    chunks = [items[start::jobs] for start in range(jobs)]
-    outcomes: list[list[dict]] = [[] for _ in chunks]
-
-    def grade(index: int) -> None:
-        whole = (*reference[:2], {"first_failure": False})  # the reference always runs every test
-        outcomes[index] = _grade_chunk(lesson, [whole] + chunks[index] + [whole], seconds, first_failure)
-
-    threads = [threading.Thread(target=grade, args=(index,)) for index in range(jobs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    whole = (*reference[:2], {"first_failure": False})  # the reference always runs every test
+    # grade_sources deals item i to worker i % jobs, in order: with `jobs` references before the
+    # items and `jobs` after them, every worker grades one reference first and one last.
+    results = grade_sources(lesson, [whole] * jobs + list(items) + [whole] * jobs, seconds, jobs, first_failure)
+    firsts, lasts = results[:jobs], results[len(results) - jobs:]
     status = "ok"
-    if any(rejected(outcome[0]) for outcome in outcomes):
+    if any(rejected(outcome) for outcome in firsts):
         status = "reference fails"
-    elif any(rejected(outcome[-1]) for outcome in outcomes):
+    elif any(rejected(outcome) for outcome in lasts):
         status = "polluted"
-    merged: list[dict] = [{}] * len(items)
-    for start, outcome in enumerate(outcomes):
-        merged[start::jobs] = outcome[1:-1]
-    return merged, status, outcomes[0][0]
+    return results[jobs:len(results) - jobs], status, firsts[0]
 
 
 def rejected(outcome: dict, task: int | None = None) -> bool:
@@ -229,15 +218,8 @@ _TOKEN = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 
 
 def answer_lines(text: str) -> list[tuple[int, int]]:
-    """(first, last) line numbers strictly inside each answer region."""
-    regions, start = [], None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip() == MARKERS[0]:
-            start = number
-        elif line.strip() == MARKERS[1] and start is not None:
-            regions.append((start + 1, number - 1))
-            start = None
-    return regions
+    """(first, last) line numbers strictly inside each answer region (ValueError on unbalanced markers)."""
+    return [(begin + 2, end) for begin, end in stubgen.answer_regions(text)]
 
 
 class _Text:
@@ -288,111 +270,146 @@ def _inside(node: ast.AST, kinds, parents: dict) -> bool:
     return False
 
 
-def _edits(node: ast.AST, index: int, text: _Text, parents: dict):
-    """Yield (kind, apply(copied node, its parent) -> None, [(start, end, replacement), ...]) for one node.
+# One function per node type: each yields (kind, apply(copied node, its parent) -> None,
+# [text edit, ...]) for one node. A text edit is (start, end, replacement), or a list of them
+# applied together (`a and b and c`); they are tried in order, and the first whose parse equals
+# the mutated tree is used. _EDITS maps a node's type to its functions, in order; a statement
+# of any other type is deleted (replaced by `pass`).
 
-    The text edits are tried in order; the first whose parse equals the mutated tree is used.
-    """
-    source = text.text
-    if isinstance(node, ast.Compare):
-        left = [node.left, *node.comparators]
-        for position, op in enumerate(node.ops):
-            new = _COMPARE.get(type(op))
-            if new is None:
-                continue
-            a, b = text.span(left[position])[1], text.span(left[position + 1])[0]
-            gap = source[a:b].replace(_TOKEN[type(op)], _TOKEN[new], 1)
+def _compare(node: ast.Compare, text: _Text, parents: dict):
+    left = [node.left, *node.comparators]
+    for position, op in enumerate(node.ops):
+        new = _COMPARE.get(type(op))
+        if new is None:
+            continue
+        a, b = text.span(left[position])[1], text.span(left[position + 1])[0]
+        gap = text.text[a:b].replace(_TOKEN[type(op)], _TOKEN[new], 1)
 
-            def apply(copied, parent, position=position, new=new):
-                copied.ops[position] = new()
-            yield "compare", apply, [(a, b, gap)]
-    elif isinstance(node, (ast.BinOp, ast.AugAssign)):
-        new = _ARITH.get(type(node.op))
-        if new is not None:
-            if isinstance(node, ast.BinOp):
-                a, b = text.span(node.left)[1], text.span(node.right)[0]
-            else:
-                a, b = text.span(node.target)[1], text.span(node.value)[0]
-            gap = source[a:b].replace(_TOKEN[type(node.op)], _TOKEN[new], 1)
+        def apply(copied, parent, position=position, new=new):
+            copied.ops[position] = new()
+        yield "compare", apply, [(a, b, gap)]
 
-            def apply(copied, parent, new=new):
-                copied.op = new()
-            yield "arith", apply, [(a, b, gap)]
-    elif isinstance(node, ast.BoolOp):
-        new = ast.Or if isinstance(node.op, ast.And) else ast.And
-        edits = []
-        for first, second in zip(node.values, node.values[1:]):
-            a, b = text.span(first)[1], text.span(second)[0]
-            edits.append((a, b, source[a:b].replace(_TOKEN[type(node.op)], _TOKEN[new], 1)))
 
-        def apply(copied, parent, new=new):
-            copied.op = new()
-        yield "logic", apply, [edits]
-    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        a, b = text.span(node)
-        operand = source.__getitem__(slice(*text.span(node.operand)))
+def _arith(node: ast.BinOp | ast.AugAssign, text: _Text, parents: dict):
+    new = _ARITH.get(type(node.op))
+    if new is None:
+        return
+    if isinstance(node, ast.BinOp):
+        a, b = text.span(node.left)[1], text.span(node.right)[0]
+    else:
+        a, b = text.span(node.target)[1], text.span(node.value)[0]
+    gap = text.text[a:b].replace(_TOKEN[type(node.op)], _TOKEN[new], 1)
 
-        def apply(copied, parent):
-            _replace_child(parent, copied, copied.operand)
-        yield "logic", apply, [(a, b, operand), (a, b, f"({operand})")]
-    elif isinstance(node, ast.Constant):
-        if _inside(node, (ast.Raise, ast.JoinedStr), parents) or isinstance(parents.get(node), ast.Expr):
-            return  # error messages and docstrings
-        a, b = text.span(node)
-        if isinstance(node.value, bool):
-            values = [not node.value]
-        elif isinstance(node.value, int):
-            values = [node.value + 1, node.value - 1]
-        elif isinstance(node.value, float):
-            values = [node.value + 1.0, node.value - 1.0]
-        elif isinstance(node.value, str) and not any(c.isspace() for c in node.value):
-            values = ["XX" + node.value + "XX"]  # a key, label or token; prose is not graded word by word
-        else:
-            values = []
-        for value in values:
-            def apply(copied, parent, value=value):
-                copied.value = value
-            shown = repr(value)
-            yield "constant", apply, [(a, b, shown), (a, b, f"({shown})")]
-    elif isinstance(node, ast.Slice):
-        for field in ("lower", "upper"):
-            bound = getattr(node, field)
-            if bound is None or isinstance(bound, ast.Constant):
-                continue  # constants already move by one on their own
-            a, b = text.span(bound)
-            for op, sign in ((ast.Add, "+"), (ast.Sub, "-")):
-                def apply(copied, parent, field=field, op=op):
-                    setattr(copied, field, ast.BinOp(getattr(copied, field), op(), ast.Constant(1)))
-                yield "slice", apply, [(a, b, f"{source[a:b]} {sign} 1"), (a, b, f"({source[a:b]}) {sign} 1")]
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SWAPS:
-        a, b = text.span(node.func)
-        new_name = _SWAPS[node.func.id]
+    def apply(copied, parent, new=new):
+        copied.op = new()
+    yield "arith", apply, [(a, b, gap)]
 
-        def apply(copied, parent, new_name=new_name):
-            copied.func.id = new_name
-        yield "call", apply, [(a, b, new_name)]
-    elif isinstance(node, (ast.Continue, ast.Break)):
-        a, b = text.span(node)
-        new = ast.Break if isinstance(node, ast.Continue) else ast.Continue
 
-        def apply(copied, parent, new=new):
-            _replace_child(parent, copied, new())
-        yield "flow", apply, [(a, b, "break" if new is ast.Break else "continue")]
-    if isinstance(node, ast.Return):
-        if node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None):
-            a, b = text.span(node)
+def _logic(node: ast.BoolOp, text: _Text, parents: dict):
+    new = ast.Or if isinstance(node.op, ast.And) else ast.And
+    edits = []
+    for first, second in zip(node.values, node.values[1:]):
+        a, b = text.span(first)[1], text.span(second)[0]
+        edits.append((a, b, text.text[a:b].replace(_TOKEN[type(node.op)], _TOKEN[new], 1)))
 
-            def apply(copied, parent):
-                copied.value = ast.Constant(None)
-            yield "return", apply, [(a, b, "return None")]
-    elif isinstance(node, ast.stmt) and not isinstance(node, (ast.Pass, ast.Continue, ast.Break)):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            return  # a docstring or a bare constant
-        a, b = text.span(node)
+    def apply(copied, parent, new=new):
+        copied.op = new()
+    yield "logic", apply, [edits]
 
-        def apply(copied, parent):
-            _replace_child(parent, copied, ast.Pass())
-        yield "delete", apply, [(a, b, "pass")]
+
+def _not(node: ast.UnaryOp, text: _Text, parents: dict):
+    if not isinstance(node.op, ast.Not):
+        return
+    a, b = text.span(node)
+    operand = text.text.__getitem__(slice(*text.span(node.operand)))
+
+    def apply(copied, parent):
+        _replace_child(parent, copied, copied.operand)
+    yield "logic", apply, [(a, b, operand), (a, b, f"({operand})")]
+
+
+def _constant(node: ast.Constant, text: _Text, parents: dict):
+    if _inside(node, (ast.Raise, ast.JoinedStr), parents) or isinstance(parents.get(node), ast.Expr):
+        return  # error messages and docstrings
+    a, b = text.span(node)
+    if isinstance(node.value, bool):
+        values = [not node.value]
+    elif isinstance(node.value, int):
+        values = [node.value + 1, node.value - 1]
+    elif isinstance(node.value, float):
+        values = [node.value + 1.0, node.value - 1.0]
+    elif isinstance(node.value, str) and not any(c.isspace() for c in node.value):
+        values = ["XX" + node.value + "XX"]  # a key, label or token; prose is not graded word by word
+    else:
+        values = []
+    for value in values:
+        def apply(copied, parent, value=value):
+            copied.value = value
+        shown = repr(value)
+        yield "constant", apply, [(a, b, shown), (a, b, f"({shown})")]
+
+
+def _slice(node: ast.Slice, text: _Text, parents: dict):
+    for field in ("lower", "upper"):
+        bound = getattr(node, field)
+        if bound is None or isinstance(bound, ast.Constant):
+            continue  # constants already move by one on their own
+        a, b = text.span(bound)
+        for op, sign in ((ast.Add, "+"), (ast.Sub, "-")):
+            def apply(copied, parent, field=field, op=op):
+                setattr(copied, field, ast.BinOp(getattr(copied, field), op(), ast.Constant(1)))
+            yield "slice", apply, [(a, b, f"{text.text[a:b]} {sign} 1"), (a, b, f"({text.text[a:b]}) {sign} 1")]
+
+
+def _call(node: ast.Call, text: _Text, parents: dict):
+    if not (isinstance(node.func, ast.Name) and node.func.id in _SWAPS):
+        return
+    a, b = text.span(node.func)
+    new_name = _SWAPS[node.func.id]
+
+    def apply(copied, parent, new_name=new_name):
+        copied.func.id = new_name
+    yield "call", apply, [(a, b, new_name)]
+
+
+def _flow(node: ast.Continue | ast.Break, text: _Text, parents: dict):
+    a, b = text.span(node)
+    new = ast.Break if isinstance(node, ast.Continue) else ast.Continue
+
+    def apply(copied, parent, new=new):
+        _replace_child(parent, copied, new())
+    yield "flow", apply, [(a, b, "break" if new is ast.Break else "continue")]
+
+
+def _return(node: ast.Return, text: _Text, parents: dict):
+    if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
+        return
+    a, b = text.span(node)
+
+    def apply(copied, parent):
+        copied.value = ast.Constant(None)
+    yield "return", apply, [(a, b, "return None")]
+
+
+def _delete(node: ast.stmt, text: _Text, parents: dict):
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return  # a docstring or a bare constant
+    a, b = text.span(node)
+
+    def apply(copied, parent):
+        _replace_child(parent, copied, ast.Pass())
+    yield "delete", apply, [(a, b, "pass")]
+
+
+_EDITS = {ast.Compare: (_compare,), ast.BinOp: (_arith,), ast.AugAssign: (_arith, _delete), ast.BoolOp: (_logic,),
+          ast.UnaryOp: (_not,), ast.Constant: (_constant,), ast.Slice: (_slice,), ast.Call: (_call,),
+          ast.Continue: (_flow,), ast.Break: (_flow,), ast.Return: (_return,), ast.Pass: ()}
+
+
+def _edits(node: ast.AST, text: _Text, parents: dict):
+    """Every edit of one node, in order: its type's entry in _EDITS; a statement of another type is deleted."""
+    for edit in _EDITS.get(type(node), (_delete,) if isinstance(node, ast.stmt) else ()):
+        yield from edit(node, text, parents)
 
 
 def _replace_child(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
@@ -504,7 +521,7 @@ def mutants(lesson: str, text: str | None = None) -> list[Mutant]:
             if not hasattr(node, "lineno") or not any(first <= node.lineno and node.end_lineno <= last
                                                       for first, last in regions):
                 continue
-            for kind, apply, choices in _edits(node, index, positions, parents):
+            for kind, apply, choices in _edits(node, positions, parents):
                 made = (_small_check(text, positions, node, parents, apply, choices)
                         or _top_level_check(text, positions, tree, top, index, apply, choices))
                 source, start, end, reprinted = made
@@ -542,7 +559,10 @@ def run(lesson: str, jobs: int = 1) -> dict:
     """Grade every mutant of one lesson (in `jobs` worker processes); return a JSON-ready report."""
     started = time.perf_counter()
     text = (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8")
-    made = mutants(lesson, text)
+    try:
+        made = mutants(lesson, text)
+    except ValueError as error:  # unbalanced answer markers
+        return {"lesson": lesson, "error": f"solutions/{lesson}.py: {error}; fix the answer markers"}
     shown_path = str(course.SOLUTIONS / f"{lesson}.py")
     # The reference goes first and last: it must pass in the fresh process and still pass after
     # every mutant, or some mutant left shared state changed and the verdicts in between are void.

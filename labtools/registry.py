@@ -43,7 +43,7 @@ COURSE = [
     ("context", "retrieval succeeded, the packet failed: one question at quote budgets 80, 120, 400",
      [(("--budget",), dict(dest="budgets", type=_number(minimum=None), action="append", metavar="N",
                            help="max_quote_chars to run (repeatable); replaces 80, 120 and 400"))]),
-    ("budget", "keep the units explicit: skip vs truncate, the window equation, top-k overflow", []),
+    ("budget", "keep the units explicit: skip vs truncate, the window, top-k overflow, coverage", []),
     ("dedupe", "remove redundancy without merging identities: ids, text, canonical documents, overlaps", []),
     ("versions", "surface version conflicts instead of guessing which record is fresh",
      [(("--as-of",), dict(dest="as_of", metavar="YYYY-MM-DD",

@@ -38,6 +38,27 @@ def wrap(paragraph: str, width: int = WRAP) -> str:
     return "\n".join(lines)
 
 
+def fit(text: str, width: int = WRAP, hang: int | None = None) -> str:
+    """Every line of `text` within `width` columns. A longer line breaks at its last space
+    that fits (what comes before is kept as written, columns included); the rest wraps on
+    lines indented `hang` spaces (default: four past the line's own indent), so a wrapped
+    message still reads as one item. A word longer than the width keeps its own line."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        cut = line.rfind(" ", indent + 1, width + 1)
+        if cut <= indent:
+            out.append(line)
+            continue
+        margin = " " * (indent + 4 if hang is None else hang)
+        out.append(line[:cut].rstrip())
+        out += [margin + piece for piece in wrap(line[cut:].strip(), width - len(margin)).split("\n")]
+    return "\n".join(out)
+
+
 def _cell(value) -> str:
     if value is None:
         return "-"

@@ -47,38 +47,46 @@ def _quiz_lines(region: list[str], first_line: int) -> list[str]:
     return [f"{name} = None  # TODO: your answer" for name in names]
 
 
+def answer_regions(text: str) -> list[tuple[int, int]]:
+    """(begin, end) line indexes, from 0, of each answer region's two marker lines, in order.
+
+    Raises ValueError naming the line for a region opened inside another, an end without a
+    begin, a region never closed, or a file with no region at all."""
+    regions, start = [], None
+    for index, line in enumerate(text.splitlines()):
+        marker = line.strip()
+        if marker == BEGIN:
+            if start is not None:
+                raise ValueError(f"line {index + 1}: {BEGIN} inside another answer region (opened at line {start + 1})")
+            start = index
+        elif marker == END:
+            if start is None:
+                raise ValueError(f"line {index + 1}: {END} without a matching {BEGIN}")
+            regions.append((start, index))
+            start = None
+    if start is not None:
+        raise ValueError(f"line {start + 1}: {BEGIN} is never closed by {END}")
+    if not regions:
+        raise ValueError("the solution file has no answer region (# BEGIN SOLUTION ... # END SOLUTION)")
+    return regions
+
+
 def make_stub(solution_text: str, lesson: str) -> str:
     """Return the exercise file for `solution_text`; raise ValueError on unbalanced markers."""
     lines = solution_text.splitlines()
     out = header(lesson)
-    region_start, region = None, []
-    for index, line in enumerate(lines):
-        marker = line.strip()
-        if marker == BEGIN:
-            if region_start is not None:
-                raise ValueError(f"line {index + 1}: {BEGIN} inside another answer region (opened at line {region_start + 1})")
-            region_start, region = index, []
-            continue
-        if marker == END:
-            if region_start is None:
-                raise ValueError(f"line {index + 1}: {END} without a matching {BEGIN}")
-            indent = len(lines[region_start]) - len(lines[region_start].lstrip())
-            if indent:
-                name = _enclosing_function(lines, region_start, indent)
-                out.append(" " * indent + f'raise NotImplementedError("{name}: write your answer here, '
-                                          f'then run: python3 -B methods.py check {lesson}")')
-            else:
-                out.extend(_quiz_lines(region, region_start + 2))
-            region_start = None
-            continue
-        if region_start is None:
-            out.append(line)
+    after = 0  # the first line not yet copied
+    for begin, end in answer_regions(solution_text):
+        out.extend(lines[after:begin])
+        indent = len(lines[begin]) - len(lines[begin].lstrip())
+        if indent:
+            name = _enclosing_function(lines, begin, indent)
+            out.append(" " * indent + f'raise NotImplementedError("{name}: write your answer here, '
+                                      f'then run: python3 -B methods.py check {lesson}")')
         else:
-            region.append(line)
-    if region_start is not None:
-        raise ValueError(f"line {region_start + 1}: {BEGIN} is never closed by {END}")
-    if not any(line.strip() == BEGIN for line in lines):
-        raise ValueError("the solution file has no answer region (# BEGIN SOLUTION ... # END SOLUTION)")
+            out.extend(_quiz_lines(lines[begin + 1:end], begin + 2))
+        after = end + 1
+    out.extend(lines[after:])
     return "\n".join(out) + "\n"
 
 

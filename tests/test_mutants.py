@@ -5,10 +5,12 @@
 
 import ast
 import functools
+import hashlib
+import json
 
 import pytest
 
-from labtools import course, dev, mutate
+from labtools import course, dev, mutate, stubgen
 
 LESSONS = course.lessons()
 
@@ -219,3 +221,173 @@ def test_the_benchmark_still_runs_on_small_inputs():
         for count in range(12):
             assert bench.insert_loop_reorder(list(range(count))) == reorder_lost_in_middle(list(range(count)))
     assert bench.insert_loop_reorder(list(range(10))) == [0, 2, 4, 6, 8, 9, 7, 5, 3, 1]
+
+
+RICH_SAMPLE = '''"""Every kind of edit, and the places no edit may touch."""
+
+LIMIT = 3  # outside any answer region: never mutated
+
+
+def walk(items, budget, flags=(), label="café"):
+    """Docstrings are prose: never mutated."""
+    # BEGIN SOLUTION
+    used, kept, seen = 0, [], set()
+    total = sum(items) % 7 // 2 ** 1 & 5 | 6 ^ 1 << 2 >> 1
+    for index, item in enumerate(items[index_of(items):len(items) - 1]):
+        if item is None or item is not item or not flags and item in seen:
+            continue
+        if used + item > budget and used - item >= 0 or item != 0.5 and item == -1:
+            break
+        if item not in seen and label == "café" and len(label) < 10 <= 20:
+            seen.add(item); kept.append(item)
+        used += item
+        used -= 1.5
+        used *= 1
+        used /= 2
+        used //= 1
+    while used > LIMIT and any(kept) and all(kept):
+        used = min(used, max(kept)) - True + False
+    if not kept:
+        raise ValueError(f"no item fits {budget} (label {label})")
+    assert kept, "at least one item is kept"
+    "a bare string"
+    pass
+    return kept[used:used + 2], {"key": kept[-1]}, [x for x in kept if x], lambda y: y * 2
+    # END SOLUTION
+
+
+def index_of(items):
+    # BEGIN SOLUTION
+    try:
+        return items.index(max(items))
+    except ValueError:
+        return None
+    # END SOLUTION
+
+
+class Box:
+    def size(self):
+        # BEGIN SOLUTION
+        return len(self.__dict__) + 1
+        # END SOLUTION
+
+
+# BEGIN SOLUTION
+QUIZ = "b"
+SCORE = 0.25
+ON = True
+# END SOLUTION
+'''
+
+
+def _mutant_digest(made) -> str:
+    # (line, where, kind, before, after) of every mutant in order, and its file unless reprinted
+    # (ast.unparse may spell a file differently on another Python version).
+    rows = [(m.line, m.where, m.kind, m.before, m.after,
+             "" if m.after == "(whole file reprinted)" else hashlib.sha256(m.source.encode()).hexdigest())
+            for m in made]
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+
+def test_the_edit_table_makes_the_mutants_the_if_chain_made():
+    # Pinned from the mutation pass before its edits became a table keyed by node type: the
+    # same mutants, in the same order, of a file that holds every kind of edit (and 8 mutants
+    # that need the whole file reprinted).
+    made = mutate.mutants("sample", RICH_SAMPLE)
+    assert len(made) == 136 and sum(m.after == "(whole file reprinted)" for m in made) == 8
+    assert {m.kind for m in made} == {"compare", "arith", "logic", "constant", "slice", "call", "flow", "return",
+                                      "delete"}
+    assert _mutant_digest(made) == "67570cfe5b39e7e27cda8b1cfbe28330a7975ea27f8609ec87c0c262fc9733f0"
+
+
+# solutions/NAME.py (SHA-256) -> the digest of its mutants, pinned from the if-chain version.
+PINNED_MUTANTS = {
+    "context": ("2a1f637e1a6aa38da81f5a6fbb98a8009eeeb8ab5b877cfc1f9a8ffb5207385a",
+        "3f1ff0995eea0f433a1d7a83704fafdba99d838c50a0db70a61487cc57c86bb0"),
+    "budget": ("06e9606daab0766c38ffc1da8e95639189e16357d9b6853e36ee42876346a637",
+        "4aec0ce2a225bb53f35d6360e9c77b94bc9ade3adabc73ed4e3187e9390026c8"),
+    "dedupe": ("1974a18d56425ae5e90cad133ad879ca0d5fcab2707a00368016907ab4b00d82",
+        "43cdc93241b8afdf28cc449ab70729d557624252b52b0f739b4bbac253f61b02"),
+    "versions": ("d54d50a3670243b201be4e2516e08c4f46ebefa2fe5a2d23b02de33d08f1ccfc",
+        "547cb92a6101c078a6d7bf955765ac34a0a25969b6009b4f427d87b61775e7fb"),
+    "order": ("742aa3de531be35cbb29cd3e77abb804a126dceab82e0ba3f6d05861e1582e09",
+        "f27e76b97d82a3df892d6b697229f7fc7d71f96311f1597dab7115f974abbf07"),
+    "packet": ("4c25bc0b1b1771e5614bd01baedba20935373d096c08f02c1bc6e73e3055da38",
+        "0b630f9a2b07588395a1a16674cf9dd29f0e617cca90f686d763ca6f42b02ef2"),
+    "hybrid": ("d16d205fe540feb9646e922e3886c93b1beb16bac17aea7d9f295ef49ffea912",
+        "d43170b4140faa096080ccd883cc14a83fcba3263f8c48ce300afb595c2cb704"),
+    "eligibility": ("fff2d2d371f5280435a6c8cfb4c32d6eab50b9c29e420ffcb5770d2e281503ec",
+        "fca0108d80d5c976589cc5d333486e6d3d5d970d3338a2c2e86740ec80482f2c"),
+    "grounding": ("690d882c17ab66011d422e9dc7011d56cc3d9e2983ebc21541a83ac32752d1d1",
+        "9018c236cd39ba9d5d196684161057b61fd162156fc27ce0e97162a14a814ef9"),
+    "answer": ("629bacd2372b188138597ef43527366c3c4946c329955b9e0b05cd326263f559",
+        "c7757b54940d2793c130449c95e8d4dc5bf701df5215519f3e6630f07270bb19"),
+    "practice": ("6be2d9b59feaad97e9a6fecd995d7ad5457e78d56f94b74ee206c7ccf3a0a6e7",
+        "d5e629602bc8300e64ebfca3b7855453a585267b9df0ef71747683630ff4f54e"),
+}
+
+
+@pytest.mark.parametrize("lesson", sorted(PINNED_MUTANTS))
+def test_every_lesson_keeps_its_mutants(lesson):
+    text = (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8")
+    solution, digest = PINNED_MUTANTS[lesson]
+    if hashlib.sha256(text.encode()).hexdigest() != solution:
+        pytest.skip(f"solutions/{lesson}.py changed since its mutants were pinned (the sample above still holds)")
+    assert _mutant_digest(mutate.mutants(lesson, text)) == digest
+
+
+def test_stubgen_and_mutate_read_the_same_answer_regions():
+    regions = stubgen.answer_regions(RICH_SAMPLE)
+    assert mutate.answer_lines(RICH_SAMPLE) == [(begin + 2, end) for begin, end in regions]
+    assert len(regions) == 4
+    unclosed = RICH_SAMPLE + "# BEGIN SOLUTION\nLATE = 1\n"
+    with pytest.raises(ValueError, match="never closed"):
+        mutate.mutants("sample", unclosed)
+    with pytest.raises(ValueError, match="never closed"):
+        stubgen.make_stub(unclosed, "sample")
+
+
+def test_the_pass_reports_unbalanced_markers(tmp_path, monkeypatch):
+    (tmp_path / "context.py").write_text("# BEGIN SOLUTION\nQUIZ = 'a'\n", encoding="utf-8")
+    monkeypatch.setattr(course, "SOLUTIONS", tmp_path)
+    result = mutate.run("context")
+    assert "never closed" in result["error"] and "solutions/context.py" in result["error"], result
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+@pytest.mark.parametrize("count", [0, 1, 2, 5])
+def test_checked_grading_opens_and_closes_every_worker_with_the_reference(jobs, count, monkeypatch):
+    # grade_checked rides on grade_sources: each worker's share starts and ends with the
+    # reference (running every test), and the items keep their order and their worker.
+    chunks = []
+
+    def fake_chunk(lesson, items, seconds, first_failure):
+        chunks.append([item[1] for item in items])
+        return [{"tests": [], "source": item[1]} for item in items]
+
+    monkeypatch.setattr(mutate, "_grade_chunk", fake_chunk)
+    items = [("p", f"v{i}") for i in range(count)]
+    results, status, reference = mutate.grade_checked("demo", items, ("p", "ref"), jobs=jobs)
+    assert status == "ok" and reference["source"] == "ref"
+    assert [r["source"] for r in results] == [f"v{i}" for i in range(count)]
+    workers = max(1, min(jobs, count))
+    assert len(chunks) == workers
+    for index, chunk in enumerate(sorted(chunks, key=lambda c: c[1:2])):
+        assert chunk[0] == chunk[-1] == "ref" and len(chunk) >= 2
+        assert chunk[1:-1] == [f"v{i}" for i in range(index, count, workers)]
+
+
+def test_checked_grading_tells_a_failing_reference_from_a_polluted_one(monkeypatch):
+    def graded(fail_first, fail_last):
+        def fake_chunk(lesson, items, seconds, first_failure):
+            results = [{"tests": [{"task": 1, "passed": True}]} for _ in items]
+            if fail_first:
+                results[0] = {"error": "reference fails"}
+            if fail_last:
+                results[-1] = {"error": "reference fails after the others"}
+            return results
+        monkeypatch.setattr(mutate, "_grade_chunk", fake_chunk)
+        return mutate.grade_checked("demo", [("p", "v0"), ("p", "v1")], ("p", "ref"), jobs=2)[1]
+    assert graded(False, False) == "ok"
+    assert graded(True, False) == "reference fails"
+    assert graded(False, True) == "polluted"

@@ -8,6 +8,7 @@ course.EXERCISES and course.BACKUPS at temporary folders.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import shutil
@@ -81,7 +82,10 @@ def test_newcomer_path_from_the_overview_to_a_first_passing_task(scratch, capsys
     assert methods(FIRST, "--plain").stdout  # the lesson reads without setup
     cli.check([FIRST])
     before = capsys.readouterr().out
-    edit = next(line for line in before.splitlines() if line.startswith("Edit "))
+    lines = before.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Edit "))
+    edit = " ".join([lines[at], *(line.strip() for line in itertools.takewhile(
+        lambda line: line.startswith("    "), lines[at + 1:]))])  # a long path wraps onto indented lines
     assert edit.startswith(f"Edit {course.shown(scratch / FIRST)}.py (")  # which file and which function
     (scratch / f"{FIRST}.py").write_text(solve_first_task(FIRST), encoding="utf-8")
     cli.check([FIRST])

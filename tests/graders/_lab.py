@@ -22,6 +22,7 @@ import importlib.util
 import io
 import os
 import signal
+import re
 import sys
 import threading
 import time
@@ -44,7 +45,7 @@ class Task:
     number: int
     name: str   # the function or constant the learner writes
     title: str
-    hints: tuple[str, ...]
+    hints: tuple[str, ...] = ()  # from exercises/hints/LESSON.md, by hinted()
 
 
 class LabFailure(AssertionError):
@@ -278,6 +279,182 @@ def expect_choice(lesson: str, name: str, best: str, task: int, reread: str) -> 
     expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
     expect_true(answer == best, f"{name} = {answer!r} is not the best answer. {reread}, then try again "
                                 f"(hint: python3 -B methods.py hint {lesson} {task})")
+
+
+# ------------------------------------------------------------------ calls shown as written
+
+SHOWN_CHARS = 120  # an argument longer than this, written out, is shortened in a displayed call
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An argument passed as `value` and displayed as `text`: a name such as CANDIDATES, or a
+    summary such as "[long:150 chars, short:30 chars]" where the value itself would not read well."""
+
+    text: str
+    value: object
+
+
+def shown_value(value, limit: int = SHOWN_CHARS) -> str:
+    """An argument as a learner reads it: its repr, shortened when longer than `limit`.
+
+    A list, tuple, dict or set shows its first items and its size, `['a', 'b', ...] (12 items)`,
+    a set in sorted order (a repr in hash order would differ between runs); a function or class
+    shows its name; anything else its repr, cut to `limit` with its full length: `'xx...(152 chars)`.
+    """
+    if isinstance(value, Shown):
+        return value.text
+    kind = type(value)
+    if kind in (list, tuple, dict, set, frozenset):
+        return _shown_container(value, limit)
+    if callable(value) and isinstance(getattr(value, "__name__", None), str):
+        return value.__name__
+    text = repr(value)
+    if " at 0x" in text:  # an address differs between runs
+        return f"<{kind.__name__}>"
+    cut = f"...({len(text)} chars)"
+    return text if len(text) <= limit else text[:max(limit - len(cut), 1)] + cut
+
+
+def _shown_container(value, limit: int) -> str:
+    if not value:
+        return repr(value)
+    kind = type(value)
+    opening, closing = {list: ("[", "]"), tuple: ("(", ")"), dict: ("{", "}"), set: ("{", "}"),
+                        frozenset: ("frozenset({", "})")}[kind]
+    members = value.items() if kind is dict else _sorted(value) if kind in (set, frozenset) else value
+    room = limit - len(opening) - len(closing)
+    kept = _fitting(members, kind is dict, room)
+    if len(kept) == len(value):
+        return opening + ", ".join(kept) + ("," if kind is tuple and len(kept) == 1 else "") + closing
+    size = f" ({len(value)} item{'s' if len(value) > 1 else ''})"
+    kept = _fitting(members, kind is dict, room - len(", ...") - len(size))
+    return opening + ", ".join(kept + ["..."]) + closing + size
+
+
+def _fitting(members, pairs: bool, room: int) -> list[str]:
+    # The first members, shown, that fit in `room` characters with ", " between them; it stops
+    # at the first that does not, so a long argument costs no more than what is shown.
+    kept, used = [], -2
+    for member in members:
+        left = room - used - 2
+        if pairs:
+            key = shown_value(member[0], left)
+            text = f"{key}: {shown_value(member[1], left - len(key) - 2)}"
+        else:
+            text = shown_value(member, left)
+        if used + 2 + len(text) > room:
+            break
+        kept.append(text)
+        used += 2 + len(text)
+    return kept
+
+
+def _sorted(items) -> list:
+    try:
+        return sorted(items)
+    except TypeError:  # mixed types: by type name, then repr
+        return sorted(items, key=lambda item: (type(item).__name__, repr(item)))
+
+
+def shown_call(fn, *args, **kwargs) -> str:
+    """The call as written, from the arguments passed: `name(arg1, arg2, key=value)`."""
+    parts = [shown_value(arg) for arg in args] + [f"{key}={shown_value(arg)}" for key, arg in kwargs.items()]
+    return f"{getattr(fn, '__name__', type(fn).__name__)}({', '.join(parts)})"
+
+
+def _passed(value):
+    return value.value if isinstance(value, Shown) else value
+
+
+def call_shown(fn, *args, **kwargs):
+    """call() with the displayed call built from the arguments; returns (result, displayed call)."""
+    shown = shown_call(fn, *args, **kwargs)
+    return call(fn, *map(_passed, args), shown=shown, **{k: _passed(v) for k, v in kwargs.items()}), shown
+
+
+_UNSET = object()
+
+
+def expect_call(fn, *args, want=_UNSET, raises=None, why: str = "", **kwargs):
+    """Call the learner's function and compare its result with `want` as expect() does (or, with
+    raises=ValueError or a tuple of errors, require that error as expect_error() does); the
+    message shows the call built from the arguments (see shown_value; wrap an argument in
+    Shown(text, value) to show it as text). Returns the result (None with raises)."""
+    if (want is _UNSET) == (raises is None):
+        raise TypeError("expect_call needs exactly one of want=... and raises=...")
+    shown = shown_call(fn, *args, **kwargs)
+    values, named = [_passed(arg) for arg in args], {key: _passed(arg) for key, arg in kwargs.items()}
+    if raises is not None:
+        expect_error(raises, fn, *values, shown=shown, why=why, **named)
+        return None
+    got = call(fn, *values, shown=shown, **named)
+    expect(got, want, shown, why=why)
+    return got
+
+
+# ------------------------------------------------------------------ hints, as the learner reads them
+
+HINTS = ROOT / "exercises" / "hints"  # one Markdown file per lesson; not a grading file (no manifest)
+_HEADING = re.compile(r"## Task ([0-9]+): ([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def read_hints(path: Path) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    """The task sections of a hints file: (heading line, task number, task name, hints in order).
+
+    The format: any text (a title, a note) up to the first `## Task N: name` heading; under each
+    heading one `- ` list item per hint level, from a nudge to nearly the answer, a long hint
+    going on in lines indented by two spaces (joined with single spaces); blank lines anywhere.
+    Anything else raises ValueError naming the file and line.
+    """
+    where = shown_path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise ValueError(f"{where} does not exist: every lesson's hints live there "
+                         f"('## Task N: name' headings, one '- ' item per hint)") from None
+    sections: list[tuple[int, int, str, list[str]]] = []
+    for number, line in enumerate(lines, start=1):
+        if line.startswith("#") and (sections or line.startswith("##")):
+            match = _HEADING.fullmatch(line.rstrip())
+            if match is None:
+                raise ValueError(f"{where}, line {number}: a task heading reads '## Task N: function_name', "
+                                 f"got {line!r}")
+            task = int(match.group(1))
+            if any(section[1] == task for section in sections):
+                raise ValueError(f"{where}, line {number}: task {task} has a second heading")
+            sections.append((number, task, match.group(2), []))
+        elif not sections or not line.strip():
+            continue  # the title and notes before the first task; blank lines
+        elif line.startswith("- ") and line[2:].strip():
+            sections[-1][3].append(line[2:].strip())
+        elif line.startswith("  ") and sections[-1][3]:
+            sections[-1][3][-1] += " " + line.strip()
+        else:
+            raise ValueError(f"{where}, line {number}: under a task heading, write each hint as one '- ' list "
+                             f"item (a long hint goes on in lines indented by two spaces), got {line!r}")
+    for heading, task, name, hints in sections:
+        if not hints:
+            raise ValueError(f"{where}, line {heading}: task {task} ({name}) has no hints: add '- ' items")
+    return [(heading, task, name, tuple(hints)) for heading, task, name, hints in sections]
+
+
+def hinted(lesson: str, tasks: tuple[Task, ...]) -> tuple[Task, ...]:
+    """`tasks` with their hints from exercises/hints/LESSON.md: each task has exactly one section
+    there, `## Task N: name` matching its number and name, and each section a task."""
+    path = HINTS / f"{lesson}.md"
+    sections = {task: (heading, name, hints) for heading, task, name, hints in read_hints(path)}
+    known = {task.number: task.name for task in tasks}
+    for task, (heading, name, _hints) in sections.items():
+        if known.get(task) != name:
+            listed = ", ".join(f"Task {number}: {known[number]}" for number in sorted(known))
+            raise ValueError(f"{shown_path(path)}, line {heading}: 'Task {task}: {name}' is not a task of "
+                             f"{lesson} ({listed})")
+    for task in tasks:
+        if task.number not in sections:
+            raise ValueError(f"{shown_path(path)} has no '## Task {task.number}: {task.name}' section: "
+                             f"every task needs its hints there")
+    return tuple(Task(task.number, task.name, task.title, sections[task.number][2]) for task in tasks)
 
 
 @contextlib.contextmanager

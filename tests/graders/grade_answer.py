@@ -1,52 +1,19 @@
 """Grader for lesson 10, answer. Run: python3 -B methods.py check answer"""
 
-from _lab import Task, call, expect, expect_choice, expect_true, function, load
+from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.answer import CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence, assemble, run_query
 from modules.context import CANDIDATES, Passage
 
 LESSON = "answer"
 
-TASKS = (
-    Task(1, "check_citation", "Citation presence and support, checked apart", hints=(
-        "Two different questions: was this id handed to the answer stage, and did that source really say these words?",
-        "Where do you look for the words: in any source, or only in the one the sentence cites?",
-        "What should an id that source_texts does not know give you: an error, or 'not supported'? And an empty quote?",
-        "present = cite in set(packet_ids); source = source_texts.get(cite); "
-        "supported = bool(quote) and isinstance(source, str) and quote in source.",
-    )),
-    Task(2, "compose_answer", "A template answer from packet quotes only", hints=(
-        "Which passages may the answer quote: all the ones you know of, or only the ones in `packet`?",
-        "If one facet has no passage, is the answer still 'full'? What must the answer then say about it?",
-        "If two passages answer one facet with different words, which one is right? Can the answer know?",
-        "Per facet: keep the first passage of each distinct text among those with covers(facet, p.text). "
-        "0 -> missing, 1 -> one claim, 2+ -> a conflict sentence and one disputed sentence per passage. "
-        "Then gap sentences; abstain when nothing was answered or disputed.",
-    )),
-    Task(3, "classify_outcome", "Four outcomes instead of one accuracy", hints=(
-        "A refusal and a wrong answer both lower accuracy. Which of them is the safer failure, and do they need the same fix?",
-        "If the answer cites an older version of the right source, is that the same failure as citing another source?",
-        "Which sentences count as the answer's claims: the disputed quotes of a conflict too?",
-        "abstain/conflict or no claim -> no_answer; gold cited -> right; a claim from corpus[gold_id].source_id "
-        "-> wrong_record; else wrong_source.",
-    )),
-    Task(4, "CITATION_QUIZ", "Quiz: what a passing citation check proves", hints=(
-        "q3 quotes hours-v1 word for word. Is hours-v1 the record the question needed?",
-        "The check compares the answer with its packet. Can it know whether the packet held the right record?",
-    )),
-    Task(5, "CONFLICT_QUIZ", "Quiz: two current versions that disagree", hints=(
-        "Does a larger version label prove which record was approved? Does a higher rank?",
-        "If the answer cannot know which one is right, what can it still honestly show the reader?",
-    )),
-    Task(6, "no_answer_cause", "Name every no-answer by its cause", hints=(
-        "q5 retrieved returns-v1 and the answer abstained. Did the request overflow its window, or did "
-        "something earlier leave the passage out?",
-        "Which question must come first: whether the answer stage ran at all, or why it said nothing?",
-        "A missing facet and a skipped passage: how do you tell whether the skipped passage would have "
-        "answered that facet?",
-        "Return 'window overflow' if not fits_window; 'conflict' if answer.status == 'conflict'; "
-        "'budget skip' if a facet named in answer.missing is covered by a skipped passage; else 'missing facet'.",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "check_citation", "Citation presence and support, checked apart"),
+    Task(2, "compose_answer", "A template answer from packet quotes only"),
+    Task(3, "classify_outcome", "Four outcomes instead of one accuracy"),
+    Task(4, "CITATION_QUIZ", "Quiz: what a passing citation check proves"),
+    Task(5, "CONFLICT_QUIZ", "Quiz: two current versions that disagree"),
+    Task(6, "no_answer_cause", "Name every no-answer by its cause"),
+))
 
 BY_ID = {p.id: p for p in CANDIDATES}
 HOURS, RETURNS = FACETS
@@ -56,15 +23,14 @@ def _packet(budget: int, candidates=CANDIDATES) -> tuple:
     return assemble(candidates, budget, FACETS).packet
 
 
-def _ids(passages) -> str:
-    return "[" + ", ".join(p.id for p in passages) + "]"
+def _ids(passages) -> Shown:
+    return Shown("[" + ", ".join(p.id for p in passages) + "]", passages)
 
 
 # ---------------------------------------------------------------- Task 1
 
 def _cite(fn, cite, quote, packet_ids, want, why):
-    shown = f"check_citation({cite!r}, {quote[:40]!r}..., {packet_ids}, <the lesson's source texts>)"
-    expect(call(fn, cite, quote, packet_ids, SOURCE_TEXTS, shown=shown), want, shown, why=why)
+    expect_call(fn, cite, quote, packet_ids, Shown("<the lesson's source texts>", SOURCE_TEXTS), want=want, why=why)
 
 
 def test_task1_present_and_supported():
@@ -104,8 +70,8 @@ def test_task1_unknown_id_and_empty_quote():
 # ---------------------------------------------------------------- Task 2
 
 def _compose(fn, facets, packet, label):
-    shown = f"compose_answer(<{len(facets)} facet(s)>, {_ids(packet)})  [{label}]"
-    answer = call(fn, facets, packet, shown=shown)
+    answer, shown = call_shown(fn, Shown(f"<{len(facets)} facet(s)>", facets), _ids(packet))
+    shown += f"  [{label}]"
     expect_true(isinstance(answer, Answer), f"called {shown}\n  got a {type(answer).__name__}\n  expected: an Answer")
     return answer, shown
 
@@ -229,8 +195,7 @@ def _claim(pid):
 
 
 def _outcome(fn, answer, gold, want, why, label):
-    shown = f"classify_outcome(<{label}>, {gold!r}, CORPUS)"
-    expect(call(fn, answer, gold, CORPUS, shown=shown), want, shown, why=why)
+    expect_call(fn, Shown(f"<{label}>", answer), gold, Shown("CORPUS", CORPUS), want=want, why=why)
 
 
 def test_task3_right_wrong_record_wrong_source():
@@ -290,7 +255,7 @@ def test_task3_lesson_query_set_counts():
     for query in QUERIES:
         _packet_record, composed, _size, _fits = run_query(query)
         qid, gold_id = query[0], query[-1]
-        got = call(fn, composed, gold_id, CORPUS, shown=f"classify_outcome(<{qid}'s answer>, {gold_id!r}, CORPUS)")
+        got, _shown = call_shown(fn, Shown(f"<{qid}'s answer>", composed), gold_id, Shown("CORPUS", CORPUS))
         counts[got] = counts.get(got, 0) + 1
     expect(counts, {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 4},
            "classify_outcome over the lesson's eight queries -> counts",
@@ -315,8 +280,9 @@ def test_task5_conflict_quiz():
 # ---------------------------------------------------------------- Task 6
 
 def _cause(fn, answer, skipped, fits, want, why, label):
-    shown = f"no_answer_cause(<{label}>, {_ids(skipped)}, FACETS, fits_window={fits})"
-    expect(call(fn, answer, tuple(skipped), FACETS, fits, shown=shown), want, shown, why=why)
+    # fits is passed by position and shown by name: a bare True or False would not say what it means.
+    expect_call(fn, Shown(f"<{label}>", answer), _ids(tuple(skipped)), Shown("FACETS", FACETS),
+                Shown(f"fits_window={fits}", fits), want=want, why=why)
 
 
 ABSTAIN_BOTH = Answer("abstain", (Sentence("abstain", "Nothing on opening hours or book returns."),),
@@ -370,8 +336,9 @@ def test_task6_the_lesson_query_set():
             continue
         skipped = tuple(CORPUS[i] for i in packet.budget_skipped_ids)
         facets = declared_facets((query[1],))
-        found.append((query[0], call(fn, composed, skipped, facets, fits,
-                                     shown=f"no_answer_cause(<{query[0]}'s answer>, ...)")))
+        got, _shown = call_shown(fn, Shown(f"<{query[0]}'s answer>", composed), _ids(skipped),
+                                 Shown(f"<{query[0]}'s facets>", facets), Shown(f"fits_window={fits}", fits))
+        found.append((query[0], got))
     expect(found, [("q5", "budget skip"), ("q6", "conflict"), ("q7", "window overflow"), ("q8", "missing facet")],
            "no_answer_cause over the lesson's no-answers",
            why="four no-answers, four causes: each needs its own fix")

@@ -1,81 +1,46 @@
 """Grader for lesson 02, budget. Run: python3 -B methods.py check budget"""
 
-from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load, patched
+from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load,
+                  patched)
 from modules.budget import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
                             BudgetWalk, Chunk, Facet, Request)
 from modules.common.units import chars, lab_tokens
 
 LESSON = "budget"
 
-TASKS = (
-    Task(1, "evidence_budget", "The evidence budget from every term of the window", hints=(
-        "Write the window equation with evidence as the unknown. Which terms sit on the other side?",
-        "History and tool schemas are 0 in the worked example. Does a term that is 0 today stay 0 on the next turn?",
-        "What should a caller get when the other terms already exceed the window: 0, or a clear refusal?",
-        "remainder = window - base_input - history - tools - output_reserve - margin; raise ValueError if "
-        "remainder < 0, otherwise return it (exactly 0 is allowed).",
-    )),
-    Task(2, "skip_walk", "The skip walk, with any counter", hints=(
-        "The counter is a parameter. Where in your loop should it be called, and where should len() not be?",
-        "When a chunk does not fit, what would cutting it do to what the quote says? And should the loop stop?",
-        "A chunk that exactly fills the room left: does `used + size < budget` keep it? Should it?",
-        "used = 0; for each chunk: size = counter(chunk.text); if used + size <= budget keep it and add size, "
-        "else record chunk.id as skipped. Return BudgetWalk('skip', counter.__name__, budget, kept, skipped, used).",
-    )),
-    Task(3, "count_overflows", "Count the requests a fixed top-k pushes past the window", hints=(
-        "Is the question whether the average request fits, or how many single requests do not?",
-        "Which slice of a tuple holds exactly its first k items? And is a prompt equal to the window too big?",
-        "Return sum(1 for r in requests if r.base_tokens + sum(r.chunk_tokens[:k]) > window), after refusing k < 1.",
-    )),
-    Task(4, "RESERVE_QUIZ", "Quiz: why the output reserve and margin stay in the equation", hints=(
-        "Where does the model write its answer: in a separate space, or in the same window as the input?",
-        "The lab counts lab tokens; the model counts with its own tokenizer. What covers the difference?",
-    )),
-    Task(5, "cover_facets", "Cover the question's sub-questions within the budget", hints=(
-        "The rank walk kept two chunks about the loan laptops. What did the second one add to the answer?",
-        "What should a chunk's value be: all the facets it covers, or only those no chosen chunk covers yet? "
-        "And does a 150-character chunk cost the same as a 40-character one?",
-        "Two chunks add as much per unit of size: which one does 'the better rank' pick, and does your loop "
-        "visit the chunks in rank order every time?",
-        "Loop: best = None; for i in range(len(chunks)) skip chosen ones, ones adding nothing and ones that do "
-        "not fit; keep i if new * size[best] > new_best * size[i]. Stop when best is None; return the chosen "
-        "chunks in their input order.",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "evidence_budget", "The evidence budget from every term of the window"),
+    Task(2, "skip_walk", "The skip walk, with any counter"),
+    Task(3, "count_overflows", "Count the requests a fixed top-k pushes past the window"),
+    Task(4, "RESERVE_QUIZ", "Quiz: why the output reserve and margin stay in the equation"),
+    Task(5, "cover_facets", "Cover the question's sub-questions within the budget"),
+))
 
 
 # ---------------------------------------------------------------- Task 1
 
-def _budget(fn, *terms):
-    shown = f"evidence_budget{terms}"
-    return call(fn, *terms, shown=shown), shown
-
-
 def test_task1_worked_example():
     fn = function(load(LESSON), "evidence_budget")
-    got, shown = _budget(fn, 1024, 124, 0, 0, 128, 0)
-    expect(got, 772, shown, why="1,024 - 124 - 128 = 772: the window minus the base input (system text, question, "
-                                "wrapping) and the output reserve")
+    expect_call(fn, 1024, 124, 0, 0, 128, 0, want=772,
+                why="1,024 - 124 - 128 = 772: the window minus the base input (system text, question, wrapping) "
+                    "and the output reserve")
 
 
 def test_task1_every_term_counts():
     fn = function(load(LESSON), "evidence_budget")
-    got, shown = _budget(fn, 1024, 124, 150, 90, 128, 0)
-    expect(got, 532, shown, why="history (150) and tool schemas (90) take 240 of the evidence room")
-    got, shown = _budget(fn, 1024, 124, 150, 90, 128, 32)
-    expect(got, 500, shown, why="the margin (32) is paid before evidence too")
-    got, shown = _budget(fn, 100, 10, 20, 30, 15, 5)
-    expect(got, 20, shown, why="100 - 10 - 20 - 30 - 15 - 5 = 20; every term is subtracted once")
+    expect_call(fn, 1024, 124, 150, 90, 128, 0, want=532,
+                why="history (150) and tool schemas (90) take 240 of the evidence room")
+    expect_call(fn, 1024, 124, 150, 90, 128, 32, want=500, why="the margin (32) is paid before evidence too")
+    expect_call(fn, 100, 10, 20, 30, 15, 5, want=20,
+                why="100 - 10 - 20 - 30 - 15 - 5 = 20; every term is subtracted once")
 
 
 def test_task1_negative_is_an_error_zero_is_not():
     fn = function(load(LESSON), "evidence_budget")
-    expect_error(ValueError, fn, 1024, 124, 700, 90, 128, 32, shown="evidence_budget(1024, 124, 700, 90, 128, 32)",
-                 why="the other terms sum to 1,074 > 1,024: a negative remainder must be reported, not turned into 0")
-    expect_error(ValueError, fn, 100, 60, 0, 0, 41, 0, shown="evidence_budget(100, 60, 0, 0, 41, 0)",
-                 why="a remainder of -1 is still negative")
-    got, shown = _budget(fn, 100, 60, 0, 0, 40, 0)
-    expect(got, 0, shown, why="a remainder of exactly 0 is a (tiny) budget, not an error")
+    expect_call(fn, 1024, 124, 700, 90, 128, 32, raises=ValueError,
+                why="the other terms sum to 1,074 > 1,024: a negative remainder must be reported, not turned into 0")
+    expect_call(fn, 100, 60, 0, 0, 41, 0, raises=ValueError, why="a remainder of -1 is still negative")
+    expect_call(fn, 100, 60, 0, 0, 40, 0, want=0, why="a remainder of exactly 0 is a (tiny) budget, not an error")
 
 
 # ---------------------------------------------------------------- Task 2
@@ -86,14 +51,12 @@ def _c(cid: str, length: int) -> Chunk:
     return Chunk(cid, words[:length])
 
 
-def _shown(chunks, budget, counter) -> str:
-    sizes = ", ".join(f"{c.id}:{len(c.text)} chars" for c in chunks)
-    return f"skip_walk([{sizes}], {budget}, {getattr(counter, '__name__', 'custom')})"
+def _lengths(chunks) -> Shown:
+    return Shown("[" + ", ".join(f"{c.id}:{len(c.text)} chars" for c in chunks) + "]", chunks)
 
 
 def _walk(fn, chunks, budget, counter, kept, skipped, used, why=""):
-    shown = _shown(chunks, budget, counter)
-    walk = call(fn, chunks, budget, counter, shown=shown)
+    walk, shown = call_shown(fn, _lengths(chunks), budget, counter)
     expect_true(isinstance(walk, BudgetWalk), f"called {shown}\n  got a {type(walk).__name__}\n  expected: a BudgetWalk")
     expect(tuple(c.id for c in walk.kept), tuple(kept), shown + " -> kept ids", why=why)
     expect(tuple(walk.skipped_ids), tuple(skipped), shown + " -> skipped_ids", why=why)
@@ -102,7 +65,7 @@ def _walk(fn, chunks, budget, counter, kept, skipped, used, why=""):
     for chunk in walk.kept:
         expect_true(chunk in chunks, f"called {shown}\n  kept {chunk.id!r} with {len(chunk.text)} chars, which "
                                      f"is not one of the input chunks: keep a chunk whole or skip it, never cut it")
-    return walk
+    return walk, shown
 
 
 def test_task2_skip_and_keep_walking():
@@ -141,15 +104,12 @@ def test_task2_the_walk_names_its_policy_and_unit():
     fn = function(load(LESSON), "skip_walk")
     chunks = [_c("a", 10), _c("b", 20)]
     for counter, unit in ((chars, "chars"), (lab_tokens, "lab_tokens")):
-        walk = _walk(fn, chunks, 100, counter, ["a", "b"], [], counter(chunks[0].text) + counter(chunks[1].text))
-        shown = _shown(chunks, 100, counter)
+        walk, shown = _walk(fn, chunks, 100, counter, ["a", "b"], [], counter(chunks[0].text) + counter(chunks[1].text))
         expect(walk.policy, "skip", shown + " -> policy",
                why="the record says which policy made it, so a skip walk and a truncating walk cannot be confused")
         expect(walk.unit, unit, shown + " -> unit",
                why="a budget means nothing without its unit: name it after the counter (counter.__name__)")
-    unnamed = functools.partial(chars)
-    shown = "skip_walk([a:10 chars, b:20 chars], 100, functools.partial(chars))"
-    walk = call(fn, chunks, 100, unnamed, shown=shown)
+    walk, shown = call_shown(fn, _lengths(chunks), 100, Shown("functools.partial(chars)", functools.partial(chars)))
     expect(walk.unit, "custom", shown + " -> unit",
            why="a functools.partial has no __name__; the task names such a counter's unit 'custom'")
 
@@ -158,15 +118,19 @@ def test_task2_zero_and_negative_budgets():
     fn = function(load(LESSON), "skip_walk")
     _walk(fn, [_c("a", 10)], 0, chars, [], ["a"], 0, why="nothing fits in a budget of 0")
     _walk(fn, [], 50, chars, [], [], 0, why="no chunks, nothing kept")
-    expect_error(ValueError, fn, [_c("a", 10)], -1, chars, shown="skip_walk([a:10 chars], -1, chars)",
-                 why="a negative budget is a mistake to report, not a budget of 0")
+    expect_call(fn, _lengths([_c("a", 10)]), -1, chars, raises=ValueError,
+                why="a negative budget is a mistake to report, not a budget of 0")
 
 
 # ---------------------------------------------------------------- Task 3
 
+def _requests(requests) -> Shown:
+    return Shown(f"<{len(requests)} requests>", requests)
+
+
 def _overflows(fn, requests, k, window, want, why=""):
-    shown = f"count_overflows(<{len(requests)} requests>, k={k}, window={window})"
-    expect(call(fn, requests, k, window, shown=shown), want, shown, why=why)
+    # k and window are passed by position and shown by name, as the lesson's table names them.
+    expect_call(fn, _requests(requests), Shown(f"k={k}", k), Shown(f"window={window}", window), want=want, why=why)
 
 
 def test_task3_lesson_sweep():
@@ -191,8 +155,8 @@ def test_task3_exact_fit_and_exact_k():
     _overflows(fn, requests, 1, 100, 0, why="with k=1 only the first chunk counts: 60 and 61")
     _overflows(fn, requests, 3, 100, 2, why="with k=3 all three chunks count")
     _overflows(fn, requests, 9, 200, 0, why="k larger than the ranking takes every chunk there is")
-    expect_error(ValueError, fn, requests, 0, 100, shown="count_overflows(<2 requests>, k=0, window=100)",
-                 why="k must be at least 1")
+    expect_call(fn, _requests(requests), Shown("k=0", 0), Shown("window=100", 100), raises=ValueError,
+                why="k must be at least 1")
 
 
 # ---------------------------------------------------------------- Task 4
@@ -212,14 +176,17 @@ def _f(cid: str, facet_words: str, length: int) -> Chunk:
     return Chunk(cid, text)
 
 
-def _sizes(chunks, counter=chars) -> str:
-    return "[" + ", ".join(f"{c.id}:{counter(c.text)}" for c in chunks) + "]"
+def _sizes(chunks, counter=chars) -> Shown:
+    return Shown("[" + ", ".join(f"{c.id}:{counter(c.text)}" for c in chunks) + "]", chunks)
+
+
+def _facets(facets) -> Shown:
+    return Shown(f"[{', '.join(f.name for f in facets)}]", facets)
 
 
 def _cover(fn, chunks, facets, budget, want, why, counter=chars, label=""):
-    shown = (f"cover_facets({label or _sizes(chunks, counter)}, [{', '.join(f.name for f in facets)}], {budget}"
-             + ("" if counter is chars else f", {counter.__name__}") + ")")
-    got = call(fn, chunks, facets, budget, counter, shown=shown)
+    shown_chunks = Shown(label, chunks) if label else _sizes(chunks, counter)
+    got, shown = call_shown(fn, shown_chunks, _facets(facets), budget, counter)
     expect_true(isinstance(got, tuple),
                 f"called {shown}\n  got a {type(got).__name__}\n  expected: a tuple of the chosen chunks")
     for chunk in got:
@@ -273,9 +240,8 @@ def test_task5_exact_fit_and_no_fit():
            "each fits alone, not both: beta (1/20) is taken first, and then alpha needs 20 + 30 = 50 > 40")
     _cover(fn, chunks, [ALPHA, BETA], 0, [], "nothing with a size fits a budget of 0, and that is no error")
     _cover(fn, [], [ALPHA, BETA], 50, [], "no chunks, nothing chosen")
-    expect_error(ValueError, fn, chunks, [ALPHA, BETA], -1, chars,
-                 shown="cover_facets([alpha:30, beta:20], [alpha, beta], -1)",
-                 why="a negative budget is a mistake to report, not a budget of 0")
+    expect_call(fn, _sizes(chunks), _facets([ALPHA, BETA]), -1, chars, raises=ValueError,
+                why="a negative budget is a mistake to report, not a budget of 0")
 
 
 def test_task5_ties_go_to_the_better_rank():
@@ -309,8 +275,8 @@ def test_task5_ignores_the_labels():
     for labels in (("guest-wifi", "laptop-loans"), ("laptop-faq", "copier-pin"), ("guest-wifi",)):
         with patched("modules.budget", COVERAGE_LABELS=labels):
             fn = function(load(LESSON, fresh=True), "cover_facets")
-            got = call(fn, COVERAGE_RANKED, COVERAGE_FACETS, COVERAGE_BUDGET, chars,
-                       shown="cover_facets(<the lesson's 4 ranked chunks>, <its 2 facets>, 330)")
+            got, _shown = call_shown(fn, Shown("<the lesson's 4 ranked chunks>", COVERAGE_RANKED),
+                                     Shown("<its 2 facets>", COVERAGE_FACETS), COVERAGE_BUDGET, chars)
             outputs.append(tuple(c.id for c in got))
     expect_true(outputs[0] == outputs[1] == outputs[2] == ("laptop-loans", "guest-wifi"),
                 "cover_facets's choice changed when only the evaluation labels (modules.budget.COVERAGE_LABELS) "

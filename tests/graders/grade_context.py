@@ -2,40 +2,18 @@
 
 from fractions import Fraction
 
-from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load, patched
+from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load,
+                  patched)
 from modules.context import CANDIDATES, ContextRecord, Passage, RELEVANT_IDS
 
 LESSON = "context"
 
-TASKS = (
-    Task(1, "packet_coverage", "Coverage of the packet, as an exact fraction", hints=(
-        "Which collection decides the denominator: the ids you were given, or the ids you needed?",
-        "If the packet lists the same id twice, should it count twice? What data type forgets repeats?",
-        "Build a set of relevant ids, intersect it with a set of packet ids, and return "
-        "Fraction(len(intersection), len(relevant)). What should happen when relevant is empty?",
-    )),
-    Task(2, "recall_at_k", "Recall@k of the retriever's ranking", hints=(
-        "Recall asks how many of the needed ids were found, out of how many were needed. Is k part of that?",
-        "Which slice of a list holds exactly its first k items?",
-        "Take set(ranked_ids[:k]) & set(relevant_ids) and divide its size by len(set(relevant_ids)), as a "
-        "Fraction. Which values of k make no sense?",
-    )),
-    Task(3, "fill_quote_budget", "Fill the quote budget with whole passages", hints=(
-        "When a passage does not fit, what would cutting it do to what the evidence says?",
-        "After a passage is skipped, could a shorter one further down still fit? Should the loop stop?",
-        "A passage that exactly fills what is left: does `used + length < budget` keep it? Should it?",
-        "Keep `used`; for each passage, if used + len(text) <= max_quote_chars append it and add its "
-        "length, else record its id as skipped; never break out of the loop.",
-    )),
-    Task(4, "LABELS_QUIZ", "Quiz: why the selector must not see the labels", hints=(
-        "The label reader and the honest selector both reach 1/2 at 120 here. Does an equal score on one "
-        "ranking make a rule safe on every ranking?",
-        "Coverage compares the packet with the labels. What does that comparison measure once the labels "
-        "chose the packet?",
-        "Look at the trace's last table: on which ranking does reading the labels raise coverage, and would "
-        "anyone reading only the number see why?",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "packet_coverage", "Coverage of the packet, as an exact fraction"),
+    Task(2, "recall_at_k", "Recall@k of the retriever's ranking"),
+    Task(3, "fill_quote_budget", "Fill the quote budget with whole passages"),
+    Task(4, "LABELS_QUIZ", "Quiz: why the selector must not see the labels"),
+))
 
 
 def _p(pid: str, length: int, source: str | None = None) -> Passage:
@@ -43,43 +21,37 @@ def _p(pid: str, length: int, source: str | None = None) -> Passage:
     return Passage(pid, source or f"src-{pid}", "1", f"title {pid}", (pid[0] * length)[:length])
 
 
-def _lengths(passages) -> str:
-    return "[" + ", ".join(f"{p.id}:{len(p.text)} chars" for p in passages) + "]"
+def _lengths(passages) -> Shown:
+    return Shown("[" + ", ".join(f"{p.id}:{len(p.text)} chars" for p in passages) + "]", passages)
 
 
 # ---------------------------------------------------------------- Task 1
 
 def test_task1_half_of_the_needed_passages():
     fn = function(load(LESSON), "packet_coverage")
-    got = call(fn, ["returns-v1", "wifi-v1"], ["hours-v2", "returns-v1"],
-               shown="packet_coverage(['returns-v1', 'wifi-v1'], ['hours-v2', 'returns-v1'])")
-    expect(got, Fraction(1, 2), "packet_coverage(['returns-v1', 'wifi-v1'], ['hours-v2', 'returns-v1'])",
-           why="one of the two needed ids is in the packet; return a Fraction, not a float")
+    expect_call(fn, ["returns-v1", "wifi-v1"], ["hours-v2", "returns-v1"], want=Fraction(1, 2),
+                why="one of the two needed ids is in the packet; return a Fraction, not a float")
 
 
 def test_task1_denominator_is_the_needed_set():
     fn = function(load(LESSON), "packet_coverage")
-    shown = "packet_coverage(['a', 'x', 'y', 'z'], ['a', 'b', 'c'])"
-    expect(call(fn, ["a", "x", "y", "z"], ["a", "b", "c"], shown=shown), Fraction(1, 3), shown,
-           why="divide by the number of needed ids (3), not by the packet size (4)")
-    shown = "packet_coverage([], ['a', 'b'])"
-    expect(call(fn, [], ["a", "b"], shown=shown), Fraction(0), shown, why="an empty packet covers nothing")
+    expect_call(fn, ["a", "x", "y", "z"], ["a", "b", "c"], want=Fraction(1, 3),
+                why="divide by the number of needed ids (3), not by the packet size (4)")
+    expect_call(fn, [], ["a", "b"], want=Fraction(0), why="an empty packet covers nothing")
 
 
 def test_task1_repeats_count_once():
     fn = function(load(LESSON), "packet_coverage")
-    shown = "packet_coverage(['a', 'a'], ['a', 'b'])"
-    expect(call(fn, ["a", "a"], ["a", "b"], shown=shown), Fraction(1, 2), shown,
-           why="'a' was found once, however often the packet lists it")
-    shown = "packet_coverage(('b', 'a'), ('a', 'b', 'a'))"
-    expect(call(fn, ("b", "a"), ("a", "b", "a"), shown=shown), Fraction(1), shown,
-           why="the needed set is {a, b}: both are in the packet")
+    expect_call(fn, ["a", "a"], ["a", "b"], want=Fraction(1, 2),
+                why="'a' was found once, however often the packet lists it")
+    expect_call(fn, ("b", "a"), ("a", "b", "a"), want=Fraction(1),
+                why="the needed set is {a, b}: both are in the packet")
 
 
 def test_task1_empty_relevant_set_is_an_error():
     fn = function(load(LESSON), "packet_coverage")
-    expect_error(ValueError, fn, ["a"], [], shown="packet_coverage(['a'], [])",
-                 why="coverage of an empty set of needed ids is undefined, not 0 and not 1")
+    expect_call(fn, ["a"], [], raises=ValueError,
+                why="coverage of an empty set of needed ids is undefined, not 0 and not 1")
 
 
 # ---------------------------------------------------------------- Task 2
@@ -88,47 +60,36 @@ def test_task2_lesson_ranking():
     fn = function(load(LESSON), "recall_at_k")
     ranked = [p.id for p in CANDIDATES]
     for k, want in ((1, Fraction(1, 2)), (2, Fraction(1)), (8, Fraction(1))):
-        shown = f"recall_at_k(<the lesson's 8 ranked ids>, {list(RELEVANT_IDS)}, {k})"
-        expect(call(fn, ranked, list(RELEVANT_IDS), k, shown=shown), want, shown)
+        expect_call(fn, Shown("<the lesson's 8 ranked ids>", ranked), list(RELEVANT_IDS), k, want=want)
 
 
 def test_task2_exactly_k_items():
     fn = function(load(LESSON), "recall_at_k")
     ranked, relevant = ["x", "a", "y", "b"], ["a", "b"]
     for k, want in ((1, Fraction(0)), (2, Fraction(1, 2)), (3, Fraction(1, 2)), (4, Fraction(1))):
-        shown = f"recall_at_k({ranked}, {relevant}, {k})"
-        expect(call(fn, ranked, relevant, k, shown=shown), want, shown,
-               why=f"look at exactly the first {k} ranked ids")
+        expect_call(fn, ranked, relevant, k, want=want, why=f"look at exactly the first {k} ranked ids")
 
 
 def test_task2_denominator_is_not_k():
     fn = function(load(LESSON), "recall_at_k")
-    shown = "recall_at_k(['a', 'x', 'y'], ['a'], 3)"
-    expect(call(fn, ["a", "x", "y"], ["a"], 3, shown=shown), Fraction(1), shown,
-           why="recall divides by the needed ids (1); dividing by k gives precision")
-    shown = "recall_at_k(['a', 'a', 'x'], ['a', 'b'], 2)"
-    expect(call(fn, ["a", "a", "x"], ["a", "b"], 2, shown=shown), Fraction(1, 2), shown,
-           why="an id ranked twice is still one found id")
-    shown = "recall_at_k(['a'], ['a', 'b'], 5)"
-    expect(call(fn, ["a"], ["a", "b"], 5, shown=shown), Fraction(1, 2), shown,
-           why="k larger than the ranking is allowed")
-    shown = "recall_at_k(['a', 'x'], ['a', 'b', 'a'], 2)"
-    expect(call(fn, ["a", "x"], ["a", "b", "a"], 2, shown=shown), Fraction(1, 2), shown,
-           why="the needed ids are {a, b}: a needed id listed twice is still one id to find")
+    expect_call(fn, ["a", "x", "y"], ["a"], 3, want=Fraction(1),
+                why="recall divides by the needed ids (1); dividing by k gives precision")
+    expect_call(fn, ["a", "a", "x"], ["a", "b"], 2, want=Fraction(1, 2), why="an id ranked twice is still one found id")
+    expect_call(fn, ["a"], ["a", "b"], 5, want=Fraction(1, 2), why="k larger than the ranking is allowed")
+    expect_call(fn, ["a", "x"], ["a", "b", "a"], 2, want=Fraction(1, 2),
+                why="the needed ids are {a, b}: a needed id listed twice is still one id to find")
 
 
 def test_task2_bad_k_or_empty_labels():
     fn = function(load(LESSON), "recall_at_k")
-    expect_error(ValueError, fn, ["a"], ["a"], 0, shown="recall_at_k(['a'], ['a'], 0)", why="k must be at least 1")
-    expect_error(ValueError, fn, ["a"], [], 1, shown="recall_at_k(['a'], [], 1)",
-                 why="recall of an empty set of needed ids is undefined")
+    expect_call(fn, ["a"], ["a"], 0, raises=ValueError, why="k must be at least 1")
+    expect_call(fn, ["a"], [], 1, raises=ValueError, why="recall of an empty set of needed ids is undefined")
 
 
 # ---------------------------------------------------------------- Task 3
 
 def _fill(fn, passages, budget):
-    shown = f"fill_quote_budget({_lengths(passages)}, {budget})"
-    record = call(fn, passages, budget, shown=shown)
+    record, shown = call_shown(fn, _lengths(passages), budget)
     expect_true(isinstance(record, ContextRecord),
                 f"called {shown}\n  got a {type(record).__name__}\n  expected: a ContextRecord")
     return record, shown
@@ -215,8 +176,8 @@ def test_task3_zero_and_negative_budgets():
     fn = function(load(LESSON), "fill_quote_budget")
     _expect_walk(fn, [_p("a", 10)], 0, [], ["a"], 0, why="nothing fits in a budget of 0")
     _expect_walk(fn, [], 50, [], [], 0, why="no candidates, empty packet")
-    expect_error(ValueError, fn, [_p("a", 10)], -1, shown="fill_quote_budget([a:10 chars], -1)",
-                 why="a negative budget is a mistake to report, not a budget of 0")
+    expect_call(fn, _lengths([_p("a", 10)]), -1, raises=ValueError,
+                why="a negative budget is a mistake to report, not a budget of 0")
 
 
 def test_task3_selector_ignores_the_labels():

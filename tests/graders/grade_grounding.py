@@ -6,78 +6,25 @@ import functools
 import json
 import unicodedata
 
-from _lab import LabFailure, Task, call, expect, expect_choice, expect_true, function, load
+from _lab import (LabFailure, Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
+                  hinted, load)
 from modules.common.catalogue import QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, opaque_ref, query_by_id
 from modules.grounding import (CHECKS, LAYERS, NOTHING_QUERY, USER_MESSAGES, VARIANTS, fingerprinted,
                                query_fingerprint, run_query, run_variant, trace_record, user_view)
 
 LESSON = "grounding"
 
-TASKS = (
-    Task(1, "check_input", "Judge the input layer from its own section", hints=(
-        "A shopper typed '16 mm' and the contract asks which unit. Which field of the unit step shows that the "
-        "unit was there to read, and which shows that it was lost?",
-        "Two sizes in one query end in status 'failed', a bare '16' in 'unresolved' without a unit word. Which of "
-        "these is a defect of the layer, and which is the layer doing its job?",
-        "Read only record['input']: check steps[0]['input'] == section['original'], every name non-empty and every "
-        "version containing '/', then for the 'unit-to-mm' step test input.split()[-1] in UNIT_WORDS and "
-        "status == 'unresolved'.",
-    )),
-    Task(2, "check_permission_freshness", "Judge the gate from its own section", hints=(
-        "The gate lets some candidates through and withholds others. Whose permission and whose field ages must "
-        "be beyond reproach: the ones it passed, or the ones it withheld?",
-        "A price can be stale and the listing still usable; a stale diameter cannot. Which flag on a row tells "
-        "you which kind of field it is, and is an age equal to the limit still fresh?",
-        "Collect the passed candidates (fail on a permission other than 'allowed'), then fail on a row of a passed "
-        "candidate that is required with age None, < 0 or > max_days, then on a withheld decision whose codes are "
-        "empty or not in SAFE_CODES.",
-    )),
-    Task(3, "check_ranking", "Judge the ranker from its own section", hints=(
-        "The ranker's section records what it received. What would it mean to find a member in the ranking that "
-        "is not in that list?",
-        "Can you recompute an ordering_score from the row alone? What else must hold from one row to the next?",
-        "For each row: every member in set(section['received']); ordering_score == round(sum(1 / (k + r) for r "
-        "in channel_ranks.values()), 6); the cluster not seen before; the score not above the previous one.",
-    )),
-    Task(4, "query_fingerprint", "The hash of the contract's canonical form", hints=(
-        "Two dicts with the same keys in another order: should they share a fingerprint? What does canonical_json "
-        "do about key order?",
-        "'é' can be one code point or two ('e' and a combining accent). They look the same to the shopper. What "
-        "makes them the same string to a hash, and must keys get it too?",
-        "Write a small recursive nfc(value): a str -> unicodedata.normalize('NFC', value), a dict -> a new dict "
-        "with nfc keys and values, a list -> a list of nfc items, else the value. Return "
-        "sha256_hex(canonical_json(nfc(contract))).",
-    )),
-    Task(5, "first_failing_layer", "Walk the layers with your checks", hints=(
-        "Several layers can fail at once. Why is the first one in the order of the data flow the one to fix?",
-        "Which checks does the walk call: the lab's, or the CHECKS dict in your file that holds yours?",
-        "for layer in LAYERS: held, why = CHECKS[layer](record); if not held: return layer, why. After the loop, "
-        "return None.",
-    )),
-    Task(6, "user_view", "What the shopper may see", hints=(
-        "If the input layer lost the shopper's unit, should the shopper see the answer that run produced?",
-        "Two records: one whose matching listings were all denied, one where nothing matched. Which fields could "
-        "tell them apart, and does your view read any of them?",
-        "Call first_failing_layer; if it names one of LAYERS[:7] the state is 'unavailable'; else map the decision "
-        "state through USER_STATES, turning an answer state without answer lines into 'no_match'. Copy answer lines "
-        "only for an answer state.",
-    )),
-    Task(7, "failure_counts", "A dashboard of first failing layers", hints=(
-        "A dashboard should show a layer going from 0 to 3 overnight. What must it list for layers that never "
-        "failed?",
-        "A record whose input and ranking both fail: where does it count, once or twice?",
-        "Start from dict.fromkeys(('all_held',) + LAYERS, 0); for each record add 1 under first_failing_layer's "
-        "layer, or under 'all_held' when it returns None.",
-    )),
-    Task(8, "REBUILD_QUIZ", "Quiz: permission exclusions tripled after a rebuild", hints=(
-        "If the policy did not change, what else decides whether a listing reads as permitted?",
-        "Which fix makes the count drop by making the product less safe? Which one puts the data back?",
-    )),
-    Task(9, "RANKER_QUIZ", "Quiz: why the ranker is not the first suspect", hints=(
-        "Which layer comes first in the walk: permission/freshness or ranking? Which one let the stale record in?",
-        "If the ranker buried the stale seal for this query, would it still be eligible for the next one?",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "check_input", "Judge the input layer from its own section"),
+    Task(2, "check_permission_freshness", "Judge the gate from its own section"),
+    Task(3, "check_ranking", "Judge the ranker from its own section"),
+    Task(4, "query_fingerprint", "The hash of the contract's canonical form"),
+    Task(5, "first_failing_layer", "Walk the layers with your checks"),
+    Task(6, "user_view", "What the shopper may see"),
+    Task(7, "failure_counts", "A dashboard of first failing layers"),
+    Task(8, "REBUILD_QUIZ", "Quiz: permission exclusions tripled after a rebuild"),
+    Task(9, "RANKER_QUIZ", "Quiz: why the ranker is not the first suspect"),
+))
 
 _SECRETS = tuple((secret, opaque_ref(secret)) for secret in RESTRICTED_IDS) + tuple(
     (text, "<a withheld listing's text>") for text in RESTRICTED_STRINGS)
@@ -121,8 +68,7 @@ def _only(record: dict, section: str) -> dict:
 
 
 def _verdict(fn, record: dict, label: str):
-    shown = f"{fn.__name__}(<{label}>)"
-    got = call(fn, record, shown=shown)
+    got, shown = call_shown(fn, Shown(f"<{label}>", record))
     expect_true(isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], bool) and isinstance(got[1], str)
                 and got[1].strip(), f"called {shown}\n  got: {got!r}\n  expected: a tuple (held, why): a bool and "
                                     f"a non-empty sentence")
@@ -293,19 +239,18 @@ def _contract(query_id: str = "PW-Q002") -> dict:
     return fingerprinted(_record(query_id))
 
 
-def _fingerprint(fn, contract: dict, label: str) -> str:
-    shown = f"query_fingerprint(<{label}>)"
-    got = call(fn, copy.deepcopy(contract), shown=shown)
+def _fingerprint(fn, contract: dict, label: str) -> tuple[str, str]:
+    got, shown = call_shown(fn, Shown(f"<{label}>", copy.deepcopy(contract)))
     expect_true(isinstance(got, str), f"called {shown}\n  got a {type(got).__name__}\n  expected: a str of 64 hex digits")
-    return got
+    return got, shown
 
 
 def test_task4_the_hash_of_the_canonical_contract():
     fn = function(load(LESSON), "query_fingerprint")
     for query_id in ("PW-Q002", "PW-Q003", "PW-Q008"):
         contract = _contract(query_id)
-        expect(_fingerprint(fn, contract, f"the contract of {query_id}"), query_fingerprint(contract),
-               f"query_fingerprint(<the contract of {query_id}>)",
+        got, shown = _fingerprint(fn, contract, f"the contract of {query_id}")
+        expect(got, query_fingerprint(contract), shown,
                why="sha256_hex(canonical_json(<the contract, every str in NFC>))")
 
 
@@ -314,8 +259,8 @@ def test_task4_key_order_does_not_matter():
     contract = _contract()
     backwards = dict(reversed(list(contract.items())))
     backwards["versions"] = dict(reversed(list(contract["versions"].items())))
-    expect(_fingerprint(fn, backwards, "PW-Q002's contract with its keys in reverse order"),
-           query_fingerprint(contract), "query_fingerprint(<the same contract, keys reversed>)",
+    got, shown = _fingerprint(fn, backwards, "PW-Q002's contract with its keys in reverse order")
+    expect(got, query_fingerprint(contract), shown,
            why="one request, one fingerprint: key order is not part of the request")
 
 
@@ -324,21 +269,21 @@ def test_task4_unicode_spelling_does_not_matter():
     nfc = dict(_contract(), query="joint d\u00e9tanche 16 mm", terms=["d\u00e9tanche", "joint"],
                versions={"r\u00e9sum\u00e9": "v/1", "contract": "contract/2"})
     nfd = json.loads(unicodedata.normalize("NFD", json.dumps(nfc, ensure_ascii=False)))
-    got = _fingerprint(fn, nfd, "a contract spelled in NFD (e + combining accent)")
-    expect(got, query_fingerprint(nfc), "query_fingerprint(<the NFD spelling>)",
+    got, shown = _fingerprint(fn, nfd, "a contract spelled in NFD (e + combining accent)")
+    expect(got, query_fingerprint(nfc), shown,
            why="NFC and NFD spell the same text; normalise every str, keys and values, to NFC before hashing")
 
 
 def test_task4_a_changed_component_changes_it():
     fn = function(load(LESSON), "query_fingerprint")
     contract = _contract()
-    base = _fingerprint(fn, contract, "PW-Q002's contract")
+    base, _shown = _fingerprint(fn, contract, "PW-Q002's contract")
     for change, label in ((dict(contract, versions=dict(contract["versions"], source="source/2-rebuild")),
                            "the same contract through the rebuilt index"),
                           (dict(contract, diameter_mm="18"), "the same contract for 18 mm")):
-        expect_true(_fingerprint(fn, change, label) != base,
-                    f"called query_fingerprint(<{label}>)\n  got the same fingerprint as PW-Q002's\n"
-                    "  expected: a different one: a replay must tell 'same query, new index' apart")
+        got, shown = _fingerprint(fn, change, label)
+        expect_true(got != base, f"called {shown}\n  got the same fingerprint as PW-Q002's\n"
+                                 "  expected: a different one: a replay must tell 'same query, new index' apart")
 
 
 # ---------------------------------------------------------------- Tasks 5 to 7: built on the checks
@@ -359,8 +304,7 @@ def _lab_checks(module):
 
 
 def _walk(fn, record, label):
-    shown = f"first_failing_layer(<{label}>)"
-    return call(fn, record, shown=shown), shown
+    return call_shown(fn, Shown(f"<{label}>", record))
 
 
 def test_task5_the_three_broken_pipelines():
@@ -407,8 +351,7 @@ def test_task6_user_view_of_healthy_records():
     with _lab_checks(module):
         for query in (*QUERIES, NOTHING_QUERY):
             record = _record(query.id)
-            shown = f"user_view(<the record of {query.id}>)"
-            got = call(fn, record, shown=shown)
+            got, shown = call_shown(fn, Shown(f"<the record of {query.id}>", record))
             expect(got, user_view(record), shown,
                    why="the request, the user state, its fixed message and the cited lines; nothing else")
             expect_true(list(got) == ["query", "state", "message", "answer"],
@@ -419,8 +362,8 @@ def test_task6_denied_reads_like_nothing_matched():
     module = load(LESSON)
     fn = function(module, "user_view")
     with _lab_checks(module):
-        denied = call(fn, _record("PW-Q005"), shown="user_view(<PW-Q005: every match withheld>)")
-        nothing = call(fn, _record(NOTHING_QUERY.id), shown=f"user_view(<{NOTHING_QUERY.id}: nothing matched>)")
+        denied, _shown = call_shown(fn, Shown("<PW-Q005: every match withheld>", _record("PW-Q005")))
+        nothing, _shown = call_shown(fn, Shown(f"<{NOTHING_QUERY.id}: nothing matched>", _record(NOTHING_QUERY.id)))
     expect(dict(denied, query=""), dict(nothing, query=""),
            "user_view(<all denied>) vs user_view(<nothing matched>), query text blanked",
            why="a shopper must not be able to tell 'denied' from 'not there': no cause, no count, no ref")
@@ -435,26 +378,26 @@ def test_task6_a_broken_run_is_not_shown():
     fn = function(module, "user_view")
     with _lab_checks(module):
         for n, variant in enumerate(VARIANTS):
-            shown = f"user_view(<{variant.query} through '{variant.name}'>)"
-            got = call(fn, _broken(n), shown=shown)
+            got, shown = call_shown(fn, Shown(f"<{variant.query} through '{variant.name}'>", _broken(n)))
             expect(got, {"query": _broken(n)["query"], "state": "unavailable",
                          "message": USER_MESSAGES["unavailable"], "answer": []}, shown,
                    why="a layer up to the decision failed, so this run's answer cannot be trusted")
         record = _record("PW-Q002")
         record["presentation"]["message"] += f" ({opaque_ref('PW-L004')} was withheld)"
-        shown = "user_view(<PW-Q002 whose stored user view leaked a ref>)"
-        expect(call(fn, record, shown=shown), user_view(_record("PW-Q002")), shown,
+        got, shown = call_shown(fn, Shown("<PW-Q002 whose stored user view leaked a ref>", record))
+        expect(got, user_view(_record("PW-Q002")), shown,
                why="only layers up to the decision stop a view; the view itself is rebuilt from the record")
         for query_id, state in (("PW-Q002", "respond"), ("PW-Q003", "degraded")):
             record = _record(query_id)
             record["generation"]["answer"] = []
-            shown = f"user_view(<{query_id}, decided {state!r}, whose answer stage wrote no line>)"
-            expect(call(fn, record, shown=shown).get("state"), "no_match", shown + "['state']",
+            label = f"<{query_id}, decided {state!r}, whose answer stage wrote no line>"
+            got, shown = call_shown(fn, Shown(label, record))
+            expect(got.get("state"), "no_match", shown + "['state']",
                    why="an answer state with nothing to show would promise listings the shopper never sees")
         record = _record("PW-Q002")
         record["decision"]["state"] = "clarify"
-        shown = "user_view(<PW-Q002 whose decision contradicts its own reasons>)"
-        expect(call(fn, record, shown=shown).get("state"), "unavailable", shown + "['state']",
+        got, shown = call_shown(fn, Shown("<PW-Q002 whose decision contradicts its own reasons>", record))
+        expect(got.get("state"), "unavailable", shown + "['state']",
                why="the decision is the last layer that must hold before anything is shown")
 
 
@@ -466,16 +409,14 @@ def test_task7_failure_counts():
         twice = _broken(0)
         twice["ranking"]["fused"].reverse()
         records = healthy + [_broken(0), _broken(1), _broken(2), _broken(1), twice]
-        shown = ("failure_counts(<the nine healthy records, four broken ones, and one failing at both input and "
-                 "ranking>)")
-        got = call(fn, iter(records), shown=shown)
+        got, shown = call_shown(fn, Shown("<the nine healthy records, four broken ones, and one failing at both input "
+                                          "and ranking>", iter(records)))
         want = dict.fromkeys(("all_held",) + LAYERS, 0)
         want.update({"all_held": 9, "input": 2, "source": 2, "permission/freshness": 1})
         expect(got, want, shown, why="each record counts once, under its first failing layer")
         expect(list(got), list(want), shown + " keys", why="'all_held', then every layer in the order of LAYERS, zeros "
                                                            "included, so a dashboard shows a layer going from 0 to 3")
-        shown = "failure_counts([])"
-        expect(call(fn, [], shown=shown), dict.fromkeys(("all_held",) + LAYERS, 0), shown)
+        expect_call(fn, [], want=dict.fromkeys(("all_held",) + LAYERS, 0))
 
 
 # ---------------------------------------------------------------- Tasks 8 and 9

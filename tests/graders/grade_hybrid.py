@@ -1,43 +1,17 @@
 """Grader for lesson 07, hybrid. Run: python3 -B methods.py check hybrid"""
 
-from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
+from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.common.catalogue import QUERIES
 from modules.hybrid import parse_diameter, retrieve
 
 LESSON = "hybrid"
 
-TASKS = (
-    Task(1, "parse_size", "Read one size, and never assume its unit", hints=(
-        "A shopper typed \"16\". Is that 16 mm, 16 inches, or a model number? What may the product do about it?",
-        "Find every number first, then look at what follows it: a unit word glued on (\"16mm\") or as the next "
-        "word (\"16 mm\"). How many numbers did you find, and did each have a unit?",
-        "No number: (\"ready\", None). Two or more: (\"failed\", None). One without a unit: (\"clarify\", None). "
-        "One with a unit: (\"ready\", to_mm(number_text, UNIT_WORDS[word])): to_mm does the exact inch arithmetic.",
-    )),
-    Task(2, "reciprocal_rank_fusion", "Fuse rankings by rank alone", hints=(
-        "Which number from each ranking does RRF use: the score, or the position? Where do positions start?",
-        "An id that only one ranking holds: should it vanish, or keep what that one ranking gives it? And a set "
-        "of ids: which of them is first?",
-        "For each ranking, `for rank, item in enumerate(ranking, start=1)` and add 1 / (k + rank) to item's total. "
-        "Sort by (-total, id). What should k = 0 do, and a ranking that is a set?",
-    )),
-    Task(3, "fuse_by_cluster", "Collapse copies by canonical cluster, then fuse", hints=(
-        "A listing and its copy are one product. If both stay in a channel's ranking, what happens to every "
-        "listing below them, and to the product's own total?",
-        "The raw scores sit right there in each hit. Why are they useless for comparing a lexical hit with a "
-        "vector hit?",
-        "For each channel, walk its hits in order, map each listing id to cluster_of[id], and keep a cluster only "
-        "the first time you see it (a set helps). Pass the list of cluster rankings to reciprocal_rank_fusion.",
-    )),
-    Task(4, "RAW_SCORES_QUIZ", "Quiz: why raw scores must not be added", hints=(
-        "If the cosines were written as percentages (0-100) instead of 0-1, did the evidence change? Would the sum?",
-        "Look at the lesson's side-by-side table: how many clusters moved when only the cosine's scale changed?",
-    )),
-)
-
-
-def _shown_rankings(rankings) -> str:
-    return "[" + ", ".join("[" + ", ".join(repr(x) for x in r) + "]" for r in rankings) + "]"
+TASKS = hinted(LESSON, (
+    Task(1, "parse_size", "Read one size, and never assume its unit"),
+    Task(2, "reciprocal_rank_fusion", "Fuse rankings by rank alone"),
+    Task(3, "fuse_by_cluster", "Collapse copies by canonical cluster, then fuse"),
+    Task(4, "RAW_SCORES_QUIZ", "Quiz: why raw scores must not be added"),
+))
 
 
 def _expect_fused(got, want, shown: str, why: str = "") -> None:
@@ -53,39 +27,35 @@ def _expect_fused(got, want, shown: str, why: str = "") -> None:
 
 # ---------------------------------------------------------------- Task 1
 
-def _size(fn, text):
-    return call(fn, text, shown=f"parse_size({text!r})")
-
-
 def test_task1_explicit_millimetres():
     fn = function(load(LESSON), "parse_size")
     for text in ("mechanical seal 16 mm", "16mm seal", "Seal 16 MM", "seal for a 16 millimetres shaft"):
-        expect(_size(fn, text), ("ready", "16"), f"parse_size({text!r})",
-               why="one number with a written unit: 16 millimetres, as exact text '16'")
+        expect_call(fn, text, want=("ready", "16"),
+                    why="one number with a written unit: 16 millimetres, as exact text '16'")
 
 
 def test_task1_bare_number_is_never_assumed():
     fn = function(load(LESSON), "parse_size")
     for text in ("pump seal 16", "16", "seal 16, carbon", "seal 0.625in"):
-        expect(_size(fn, text), ("clarify", None), f"parse_size({text!r})",
-               why="no known unit was written: ask (state 'clarify'); assuming millimetres would invent the "
-                   "customer's intent ('in' is not one of UNIT_WORDS)")
+        expect_call(fn, text, want=("clarify", None),
+                    why="no known unit was written: ask (state 'clarify'); assuming millimetres would invent the "
+                        "customer's intent ('in' is not one of UNIT_WORDS)")
 
 
 def test_task1_inches_converted_exactly():
     fn = function(load(LESSON), "parse_size")
     for text, want in (("lip seal 0.625 inch", "15.875"), ("2 inches", "50.8"), ("shaft 1inch", "25.4")):
-        expect(_size(fn, text), ("ready", want), f"parse_size({text!r})",
-               why="convert with to_mm(number, 'inch'): exact decimal text, 1 inch = 25.4 mm")
+        expect_call(fn, text, want=("ready", want),
+                    why="convert with to_mm(number, 'inch'): exact decimal text, 1 inch = 25.4 mm")
 
 
 def test_task1_no_size_or_two_sizes():
     fn = function(load(LESSON), "parse_size")
-    expect(_size(fn, "mechanical seal"), ("ready", None), "parse_size('mechanical seal')",
-           why="no number: nothing to resolve, and nothing to ask")
+    expect_call(fn, "mechanical seal", want=("ready", None),
+                why="no number: nothing to resolve, and nothing to ask")
     for text in ("seal 16 mm or 18 mm", "16 mm seal for an 18 mm shaft", "seal 16 18"):
-        expect(_size(fn, text), ("failed", None), f"parse_size({text!r})",
-               why="more than one number: picking one would guess which size is meant")
+        expect_call(fn, text, want=("failed", None),
+                    why="more than one number: picking one would guess which size is meant")
 
 
 def test_task1_a_number_has_digits_on_both_sides_of_its_point():
@@ -96,7 +66,7 @@ def test_task1_a_number_has_digits_on_both_sides_of_its_point():
         ("seal 16 mm, wall .5 inch", "'.5' has no digit before its point, so by the task's rule it is not a "
                                      "number: the one size is 16 mm"),
     ):
-        expect(_size(fn, text), ("ready", "16"), f"parse_size({text!r})", why=why)
+        expect_call(fn, text, want=("ready", "16"), why=why)
 
 
 def test_task1_a_full_stop_ends_the_sentence_not_the_number():
@@ -111,7 +81,7 @@ def test_task1_a_full_stop_ends_the_sentence_not_the_number():
         ("step 2. fit a 16 mm seal", ("failed", None), "'2.' is the number 2 before a full stop, so the text "
                                                        "holds two numbers: which one is the size?"),
     ):
-        expect(_size(fn, text), want, f"parse_size({text!r})", why=why)
+        expect_call(fn, text, want=want, why=why)
 
 
 def test_task1_agrees_with_the_lesson_queries():
@@ -119,16 +89,15 @@ def test_task1_agrees_with_the_lesson_queries():
     for query in QUERIES:
         state, diameter, _reason = parse_diameter(query.text)
         want = (state, diameter.value_mm if diameter else None)
-        expect(_size(fn, query.text), want, f"parse_size({query.text!r})  # {query.id}",
-               why="the lesson's query contract reads this query that way")
+        got, shown = call_shown(fn, query.text)
+        expect(got, want, f"{shown}  # {query.id}", why="the lesson's query contract reads this query that way")
 
 
 # ---------------------------------------------------------------- Task 2
 
 def _rrf(fn, rankings, k=None):
-    shown = f"reciprocal_rank_fusion({_shown_rankings(rankings)}" + (f", k={k})" if k is not None else ")")
-    got = call(fn, rankings, shown=shown) if k is None else call(fn, rankings, k, shown=shown)
-    return got, shown
+    # k is passed by position and shown by name.
+    return call_shown(fn, rankings) if k is None else call_shown(fn, rankings, Shown(f"k={k}", k))
 
 
 def test_task2_ranks_start_at_one():
@@ -163,17 +132,14 @@ def test_task2_k_is_used():
     fn = function(load(LESSON), "reciprocal_rank_fusion")
     got, shown = _rrf(fn, [["a", "b"], ["b"]], 10)
     _expect_fused(got, [("b", 1 / 12 + 1 / 11), ("a", 1 / 11)], shown, why="use the k you are given")
-    expect_error(ValueError, fn, [["a"]], 0, shown="reciprocal_rank_fusion([['a']], 0)",
-                 why="k must be at least 1")
+    expect_call(fn, [["a"]], 0, raises=ValueError, why="k must be at least 1")
 
 
 def test_task2_a_set_is_not_a_ranking():
     fn = function(load(LESSON), "reciprocal_rank_fusion")
-    expect_error(TypeError, fn, [["a", "b"], {"b", "c"}], 60,
-                 shown="reciprocal_rank_fusion([['a', 'b'], {'b', 'c'}], 60)",
-                 why="a set has no order of its own: which of b and c is its rank 1 would depend on the hash seed")
-    expect_error(TypeError, fn, [frozenset({"a"})], 60, shown="reciprocal_rank_fusion([frozenset({'a'})], 60)",
-                 why="a frozenset is a set too")
+    expect_call(fn, [["a", "b"], {"b", "c"}], 60, raises=TypeError,
+                why="a set has no order of its own: which of b and c is its rank 1 would depend on the hash seed")
+    expect_call(fn, [frozenset({"a"})], 60, raises=TypeError, why="a frozenset is a set too")
     got, shown = _rrf(fn, [("b", "a"), ["a"]])
     _expect_fused(got, [("a", 1 / 62 + 1 / 61), ("b", 1 / 61)], shown, why="a tuple has an order: it is a ranking")
 
@@ -191,15 +157,14 @@ def test_task2_matches_the_lesson():
     _run, hits = _gated(QUERIES[0])
     rankings = [[listing_id for listing_id, _ in channel] for channel in hits.values()]
     from modules.hybrid import reciprocal_rank_fusion as reference
-    got = call(fn, rankings, 60, shown="reciprocal_rank_fusion(<PW-Q001's three channel rankings after the gate>, 60)")
-    _expect_fused(got, reference(rankings, 60), "reciprocal_rank_fusion(<PW-Q001's rankings after the gate>, 60)")
+    got, shown = call_shown(fn, Shown("<PW-Q001's three channel rankings after the gate>", rankings), 60)
+    _expect_fused(got, reference(rankings, 60), shown)
 
 
 # ---------------------------------------------------------------- Task 3
 
 def _fuse(fn, hits, clusters, k=60):
-    shown = f"fuse_by_cluster({hits!r}, {clusters!r}, {k})"
-    return call(fn, hits, clusters, k, shown=shown), shown
+    return call_shown(fn, hits, clusters, k)
 
 
 def test_task3_raw_scores_are_not_added():
@@ -239,8 +204,8 @@ def test_task3_matches_the_lesson():
     for query in QUERIES[:3]:
         run, hits = _gated(query)
         clusters = {x.id: x.cluster_id for x in run.output("source").records if x.id in run.output("gate").passed}
-        shown = f"fuse_by_cluster(<the channel hits of {query.id} after the gate>, <clusters>, 60)"
-        got = call(fn, hits, clusters, 60, shown=shown)
+        got, shown = call_shown(fn, Shown(f"<the channel hits of {query.id} after the gate>", hits),
+                                Shown("<clusters>", clusters), 60)
         _expect_fused(got, [(f.cluster_id, f.ordering_score) for f in run.output("fusion").candidates], shown,
                       why="the lesson's fused table for this query")
 

@@ -3,53 +3,19 @@
 import time
 from fractions import Fraction
 
-from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
+from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules import order as lesson
 from modules.order import Chunk, OrderEffect
 
 LESSON = "order"
 
-TASKS = (
-    Task(1, "reorder_lost_in_middle", "Best first, second best last, alternating inward", hints=(
-        "Write the ranks 1..6 on paper and place them by hand: which ranks end up in the front half, "
-        "and in which order do the others fill the back half?",
-        "The front half holds ranks 1, 3, 5, ... in order; the back half holds 2, 4, 6, ... read from "
-        "the end. Which slices of a list give every other item, starting at index 0 and at index 1?",
-        "A widely copied version sorts ascending and alternates from the front: for four items it gives "
-        "2 4 3 1, the best item last. Does yours keep the best first for every count, even and odd?",
-        "items = list(items); return items[0::2] + items[1::2][::-1]. Two slices, no insert.",
-    )),
-    Task(2, "build_layout", "Head, middle and tail layouts of one relevant chunk", hints=(
-        "Which index does the relevant chunk get in each layout, if there are j irrelevant chunks?",
-        "Head is index 0, tail is index j. For the middle, which index splits j items into two halves, "
-        "the first no larger than the second? Try j = 3: (d1, R, d2, d3).",
-        "Slice the irrelevant chunks at the place: others[:place] + (relevant,) + others[place:]. "
-        "What should an unknown layout name do, rather than quietly fall back to head?",
-    )),
-    Task(3, "share_of_change", "Share of cited chunks that changed between two runs", hints=(
-        "Walk the two lists side by side: what counts as a change, and what is the denominator?",
-        "A refusal is None. Is None against None a change? Is None against 'a' one? Should refusals be "
-        "left out of the denominator?",
-        "What does zip() do when one list is shorter, and why would silently dropping pairs hide a bug?",
-        "Check the lengths (ValueError if they differ or are zero), then return "
-        "Fraction(sum(1 for a, b in zip(before, after) if a != b), len(before)).",
-    )),
-    Task(4, "order_effect", "Is the order effect bigger than the run-to-run baseline?", hints=(
-        "Two shares of change, both measured against the same first run: which run changes only the "
-        "order, and which changes only the seed?",
-        "The reseeded run is the baseline: what a random reader changes when nothing else changes. When "
-        "should a change of order count as an effect, and what if the two shares are equal?",
-        "`first` is compared twice. What happens to a generator the second time you walk it?",
-        "first = list(first); order_share = share_of_change(first, reordered); seed_share = "
-        "share_of_change(first, reseeded); return OrderEffect(order_share, seed_share, order_share > seed_share).",
-    )),
-    Task(5, "COPIER_QUIZ", "Quiz: what the copier's missing position effect proves", hints=(
-        "The copier reads every chunk whatever its place. Is that a fact about chunks in general, or "
-        "about this one reader?",
-        "Liu et al. found a U-shaped curve for the models and tasks they tested. Would the copier's flat "
-        "line tell you anything about another model?",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "reorder_lost_in_middle", "Best first, second best last, alternating inward"),
+    Task(2, "build_layout", "Head, middle and tail layouts of one relevant chunk"),
+    Task(3, "share_of_change", "Share of cited chunks that changed between two runs"),
+    Task(4, "order_effect", "Is the order effect bigger than the run-to-run baseline?"),
+    Task(5, "COPIER_QUIZ", "Quiz: what the copier's missing position effect proves"),
+))
 
 
 def _chunk(cid: str, concept: str = "") -> Chunk:
@@ -64,8 +30,7 @@ def _ids(chunks) -> list:
 
 def test_task1_ten_items_alternate_inward():
     fn = function(load(LESSON), "reorder_lost_in_middle")
-    shown = "reorder_lost_in_middle([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])"
-    got = call(fn, list(range(1, 11)), shown=shown)
+    got, shown = call_shown(fn, list(range(1, 11)))
     quirk = " (this is the parity quirk: with an even count it puts the best item last)" \
         if isinstance(got, list) and got[-1:] == [1] else ""
     expect(got, [1, 3, 5, 7, 9, 10, 8, 6, 4, 2], shown,
@@ -74,32 +39,27 @@ def test_task1_ten_items_alternate_inward():
 
 def test_task1_best_first_for_even_counts():
     fn = function(load(LESSON), "reorder_lost_in_middle")
-    shown = "reorder_lost_in_middle(['a', 'b', 'c', 'd'])"
-    got = call(fn, ["a", "b", "c", "d"], shown=shown)
+    got, shown = call_shown(fn, ["a", "b", "c", "d"])
     if got == ["b", "d", "c", "a"]:
         raise AssertionError(f"called {shown}\n  got:      {got!r}\n  expected: ['a', 'c', 'd', 'b']\n"
                              "  why: this is the parity quirk (sort ascending, alternate from the front): with an "
                              "even count it puts the best item last; the lesson's reorder keeps it first")
     expect(got, ["a", "c", "d", "b"], shown, why="a (best) first, b (second best) last, c second, d in between")
-    shown = "reorder_lost_in_middle(['a', 'b', 'c', 'd', 'e', 'f'])"
-    expect(call(fn, list("abcdef"), shown=shown), list("acefdb"), shown)
+    expect_call(fn, list("abcdef"), want=list("acefdb"))
 
 
 def test_task1_odd_counts_and_small_ones():
     fn = function(load(LESSON), "reorder_lost_in_middle")
     for items, want in (([], []), (["a"], ["a"]), (["a", "b"], ["a", "b"]), (["a", "b", "c"], ["a", "c", "b"]),
                         (list("abcde"), list("acedb")), (list("abcdefg"), list("acegfdb"))):
-        shown = f"reorder_lost_in_middle({items!r})"
-        expect(call(fn, items, shown=shown), want, shown,
-               why="the odd ranks walk in from the front, the even ranks from the back")
+        expect_call(fn, items, want=want, why="the odd ranks walk in from the front, the even ranks from the back")
 
 
 def test_task1_best_first_second_best_last_for_every_count():
     fn = function(load(LESSON), "reorder_lost_in_middle")
     for count in range(2, 16):
         items = list(range(1, count + 1))
-        shown = f"reorder_lost_in_middle(list(range(1, {count + 1})))"
-        got = call(fn, items, shown=shown)
+        got, shown = call_shown(fn, Shown(f"list(range(1, {count + 1}))", items))
         expect_true(isinstance(got, list) and sorted(got) == items,
                     f"called {shown}\n  got:      {got!r}\n  expected: a list holding each of 1..{count} once")
         expect_true(got[0] == 1 and got[-1] == 2,
@@ -110,18 +70,17 @@ def test_task1_best_first_second_best_last_for_every_count():
 def test_task1_keeps_the_input_and_takes_any_sequence():
     fn = function(load(LESSON), "reorder_lost_in_middle")
     items = [1, 2, 3, 4, 5]
-    call(fn, items, shown="reorder_lost_in_middle([1, 2, 3, 4, 5])")
+    call_shown(fn, items)
     expect(items, [1, 2, 3, 4, 5], "reorder_lost_in_middle(items) -> items afterwards",
            why="return a new list; the caller's ranking must stay as it was")
-    shown = "reorder_lost_in_middle((1, 2, 3, 4))"
-    expect(call(fn, (1, 2, 3, 4), shown=shown), [1, 3, 4, 2], shown, why="a tuple in, a list out")
+    expect_call(fn, (1, 2, 3, 4), want=[1, 3, 4, 2], why="a tuple in, a list out")
 
 
 def test_task1_linear_time():
     fn = function(load(LESSON), "reorder_lost_in_middle")
     items = list(range(300_000))
     start = time.perf_counter()
-    got = call(fn, items, shown="reorder_lost_in_middle(list(range(300_000)))")
+    got, _shown = call_shown(fn, Shown("list(range(300_000))", items))
     seconds = time.perf_counter() - start
     expect_true(seconds < 1.5, f"reorder_lost_in_middle on 300,000 items took {seconds:.1f} s; a linear version "
                                "takes a few hundredths. Inserting at the front of a list in a loop moves every "
@@ -134,8 +93,7 @@ def test_task1_linear_time():
 # ---------------------------------------------------------------- Task 2
 
 def _layout(fn, relevant, irrelevant, layout):
-    shown = f"build_layout({relevant.id}, {_ids(irrelevant)}, {layout!r})"
-    got = call(fn, relevant, irrelevant, layout, shown=shown)
+    got, shown = call_shown(fn, Shown(relevant.id, relevant), Shown(str(_ids(irrelevant)), irrelevant), layout)
     expect_true(isinstance(got, tuple), f"called {shown}\n  got a {type(got).__name__}\n  expected: a tuple of chunks")
     return got, shown
 
@@ -176,9 +134,8 @@ def test_task2_no_chunk_lost_and_input_kept():
 def test_task2_unknown_layout_is_an_error():
     fn = function(load(LESSON), "build_layout")
     for name in ("centre", "Head", ""):
-        expect_error(ValueError, fn, _chunk("R"), [_chunk("d1"), _chunk("d2")], name,
-                     shown=f"build_layout(R, ['d1', 'd2'], {name!r})",
-                     why="an unknown layout is a mistake to report, not a head layout")
+        expect_call(fn, Shown("R", _chunk("R")), Shown("['d1', 'd2']", [_chunk("d1"), _chunk("d2")]), name,
+                    raises=ValueError, why="an unknown layout is a mistake to report, not a head layout")
 
 
 def test_task2_lesson_layouts_match_the_reader_experiment():
@@ -197,37 +154,33 @@ def test_task2_lesson_layouts_match_the_reader_experiment():
 
 def test_task3_half_changed():
     fn = function(load(LESSON), "share_of_change")
-    shown = "share_of_change(['a', 'b', None, 'd'], ['a', 'x', None, 'y'])"
-    expect(call(fn, ["a", "b", None, "d"], ["a", "x", None, "y"], shown=shown), Fraction(1, 2), shown,
-           why="2 of 4 pairs differ; return a Fraction, not a float")
+    expect_call(fn, ["a", "b", None, "d"], ["a", "x", None, "y"], want=Fraction(1, 2),
+                why="2 of 4 pairs differ; return a Fraction, not a float")
 
 
 def test_task3_refusals_are_answers_too():
     fn = function(load(LESSON), "share_of_change")
-    shown = "share_of_change([None, None, 'a', 'b'], [None, 'a', 'a', None])"
-    expect(call(fn, [None, None, "a", "b"], [None, "a", "a", None], shown=shown), Fraction(1, 2), shown,
-           why="None vs None is no change; None vs 'a' and 'b' vs None are changes; every pair counts")
-    shown = "share_of_change(['a', 'b', 'c'], ['a', 'b', 'c'])"
-    expect(call(fn, ["a", "b", "c"], ["a", "b", "c"], shown=shown), Fraction(0), shown, why="nothing changed")
-    shown = "share_of_change(('a', 'b', 'c'), ['x', 'y', 'c'])"
-    expect(call(fn, ("a", "b", "c"), ["x", "y", "c"], shown=shown), Fraction(2, 3), shown)
+    expect_call(fn, [None, None, "a", "b"], [None, "a", "a", None], want=Fraction(1, 2),
+                why="None vs None is no change; None vs 'a' and 'b' vs None are changes; every pair counts")
+    expect_call(fn, ["a", "b", "c"], ["a", "b", "c"], want=Fraction(0), why="nothing changed")
+    expect_call(fn, ("a", "b", "c"), ["x", "y", "c"], want=Fraction(2, 3))
 
 
 def test_task3_generators_are_read_once():
     fn = function(load(LESSON), "share_of_change")
-    shown = "share_of_change((x for x in ['a', 'b', None, 'd']), map(str.lower, ['A', 'X', 'C', 'D']))"
-    got = call(fn, (x for x in ["a", "b", None, "d"]), map(str.lower, ["A", "X", "C", "D"]), shown=shown)
-    expect(got, Fraction(1, 2), shown,
-           why="runs often arrive as generators, which have no len() and can be walked only once: turn each "
-               "into a list first; here 'b'/'x' and None/'c' differ, 2 of 4 pairs")
+    # A generator's repr says nothing of its items: show how each was made.
+    expect_call(fn, Shown("(x for x in ['a', 'b', None, 'd'])", (x for x in ["a", "b", None, "d"])),
+                Shown("map(str.lower, ['A', 'X', 'C', 'D'])", map(str.lower, ["A", "X", "C", "D"])),
+                want=Fraction(1, 2),
+                why="runs often arrive as generators, which have no len() and can be walked only once: turn each "
+                    "into a list first; here 'b'/'x' and None/'c' differ, 2 of 4 pairs")
 
 
 def test_task3_pairs_must_line_up():
     fn = function(load(LESSON), "share_of_change")
-    expect_error(ValueError, fn, ["a", "b", "c"], ["a", "b"], shown="share_of_change(['a', 'b', 'c'], ['a', 'b'])",
-                 why="zip() would drop the third pair silently; unequal runs cannot be compared")
-    expect_error(ValueError, fn, [], [], shown="share_of_change([], [])",
-                 why="the share of no pairs is undefined, not 0")
+    expect_call(fn, ["a", "b", "c"], ["a", "b"], raises=ValueError,
+                why="zip() would drop the third pair silently; unequal runs cannot be compared")
+    expect_call(fn, [], [], raises=ValueError, why="the share of no pairs is undefined, not 0")
 
 
 def test_task3_order_against_the_seed_baseline():
@@ -245,56 +198,54 @@ def test_task3_order_against_the_seed_baseline():
         return out
 
     head, middle, head_next = cited("head", lesson.SEED), cited("middle", lesson.SEED), cited("head", lesson.SEED + 1)
-    order_share = call(fn, head, middle, shown="share_of_change(<head, seed>, <middle, same seed>)")
-    seed_share = call(fn, head, head_next, shown="share_of_change(<head, seed>, <head, next seed>)")
-    expect(order_share, lesson.share_of_change(head, middle), "share_of_change(<head>, <middle>) at j = 4",
-           why="the lesson's own count on the same 40 readings")
-    expect(seed_share, lesson.share_of_change(head, head_next), "share_of_change(<head>, <head, next seed>) at j = 4")
+    first = Shown(f"<head, j = 4, seed {lesson.SEED}>", head)
+    order_share = expect_call(fn, first, Shown(f"<middle, j = 4, seed {lesson.SEED}>", middle),
+                              want=lesson.share_of_change(head, middle),
+                              why="the lesson's own count on the same 40 readings")
+    seed_share = expect_call(fn, first, Shown(f"<head, j = 4, seed {lesson.SEED + 1}>", head_next),
+                             want=lesson.share_of_change(head, head_next))
     expect_true(order_share > seed_share, f"order changed {order_share} of the answers and reseeding {seed_share}: "
                                           "the lesson's fixture has moving the relevant chunk change more")
 
 
 # ---------------------------------------------------------------- Task 4
 
-def _effect(first, reordered, reseeded, shown: str):
+def _effect(first, reordered, reseeded):
     fn = function(load(LESSON), "order_effect")
-    got = call(fn, first, reordered, reseeded, shown=shown)
+    got, shown = call_shown(fn, first, reordered, reseeded)
     expect_true(isinstance(got, tuple) and len(got) == 3,
                 f"called {shown}\n  got:      {got!r}\n  expected: OrderEffect(order_share, seed_share, exceeds)")
     expect_true(all(type(share) is Fraction for share in got[:2]) and type(got[2]) is bool,
                 f"called {shown}\n  got:      {got!r}\n  expected: the two shares as exact Fractions (what "
                 "share_of_change returns) and exceeds as True or False")
-    return got
+    return got, shown
 
 
 def test_task4_order_beyond_the_baseline():
-    shown = "order_effect(['a', 'b', 'c', 'd'], ['a', 'x', 'y', 'd'], ['a', 'b', 'z', 'd'])"
-    got = _effect(["a", "b", "c", "d"], ["a", "x", "y", "d"], ["a", "b", "z", "d"], shown)
+    got, shown = _effect(["a", "b", "c", "d"], ["a", "x", "y", "d"], ["a", "b", "z", "d"])
     expect(got, OrderEffect(Fraction(1, 2), Fraction(1, 4), True), shown,
            why="the order moved 2 of 4 citations and the seed 1 of 4: more than the baseline")
 
 
 def test_task4_no_larger_than_the_baseline_is_no_effect():
-    shown = "order_effect(['a', 'b', 'c', 'd'], ['a', 'x', 'c', 'd'], ['a', 'b', 'c', 'z'])"
-    got = _effect(["a", "b", "c", "d"], ["a", "x", "c", "d"], ["a", "b", "c", "z"], shown)
+    got, shown = _effect(["a", "b", "c", "d"], ["a", "x", "c", "d"], ["a", "b", "c", "z"])
     expect(got, OrderEffect(Fraction(1, 4), Fraction(1, 4), False), shown,
            why="both moved 1 of 4: a change of order no larger than reseeding could be noise, so exceeds "
                "is False (equal is not more)")
-    shown = "order_effect(['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'x'], ['y', 'z', 'c', 'd'])"
-    got = _effect(["a", "b", "c", "d"], ["a", "b", "c", "x"], ["y", "z", "c", "d"], shown)
+    got, shown = _effect(["a", "b", "c", "d"], ["a", "b", "c", "x"], ["y", "z", "c", "d"])
     expect(got, OrderEffect(Fraction(1, 4), Fraction(1, 2), False), shown,
            why="the order moved 1 of 4 and the seed 2 of 4: the order did less than the baseline")
 
 
 def test_task4_nothing_moved():
-    shown = "order_effect(['a', None], ['a', None], ['a', None])"
-    expect(_effect(["a", None], ["a", None], ["a", None], shown), OrderEffect(Fraction(0), Fraction(0), False),
-           shown, why="nothing changed either way, so there is no order effect")
+    got, shown = _effect(["a", None], ["a", None], ["a", None])
+    expect(got, OrderEffect(Fraction(0), Fraction(0), False), shown,
+           why="nothing changed either way, so there is no order effect")
 
 
 def test_task4_generators_are_read_once():
-    shown = "order_effect((x for x in 'abcd'), iter('axyd'), iter('abzd'))"
-    got = _effect((x for x in "abcd"), iter("axyd"), iter("abzd"), shown)
+    got, shown = _effect(Shown("(x for x in 'abcd')", (x for x in "abcd")), Shown("iter('axyd')", iter("axyd")),
+                         Shown("iter('abzd')", iter("abzd")))
     expect(got, OrderEffect(Fraction(1, 2), Fraction(1, 4), True), shown,
            why="`first` is compared twice, but a generator can be walked only once: make it a list first")
 
@@ -313,11 +264,14 @@ def test_task4_the_lessons_layouts():
         return out
 
     head, tail, head_next = cited("head", lesson.SEED), cited("tail", lesson.SEED), cited("head", lesson.SEED + 1)
-    shown = "order_effect(<head, seed 507>, <tail, seed 507>, <head, seed 508>) at j = 2"
-    expect(_effect(head, tail, head_next, shown), lesson.order_effect(head, tail, head_next), shown,
+    shown_head = Shown(f"<head, j = 2, seed {lesson.SEED}>", head)
+    shown_tail = Shown(f"<tail, j = 2, seed {lesson.SEED}>", tail)
+    shown_next = Shown(f"<head, j = 2, seed {lesson.SEED + 1}>", head_next)
+    got, shown = _effect(shown_head, shown_tail, shown_next)
+    expect(got, lesson.order_effect(head, tail, head_next), shown,
            why="the lesson's own decision on the same 40 readings")
-    shown = "order_effect(<head, seed 507>, <head, seed 508>, <tail, seed 507>) at j = 2"
-    expect(_effect(head, head_next, tail, shown), lesson.order_effect(head, head_next, tail), shown,
+    got, shown = _effect(shown_head, shown_next, shown_tail)
+    expect(got, lesson.order_effect(head, head_next, tail), shown,
            why="swap the two runs and reseeding becomes the change under test: it moved fewer citations "
                "than the order did, so it is no effect")
 

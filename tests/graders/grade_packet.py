@@ -3,7 +3,8 @@
 import hashlib
 import unicodedata
 
-from _lab import LabFailure, Task, call, expect, expect_choice, expect_error, expect_true, function, load
+from _lab import (LabFailure, Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
+                  hinted, load, shown_call)
 from modules.packet import HOURS, LOANS, VISITORS, Evidence, chunks_of, nfc
 from modules.packet import packet_seal as reference_seal
 from modules.packet_fidelity import KINDS, naive_compress
@@ -11,60 +12,16 @@ from modules.packet_wrapper import MALICIOUS_SAMPLES
 
 LESSON = "packet"
 
-TASKS = (
-    Task(1, "extract_span", "Half-open span extraction", hints=(
-        "In [start, end), which end is included and which is not? How long is the span?",
-        "What does Python's text[9:13] return, and how many characters is that?",
-        "Check 0 <= start <= end <= len(text) and raise ValueError otherwise; then return text[start:end]. "
-        "What would a negative start do if you did not check?",
-    )),
-    Task(2, "check_drift", "Revalidate a span after an edit", hints=(
-        "Offsets alone say where, not what. Which stored field says what the span held?",
-        "If the quote now appears at another place, can you trust a new position? What if it appears twice?",
-        "Hash text[start:end] (when end fits) and compare with quote_sha256: equal means ok. Otherwise, "
-        "text.count(quote) == 1 means moved to text.index(quote); anything else is drifted.",
-    )),
-    Task(3, "escape_text", "Escape evidence so it round-trips and survives normalisation", hints=(
-        "Which characters let text end an element or an attribute? And which characters become one of them "
-        "once the whole packet is NFKC- or NFD-normalised?",
-        "What does unicodedata.normalize('NFC', '>' + '\\u0338') give? And unicodedata.normalize('NFKC', "
-        "'\\uff1c')? If '&' itself is not escaped, what does unescape do to a passage that says '&lt;'?",
-        "Walk the characters: the five named ones first; then a numeric reference when NFKC changes the "
-        "character, when its NFD holds a markup character, or when it is a category-M mark at index 0. "
-        "Unescape in one left-to-right pass (re.sub over all the entities), never with chained replaces.",
-    )),
-    Task(4, "expand_adjacent", "Adjacent chunks: capped, marked, paid from the budget", hints=(
-        "A neighbour was not retrieved: what must its relation say so nobody mistakes it for a hit?",
-        "Who pays for a neighbour's characters? Can a neighbour push a later hit out of the budget?",
-        "Sort each document's chunks by start, find the hit's position, take row[at-before:at] (nearest first) "
-        "and row[at+1:at+1+after]; keep each that fits and is not a hit; replace(chunk, relation=...); "
-        "extend the packet with the group sorted by start.",
-    )),
-    Task(5, "packet_seal", "A seal that does not depend on dict or set order", hints=(
-        "Two dicts with the same items inserted in another order: does json.dumps give the same text by default?",
-        "A set has no order you may rely on. What ordered type can you turn it into, deterministically? What "
-        "does sorted() do with {1, 'x'}, and would its message tell anyone which field was wrong?",
-        "Convert sets to sorted lists recursively, carrying the path (fields['a'][0]) to name a bad set; then "
-        "json.dumps(..., sort_keys=True, separators=(',', ':'), ensure_ascii=True, allow_nan=False), encode "
-        "as UTF-8, hashlib.sha256(...).hexdigest().",
-    )),
-    Task(6, "fidelity_check", "Catch what a compressor dropped", hints=(
-        "Does the word 'note' contain the word 'not'? Does '18 euros' keep the number 8? Is 'Printed' at the "
-        "start of a sentence a name?",
-        "Which function already splits a text into whole tokens and says which may be entities?",
-        "Build set(words(compressed)); for each (token, entity) of tokens(original), classify it by the first "
-        "matching rule (digit: date or number; negation; exception; condition; date word; entity) and record "
-        "it once per kind if it is missing.",
-    )),
-    Task(7, "SEAL_QUIZ", "Quiz: what a seal proves", hints=(
-        "The seal is a hash of the packet's bytes. What can a hash of some bytes tell you about the world?",
-        "If a source was wrong when the packet was built, does the seal change?",
-    )),
-    Task(8, "TOOL_QUIZ", "Quiz: a passage that asks for a tool call", hints=(
-        "When were the task's allowed tools decided: before or after anything was retrieved?",
-        "Does escaping remove text, or keep it as quoted data? Look at the lesson's tools table.",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "extract_span", "Half-open span extraction"),
+    Task(2, "check_drift", "Revalidate a span after an edit"),
+    Task(3, "escape_text", "Escape evidence so it round-trips and survives normalisation"),
+    Task(4, "expand_adjacent", "Adjacent chunks: capped, marked, paid from the budget"),
+    Task(5, "packet_seal", "A seal that does not depend on dict or set order"),
+    Task(6, "fidelity_check", "Catch what a compressor dropped"),
+    Task(7, "SEAL_QUIZ", "Quiz: what a seal proves"),
+    Task(8, "TOOL_QUIZ", "Quiz: a passage that asks for a tool call"),
+))
 
 
 def _span(text: str, start: int, end: int) -> dict:
@@ -79,18 +36,16 @@ def test_task1_end_is_excluded():
     fn = function(load(LESSON), "extract_span")
     for text, start, end, want in (("opens at 8:30", 9, 13, "8:30"), ("abcdef", 1, 3, "bc"), ("abcdef", 0, 6, "abcdef"),
                                    ("abcdef", 2, 2, ""), ("abcdef", 6, 6, "")):
-        shown = f"extract_span({text!r}, {start}, {end})"
-        expect(call(fn, text, start, end, shown=shown), want, shown,
-               why=f"[{start}, {end}) holds {end - start} characters: start included, end excluded")
+        expect_call(fn, text, start, end, want=want,
+                    why=f"[{start}, {end}) holds {end - start} characters: start included, end excluded")
 
 
 def test_task1_the_lesson_span_in_nfc_code_points():
     fn = function(load(LESSON), "extract_span")
     text = nfc(HOURS.text)
-    shown = "extract_span(nfc(HOURS.text), 36, 103)"
-    expect(call(fn, text, 36, 103, shown=shown),
-           "The help desk opens at 8:30 on weekdays, except on public holidays.", shown,
-           why="offsets count code points of the NFC text, where 'Café' is 4 characters")
+    expect_call(fn, Shown("nfc(HOURS.text)", text), 36, 103,
+                want="The help desk opens at 8:30 on weekdays, except on public holidays.",
+                why="offsets count code points of the NFC text, where 'Café' is 4 characters")
 
 
 def test_task1_spans_outside_the_text_are_errors():
@@ -98,15 +53,14 @@ def test_task1_spans_outside_the_text_are_errors():
     for start, end, why in ((0, 7, "end past the text must not be clipped"), (4, 3, "start after end"),
                             (-2, 6, "a negative start would count from the end"),
                             (-1, 3, "start -1 would count from the end"), (7, 7, "start past the text")):
-        expect_error(ValueError, fn, "abcdef", start, end, shown=f"extract_span('abcdef', {start}, {end})", why=why)
+        expect_call(fn, "abcdef", start, end, raises=ValueError, why=why)
 
 
 # ---------------------------------------------------------------- Task 2
 
 def _drift(fn, span, text, status, start, end, why):
-    shown = f"check_drift(<span [{span['start']}, {span['end']}) quoting {span['quote']!r}>, {text!r})"
-    got = call(fn, span, text, shown=shown)
-    expect(got, {"status": status, "start": start, "end": end}, shown, why=why)
+    expect_call(fn, Shown(f"<span [{span['start']}, {span['end']}) quoting {span['quote']!r}>", span), text,
+                want={"status": status, "start": start, "end": end}, why=why)
 
 
 def test_task2_unchanged_moved_drifted():
@@ -150,8 +104,11 @@ def test_task2_the_lesson_edits():
     fn = function(load(LESSON), "check_drift")
     from modules.packet import EDITS
     span = _span(nfc(HOURS.text), 36, 103)
-    _drift(fn, span, nfc(EDITS[0].text), "moved", 55, 122, "revision r8 rewrote the first line")
-    _drift(fn, span, nfc(EDITS[1].text), "drifted", None, None, "revision r9 changed 8:30 to 9:00")
+    # Each revision's text shown whole, however long: the change is somewhere inside it.
+    _drift(fn, span, Shown(repr(nfc(EDITS[0].text)), nfc(EDITS[0].text)), "moved", 55, 122,
+           "revision r8 rewrote the first line")
+    _drift(fn, span, Shown(repr(nfc(EDITS[1].text)), nfc(EDITS[1].text)), "drifted", None, None,
+           "revision r9 changed 8:30 to 9:00")
 
 
 # ---------------------------------------------------------------- Task 3
@@ -166,8 +123,8 @@ def test_task3_round_trip_exactly():
     module = load(LESSON)
     escape, unescape = function(module, "escape_text"), function(module, "unescape_text")
     for text in NASTY:
-        escaped = call(escape, text, shown=f"escape_text({text!r})")
-        back = call(unescape, escaped, shown=f"unescape_text({escaped!r})")
+        escaped, _shown = call_shown(escape, text)
+        back, _shown = call_shown(unescape, escaped)
         expect(back, text, f"unescape_text(escape_text({text!r}))",
                why="parsing the rendered packet must give back the original text exactly")
 
@@ -175,7 +132,7 @@ def test_task3_round_trip_exactly():
 def test_task3_nothing_can_close_or_forge_the_wrapper():
     escape = function(load(LESSON), "escape_text")
     for text in NASTY:
-        escaped = call(escape, text, shown=f"escape_text({text!r})")
+        escaped, _shown = call_shown(escape, text)
         for bad in ("<", ">", '"', "'"):
             expect_true(bad not in escaped, f"called escape_text({text!r})\n  got: {escaped!r}\n  it still "
                                             f"contains {bad!r}, which lets the passage close its element or "
@@ -203,7 +160,7 @@ def test_task3_exact_escapes():
          "a mark after a letter, and letters such as \u00e9 that NFC writes back the same way, stay as they are"),
         ("\U0001f680", "\U0001f680", "an emoji is not changed by any normalisation: it stays"),
     ):
-        expect(call(escape, text, shown=f"escape_text({text!r})"), want, f"escape_text({text!r})", why=why)
+        expect_call(escape, text, want=want, why=why)
 
 
 def test_task3_the_escaped_text_survives_normalisation():
@@ -211,7 +168,7 @@ def test_task3_the_escaped_text_survives_normalisation():
     escape, unescape = function(module, "escape_text"), function(module, "unescape_text")
     for text in NASTY:
         text = nfc(text)  # evidence text is NFC, as the span contract declares
-        escaped = call(escape, text, shown=f"escape_text({text!r})")
+        escaped, _shown = call_shown(escape, text)
         for form in FORMS:
             moved = unicodedata.normalize(form, f'<evidence id="x">{escaped}</evidence>')
             inner = moved[len('<evidence id="x">'):-len("</evidence>")] if moved.endswith("</evidence>") else None
@@ -219,7 +176,7 @@ def test_task3_the_escaped_text_survives_normalisation():
                 raise LabFailure(f"called escape_text({text!r})\n  got: {escaped!r}\n  after "
                                  f"unicodedata.normalize({form!r}, ...) the wrapped text reads {moved!r}: the "
                                  f"element's markup changed")
-            back = call(unescape, nfc(inner), shown=f"unescape_text({nfc(inner)!r})")
+            back, _shown = call_shown(unescape, nfc(inner))
             expect(back, text, f"unescape_text(<escape_text({text!r}) after {form}, read back as NFC>)",
                    why="the whole packet may be normalised on its way; the evidence must come back the same")
 
@@ -230,10 +187,15 @@ HITS = (chunks_of(LOANS)[1], chunks_of(VISITORS)[0])
 POOL = chunks_of(VISITORS)[::-1] + chunks_of(LOANS)[::-1]  # any order
 
 
+def _expand_arguments(hits, chunks: Shown, before, after, budget) -> tuple:
+    # Passed by position, shown by name: the caps and the budget read better named.
+    return (Shown(str([h.id for h in hits]), hits), chunks, Shown(f"before={before}", before),
+            Shown(f"after={after}", after), Shown(f"max_quote_chars={budget}", budget))
+
+
 def _expand(fn, hits, before, after, budget, want, why):
-    shown = f"expand_adjacent({[h.id for h in hits]}, <chunks of laptop-loans and visitor-guide>, " \
-            f"before={before}, after={after}, max_quote_chars={budget})"
-    got = call(fn, hits, POOL, before, after, budget, shown=shown)
+    got, shown = call_shown(fn, *_expand_arguments(hits, Shown("<chunks of laptop-loans and visitor-guide>", POOL),
+                                                   before, after, budget))
     expect_true(all(isinstance(i, Evidence) for i in got), f"called {shown}\n  got {got!r}\n  expected Evidence items")
     expect([(i.id, i.relation) for i in got], want, shown + " -> [(id, relation)]", why=why)
     for item in got:
@@ -277,14 +239,12 @@ def test_task4_a_hit_is_never_shown_as_a_neighbour():
     _expand(fn, [second, first], 1, 0, 1000, [("laptop-loans#2", "retrieved"), ("laptop-loans#1", "retrieved")],
             why="laptop-loans#1 was retrieved itself (rank 2): it keeps its own place and relation")
     _expand(fn, [second, second], 0, 0, 1000, [("laptop-loans#2", "retrieved")], why="a repeated hit enters once")
-    expect_error(ValueError, fn, HITS, POOL, -1, 0, 100, shown="expand_adjacent(..., before=-1, ...)",
-                 why="a negative cap is a mistake to report")
+    expect_call(fn, *_expand_arguments(HITS, Shown("<chunks of laptop-loans and visitor-guide>", POOL), -1, 0, 100),
+                raises=ValueError, why="a negative cap is a mistake to report")
 
 
 def _expand_ids(fn, hits, chunks, before, after, budget, want, why, chunks_shown):
-    shown = f"expand_adjacent({[h.id for h in hits]}, <{chunks_shown}>, " \
-            f"before={before}, after={after}, max_quote_chars={budget})"
-    got = call(fn, hits, chunks, before, after, budget, shown=shown)
+    got, shown = call_shown(fn, *_expand_arguments(hits, Shown(f"<{chunks_shown}>", chunks), before, after, budget))
     expect([(i.id, i.relation) for i in got], want, shown + " -> [(id, relation)]", why=why)
 
 
@@ -299,9 +259,9 @@ def test_task4_zero_budget_exact_fits_and_bad_caps():
                                         ("laptop-loans#2", "retrieved")],
             why="53 + 73 = 126: the neighbour fills the budget exactly, and exactly full fits")
     for before, after, budget, field in ((0, -1, 100, "after"), (0, 0, -1, "max_quote_chars")):
-        expect_error(ValueError, fn, HITS, POOL, before, after, budget,
-                     shown=f"expand_adjacent(..., before={before}, after={after}, max_quote_chars={budget})",
-                     why=f"a negative {field} is a mistake to report, not a cap of 0")
+        expect_call(fn, *_expand_arguments(HITS, Shown("<chunks of laptop-loans and visitor-guide>", POOL), before,
+                                           after, budget),
+                    raises=ValueError, why=f"a negative {field} is a mistake to report, not a cap of 0")
 
 
 def test_task4_a_misfit_does_not_end_the_walk():
@@ -365,42 +325,35 @@ def _reordered(value):
 
 def test_task5_the_reference_digest():
     fn = function(load(LESSON), "packet_seal")
-    got = call(fn, FIELDS, shown="packet_seal(FIELDS)")
-    expect(got, reference_seal(FIELDS), "packet_seal(FIELDS)",
-           why="sets as sorted lists, json.dumps(sort_keys=True, separators=(',', ':'), ensure_ascii=True, "
-               "allow_nan=False), UTF-8, sha256 hex: the lab's canonical JSON")
+    expect_call(fn, Shown("FIELDS", FIELDS), want=reference_seal(FIELDS),
+                why="sets as sorted lists, json.dumps(sort_keys=True, separators=(',', ':'), ensure_ascii=True, "
+                    "allow_nan=False), UTF-8, sha256 hex: the lab's canonical JSON")
     text = '{"a@1":"Caf\\u00e9"}'
-    expect(call(fn, {"a@1": "Café"}, shown="packet_seal({'a@1': 'Café'})"),
-           hashlib.sha256(text.encode("utf-8")).hexdigest(), "packet_seal({'a@1': 'Café'})",
-           why=f"the canonical text is {text}: non-ASCII characters written as \\u escapes (ensure_ascii=True)")
+    expect_call(fn, {"a@1": "Café"}, want=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                why=f"the canonical text is {text}: non-ASCII characters written as \\u escapes (ensure_ascii=True)")
     simple = {"b@1": 1, "a@1": ["x", 2]}
-    expect(call(fn, simple, shown=f"packet_seal({simple})"),
-           hashlib.sha256(b'{"a@1":["x",2],"b@1":1}').hexdigest(), f"packet_seal({simple})",
-           why='the canonical text is {"a@1":["x",2],"b@1":1}')
+    expect_call(fn, simple, want=hashlib.sha256(b'{"a@1":["x",2],"b@1":1}').hexdigest(),
+                why='the canonical text is {"a@1":["x",2],"b@1":1}')
     # Forty items: the chance that a set happens to iterate in sorted order is nil, whatever
     # PYTHONHASHSEED this process drew (a small set would sometimes hide the mistake).
     many = {"tags@1": {f"tag-{number:02d}" for number in range(40)}}
-    expect(call(fn, many, shown="packet_seal({'tags@1': <a set of 40 tags>})"), reference_seal(many),
-           "packet_seal({'tags@1': <a set of 40 tags>})",
-           why="a set's items are sealed as a sorted list, never in the order Python happens to iterate them")
+    expect_call(fn, Shown("{'tags@1': <a set of 40 tags>}", many), want=reference_seal(many),
+                why="a set's items are sealed as a sorted list, never in the order Python happens to iterate them")
 
 
 def test_task5_same_seal_whatever_the_order():
     fn = function(load(LESSON), "packet_seal")
-    first = call(fn, FIELDS, shown="packet_seal(FIELDS)")
-    other = _reordered(FIELDS)
-    again = call(fn, other, shown="packet_seal(<FIELDS with every dict and set built in reverse order>)")
-    expect(again, first, "packet_seal(<FIELDS, keys and set items inserted in reverse order>)",
-           why="the same fields must give the same seal, whatever order the dicts and sets were filled in")
+    first, _shown = call_shown(fn, Shown("FIELDS", FIELDS))
+    expect_call(fn, Shown("<FIELDS, keys and set items inserted in reverse order>", _reordered(FIELDS)), want=first,
+                why="the same fields must give the same seal, whatever order the dicts and sets were filled in")
     as_tuple = dict(FIELDS, **{"evidence@1": tuple(FIELDS["evidence@1"])})
-    expect(call(fn, as_tuple, shown="packet_seal(<FIELDS with a tuple>)"), first,
-           "packet_seal(<FIELDS with evidence as a tuple>)", why="a tuple dumps as a list")
+    expect_call(fn, Shown("<FIELDS with evidence as a tuple>", as_tuple), want=first, why="a tuple dumps as a list")
 
 
 def test_task5_a_set_that_cannot_be_sorted_names_its_field():
     fn = function(load(LESSON), "packet_seal")
     for fields, where in (({"a": {1, "x"}}, "fields['a']"), ({"b@1": [{"c": {2, "y"}}]}, "fields['b@1'][0]['c']")):
-        shown = f"packet_seal({fields!r})"
+        shown = shown_call(fn, fields)
         try:
             fn(fields)
         except NotImplementedError:
@@ -414,31 +367,28 @@ def test_task5_a_set_that_cannot_be_sorted_names_its_field():
                              f"TypeError naming {where}") from None
         raise LabFailure(f"called {shown}\n  it returned normally\n  expected: TypeError naming {where} (a "
                          f"set of mixed types has no reliable order)")
-    expect_error(ValueError, fn, {"a@1": float("nan")}, shown="packet_seal({'a@1': float('nan')})",
-                 why="NaN is not JSON, and NaN != NaN: the lab's canonical JSON refuses it (allow_nan=False)")
-    expect(call(fn, {"a@1": {"x", "y"}}, shown="packet_seal({'a@1': {'x', 'y'}})"),
-           reference_seal({"a@1": ["x", "y"]}), "packet_seal({'a@1': {'x', 'y'}})",
-           why="a set of str is fine: it is sealed as a sorted list")
+    expect_call(fn, Shown("{'a@1': float('nan')}", {"a@1": float("nan")}), raises=ValueError,
+                why="NaN is not JSON, and NaN != NaN: the lab's canonical JSON refuses it (allow_nan=False)")
+    expect_call(fn, {"a@1": {"x", "y"}}, want=reference_seal({"a@1": ["x", "y"]}),
+                why="a set of str is fine: it is sealed as a sorted list")
 
 
 def test_task5_any_change_changes_the_seal():
     fn = function(load(LESSON), "packet_seal")
-    first = call(fn, FIELDS, shown="packet_seal(FIELDS)")
+    first, _shown = call_shown(fn, Shown("FIELDS", FIELDS))
     edited = dict(FIELDS, **{"evidence@1": [dict(FIELDS["evidence@1"][0], text="Cafe!")]})
-    expect_true(call(fn, edited, shown="packet_seal(<one byte changed>)") != first,
+    expect_true(call_shown(fn, Shown("<one byte changed>", edited))[0] != first,
                 "packet_seal gave the same seal after one evidence character changed ('Café!' -> 'Cafe!')")
     renamed = {("question@2" if k == "question@1" else k): v for k, v in FIELDS.items()}
-    expect_true(call(fn, renamed, shown="packet_seal(<field id question@2>)") != first,
+    expect_true(call_shown(fn, Shown("<field id question@2>", renamed))[0] != first,
                 "packet_seal gave the same seal after a field id changed version: field ids are sealed too")
 
 
 # ---------------------------------------------------------------- Task 6
 
 def _fidelity(fn, original, compressed, lost, why):
-    shown = f"fidelity_check({original!r}, {compressed!r})"
-    got = call(fn, original, compressed, shown=shown)
     want = {**{kind: lost.get(kind, []) for kind in KINDS}, "ok": not any(lost.values())}
-    expect(got, want, shown, why=why)
+    expect_call(fn, original, compressed, want=want, why=why)
 
 
 def test_task6_the_naive_compressor_loses_each_kind():

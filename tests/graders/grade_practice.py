@@ -1,59 +1,20 @@
 """Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
 
-from _lab import Task, call, expect, expect_choice, expect_true, function, load
+from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.dedupe import dedupe_canonical
 from modules.practice import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Conflict, Plan, as_chunk
 
 LESSON = "practice"
 
-TASKS = (
-    Task(1, "is_current", "The validity window against an explicit as-of date", hints=(
-        "Which date decides: the computer's clock today, or the as_of you were given? Which one replays the same next year?",
-        "Is a policy whose last valid day is the as-of date still valid on that day?",
-        "What does an empty valid_from or valid_until mean, and what about a window that has not started yet?",
-        "Parse with date.fromisoformat; return False if valid_from is set and after as_of, or valid_until is set "
-        "and before as_of; else True.",
-    )),
-    Task(2, "canonical_dedupe", "Apply lesson 03's canonical dedupe to the capstone", hints=(
-        "B1's text is not identical to A1's. What metadata says it is the same passage anyway?",
-        "A1 and A2 share a canonical document too. Are they copies of each other, or two passages of one "
-        "document? Which Chunk field tells lesson 03 the difference?",
-        "Which copy is the primary: the one whose document is its canonical document. What should a mirror "
-        "that ranks above the original lose to?",
-        "Build Chunk(c.id, c.document, c.text, c.similarity, c.canonical, 'primary' or 'mirror', "
-        "anchor=f'#{c.chunk}') for each candidate and return dict(dedupe_canonical(chunks).dropped).",
-    )),
-    Task(3, "settle_conflict", "Different amounts: a declared rule, or keep both", hints=(
-        "Which members can disagree about an amount at all? What about those that state none? And one that "
-        "writes 'six hundred euros', which stated_amounts cannot read?",
-        "D1 has the higher authority score. Was anything declared, before the query, that says the finance "
-        "office takes priority over the FAQ?",
-        "A rule (winner, loser) is one-way. Does (finance-faq, finance-office) let D1 win?",
-        "Different amounts: find the first member whose source has a (source, other_source) rule over every member "
-        "stating another amount -> resolved, keep that source's members; none -> unresolved, keep all.",
-    )),
-    Task(4, "decision_table", "The whole decision table, one reason per candidate", hints=(
-        "Write the layers in the order they run: freshness, scope, canonical copies, conflict, units, budget. "
-        "Which layer removes each of C1, E1 and B1?",
-        "A2 ranks last by similarity. What does A1 say without it, and where must A2 therefore go in the packet?",
-        "Without a declared rule, which of D1 and D2 leaves? Can one of them enter the packet without the other?",
-        "Units: runs of consecutive chunks per document, plus one unit for an unresolved conflict; order units by "
-        "their best rank; keep a unit whole if its lab_tokens fit, else mark all its members 'budget'.",
-    )),
-    Task(5, "A2_QUIZ", "Quiz: if A2 is dropped", hints=(
-        "Read A2 again: what does it change about A1's conclusion?",
-        "Would a citation check notice that an exception is missing from the packet?",
-    )),
-    Task(6, "C1_QUIZ", "Quiz: C1 ranked first: which layer failed first", hints=(
-        "Walk the layers in order: input, source, retrieval, permission/freshness, ranking, ... Where should an "
-        "expired policy have stopped?",
-        "Could the reranker have ranked C1 at all if the layer before it had done its job?",
-    )),
-    Task(7, "D_QUIZ", "Quiz: can authority settle D1/D2", hints=(
-        "Is an authority score a statement that one source replaces another, made before anyone asked?",
-        "What did lesson 04 require before selecting one of two current sources?",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "is_current", "The validity window against an explicit as-of date"),
+    Task(2, "canonical_dedupe", "Apply lesson 03's canonical dedupe to the capstone"),
+    Task(3, "settle_conflict", "Different amounts: a declared rule, or keep both"),
+    Task(4, "decision_table", "The whole decision table, one reason per candidate"),
+    Task(5, "A2_QUIZ", "Quiz: if A2 is dropped"),
+    Task(6, "C1_QUIZ", "Quiz: C1 ranked first: which layer failed first"),
+    Task(7, "D_QUIZ", "Quiz: can authority settle D1/D2"),
+))
 
 BY_ID = {c.id: c for c in CANDIDATES}
 ALL = tuple(c.id for c in CANDIDATES)
@@ -89,9 +50,14 @@ def _cands(ids):
     return tuple(BY_ID[i] for i in ids)
 
 
+def _named(candidates) -> Shown:
+    return Shown(f"<{', '.join(c.id for c in candidates)}>", candidates)
+
+
 def _plan(fn, candidates, as_of=AS_OF, scope=SCOPE, budget=BUDGET, rules=(), label="the lesson's eight candidates"):
-    shown = f"decision_table(<{label}>, {as_of!r}, {scope!r}, {budget}, rules={rules!r})"
-    plan = call(fn, candidates, as_of, scope, budget, rules, shown=shown)
+    # rules is passed by position and shown by name: an empty () would not say what it is.
+    plan, shown = call_shown(fn, Shown(f"<{label}>", candidates), as_of, scope, budget,
+                             Shown(f"rules={rules!r}", rules))
     expect_true(isinstance(plan, Plan), f"called {shown}\n  got a {type(plan).__name__}\n  expected: a Plan")
     rows = {d.id: (d.decision, d.reason, d.order) for d in plan.decisions}
     expect([d.id for d in plan.decisions], [c.id for c in candidates], shown + " -> decision ids",
@@ -103,8 +69,8 @@ def _plan(fn, candidates, as_of=AS_OF, scope=SCOPE, budget=BUDGET, rules=(), lab
 
 def _current(fn, cid, as_of, want, why, candidate=None):
     candidate = candidate or BY_ID[cid]
-    shown = f"is_current(<{cid}: valid {candidate.valid_from or 'open'} to {candidate.valid_until or 'open'}>, {as_of!r})"
-    expect(call(fn, candidate, as_of, shown=shown), want, shown, why=why)
+    window = f"<{cid}: valid {candidate.valid_from or 'open'} to {candidate.valid_until or 'open'}>"
+    expect_call(fn, Shown(window, candidate), as_of, want=want, why=why)
 
 
 def test_task1_lesson_as_of_date():
@@ -134,8 +100,7 @@ def test_task1_not_yet_valid_and_open_ends():
 
 def _dedupe(fn, ids, want, why, candidates=None):
     candidates = candidates or _cands(ids)
-    shown = f"canonical_dedupe(<{', '.join(c.id for c in candidates)}>)"
-    expect(call(fn, candidates, shown=shown), want, shown, why=why)
+    expect_call(fn, _named(candidates), want=want, why=why)
 
 
 def test_task2_copy_dropped_passages_kept():
@@ -177,8 +142,7 @@ def test_task2_same_decision_as_lesson_03():
 # ---------------------------------------------------------------- Task 3
 
 def _settle(fn, ids, rules, want, why):
-    shown = f"settle_conflict(<{', '.join(ids)}>, {rules!r})"
-    got = call(fn, _cands(ids), rules, shown=shown)
+    got, shown = call_shown(fn, _named(_cands(ids)), rules)
     expect_true(isinstance(got, Conflict), f"called {shown}\n  got a {type(got).__name__}\n  expected: a Conflict")
     amounts = tuple(a.value for a in got.amounts)
     expect((got.ids, amounts, got.state, got.kept), want, shown + " -> (ids, amount values, state, kept)", why=why)
@@ -215,8 +179,7 @@ def test_task3_a_declared_rule_settles_it():
 def test_task3_agreement_is_not_a_conflict():
     fn = function(load(LESSON), "settle_conflict")
     same = BY_ID["D2"]._replace(id="D3", source="volunteer-office", text=BY_ID["D2"].text.replace("600", "500"))
-    shown = "settle_conflict(<D1, D3 (another source, also 500 euros)>, ())"
-    got = call(fn, (BY_ID["D1"], same), (), shown=shown)
+    got, shown = call_shown(fn, Shown("<D1, D3 (another source, also 500 euros)>", (BY_ID["D1"], same)), ())
     expect((got.ids, tuple(a.value for a in got.amounts), got.state, got.kept),
            (("D1", "D3"), (500, 500), "none", ("D1", "D3")),
            shown + " -> (ids, amount values, state, kept)", why="two sources stating the same amount corroborate each other")
@@ -226,13 +189,13 @@ def test_task3_agreement_is_not_a_conflict():
 def test_task3_first_amount_and_every_loser():
     fn = function(load(LESSON), "settle_conflict")
     two = BY_ID["D1"]._replace(id="D5", text="The allowance is 500 euros per trip, and at most 2000 euros a year.")
-    shown = "settle_conflict(<D5: '500 euros per trip, ... 2000 euros a year', D2: 600 euros>, ())"
-    got = call(fn, (two, BY_ID["D2"]), (), shown=shown)
+    got, shown = call_shown(fn, Shown("<D5: '500 euros per trip, ... 2000 euros a year', D2: 600 euros>",
+                                      (two, BY_ID["D2"])), ())
     expect(tuple(a.value for a in got.amounts), (500, 600), shown + " -> amount values",
            why="each member's first stated amount is the one compared")
     third = BY_ID["D2"]._replace(id="D4", source="volunteer-office", text="The allowance is 700 euros per trip.")
-    shown = f"settle_conflict(<D1 500, D2 600, D4 700 (volunteer-office)>, {EXAMPLE_RULE!r})"
-    got = call(fn, (BY_ID["D1"], BY_ID["D2"], third), EXAMPLE_RULE, shown=shown)
+    got, shown = call_shown(fn, Shown("<D1 500, D2 600, D4 700 (volunteer-office)>", (BY_ID["D1"], BY_ID["D2"], third)),
+                            EXAMPLE_RULE)
     expect((got.state, got.kept), ("unresolved", ("D1", "D2", "D4")), shown + " -> (state, kept)",
            why="the rule puts finance-office over finance-faq, but nothing is declared about volunteer-office: "
                "a winner needs a rule over every member that disagrees with it")
@@ -246,8 +209,8 @@ def test_task3_amounts_however_written():
     fn = function(load(LESSON), "settle_conflict")
     for written, value in (("1,600 euros", 1600), ("600 EUR", 600), ("EUR 600", 600), ("\u20ac600", 600),
                            ("600 euro", 600)):
-        shown = f"settle_conflict(<D2 writing '{written}', D1: 500 euros>, ())"
-        got = call(fn, (_d2_writes(written), BY_ID["D1"]), (), shown=shown)
+        both = (_d2_writes(written), BY_ID["D1"])
+        got, shown = call_shown(fn, Shown(f"<D2 writing '{written}', D1: 500 euros>", both), ())
         expect((tuple(a.value for a in got.amounts), got.state), ((value, 500), "unresolved"),
                shown + " -> (amount values, state)",
                why=f"lesson 04's reader reads '{written}' as {value} euros, which is not 500 euros")
@@ -256,18 +219,17 @@ def test_task3_amounts_however_written():
 def test_task3_an_unread_amount_never_agrees():
     fn = function(load(LESSON), "settle_conflict")
     for written in ("six hundred euros", "\u0666\u0660\u0660 euros"):
-        shown = f"settle_conflict(<D2 writing {written!r}, D1: 500 euros>, {EXAMPLE_RULE!r})"
-        got = call(fn, (_d2_writes(written), BY_ID["D1"]), EXAMPLE_RULE, shown=shown)
+        both = (_d2_writes(written), BY_ID["D1"])
+        got, shown = call_shown(fn, Shown(f"<D2 writing {written!r}, D1: 500 euros>", both), EXAMPLE_RULE)
         expect((got.ids, got.state, got.kept), (("D2", "D1"), "unreadable", ("D2", "D1")),
                shown + " -> (ids, state, kept)",
                why="the reader cannot read that amount: both stay and go to review, before any rule is "
                    "applied; an unread amount never counts as agreement")
-    shown = "settle_conflict(<D2 writing '500 crowns', D1: 500 euros>, ())"
-    got = call(fn, (_d2_writes("500 crowns"), BY_ID["D1"]), (), shown=shown)
+    both = (_d2_writes("500 crowns"), BY_ID["D1"])
+    got, shown = call_shown(fn, Shown("<D2 writing '500 crowns', D1: 500 euros>", both), ())
     expect(got.state, "unresolved", shown + " -> state", why="500 crowns and 500 euros are not the same amount")
     alone = _d2_writes("six hundred euros")
-    shown = "settle_conflict(<D2 writing 'six hundred euros'>, ())"
-    got = call(fn, (alone,), (), shown=shown)
+    got, shown = call_shown(fn, Shown("<D2 writing 'six hundred euros'>", (alone,)), ())
     expect((got.ids, got.state), (("D2",), "none"), shown + " -> (ids, state)",
            why="one amount alone disagrees with nobody")
 

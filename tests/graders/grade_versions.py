@@ -1,34 +1,16 @@
 """Grader for lesson 04, versions. Run: python3 -B methods.py check versions"""
 
-from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
+from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.versions import COLLECTION, DEPOSITS, LATE_FEES, SUPERSEDES, Record, current_public
 
 LESSON = "versions"
 
-TASKS = (
-    Task(1, "multi_version_sources", "Find the sources that carry more than one version label", hints=(
-        "For one source, what do you need to remember: how many passages it has, or which labels it has?",
-        "Is '10' larger than '9'? As strings, no. Should this function compare labels at all?",
-        "Keep a dict source_id -> list of labels; append a label only if it is not in the list yet; "
-        "return the sources whose list has two or more labels, as tuples, in first-seen order.",
-    )),
-    Task(2, "valid_on", "Keep what is valid on an explicit as-of day", hints=(
-        "A record's valid_until is its last valid day. On that very day, is it valid?",
-        "ISO days 'YYYY-MM-DD' compare correctly as strings. Which two comparisons decide validity?",
-        "Keep r when r.valid_from <= as_of and (r.valid_until is None or as_of <= r.valid_until). "
-        "Which date must you never use instead of as_of?",
-    )),
-    Task(3, "resolve_or_abstain", "Select only by a declared rule, otherwise abstain", hints=(
-        "Which input says that one record replaced another: the labels, the amounts, or the map?",
-        "If the map is empty, how many records are standing? What should the decision then be?",
-        "Collect every id replaced by a record that is present; the standing ids are the others, in order. "
-        "Exactly one standing means selected; anything else means abstain-and-review.",
-    )),
-    Task(4, "SCORE_QUIZ", "Quiz: why the highest score cannot resolve a conflict", hints=(
-        "What question was the reranker trained to answer about a passage?",
-        "Does 'matches the question well' say anything about which record the editors approved?",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "multi_version_sources", "Find the sources that carry more than one version label"),
+    Task(2, "valid_on", "Keep what is valid on an explicit as-of day"),
+    Task(3, "resolve_or_abstain", "Select only by a declared rule, otherwise abstain"),
+    Task(4, "SCORE_QUIZ", "Quiz: why the highest score cannot resolve a conflict"),
+))
 
 
 def _rec(rid: str, source: str, version: str, **dates) -> Record:
@@ -39,14 +21,19 @@ def _ids(records) -> tuple:
     return tuple(r.id for r in records)
 
 
+def _labels(records) -> Shown:
+    return Shown("[" + ", ".join(f"{r.id}: {r.source_id} v{r.version}" for r in records) + "]", records)
+
+
 # ---------------------------------------------------------------- Task 1
 
 def test_task1_the_lesson_collection():
     fn = function(load(LESSON), "multi_version_sources")
     passages = [r.as_passage() for r in current_public(COLLECTION)]
-    shown = "multi_version_sources(<the lesson's current, public candidates>)"
-    expect(call(fn, passages, shown=shown), {"help-desk-hours": ("2", "1"), "printing-prices": ("1", "2")}, shown,
-           why="help-desk-hours is seen as 2 then 1, printing-prices as 1 then 2; the other sources have one label")
+    expect_call(fn, Shown("<the lesson's current, public candidates>", passages),
+                want={"help-desk-hours": ("2", "1"), "printing-prices": ("1", "2")},
+                why="help-desk-hours is seen as 2 then 1, printing-prices as 1 then 2; the other sources have one "
+                    "label")
 
 
 def test_task1_labels_stay_strings_in_first_seen_order():
@@ -58,20 +45,17 @@ def test_task1_labels_stay_strings_in_first_seen_order():
         ([_rec("a", "s", "oak"), _rec("b", "s", "birch")], {"s": ("oak", "birch")}, "labels may be names"),
     ]
     for passages, want, why in cases:
-        shown = f"multi_version_sources({[(r.id, r.source_id, r.version) for r in passages]})"
-        expect(call(fn, passages, shown=shown), want, shown, why=why)
+        expect_call(fn, _labels(passages), want=want, why=why)
 
 
 def test_task1_one_label_many_passages_is_not_a_conflict():
     fn = function(load(LESSON), "multi_version_sources")
     passages = [_rec("a", "s", "2"), _rec("b", "s", "2"), _rec("c", "t", "1"), _rec("d", "s", "2")]
-    shown = "multi_version_sources([a: s v2, b: s v2, c: t v1, d: s v2])"
-    expect(call(fn, passages, shown=shown), {}, shown,
-           why="source s has three passages but only one label; count labels, not passages")
+    expect_call(fn, _labels(passages), want={},
+                why="source s has three passages but only one label; count labels, not passages")
     passages = [_rec("a", "s", "2"), _rec("b", "s", "2"), _rec("c", "s", "3")]
-    shown = "multi_version_sources([a: s v2, b: s v2, c: s v3])"
-    expect(call(fn, passages, shown=shown), {"s": ("2", "3")}, shown, why="each label is listed once")
-    expect(call(fn, [], shown="multi_version_sources([])"), {}, "multi_version_sources([])")
+    expect_call(fn, _labels(passages), want={"s": ("2", "3")}, why="each label is listed once")
+    expect_call(fn, [], want={})
 
 
 # ---------------------------------------------------------------- Task 2
@@ -84,16 +68,16 @@ def test_task2_the_last_day_is_still_valid():
         ("2026-06-29", ("late-fee-2025",), "the day before the boundary"),
         ("2024-12-31", (), "before either rule existed"),
     ):
-        shown = f"valid_on(LATE_FEES, {day!r})"
-        expect(_ids(call(fn, LATE_FEES, day, shown=shown)), want, shown + " -> ids", why=why)
+        got, shown = call_shown(fn, Shown("LATE_FEES", LATE_FEES), day)
+        expect(_ids(got), want, shown + " -> ids", why=why)
 
 
 def test_task2_boundaries_of_one_day_windows():
     fn = function(load(LESSON), "valid_on")
     one_day = _rec("one", "s", "1", valid_from="2026-03-10", valid_until="2026-03-10")
     for day, want in (("2026-03-09", ()), ("2026-03-10", ("one",)), ("2026-03-11", ())):
-        shown = f"valid_on([valid 2026-03-10 .. 2026-03-10], {day!r})"
-        expect(_ids(call(fn, [one_day], day, shown=shown)), want, shown + " -> ids",
+        got, shown = call_shown(fn, Shown("[valid 2026-03-10 .. 2026-03-10]", [one_day]), day)
+        expect(_ids(got), want, shown + " -> ids",
                why="a record valid from and until the same day is valid on that day only")
 
 
@@ -101,11 +85,12 @@ def test_task2_open_end_and_order():
     fn = function(load(LESSON), "valid_on")
     records = [_rec("late", "s", "1", valid_from="2027-01-01"), _rec("open", "t", "1", valid_from="2020-01-01"),
                _rec("closed", "u", "1", valid_from="2020-01-01", valid_until="2026-12-31")]
-    shown = "valid_on([late: from 2027-01-01, open: from 2020-01-01, closed: 2020-01-01..2026-12-31], '2027-01-01')"
-    expect(_ids(call(fn, records, "2027-01-01", shown=shown)), ("late", "open"), shown + " -> ids",
+    windows = Shown("[late: from 2027-01-01, open: from 2020-01-01, closed: 2020-01-01..2026-12-31]", records)
+    got, shown = call_shown(fn, windows, "2027-01-01")
+    expect(_ids(got), ("late", "open"), shown + " -> ids",
            why="valid_until None has no end; keep the input order; compare with as_of, not today's date")
-    shown = shown.replace("'2027-01-01')", "'2026-12-31')")
-    expect(_ids(call(fn, records, "2026-12-31", shown=shown)), ("open", "closed"), shown + " -> ids")
+    got, shown = call_shown(fn, windows, "2026-12-31")
+    expect(_ids(got), ("open", "closed"), shown + " -> ids")
 
 
 def test_task2_as_of_must_be_an_iso_day():
@@ -113,15 +98,14 @@ def test_task2_as_of_must_be_an_iso_day():
     # One non-digit at each place a digit belongs: every part of the day is checked.
     for bad in ("2026/07/01", "1 July 2026", "20260701", "202x-07-01", "2026-x7-01", "2026-0x-01",
                 "2026-07-x1", "2026-07-0x"):
-        expect_error(ValueError, fn, LATE_FEES, bad, shown=f"valid_on(LATE_FEES, {bad!r})",
-                     why="an as-of date that is not 'YYYY-MM-DD' cannot be compared safely")
+        expect_call(fn, Shown("LATE_FEES", LATE_FEES), bad, raises=ValueError,
+                    why="an as-of date that is not 'YYYY-MM-DD' cannot be compared safely")
 
 
 # ---------------------------------------------------------------- Task 3
 
 def _resolve(fn, records, links):
-    shown = f"resolve_or_abstain({list(_ids(records))}, {links})"
-    got = call(fn, records, links, shown=shown)
+    got, shown = call_shown(fn, Shown(str(list(_ids(records))), records), links)
     expect_true(isinstance(got, dict), f"called {shown}\n  got a {type(got).__name__}\n  expected: a dict")
     for key in ("decision", "selected_id", "presented_ids", "reason"):
         expect_true(key in got, f"called {shown}\n  got {got!r}\n  expected: a dict with the key {key!r}")
