@@ -3,59 +3,20 @@
 import copy
 from dataclasses import replace
 
-from _lab import Task, call, expect, expect_choice, expect_error, expect_true, function, load
+from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.memory import ASSISTANT_MEMORY, ITEMS, SESSIONS, gate_item, resolve
 from modules.memory_store import CacheEntry, TracePayload, build, correct, delete, migrate, purge, replay, \
     replay_diff, serve
 
 LESSON = "memory"
 
-TASKS = (
-    Task(1, "withhold_reason", "The memory eligibility gate", hints=(
-        "Whose item is it? When it belongs to another buyer, is there any reason to read its permission or its "
-        "dates at all?",
-        "Which single permission value lets an item through? What do None and 'unknown' have in common with "
-        "'denied' when nobody can ask the buyer?",
-        "An item recorded on day D and kept R days: is it usable on day D + R? On day D + R + 1? Which "
-        "comparison says exactly that, age > R or age >= R?",
-        "age = day_number(as_of) - day_number(item.as_of). Then in order: owner, permission, visibility, "
-        "age < 0, age > item.retention_days, a prohibited family, any FRESHNESS rule for item.field with "
-        "age > rule.max_days. Return the first code that applies, else None.",
-    )),
-    Task(2, "current_versus_memory", "Current input wins over memory", hints=(
-        "The buyer typed 18 mm today; you remember 16 mm. Which value describes the pump they are asking about "
-        "now, and should they hear about the other one?",
-        "A bare '16' has no unit. Can memory settle what the buyer meant, or only help you ask?",
-        "Check today first (conflict = remembered is not None and remembered != today), then ambiguous with a "
-        "remembered value ('ask', None, False), then memory alone, then ('none', None, False).",
-    )),
-    Task(3, "delete_everywhere", "A deletion that reaches every derived store", hints=(
-        "Once an item has been used, where else does it live: as a vector in the index, inside cached packets, "
-        "inside trace payloads? Which of these could put it in front of a buyer tomorrow?",
-        "A trace is a record of what happened. Can you keep the fact that an item was there without keeping "
-        "what it said or which item it was?",
-        "Is 'MEM-A1' in ('MEM-A10',)? Is it in the text \"('MEM-A10',)\"? Compare ids, never text.",
-        "ref = opaque_ref(item_id); index = ann.delete(index, item_id) if item_id in dict(index.vectors); cache = "
-        "tuple(e for e in cache if item_id not in e.items); traces = tuple(p._replace(memory=tuple((ref, "
-        "'deleted') if i == item_id else (i, v) for i, v in p.memory)) for p in traces).",
-    )),
-    Task(4, "replay_diff", "A replay diff between two index versions", hints=(
-        "A candidate that stays in the top five but falls from first to fourth: must a replay report it? "
-        "Would comparing sets notice?",
-        "Rank is a position counting from 1. Build {candidate: rank} for the old row and the new row and "
-        "compare them, in the orders the docstring names.",
-        "Raise ValueError when list(old) != list(new). Per case: gained and lost from the two rank dicts, moved "
-        "where both ranks exist and differ, list differences for exclusions and packet, and state None when "
-        "equal else [old state, new state].",
-    )),
-    Task(5, "ONLY_MEMORY_QUIZ", "Quiz: it is only memory", hints=(
-        "Take the data questions one by one: whose is it, who may see it, did they consent, how long is it kept, "
-        "is it still true, how is it corrected and deleted, which encoder made its vector. Does the word "
-        "'memory' answer any of them?",
-        "Which of today's items did the gate withhold, and would a relevance check or encryption have caught "
-        "any of those reasons?",
-    )),
-)
+TASKS = hinted(LESSON, (
+    Task(1, "withhold_reason", "The memory eligibility gate"),
+    Task(2, "current_versus_memory", "Current input wins over memory"),
+    Task(3, "delete_everywhere", "A deletion that reaches every derived store"),
+    Task(4, "replay_diff", "A replay diff between two index versions"),
+    Task(5, "ONLY_MEMORY_QUIZ", "Quiz: it is only memory"),
+))
 
 ON, DAY_AFTER = "2026-11-01", "2026-11-02"
 
@@ -70,8 +31,7 @@ def _first(item, buyer, as_of):
 
 
 def _check_reason(fn, item, buyer, as_of, why=""):
-    shown = f"withhold_reason({_shown(item)}, {buyer!r}, {as_of!r})"
-    expect(call(fn, item, buyer, as_of, shown=shown), _first(item, buyer, as_of), shown, why=why)
+    expect_call(fn, Shown(_shown(item), item), buyer, as_of, want=_first(item, buyer, as_of), why=why)
 
 
 # ---------------------------------------------------------------- Task 1
@@ -153,8 +113,7 @@ def test_task1_over_many_days():
 # ---------------------------------------------------------------- Task 2
 
 def _check_resolve(fn, today, remembered, ambiguous, why=""):
-    shown = f"current_versus_memory({today!r}, {remembered!r}, {ambiguous!r})"
-    expect(call(fn, today, remembered, ambiguous, shown=shown), resolve(today, remembered, ambiguous), shown, why=why)
+    expect_call(fn, today, remembered, ambiguous, want=resolve(today, remembered, ambiguous), why=why)
 
 
 def test_task2_today_wins_and_the_conflict_is_shown():
@@ -176,9 +135,7 @@ def test_task2_memory_fills_only_silence():
     fn = function(load(LESSON), "current_versus_memory")
     _check_resolve(fn, None, "Aquaro WP-40", False, why="today says nothing about the machine: memory, marked")
     _check_resolve(fn, None, None, False)
-    shown = "current_versus_memory('18', '16')"
-    expect(call(fn, "18", "16", shown=shown), ("follow_today", "18", True), shown,
-           why="ambiguous defaults to False")
+    expect_call(fn, "18", "16", want=("follow_today", "18", True), why="ambiguous defaults to False")
 
 
 # ---------------------------------------------------------------- Task 3
@@ -190,9 +147,11 @@ def _served(prompt=True):
     return state
 
 
-def _check_delete(fn, index, cache, traces, item_id, shown):
+def _check_delete(fn, index, cache, traces, item_id, stores):
     want = purge(index, cache, traces, item_id)
-    got = call(fn, index, cache, traces, item_id, shown=shown)
+    got, shown = call_shown(fn, Shown(f"<index of {len(index)} vectors>", index),
+                            Shown(f"<{len(cache)} cached packets{stores}>", cache),
+                            Shown(f"<{len(traces)} trace payloads{stores}>", traces), item_id)
     expect_true(isinstance(got, tuple) and len(got) == 4,
                 f"called {shown}\n  got: {type(got).__name__}\n  expected: a tuple (index, cache, traces, ref)")
     new_index, new_cache, new_traces, ref = got
@@ -211,8 +170,7 @@ def test_task3_deletion_reaches_index_cache_and_traces():
     fn = function(load(LESSON), "delete_everywhere")
     state = _served()
     for item_id in ("MEM-A3", "MEM-A1", "MEM-B1", "MEM-B4"):
-        _check_delete(fn, state.index, state.cache, state.traces, item_id,
-                      f"delete_everywhere(<index, 4 cached packets, 4 trace payloads>, {item_id!r})")
+        _check_delete(fn, state.index, state.cache, state.traces, item_id, "")
 
 
 def test_task3_an_item_no_longer_indexed():
@@ -220,8 +178,7 @@ def test_task3_an_item_no_longer_indexed():
     state = _served()
     state, _record = delete(state, "MEM-A3", ON)
     before = copy.deepcopy((state.cache, state.traces))
-    _check_delete(fn, state.index, state.cache, state.traces, "MEM-A3",
-                  "delete_everywhere(<an index that no longer holds MEM-A3, ...>, 'MEM-A3')")
+    _check_delete(fn, state.index, state.cache, state.traces, "MEM-A3", ", after MEM-A3 was deleted")
     expect_true((state.cache, state.traces) == before, "delete_everywhere changed the stores it was given")
 
 
@@ -230,15 +187,14 @@ def test_task3_ids_compare_exactly():
     state = _served()
     cache = state.cache + (CacheEntry("S9", "BUYER-A", "PW-Q001", ("MEM-A10",), ("memory:MEM-A10@v1#units",)),)
     traces = state.traces + (TracePayload("S9", "BUYER-A", "PW-Q001", (("MEM-A10", "mm"), ("MEM-A1", "x"))),)
-    _check_delete(fn, state.index, cache, traces, "MEM-A1",
-                  "delete_everywhere(<index, cache and traces that also hold an item 'MEM-A10'>, 'MEM-A1')")
+    _check_delete(fn, state.index, cache, traces, "MEM-A1", ", one of them holding an item 'MEM-A10'")
 
 
 def test_task3_the_record_is_opaque():
     fn = function(load(LESSON), "delete_everywhere")
     state = _served()
-    shown = "delete_everywhere(<index, cache, traces>, 'MEM-A2')"
-    _index, _cache, traces, ref = call(fn, state.index, state.cache, state.traces, "MEM-A2", shown=shown)
+    (_index, _cache, traces, ref), shown = call_shown(fn, Shown("<index>", state.index), Shown("<cache>", state.cache),
+                                                      Shown("<traces>", state.traces), "MEM-A2")
     text = repr(traces) + repr(ref)
     expect_true("MEM-A2" not in text and "'16'" not in text,
                 f"called {shown}\n  the traces or the ref still name MEM-A2 or its value\n  keep (opaque_ref(item_id), "
@@ -257,15 +213,16 @@ def _rows():
             (("morning", morning), ("after", after), ("migrated", migrate(morning, "mem-vec-2")))}
 
 
-def _check_diff(fn, old, new, shown, why=""):
-    expect(call(fn, copy.deepcopy(old), copy.deepcopy(new), shown=shown), replay_diff(old, new), shown, why=why)
+def _check_diff(fn, old, new, shown_old, shown_new, why=""):
+    expect_call(fn, Shown(shown_old, copy.deepcopy(old)), Shown(shown_new, copy.deepcopy(new)),
+                want=replay_diff(old, new), why=why)
 
 
 def test_task4_the_lab_replays():
     fn = function(load(LESSON), "replay_diff")
     rows = _rows()
     for old, new in (("morning", "after"), ("morning", "migrated"), ("after", "morning"), ("morning", "morning")):
-        _check_diff(fn, rows[old], rows[new], f"replay_diff(<{old} replay>, <{new} replay>)")
+        _check_diff(fn, rows[old], rows[new], f"<{old} replay>", f"<{new} replay>")
 
 
 def _row(candidates, exclusions=(), packet=(), state="respond"):
@@ -277,11 +234,11 @@ def test_task4_rank_moves_are_changes():
     fn = function(load(LESSON), "replay_diff")
     old = {"S1": _row(["A", "B", "C"]), "S2": _row(["X"])}
     new = {"S1": _row(["C", "B", "D"]), "S2": _row(["X"])}
-    _check_diff(fn, old, new, "replay_diff({'S1': ['A', 'B', 'C'], ...}, {'S1': ['C', 'B', 'D'], ...})",
+    _check_diff(fn, old, new, "{'S1': ['A', 'B', 'C'], 'S2': ['X']}", "{'S1': ['C', 'B', 'D'], 'S2': ['X']}",
                 why="C moved from 3 to 1 though it stayed in the top three; B kept rank 2")
     old = {"S1": _row(["A", "B"])}
     new = {"S1": _row(["B", "A"])}
-    _check_diff(fn, old, new, "replay_diff({'S1': ['A', 'B']}, {'S1': ['B', 'A']})",
+    _check_diff(fn, old, new, "{'S1': ['A', 'B']}", "{'S1': ['B', 'A']}",
                 why="the same set in another order is a change")
 
 
@@ -290,17 +247,19 @@ def test_task4_exclusions_packet_and_state():
     old = {"S1": _row(["A"], [["A", "MEMORY_EXPIRED"], ["ref-1", "PERMISSION_DENIED"]], ["p1", "p2"], "respond")}
     new = {"S1": _row(["A"], [["A", "STALE_FIELD"], ["ref-1", "PERMISSION_DENIED"], ["B", "MEMORY_OTHER_OWNER"]],
                       ["p2", "p3"], "clarify")}
-    _check_diff(fn, old, new, "replay_diff(<one case whose exclusions, packet and state changed>)",
+    before, after = "<S1: exclusions, packet and state before>", "<S1: the same after the change>"
+    _check_diff(fn, old, new, before, after,
                 why="an exclusion whose reason changed is removed and added; compare whole entries")
-    _check_diff(fn, new, old, "replay_diff(<the same, the other way round>)")
+    _check_diff(fn, new, old, after, before)
 
 
 def test_task4_like_with_like():
     fn = function(load(LESSON), "replay_diff")
     a, b = {"S1": _row(["A"]), "S2": _row([])}, {"S2": _row([]), "S1": _row(["A"])}
-    expect_error(ValueError, fn, a, {"S1": _row(["A"])}, shown="replay_diff(<S1, S2>, <S1>)",
-                 why="a replay compares the same frozen cases")
-    expect_error(ValueError, fn, a, b, shown="replay_diff(<S1, S2>, <S2, S1>)", why="in the same order")
+    expect_call(fn, Shown("<cases S1, S2>", a), Shown("<case S1>", {"S1": _row(["A"])}), raises=ValueError,
+                why="a replay compares the same frozen cases")
+    expect_call(fn, Shown("<cases S1, S2>", a), Shown("<cases S2, S1>", b), raises=ValueError,
+                why="in the same order")
 
 
 # ---------------------------------------------------------------- Task 5
