@@ -30,7 +30,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 if ROOT not in sys.path:  # also under `python3 -I`, which leaves the script's folder off sys.path
     sys.path.insert(0, ROOT)
 
-from labtools.registry import LESSONS, RUN, WORKFLOW, built, write, wants_rich  # noqa: E402
+from labtools.registry import LESSONS, RUN, WORKFLOW, built, lesson_module, write, wants_rich  # noqa: E402
 
 
 def overview() -> str:
@@ -71,7 +71,7 @@ def run_lesson(name: str, argv: list) -> int:
                     if key not in ("plain", "json") and value not in (None, False)}
     if not built(name):
         (parser or lesson_parser(name)).error(f"lesson '{name}' is not built yet")
-    module = __import__(f"modules.{name}", fromlist=["trace"])
+    module = lesson_module(name)
     try:
         record = module.trace(**settings)
     except (ValueError, TypeError) as error:
@@ -82,7 +82,8 @@ def run_lesson(name: str, argv: list) -> int:
         return 0
     from labtools import render
     if wants_rich(plain, as_json):
-        render.render_rich(module.view(record))
+        from labtools.terminal import render_rich
+        render_rich(module.view(record))
     else:
         write(render.render_plain(module.view(record)))
     return 0

@@ -357,10 +357,9 @@ def make_class(folder, count: int, loops: int, syntax_every: int = 5, stub_every
     syntax error in one lesson, every `stub_every`-th all stubs, the rest the reference answers.
     Returns how many of each kind."""
     from pathlib import Path
-    from labtools import dev
     lessons = course.lessons()
     solutions = {lesson: (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8") for lesson in lessons}
-    stubs = {lesson: dev.generated_stub(lesson) for lesson in lessons}
+    stubs = {lesson: course.generated_stub(lesson) for lesson in lessons}
     first = lessons[0]
     head, marker, rest = solutions[first].partition("# BEGIN SOLUTION\n")
     indent = head[len(head.rstrip(" ")):]

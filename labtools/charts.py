@@ -310,7 +310,8 @@ def readme_charts() -> dict:
     """{path relative to the project root: SVG text} for every chart the README shows."""
     out = {}
     for path, (lesson, draw) in README_CHARTS.items():
-        module = __import__(f"modules.{lesson}", fromlist=["trace"])
+        from labtools.registry import lesson_module
+        module = lesson_module(lesson)
         out[path] = svg(draw(module.trace()))
     return out
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import re
 
-from labtools.render import _cell, _numeric, render_plain, wrap
+from labtools.render import cell, numeric, render_plain, wrap
 
 TEXT_WIDTH = 88
 _RIGHT = ' style="text-align:right"'
@@ -28,7 +28,7 @@ _BAR_GLYPHS = frozenset("#.|!")
 
 
 def _number_like(value) -> bool:
-    return value is None or _numeric(value) or (isinstance(value, str) and bool(_NUMBER_TEXT.fullmatch(value)))
+    return value is None or numeric(value) or (isinstance(value, str) and bool(_NUMBER_TEXT.fullmatch(value)))
 
 
 def _bar_like(value) -> bool:
@@ -51,20 +51,20 @@ def table_html(spec: dict) -> str:
     for row in rows:
         if len(row) != len(columns):
             raise ValueError(f"table {spec.get('title')!r}: a row has {len(row)} cells for {len(columns)} columns")
-    numeric = [bool(rows) and all(_number_like(r[i]) for r in rows) for i in range(len(columns))]
+    right_aligned = [bool(rows) and all(_number_like(r[i]) for r in rows) for i in range(len(columns))]
     bars = [bool(rows) and all(_bar_like(r[i]) for r in rows) for i in range(len(columns))]
     out = ["<table>"]
     if spec.get("title"):
         out.append(f"<caption style=\"text-align:left\"><b>{html.escape(spec['title'])}</b></caption>")
     out.append("<thead><tr>")
     out += [f"<th{_RIGHT if n else ''}>{html.escape(c)}</th>"
-            for c, n in zip(columns, numeric)]
+            for c, n in zip(columns, right_aligned)]
     out.append("</tr></thead>")
     out.append("<tbody>")
     for row in rows:
         out.append("<tr>")
-        for value, number, bar in zip(row, numeric, bars):
-            text = html.escape(_cell(value))
+        for value, number, bar in zip(row, right_aligned, bars):
+            text = html.escape(cell(value))
             out.append(f"<td{_RIGHT if number else ''}>{f'<code>{text}</code>' if bar else text}</td>")
         out.append("</tr>")
     out.append("</tbody></table>")

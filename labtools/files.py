@@ -252,3 +252,39 @@ def set_aside(path: Path, label: str) -> Path:
             os.unlink(aside)
         raise describe(error, path, "set aside") from None
     return aside
+
+
+def backup_name(path: Path) -> Path:
+    """A fresh `NAME.STAMP[-N].bak` beside `path`, claimed exclusively (created empty), so two
+    writers never pick the same backup name."""
+    import time
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    counter = 1
+    while True:
+        copy = path.with_name(f"{path.name}.{stamp}{'' if counter == 1 else f'-{counter}'}.bak")
+        try:
+            os.close(os.open(copy, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            return copy
+        except FileExistsError:
+            counter += 1
+
+
+def existing(paths: list[Path]) -> list[Path]:
+    return [path for path in paths if path.exists() or path.is_symlink()]
+
+
+def write_files(files: dict[Path, str | bytes], overwrite: bool) -> list[str]:
+    """Write each file atomically; an existing one only with `overwrite`, after it is moved
+    to a backup beside it. Returns a line for each backup kept."""
+    clash = existing(list(files))
+    if clash and not overwrite:
+        raise FileExistsError(", ".join(str(path) for path in clash))
+    lines = []
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() or path.is_symlink():
+            copy = backup_name(path)
+            os.replace(path, copy)
+            lines.append(f"kept the earlier {path.name} as {copy}")
+        replace_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
+    return lines

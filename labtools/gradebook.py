@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from labtools import course, grading, integrity
+from labtools.files import existing, write_files
 
 SKIPPED_FOLDERS = {"__pycache__", "__MACOSX", ".git", ".venv", "venv", "node_modules"}
 SEARCH_DEPTH = 4
@@ -205,38 +206,6 @@ def junit_xml(book: dict) -> str:
 
 
 # ------------------------------------------------------------------ writing
-
-def backup_name(path: Path) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    copy = path.with_name(f"{path.name}.{stamp}.bak")
-    counter = 1
-    while copy.exists():
-        counter += 1
-        copy = path.with_name(f"{path.name}.{stamp}-{counter}.bak")
-    return copy
-
-
-def existing(paths: list[Path]) -> list[Path]:
-    return [path for path in paths if path.exists() or path.is_symlink()]
-
-
-def write_files(files: dict[Path, str | bytes], overwrite: bool) -> list[str]:
-    """Write each file (atomically); an existing one only with `overwrite`, after a backup."""
-    clash = existing(list(files))
-    if clash and not overwrite:
-        raise FileExistsError(", ".join(str(path) for path in clash))
-    lines = []
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists() or path.is_symlink():
-            copy = backup_name(path)
-            os.replace(path, copy)
-            lines.append(f"kept the earlier {path.name} as {copy}")
-        scratch = path.with_name(f".{path.name}.writing")
-        scratch.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
-        os.replace(scratch, path)
-    return lines
-
 
 def outputs(out: Path, students: list[str], single: bool, junit: Path | None) -> dict[str, Path]:
     """Where each file goes: csv, json, junit, and gradescope:ID per student."""

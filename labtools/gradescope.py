@@ -126,9 +126,10 @@ exec python3 -B methods.py grade "$ROOT/submission" --single --out "$ROOT/result
 """
 
 # What the autograder needs of the lab: the command line, the lesson modules the graders
-# import, and the graders. No solutions, exercises, notebooks or other tests.
+# import, the graders and the hints they read (exercises/hints). No solutions, exercise
+# files, notebooks or other tests.
 INCLUDE = ("methods.py", "pyproject.toml", "labtools/*.py", "modules/**/*.py", "tests/graders/*.py",
-           "tests/graders/SHA256SUMS")
+           "tests/graders/SHA256SUMS", "exercises/hints/*.md")
 
 
 def files() -> list[str]:
@@ -163,10 +164,10 @@ def main(argv: list[str]) -> int:
                         help="where to write it (default: context-lab-autograder.zip here)")
     parser.add_argument("--overwrite", action="store_true", help="replace FILE (it is first kept as FILE.STAMP.bak)")
     args = parser.parse_args(argv)
-    from labtools import gradebook
+    from labtools.files import write_files
     data = autograder_zip()
     try:
-        kept = gradebook.write_files({args.out: data}, overwrite=args.overwrite)
+        kept = write_files({args.out: data}, overwrite=args.overwrite)
     except FileExistsError:
         sys.stderr.write(f"methods.py dev gradescope: {args.out} exists; add --overwrite "
                          f"(it is kept as {args.out.name}.STAMP.bak first)\n")

@@ -203,7 +203,7 @@ def _copy(submission: Submission, lessons: list[str], scratch: Path) -> dict:
 def lessons_with_graders() -> list[str]:
     """Lessons that can be graded: the course's lessons whose grader exists (a Gradescope
     autograder ships the graders without the solutions)."""
-    from methods import LESSONS
+    from labtools.registry import LESSONS
     return [name for name in LESSONS if (course.GRADERS / f"grade_{name}.py").is_file()]
 
 
@@ -307,7 +307,7 @@ def grade(lesson: str, target: Path | None = None, limits: Limits = Limits()) ->
 # ------------------------------------------------------------------ records
 
 def _catalogue() -> dict:
-    from methods import LESSONS
+    from labtools.registry import LESSONS
     return LESSONS
 
 

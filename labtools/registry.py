@@ -6,9 +6,12 @@ never the workflow. Nothing in labtools imports methods.py.
 
 Adding a lesson: append `(name, one-line description, options)` to COURSE; its number is
 its position (the 12th entry is lesson 12, shown as "12"), so it is written nowhere else.
-Then write modules/NAME.py with trace() and view(), its golden file (`dev golden NAME`), and,
+Then write modules/NAME.py (the mechanism) and trace() and view() in it or, when the lesson
+is long, in modules/NAME_trace.py (which imports the mechanism, never the reverse), its
+golden file (`dev golden NAME`), and,
 for graded exercises, solutions/NAME.py, tests/graders/grade_NAME.py and
-tests/wrong_answers/NAME.py (`dev sync` makes the stub). A notebook is
+tests/wrong_answers/NAME.py, with its hints in exercises/hints/NAME.md (`dev sync` makes
+the stub). A notebook is
 notebooks/src/NN_NAME.py, NN being that number.
 
 Adding a workflow command: one entry in WORKFLOW, `name: (description, "module:function")`,
@@ -83,6 +86,18 @@ WORKFLOW = {
 def built(name):
     """Whether lesson `name` has its module yet (a catalogued lesson may not be written yet)."""
     return os.path.exists(os.path.join(ROOT, "modules", name + ".py"))
+
+
+def lesson_module(name):
+    """The module whose trace() and view() print lesson `name`: modules/NAME_trace.py when the
+    lesson keeps its trace apart from its mechanism (the mechanism never imports it back, so
+    the import graph has no cycle), else modules/NAME.py."""
+    import importlib
+    if os.path.exists(os.path.join(ROOT, "modules", name + "_trace.py")):
+        module = importlib.import_module(f"modules.{name}_trace")
+        if hasattr(module, "trace") and hasattr(module, "view"):
+            return module
+    return importlib.import_module(f"modules.{name}")
 
 
 def built_lessons():

@@ -38,28 +38,50 @@ def wrap(paragraph: str, width: int = WRAP) -> str:
     return "\n".join(lines)
 
 
+def _break_points(text: str) -> list[int]:
+    """Positions of the spaces a line may break at: not inside a `quoted command`, so a
+    command a learner copies never spans two lines."""
+    inside, found = False, []
+    for position, char in enumerate(text):
+        if char == "`":
+            inside = not inside
+        elif char == " " and not inside:
+            found.append(position)
+    return found
+
+
+def _split(text: str, width: int) -> tuple[str, str]:
+    """(the longest head of `text` that fits `width` and ends at a break point, the rest);
+    a text with no break point that fits keeps its first word whole."""
+    points = [p for p in _break_points(text) if p > len(text) - len(text.lstrip(" "))]
+    fitting = [p for p in points if p <= width]
+    cut = fitting[-1] if fitting else (points[0] if points else len(text))
+    return text[:cut].rstrip(), text[cut:].strip()
+
+
 def fit(text: str, width: int = WRAP, hang: int | None = None) -> str:
-    """Every line of `text` within `width` columns. A longer line breaks at its last space
-    that fits (what comes before is kept as written, columns included); the rest wraps on
-    lines indented `hang` spaces (default: four past the line's own indent), so a wrapped
-    message still reads as one item. A word longer than the width keeps its own line."""
+    """Every line of `text` within `width` columns where it can be. A longer line breaks at
+    its last space that fits (what comes before is kept as written, columns included; a
+    `quoted command` is never split); the rest goes on lines indented `hang` spaces (default:
+    four past the line's own indent), so a wrapped message still reads as one item."""
     out = []
     for line in text.split("\n"):
         if len(line) <= width:
             out.append(line)
             continue
-        indent = len(line) - len(line.lstrip(" "))
-        cut = line.rfind(" ", indent + 1, width + 1)
-        if cut <= indent:
-            out.append(line)
-            continue
-        margin = " " * (indent + 4 if hang is None else hang)
-        out.append(line[:cut].rstrip())
-        out += [margin + piece for piece in wrap(line[cut:].strip(), width - len(margin)).split("\n")]
+        margin = " " * ((len(line) - len(line.lstrip(" ")) + 4) if hang is None else hang)
+        head, rest = _split(line, width)
+        out.append(head)
+        while rest:
+            if len(margin) + len(rest) <= width:
+                out.append(margin + rest)
+                break
+            head, rest = _split(margin + rest, width)
+            out.append(head)
     return "\n".join(out)
 
 
-def _cell(value) -> str:
+def cell(value) -> str:
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -69,7 +91,7 @@ def _cell(value) -> str:
     return str(value)
 
 
-def _numeric(value) -> bool:
+def numeric(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -106,14 +128,14 @@ def _legend(spec: dict) -> list[str]:
 def plain_table(table: dict) -> str:
     """Columns two spaces apart; a column whose cells are all numbers (or None) is right-aligned."""
     columns = [str(c) for c in table["columns"]]
-    rows = [[_cell(v) for v in row] for row in table["rows"]]
+    rows = [[cell(v) for v in row] for row in table["rows"]]
     widths, right = [len(c) for c in columns], [bool(rows)] * len(columns)
     for values, row in zip(table["rows"], rows):
         if len(row) != len(columns):
             raise ValueError(f"table {table.get('title')!r}: a row has {len(row)} cells for {len(columns)} columns")
         for i, value in enumerate(values):
             widths[i] = max(widths[i], len(row[i]))
-            right[i] = right[i] and (_numeric(value) or value is None)
+            right[i] = right[i] and (numeric(value) or value is None)
     out = ([table["title"]] if table.get("title") else []) + _legend(table)
     if sum(widths) + 2 * (len(widths) - 1) > WRAP:
         return "\n".join(out + _stacked(columns, rows))
@@ -143,7 +165,7 @@ def plain_chart(chart: dict) -> str:
     label_width = max(len(str(r[0])) for r in rows)
     out = ([chart["title"]] if chart.get("title") else []) + _legend(chart)
     for label, value, maximum in rows:
-        out.append(f"{str(label).ljust(label_width)}  |{bar(value, maximum, width)}| {_cell(value)}")
+        out.append(f"{str(label).ljust(label_width)}  |{bar(value, maximum, width)}| {cell(value)}")
     return "\n".join(out)
 
 
@@ -161,10 +183,3 @@ def render_plain(blocks: list[dict]) -> str:
         else:
             raise ValueError(f"unknown block kind: {sorted(block)}")
     return "\n\n".join(parts) + "\n"
-
-
-def render_rich(blocks: list[dict]) -> None:  # pragma: no cover - needs a terminal
-    """The same blocks in colour through rich; the code lives in labtools/terminal.py, so a
-    plain run (every test, every pipe) never compiles it."""
-    from labtools.terminal import render_rich as render
-    render(blocks)

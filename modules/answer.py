@@ -34,7 +34,7 @@ __all__ = [
     "Facet", "Sentence", "Answer", "OUTCOMES", "NO_ANSWER_CAUSES", "STATUSES", "KINDS", "ANSWER_SCHEMA",
     "covers", "assemble", "compose_answer", "answer_output", "check_output", "shown_answer", "check_citations",
     "is_grounded", "classify_outcome", "no_answer_cause", "request_text", "run_query", "FACETS", "CONFLICT_CANDIDATES",
-    "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS", "trace", "view",
+    "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS",
 ]
 
 OUTCOMES = ("right", "wrong_record", "wrong_source", "no_answer")
@@ -331,16 +331,3 @@ def run_query(query) -> tuple[ContextRecord, Answer, int, bool]:
         return packet, Answer("abstain", (Sentence("abstain", "The request does not fit its window; no answer "
                                                               "was generated."),), (name,)), final_input, fits
     return packet, compose_answer(facets, packet.packet), final_input, fits
-
-
-def trace() -> dict:
-    """The answer stage over lesson 01's budgets, one version conflict, forged citations,
-    a schema check and a query set (built in modules/answer_trace.py)."""
-    from modules import answer_trace
-    return answer_trace.trace()
-
-
-def view(record: dict) -> list[dict]:
-    """The trace as printable blocks, each with a key."""
-    from modules import answer_trace
-    return answer_trace.view(record)

@@ -42,8 +42,7 @@ from modules.dedupe import Chunk as DedupeChunk, dedupe_canonical, dedupe_text, 
 from modules.versions import AS_OF, Record, check_day, multi_version_sources, valid_on
 
 __all__ = ["CAUSES", "UNITS", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF", "Corpus", "Loss",
-           "QueryAudit", "Ledger", "rank_entries", "select_candidates", "audit_query", "run_audit",
-           "trace", "view"]
+           "QueryAudit", "Ledger", "rank_entries", "select_candidates", "audit_query", "run_audit"]
 
 CAUSES = ("not_retrieved", "not_in_corpus", "expired", "version_conflict", "canonical_copy",
           "duplicate_text", "overlap", "budget_skip")
@@ -303,14 +302,3 @@ def run_audit(path=None, *, run=None, qrels=None, budgets=None, unit="chars", k=
     settings = {"k": k, "unit": unit, "budgets": list(budgets), "as_of": as_of}
     return Report(shown, settings, len(corpus), corpus.windows, len(queries),
                   sum(1 for docs in relevant.values() if docs), ledger, results, findings, queries)
-
-
-def trace(path=None, **settings) -> dict:
-    """The audit as a JSON-ready record (see modules/audit_trace.py)."""
-    from modules.audit_trace import trace as build
-    return build(path, **settings)
-
-
-def view(record: dict) -> list[dict]:
-    from modules.audit_trace import view as build
-    return build(record)

@@ -329,7 +329,8 @@ def main(argv: list[str]) -> int:
         return 0
     from labtools import render
     if rich:
-        render.render_rich(view(record))
+        from labtools.terminal import render_rich
+        render_rich(view(record))
     else:
         _write(render.render_plain(view(record)))
     return 0

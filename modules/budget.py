@@ -38,7 +38,6 @@ __all__ = [
     "chunks_that_fit", "window_bar", "facets_covered", "select_for_coverage",
     "RANKED", "SYSTEM_PROMPT", "REQUESTS", "WINDOW_TOKENS", "NON_ASCII", "COVERAGE_QUESTION", "COVERAGE_SUB_QUESTIONS",
     "COVERAGE_FACETS", "COVERAGE_RANKED", "COVERAGE_BUDGET", "COVERAGE_LABELS",
-    "trace", "view",
 ]
 
 POLICIES = ("skip", "stop", "truncate")
@@ -331,15 +330,3 @@ COVERAGE_RANKED = (RANKED[0], LAPTOP_FAQ, RANKED[2], RANKED[1])
 COVERAGE_BUDGET = 330
 # Evaluation label: the chunks an answer needs. Kept apart; neither selection receives it.
 COVERAGE_LABELS = ("guest-wifi", "laptop-loans")
-
-
-def trace() -> dict:
-    """Every figure of the lesson as one JSON-ready record (built in modules/budget_trace.py)."""
-    from modules import budget_trace
-    return budget_trace.trace()
-
-
-def view(record: dict) -> list[dict]:
-    """The trace as printable blocks, each with a key."""
-    from modules import budget_trace
-    return budget_trace.view(record)

@@ -27,7 +27,7 @@ from modules.common.checks import sequence_of, short, whole_number
 __all__ = [
     "Passage", "ContextRecord", "select_context", "fill_quote_budget",
     "packet_coverage", "recall_at_k", "check_budget", "check_ids", "QUESTION", "SUB_QUESTIONS", "CANDIDATES",
-    "RELEVANT_IDS", "DEFAULT_BUDGETS", "trace", "view",
+    "RELEVANT_IDS", "DEFAULT_BUDGETS",
 ]
 
 
@@ -224,18 +224,3 @@ DEFAULT_BUDGETS = (80, 120, 400)
 
 
 # ---------------------------------------------------------------- the trace
-
-def trace(budgets=DEFAULT_BUDGETS) -> dict:
-    """Run the lesson's question through each budget; return a JSON-ready record.
-
-    The trace and view live in modules/context_trace.py: lessons 04 and 10 import this
-    module on every run and need none of the tables.
-    """
-    from modules import context_trace
-    return context_trace.trace(budgets)
-
-
-def view(record: dict) -> list[dict]:
-    """The trace record as printable blocks."""
-    from modules import context_trace
-    return context_trace.view(record)

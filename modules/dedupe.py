@@ -35,8 +35,7 @@ __all__ = [
     "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
     "dedupe_ids", "dedupe_text", "normalised_text", "same_passage", "canonical_key", "canonical_sources",
     "dedupe_canonical", "lines_overlap", "ranked", "select_non_overlapping", "distinct_texts", "ID_CASE",
-    "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE", "CROWDING_CASE", "CROWDING_LABELS", "trace",
-    "view",
+    "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE", "CROWDING_CASE", "CROWDING_LABELS",
 ]
 
 COPY_KINDS = ("primary", "mirror", "export")
@@ -389,17 +388,3 @@ CROWDING_LABELS = {"where to return": ("faq-returns", "returns-v1", "sign-return
 CROWDING_CUTOFF = 2
 
 LINE_RANGES = "Line ranges are 1-based and inclusive, as displayed: 12-24 is lines 12 through 24 (13 lines)."
-
-
-# ---------------------------------------------------------------- the trace (modules/dedupe_trace.py)
-
-def trace() -> dict:
-    """Every case of the lesson as one JSON-ready record."""
-    from modules import dedupe_trace
-    return dedupe_trace.trace()
-
-
-def view(record: dict) -> list[dict]:
-    """The trace as printable blocks."""
-    from modules import dedupe_trace
-    return dedupe_trace.view(record)

@@ -28,7 +28,7 @@ __all__ = ["Chunk", "Query", "Reading", "OrderEffect", "LABEL", "WINDOW", "POSIT
            "TEMPERATURE", "SEED", "LAYOUTS", "CHUNKS", "QUERIES", "content_words", "token_share", "position_weight",
            "reader_scores", "reader_probabilities", "build_prompt", "prompt_tokens", "reading_seed",
            "simulate_reader", "rank_chunks", "reorder_lost_in_middle", "reorder_parity_variant", "build_layout",
-           "share_of_change", "order_effect", "trace", "view"]
+           "share_of_change", "order_effect",]
 
 LABEL = "FICTIONAL reader simulator (seeded arithmetic, no model)"
 WINDOW = 240                 # lab tokens, counted with modules.common.units.lab_tokens
@@ -329,18 +329,6 @@ def order_effect_counts(first: list, reordered: list, reseeded: list) -> tuple[i
 
 
 # ---------------------------------------------------------------- trace and view
-
-def trace(seed: int = SEED) -> dict:
-    """The k sweep, the layout experiment and the reorder policies, as a JSON-ready record."""
-    from modules import order_trace
-    return order_trace.trace(seed)
-
-
-def view(record: dict) -> list[dict]:
-    """Printable blocks, each with a key: text, tables with legends, and text charts."""
-    from modules import order_trace
-    return order_trace.view(record)
-
 
 # ---------------------------------------------------------------- the fictional fixture
 

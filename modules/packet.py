@@ -34,7 +34,7 @@ from modules.common.checks import canonical_json, sequence_of, sha256_hex, short
 __all__ = [
     "LAYERS", "SPACE", "WHOLE_TEXT", "TRUST_TIERS", "Document", "Evidence", "nfc", "extract_span", "cite",
     "revalidate", "resolve_citation", "chunks_of", "expand_adjacent", "cap_per_document", "admit_by_trust",
-    "packet_seal", "chunk", "keyword_reader", "trace", "view",
+    "packet_seal", "chunk", "keyword_reader",
 ]
 
 LAYERS = ("canonical", "parsed-element")
@@ -383,15 +383,3 @@ def keyword_reader(items) -> str:
     if "taken home" in text:
         return "yes (up to three days)"
     return "the packet does not say"
-
-
-# The lesson's trace and view live in modules/packet_trace.py (imported only when asked for).
-
-def trace() -> dict:
-    from modules import packet_trace
-    return packet_trace.trace()
-
-
-def view(record: dict) -> list[dict]:
-    from modules import packet_trace
-    return packet_trace.view(record)

@@ -37,7 +37,7 @@ from modules.versions import Amount, check_day, check_window, in_window, stated_
 __all__ = [
     "Candidate", "Decision", "Conflict", "Plan", "Amount", "stated_amounts", "is_current", "as_chunk",
     "canonical_dedupe", "settle_conflict", "decision_table", "QUESTION", "AS_OF", "SCOPE", "BUDGET",
-    "TIGHT_BUDGET", "CANDIDATES", "RULES", "KEEP_REASONS", "DISCARD_REASONS", "CONFLICT_STATES", "trace", "view",
+    "TIGHT_BUDGET", "CANDIDATES", "RULES", "KEEP_REASONS", "DISCARD_REASONS", "CONFLICT_STATES",
 ]
 
 KEEP_REASONS = ("evidence", "adjacent", "disputed")
@@ -315,14 +315,3 @@ EXAMPLE_RULE = (("finance-office", "finance-faq"),)
 # How else a source might write D2's amount: the conflict check must read each one or say it cannot.
 D2_SPELLINGS = ("600 euros", "1,600 euros", "600 EUR", "EUR 600", "€600", "600 euro", "six hundred euros",
                 "\u0666\u0660\u0660 euros", "500 euros")
-
-
-def trace(solution: bool = False) -> dict:
-    """The scenario; with solution=True also the reference decision table (practice_trace.py)."""
-    from modules import practice_trace
-    return practice_trace.trace(solution)
-
-
-def view(record: dict) -> list[dict]:
-    from modules import practice_trace
-    return practice_trace.view(record)

@@ -77,7 +77,7 @@ def _reader() -> list[dict]:
     return rows
 
 
-def trace(solution: bool) -> dict:
+def trace(solution: bool = False) -> dict:
     """The scenario; with solution=True also the reference decision table."""
     if not isinstance(solution, bool):
         raise TypeError(f"solution must be a bool, got {type(solution).__name__} {solution!r}")

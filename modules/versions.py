@@ -32,7 +32,7 @@ from modules.common.checks import sequence_of, short, text_of
 __all__ = [
     "Record", "Amount", "check_day", "check_window", "in_window", "current_public", "valid_on",
     "multi_version_sources", "version_maxima", "stated_amounts", "parse_amount", "resolve_or_abstain",
-    "RESOLUTION_CHECKS", "resolve_in_order", "AS_OF", "trace", "view",
+    "RESOLUTION_CHECKS", "resolve_in_order", "AS_OF",
 ]
 
 STATUSES = ("current", "superseded")
@@ -401,14 +401,3 @@ def __getattr__(name: str):
         globals().update(_fixture())
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def trace(as_of: str = AS_OF) -> dict:
-    """The lesson's cases as one JSON-ready record (built in modules/versions_trace.py)."""
-    from modules import versions_trace
-    return versions_trace.trace(as_of)
-
-
-def view(record: dict) -> list[dict]:
-    from modules import versions_trace
-    return versions_trace.view(record)

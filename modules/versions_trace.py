@@ -7,7 +7,7 @@ call these; lesson 11 imports that module and so never compiles this one.
 from __future__ import annotations
 
 from modules.context import CANDIDATES, RELEVANT_IDS, Passage, coverage_counts, select_context
-from modules.versions import (COLLECTION, DEPOSIT_SCORES, DEPOSITS, LATE_FEES, SUPERSEDES, check_day, current_public,
+from modules.versions import (AS_OF, COLLECTION, DEPOSIT_SCORES, DEPOSITS, LATE_FEES, SUPERSEDES, check_day, current_public,
                               multi_version_sources, resolve_in_order, resolve_or_abstain, stated_amounts, valid_on,
                               version_maxima)
 
@@ -64,7 +64,7 @@ def _resolutions(as_of: str) -> list[dict]:
     return rows
 
 
-def trace(as_of: str) -> dict:
+def trace(as_of: str = AS_OF) -> dict:
     """The lesson's cases as one JSON-ready record."""
     check_day(as_of, "as_of")
     kept = current_public(COLLECTION)

@@ -79,7 +79,8 @@ def test_a_planted_disagreement_is_found(rows):
 # ---------------------------------------------------------------- one presentation contract
 
 def _view(lesson: str) -> list:
-    module = __import__(f"modules.{lesson}", fromlist=["trace"])
+    from labtools.registry import lesson_module
+    module = lesson_module(lesson)
     return module.view(module.trace())
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from helpers import methods
 from modules import answer
+from modules import answer_trace
 from modules.answer import (CONFLICT_CANDIDATES, CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence,
                             answer_output, assemble, check_citations, check_output, classify_outcome, compose_answer,
                             is_grounded, no_answer_cause, run_query, shown_answer)
@@ -265,7 +266,7 @@ def test_an_nfd_passage_answers_an_nfc_sub_question():
 def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
     text = methods("answer").stdout.decode()
     assert max(len(line) for line in text.splitlines()) <= 88
-    blocks = answer.view(answer.trace())
+    blocks = answer_trace.view(answer_trace.trace())
     assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     for b in blocks:
         if "table" in b:

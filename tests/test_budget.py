@@ -6,6 +6,7 @@ import pytest
 
 from helpers import methods
 from modules import budget
+from modules import budget_trace
 from modules.budget import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
                             WORKED, Chunk, Facet, Request, count_overflows, evidence_budget, fill_budget,
                             prompt_sizes, request_fits, select_for_coverage, window_bar)
@@ -79,7 +80,7 @@ def test_the_worked_example_says_what_723_is():
     # are test settings; the base-input column is named for what it holds.
     text = methods("budget").stdout.decode()
     flat = " ".join(text.split())
-    assert "124 base + 599" not in flat and "evidence_used" not in json.dumps(budget.trace())
+    assert "124 base + 599" not in flat and "evidence_used" not in json.dumps(budget_trace.trace())
     assert ("counted again as one text (system text, question, chat template, source headers, wrappers and "
             "evidence): that final input is 723") in flat
     assert "723 is the whole input, not the evidence alone" in flat
@@ -226,7 +227,7 @@ def test_coverage_never_reads_the_labels(monkeypatch):
     before = select_for_coverage(COVERAGE_RANKED, COVERAGE_FACETS, COVERAGE_BUDGET)
     monkeypatch.setattr(budget, "COVERAGE_LABELS", ("copier-pin", "laptop-faq"))
     assert select_for_coverage(COVERAGE_RANKED, COVERAGE_FACETS, COVERAGE_BUDGET) == before
-    cov = budget.trace()["coverage"]
+    cov = budget_trace.trace()["coverage"]
     assert cov["coverage_aware"]["kept_ids"] == ["laptop-loans", "guest-wifi"]
     assert cov["labels"]["relevant_ids"] == ["copier-pin", "laptop-faq"]
 
@@ -246,7 +247,7 @@ def test_coverage_greedy_is_exact_and_keeps_rank_order():
 def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
     text = methods("budget").stdout.decode()
     assert max(len(line) for line in text.splitlines()) <= 88
-    blocks = budget.view(budget.trace())
+    blocks = budget_trace.view(budget_trace.trace())
     assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     for b in blocks:
         if "table" in b:

@@ -43,7 +43,7 @@ def test_recall_at_2_is_one_on_the_fixed_ranking():
 
 
 def test_trace_shows_each_candidate_with_decision_and_running_total():
-    run = context.trace((400,))["runs"][0]
+    run = context_trace.trace((400,))["runs"][0]
     assert [s["decision"] for s in run["steps"]] == [
         "selected", "selected", "skipped: duplicate text", "selected", "blocked: version conflict",
         "blocked: version conflict", "skipped: budget", "selected"]
@@ -83,7 +83,7 @@ def test_identical_copies_collapse_and_different_ones_raise():
     (lambda: packet_coverage("ab", ["a"]), TypeError, "packet_ids must be a collection of ids"),
     (lambda: recall_at_k(["a"], ["a"], 0), ValueError, "k must be at least 1, got 0"),
     (lambda: recall_at_k(["a"], "a", 1), TypeError, "relevant_ids must be a collection of ids, got str"),
-    (lambda: context.trace(()), ValueError, "budgets must name at least one"),
+    (lambda: context_trace.trace(()), ValueError, "budgets must name at least one"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
@@ -104,7 +104,7 @@ def test_plain_output_names_what_a_duplicate_repeats_and_what_a_conflict_holds()
     assert "blocked: version conflict in printing-prices (1, 2)" in text
     record = select_context(CANDIDATES, 400)
     assert record.duplicate_of == {"returns-faq": "returns-v1"}
-    step = context.trace((400,))["runs"][0]["steps"][2]
+    step = context_trace.trace((400,))["runs"][0]["steps"][2]
     assert (step["decision"], step["duplicate_of"]) == ("skipped: duplicate text", "returns-v1")
 
 
@@ -125,7 +125,7 @@ def test_the_quiz_premise_holds_on_the_fixture():
 
 def test_reading_the_labels_inflates_coverage_on_another_ranking_only():
     rows = [(r["ranking"], r["max_quote_chars"], r["honest"], r["reads_labels"])
-            for r in context.trace()["label_reader"]]
+            for r in context_trace.trace()["label_reader"]]
     assert rows == [("the lesson's", 80, "0/2", "0/2"), ("the lesson's", 120, "1/2", "1/2"),
                     ("the lesson's", 400, "2/2", "2/2"), ("distractors first", 200, "1/2", "2/2")]
     assert sorted(context_trace.OTHER_RANKING) == sorted(p.id for p in CANDIDATES)
@@ -135,7 +135,7 @@ def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
     for args in ((), ("--budget", "0", "--budget", "191", "--budget", "100000")):
         text = methods("context", *args).stdout.decode()
         assert max(len(line) for line in text.splitlines()) <= 88
-    blocks = context.view(context.trace())
+    blocks = context_trace.view(context_trace.trace())
     assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     for b in blocks:
         if "table" in b:

@@ -6,6 +6,7 @@ import pytest
 
 from helpers import methods
 from modules import dedupe
+from modules import dedupe_trace
 from modules.dedupe import (CANONICAL_CASE, CROWDING_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, Chunk,
                             IdConflict, canonical_sources, dedupe_canonical, dedupe_ids, dedupe_text, distinct_texts,
                             lines_overlap, ranked, same_passage, select_non_overlapping)
@@ -205,7 +206,7 @@ def test_rejection_names_the_best_ranked_overlap_across_many():
 def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
     lines = methods("dedupe").stdout.decode().splitlines()
     assert max(len(line) for line in lines) <= 88
-    blocks = dedupe.view(dedupe.trace())
+    blocks = dedupe_trace.view(dedupe_trace.trace())
     assert all(b.get("key") for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     assert all(b["table"].get("legend") for b in blocks if "table" in b)
 

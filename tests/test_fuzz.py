@@ -117,7 +117,7 @@ def sandbox(tmp_path_factory):
         (course, "EXERCISES", exercises), (course, "BACKUPS", folder / "backups"),
         (course, "LOCK", folder / "lab.lock"), (cli, "HINT_STATE", folder / "hints.json"),
         (integrity, "MANIFEST", folder / "SHA256SUMS"),
-        (cli, "grade", lambda lessons, target=None: [_record(lesson, target) for lesson in lessons]),
+        (cli, "grade", lambda lessons, target=None, limits=None: [_record(lesson, target) for lesson in lessons]),
         (workflow, "poll", lambda *args, **kwargs: 0), (workflow, "manual", lambda *args, **kwargs: 0),
         (dev, "check", lambda lessons=None: []), (dev, "golden", lambda names=None: ["wrote (stand-in)"]),
         (notebooks, "build", lambda names=None: []), (devenv, "run_tests", lambda args: 0),

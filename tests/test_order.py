@@ -30,7 +30,7 @@ def plain():
 
 @pytest.fixture(scope="module", params=[SEED, SECOND_SEED])
 def record(request):
-    return order.trace(seed=request.param)
+    return order_trace.trace(seed=request.param)
 
 
 def _generation(record, column="generation"):
@@ -85,7 +85,7 @@ def test_the_temperature_is_explained_in_the_trace(plain):
     text = " ".join(plain.split())
     assert "The temperature 0.12 sets how firmly the reader follows the scores" in text
     assert "a score 0.12 higher makes a chunk e (about 2.7) times as likely" in text
-    example = order.trace()["example"]
+    example = order_trace.trace()["example"]
     assert sum(r["chance"] for r in example["rows"]) == pytest.approx(1, abs=0.002)
     first, second = example["rows"][:2]
     assert f"{math.exp((first['score'] - second['score']) / 0.12):.1f} times as likely" in text
@@ -142,7 +142,7 @@ def test_a_right_answer_can_cite_the_wrong_record():
     same = [(a.id, b.id) for a in CHUNKS for b in CHUNKS
             if a.id < b.id and a.concept == b.concept and a.value == b.value]
     assert same
-    rows = order.trace()["k_sweep"]
+    rows = order_trace.trace()["k_sweep"]
     assert any(r["generation"] > r["cite_record"] for r in rows)
 
 
@@ -211,7 +211,7 @@ def test_order_effect_compares_with_the_baseline():
 
 
 def test_order_effect_agrees_with_the_trace():
-    record = order.trace()
+    record = order_trace.trace()
     runs = [order_experiments.Run(order_experiments.Reader(), seed) for seed in (SEED, SEED + 1)]
     ranked, golds = order_experiments.rankings(), order_experiments.gold_chunks()
     others = order_experiments.distractors(ranked, golds)
@@ -356,10 +356,10 @@ def _container_sizes():
 
 
 def test_module_state_stays_the_same_size_after_many_seeds():
-    order.trace(seed=1)
+    order_trace.trace(seed=1)
     before = _container_sizes()
     for seed in range(2, 32):
-        order.trace(seed=seed)
+        order_trace.trace(seed=seed)
         simulate_reader(QUERIES[seed].text, CHUNKS[:seed % 9 + 1], seed)
         order.rank_chunks(QUERIES[seed].text, CHUNKS)
     assert _container_sizes() == before
@@ -394,9 +394,9 @@ def test_simulator_is_seeded_and_deterministic():
 
 def test_trace_does_not_depend_on_what_ran_before():
     fresh = methods("order", "--json").stdout
-    order.trace(seed=SECOND_SEED)
-    order.trace(seed=3)
-    assert json.dumps(order.trace(), indent=2, ensure_ascii=False).encode() + b"\n" == fresh
+    order_trace.trace(seed=SECOND_SEED)
+    order_trace.trace(seed=3)
+    assert json.dumps(order_trace.trace(), indent=2, ensure_ascii=False).encode() + b"\n" == fresh
 
 
 def test_first_position_is_always_read():
@@ -406,7 +406,7 @@ def test_first_position_is_always_read():
 
 def test_tables_are_the_public_reader_applied_to_each_question():
     # The experiments' run (one draw per question, odds gathered once) must agree with simulate_reader.
-    record = order.trace()
+    record = order_trace.trace()
     for j, layout in ((4, "middle"), (2, "tail"), (8, "head")):
         right = 0
         for number, query in enumerate(QUERIES):
@@ -450,7 +450,7 @@ def test_every_output_labels_the_reader_fictional(committed, plain):
 
 def test_plain_output_fits_88_columns_and_every_table_has_a_legend(plain):
     assert max(len(line) for line in plain.splitlines()) <= 88
-    blocks = order.view(order.trace())
+    blocks = order_trace.view(order_trace.trace())
     keys = [b.get("key") for b in blocks]
     assert None not in keys and len(set(keys)) == len(keys)
     for block in blocks:
@@ -487,7 +487,7 @@ def test_json_carries_every_table(committed):
 def test_seed_option_reruns_with_another_seed():
     record = json.loads(methods("order", "--json", "--seed", str(SECOND_SEED)).stdout)
     assert record["simulator"]["seed"] == SECOND_SEED and record["layouts"]["seeds"] == [SECOND_SEED, SECOND_SEED + 1]
-    assert record == order.trace(seed=SECOND_SEED)
+    assert record == order_trace.trace(seed=SECOND_SEED)
     done = methods("order", "--seed", "-1", check=False)
     assert done.returncode == 2 and b"seed must be at least 0, got -1" in done.stderr
 
@@ -533,7 +533,7 @@ def test_the_copier_of_lesson_01_has_no_position_effect():
     (lambda: order.token_share("q", "chunk"), TypeError, "chunk must be a Chunk, got str"),
     (lambda: order.position_weight(4, 4), ValueError, "index must be < count (4), got 4"),
     (lambda: order.reading_seed(1, 1000), ValueError, "query_number must be at most 999"),
-    (lambda: order.trace(seed=2.5), TypeError, "seed must be an int, got float 2.5"),
+    (lambda: order_trace.trace(seed=2.5), TypeError, "seed must be an int, got float 2.5"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:

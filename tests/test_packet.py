@@ -392,7 +392,7 @@ def test_plain_output_fits_88_columns(plain):
 
 
 def test_every_table_has_a_legend_and_every_block_a_key(record):
-    blocks = packet.view(record)
+    blocks = packet_trace.view(record)
     keys = [b.get("key") for b in blocks]
     assert None not in keys and len(set(keys)) == len(keys)
     for b in blocks:

@@ -7,6 +7,7 @@ import pytest
 
 from helpers import ROOT, methods
 from modules import dedupe, practice, versions
+from modules import practice_trace
 from modules.practice import (AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Candidate, as_chunk,
                               canonical_dedupe, decision_table, is_current, settle_conflict, stated_amounts)
 from modules.common.units import lab_tokens
@@ -99,7 +100,7 @@ def test_each_table_keeps_one_row_order():
     assert all(b - a == p["tokens"] for a, b, p in zip([0] + totals, totals, packet))
     steps = ref["tight_run"]["steps"]
     assert [s["step"] for s in steps] == list(range(1, len(steps) + 1))
-    blocks = practice.view(practice.trace(solution=True))
+    blocks = practice_trace.view(practice_trace.trace(solution=True))
     decisions = next(b for b in blocks if b.get("key") == "decisions")["table"]
     assert "running total" not in decisions["columns"]
 
@@ -177,7 +178,7 @@ def test_plain_output_fits_88_columns_with_keys_and_legends():
     for args in ((), ("--solution",)):
         lines = methods("practice", *args).stdout.decode().splitlines()
         assert max(len(line) for line in lines) <= 88
-    blocks = practice.view(practice.trace(solution=True))
+    blocks = practice_trace.view(practice_trace.trace(solution=True))
     assert all(b.get("key") for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     assert all(b["table"].get("legend") for b in blocks if "table" in b)
 
@@ -231,7 +232,7 @@ def test_solution_and_mechanism_agree(as_of, scope, budget, rules, order):
 
 
 @pytest.mark.parametrize("call, error, words", [
-    (lambda: practice.trace(solution="yes"), TypeError, "solution must be a bool, got str 'yes'"),
+    (lambda: practice_trace.trace(solution="yes"), TypeError, "solution must be a bool, got str 'yes'"),
     (lambda: decision_table(CANDIDATES, "2026-6-1", SCOPE, BUDGET), ValueError,
      "as_of must be an ISO date 'YYYY-MM-DD', got '2026-6-1'"),
     (lambda: decision_table(CANDIDATES, AS_OF, "", BUDGET), ValueError, "scope must be a non-empty str, got ''"),

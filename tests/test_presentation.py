@@ -43,7 +43,8 @@ def test_a_workflow_command_fits_88_columns(args, tmp_path):
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_every_table_has_a_legend(lesson):
-    module = __import__(f"modules.{lesson}", fromlist=["trace", "view"])
+    from labtools.registry import lesson_module
+    module = lesson_module(lesson)
     for block in module.view(module.trace()):
         spec = block.get("table") or block.get("chart")
         if spec is not None:
@@ -232,7 +233,8 @@ def test_lesson_05_charts_draw_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
     from modules import order
-    record = order.trace()
+    from modules import order_trace
+    record = order_trace.trace()
     fig = charts.k_sweep(record)
     drawn = _lines(fig.axes[0])
     for field, label in charts.K_SWEEP_SERIES:
@@ -259,7 +261,8 @@ def test_lesson_02_chart_draws_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
     from modules import budget
-    record = budget.trace()
+    from modules import budget_trace
+    record = budget_trace.trace()
     fig = charts.prompt_vs_window(record)
     drawn, rows = _lines(fig.axes[0]), record["sweep"]["rows"]
     assert drawn["largest prompt of the requests"] == [row["largest"] for row in rows]
@@ -273,7 +276,8 @@ def test_lesson_03_chart_draws_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
     from modules import dedupe
-    crowd = dedupe.trace()["crowding"]
+    from modules import dedupe_trace
+    crowd = dedupe_trace.trace()["crowding"]
     chars = {c["id"]: c["chars"] for c in crowd["candidates"]}
     fig = charts.crowding({"crowding": crowd})
     ax = fig.axes[0]

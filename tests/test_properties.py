@@ -25,6 +25,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
 from modules import context  # noqa: E402
+from modules import context_trace
 from modules.context import Passage, collapse_repeated_ids, fill_quote_budget, select_context  # noqa: E402
 
 FAST = settings(max_examples=100, deadline=None, derandomize=True, database=None,
@@ -105,11 +106,11 @@ def test_skipping_never_truncates_and_each_skip_did_not_fit(candidates, budget):
 @given(st.lists(st.sampled_from([p.id for p in context.CANDIDATES]), min_size=1, max_size=4),
        st.lists(st.integers(min_value=0, max_value=500), min_size=1, max_size=3))
 def test_packets_do_not_depend_on_the_labels(labels, budgets):
-    honest = context.trace(budgets)
+    honest = context_trace.trace(budgets)
     saved = context.RELEVANT_IDS
     try:
         context.RELEVANT_IDS = tuple(labels)
-        relabelled = context.trace(budgets)
+        relabelled = context_trace.trace(budgets)
     finally:
         context.RELEVANT_IDS = saved
     for before, after in zip(honest["runs"], relabelled["runs"]):

@@ -6,6 +6,7 @@ import pytest
 
 from helpers import methods
 from modules import versions
+from modules import versions_trace
 from modules.context import CANDIDATES, RELEVANT_IDS, packet_coverage, select_context
 from modules.versions import (COLLECTION, DEPOSITS, LATE_FEES, RESOLUTION_CHECKS, SUPERSEDES, Amount, Record,
                               check_day, check_window, current_public, multi_version_sources, parse_amount,
@@ -210,7 +211,7 @@ def test_amount_conflict_resolved_only_by_the_declared_rule(record):
 def test_plain_output_fits_88_columns_with_keys_and_legends():
     lines = methods("versions").stdout.decode().splitlines()
     assert max(len(line) for line in lines) <= 88
-    blocks = versions.view(versions.trace())
+    blocks = versions_trace.view(versions_trace.trace())
     assert all(b.get("key") for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     assert all(b["table"].get("legend") for b in blocks if "table" in b)
 
@@ -261,7 +262,7 @@ def test_multi_version_sources_matches_lesson_01_selector():
     (lambda: multi_version_sources([("s", "1")]), TypeError, "passages[0] needs str source_id and version"),
     (lambda: parse_amount("no number here"), ValueError, "no amount"),
     (lambda: parse_amount(None), TypeError, "text must be a str, got NoneType None"),
-    (lambda: versions.trace(as_of="tomorrow"), ValueError, "as_of must be an ISO date"),
+    (lambda: versions_trace.trace(as_of="tomorrow"), ValueError, "as_of must be an ISO date"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:

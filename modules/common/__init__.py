@@ -1,1 +1,12 @@
-"""Support modules the lessons share: input checks, counting units, fixtures."""
+"""Support modules the lessons share, set apart so that `ls modules/` shows the course.
+
+    checks     input checks and encodings (sequence_of, whole_number, canonical_json, sha256_hex)
+    units      counting units: characters, UTF-8 bytes, lab tokens
+    facets     the facet model of a question's declared sub-questions (lessons 02 and 10)
+    intervals  sorted blocks and range minima (lesson 03's overlap sweep)
+    catalogue  the fictional parts catalogue (lessons 07-09, 12, 13) and keyed opaque refs
+    vectors    one validated vector type and one cosine
+    pipeline   named, versioned stages and the run record (the catalogue's one pipeline)
+    policy     the eligibility gate of assisted-use-policy/4 (permission, freshness, scope)
+    ann        the approximate (inverted-file) index beside exact search (lessons 12, 13)
+"""

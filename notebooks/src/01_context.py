@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 from labtools.display import show
 from labtools.render import block, blocks_between
 from modules import context
+from modules import context_trace
 
 import textwrap
 
@@ -58,8 +59,8 @@ print(f"title, id and question are free: len(title) = {len(sample.title)} is not
 # the packet: the share of the needed passages that were actually handed on.
 
 # %%
-record = context.trace()
-blocks = context.view(record)
+record = context_trace.trace()
+blocks = context_trace.view(record)
 show(block(blocks, "summary"))
 
 # %% [markdown]

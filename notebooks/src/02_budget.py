@@ -30,10 +30,11 @@ import textwrap
 from labtools import charts, display
 from labtools.render import block
 from modules import budget
+from modules import budget_trace
 from modules.common import units
 
-record = budget.trace()
-blocks = budget.view(record)
+record = budget_trace.trace()
+blocks = budget_trace.view(record)
 
 
 def show(*keys):

@@ -22,9 +22,10 @@ sys.path.insert(0, str(ROOT))
 from labtools import charts, display
 from labtools.render import block
 from modules import dedupe
+from modules import dedupe_trace
 
-record = dedupe.trace()
-blocks = dedupe.view(record)
+record = dedupe_trace.trace()
+blocks = dedupe_trace.view(record)
 
 
 def show(*keys):

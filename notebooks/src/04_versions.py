@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from labtools import display
 from labtools.render import block
 from modules import versions
+from modules import versions_trace
 from modules.context import RELEVANT_IDS, packet_coverage, select_context
 
 for record in versions.COLLECTION:
@@ -74,8 +75,8 @@ for budget in (120, 400):
 # which record an editor approved.
 
 # %%
-record = versions.trace()
-blocks = versions.view(record)
+record = versions_trace.trace()
+blocks = versions_trace.view(record)
 
 
 def show(*keys):

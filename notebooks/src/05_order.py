@@ -29,9 +29,10 @@ sys.path.insert(0, str(ROOT))
 from labtools import charts, display
 from labtools.render import block, blocks_between
 from modules import order, order_experiments
+from modules import order_trace
 
-record = order.trace()
-blocks = order.view(record)
+record = order_trace.trace()
+blocks = order_trace.view(record)
 
 
 def show(first, last=None):

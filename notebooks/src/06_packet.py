@@ -23,9 +23,10 @@ sys.path.insert(0, str(ROOT))
 from labtools import display
 from labtools.render import blocks_between
 from modules import packet, packet_fidelity, packet_wrapper
+from modules import packet_trace
 
-record = packet.trace()
-blocks = packet.view(record)
+record = packet_trace.trace()
+blocks = packet_trace.view(record)
 
 
 def show(first, last=None):

@@ -26,10 +26,11 @@ import textwrap
 from labtools import display
 from labtools.render import block
 from modules import answer
+from modules import answer_trace
 from modules.context import CANDIDATES, QUESTION, SUB_QUESTIONS, select_context
 
-trace = answer.trace()
-blocks = answer.view(trace)
+trace = answer_trace.trace()
+blocks = answer_trace.view(trace)
 
 
 def show(*keys):

@@ -22,10 +22,11 @@ sys.path.insert(0, str(ROOT))
 from labtools import display
 from labtools.render import block
 from modules import practice
+from modules import practice_trace
 from modules.common.units import lab_tokens
 
-reference = practice.trace(solution=True)
-blocks = practice.view(reference)
+reference = practice_trace.trace(solution=True)
+blocks = practice_trace.view(reference)
 
 
 def show(*keys):

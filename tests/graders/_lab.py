@@ -21,8 +21,8 @@ import importlib
 import importlib.util
 import io
 import os
-import signal
 import re
+import signal
 import sys
 import threading
 import time
