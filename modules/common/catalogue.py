@@ -292,3 +292,11 @@ def opaque_ref(listing_id: str) -> str:
 def _keyed_ref(key: bytes, listing_id: str) -> str:
     import hmac
     return "ref-" + hmac.new(key, listing_id.encode("utf-8"), "sha256").hexdigest()[:12]
+
+
+def withheld_replacements() -> tuple:
+    """((withheld id or text, what a learner-facing message shows instead), ...): an id
+    becomes its opaque ref, a withheld listing's text a placeholder. Graders and tests use it
+    so that no message names what permission withholds."""
+    return tuple((secret, opaque_ref(secret)) for secret in RESTRICTED_IDS) + tuple(
+        (text, "<a withheld listing's text>") for text in RESTRICTED_STRINGS)

@@ -17,6 +17,7 @@ checks from here, so they run the same under pytest and under `methods.py check`
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.util
 import io
@@ -271,6 +272,25 @@ def expect_error(errors, fn, *args, shown: str, why: str = "", **kwargs) -> None
     names = " or ".join(e.__name__ for e in (errors if isinstance(errors, tuple) else (errors,)))
     detail = f" ({why})" if why else ""
     raise LabFailure(f"called {shown}\n  it returned normally\n  expected: it raises {names}{detail}")
+
+
+def redacting(replacements):
+    """A decorator for the tests of permission tasks: a failure message never names what must
+    stay hidden. `replacements` is ((text to hide, what to show instead), ...)."""
+    pairs = tuple(replacements)
+
+    def decorate(test):
+        @functools.wraps(test)
+        def run():
+            try:
+                test()
+            except LabFailure as failure:
+                message = str(failure)
+                for secret, shown in pairs:
+                    message = message.replace(secret, shown)
+                raise LabFailure(message) from None
+        return run
+    return decorate
 
 
 def expect_choice(lesson: str, name: str, best: str, task: int, reread: str) -> None:

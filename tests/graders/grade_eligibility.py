@@ -1,11 +1,10 @@
 """Grader for lesson 08, eligibility. Run: python3 -B methods.py check eligibility"""
 
-import functools
 from itertools import combinations, permutations
 
-from _lab import (LabFailure, Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
-                  hinted, load)
-from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, opaque_ref
+from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
+                  hinted, load, redacting)
+from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref, withheld_replacements
 from modules.eligibility import STATES, evaluate
 from modules.hybrid import reciprocal_rank_fusion
 
@@ -20,22 +19,8 @@ TASKS = hinted(LESSON, (
 ))
 
 
-_SECRETS = tuple((secret, opaque_ref(secret)) for secret in RESTRICTED_IDS) + tuple(
-    (text, "<a withheld listing's text>") for text in RESTRICTED_STRINGS)
-
-
-def _safe(test):
-    """Grading messages of permission tasks speak in refs: a withheld id becomes its opaque ref."""
-    @functools.wraps(test)
-    def run():
-        try:
-            test()
-        except LabFailure as failure:
-            message = str(failure)
-            for secret, shown in _SECRETS:
-                message = message.replace(secret, shown)
-            raise LabFailure(message) from None
-    return run
+# Grading messages of permission tasks speak in refs: a withheld id becomes its opaque ref.
+_safe = redacting(withheld_replacements())
 
 
 # ---------------------------------------------------------------- Task 1

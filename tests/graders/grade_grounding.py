@@ -2,13 +2,12 @@
 
 import contextlib
 import copy
-import functools
 import json
 import unicodedata
 
-from _lab import (LabFailure, Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
-                  hinted, load)
-from modules.common.catalogue import QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, opaque_ref, query_by_id
+from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
+                  hinted, load, redacting)
+from modules.common.catalogue import QUERIES, RESTRICTED_IDS, opaque_ref, query_by_id, withheld_replacements
 from modules.grounding import (CHECKS, LAYERS, NOTHING_QUERY, USER_MESSAGES, VARIANTS, fingerprinted,
                                query_fingerprint, run_query, run_variant, trace_record, user_view)
 
@@ -26,22 +25,8 @@ TASKS = hinted(LESSON, (
     Task(9, "RANKER_QUIZ", "Quiz: why the ranker is not the first suspect"),
 ))
 
-_SECRETS = tuple((secret, opaque_ref(secret)) for secret in RESTRICTED_IDS) + tuple(
-    (text, "<a withheld listing's text>") for text in RESTRICTED_STRINGS)
-
-
-def _safe(test):
-    """Grading messages never name a withheld listing: its id becomes its ref, its text a placeholder."""
-    @functools.wraps(test)
-    def run():
-        try:
-            test()
-        except LabFailure as failure:
-            message = str(failure)
-            for secret, shown in _SECRETS:
-                message = message.replace(secret, shown)
-            raise LabFailure(message) from None
-    return run
+# Grading messages of permission tasks speak in refs: a withheld id becomes its opaque ref.
+_safe = redacting(withheld_replacements())
 
 
 _RECORDS: dict = {}
