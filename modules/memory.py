@@ -26,7 +26,8 @@ catalogue pipeline with three stages and copies none:
 
 Memory never changes the catalogue's candidates, exclusions, packet or state: with memory
 switched off a catalogue query gets exactly what lessons 07-09 give it. Deletion,
-correction, migration and replay live in modules/memory_store.py.
+correction, migration and replay live in modules/memory_store.py, the trace and its tables
+in modules/memory_trace.py.
 """
 
 from __future__ import annotations
@@ -50,8 +51,7 @@ __all__ = [
     "MEMORY_POLICY", "GATE_VERSION", "MEMORY_CLAUSES", "CODES", "KINDS", "FIELDS", "PURPOSES", "ACCURACIES",
     "SCOPES", "VISIBILITIES", "ENCODERS", "MemoryItem", "Session", "MemoryFeature", "ITEMS", "SESSIONS",
     "ASSISTANT_MEMORY", "DRAFT_FEATURE", "FIRST_RELEASE", "feature_gaps", "encode", "gate_item", "resolve",
-    "today_value", "recall", "memory_gate", "memory_context", "with_memory", "MEMORY", "run_session", "trace",
-    "view",
+    "today_value", "recall", "memory_gate", "memory_context", "with_memory", "MEMORY", "run_session",
 ]
 
 MEMORY_POLICY = "memory-policy/1"
@@ -336,16 +336,3 @@ def run_session(session: Session, state=None, pipeline: Pipeline = MEMORY):
     from modules.common.catalogue import LISTINGS
     return pipeline.run({"query": session.query, "listings": LISTINGS, "as_of": session.as_of, "memory": state,
                          "buyer": session.buyer})
-
-
-def trace() -> dict:
-    """One day of the memory feature (modules/memory_store.py's `day`) as the lesson's record."""
-    from modules import memory_store, memory_trace
-    return memory_trace.record(memory_store.day())
-
-
-def view(record: dict) -> list:
-    """Printable blocks: the default, the policy, the store, the sessions, the changes, the replays."""
-    from modules import memory_trace
-    return memory_trace.view(record)
-

@@ -1,10 +1,10 @@
-"""Lesson 13's record and view: what `python3 -B methods.py memory` prints.
+"""Lesson 13's trace and view: what `python3 -B methods.py memory` prints.
 
-modules/memory_store.py's `day` runs one day of the memory feature (the store, four
-sessions served with memory, the buyer's requests, an embedding migration, and the replays
-that check each change on the frozen sessions before it is exposed) and hands over what it
-produced; this module turns that into a JSON-ready record and printable blocks. It imports
-no lesson module.
+`trace()` runs modules/memory_store.py's `day` (the store, four sessions served with
+memory, the buyer's requests, an embedding migration, and the replay that checks the
+requests on the frozen sessions before they are exposed) and turns what it produced into a
+JSON-ready record; `view()` makes the printable blocks. The mechanism never imports this
+module (labtools.registry.lesson_module finds it), so the import graph has no cycle.
 """
 
 from __future__ import annotations
@@ -79,6 +79,12 @@ def _replay(name: str, change: str, old, new, old_rows: dict, new_rows: dict, di
             "new": f"{new.label} over {new.encoder}", "diff": diff,
             "memory": {case: {"old": old_rows[case]["memory"], "new": new_rows[case]["memory"]} for case in old_rows},
             "checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in checks]}
+
+
+def trace() -> dict:
+    """One day of the memory feature as the lesson's record."""
+    from modules import memory_store
+    return record(memory_store.day())
 
 
 def record(day: dict) -> dict:

@@ -79,11 +79,13 @@ def test_no_committed_notebook_shows_restricted_content(path):
 def test_another_buyers_memory_never_reaches_a_session():
     # Lesson 13: one buyer's remembered items (their ids, values and texts) appear in no other buyer's
     # session, in the --json record or in the printed tables and packets; another buyer's item is only a ref.
+    from labtools.registry import lesson_module
+    from labtools.render import block
     from modules import memory
     from modules.common.catalogue import opaque_ref
-    from labtools.render import block
     record = json.loads(methods("memory", "--json").stdout)
-    view = memory.view(memory.trace())
+    lesson = lesson_module("memory")
+    view = lesson.view(lesson.trace())
     printed = {row[0]: [] for row in block(view, "recall")["table"]["rows"] if row[0]}
     current = None
     for name in ("recall", "context"):

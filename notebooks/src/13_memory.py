@@ -14,8 +14,9 @@
 # where remembered items pass the **same eligibility gate** as catalogue evidence.
 #
 # The notebook calls `modules/memory.py` (the items, the gate, the three stages),
-# `modules/memory_feature.py` (what a feature defines, the encoder) and
-# `modules/memory_store.py` (deletion, correction, migration, replay), the code behind
+# `modules/memory_feature.py` (what a feature defines, the encoder),
+# `modules/memory_store.py` (deletion, correction, migration, replay) and
+# `modules/memory_trace.py` (the record and its tables), the code behind
 # `python3 -B methods.py memory`.
 
 # %%
@@ -28,13 +29,13 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import charts, display
 from labtools.render import block
-from modules import memory, memory_store
+from modules import memory, memory_store, memory_trace
 from modules.common import ann
 from modules.common.catalogue import LISTINGS, query_by_id
 from modules.common.policy import day_number
 
-record = memory.trace()
-view = memory.view(record)
+record = memory_trace.trace()
+view = memory_trace.view(record)
 
 
 def show(*keys):
