@@ -1,0 +1,201 @@
+"""An approximate nearest-neighbour index (inverted file, IVF) next to exact cosine search.
+
+Build: pick `n_lists` centroids with a seeded k-means over the vectors, then file every
+vector in the list of its nearest centroid. Search: compare the query with the centroids,
+open the `nprobe` nearest lists, and rank only the vectors filed there. The search compares
+n_lists + (the vectors in the opened lists) instead of every vector, which is the point and
+also the risk: a true neighbour filed in an unopened list is missed.
+
+Everything is deterministic: the seed drives the training sample and the first centroids,
+ties break by item id, and nothing costs in proportion to a value. Building costs a
+fixed number of k-means rounds over a bounded sample, then one pass that files each
+vector: n_lists comparisons a vector, linear in the vectors for a given n_lists. A search
+costs n_lists + the vectors in the `nprobe` opened lists; with n_lists grown like the
+square root of the catalogue that is sublinear (and filing then costs n * sqrt(n): the
+trade-off production indexes meet with a second, coarser quantizer).
+
+    index = build(items, n_lists=8, seed=7)       items: ((id, Vector), ...)
+    found = search(index, query, k=5, nprobe=2)   -> Search(ids, compared)
+    exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items))
+    recall_at_k(found.ids, exact.ids)             -> Fraction of the exact top-k found
+    delete(index, item_id)                        -> a new index without the item
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import random
+from collections import namedtuple
+from dataclasses import dataclass
+from fractions import Fraction
+
+from modules.common.checks import whole_number
+from modules.common.vectors import Vector
+
+INDEX_VERSION = "ivf/1"
+KMEANS_ROUNDS = 6
+
+Search = namedtuple("Search", "ids compared")   # ids best first; compared: vectors scored
+
+
+@dataclass(frozen=True)
+class Index:
+    """Centroids, the ids filed under each, and the vectors themselves, all of one version."""
+
+    version: str            # the vectors' version: a query of another version is refused
+    n_lists: int
+    seed: int
+    centroids: tuple        # tuple of value tuples, one per list
+    lists: tuple            # tuple of tuples of item ids, one per centroid
+    vectors: tuple          # ((id, Vector), ...) in build order
+    index_version: str = INDEX_VERSION
+
+    def __len__(self) -> int:
+        return sum(len(ids) for ids in self.lists)
+
+    def ids(self) -> tuple:
+        return tuple(item_id for ids in self.lists for item_id in ids)
+
+
+def _items(items) -> tuple:
+    if isinstance(items, (str, bytes, dict, set, frozenset)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"items must be a sequence of (id, Vector) pairs, got {type(items).__name__}")
+    found, seen, version = tuple(items), set(), None
+    for position, pair in enumerate(found):
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)
+                and isinstance(pair[1], Vector)):
+            raise TypeError(f"items[{position}] must be an (id, Vector) pair, got {pair!r}")
+        item_id, vector = pair
+        if item_id in seen:
+            raise ValueError(f"items[{position}]: the id {item_id!r} is filed twice")
+        seen.add(item_id)
+        if version is None:
+            version = vector.version
+        elif vector.version != version:
+            raise ValueError(f"items[{position}] ({item_id!r}) has vector version {vector.version!r}, the "
+                             f"others {version!r}: one index holds one vector space")
+        if len(vector.values) != len(found[0][1].values):
+            raise ValueError(f"items[{position}] ({item_id!r}) has {len(vector.values)} numbers, the first "
+                             f"{len(found[0][1].values)}")
+    return found
+
+
+def unit(values: tuple) -> tuple:
+    """The vector scaled to length 1 (first divided by its largest component, as cosine()
+    does, so huge or tiny values neither overflow nor underflow). The inner product of two
+    unit vectors is their cosine: the index normalises each vector once instead of on every
+    comparison; tests hold it equal to modules.common.vectors.cosine."""
+    largest = max(abs(v) for v in values)
+    if largest == 0:
+        return tuple(0.0 for _ in values)   # an empty list's centroid: scores 0 with everything
+    scaled = [v / largest for v in values]
+    norm = math.sqrt(math.fsum(v * v for v in scaled))
+    return tuple(v / norm for v in scaled)
+
+
+def _dot(a: tuple, b: tuple) -> float:
+    # Plain left-to-right sum: the same order, so the same float, on every run and machine.
+    return sum(map(operator.mul, a, b))
+
+
+def _nearest(values: tuple, centroids: tuple) -> int:
+    # Highest cosine; the lower list number wins a tie, so filing never depends on chance.
+    best, best_score = 0, None
+    for number, centroid in enumerate(centroids):
+        score = _dot(values, centroid)
+        if best_score is None or score > best_score:
+            best, best_score = number, score
+    return best
+
+
+def _mean(rows: list) -> tuple:
+    return unit(tuple(sum(column) / len(rows) for column in zip(*rows)))
+
+
+def build(items, n_lists: int, seed: int) -> Index:
+    """A seeded IVF index over (id, Vector) items of one version."""
+    found = _items(items)
+    whole_number(n_lists, "n_lists", minimum=1)
+    whole_number(seed, "seed", minimum=0, maximum=2**32 - 1)
+    if not found:
+        raise ValueError("items must not be empty: an index needs vectors to place its centroids")
+    n_lists = min(n_lists, len(found))
+    rng = random.Random(seed)
+    units = [unit(vector.values) for _item_id, vector in found]
+    # k-means learns the centroids from a seeded sample of at most 64 vectors a list (as
+    # production IVF indexes train on a sample), so building stays linear in the vectors.
+    training = [units[i] for i in sorted(rng.sample(range(len(units)), min(len(units), 64 * n_lists)))]
+    centroids = tuple(training[i] for i in sorted(rng.sample(range(len(training)), n_lists)))
+    for _round in range(KMEANS_ROUNDS):
+        members = [[] for _ in centroids]
+        for values in training:
+            members[_nearest(values, centroids)].append(values)
+        # A list left empty keeps its centroid rather than dividing by zero.
+        centroids = tuple(_mean(rows) if rows else old for rows, old in zip(members, centroids))
+    lists = [[] for _ in centroids]
+    for (item_id, _vector), values in zip(found, units):
+        lists[_nearest(values, centroids)].append(item_id)
+    return Index(found[0][1].version, n_lists, seed, centroids, tuple(tuple(ids) for ids in lists), found)
+
+
+def _ranked(scored: list, k: int) -> tuple:
+    scored.sort(key=lambda pair: (-pair[0], pair[1]))
+    return tuple(item_id for _score, item_id in scored[:k])
+
+
+def exact_search(items, query: Vector, k: int) -> Search:
+    """The exact top-k by cosine: the reference an approximate search is measured against."""
+    found = _items(items)
+    whole_number(k, "k", minimum=1)
+    probe = unit(_query(query, found[0][1].version if found else query.version).values)
+    # The same score as search() (inner product of unit vectors), so a tie is a tie in both.
+    return Search(_ranked([(_dot(probe, unit(vector.values)), item_id) for item_id, vector in found], k),
+                  len(found))
+
+
+def _query(query, version: str) -> Vector:
+    if not isinstance(query, Vector):
+        raise TypeError(f"query must be a Vector, got {type(query).__name__} {query!r}")
+    if query.version != version:
+        raise ValueError(f"query vector version {query.version!r}, the index holds {version!r}: "
+                         f"re-encode the query (or rebuild the index) in one space")
+    return query
+
+
+def search(index: Index, query: Vector, k: int, nprobe: int) -> Search:
+    """The approximate top-k: open the `nprobe` lists whose centroids are nearest the query."""
+    if not isinstance(index, Index):
+        raise TypeError(f"index must be an Index, got {type(index).__name__}")
+    _query(query, index.version)
+    whole_number(k, "k", minimum=1)
+    whole_number(nprobe, "nprobe", minimum=1)
+    probe = unit(query.values)
+    order = sorted(range(len(index.centroids)), key=lambda number: (-_dot(probe, index.centroids[number]), number))
+    vectors = dict(index.vectors)
+    scored = [(_dot(probe, unit(vectors[item_id].values)), item_id)
+              for number in order[:nprobe] for item_id in index.lists[number]]
+    return Search(_ranked(scored, k), len(index.centroids) + len(scored))
+
+
+def recall_at_k(found_ids, exact_ids) -> Fraction:
+    """The share of the exact top-k that the approximate search returned (index quality,
+    not relevance: the exact neighbours may themselves be irrelevant)."""
+    for name, ids in (("found_ids", found_ids), ("exact_ids", exact_ids)):
+        if isinstance(ids, (str, set, frozenset, dict)) or not hasattr(ids, "__iter__"):
+            raise TypeError(f"{name} must be a sequence of ids, got {type(ids).__name__} {ids!r}")
+    exact = tuple(exact_ids)
+    if not exact:
+        raise ValueError("exact_ids must not be empty")
+    return Fraction(len(set(found_ids) & set(exact)), len(exact))
+
+
+def delete(index: Index, item_id: str) -> Index:
+    """The index without `item_id`: its vector leaves its list and the stored vectors at once."""
+    if not isinstance(item_id, str):
+        raise TypeError(f"item_id must be a str, got {type(item_id).__name__} {item_id!r}")
+    if item_id not in dict(index.vectors):
+        raise ValueError(f"item_id {item_id!r} is not in the index")
+    return Index(index.version, index.n_lists, index.seed, index.centroids,
+                 tuple(tuple(i for i in ids if i != item_id) for ids in index.lists),
+                 tuple(pair for pair in index.vectors if pair[0] != item_id))
