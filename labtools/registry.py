@@ -62,7 +62,8 @@ COURSE = [
     ("answer", "an honest answer stage that cites only its packet", []),
     ("practice", "the capstone: eight candidates, one packet, every decision explained",
      [(("--solution",), dict(action="store_true", help="also print the reference decision table"))]),
-    ("channels", "every channel can fail: approximate index, photos, fallbacks, metrics", []),
+    ("channels", "every channel can fail, and each failure has its own fallback", []),
+    ("memory", "retained context with obligations, under the same gate as evidence", []),
 ]
 
 # name -> (number "01", description, options): what methods.py and the workflow look up

@@ -75,6 +75,39 @@ def test_no_committed_notebook_shows_restricted_content(path):
     assert not ids, f"notebooks/{path.name} names restricted listings (use opaque refs): {ids}"
 
 
+@pytest.mark.skipif("memory" not in LESSONS, reason="lesson 13 is not built")
+def test_another_buyers_memory_never_reaches_a_session():
+    # Lesson 13: one buyer's remembered items (their ids, values and texts) appear in no other buyer's
+    # session, in the --json record or in the printed tables and packets; another buyer's item is only a ref.
+    from labtools.registry import lesson_module
+    from labtools.render import block
+    from modules import memory
+    from modules.common.catalogue import opaque_ref
+    record = json.loads(methods("memory", "--json").stdout)
+    lesson = lesson_module("memory")
+    view = lesson.view(lesson.trace())
+    printed = {row[0]: [] for row in block(view, "recall")["table"]["rows"] if row[0]}
+    current = None
+    for name in ("recall", "context"):
+        for row in block(view, name)["table"]["rows"]:
+            current = row[0] or current
+            printed[current].append(" ".join(map(str, row)))
+    for line in block(view, "packets")["text"].split("\n"):
+        current = line.split(",")[0] if not line.startswith(" ") else current
+        printed[current].append(line)
+    assert sorted(printed) == sorted(s["session"] for s in record["sessions"])
+    refs_seen = 0
+    for session in record["sessions"]:
+        shown = json.dumps(session, ensure_ascii=False) + "\n".join(printed[session["session"]])
+        for item in memory.ITEMS:
+            if item.owner != session["buyer"]:
+                leaked = [x for x in (item.id, item.text, f"= {item.value} (", f'"remembered": "{item.value}"')
+                          if x in shown]
+                assert not leaked, f"session {session['session']} of {session['buyer']} shows {item.owner}'s {leaked}"
+                refs_seen += opaque_ref(item.id) in shown
+    assert refs_seen >= 3, "the sessions should show other buyers' recalled items, by ref only"
+
+
 def test_there_is_something_to_scan():
     assert "context" in LESSONS and "hybrid" in LESSONS and "eligibility" in LESSONS
     assert NOTEBOOKS, "no committed notebooks found under notebooks/"
