@@ -1,6 +1,6 @@
 """`methods.py dev bench`: how fast the lab is, side by side with what it is measured against.
 
-    python3 -B methods.py dev bench [--runs N] [--full] [--notebooks] [--tests] [--audit]
+    python3 -B methods.py dev bench [--runs N] [--full] [--notebooks] [--tests] [--audit] [--index]
     python3 -B methods.py dev bench --grading [--submissions N] [--loops N]
 
 1. Start-up: every built lesson command (`methods.py NAME --plain`, start to exit) against
@@ -17,7 +17,9 @@
    suite (--tests, needs pytest), each timed once.
 5. Optional (--audit): `methods.py audit` over 10^5 synthetic passages with 10^2, 10^3 and
    10^4 queries of 100 candidates: total time, peak memory, cost per further query.
-5. Alone, with --grading: `methods.py grade` on a generated class (reference answers, stubs,
+6. Optional (--index): lesson 12's approximate index at 10^3, 10^4 and 10^5 vectors: build
+   time, and each search's recall@10 and cost (vectors compared, time) against exact search.
+7. Alone, with --grading: `methods.py grade` on a generated class (reference answers, stubs,
    syntax errors and a few submissions with a task that never returns), start to exit.
 
 This is a benchmark, not a test: it prints figures and asserts nothing.
@@ -38,7 +40,8 @@ from labtools import course
 
 FLOOR = "import argparse, dataclasses, json"
 TARGET = 1.3
-TARGETS = {"audit": 1.5}   # the audit compiles four lessons' mechanisms (issue 19)
+TARGETS = {"audit": 1.5,     # the audit compiles four lessons' mechanisms (issue 19)
+           "channels": 1.5}  # lesson 12 compiles lessons 07-09's pipeline and extends it (issue 18)
 FRAMEWORK_RUNS = 5
 # Building a dict of n objects is as linear as Python gets; its own cost per item still grows
 # once n objects outgrow the CPU caches. A mechanism whose ratio to it stays flat is linear.
@@ -432,7 +435,21 @@ def _ms(value: float | None) -> str:
     return f"{value:.3f} ms" if value < 1 else f"{value:,.1f} ms"
 
 
-def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_audit: bool = False) -> str:
+def index_scaling(sizes=(10 ** 3, 10 ** 4, 10 ** 5), nprobes=(1, 2, 4, 8)) -> list[dict]:
+    """Lesson 12's inverted-file index on seeded synthetic photos (n_lists about the square root
+    of the size): modules.channels.scaling with a clock, so the recall and cost figures are the
+    lesson's own (its trace shows the rows up to 10^4)."""
+    import gc
+    from modules.channels import scaling
+    gc.disable()
+    try:
+        return scaling(sizes, nprobes, clock=time.perf_counter)
+    finally:
+        gc.enable()
+
+
+def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_audit: bool = False,
+           with_index: bool = False) -> str:
     lines = [f"Context Lab benchmark ({sys.implementation.name} {sys.version.split()[0]}, {os.cpu_count()} cores)", ""]
     rows = startup(runs)
     floor = rows[0]["median_ms"]
@@ -495,6 +512,22 @@ def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_aud
         lines += _table(["queries", "total", "peak memory", "corpus read + first query", "per further query"],
                         [[f"{r['queries']:,}", f"{r['seconds']:.1f} s", f"{r['peak_mb']:.0f} MB",
                           f"{r['first_query']:.1f} s", f"{r['per_query'] * 1000:.2f} ms"] for r in audit_scale()])
+    if with_index:
+        rows = index_scaling()
+        lines += ["", "7. Lesson 12's approximate index (IVF, lists = sqrt(n), 12 queries, top 10; garbage collector "
+                      "paused)",
+                  "   Build: one k-means over a sample of at most 64 vectors a list, then every vector filed: linear",
+                  "   in n for a given number of lists (per vector x list below). Search: lists + the vectors of",
+                  "   the nprobe opened lists, against exact search's n."]
+        builds = {r["size"]: r for r in rows}
+        lines += _table(["n", "lists", "build", "per vector x list"],
+                        [[f"{n:,}", r["lists"], _ms(r["build_seconds"] * 1000),
+                          f"{r['build_seconds'] / (n * r['lists']) * 1e9:.0f} ns"] for n, r in builds.items()])
+        lines += [""] + _table(["n", "nprobe", "recall@10", "compared", "of n", "search", "exact search", "speed-up"],
+                               [[f"{r['size']:,}", r["nprobe"], f"{r['recall']:.3f}", f"{r['compared']:,.1f}",
+                                 f"{r['compared'] / r['size']:.1%}", _ms(r["search_seconds"] * 1000),
+                                 _ms(r["exact_seconds"] * 1000), f"{r['exact_seconds'] / r['search_seconds']:.1f}x"]
+                                for r in rows])
     if not (with_notebooks and with_tests):
         lines += ["", "(--notebooks and --tests add the notebook execution and test suite times)"]
     return "\n".join(lines) + "\n"
@@ -517,6 +550,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tests", action="store_true", help="also time the whole test suite")
     parser.add_argument("--audit", action="store_true", help="also audit 10^4 queries x 100 candidates over "
                                                              "10^5 synthetic passages (methods.py audit)")
+    parser.add_argument("--index", action="store_true", help="also time lesson 12's approximate index against "
+                                                             "exact search at 10^3 to 10^5 vectors (about a minute)")
     parser.add_argument("--grading", action="store_true",
                         help="only time `grade` on generated submissions (a class of --submissions)")
     parser.add_argument("--submissions", type=int, default=200, metavar="N",
@@ -531,5 +566,6 @@ def main(argv: list[str]) -> int:
             parser.error("--submissions must be at least 1 and --loops between 0 and --submissions")
         sys.stdout.write("\n".join(grading_report(grading_time(args.submissions, args.loops))) + "\n")
         return 0
-    sys.stdout.write(report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests, args.audit))
+    sys.stdout.write(report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests, args.audit,
+                            args.index))
     return 0

@@ -129,6 +129,10 @@ LEAKY = {
          '    from modules.common.catalogue import LISTINGS\n'
          '    return {"query": record["query"], "state": state, "message": " / ".join(x.title for x in LISTINGS),'),
     ],
+    "channels": [   # an answer that echoes the neighbour lists it was given
+        ("    found = set(list(approximate)[:k])\n",
+         "    raise ValueError(f\"cannot compare {list(approximate)} with {list(exact)}\")\n"),
+    ],
 }
 
 

@@ -14,11 +14,17 @@ costs n_lists + the vectors in the `nprobe` opened lists; with n_lists grown lik
 square root of the catalogue that is sublinear (and filing then costs n * sqrt(n): the
 trade-off production indexes meet with a second, coarser quantizer).
 
-    index = build(items, n_lists=8, seed=7)       items: ((id, Vector), ...)
+Public names (stable: lessons 12 and 13 use them; add, never rename)
+
+    index = build(items, n_lists=8, seed=7)       items: ((id, Vector), ...) of one version
     found = search(index, query, k=5, nprobe=2)   -> Search(ids, compared)
-    exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items))
-    recall_at_k(found.ids, exact.ids)             -> Fraction of the exact top-k found
+    exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items));
+                                                     `items` may also be an Index (all it holds)
+    recall_at_k(found.ids, exact.ids)             -> fractions.Fraction of the exact top-k found
     delete(index, item_id)                        -> a new index without the item
+    Index                                         immutable: version, n_lists, seed, centroids,
+                                                  lists, vectors, index_version; len() = vectors
+                                                  filed; ids(); equal when the fields are equal
 """
 
 from __future__ import annotations
@@ -27,8 +33,6 @@ import math
 import operator
 import random
 from collections import namedtuple
-from dataclasses import dataclass
-from fractions import Fraction
 
 from modules.common.checks import whole_number
 from modules.common.vectors import Vector
@@ -39,17 +43,39 @@ KMEANS_ROUNDS = 6
 Search = namedtuple("Search", "ids compared")   # ids best first; compared: vectors scored
 
 
-@dataclass(frozen=True)
 class Index:
-    """Centroids, the ids filed under each, and the vectors themselves, all of one version."""
+    """Centroids, the ids filed under each, and the vectors themselves, all of one version.
 
-    version: str            # the vectors' version: a query of another version is refused
-    n_lists: int
-    seed: int
-    centroids: tuple        # tuple of value tuples, one per list
-    lists: tuple            # tuple of tuples of item ids, one per centroid
-    vectors: tuple          # ((id, Vector), ...) in build order
-    index_version: str = INDEX_VERSION
+    An immutable record (a plain class with slots: the lab's start-up never imports dataclasses).
+    Two indexes are equal when their fields are; each stored vector is also kept scaled to
+    length 1, so a search does not redo it per comparison."""
+
+    _FIELDS = ("version", "n_lists", "seed", "centroids", "lists", "vectors", "index_version")
+    __slots__ = _FIELDS + ("_units",)
+
+    def __init__(self, version: str, n_lists: int, seed: int, centroids: tuple, lists: tuple, vectors: tuple,
+                 index_version: str = INDEX_VERSION):
+        # version: the vectors' version (a query of another is refused); centroids: one value tuple
+        # per list; lists: the item ids filed under each; vectors: ((id, Vector), ...) in build order.
+        for name, value in zip(self._FIELDS, (version, n_lists, seed, centroids, lists, vectors, index_version)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_units", {item_id: unit(vector.values) for item_id, vector in vectors})
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Index is immutable: cannot set {name!r}")
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Index) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Index(version={self.version!r}, n_lists={self.n_lists}, seed={self.seed}, "
+                f"vectors={len(self.vectors)}, index_version={self.index_version!r})")
 
     def __len__(self) -> int:
         return sum(len(ids) for ids in self.lists)
@@ -145,9 +171,14 @@ def _ranked(scored: list, k: int) -> tuple:
 
 
 def exact_search(items, query: Vector, k: int) -> Search:
-    """The exact top-k by cosine: the reference an approximate search is measured against."""
-    found = _items(items)
+    """The exact top-k by cosine: the reference an approximate search is measured against.
+    `items` is a sequence of (id, Vector) pairs, or an Index (every vector it holds)."""
     whole_number(k, "k", minimum=1)
+    if isinstance(items, Index):
+        probe = unit(_query(query, items.version).values)
+        units = items._units
+        return Search(_ranked([(_dot(probe, units[item_id]), item_id) for item_id in units], k), len(units))
+    found = _items(items)
     probe = unit(_query(query, found[0][1].version if found else query.version).values)
     # The same score as search() (inner product of unit vectors), so a tie is a tie in both.
     return Search(_ranked([(_dot(probe, unit(vector.values)), item_id) for item_id, vector in found], k),
@@ -172,18 +203,18 @@ def search(index: Index, query: Vector, k: int, nprobe: int) -> Search:
     whole_number(nprobe, "nprobe", minimum=1)
     probe = unit(query.values)
     order = sorted(range(len(index.centroids)), key=lambda number: (-_dot(probe, index.centroids[number]), number))
-    vectors = dict(index.vectors)
-    scored = [(_dot(probe, unit(vectors[item_id].values)), item_id)
-              for number in order[:nprobe] for item_id in index.lists[number]]
+    units = index._units
+    scored = [(_dot(probe, units[item_id]), item_id) for number in order[:nprobe] for item_id in index.lists[number]]
     return Search(_ranked(scored, k), len(index.centroids) + len(scored))
 
 
-def recall_at_k(found_ids, exact_ids) -> Fraction:
+def recall_at_k(found_ids, exact_ids):
     """The share of the exact top-k that the approximate search returned (index quality,
     not relevance: the exact neighbours may themselves be irrelevant)."""
     for name, ids in (("found_ids", found_ids), ("exact_ids", exact_ids)):
         if isinstance(ids, (str, set, frozenset, dict)) or not hasattr(ids, "__iter__"):
             raise TypeError(f"{name} must be a sequence of ids, got {type(ids).__name__} {ids!r}")
+    from fractions import Fraction   # here: only an evaluation needs it, a search does not
     exact = tuple(exact_ids)
     if not exact:
         raise ValueError("exact_ids must not be empty")

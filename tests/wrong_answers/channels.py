@@ -1,0 +1,91 @@
+"""Plausible wrong answers to lesson 12's tasks; `dev check` proves the graders reject each.
+
+Each entry edits the reference solution: every `old` text must occur exactly once.
+"""
+
+WRONG_ANSWERS = [
+    {"name": "recall computed against the labels instead of the exact reference", "task": 1,
+     "replace": [("    recall = len(found & set(reference)) / len(reference)\n",
+                  "    relevant = [i for i in grades if grades[i] >= 1]\n"
+                  "    recall = len(found & set(relevant)) / len(relevant) if relevant else 0.0\n")]},
+    {"name": "recall divided by what the index returned, not by the exact top k", "task": 1,
+     "replace": [("    recall = len(found & set(reference)) / len(reference)\n",
+                  "    recall = len(found & set(reference)) / max(1, len(found))\n")]},
+    {"name": "the approximate list is not cut at k", "task": 1,
+     "replace": [("    found = set(list(approximate)[:k])\n", "    found = set(approximate)\n")]},
+    {"name": "precision of the approximate list instead of the exact one", "task": 1,
+     "replace": [("    precision = sum(1 for i in reference if grades.get(i, 0) >= 1) / len(reference)\n",
+                  "    precision = sum(1 for i in found if grades.get(i, 0) >= 1) / len(reference)\n")]},
+    {"name": "a fallback that answers respond when permission metadata is missing", "task": 2,
+     "replace": [('        "permission_missing": ("unauthorized", ("reason_codes",)),',
+                  '        "permission_missing": ("respond", ("reason_codes",)),')]},
+    {"name": "missing permission keeps whatever state the pipeline reached", "task": 2,
+     "replace": [('        "permission_missing": ("unauthorized", ("reason_codes",)),',
+                  '        "permission_missing": (None, ("reason_codes",)),')]},
+    {"name": "the failure's own state always wins, whatever the precedence", "task": 2,
+     "replace": [("    return min(state_before, own, key=STATES.index), visible\n", "    return own, visible\n")]},
+    {"name": "the weaker state wins", "task": 2,
+     "replace": [("    return min(state_before, own, key=STATES.index), visible\n",
+                  "    return max(state_before, own, key=STATES.index), visible\n")]},
+    {"name": "a failed generator degrades the state", "task": 2,
+     "replace": [('        "generator_failed": (None, ("state", "packet_fields")),',
+                  '        "generator_failed": ("degraded", ("state", "packet_fields")),')]},
+    {"name": "permission metadata missing shows the packet fields", "task": 2,
+     "replace": [('        "permission_missing": ("unauthorized", ("reason_codes",)),',
+                  '        "permission_missing": ("unauthorized", ("reason_codes", "packet_fields")),')]},
+    {"name": "MRR with 0-based ranks", "task": 3,
+     "replace": [("        for rank, listing_id in enumerate(ranking[:k], start=1):\n"
+                  "            if labels.get(listing_id, 0) >= 1:\n                total += 1 / rank\n",
+                  "        for rank, listing_id in enumerate(ranking[:k]):\n"
+                  "            if labels.get(listing_id, 0) >= 1:\n                total += 1 / (rank or 1)\n")]},
+    {"name": "MRR adds every relevant listing, not only the first", "task": 3,
+     "replace": [("                total += 1 / rank\n                break\n", "                total += 1 / rank\n")]},
+    {"name": "MRR counts a labelled grade 0 as relevant", "task": 3,
+     "replace": [("            if labels.get(listing_id, 0) >= 1:\n                total += 1 / rank\n",
+                  "            if listing_id in labels:\n                total += 1 / rank\n")]},
+    {"name": "MRR ignores the cutoff", "task": 3,
+     "replace": [("        for rank, listing_id in enumerate(ranking[:k], start=1):\n",
+                  "        for rank, listing_id in enumerate(ranking, start=1):\n")]},
+    {"name": "MRR averaged over the queries that found something", "task": 3,
+     "replace": [("    return total / len(rankings)\n",
+                  "    found = [q for q, r in rankings.items() if any(grades.get(q, {}).get(i, 0) >= 1 for i in r[:k])]\n"
+                  "    return total / max(1, len(found))\n")]},
+    {"name": "nDCG without the ideal normalisation (plain DCG)", "task": 4,
+     "replace": [("    return dcg(list(ranking)) / ideal if ideal else 0.0\n", "    return dcg(list(ranking))\n")]},
+    {"name": "nDCG whose ideal reorders only what was retrieved", "task": 4,
+     "replace": [("    ideal = dcg(sorted(grades, key=lambda i: grades[i], reverse=True))\n",
+                  "    ideal = dcg(sorted(list(ranking)[:k], key=lambda i: grades.get(i, 0), reverse=True))\n")]},
+    {"name": "nDCG with exponential gains (2**grade - 1), another definition", "task": 4,
+     "replace": [("        return sum(grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(ids[:k], start=1))\n",
+                  "        return sum((2 ** grades.get(i, 0) - 1) / math.log2(rank + 1)\n"
+                  "                   for rank, i in enumerate(ids[:k], start=1))\n")]},
+    {"name": "nDCG discounted by the rank instead of log2(rank + 1)", "task": 4,
+     "replace": [("        return sum(grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(ids[:k], start=1))\n",
+                  "        return sum(grades.get(i, 0) / rank for rank, i in enumerate(ids[:k], start=1))\n")]},
+    {"name": "gained and lost swapped", "task": 5,
+     "replace": [("            changed.append((query_id, gained, lost, was[\"state\"], now[\"state\"]))\n",
+                  "            changed.append((query_id, lost, gained, was[\"state\"], now[\"state\"]))\n")]},
+    {"name": "a new order counted as a change", "task": 5,
+     "replace": [("        if gained or lost or was[\"state\"] != now[\"state\"]:\n",
+                  "        if was[\"candidates\"] != now[\"candidates\"] or was[\"state\"] != now[\"state\"]:\n")]},
+    {"name": "a change of state alone is not reported", "task": 5,
+     "replace": [("        if gained or lost or was[\"state\"] != now[\"state\"]:\n", "        if gained or lost:\n")]},
+    {"name": "unchanged queries are listed too", "task": 5,
+     "replace": [("        if gained or lost or was[\"state\"] != now[\"state\"]:\n", "        if True:\n")]},
+    {"name": "quiz: one evaluation at two nprobe values", "task": 6,
+     "replace": [('TWO_EVALUATIONS_QUIZ = "b"', 'TWO_EVALUATIONS_QUIZ = "d"')]},
+]
+
+
+# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+EQUIVALENT_MUTANTS = [
+    {"where": "two_evaluations",
+     "before": "precision = sum(1 for i in reference if grades.get(i, 0) >= 1) / len(reference)",
+     "after": "precision = sum(1 for i in reference if grades.get(i, -1) >= 1) / len(reference)",
+     "why": "a missing id counts as 0 or as -1, and neither is at least 1: the same ids are relevant"},
+    {"where": "two_evaluations", "before": "if k < 1:", "after": "if k < 0:",
+     "why": "with k = 0 the exact top k is empty, and the next check raises the same ValueError"},
+    {"where": "mean_reciprocal_rank", "before": "if labels.get(listing_id, 0) >= 1:",
+     "after": "if labels.get(listing_id, -1) >= 1:",
+     "why": "a missing id counts as 0 or as -1, and neither is at least 1: the same first relevant rank"},
+]
