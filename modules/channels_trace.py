@@ -18,6 +18,7 @@ from modules.channels_metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, judge
 from modules.common import ann
 from modules.common.catalogue import CATALOGUE_AS_OF, LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref
 from modules.common.images import IMAGE_QUERIES, IMAGE_VERSION, image_problem, query_image
+from modules.common.runs import catalogue_row
 from modules.common.vectors import Vector
 
 TRACE_NPROBES = (1, 2, 3)
@@ -25,22 +26,12 @@ FAILURE_QUERY, FAILURE_QUERIES = "PW-Q009", {"vector_unavailable": "CH-Q001", "p
 SLOW = {"lexical": 1500}
 PROHIBITED_QUERY = "PW-Q005"   # every listing that fits it is withheld
 
+
 def query_row(run) -> dict:
-    """One catalogue query as this lesson shows it: the keys the agreement test compares with
-    lessons 07-09 (the same run, so the same values), and the photo and image channel status."""
-    contract, q = run.output("contract"), run.output("decision")
-    gate, evidence, packet = run.output("gate", None), run.output("evidence", None), run.output("packet", None)
-    gate_rows = [[d.subject, d.state, list(d.reason_codes)] for d in gate.decisions] if gate else []
+    """One catalogue query as this lesson shows it: the keys every catalogue lesson shows (the
+    same run, so the same values), and the photo and the image channel's status."""
     image = run.output("image", None)
-    return {"query_id": contract.query_id, "original": contract.original, "contract_state": contract.state,
-            "stopped": run.halt and run.halt.reason, "state": q.decision.state,
-            "reason_codes": list(q.decision.reason_codes), "empty_cause": q.empty_cause, "gate": gate_rows,
-            "ranking": [[f.cluster_id, f.listing_id, round(f.ordering_score, 6)]
-                        for f in run.output("fusion").candidates] if gate else [],
-            "exclusions": gate_rows + [[d.subject, d.state, list(d.reason_codes)]
-                                       for d in (evidence.decisions if evidence else ())],
-            "packet": [field for field, _ in packet.fields] if packet else [],
-            "photo": _photo(contract.query_id), "image": image and image.status}
+    return dict(catalogue_row(run), photo=_photo(run.output("contract").query_id), image=image and image.status)
 
 
 def _name(listing_id: str) -> str:

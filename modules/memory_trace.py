@@ -12,6 +12,7 @@ from __future__ import annotations
 from modules.common import ann
 from modules.common.catalogue import ref_key_label
 from modules.common.policy import CLAUSES, STATES
+from modules.common.runs import catalogue_row as query_row
 
 USED_CLAUSES = ("P1", "P2", "P2.1", "P2.2", "P6")
 
@@ -21,21 +22,6 @@ def _decision(d) -> dict:
             "clause_ids": list(d.clause_ids)}
 
 
-def query_row(run) -> dict:
-    """One catalogue query as this lesson shows it, in the keys the agreement test compares with
-    lessons 07-09 (the same shapes as lesson 08's rows)."""
-    contract, q = run.output("contract"), run.output("decision")
-    gate, fusion = run.output("gate", None), run.output("fusion", None)
-    evidence, packet = run.output("evidence", None), run.output("packet", None)
-    gate_rows = [[d.subject, d.state, list(d.reason_codes)] for d in gate.decisions] if gate else []
-    return {"query_id": contract.query_id, "original": contract.original, "contract_state": contract.state,
-            "stopped": run.halt and run.halt.reason, "state": q.decision.state,
-            "reason_codes": list(q.decision.reason_codes), "empty_cause": q.empty_cause, "gate": gate_rows,
-            "ranking": [[f.cluster_id, f.listing_id, round(f.ordering_score, 6)] for f in fusion.candidates]
-            if fusion else [],
-            "exclusions": gate_rows + ([[d.subject, d.state, list(d.reason_codes)] for d in evidence.decisions]
-                                       if evidence else []),
-            "packet": [field for field, _ in packet.fields] if packet else []}
 
 
 def _session(session, run, off_row: dict) -> dict:
