@@ -555,12 +555,19 @@ def _matches(mutant: Mutant, entry: dict) -> bool:
             and " ".join(entry["after"].split()) == mutant.after)
 
 
+# run_all grades lessons in threads. CPython 3.11 can fail when two threads build or compile
+# syntax trees at once ("AST constructor recursion depth mismatch", gh-106905), so making
+# mutants and reading the equivalents take turns; the grading itself runs in processes.
+_AST_LOCK = threading.Lock()
+
+
 def run(lesson: str, jobs: int = 1) -> dict:
     """Grade every mutant of one lesson (in `jobs` worker processes); return a JSON-ready report."""
     started = time.perf_counter()
     text = (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8")
     try:
-        made = mutants(lesson, text)
+        with _AST_LOCK:
+            made = mutants(lesson, text)
     except ValueError as error:  # unbalanced answer markers
         return {"lesson": lesson, "error": f"solutions/{lesson}.py: {error}; fix the answer markers"}
     shown_path = str(course.SOLUTIONS / f"{lesson}.py")
@@ -579,7 +586,8 @@ def run(lesson: str, jobs: int = 1) -> dict:
             pair = grade_sources(lesson, [item, (shown_path, text)], seconds=LIMIT_SECONDS, first_failure=True)
             outcomes.append(pair[0] if not rejected(pair[1]) else
                             {"lesson": lesson, "error": "this mutant changes state shared with later gradings"})
-    known = equivalent(lesson)
+    with _AST_LOCK:
+        known = equivalent(lesson)
     survivors, equivalents, overtime, used = [], [], 0, set()
     for mutant, outcome in zip(made, outcomes):
         if "has a syntax error" in outcome.get("error", ""):
