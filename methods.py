@@ -2,6 +2,7 @@
 """Context Lab: select and assemble the context of a RAG answer without losing evidence.
 
     python3 -B methods.py                 list the lessons and the workflow commands
+    python3 -B methods.py setup           once: compile the lab's modules so lessons start fast
     python3 -B methods.py context         print lesson 01's trace (any lesson name works)
     python3 -B methods.py check [LESSON]  grade your exercises
     python3 -B methods.py hint LESSON     the next hint for your first unfinished task
@@ -39,7 +40,8 @@ def overview() -> str:
         lines.append(f"  {number} {name:<12} {about}{'' if built(name) else '  (not built yet)'}")
     lines += ["", "Workflow:"]
     lines += [f"  {name:<15} {about}" for name, (about, _target) in WORKFLOW.items()]
-    lines += ["", f"Start with: {RUN} context, then {RUN} check context"]
+    lines += ["", f"Start with: {RUN} setup      (once; lessons then start fast)",
+              f"            {RUN} context    (then: check context)"]
     from labtools.render import fit
     return fit("\n".join(lines), hang=18) + "\n"  # a long description wraps under its own column
 

@@ -71,6 +71,8 @@ LESSONS = {name: (f"{position:02d}", about, options) for position, (name, about,
 
 # name -> (description, "module:function"); the function takes the argument list, returns the exit status
 WORKFLOW = {
+    "setup": ("once after cloning: compile the lab's own modules, as installing a package does, "
+              "so lessons start fast", "labtools.precompile:main"),
     "check": ("grade your exercises: progress per lesson, the first failure, the next step", "labtools.cli:check"),
     "hint": ("the next hint for a task, one level at a time", "labtools.cli:hint"),
     "reset": ("restore an exercise file to its stub (your file is backed up first)", "labtools.workflow:reset"),
