@@ -90,3 +90,16 @@ def test_a_module_that_does_not_compile_is_named_and_the_rest_still_compile(tmp_
 def test_setup_takes_no_arguments(tmp_path):
     done = _run(_lab_copy(tmp_path), "methods.py", "setup", "context")
     assert done.returncode == 2 and "unrecognized arguments: context" in done.stderr
+
+
+def test_the_benchmark_times_each_lesson_in_a_cold_copy_and_after_setup(monkeypatch):
+    from labtools import bench
+    monkeypatch.setattr(bench, "_built_lessons", lambda: ["context", "grounding"])
+    monkeypatch.setattr(bench, "FRAMEWORKS", ())
+    before = sorted(ROOT.rglob("__pycache__"))
+    rows = bench.startup(1)
+    assert [row["command"] for row in rows][:3] == ["floor", "context", "grounding"]
+    assert rows[1]["target"] == 1.3 and rows[2]["target"] == 1.5
+    for row in rows[1:]:
+        assert all(row[key] > 0 for key in ("cold", "setup", "cold_no_site", "setup_no_site"))
+    assert sorted(ROOT.rglob("__pycache__")) == before, "the benchmark works on copies, never the checkout"
