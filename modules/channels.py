@@ -38,7 +38,7 @@ from modules.common import ann
 from modules.common.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import short, whole_number
 from modules.common.images import IMAGE_VERSION, image_problem, listing_image, query_image
-from modules.common.pipeline import Pipeline, Stage
+from modules.common.pipeline import Halt, Run, Stage, StageRecord
 from modules.common.vectors import Vector, cosine
 from modules.grounding import GROUNDED
 from modules.hybrid import ChannelResult, Hit, Rejection, QueryContract
@@ -274,19 +274,41 @@ def locate_layer(comparison: dict) -> tuple:
 
 # ---------------------------------------------------------------- what channels_trace runs
 
-def reusing(pipeline, cache: dict):
-    """`pipeline` whose stages remember their outputs in `cache`: a stage asked again with the very
-    same inputs and the very same outputs before it (the same objects) returns what it returned
-    instead of running again. Stages are pure, so every run is the one the pipeline would make;
-    one query through many variants of the pipeline pays once for each stage they share."""
-    def wrap(stage):
-        def run(so_far):
-            key = (id(stage), id(so_far.inputs), so_far.skipped, tuple(id(r.output) for r in so_far.records))
-            if key not in cache:   # the value keeps every object of the key alive, so no id is reused
-                cache[key] = (stage, so_far.inputs, stage.run(so_far))
-            return cache[key][2]
-        return Stage(stage.name, stage.version, stage.layer, run, stage.kind, stage.after_halt)
-    return Pipeline(pipeline.name, tuple(wrap(stage) for stage in pipeline.stages))
+class reusing(namedtuple("reusing", "pipeline cache")):
+    """`pipeline`, run so that runs sharing `cache` share their work: a stage asked again with the
+    very same inputs after the very same outputs (the same objects) gives what it gave instead of
+    running again. Stages are pure, so every run is the one the pipeline would make; one query
+    through many variants of the pipeline pays once for each stage they share.
+
+    The cache is a tree of run prefixes: a node is (records, skipped, halted_by, parent), and
+    (id of a node, stage) leads to the node one stage further. A shared prefix is walked with one
+    lookup a stage, allocating nothing; every node keeps its parent (and the root its inputs)
+    alive, so no id is ever reused while the cache lives."""
+
+    __slots__ = ()
+
+    def run(self, inputs: dict):
+        if not isinstance(inputs, dict):
+            return self.pipeline.run(inputs)   # the pipeline's own error
+        cache = self.cache
+        node = cache.get(("inputs", id(inputs)))
+        if node is None:
+            node = cache[("inputs", id(inputs))] = ((), (), None, inputs)
+        for stage in self.pipeline.stages:
+            step = cache.get((id(node), stage))
+            if step is None:
+                records, skipped, halted_by, _parent = node
+                if halted_by is not None and not stage.after_halt:
+                    step = (records, skipped + (stage.name,), halted_by, node)
+                else:
+                    output = stage.run(Run(self.pipeline.name, inputs, records, halted_by, skipped))
+                    record = StageRecord(stage.name, stage.version, stage.layer, stage.kind, output)
+                    stopped = stage.name if halted_by is None and isinstance(output, Halt) else halted_by
+                    step = (records + (record,), skipped, stopped, node)
+                cache[(id(node), stage)] = step
+            node = step
+        records, skipped, halted_by, _parent = node
+        return Run(self.pipeline.name, inputs, records, halted_by, skipped)
 
 
 def _ungated(so_far):

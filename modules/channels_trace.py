@@ -204,12 +204,9 @@ def trace() -> dict:
              for qid, q in queries.items()}
     slow = {qid: dict(inputs, latency_ms=SLOW) for qid, inputs in given.items()}
     cache: dict = {}
-    wrapped: dict = {}
 
     def run(qid, pipeline=CHANNELS, inputs=given):
-        if id(pipeline) not in wrapped:
-            wrapped[id(pipeline)] = (pipeline, reusing(pipeline, cache))
-        return wrapped[id(pipeline)][1].run(inputs[qid])
+        return reusing(pipeline, cache).run(inputs[qid])
 
     base = {qid: run(qid) for qid in queries}
     photos = {qid: query_image(qid) for qid in queries if query_image(qid) and not image_problem(*query_image(qid))}

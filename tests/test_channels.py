@@ -16,6 +16,7 @@ from modules.channels_metrics import (RELEVANCE, SEGMENTS, hit_at_k, judged, met
 from modules.common import ann
 from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, query_by_id
 from modules.common.images import IMAGE_QUERIES, IMAGE_VERSION, QUERY_IMAGES, image_problem, query_image
+from modules.common.pipeline import Pipeline, Stage
 from modules.common.policy import STATES
 from modules.common.vectors import Vector
 from modules.eligibility import evaluate
@@ -67,6 +68,33 @@ def test_stage_reuse_gives_the_runs_the_pipeline_would_make():
                    [(r.name, r.version, r.output) for r in reused.records]
             assert (fresh.halted_by, fresh.skipped) == (reused.halted_by, reused.skipped)
     assert cache
+
+
+def test_stage_reuse_runs_a_shared_stage_once_and_a_changed_one_again():
+    calls = []
+
+    def counted(stage):
+        def run(so_far):
+            calls.append(stage.name)
+            return stage.run(so_far)
+        return Stage(stage.name, stage.version, stage.layer, run, stage.kind, stage.after_halt)
+
+    pipeline = Pipeline("counted", tuple(counted(stage) for stage in ch.CHANNELS.stages))
+    inputs = {"query": ALL["PW-Q001"], "listings": LISTINGS, "as_of": "2026-11-01", "image": None}
+    cache = {}
+    first = ch.reusing(pipeline, cache).run(inputs)
+    assert calls == list(pipeline.names())
+    calls.clear()
+    assert ch.reusing(pipeline, cache).run(inputs) == first and calls == []
+    # Without lexical, everything before it is shared and everything after it runs again.
+    ch.reusing(pipeline.without("lexical"), cache).run(inputs)
+    names = pipeline.names()
+    assert calls == [name for name in names[names.index("lexical") + 1:]]
+    calls.clear()
+    ch.reusing(pipeline, cache).run(dict(inputs))   # equal inputs, another object: nothing is assumed
+    assert calls == list(names)
+    with pytest.raises(TypeError, match="inputs must be a dict"):
+        ch.reusing(pipeline, cache).run([inputs])
 
 
 # ---------------------------------------------------------------- the image channel
