@@ -282,8 +282,12 @@ def admit_by_trust(items, min_trust: str) -> tuple[tuple[Evidence, ...], list[di
 _DEPTH = 100  # modules.common.checks.canonical_json refuses anything deeper, naming where
 
 
+_NESTED = (set, frozenset, Evidence, dict, list, tuple)  # what _sets_sorted looks inside; the rest stays as is
+
+
 def _sets_sorted(value: object, where: str, depth: int = 0) -> object:
-    """Sets of str become sorted lists, Evidence a dict of its fields; the rest is left to canonical_json."""
+    """Sets of str become sorted lists, Evidence a dict of its fields; the rest is left to canonical_json.
+    A plain value is kept without a call, so no path is spelled out for it."""
     if depth > _DEPTH:
         return value  # canonical_json reports the depth, with the path
     if isinstance(value, (set, frozenset)):
@@ -294,9 +298,11 @@ def _sets_sorted(value: object, where: str, depth: int = 0) -> object:
     if isinstance(value, Evidence):
         value = {name: getattr(value, name) for name in Evidence.__dataclass_fields__}
     if isinstance(value, dict):
-        return {key: _sets_sorted(item, f"{where}[{short(key)}]", depth + 1) for key, item in value.items()}
+        return {key: _sets_sorted(item, f"{where}[{short(key)}]", depth + 1) if isinstance(item, _NESTED) else item
+                for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_sets_sorted(item, f"{where}[{index}]", depth + 1) for index, item in enumerate(value)]
+        return [_sets_sorted(item, f"{where}[{index}]", depth + 1) if isinstance(item, _NESTED) else item
+                for index, item in enumerate(value)]
     return value
 
 

@@ -37,6 +37,7 @@ _DAYS = "monday tuesday wednesday thursday friday saturday sunday weekday weeken
 DATE_WORDS = frozenset("january february march april june july august september october november december".split()
                        + _DAYS + [day + "s" for day in _DAYS])
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}")
+_SENTENCE_ENDS = frozenset(".!?\n")  # what may stand between the end of a sentence and the next word
 _WORD = re.compile(r"\d+(?:[.:,/-]\d+)*|[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
@@ -46,7 +47,7 @@ def tokens(text: str) -> list[tuple[str, bool]]:
     Numbers keep their inner . : , / - ("8:30"), words their apostrophe ("can't")."""
     found, opens, at = [], True, 0
     for match in _WORD.finditer(text_of(text, "text")):
-        opens = opens or any(mark in text[at:match.start()] for mark in ".!?\n")
+        opens = opens or not _SENTENCE_ENDS.isdisjoint(text[at:match.start()])
         word = match.group()
         found.append((word.lower(), word[0].isupper() and not opens))
         opens, at = False, match.end()

@@ -84,20 +84,23 @@ def escape_text(text: str) -> str:
 def unescape_text(text: str) -> str:
     """Undo escape_text exactly; text escape_text cannot write (a bare '&', an unknown entity,
     a reference to a character it leaves alone) is an error."""
-    head, *rest = text_of(text, "text").split("&")
-    out = [head]
-    for part in rest:
-        name, semicolon, tail = part.partition(";")
-        if semicolon and name in _UNNAMED:
-            out += (_UNNAMED[name], tail)
-        elif semicolon and name[:2] == "#x" and 2 < len(name) < 9 and name[2] != "0" and set(name[2:]) <= _HEX:
-            point = int(name[2:], 16)
-            if point > 0x10FFFF or 0xD800 <= point <= 0xDFFF:
-                raise ValueError(f"&{name}; is not a character escape_text could write")
-            out += (chr(point), tail)
-        else:
-            raise ValueError(f"bare '&' before {short(part[:12])}: escape_text never writes it")
-    found = "".join(out)
+    if "&" not in text_of(text, "text"):
+        found = text  # most attribute values hold no reference at all
+    else:
+        head, *rest = text.split("&")
+        out = [head]
+        for part in rest:
+            name, semicolon, tail = part.partition(";")
+            if semicolon and name in _UNNAMED:
+                out += (_UNNAMED[name], tail)
+            elif semicolon and name[:2] == "#x" and 2 < len(name) < 9 and name[2] != "0" and set(name[2:]) <= _HEX:
+                point = int(name[2:], 16)
+                if point > 0x10FFFF or 0xD800 <= point <= 0xDFFF:
+                    raise ValueError(f"&{name}; is not a character escape_text could write")
+                out += (chr(point), tail)
+            else:
+                raise ValueError(f"bare '&' before {short(part[:12])}: escape_text never writes it")
+        found = "".join(out)
     if escape_text(found) != text:
         raise ValueError(f"{short(text)} is not what escape_text writes for {short(found)}")
     return found
@@ -129,8 +132,14 @@ def render_evidence(items) -> str:
 
 def _attributes(found: str, number: int) -> dict:
     pairs = _ATTR.findall(found)
-    names = [name for _, name, _ in pairs]
-    where = f"evidence item {number}"
+    names = tuple(name for _, name, _ in pairs)
+    if names != ATTRS or tuple(sep for sep, _, _ in pairs) != _SEPARATORS:
+        _refuse_layout(names, f"evidence item {number}")
+    return {name: _unescaped(value, number, name) for _, name, value in pairs}
+
+
+def _refuse_layout(names: tuple, where: str) -> None:
+    """Say what is wrong with attributes that are not exactly the renderer's, the first problem first."""
     if not names:
         raise ValueError(f"{where} has no attributes; the renderer always writes {list(ATTRS)}")
     seen = set()
@@ -143,16 +152,14 @@ def _attributes(found: str, number: int) -> dict:
     missing = [name for name in ATTRS if name not in names]
     if missing:
         raise ValueError(f"{where} lacks the attribute(s) {missing}")
-    if tuple(names) != ATTRS or tuple(sep for sep, _, _ in pairs) != _SEPARATORS:
-        raise ValueError(f"{where}: attributes are not in the renderer's order and layout")
-    return {name: _unescaped(value, f"{where} {name}") for _, name, value in pairs}
+    raise ValueError(f"{where}: attributes are not in the renderer's order and layout")
 
 
-def _unescaped(raw: str, where: str) -> str:
+def _unescaped(raw: str, number: int, field: str) -> str:
     try:
         return unescape_text(raw)
     except ValueError as error:
-        raise ValueError(f"{where}: {error}") from None
+        raise ValueError(f"evidence item {number} {field}: {error}") from None
 
 
 def parse_evidence(rendered: str) -> list[dict]:
@@ -173,7 +180,7 @@ def parse_evidence(rendered: str) -> list[dict]:
                 raise ValueError(f"evidence item {number} {name} {short(record[name])} is not written as the "
                                  f"renderer writes numbers")
             record[name] = value
-        record["text"] = _unescaped(match.group(2), f"evidence item {number} text")
+        record["text"] = _unescaped(match.group(2), number, "text")
         if record["space"] != SPACE:
             raise ValueError(f"evidence item {number} space must be {SPACE!r}, got {short(record['space'])}")
         if record["quote_sha256"] != sha256_hex(record["text"]):

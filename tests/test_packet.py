@@ -138,6 +138,10 @@ def _one() -> str:
     (lambda r: r.replace("Laptops", "L&#x61;ptops"), "evidence item 1 text: "),
     (lambda r: r.replace("Laptops", "\uff1captops"), "evidence item 1 text: "),
     (lambda r: r.replace("Laptops", "Lap & tops"), "bare '&'"),
+    (lambda r: r.replace('title="Laptop loans"', 'title="Laptop &amp loans"'),
+     "evidence item 1 title: bare '&' before 'amp loans'"),
+    (lambda r: r.replace('title="Laptop loans"', 'title="Laptop\'s loans"'),
+     "evidence item 1 title: \"Laptop's loans\" is not what escape_text writes"),
     (lambda r: r.replace('space="nfc-code-points"', 'space="utf8-bytes"'), "space must be 'nfc-code-points'"),
     (lambda r: r.replace('trust="official"', 'trust="admin"'), "Evidence.trust must be one of"),
     (lambda r: r.replace('relation="retrieved"', 'relation="forged"'), "Evidence.relation must be"),
@@ -320,6 +324,8 @@ def test_the_seal_is_the_same_under_any_hash_seed():
 def test_the_seal_names_the_field_and_survives_deep_nesting():
     with pytest.raises(TypeError, match=re.escape("fields['a'] is a set holding 1: only sets of str")):
         packet_seal({"a": {1, "x"}})
+    with pytest.raises(TypeError, match=re.escape("fields['a@1'][0]['b'][0] is a set holding 1: only sets of str")):
+        packet_seal({"a@1": [{"b": ({1},), "c": "plain"}]})  # the whole path, however deep the set sits
     deep = current = {}
     for _ in range(5000):
         current["a"] = {}
