@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from modules.common.checks import short, whole_number
 from modules.common.vectors import Vector
@@ -104,10 +105,16 @@ def encode(text: str, version: str) -> Vector:
         raise TypeError(f"text must be a str, got {type(text).__name__} {short(text)}")
     if version not in ENCODERS:
         raise ValueError(f"version must be one of {tuple(ENCODERS)}, got {short(version)}")
-    values = [0] * len(ENCODERS[version])
+    return _encoded(text, version)
+
+
+@lru_cache(maxsize=1024)
+def _encoded(text: str, version: str) -> Vector:
+    # Remembered (bounded): a day encodes the same item texts again for every index it builds.
+    axis, values = _AXIS[version], [0] * len(ENCODERS[version])
     for word in _WORDS.findall(text.lower()):
-        if word in _AXIS[version]:
-            values[_AXIS[version][word]] += 1
+        if word in axis:
+            values[axis[word]] += 1
     return Vector(tuple(values), version, name=f"encode({short(text)})")
 
 

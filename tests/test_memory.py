@@ -281,6 +281,16 @@ def test_migration_refuses_mixed_versions_and_re_encodes_everything(morning, rec
         m.encode(None, "mem-vec-1")
 
 
+def test_an_encoding_is_remembered_and_a_refusal_is_not(morning):
+    text = BY_ID["MEM-A2"].text
+    first = m.encode(text, "mem-vec-1")
+    assert m.encode(text, "mem-vec-1") is first and dict(morning.index.vectors)["MEM-A2"] == first
+    assert m.encode(text, "mem-vec-2") != first and sum(first.values) == 5   # shaft 16 mm seal pump
+    for _ in range(2):   # every call that cannot be encoded is refused again, never remembered as an answer
+        with pytest.raises(ValueError, match=r"encode\('my order history please'\) .* rejected: zero vector"):
+            m.encode("my order history please", "mem-vec-1")
+
+
 # ---------------------------------------------------------------- replay
 
 def test_the_replay_shows_the_requests_on_the_frozen_sessions(record):
