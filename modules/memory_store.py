@@ -357,7 +357,7 @@ def day() -> dict:
     rows["after"] = replay(m.SESSIONS, after, owners)
     probe = encode(m.SESSIONS[0].query.text, lazy.encoder)
     found = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
-    exact = ann.exact_search(lazy.index.vectors, probe, k=m.RECALL_K)
+    exact = ann.exact_search(lazy.index, probe, k=m.RECALL_K)   # every vector the index holds
     tomorrow = "2026-11-02"
     return {
         "constants": {name: getattr(m, name) for name in ("FIRST_RELEASE", "ASSISTANT_MEMORY", "DRAFT_FEATURE",
