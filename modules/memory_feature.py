@@ -15,7 +15,8 @@ text's words on its axis. The lab has no model: this is the whole encoder.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
+from functools import lru_cache
 
 from modules.common.checks import short, whole_number
 from modules.common.vectors import Vector
@@ -48,33 +49,45 @@ def _text(owner: str, name: str, value, choices=None) -> None:
         raise ValueError(f"{owner}.{name} must be one of {choices}, got {short(value)}")
 
 
-@dataclass(frozen=True)
-class MemoryFeature:
-    """What a memory feature must define before it is allowed; None or () means undefined."""
+class MemoryFeature(namedtuple("MemoryFeature", "name purposes kinds owner_scope visibility consent retention_days "
+                                                "deletion_reaches correction encoder replay_cases")):
+    """What a memory feature must define before it is allowed; None or () means undefined.
 
-    name: str
-    purposes: tuple = ()       # why items are kept (an item of another purpose is not stored)
-    kinds: tuple = ()          # what is kept
-    owner_scope: str | None = None
-    visibility: str | None = None      # can the buyer see every item?
-    consent: str | None = None         # how permission is asked and withdrawn
-    retention_days: int | None = None  # the longest any item is kept
-    deletion_reaches: tuple = ()       # every store a deletion must clear
-    correction: str | None = None
-    encoder: str | None = None
-    replay_cases: tuple = ()           # frozen cases every change is replayed on first
+        purposes          why items are kept (an item of another purpose is not stored)
+        kinds             what is kept
+        owner_scope       whose context may use an item
+        visibility        can the buyer see every item?
+        consent           how permission is asked and withdrawn
+        retention_days    the longest any item is kept
+        deletion_reaches  every store a deletion must clear
+        correction        how a correction is recorded
+        encoder           the encoder version that makes its vectors
+        replay_cases      frozen cases every change is replayed on first
 
-    def __post_init__(self):
-        _text("MemoryFeature", "name", self.name)
-        for name in ("purposes", "kinds", "deletion_reaches", "replay_cases"):
-            value = getattr(self, name)
+    An immutable record (a named tuple, like the catalogue's records), checked when it is
+    made and when `._replace(...)` makes a changed copy."""
+
+    __slots__ = ()
+
+    def __new__(cls, name, purposes=(), kinds=(), owner_scope=None, visibility=None, consent=None,
+                retention_days=None, deletion_reaches=(), correction=None, encoder=None, replay_cases=()):
+        _text("MemoryFeature", "name", name)
+        for field, value in (("purposes", purposes), ("kinds", kinds), ("deletion_reaches", deletion_reaches),
+                             ("replay_cases", replay_cases)):
             if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
-                raise TypeError(f"MemoryFeature.{name} must be a tuple of str, got {short(value)}")
-        for name in ("owner_scope", "visibility", "consent", "correction", "encoder"):
-            if getattr(self, name) is not None:
-                _text("MemoryFeature", name, getattr(self, name))
-        if self.retention_days is not None:
-            whole_number(self.retention_days, "MemoryFeature.retention_days", minimum=1)
+                raise TypeError(f"MemoryFeature.{field} must be a tuple of str, got {short(value)}")
+        for field, value in (("owner_scope", owner_scope), ("visibility", visibility), ("consent", consent),
+                             ("correction", correction), ("encoder", encoder)):
+            if value is not None:
+                _text("MemoryFeature", field, value)
+        if retention_days is not None:
+            whole_number(retention_days, "MemoryFeature.retention_days", minimum=1)
+        return super().__new__(cls, name, purposes, kinds, owner_scope, visibility, consent, retention_days,
+                               deletion_reaches, correction, encoder, replay_cases)
+
+    @classmethod
+    def _make(cls, iterable):   # so that ._replace(...) is checked like a new value
+        return cls(*iterable)
 
 
 DERIVED_STORES = ("store", "index", "packet-cache", "trace-payloads")
@@ -104,10 +117,16 @@ def encode(text: str, version: str) -> Vector:
         raise TypeError(f"text must be a str, got {type(text).__name__} {short(text)}")
     if version not in ENCODERS:
         raise ValueError(f"version must be one of {tuple(ENCODERS)}, got {short(version)}")
-    values = [0] * len(ENCODERS[version])
+    return _encoded(text, version)
+
+
+@lru_cache(maxsize=1024)
+def _encoded(text: str, version: str) -> Vector:
+    # Remembered (bounded): a day encodes the same item texts again for every index it builds.
+    axis, values = _AXIS[version], [0] * len(ENCODERS[version])
     for word in _WORDS.findall(text.lower()):
-        if word in _AXIS[version]:
-            values[_AXIS[version][word]] += 1
+        if word in axis:
+            values[axis[word]] += 1
     return Vector(tuple(values), version, name=f"encode({short(text)})")
 
 

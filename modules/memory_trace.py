@@ -84,7 +84,7 @@ def record(day: dict) -> dict:
     deletion = day["deletion"]
     return {
         "lesson": "memory",
-        "default": {"first_release": m["FIRST_RELEASE"], "feature": dict(vars(m["ASSISTANT_MEMORY"])),
+        "default": {"first_release": m["FIRST_RELEASE"], "feature": m["ASSISTANT_MEMORY"]._asdict(),
                     "draft": m["DRAFT_FEATURE"].name, "draft_gaps": day["draft_gaps"], "pipeline": day["pipeline"]},
         "policy": {"version": m["GATE_VERSION"], "clauses": {**{c: CLAUSES[c] for c in USED_CLAUSES},
                                                              **m["MEMORY_CLAUSES"]},

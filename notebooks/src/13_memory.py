@@ -261,8 +261,6 @@ show("replays", "replay-diff", "replay-details")
 # the replay's checks catch the index before exposure.
 
 # %%
-from dataclasses import replace
-
 owners = {item.id: item.owner for item in memory.ITEMS}
 morning = memory_store.build(memory.ITEMS, memory.ASSISTANT_MEMORY)
 served = morning
@@ -283,7 +281,7 @@ def diff_table(title, diff):
                  + [" -> ".join(d["state"]) if d["state"] else "-"] for case, d in diff.items()]}}
 
 
-waiting, _record = memory_store.requests(replace(served, prompt_index=False))
+waiting, _record = memory_store.requests(served._replace(prompt_index=False))
 display.show(diff_table("The requests, with the index that waits for a rebuild",
                         memory_store.replay_diff(frozen, memory_store.replay(memory.SESSIONS, waiting, owners))))
 
