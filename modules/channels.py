@@ -130,6 +130,7 @@ def run_channels(query: Query, pipeline=CHANNELS, listings=LISTINGS, as_of: str 
 # ---------------------------------------------------------------- index quality, kept apart from relevance
 
 Probe = namedtuple("Probe", "query_id nprobe exact approximate recall compared exact_compared")
+#   recall: the share of the exact top k found, a float (ann.recall_at_k gives it as a Fraction)
 
 
 def probe(index, query_id: str, image, k: int, nprobe: int) -> Probe:
@@ -137,8 +138,8 @@ def probe(index, query_id: str, image, k: int, nprobe: int) -> Probe:
     vector = Vector(*image)
     exact = ann.exact_search(index, vector, k)
     found = ann.search(index, vector, k, nprobe)
-    return Probe(query_id, nprobe, exact.ids, found.ids, ann.recall_at_k(found.ids, exact.ids), found.compared,
-                 exact.compared)
+    hits, needed = ann.recall_counts(found.ids, exact.ids)
+    return Probe(query_id, nprobe, exact.ids, found.ids, hits / needed, found.compared, exact.compared)
 
 
 def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock=None) -> list:

@@ -81,6 +81,7 @@ def record(day: dict) -> dict:
     deleted, corrected = day["deleted"], day["corrected"]
     versions = after.history(corrected)
     approximate, exact, rank = day["lazy_search"]
+    found, needed = ann.recall_counts(approximate, exact)
     deletion = day["deletion"]
     return {
         "lesson": "memory",
@@ -99,7 +100,7 @@ def record(day: dict) -> dict:
         "withdrawn": day["withdrawn"],
         "deletion": {"item": deleted, "ref": deletion.ref, "on": deletion.on, "removed": dict(deletion.removed),
                      "prompt": day["propagation"]["after"], "lazy": day["propagation"]["lazy"],
-                     "lazy_recall_at_k": str(ann.recall_at_k(approximate, exact)), "lazy_rank": rank,
+                     "lazy_recall_at_k": found / needed, "lazy_rank": rank,
                      "lazy_checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in
                                      day["checks"]["lazy"]],
                      "records": [{"ref": r.ref, "on": r.on} for r in after.deletions]},
@@ -256,7 +257,7 @@ def view(record: dict) -> list:
             + ", ".join(f"{k} {v}" for k, v in deletion["removed"].items()) + ". The id, its value and its text "
             "appear in no store. The index that waits for a rebuild still returns the deleted item at rank "
             f"{deletion['lazy_rank']} for S1's query, and its recall@{index['k']} against exact search over its "
-            f"own contents is {deletion['lazy_recall_at_k']}: perfect search quality, and a broken permission "
+            f"own contents is {deletion['lazy_recall_at_k']:.3f}: perfect search quality, and a broken permission "
             "contract. The fix is to delete the vector when the request arrives, not at the next rebuild.")},
         {"key": "deletion-checks", "text": "The replay's propagation checks on the index that waits for a rebuild "
                                            "(its recall stage replayed on the frozen sessions):\n"

@@ -47,6 +47,11 @@ def test_recall_is_against_the_exact_ids():
         ann.recall_at_k({"a"}, ["a"])
     with pytest.raises(ValueError, match="exact_ids"):
         ann.recall_at_k(["a"], [])
+    # The counts behind it: found ids count once, ids outside the exact top k not at all.
+    assert ann.recall_counts(["a", "x", "a"], ("a", "b", "c")) == (1, 3)
+    assert ann.recall_counts(["c", "b", "a"], ["a", "b", "c"]) == (3, 3)
+    with pytest.raises(TypeError, match="exact_ids"):
+        ann.recall_counts(["a"], frozenset({"a"}))
 
 
 def test_delete_removes_the_vector_from_its_list_and_the_store():

@@ -358,7 +358,7 @@ def test_the_command_record(record):
     assert [s["session"] for s in record["sessions"]] == ["S1", "S2", "S3", "S4"]
     assert all(s["catalogue"]["same_with_memory_off"] for s in record["sessions"])
     assert record["deletion"]["removed"] == {"store": 1, "index": 1, "packet-cache": 3, "trace-payloads": 3}
-    assert record["deletion"]["lazy_recall_at_k"] == "1" and record["deletion"]["lazy_rank"] == 3
+    assert record["deletion"]["lazy_recall_at_k"] == 1.0 and record["deletion"]["lazy_rank"] == 3
     assert record["correction"]["versions"] == [{"version": 1, "value": "16", "as_of": "2026-09-12", "current": False},
                                                 {"version": 2, "value": "18", "as_of": ON, "current": True}]
     gate = {s["id"]: (s["gate"], s["gate_tomorrow"]) for s in record["store"]}

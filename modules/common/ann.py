@@ -20,6 +20,7 @@ Public names (stable: lessons 12 and 13 use them; add, never rename)
     found = search(index, query, k=5, nprobe=2)   -> Search(ids, compared)
     exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items));
                                                      `items` may also be an Index (all it holds)
+    recall_counts(found.ids, exact.ids)           -> (found, needed) of the exact top-k
     recall_at_k(found.ids, exact.ids)             -> fractions.Fraction of the exact top-k found
     delete(index, item_id)                        -> a new index without the item
     Index                                         immutable: version, n_lists, seed, centroids,
@@ -208,17 +209,23 @@ def search(index: Index, query: Vector, k: int, nprobe: int) -> Search:
     return Search(_ranked(scored, k), len(index.centroids) + len(scored))
 
 
-def recall_at_k(found_ids, exact_ids):
-    """The share of the exact top-k that the approximate search returned (index quality,
-    not relevance: the exact neighbours may themselves be irrelevant)."""
+def recall_counts(found_ids, exact_ids) -> tuple:
+    """(found, needed): how many of the exact top-k ids the approximate search returned, out of
+    how many (index quality, not relevance: the exact neighbours may themselves be irrelevant)."""
     for name, ids in (("found_ids", found_ids), ("exact_ids", exact_ids)):
         if isinstance(ids, (str, set, frozenset, dict)) or not hasattr(ids, "__iter__"):
             raise TypeError(f"{name} must be a sequence of ids, got {type(ids).__name__} {ids!r}")
-    from fractions import Fraction   # here: only an evaluation needs it, a search does not
     exact = tuple(exact_ids)
     if not exact:
         raise ValueError("exact_ids must not be empty")
-    return Fraction(len(set(found_ids) & set(exact)), len(exact))
+    return len(set(found_ids) & set(exact)), len(exact)
+
+
+def recall_at_k(found_ids, exact_ids):
+    """The share of the exact top-k that the approximate search returned, as an exact Fraction
+    (recall_counts gives the two counts; a lesson that only prints the share divides them)."""
+    from fractions import Fraction   # here: only an exact evaluation needs it, a search does not
+    return Fraction(*recall_counts(found_ids, exact_ids))
 
 
 def delete(index: Index, item_id: str) -> Index:
