@@ -38,7 +38,7 @@ from modules.common import ann
 from modules.common.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import short, whole_number
 from modules.common.images import IMAGE_VERSION, image_problem, listing_image, query_image
-from modules.common.pipeline import Halt, Run, Stage, StageRecord
+from modules.common.pipeline import Stage
 from modules.common.vectors import Vector, cosine
 from modules.grounding import GROUNDED
 from modules.hybrid import ChannelResult, Hit, Rejection, QueryContract
@@ -46,7 +46,7 @@ from modules.hybrid import ChannelResult, Hit, Rejection, QueryContract
 __all__ = ["IMAGE_LISTS", "IMAGE_SEED", "IMAGE_NPROBE", "IMAGE_TOP_K", "image_items", "build_image_index",
            "image_channel", "image_stage", "IMAGE_INDEX", "CHANNELS", "run_channels", "Probe", "probe",
            "REMOVALS", "Prediction", "PREDICTIONS", "removal_effect", "REBUILD", "compare_indexes",
-           "locate_layer", "reencode", "reusing", "UNGATED", "INDEX_SCALING", "scaling"]
+           "locate_layer", "reencode", "UNGATED", "INDEX_SCALING", "scaling"]
 
 IMAGE_LISTS, IMAGE_SEED, IMAGE_NPROBE, IMAGE_TOP_K = 3, 124, 2, 3
 
@@ -274,43 +274,6 @@ def locate_layer(comparison: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- what channels_trace runs
-
-class reusing(namedtuple("reusing", "pipeline cache")):
-    """`pipeline`, run so that runs sharing `cache` share their work: a stage asked again with the
-    very same inputs after the very same outputs (the same objects) gives what it gave instead of
-    running again. Stages are pure, so every run is the one the pipeline would make; one query
-    through many variants of the pipeline pays once for each stage they share.
-
-    The cache is a tree of run prefixes: a node is (records, skipped, halted_by, parent), and
-    (id of a node, stage) leads to the node one stage further. A shared prefix is walked with one
-    lookup a stage, allocating nothing; every node keeps its parent (and the root its inputs)
-    alive, so no id is ever reused while the cache lives."""
-
-    __slots__ = ()
-
-    def run(self, inputs: dict):
-        if not isinstance(inputs, dict):
-            return self.pipeline.run(inputs)   # the pipeline's own error
-        cache = self.cache
-        node = cache.get(("inputs", id(inputs)))
-        if node is None:
-            node = cache[("inputs", id(inputs))] = ((), (), None, inputs)
-        for stage in self.pipeline.stages:
-            step = cache.get((id(node), stage))
-            if step is None:
-                records, skipped, halted_by, _parent = node
-                if halted_by is not None and not stage.after_halt:
-                    step = (records, skipped + (stage.name,), halted_by, node)
-                else:
-                    output = stage.run(Run(self.pipeline.name, inputs, records, halted_by, skipped))
-                    record = StageRecord(stage.name, stage.version, stage.layer, stage.kind, output)
-                    stopped = stage.name if halted_by is None and isinstance(output, Halt) else halted_by
-                    step = (records + (record,), skipped, stopped, node)
-                cache[(id(node), stage)] = step
-            node = step
-        records, skipped, halted_by, _parent = node
-        return Run(self.pipeline.name, inputs, records, halted_by, skipped)
-
 
 def _ungated(so_far):
     """The mistake, kept to measure it: every proposed candidate passes, unchecked."""

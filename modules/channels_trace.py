@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from modules.channels import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAGE_NPROBE, IMAGE_REJECTED, IMAGE_SEED,
                               IMAGE_TOP_K, INDEX_SCALING, PREDICTIONS, REBUILD, REMOVALS, UNGATED, compare_indexes,
-                              image_stage, locate_layer, probe, reencode, removal_effect, reusing)
+                              image_stage, locate_layer, probe, reencode, removal_effect)
 from modules.channels_failures import (CHANNEL_BUDGET_MS, CHANNEL_LATENCY_MS, FAILURES, PACKET_FIELD_LIMIT,
                                        VISIBLE, failing)
 from modules.channels_metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, judged, metric_row, precision_at_k
@@ -206,7 +206,7 @@ def trace() -> dict:
     cache: dict = {}
 
     def run(qid, pipeline=CHANNELS, inputs=given):
-        return reusing(pipeline, cache).run(inputs[qid])
+        return pipeline.run(inputs[qid], reuse=cache)
 
     base = {qid: run(qid) for qid in queries}
     photos = {qid: query_image(qid) for qid in queries if query_image(qid) and not image_problem(*query_image(qid))}

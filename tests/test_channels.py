@@ -59,11 +59,10 @@ def test_a_catalogue_query_gets_what_lessons_07_to_09_give_it(query):
 def test_stage_reuse_gives_the_runs_the_pipeline_would_make():
     cache = {}
     for pipeline in (ch.CHANNELS, ch.CHANNELS.without("lexical"), failing(ch.CHANNELS, "ranker_failed")):
-        wrapped = ch.reusing(pipeline, cache)
         for query_id in ("PW-Q001", "CH-Q002", "PW-Q008"):
             inputs = {"query": ALL[query_id], "listings": LISTINGS, "as_of": "2026-11-01",
                       "image": query_image(query_id)}
-            fresh, reused = pipeline.run(dict(inputs)), wrapped.run(inputs)
+            fresh, reused = pipeline.run(dict(inputs)), pipeline.run(inputs, reuse=cache)
             assert [(r.name, r.version, r.output) for r in fresh.records] == \
                    [(r.name, r.version, r.output) for r in reused.records]
             assert (fresh.halted_by, fresh.skipped) == (reused.halted_by, reused.skipped)
@@ -82,19 +81,19 @@ def test_stage_reuse_runs_a_shared_stage_once_and_a_changed_one_again():
     pipeline = Pipeline("counted", tuple(counted(stage) for stage in ch.CHANNELS.stages))
     inputs = {"query": ALL["PW-Q001"], "listings": LISTINGS, "as_of": "2026-11-01", "image": None}
     cache = {}
-    first = ch.reusing(pipeline, cache).run(inputs)
+    first = pipeline.run(inputs, reuse=cache)
     assert calls == list(pipeline.names())
     calls.clear()
-    assert ch.reusing(pipeline, cache).run(inputs) == first and calls == []
+    assert pipeline.run(inputs, reuse=cache) == first and calls == []
     # Without lexical, everything before it is shared and everything after it runs again.
-    ch.reusing(pipeline.without("lexical"), cache).run(inputs)
+    pipeline.without("lexical").run(inputs, reuse=cache)
     names = pipeline.names()
     assert calls == [name for name in names[names.index("lexical") + 1:]]
     calls.clear()
-    ch.reusing(pipeline, cache).run(dict(inputs))   # equal inputs, another object: nothing is assumed
+    pipeline.run(dict(inputs), reuse=cache)   # equal inputs, another object: nothing is assumed
     assert calls == list(names)
     with pytest.raises(TypeError, match="inputs must be a dict"):
-        ch.reusing(pipeline, cache).run([inputs])
+        pipeline.run([inputs], reuse=cache)
 
 
 # ---------------------------------------------------------------- the image channel

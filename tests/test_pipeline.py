@@ -30,6 +30,25 @@ def test_a_halt_skips_the_rest_except_stages_that_run_after_it():
     assert run.output("c") == 3 and run.output("b", "skipped") == "skipped"
 
 
+def test_a_reused_run_is_the_same_run_observed_the_same_way():
+    calls = []
+
+    def counted(name, value, **kwargs):
+        return Stage(name, f"{name}/1", "input", lambda so_far: calls.append(name) or value, **kwargs)
+
+    pipeline = Pipeline("toy", (counted("a", Halt("STOP", "why")), counted("b", 2), counted("c", 3, after_halt=True)))
+    inputs, cache, seen = {}, {}, []
+    fresh = pipeline.run(dict(inputs))
+    for _ in range(2):
+        calls.clear()
+        run = pipeline.run(inputs, observe=lambda stage, output: seen.append(stage.name), reuse=cache)
+        assert run == fresh._replace(inputs=inputs)
+    assert calls == [] and seen == ["a", "c", "a", "c"]   # the skipped stage is never observed
+    calls.clear()
+    Pipeline("other", pipeline.stages[:1] + (counted("c", 3, after_halt=True),)).run(inputs, reuse=cache)
+    assert calls == ["c"]   # a new stage after the shared one runs; the shared one does not
+
+
 def test_stages_are_replaced_inserted_removed_and_cut_without_copying():
     names = CATALOGUE.names()
     assert names == ("source", "contract", "query-scope", "lexical", "structured", "vector", "gate", "fusion",

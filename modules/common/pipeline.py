@@ -21,7 +21,8 @@ command), validated on construction.
         a stage that returns a Halt stops the run: later stages are skipped (listed in
         Run.skipped) unless they run after_halt. A prohibited query halts before retrieval.
     Pipeline(name, stages)
-        .run(inputs, observe=None) -> Run; observe(stage, output) is called after each stage
+        .run(inputs, observe=None, reuse=None) -> Run; observe(stage, output) is called after
+        each stage that ran; runs sharing a `reuse` dict share the stages they have in common
         .replace(name, stage), .insert(stage, after=... | before=...), .without(*names),
         .until(name), .extend(*stages, name=...): each returns a new Pipeline
         .versions(): {stage name: version}, the components a fingerprint records
@@ -155,19 +156,35 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
     def extend(self, *stages: Stage, name: str | None = None) -> "Pipeline":
         return self._with(self.stages + stages, name)
 
-    def run(self, inputs: dict, observe=None) -> Run:
-        """Run every stage in order; a Halt skips the rest except stages that run after_halt."""
+    def run(self, inputs: dict, observe=None, reuse: dict | None = None) -> Run:
+        """Run every stage in order; a Halt skips the rest except stages that run after_halt.
+
+        reuse: a dict shared by runs that may share work (one query through many variants of a
+        pipeline). A stage met again with the very same inputs dict after the very same earlier
+        outputs (the same objects) gives what it gave instead of running again: stages are pure,
+        so the run is the one the pipeline would make. The dict is a tree of run prefixes, each
+        node (output, records, skipped, halted_by, parent) keyed by (id of its parent, stage);
+        every node keeps its parent (the root its inputs) alive, so no id is reused meanwhile."""
         if not isinstance(inputs, dict):
             raise TypeError(f"inputs must be a dict of name -> value, got {type(inputs).__name__} {inputs!r}")
-        records, skipped, halted_by = [], [], None
+        node = (None, (), (), None, inputs)
+        if reuse is not None:
+            node = reuse.setdefault(("inputs", id(inputs)), node)
         for stage in self.stages:
-            if halted_by is not None and not stage.after_halt:
-                skipped.append(stage.name)
-                continue
-            output = stage.run(Run(self.name, inputs, tuple(records), halted_by, tuple(skipped)))
-            records.append(StageRecord(stage.name, stage.version, stage.layer, stage.kind, output))
-            if observe is not None:
-                observe(stage, output)
-            if halted_by is None and isinstance(output, Halt):
-                halted_by = stage.name
-        return Run(self.name, inputs, tuple(records), halted_by, tuple(skipped))
+            step = None if reuse is None else reuse.get((id(node), stage))
+            if step is None:
+                _output, records, skipped, halted_by, _parent = node
+                if halted_by is not None and not stage.after_halt:
+                    step = (_MISSING, records, skipped + (stage.name,), halted_by, node)
+                else:
+                    output = stage.run(Run(self.name, inputs, records, halted_by, skipped))
+                    record = StageRecord(stage.name, stage.version, stage.layer, stage.kind, output)
+                    stopped = stage.name if halted_by is None and isinstance(output, Halt) else halted_by
+                    step = (output, records + (record,), skipped, stopped, node)
+                if reuse is not None:
+                    reuse[(id(node), stage)] = step
+            node = step
+            if observe is not None and step[0] is not _MISSING:
+                observe(stage, step[0])
+        _output, records, skipped, halted_by, _parent = node
+        return Run(self.name, inputs, records, halted_by, skipped)
