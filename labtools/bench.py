@@ -7,8 +7,9 @@
    the standard-library floor `python3 -c "import argparse, dataclasses, json"`, median of
    N interleaved runs, as a ratio (target <= 1.3, 1.5 for a lesson that compiles another's
    pipeline), in a fresh copy of the lab before and after `methods.py setup`; and against
-   importing the framework component a user might reach for instead (Haystack's LostInTheMiddleRanker, LlamaIndex's
-   LongContextReorder), measured only where installed: they are not dependencies.
+   importing the framework component a user might reach for instead (Haystack's
+   LostInTheMiddleRanker, LlamaIndex's LongContextReorder), measured only where installed:
+   they are not dependencies.
 2. Reorder at 10^4 items: the lab's slices against those frameworks' reorders where
    installed, and against the insert-in-a-loop pattern they use (written here, so the
    quadratic shape shows on any machine).

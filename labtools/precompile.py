@@ -14,8 +14,8 @@ installs. `setup` does the same for the lab, once:
 - checked-hash bytecode: Python uses a cached file only while the hash of the current
   source matches the one it was compiled from, so an edited module is compiled afresh,
   never run stale (only slower, until `setup` runs again);
-- Python's own compiler (py_compile) writes each file atomically; the folders are ignored by git; and
-  running `setup` again is always safe (after a Python upgrade, say).
+- Python's own compiler (py_compile) writes each file atomically; the folders are ignored
+  by git; and running `setup` again is always safe (after a Python upgrade, say).
 """
 
 from __future__ import annotations
