@@ -97,7 +97,7 @@ def permission_gate(pairs) -> tuple:
         seen.setdefault(pair[0], []).append(pair[1])
     permitted, withheld = [], []
     for listing_id, given in seen.items():
-        if any(type(p) is not type(given[0]) or p != given[0] for p in given):
+        if len(given) > 1 and any(type(p) is not type(given[0]) or p != given[0] for p in given):
             withheld.append((opaque_ref(listing_id), "DUPLICATE_ID_CONFLICT"))
         elif given[0] == "allowed" and type(given[0]) is str:
             permitted.append(listing_id)
@@ -183,39 +183,52 @@ def gate(so_far, freshness: bool = True) -> GateResult:
     as_of = so_far.inputs["as_of"]
     day_number(as_of, "as_of")
     source = so_far.output("source")
-    proposed = sorted({hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits})
-    wanted = set(proposed)
-    pairs = [pair for pair in source.permissions if pair[0] in wanted]
+    proposed = {hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits}
+    pairs = [pair for pair in source.permissions if pair[0] in proposed]
     permitted, refused = permission_gate(pairs)
-    clause = {"PERMISSION_DENIED": "P2", "PERMISSION_UNKNOWN": "P2.1", "DUPLICATE_ID_CONFLICT": "P2.2"}
-    refused_ids = [i for i in dict.fromkeys(pair[0] for pair in pairs) if i not in set(permitted)]
-    held = [(listing_id, Decision(ref, "unauthorized", (code,), (clause[code],), (f"{ref}:permission",),
-                                  NEXT_ACTIONS["unauthorized"])) for listing_id, (ref, code) in zip(refused_ids, refused)]
+    allowed = set(permitted)
+    refused_ids = [i for i in dict.fromkeys(pair[0] for pair in pairs) if i not in allowed]
+    held = [(listing_id, _refusal(ref, code)) for listing_id, (ref, code) in zip(refused_ids, refused)]
     by_id = {record.id: record for record in source.records}
     passed, ages, omit = [], [], []
     for listing_id in permitted:   # only a permitted listing's fields are read any further
-        listing = by_id[listing_id]
-        rows = field_ages(listing, as_of)
+        rows, decision, stale_optional = _judge(by_id[listing_id], as_of, freshness)
         ages.append((listing_id, *rows))
-        fired = []
-        if listing.family in PROHIBITED_FAMILIES:
-            fired.append(("prohibited_scope", "PROHIBITED_FAMILY", "P1", "family"))
-        stale = [row for row in rows if not row.fresh]
-        if freshness:
-            fired += [("degraded", "STALE_FIELD", "P6", row.field) for row in stale if row.required]
-        if not fired:
+        if decision is None:
             passed.append(listing_id)
-            if freshness:
-                omit += [(listing_id, row.field) for row in stale if not row.required]
-            continue
-        state = min((s for s, *_ in fired), key=STATES.index)
-        held.append((listing_id, Decision(listing_id, state, tuple(dict.fromkeys(c for _, c, _, _ in fired)),
-                                          tuple(dict.fromkeys(c for _, _, c, _ in fired)),
-                                          tuple(f"{listing_id}:{field}" for *_, field in fired),
-                                          NEXT_ACTIONS[state])))
+            omit += stale_optional
+        else:
+            held.append((listing_id, decision))
     held.sort(key=lambda pair: (STATES.index(pair[1].state), pair[1].subject))
     return GateResult(POLICY_VERSION, as_of, freshness, tuple(sorted(passed)), tuple(i for i, _ in held),
                       tuple(d for _, d in held), tuple(ages), tuple(omit))
+
+
+_CLAUSE = {"PERMISSION_DENIED": "P2", "PERMISSION_UNKNOWN": "P2.1", "DUPLICATE_ID_CONFLICT": "P2.2"}
+
+
+def _refusal(ref: str, code: str) -> Decision:
+    return Decision(ref, "unauthorized", (code,), (_CLAUSE[code],), (f"{ref}:permission",),
+                    NEXT_ACTIONS["unauthorized"])
+
+
+@lru_cache(maxsize=4096)
+def _judge(listing: Listing, as_of: str, freshness: bool) -> tuple:
+    """(field ages, the Decision that withholds it or None, ((id, stale optional field), ...)) for
+    one permitted listing. Every run of a query judges the same listings: remembered, bounded."""
+    rows = field_ages(listing, as_of)
+    fired = []
+    if listing.family in PROHIBITED_FAMILIES:
+        fired.append(("prohibited_scope", "PROHIBITED_FAMILY", "P1", "family"))
+    stale = [row for row in rows if not row.fresh]
+    if freshness:
+        fired += [("degraded", "STALE_FIELD", "P6", row.field) for row in stale if row.required]
+    if not fired:
+        return rows, None, tuple((listing.id, row.field) for row in stale if not row.required) if freshness else ()
+    state = min((s for s, *_ in fired), key=STATES.index)
+    return rows, Decision(listing.id, state, tuple(dict.fromkeys(c for _, c, _, _ in fired)),
+                          tuple(dict.fromkeys(c for _, _, c, _ in fired)),
+                          tuple(f"{listing.id}:{field}" for *_, field in fired), NEXT_ACTIONS[state]), ()
 
 
 SOURCE = Stage("source", "source/1", "source", lambda so_far: index_listings(so_far.inputs["listings"]))
