@@ -139,6 +139,11 @@ def check_evidence(listing: Listing, contract: QueryContract):
                     tuple(dict.fromkeys(f"{listing.id}:{f}" for *_, f in fired)), NEXT_ACTIONS[state])
 
 
+# Every run of a query checks the same listings against the same contract (lesson 12 runs
+# each query through many variants of the pipeline): judge each pair once (bounded).
+_checked_evidence = lru_cache(maxsize=4096)(check_evidence)
+
+
 # ---------------------------------------------------------------- this lesson's stages
 
 def check_candidates(so_far) -> Evidence:
@@ -147,7 +152,7 @@ def check_candidates(so_far) -> Evidence:
     by_id = {x.id: x for x in so_far.output("source").records}
     usable, decisions, excluded = [], [], []
     for candidate in so_far.output("fusion").candidates:
-        decision = check_evidence(by_id[candidate.listing_id], contract)
+        decision = _checked_evidence(by_id[candidate.listing_id], contract)
         if decision is None:
             usable.append(candidate.listing_id)
         else:
