@@ -89,13 +89,14 @@ def image_channel(contract: QueryContract, image, listings, index, nprobe: int =
     if problem:
         return ChannelResult("image", (), (), f"not run: the query's photo is unusable ({problem.split(':')[0]})",
                              "not run")
-    found = ann.search(index, Vector(*image), top_k, nprobe)
+    query = Vector(*image)
+    found = ann.search(index, query, top_k, nprobe)
     present = {x.id for x in listings}
     vectors = dict(index.vectors)
     hits = []
     for listing_id in found.ids:
         if listing_id in present:
-            score = cosine(image[0], vectors[listing_id].values)
+            score = cosine(query, vectors[listing_id])
             hits.append(Hit(listing_id, score, f"photo cosine {score:.4f}"))
     note = (f"approximate top {top_k} ({index.n_lists} lists, nprobe {nprobe}): {found.compared} comparisons, "
             f"exact search {len(index)}")

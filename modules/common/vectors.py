@@ -73,9 +73,14 @@ class Vector(namedtuple("Vector", "values version")):
         return cls(*iterable)
 
 
+@lru_cache(maxsize=4096)
 def _scaled(values: tuple) -> tuple:
+    """(the values divided by their largest component, the exactly rounded sum of their squares);
+    remembered (bounded): one query vector meets every stored vector, and each stored vector
+    every query."""
     largest = max(abs(value) for value in values)
-    return tuple(value / largest for value in values)
+    scaled = tuple(value / largest for value in values)
+    return scaled, math.fsum(p * p for p in scaled)
 
 
 def cosine(a, b) -> float:
@@ -98,7 +103,7 @@ def checked_cosine(a: tuple, b: tuple) -> float:
     """The cosine of two value tuples that vector_problem has already accepted, with one
     dimension: each is divided by its largest component before squaring (no overflow).
     Remembered (bounded): every run of a query compares the same stored vectors."""
-    x, y = _scaled(a), _scaled(b)
+    (x, xx), (y, yy) = _scaled(a), _scaled(b)
     dot = math.fsum(p * q for p, q in zip(x, y))
-    value = dot / math.sqrt(math.fsum(p * p for p in x) * math.fsum(q * q for q in y))
+    value = dot / math.sqrt(xx * yy)
     return max(-1.0, min(1.0, value))
