@@ -261,12 +261,20 @@ def reciprocal_rank_fusion(rankings, k: int = RRF_K) -> list:
     if (isinstance(rankings, (str, bytes, dict, set, frozenset)) or not hasattr(rankings, "__iter__")
             or type(rankings).__name__ in ("dict_keys", "dict_values", "dict_items")):
         raise TypeError(f"rankings must be a sequence of rankings, got {type(rankings).__name__} {short(rankings)}")
-    terms: dict = {}
+    checked = []
     for index, ranking in enumerate(rankings):
         ranking = _ranking_list(ranking, f"rankings[{index}]")
         if len(set(ranking)) != len(ranking):
             twice = next(item for n, item in enumerate(ranking) if item in ranking[:n])
             raise ValueError(f"rankings[{index}] lists {twice!r} twice")
+        checked.append(ranking)
+    return _fused_scores(checked, k)
+
+
+def _fused_scores(rankings, k: int) -> list:
+    # The fusion itself, for rankings already checked (the stage below builds its own).
+    terms: dict = {}
+    for ranking in rankings:
         for rank, item in enumerate(ranking, start=1):
             terms.setdefault(item, []).append(1.0 / (k + rank))
     # math.fsum rounds the exact sum once, so the score cannot depend on the order of the rankings.
@@ -278,14 +286,11 @@ def cluster_rankings(rankings, cluster_of: dict) -> tuple:
     """Rewrite each ranking in canonical cluster ids: a cluster takes the place of its first member."""
     out = []
     for index, ranking in enumerate(rankings):
-        seen, clusters = set(), []
-        for item in _ranking_list(ranking, f"rankings[{index}]"):
+        ranking = _ranking_list(ranking, f"rankings[{index}]")
+        for item in ranking:
             if item not in cluster_of:
                 raise ValueError(f"listing {item!r} has no canonical cluster")
-            if cluster_of[item] not in seen:
-                seen.add(cluster_of[item])
-                clusters.append(cluster_of[item])
-        out.append(tuple(clusters))
+        out.append(tuple(dict.fromkeys(cluster_of[item] for item in ranking)))
     return tuple(out)
 
 
@@ -301,10 +306,12 @@ def fuse(so_far, k: int = RRF_K) -> Fusion:
     for ranking in kept:
         for listing_id in ranking:
             members.setdefault(cluster_of[listing_id], set()).add(listing_id)
+    # Each ranking holds distinct clusters (cluster_rankings keeps a cluster's first place only).
+    rank_in = [{cluster: rank for rank, cluster in enumerate(r, start=1)} for r in by_cluster]
     fused = []
-    for cluster, score in reciprocal_rank_fusion(by_cluster, k):
+    for cluster, score in _fused_scores(by_cluster, k):
         ids = tuple(sorted(members[cluster]))  # shown: the lowest id the channels proposed
-        ranks = tuple((c.channel, r.index(cluster) + 1) for c, r in zip(channels, by_cluster) if cluster in r)
+        ranks = tuple([(c.channel, rank[cluster]) for c, rank in zip(channels, rank_in) if cluster in rank])
         fused.append(FusedCandidate(cluster, ids[0], ids, score, ranks))
     return Fusion(k, tuple(fused), tuple(sorted(eligible)))
 
