@@ -7,8 +7,9 @@ n_lists + (the vectors in the opened lists) instead of every vector, which is th
 also the risk: a true neighbour filed in an unopened list is missed.
 
 Everything is deterministic: the seed drives the training sample and the first centroids,
-ties break by item id, and nothing costs in proportion to a value. Building costs a
-fixed number of k-means rounds over a bounded sample, then one pass that files each
+ties break by item id, and nothing costs in proportion to a value. Building costs at
+most KMEANS_ROUNDS k-means rounds over a bounded sample (fewer when the centroids stop
+moving: every later round would repeat the last), then one pass that files each
 vector: n_lists comparisons a vector, linear in the vectors for a given n_lists. A search
 costs n_lists + the vectors in the `nprobe` opened lists; with n_lists grown like the
 square root of the catalogue that is sublinear (and filing then costs n * sqrt(n): the
@@ -159,7 +160,10 @@ def build(items, n_lists: int, seed: int) -> Index:
         for values in training:
             members[_nearest(values, centroids)].append(values)
         # A list left empty keeps its centroid rather than dividing by zero.
-        centroids = tuple(_mean(rows) if rows else old for rows, old in zip(members, centroids))
+        moved = tuple(_mean(rows) if rows else old for rows, old in zip(members, centroids))
+        if moved == centroids:   # converged: the same lists again, so the same centroids for ever
+            break
+        centroids = moved
     lists = [[] for _ in centroids]
     for (item_id, _vector), values in zip(found, units):
         lists[_nearest(values, centroids)].append(item_id)
