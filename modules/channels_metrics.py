@@ -69,7 +69,8 @@ def _args(ranking, grades, k):
     if not isinstance(grades, dict):
         raise TypeError(f"grades must be a dict of listing id -> grade, got {type(grades).__name__} {short(grades)}")
     for listing_id, grade in grades.items():
-        whole_number(grade, f"grades[{listing_id!r}]")
+        if type(grade) is not int or grade < 0:   # the usual case needs no message built
+            whole_number(grade, f"grades[{listing_id!r}]")
     if k is not None:
         whole_number(k, "k", minimum=1)
     return ranking[:k] if k is not None else ranking
