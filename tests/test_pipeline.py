@@ -49,6 +49,31 @@ def test_a_reused_run_is_the_same_run_observed_the_same_way():
     assert calls == ["c"]   # a new stage after the shared one runs; the shared one does not
 
 
+def test_channels_propose_side_by_side_and_are_shared_across_removals():
+    calls, seen = [], {}
+
+    def channel(name):
+        def run(so_far):
+            calls.append(name)
+            seen[name] = (so_far.output("a"), [r.name for r in so_far.records], so_far.of_kind("channel"))
+            return name.upper()
+        return Stage(name, f"{name}/1", "retrieval", run, kind="channel")
+
+    after = Stage("gate", "gate/1", "permission/freshness", lambda so_far: so_far.of_kind("channel"))
+    pipeline = Pipeline("toy", (_stage("a", 1), channel("x"), channel("y"), after))
+    run = pipeline.run({})
+    # A channel never sees another channel: y reads the run as stage a left it.
+    assert seen["y"] == (1, ["a"], ()) and run.output("gate") == ("X", "Y")
+    inputs, cache = {}, {}
+    pipeline.run(inputs, reuse=cache)
+    calls.clear()
+    without_x = pipeline.without("x").run(inputs, reuse=cache)
+    assert calls == [] and without_x.output("gate") == ("Y",)   # y is shared; gate ran again
+    calls.clear()
+    Pipeline("toy", (_stage("a", 2), channel("y"))).run(inputs, reuse=cache)
+    assert calls == ["y"]   # another stage before the channels: the channel runs again
+
+
 def test_stages_are_replaced_inserted_removed_and_cut_without_copying():
     names = CATALOGUE.names()
     assert names == ("source", "contract", "query-scope", "lexical", "structured", "vector", "gate", "fusion",

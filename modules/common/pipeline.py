@@ -15,7 +15,10 @@ command), validated on construction.
         every channel's output with so_far.of_kind("channel").
         layer: where lesson 09's walk looks for it (input, source, retrieval, ...).
         kind "channel": a proposer of candidates; the gate and fusion read every channel
-        stage, so adding or removing one needs no other change.
+        stage, so adding or removing one needs no other change. Channels propose side by
+        side: a channel sees the run as the last stage that is not a channel left it, never
+        another channel's output, so runs sharing a `reuse` dict share it even when another
+        channel was removed.
         after_halt: runs even after a stage halted the run (the decision does).
     Halt(reason, detail)
         a stage that returns a Halt stops the run: later stages are skipped (listed in
@@ -164,12 +167,15 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
         outputs (the same objects) gives what it gave instead of running again: stages are pure,
         so the run is the one the pipeline would make. The dict is a tree of run prefixes, each
         node (output, records, skipped, halted_by, parent) keyed by (id of its parent, stage);
-        every node keeps its parent (the root its inputs) alive, so no id is reused meanwhile."""
+        every node keeps its parent (the root its inputs) alive, so no id is reused meanwhile.
+        A channel's output is also kept by the node it saw (see Stage), for the runs that reach
+        that node by another path of channels."""
         if not isinstance(inputs, dict):
             raise TypeError(f"inputs must be a dict of name -> value, got {type(inputs).__name__} {inputs!r}")
         node = (None, (), (), None, inputs)
         if reuse is not None:
             node = reuse.setdefault(("inputs", id(inputs)), node)
+        before_channels = node   # what a channel sees: the node the last other stage made
         for stage in self.stages:
             step = None if reuse is None else reuse.get((id(node), stage))
             if step is None:
@@ -177,14 +183,31 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
                 if halted_by is not None and not stage.after_halt:
                     step = (_MISSING, records, skipped + (stage.name,), halted_by, node)
                 else:
-                    output = stage.run(Run(self.name, inputs, records, halted_by, skipped))
+                    if stage.kind == "channel":
+                        output = self._propose(stage, before_channels, inputs, reuse)
+                    else:
+                        output = stage.run(Run(self.name, inputs, records, halted_by, skipped))
                     record = StageRecord(stage.name, stage.version, stage.layer, stage.kind, output)
                     stopped = stage.name if halted_by is None and isinstance(output, Halt) else halted_by
                     step = (output, records + (record,), skipped, stopped, node)
                 if reuse is not None:
                     reuse[(id(node), stage)] = step
             node = step
+            if stage.kind != "channel":
+                before_channels = node
             if observe is not None and step[0] is not _MISSING:
                 observe(stage, step[0])
         _output, records, skipped, halted_by, _parent = node
         return Run(self.name, inputs, records, halted_by, skipped)
+
+    def _propose(self, stage: Stage, before_channels: tuple, inputs: dict, reuse: dict | None):
+        """A channel's output. It sees the run as it stood before the channels, so runs that
+        share that node share the output, whichever other channels ran or were removed."""
+        key = ("channel", id(before_channels), stage)
+        if reuse is not None and key in reuse:
+            return reuse[key][1]
+        _output, records, skipped, halted_by, _parent = before_channels
+        output = stage.run(Run(self.name, inputs, records, halted_by, skipped))
+        if reuse is not None:
+            reuse[key] = (before_channels, output)   # keeps the node alive: its id is not reused
+        return output
