@@ -33,7 +33,6 @@ in modules/memory_trace.py.
 from __future__ import annotations
 
 from collections import namedtuple
-from functools import lru_cache
 from operator import mul
 
 from modules.common import ann
@@ -75,7 +74,6 @@ CODES = {
     "PROHIBITED_FAMILY": ("prohibited_scope", "P1"), "STALE_FIELD": ("degraded", "P6"),
 }
 RECALL_K, N_LISTS, NPROBE, SEED = 5, 3, 2, 13     # the approximate index's settings (lesson 12)
-_unit = lru_cache(maxsize=1024)(ann.unit)   # pure; every session's recall scores the same stored vectors
 
 
 class MemoryItem(namedtuple("MemoryItem", (
@@ -225,9 +223,9 @@ def recall(so_far) -> MemoryRecall:
         return MemoryRecall("not run", f"the query has no direction in {state.encoder}", (), (), 0, state.encoder,
                             state.label)
     found = ann.search(state.index, probe, k=RECALL_K, nprobe=NPROBE)
-    vectors, unit = dict(state.index.vectors), _unit(probe.values)
+    vectors, unit = dict(state.index.vectors), ann.unit(probe.values)
     # the index's own score: the inner product of unit vectors is their cosine
-    scores = tuple(round(sum(map(mul, unit, _unit(vectors[i].values))), 4) for i in found.ids)
+    scores = tuple(round(sum(map(mul, unit, ann.unit(vectors[i].values))), 4) for i in found.ids)
     return MemoryRecall("ran", f"top {RECALL_K} of {len(state.index)} by cosine, {NPROBE} of {N_LISTS} lists",
                         found.ids, scores, found.compared, state.encoder, state.label)
 
