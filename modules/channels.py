@@ -199,25 +199,25 @@ PREDICTIONS = (
 def removal_effect(before, after) -> dict:
     """What removing a stage changed for one query: ranked candidates gained and lost (by listing
     id, members of every fused cluster), the state and the packet before and after."""
-    def candidates(run):
-        fusion = run.output("fusion", None)
-        return {m for f in fusion.candidates for m in f.members} if fusion else set()
-
-    def packet(run):
-        found = run.output("packet", None)
-        return [f for f, _ in found.fields] if found else []
-
-    was, now = candidates(before), candidates(after)
-    fusion = after.output("fusion", None)
-    via = {m: [channel for channel, _rank in f.channel_ranks] for f in (fusion.candidates if fusion else ())
+    fused, fused_after = before.output("fusion", None), after.output("fusion", None)
+    packed, packed_after = before.output("packet", None), after.output("packet", None)
+    was, now = _members(fused), _members(fused_after)
+    via = {m: [channel for channel, _rank in f.channel_ranks] for f in (fused_after.candidates if fused_after else ())
            for m in f.members}
-    kept = after.output("packet", None)
+    answers = before.output("answer", None), after.output("answer", None)
     return {"query_id": before.inputs["query"].id, "gained": sorted(now - was), "lost": sorted(was - now),
             "state_before": before.output("fallback").state, "state_after": after.output("fallback").state,
-            "packet_changed": packet(before) != packet(after),
-            "packet_via_after": {i: via.get(i, []) for i in (kept.listings if kept else ())},
-            "answer_lines": [len(run.output("answer", None).lines) if run.output("answer", None) else None
-                             for run in (before, after)]}
+            "packet_changed": _field_ids(packed) != _field_ids(packed_after),
+            "packet_via_after": {i: via.get(i, []) for i in (packed_after.listings if packed_after else ())},
+            "answer_lines": [len(answer.lines) if answer else None for answer in answers]}
+
+
+def _members(fusion) -> set:
+    return {m for f in fusion.candidates for m in f.members} if fusion else set()
+
+
+def _field_ids(packet) -> list:
+    return [f for f, _ in packet.fields] if packet else []
 
 
 # ---------------------------------------------------------------- the long-tail anomaly

@@ -89,15 +89,17 @@ def reciprocal_rank(ranking, grades: dict, k: int | None = None) -> float:
 
 
 def dcg_at_k(ranking, grades: dict, k: int) -> float:
-    return math.fsum(grades.get(i, 0) / math.log2(rank + 1)
-                     for rank, i in enumerate(_args(ranking, grades, k), start=1))
+    return _dcg(_args(ranking, grades, k), grades)
+
+
+def _dcg(top: tuple, grades: dict) -> float:
+    return math.fsum(grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(top, start=1))
 
 
 def ndcg_at_k(ranking, grades: dict, k: int) -> float:
     """DCG@k over the ideal DCG@k of every labelled grade; 0.0 when nothing is labelled relevant."""
-    actual = dcg_at_k(ranking, grades, k)
-    ideal = sorted(grades, key=lambda i: (-grades[i], i))
-    best = dcg_at_k(ideal, grades, k)
+    actual = dcg_at_k(ranking, grades, k)   # checks the arguments, so the ideal below needs no check
+    best = _dcg(sorted(grades, key=lambda i: (-grades[i], i))[:k], grades)
     return actual / best if best else 0.0
 
 
