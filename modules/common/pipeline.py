@@ -76,7 +76,7 @@ class Run(namedtuple("Run", "pipeline inputs records halted_by skipped", default
 
     def output(self, name: str, default=_MISSING):
         """The output of stage `name`; `default` (if given) when it did not run."""
-        for record in self.records:
+        for record in reversed(self.records):   # names are distinct; from the end is fewer steps on average
             if record.name == name:
                 return record.output
         if default is _MISSING:
