@@ -77,37 +77,56 @@ def _args(ranking, grades, k):
 
 
 def precision_at_k(ranking, grades: dict, k: int) -> float:
-    top = _args(ranking, grades, k)
-    return sum(grades.get(i, 0) >= 1 for i in top) / k
+    return _precision(_args(ranking, grades, k), grades, k)
 
 
 def reciprocal_rank(ranking, grades: dict, k: int | None = None) -> float:
-    for rank, listing_id in enumerate(_args(ranking, grades, k), start=1):
-        if grades.get(listing_id, 0) >= 1:
-            return 1 / rank
-    return 0.0
+    return _reciprocal(_args(ranking, grades, k), grades, k)
 
 
 def dcg_at_k(ranking, grades: dict, k: int) -> float:
     return _dcg(_args(ranking, grades, k), grades)
 
 
+def ndcg_at_k(ranking, grades: dict, k: int) -> float:
+    """DCG@k over the ideal DCG@k of every labelled grade; 0.0 when nothing is labelled relevant."""
+    return _ndcg(_args(ranking, grades, k), grades, k)
+
+
+def hit_at_k(ranking, grades: dict, k: int) -> float:
+    return _hit(_args(ranking, grades, k), grades, k)
+
+
+# Each metric on the first k ids, already checked by _args (metric_row checks a ranking once
+# and scores it four times).
+
+def _precision(top: tuple, grades: dict, k: int) -> float:
+    return sum(grades.get(i, 0) >= 1 for i in top) / k
+
+
+def _reciprocal(top: tuple, grades: dict, k) -> float:
+    for rank, listing_id in enumerate(top, start=1):
+        if grades.get(listing_id, 0) >= 1:
+            return 1 / rank
+    return 0.0
+
+
 def _dcg(top: tuple, grades: dict) -> float:
     return math.fsum(grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(top, start=1))
 
 
-def ndcg_at_k(ranking, grades: dict, k: int) -> float:
-    """DCG@k over the ideal DCG@k of every labelled grade; 0.0 when nothing is labelled relevant."""
-    actual = dcg_at_k(ranking, grades, k)   # checks the arguments, so the ideal below needs no check
+def _ndcg(top: tuple, grades: dict, k: int) -> float:
     best = _dcg(sorted(grades, key=lambda i: (-grades[i], i))[:k], grades)
-    return actual / best if best else 0.0
+    return _dcg(top, grades) / best if best else 0.0
 
 
-def hit_at_k(ranking, grades: dict, k: int) -> float:
-    return 1.0 if any(grades.get(i, 0) >= 1 for i in _args(ranking, grades, k)) else 0.0
+def _hit(top: tuple, grades: dict, k: int) -> float:
+    return 1.0 if any(grades.get(i, 0) >= 1 for i in top) else 0.0
 
 
-METRICS = (("P@3", precision_at_k), ("MRR@3", reciprocal_rank), ("nDCG@3", ndcg_at_k), ("hit@3", hit_at_k))
+_TABLE = (("P@3", precision_at_k, _precision), ("MRR@3", reciprocal_rank, _reciprocal),
+          ("nDCG@3", ndcg_at_k, _ndcg), ("hit@3", hit_at_k, _hit))
+METRICS = tuple((name, metric) for name, metric, _score in _TABLE)
 
 
 def judged(query_ids) -> tuple:
@@ -119,8 +138,9 @@ def metric_row(rankings: dict, query_ids, k: int = CUTOFF) -> dict:
     """Each metric's mean over the judged queries among `query_ids`: {"queries": n, "P@3": ...}.
     One row per group: the caller never averages rows into one figure."""
     scored = [q for q in judged(query_ids) if q in rankings]
+    tops = {q: _args(rankings[q], RELEVANCE[q], k) for q in scored}
     row = {"queries": len(scored)}
-    for name, metric in METRICS:
-        row[name] = (math.fsum(metric(rankings[q], RELEVANCE[q], k) for q in scored) / len(scored)
+    for name, _metric, score in _TABLE:
+        row[name] = (math.fsum(score(tops[q], RELEVANCE[q], k) for q in scored) / len(scored)
                      if scored else None)
     return row
