@@ -8,6 +8,8 @@ True is not the number 1, and "1_000" is not a budget.
 
 from __future__ import annotations
 
+from itertools import repeat
+
 
 def sequence_of(items: object, kind: type, name: str) -> tuple:
     """`items` as a tuple, after checking that it is an ordered sequence whose every item is
@@ -16,9 +18,10 @@ def sequence_of(items: object, kind: type, name: str) -> tuple:
             or type(items).__name__ in ("dict_keys", "dict_values", "dict_items")):
         raise TypeError(f"{name} must be a sequence of {kind.__name__}, got {type(items).__name__} {items!r}")
     found = tuple(items)
-    for index, item in enumerate(found):
-        if not isinstance(item, kind):
-            raise TypeError(f"{name}[{index}] must be a {kind.__name__}, got {type(item).__name__} {item!r}")
+    if not all(map(isinstance, found, repeat(kind, len(found)))):   # checked in C; the loop finds which
+        for index, item in enumerate(found):
+            if not isinstance(item, kind):
+                raise TypeError(f"{name}[{index}] must be a {kind.__name__}, got {type(item).__name__} {item!r}")
     return found
 
 
