@@ -66,7 +66,8 @@ def _state(run) -> str:
 
 def _images(raw: dict) -> dict:
     base, queries = raw["base"], raw["queries"]
-    counts = {kind: sum(_photo(q) == kind for q in queries) for kind in ("usable", "unusable", "none")}
+    photos = [_photo(q) for q in queries]
+    counts = {kind: photos.count(kind) for kind in ("usable", "unusable", "none")}
     rows = []
     for query_id, query in queries.items():
         if query_id.startswith("PW-"):

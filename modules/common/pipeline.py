@@ -69,16 +69,22 @@ class Stage(namedtuple("Stage", "name version layer run kind after_halt", defaul
         return cls(*iterable)
 
 
-class Run(namedtuple("Run", "pipeline inputs records halted_by skipped", defaults=((), None, ()))):
-    """What one pipeline run produced: every stage's output, in stage order."""
+class Run(namedtuple("Run", "pipeline inputs records halted_by skipped positions",
+                     defaults=((), None, (), None))):
+    """What one pipeline run produced: every stage's output, in stage order. positions:
+    {stage name: its index in records}, kept by Pipeline.run so that output() is one lookup
+    (stages read earlier outputs hundreds of times a lesson); a Run made without it is searched."""
 
     __slots__ = ()
 
     def output(self, name: str, default=_MISSING):
         """The output of stage `name`; `default` (if given) when it did not run."""
-        for record in reversed(self.records):   # names are distinct; from the end is fewer steps on average
-            if record.name == name:
-                return record.output
+        if self.positions is not None:
+            at = self.positions.get(name)
+        else:
+            at = next((n for n, record in enumerate(self.records) if record.name == name), None)
+        if at is not None:
+            return self.records[at].output
         if default is _MISSING:
             ran = [r.name for r in self.records]
             raise KeyError(f"stage {name!r} has no output in this run (ran: {ran}; skipped: {list(self.skipped)})")
@@ -166,30 +172,32 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
         pipeline). A stage met again with the very same inputs dict after the very same earlier
         outputs (the same objects) gives what it gave instead of running again: stages are pure,
         so the run is the one the pipeline would make. The dict is a tree of run prefixes, each
-        node (output, records, skipped, halted_by, parent) keyed by (id of its parent, stage);
+        node (output, records, skipped, halted_by, parent, positions) keyed by (id of its
+        parent, stage);
         every node keeps its parent (the root its inputs) alive, so no id is reused meanwhile.
         A channel's output is also kept by the node it saw (see Stage), for the runs that reach
         that node by another path of channels."""
         if not isinstance(inputs, dict):
             raise TypeError(f"inputs must be a dict of name -> value, got {type(inputs).__name__} {inputs!r}")
-        node = (None, (), (), None, inputs)
+        node = (None, (), (), None, inputs, {})
         if reuse is not None:
             node = reuse.setdefault(("inputs", id(inputs)), node)
         before_channels = node   # what a channel sees: the node the last other stage made
         for stage in self.stages:
             step = None if reuse is None else reuse.get((id(node), stage))
             if step is None:
-                _output, records, skipped, halted_by, _parent = node
+                _output, records, skipped, halted_by, _parent, positions = node
                 if halted_by is not None and not stage.after_halt:
-                    step = (_MISSING, records, skipped + (stage.name,), halted_by, node)
+                    step = (_MISSING, records, skipped + (stage.name,), halted_by, node, positions)
                 else:
                     if stage.kind == "channel":
                         output = self._propose(stage, before_channels, inputs, reuse)
                     else:
-                        output = stage.run(Run(self.name, inputs, records, halted_by, skipped))
+                        output = stage.run(Run(self.name, inputs, records, halted_by, skipped, positions))
                     record = StageRecord(stage.name, stage.version, stage.layer, stage.kind, output)
                     stopped = stage.name if halted_by is None and isinstance(output, Halt) else halted_by
-                    step = (output, records + (record,), skipped, stopped, node)
+                    step = (output, records + (record,), skipped, stopped, node,
+                            {**positions, stage.name: len(records)})
                 if reuse is not None:
                     reuse[(id(node), stage)] = step
             node = step
@@ -197,8 +205,8 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
                 before_channels = node
             if observe is not None and step[0] is not _MISSING:
                 observe(stage, step[0])
-        _output, records, skipped, halted_by, _parent = node
-        return Run(self.name, inputs, records, halted_by, skipped)
+        _output, records, skipped, halted_by, _parent, positions = node
+        return Run(self.name, inputs, records, halted_by, skipped, positions)
 
     def _propose(self, stage: Stage, before_channels: tuple, inputs: dict, reuse: dict | None):
         """A channel's output. It sees the run as it stood before the channels, so runs that
@@ -206,8 +214,8 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
         key = ("channel", id(before_channels), stage)
         if reuse is not None and key in reuse:
             return reuse[key][1]
-        _output, records, skipped, halted_by, _parent = before_channels
-        output = stage.run(Run(self.name, inputs, records, halted_by, skipped))
+        _output, records, skipped, halted_by, _parent, positions = before_channels
+        output = stage.run(Run(self.name, inputs, records, halted_by, skipped, positions))
         if reuse is not None:
             reuse[key] = (before_channels, output)   # keeps the node alive: its id is not reused
         return output

@@ -90,11 +90,17 @@ def permission_gate(pairs) -> tuple:
     permissions is withheld as DUPLICATE_ID_CONFLICT: no copy can vouch for the other.
     """
     pairs = sequence_of(pairs, tuple, "pairs")
-    seen: dict = {}
     for index, pair in enumerate(pairs):
         if len(pair) != 2 or not isinstance(pair[0], str):
             raise TypeError(f"pairs[{index}] must be a (listing_id, permission) tuple, got {short(pair)}")
-        seen.setdefault(pair[0], []).append(pair[1])
+    return _permission_verdicts(pairs)
+
+
+def _permission_verdicts(pairs) -> tuple:
+    # permission_gate's rule, for pairs already checked (the gate reads them from its own index).
+    seen: dict = {}
+    for listing_id, permission in pairs:
+        seen.setdefault(listing_id, []).append(permission)
     permitted, withheld = [], []
     for listing_id, given in seen.items():
         if len(given) > 1 and any(type(p) is not type(given[0]) or p != given[0] for p in given):
@@ -185,7 +191,7 @@ def gate(so_far, freshness: bool = True) -> GateResult:
     source = so_far.output("source")
     proposed = {hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits}
     pairs = [pair for pair in source.permissions if pair[0] in proposed]
-    permitted, refused = permission_gate(pairs)
+    permitted, refused = _permission_verdicts(pairs)   # the index holds checked (id, permission) pairs
     allowed = set(permitted)
     refused_ids = [i for i in dict.fromkeys(pair[0] for pair in pairs) if i not in allowed]
     held = [(listing_id, _refusal(ref, code)) for listing_id, (ref, code) in zip(refused_ids, refused)]
