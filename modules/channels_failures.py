@@ -181,7 +181,8 @@ def _wrong_title(listing):
 def _unranked(stage):
     def run(so_far):
         passed = so_far.output("gate").passed
-        cluster_of = {x.id: x.cluster_id for x in so_far.output("source").records}
+        by_id = so_far.output("source").by_id
+        cluster_of = {i: by_id[i].cluster_id for i in passed}
         members: dict = {}
         for listing_id in passed:
             members.setdefault(cluster_of[listing_id], []).append(listing_id)

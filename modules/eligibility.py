@@ -149,7 +149,7 @@ _checked_evidence = lru_cache(maxsize=4096)(check_evidence)
 def check_candidates(so_far) -> Evidence:
     """Stage `evidence`: the ranked candidates, best first, checked against the request."""
     contract = so_far.output("contract")
-    by_id = {x.id: x for x in so_far.output("source").records}
+    by_id = so_far.output("source").by_id
     usable, decisions, excluded = [], [], []
     for candidate in so_far.output("fusion").candidates:
         decision = _checked_evidence(by_id[candidate.listing_id], contract)
@@ -166,7 +166,7 @@ def assemble(so_far) -> Packet:
     contract = so_far.output("contract")
     if contract.state != "ready":
         return Packet((), (), (), f"not assembled: the query contract is {contract.state!r}")
-    by_id = {x.id: x for x in so_far.output("source").records}
+    by_id = so_far.output("source").by_id
     stale = set(so_far.output("gate").omit)
     chosen = so_far.output("evidence").usable[:PACKET_LISTINGS]
     fields = tuple((f"{i}#{f}", getattr(by_id[i], f)) for i in chosen for f in PACKET_FIELDS if (i, f) not in stale)
@@ -178,7 +178,7 @@ def assemble(so_far) -> Packet:
 def _matched(so_far, contract) -> list:
     """Decisions of withheld or excluded candidates that would have fitted the request."""
     gate, evidence = so_far.output("gate"), so_far.output("evidence")
-    by_id = {x.id: x for x in so_far.output("source").records}
+    by_id = so_far.output("source").by_id
     pairs = list(zip(gate.withheld, gate.decisions)) + list(zip(evidence.excluded, evidence.decisions))
     return [d for listing_id, d in pairs if matches_request(by_id[listing_id], contract)]
 

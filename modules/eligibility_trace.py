@@ -36,7 +36,7 @@ def _run(name: str, run) -> dict:
     fused = run.output("fusion").candidates
     near = vector.hits[0].listing_id if vector.hits else None
     evidence, packet, q = run.output("evidence"), run.output("packet"), run.output("decision")
-    by_id = {x.id: x for x in run.output("source").records}
+    by_id = run.output("source").by_id
     return {
         "name": name, "query_id": run.output("contract").query_id, "original": run.output("contract").original,
         "contract_state": run.output("contract").state, "channels": channels,

@@ -132,7 +132,7 @@ def _gate(run: Run) -> dict:
     gate = run.output("gate", None)
     if gate is None:
         return {"ran": False}
-    by_id = {x.id: x for x in run.output("source").records}
+    by_id = run.output("source").by_id
     return {"ran": True, "policy": gate.policy, "as_of": gate.as_of, "freshness_enforced": gate.freshness_enforced,
             "passed": [{"candidate": i, "permission": by_id[i].permission} for i in gate.passed],
             "withheld": [_decision_dict(d) for d in gate.decisions],

@@ -299,8 +299,9 @@ def fuse(so_far, k: int = RRF_K) -> Fusion:
     close up), is rewritten in canonical clusters, and the channels are fused by rank."""
     eligible = set(so_far.output("gate").passed)
     channels = [c for c in so_far.of_kind("channel") if c.status == "ran"]
-    cluster_of = {x.id: x.cluster_id for x in so_far.output("source").records if x.id in eligible}
-    kept = [[i for i in c.ranking if i in eligible] for c in channels]
+    by_id = so_far.output("source").by_id
+    cluster_of = {i: by_id[i].cluster_id for i in eligible}
+    kept = [[hit.listing_id for hit in c.hits if hit.listing_id in eligible] for c in channels]
     by_cluster = cluster_rankings(kept, cluster_of)
     members: dict = {}
     for ranking in kept:

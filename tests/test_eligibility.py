@@ -237,6 +237,23 @@ def test_opaque_refs_are_keyed_and_the_key_is_replaceable(monkeypatch):
     os.environ.pop("CONTEXT_LAB_REF_KEY", None)
 
 
+
+def test_the_gate_names_withheld_listings_with_the_current_key(monkeypatch):
+    # The gate remembers each index's verdicts; a new key must still give new refs.
+    query = next(q for q in QUERIES if q.id == "PW-Q005")
+
+    def refs():
+        result = evaluate(query).output("gate")
+        pairs = [(i, d.subject) for i, d in zip(result.withheld, result.decisions) if d.state == "unauthorized"]
+        assert pairs and all(subject == opaque_ref(i) for i, subject in pairs)   # under the key of the moment
+        return {subject for _i, subject in pairs}
+
+    monkeypatch.delenv("CONTEXT_LAB_REF_KEY", raising=False)
+    demo = refs()
+    monkeypatch.setenv("CONTEXT_LAB_REF_KEY", "a deployment secret")
+    assert not refs() & demo
+
+
 # ---------------------------------------------------------------- nothing restricted leaves
 
 def test_withheld_listings_appear_only_as_opaque_refs(record):

@@ -23,6 +23,8 @@ Public names (stable: later lessons import them; add, never rename)
     listing_by_id(id), query_by_id(id)
     opaque_ref(id)     -> "ref-" + 12 hex digits: a keyed hash (HMAC-SHA256) of the id
     REF_KEY_ENV        the environment variable that replaces the lab's demo key
+    ref_key()          the key the refs are made with now (for a cache of refs to key on;
+                       never shown)
 
 Listing fields
     id, cluster_id     display id "PW-L001"; canonical cluster (a listing and its copy share one)
@@ -63,7 +65,7 @@ from modules.common.vectors import Vector
 __all__ = [
     "Listing", "Query", "LISTINGS", "QUERIES", "VECTOR_VERSION", "VECTOR_DIMENSION", "PERMISSIONS",
     "FAMILIES", "PROHIBITED_FAMILIES", "CATALOGUE_AS_OF", "RESTRICTED_IDS", "RESTRICTED_STRINGS",
-    "listing_by_id", "query_by_id", "opaque_ref", "ref_key_label", "DEMO_REF_KEY", "REF_KEY_ENV",
+    "listing_by_id", "query_by_id", "opaque_ref", "ref_key", "ref_key_label", "DEMO_REF_KEY", "REF_KEY_ENV",
 ]
 
 VECTOR_VERSION = "pw-vec-2"
@@ -264,7 +266,9 @@ REF_KEY_ENV = "CONTEXT_LAB_REF_KEY"
 DEMO_REF_KEY = b"context-lab DEMO key: public, for the lab only; a deployment sets its own secret"
 
 
-def _ref_key() -> bytes:
+def ref_key() -> bytes:
+    """The key refs are made with now: the secret in REF_KEY_ENV, else the demo key. Never
+    shown; a cache of refs keys on it, so a new key makes new refs."""
     value = os.environ.get(REF_KEY_ENV, "")
     return value.encode("utf-8") if value else DEMO_REF_KEY
 
@@ -285,7 +289,7 @@ def opaque_ref(listing_id: str) -> str:
     """
     if not isinstance(listing_id, str) or not listing_id:
         raise ValueError(f"listing_id must be a non-empty str, got {listing_id!r}")
-    return _keyed_ref(_ref_key(), listing_id)
+    return _keyed_ref(ref_key(), listing_id)
 
 
 @lru_cache(maxsize=4096)

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from collections import namedtuple
 from functools import lru_cache
+from types import MappingProxyType
 
-from modules.common.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref
+from modules.common.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref, ref_key
 from modules.common.checks import sequence_of, short
 from modules.common.pipeline import Halt, Stage
 
@@ -63,7 +64,9 @@ FRESHNESS = (FieldRule("diameter_mm", 1826, True), FieldRule("price_eur", 60, Fa
 FieldAge = namedtuple("FieldAge", "field checked_on age_days max_days required fresh")
 
 Decision = namedtuple("Decision", "subject state reason_codes clause_ids evidence_refs next_actions")
-Source = namedtuple("Source", "records permissions")   # one record per id; (id, permission) of every copy
+Source = namedtuple("Source", "records permissions by_id")
+#   records: one per id (the first copy); permissions: (id, permission) of every copy;
+#   by_id: the same records by id (read-only), so a stage finds a candidate without a search
 GateResult = namedtuple("GateResult", "policy as_of freshness_enforced passed withheld decisions ages omit")
 #   passed: ids that may be ranked, in id order; withheld: the ids the gate kept back (internal:
 #   output names them only by decisions[i].subject); decisions: one per withheld candidate;
@@ -167,7 +170,7 @@ def index_listings(listings) -> Source:
     records: dict = {}
     for listing in listings:
         records.setdefault(listing.id, listing)
-    return Source(tuple(records.values()), tuple((x.id, x.permission) for x in listings))
+    return Source(tuple(records.values()), tuple((x.id, x.permission) for x in listings), MappingProxyType(records))
 
 
 def query_scope(so_far):
@@ -190,14 +193,11 @@ def gate(so_far, freshness: bool = True) -> GateResult:
     day_number(as_of, "as_of")
     source = so_far.output("source")
     proposed = {hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits}
-    pairs = [pair for pair in source.permissions if pair[0] in proposed]
-    permitted, refused = _permission_verdicts(pairs)   # the index holds checked (id, permission) pairs
-    allowed = set(permitted)
-    refused_ids = [i for i in dict.fromkeys(pair[0] for pair in pairs) if i not in allowed]
-    held = [(listing_id, _refusal(ref, code)) for listing_id, (ref, code) in zip(refused_ids, refused)]
-    by_id = {record.id: record for record in source.records}
+    permitted, refused = _index_verdicts(source.permissions, ref_key())
+    held = [(listing_id, _refusal(ref, code)) for listing_id, (ref, code) in refused if listing_id in proposed]
+    by_id = source.by_id
     passed, ages, omit = [], [], []
-    for listing_id in permitted:   # only a permitted listing's fields are read any further
+    for listing_id in (i for i in permitted if i in proposed):   # only a permitted listing's fields are read
         rows, decision, stale_optional = _judge(by_id[listing_id], as_of, freshness)
         ages.append((listing_id, *rows))
         if decision is None:
@@ -208,6 +208,18 @@ def gate(so_far, freshness: bool = True) -> GateResult:
     held.sort(key=lambda pair: (STATES.index(pair[1].state), pair[1].subject))
     return GateResult(POLICY_VERSION, as_of, freshness, tuple(sorted(passed)), tuple(i for i, _ in held),
                       tuple(d for _, d in held), tuple(ages), tuple(omit))
+
+
+@lru_cache(maxsize=256)
+def _index_verdicts(permissions: tuple, key: bytes) -> tuple:
+    """(permitted ids, ((id, (opaque ref, reason code)), ...)) for every id of an index, in
+    first-seen order. An id's verdict reads only its own copies, so one pass over the index
+    serves every query and every variant that searches it (remembered, bounded; `key` is the
+    refs' key, so a new key makes new refs)."""
+    permitted, refused = _permission_verdicts(permissions)   # the index holds checked pairs
+    allowed = set(permitted)
+    refused_ids = [i for i in dict.fromkeys(pair[0] for pair in permissions) if i not in allowed]
+    return tuple(permitted), tuple(zip(refused_ids, refused))
 
 
 _CLAUSE = {"PERMISSION_DENIED": "P2", "PERMISSION_UNKNOWN": "P2.1", "DUPLICATE_ID_CONFLICT": "P2.2"}
