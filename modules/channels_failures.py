@@ -137,11 +137,11 @@ def slow(stage: Stage, failure: str = "lexical_timeout") -> Stage:
 
 def task_ms(run) -> int:
     """Simulated time the task waited: the slowest channel, counting a timed-out one at the budget."""
-    spent = [0]
+    declared, spent = run.inputs.get("latency_ms", {}), [0]
     for record in run.records:
         if record.kind == "channel" and record.output.status in ("ran", "timed out"):
-            latency = run.inputs.get("latency_ms", {}).get(record.name, CHANNEL_LATENCY_MS.get(record.name, 0))
-            spent.append(CHANNEL_BUDGET_MS if record.output.status == "timed out" else latency)
+            spent.append(CHANNEL_BUDGET_MS if record.output.status == "timed out"
+                         else declared.get(record.name, CHANNEL_LATENCY_MS.get(record.name, 0)))
     return max(spent)
 
 

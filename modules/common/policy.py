@@ -194,7 +194,7 @@ def gate(so_far, freshness: bool = True) -> GateResult:
     source = so_far.output("source")
     proposed = {hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits}
     permitted, refused = _index_verdicts(source.permissions, ref_key())
-    held = [(listing_id, _refusal(ref, code)) for listing_id, (ref, code) in refused if listing_id in proposed]
+    held = [(listing_id, decision) for listing_id, decision in refused if listing_id in proposed]
     by_id = source.by_id
     passed, ages, omit = [], [], []
     for listing_id in (i for i in permitted if i in proposed):   # only a permitted listing's fields are read
@@ -212,22 +212,18 @@ def gate(so_far, freshness: bool = True) -> GateResult:
 
 @lru_cache(maxsize=256)
 def _index_verdicts(permissions: tuple, key: bytes) -> tuple:
-    """(permitted ids, ((id, (opaque ref, reason code)), ...)) for every id of an index, in
+    """(permitted ids, ((id, its Decision), ...) of the refused) for every id of an index, in
     first-seen order. An id's verdict reads only its own copies, so one pass over the index
     serves every query and every variant that searches it (remembered, bounded; `key` is the
     refs' key, so a new key makes new refs)."""
     permitted, refused = _permission_verdicts(permissions)   # the index holds checked pairs
     allowed = set(permitted)
     refused_ids = [i for i in dict.fromkeys(pair[0] for pair in permissions) if i not in allowed]
-    return tuple(permitted), tuple(zip(refused_ids, refused))
-
-
-_CLAUSE = {"PERMISSION_DENIED": "P2", "PERMISSION_UNKNOWN": "P2.1", "DUPLICATE_ID_CONFLICT": "P2.2"}
-
-
-def _refusal(ref: str, code: str) -> Decision:
-    return Decision(ref, "unauthorized", (code,), (_CLAUSE[code],), (f"{ref}:permission",),
-                    NEXT_ACTIONS["unauthorized"])
+    clause = {"PERMISSION_DENIED": "P2", "PERMISSION_UNKNOWN": "P2.1", "DUPLICATE_ID_CONFLICT": "P2.2"}
+    return tuple(permitted), tuple(
+        (listing_id, Decision(ref, "unauthorized", (code,), (clause[code],), (f"{ref}:permission",),
+                              NEXT_ACTIONS["unauthorized"]))
+        for listing_id, (ref, code) in zip(refused_ids, refused))
 
 
 @lru_cache(maxsize=4096)
@@ -249,6 +245,17 @@ def _judge(listing: Listing, as_of: str, freshness: bool) -> tuple:
                           tuple(f"{listing.id}:{field}" for *_, field in fired), NEXT_ACTIONS[state]), ()
 
 
-SOURCE = Stage("source", "source/1", "source", lambda so_far: index_listings(so_far.inputs["listings"]))
+@lru_cache(maxsize=64)
+def _index_of(listings: tuple) -> Source:
+    return index_listings(listings)
+
+
+def _source(so_far) -> Source:
+    # Every query of a lesson searches the same catalogue: index each checked tuple of listings
+    # once (bounded); the index is immutable, so every run may share it.
+    return _index_of(sequence_of(so_far.inputs["listings"], Listing, "listings"))
+
+
+SOURCE = Stage("source", "source/1", "source", _source)
 QUERY_SCOPE = Stage("query-scope", POLICY_VERSION, "input", query_scope)
 GATE = Stage("gate", POLICY_VERSION, "permission/freshness", gate)
