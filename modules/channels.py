@@ -1,7 +1,7 @@
 """Lesson 12, channels: every channel can fail, and each failure has its own fallback.
 
-The catalogue pipeline of lessons 07-09 (modules/grounding.py GROUNDED) gains two stages
-and copies none:
+The catalogue pipeline of lessons 07-09 (GROUNDED, modules/grounding_answer.py) gains two
+stages and copies none:
 
   image     a fourth channel: the shopper's photo against the listings' photos
             (modules/common/images.py: four numbers and an encoder version each), searched
@@ -40,7 +40,7 @@ from modules.common.checks import short, whole_number
 from modules.common.images import IMAGE_VERSION, image_problem, listing_image, query_image
 from modules.common.pipeline import Stage
 from modules.common.vectors import Vector, cosine
-from modules.grounding import GROUNDED
+from modules.grounding_answer import GROUNDED
 from modules.hybrid import ChannelResult, Hit, Rejection, QueryContract
 
 __all__ = ["IMAGE_LISTS", "IMAGE_SEED", "IMAGE_NPROBE", "IMAGE_TOP_K", "image_items", "build_image_index",

@@ -2,7 +2,7 @@
 
 One query, one trace record, and it is the record of the same run lessons 07 and 08 show:
 the catalogue pipeline (modules/eligibility.py CATALOGUE) plus one stage, the template
-answer. The record has one section per layer, built by one function per layer, each
+answer (modules/grounding_answer.py GROUNDED). The record has one section per layer, built by one function per layer, each
 section holding what that layer received and produced, so a check can judge a layer from
 its own section:
 
@@ -36,12 +36,12 @@ from modules.common.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import canonical_json, sha256_hex, short
 from modules.common.pipeline import Run, Stage
 from modules.common.policy import gate, index_listings, names_of, permission_gate
-from modules.eligibility import CATALOGUE
 from modules.grounding_checks import (CHECKS, GATE_CODES, LAYERS, SAFE_CODES, UNIT_WORDS, USER_KEYS, USER_MESSAGES,  # noqa: F401
                                       USER_STATES, check_assembly, check_change, check_decision, check_generation,
                                       check_input, check_permission_freshness, check_presentation, check_ranking,
                                       check_retrieval, check_source, count_exclusions, exclusions,
                                       failure_counts, first_failing_layer, user_view)
+from modules.grounding_answer import BASELINE, GROUNDED, Answer, compose, run_query  # noqa: F401 (re-exported)
 from modules.hybrid import parse_query
 
 __all__ = [
@@ -56,39 +56,6 @@ __all__ = [
 FALLBACKS = {"prohibited_scope": "refer_to_technician", "clarify": "ask_the_customer",
              "unauthorized": "suggest_other_search", "incompatible": "suggest_other_search",
              "conflict": "ask_the_seller", "degraded": "request_feed_refresh"}
-
-Answer = namedtuple("Answer", "lines from_fields")   # lines: ((text, (field id, ...)), ...)
-
-
-def compose(so_far: Run) -> Answer:
-    """Stage `answer`: one templated line per packet listing, citing the fields it quotes."""
-    decision = so_far.output("decision").decision
-    packet = so_far.output("packet", None)
-    fields = dict(packet.fields) if packet else {}
-    if decision.state not in ("respond", "degraded") or not packet:
-        return Answer((), tuple(fields))
-    lines = []
-    for listing_id in packet.listings:
-        cited = [f"{listing_id}#{name}" for name in ("title", "diameter_mm", "family", "price_eur")
-                 if f"{listing_id}#{name}" in fields]
-        price = fields.get(f"{listing_id}#price_eur")
-        text = (f"{fields[cited[0]]}: {fields[f'{listing_id}#diameter_mm']} mm, {fields[f'{listing_id}#family']}, "
-                + (f"{price} EUR." if price else "price not current."))
-        lines.append((text, tuple(cited)))
-    return Answer(tuple(lines), tuple(fields))
-
-
-GROUNDED = CATALOGUE.extend(Stage("answer", "template/1", "generation", compose, after_halt=True),
-                            name="catalogue, grounded")
-BASELINE = GROUNDED.versions()
-
-
-def run_query(query: Query, pipeline=GROUNDED, listings=LISTINGS, as_of: str = CATALOGUE_AS_OF) -> Run:
-    """The catalogue pipeline and the answer for one query: the run a trace record is read from."""
-    if not isinstance(query, Query):
-        raise TypeError(f"query must be a Query, got {type(query).__name__} {short(query)}")
-    return pipeline.run({"query": query, "listings": listings, "as_of": as_of})
-
 
 # ---------------------------------------------------------------- the record, one function per layer
 
