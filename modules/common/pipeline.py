@@ -184,7 +184,8 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
             node = reuse.setdefault(("inputs", id(inputs)), node)
         before_channels = node   # what a channel sees: the node the last other stage made
         for stage in self.stages:
-            step = None if reuse is None else reuse.get((id(node), stage))
+            key = (id(node), stage)
+            step = None if reuse is None else reuse.get(key)
             if step is None:
                 _output, records, skipped, halted_by, _parent, positions = node
                 if halted_by is not None and not stage.after_halt:
@@ -199,7 +200,7 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
                     step = (output, records + (record,), skipped, stopped, node,
                             {**positions, stage.name: len(records)})
                 if reuse is not None:
-                    reuse[(id(node), stage)] = step
+                    reuse[key] = step
             node = step
             if stage.kind != "channel":
                 before_channels = node

@@ -27,6 +27,7 @@ from modules.common.checks import short
 __all__ = ["Vector", "vector_problem", "cosine", "checked_cosine"]
 
 _SMALLEST_NORMAL = sys.float_info.min
+_FLOATS = {float}   # finite floats and nothing else: no value needs a closer look
 
 
 def vector_problem(values, version, expect_version=None, dimension=None):
@@ -38,12 +39,13 @@ def vector_problem(values, version, expect_version=None, dimension=None):
         return TypeError, f"malformed: version must be a non-empty str, got {version!r}"
     if not values:
         return ValueError, "malformed: no numbers at all"
-    for value in values:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return TypeError, f"malformed: {value!r} is not a number"
-        if isinstance(value, float) and not math.isfinite(value):
-            return ValueError, f"malformed: {value!r} is not a finite number"
-    largest = max(abs(value) for value in values)
+    if not (set(map(type, values)) == _FLOATS and all(map(math.isfinite, values))):   # the usual case, in C
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return TypeError, f"malformed: {value!r} is not a number"
+            if isinstance(value, float) and not math.isfinite(value):
+                return ValueError, f"malformed: {value!r} is not a finite number"
+    largest = max(map(abs, values))
     if largest == 0:
         return ValueError, "zero vector: it has no direction, so its cosine is undefined"
     if largest < _SMALLEST_NORMAL:
