@@ -173,10 +173,9 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
         outputs (the same objects) gives what it gave instead of running again: stages are pure,
         so the run is the one the pipeline would make. The dict is a tree of run prefixes, each
         node (output, records, skipped, halted_by, parent, positions) keyed by (id of its
-        parent, stage);
-        every node keeps its parent (the root its inputs) alive, so no id is reused meanwhile.
-        A channel's output is also kept by the node it saw (see Stage), for the runs that reach
-        that node by another path of channels."""
+        parent, stage); every node keeps its parent (the root its inputs) alive, so no id is
+        reused meanwhile. A channel's output is also kept by the node it saw (see Stage), for
+        the runs that reach that node by another path of channels."""
         if not isinstance(inputs, dict):
             raise TypeError(f"inputs must be a dict of name -> value, got {type(inputs).__name__} {inputs!r}")
         node = (None, (), (), None, inputs, {})
