@@ -178,28 +178,26 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
         the runs that reach that node by another path of channels."""
         if not isinstance(inputs, dict):
             raise TypeError(f"inputs must be a dict of name -> value, got {type(inputs).__name__} {inputs!r}")
-        node = (None, (), (), None, inputs, {})
-        if reuse is not None:
-            node = reuse.setdefault(("inputs", id(inputs)), node)
+        tree = {} if reuse is None else reuse   # a run of its own still walks a (fresh) tree
+        node = tree.setdefault(("inputs", id(inputs)), (None, (), (), None, inputs, {}))
         before_channels = node   # what a channel sees: the node the last other stage made
         for stage in self.stages:
             key = (id(node), stage)
-            step = None if reuse is None else reuse.get(key)
+            step = tree.get(key)
             if step is None:
                 _output, records, skipped, halted_by, _parent, positions = node
                 if halted_by is not None and not stage.after_halt:
                     step = (_MISSING, records, skipped + (stage.name,), halted_by, node, positions)
                 else:
                     if stage.kind == "channel":
-                        output = self._propose(stage, before_channels, inputs, reuse)
+                        output = self._propose(stage, before_channels, inputs, tree)
                     else:
                         output = stage.run(Run(self.name, inputs, records, halted_by, skipped, positions))
                     record = StageRecord(stage.name, stage.version, stage.layer, stage.kind, output)
                     stopped = stage.name if halted_by is None and isinstance(output, Halt) else halted_by
                     step = (output, records + (record,), skipped, stopped, node,
                             {**positions, stage.name: len(records)})
-                if reuse is not None:
-                    reuse[key] = step
+                tree[key] = step
             node = step
             if stage.kind != "channel":
                 before_channels = node
@@ -208,14 +206,11 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
         _output, records, skipped, halted_by, _parent, positions = node
         return Run(self.name, inputs, records, halted_by, skipped, positions)
 
-    def _propose(self, stage: Stage, before_channels: tuple, inputs: dict, reuse: dict | None):
+    def _propose(self, stage: Stage, before_channels: tuple, inputs: dict, tree: dict):
         """A channel's output. It sees the run as it stood before the channels, so runs that
         share that node share the output, whichever other channels ran or were removed."""
         key = ("channel", id(before_channels), stage)
-        if reuse is not None and key in reuse:
-            return reuse[key][1]
-        _output, records, skipped, halted_by, _parent, positions = before_channels
-        output = stage.run(Run(self.name, inputs, records, halted_by, skipped, positions))
-        if reuse is not None:
-            reuse[key] = (before_channels, output)   # keeps the node alive: its id is not reused
-        return output
+        if key not in tree:   # the entry keeps the node alive, so its id is not reused
+            _output, records, skipped, halted_by, _parent, positions = before_channels
+            tree[key] = (before_channels, stage.run(Run(self.name, inputs, records, halted_by, skipped, positions)))
+        return tree[key][1]
