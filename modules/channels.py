@@ -202,13 +202,13 @@ def removal_effect(before, after) -> dict:
     fused, fused_after = before.output("fusion", None), after.output("fusion", None)
     packed, packed_after = before.output("packet", None), after.output("packet", None)
     was, now = _members(fused), _members(fused_after)
-    via = {m: [channel for channel, _rank in f.channel_ranks] for f in (fused_after.candidates if fused_after else ())
-           for m in f.members}
+    fused_as = {m: f for f in (fused_after.candidates if fused_after else ()) for m in f.members}
     answers = before.output("answer", None), after.output("answer", None)
     return {"query_id": before.inputs["query"].id, "gained": sorted(now - was), "lost": sorted(was - now),
             "state_before": before.output("fallback").state, "state_after": after.output("fallback").state,
             "packet_changed": _field_ids(packed) != _field_ids(packed_after),
-            "packet_via_after": {i: via.get(i, []) for i in (packed_after.listings if packed_after else ())},
+            "packet_via_after": {i: [channel for channel, _rank in fused_as[i].channel_ranks] if i in fused_as else []
+                                 for i in (packed_after.listings if packed_after else ())},
             "answer_lines": [len(answer.lines) if answer else None for answer in answers]}
 
 

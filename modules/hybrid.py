@@ -307,13 +307,14 @@ def fuse(so_far, k: int = RRF_K) -> Fusion:
     for ranking in kept:
         for listing_id in ranking:
             members.setdefault(cluster_of[listing_id], set()).add(listing_id)
-    # Each ranking holds distinct clusters (cluster_rankings keeps a cluster's first place only).
-    rank_in = [{cluster: rank for rank, cluster in enumerate(r, start=1)} for r in by_cluster]
+    ranks: dict = {}   # cluster -> ((channel, its rank there), ...), in channel order
+    for channel, ranking in zip(channels, by_cluster):
+        for rank, cluster in enumerate(ranking, start=1):
+            ranks.setdefault(cluster, []).append((channel.channel, rank))
     fused = []
     for cluster, score in _fused_scores(by_cluster, k):
         ids = tuple(sorted(members[cluster]))  # shown: the lowest id the channels proposed
-        ranks = tuple([(c.channel, rank[cluster]) for c, rank in zip(channels, rank_in) if cluster in rank])
-        fused.append(FusedCandidate(cluster, ids[0], ids, score, ranks))
+        fused.append(FusedCandidate(cluster, ids[0], ids, score, tuple(ranks[cluster])))
     return Fusion(k, tuple(fused), tuple(sorted(eligible)))
 
 
