@@ -125,19 +125,21 @@ def unit(values: tuple) -> tuple:
     return tuple(v / norm for v in scaled)
 
 
+def _dots(probe: tuple, rows) -> list:
+    """The inner product of `probe` with each row, in one call (the index's hot loop). Each is
+    a plain left-to-right sum: the same order, so the same float, on every run and machine."""
+    return [sum(map(operator.mul, probe, row)) for row in rows]
+
+
 def _dot(a: tuple, b: tuple) -> float:
-    # Plain left-to-right sum: the same order, so the same float, on every run and machine.
-    return sum(map(operator.mul, a, b))
+    return _dots(a, (b,))[0]
 
 
 def _nearest(values: tuple, centroids: tuple) -> int:
-    # Highest cosine; the lower list number wins a tie, so filing never depends on chance.
-    best, best_score = 0, None
-    for number, centroid in enumerate(centroids):
-        score = _dot(values, centroid)
-        if best_score is None or score > best_score:
-            best, best_score = number, score
-    return best
+    # Highest cosine; max() keeps the first of equal scores, so the lower list number wins a
+    # tie and filing never depends on chance.
+    scores = _dots(values, centroids)
+    return max(range(len(scores)), key=scores.__getitem__)
 
 
 def _mean(rows: list) -> tuple:
@@ -174,7 +176,10 @@ def build(items, n_lists: int, seed: int) -> Index:
 
 
 def _ranked(scored: list, k: int) -> tuple:
-    scored.sort(key=lambda pair: (-pair[0], pair[1]))
+    # Best (score, id) first, ties by id: sort by id, then by score, highest first (a stable
+    # sort keeps equal scores in id order, reverse=True included).
+    scored.sort(key=operator.itemgetter(1))
+    scored.sort(key=operator.itemgetter(0), reverse=True)
     return tuple(item_id for _score, item_id in scored[:k])
 
 
@@ -185,7 +190,7 @@ def exact_search(items, query: Vector, k: int) -> Search:
     if isinstance(items, Index):
         probe = unit(_query(query, items.version).values)
         units = items._units
-        return Search(_ranked([(_dot(probe, units[item_id]), item_id) for item_id in units], k), len(units))
+        return Search(_ranked(list(zip(_dots(probe, units.values()), units)), k), len(units))
     found = _items(items)
     probe = unit(_query(query, found[0][1].version if found else query.version).values)
     # The same score as search() (inner product of unit vectors), so a tie is a tie in both.
@@ -210,9 +215,10 @@ def search(index: Index, query: Vector, k: int, nprobe: int) -> Search:
     whole_number(k, "k", minimum=1)
     whole_number(nprobe, "nprobe", minimum=1)
     probe = unit(query.values)
-    order = sorted(range(len(index.centroids)), key=lambda number: (-_dot(probe, index.centroids[number]), number))
-    units = index._units
-    scored = [(_dot(probe, units[item_id]), item_id) for number in order[:nprobe] for item_id in index.lists[number]]
+    closeness = _dots(probe, index.centroids)
+    order = sorted(range(len(closeness)), key=closeness.__getitem__, reverse=True)   # stable: ties by number
+    opened = [item_id for number in order[:nprobe] for item_id in index.lists[number]]
+    scored = list(zip(_dots(probe, map(index._units.__getitem__, opened)), opened))
     return Search(_ranked(scored, k), len(index.centroids) + len(scored))
 
 
