@@ -34,6 +34,7 @@ import math
 import re
 from collections import namedtuple
 from functools import lru_cache
+from operator import itemgetter
 
 from modules.common.catalogue import (CATALOGUE_AS_OF, LISTINGS, VECTOR_DIMENSION, VECTOR_VERSION, Listing,
                                       Query)
@@ -279,7 +280,11 @@ def _fused_scores(rankings, k: int) -> list:
             terms.setdefault(item, []).append(1.0 / (k + rank))
     # math.fsum rounds the exact sum once, so the score cannot depend on the order of the rankings.
     scores = {item: math.fsum(parts) for item, parts in terms.items()}
-    return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+    # Best score first, ties by id: sort by id, then by score, highest first (a stable sort
+    # keeps equal scores in id order, reverse=True included).
+    ranked = sorted(scores.items())
+    ranked.sort(key=itemgetter(1), reverse=True)
+    return ranked
 
 
 def cluster_rankings(rankings, cluster_of: dict) -> tuple:
