@@ -101,7 +101,7 @@ def hit_at_k(ranking, grades: dict, k: int) -> float:
 # and scores it four times).
 
 def _precision(top: tuple, grades: dict, k: int) -> float:
-    return sum(grades.get(i, 0) >= 1 for i in top) / k
+    return sum([grades.get(i, 0) >= 1 for i in top]) / k
 
 
 def _reciprocal(top: tuple, grades: dict, k) -> float:
@@ -112,7 +112,7 @@ def _reciprocal(top: tuple, grades: dict, k) -> float:
 
 
 def _dcg(top: tuple, grades: dict) -> float:
-    return math.fsum(grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(top, start=1))
+    return math.fsum([grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(top, start=1)])
 
 
 def _ndcg(top: tuple, grades: dict, k: int) -> float:
@@ -141,6 +141,6 @@ def metric_row(rankings: dict, query_ids, k: int = CUTOFF) -> dict:
     tops = {q: _args(rankings[q], RELEVANCE[q], k) for q in scored}
     row = {"queries": len(scored)}
     for name, _metric, score in _TABLE:
-        row[name] = (math.fsum(score(tops[q], RELEVANCE[q], k) for q in scored) / len(scored)
+        row[name] = (math.fsum([score(tops[q], RELEVANCE[q], k) for q in scored]) / len(scored)
                      if scored else None)
     return row

@@ -169,7 +169,7 @@ def assemble(so_far) -> Packet:
     by_id = so_far.output("source").by_id
     stale = set(so_far.output("gate").omit)
     chosen = so_far.output("evidence").usable[:PACKET_LISTINGS]
-    fields = tuple((f"{i}#{f}", getattr(by_id[i], f)) for i in chosen for f in PACKET_FIELDS if (i, f) not in stale)
+    fields = tuple([(f"{i}#{f}", getattr(by_id[i], f)) for i in chosen for f in PACKET_FIELDS if (i, f) not in stale])
     omitted = tuple(f"{i}#{f}" for i in chosen for f in PACKET_FIELDS if (i, f) in stale)
     return Packet(chosen, fields, omitted, f"the best {PACKET_LISTINGS} usable listings, fields "
                                            + ", ".join(PACKET_FIELDS))

@@ -190,7 +190,7 @@ def lexical_channel(contract: QueryContract, listings) -> ChannelResult:
             scored.append((-score, listing.id, "; ".join(shown)))
     scored.sort()
     weights = ", ".join(f"{f} x{w}" for f, w in FIELD_WEIGHTS.items())
-    return ChannelResult("lexical", tuple(Hit(i, float(-s), why) for s, i, why in scored), (),
+    return ChannelResult("lexical", tuple([Hit(i, float(-s), why) for s, i, why in scored]), (),
                          f"terms {' '.join(contract.terms)}; weights {weights}", "ran")
 
 
@@ -295,7 +295,7 @@ def cluster_rankings(rankings, cluster_of: dict) -> tuple:
         for item in ranking:
             if item not in cluster_of:
                 raise ValueError(f"listing {item!r} has no canonical cluster")
-        out.append(tuple(dict.fromkeys(cluster_of[item] for item in ranking)))
+        out.append(tuple(dict.fromkeys([cluster_of[item] for item in ranking])))
     return tuple(out)
 
 

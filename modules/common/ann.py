@@ -117,12 +117,12 @@ def unit(values: tuple) -> tuple:
     unit vectors is their cosine: the index normalises each vector once instead of on every
     comparison; tests hold it equal to modules.common.vectors.cosine. Remembered (bounded):
     lessons 12 and 13 search with the same query photos again and again."""
-    largest = max(abs(v) for v in values)
+    largest = max(map(abs, values))
     if largest == 0:
         return tuple(0.0 for _ in values)   # an empty list's centroid: scores 0 with everything
     scaled = [v / largest for v in values]
-    norm = math.sqrt(math.fsum(v * v for v in scaled))
-    return tuple(v / norm for v in scaled)
+    norm = math.sqrt(math.fsum(map(operator.mul, scaled, scaled)))
+    return tuple([v / norm for v in scaled])
 
 
 def _dots(probe: tuple, rows) -> list:
@@ -180,7 +180,7 @@ def _ranked(scored: list, k: int) -> tuple:
     # sort keeps equal scores in id order, reverse=True included).
     scored.sort(key=operator.itemgetter(1))
     scored.sort(key=operator.itemgetter(0), reverse=True)
-    return tuple(item_id for _score, item_id in scored[:k])
+    return tuple([item_id for _score, item_id in scored[:k]])
 
 
 def exact_search(items, query: Vector, k: int) -> Search:

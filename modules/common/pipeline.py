@@ -92,7 +92,7 @@ class Run(namedtuple("Run", "pipeline inputs records halted_by skipped positions
 
     def of_kind(self, kind: str) -> tuple:
         """The outputs of every stage of that kind that ran, in stage order."""
-        return tuple(record.output for record in self.records if record.kind == kind)
+        return tuple([record.output for record in self.records if record.kind == kind])
 
     @property
     def halt(self):
@@ -126,7 +126,7 @@ class Pipeline(namedtuple("Pipeline", "name stages")):
         return cls(*iterable)
 
     def names(self) -> tuple:
-        return tuple(stage.name for stage in self.stages)
+        return tuple([stage.name for stage in self.stages])
 
     def stage(self, name: str) -> Stage:
         return self.stages[self._index(name)]

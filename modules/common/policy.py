@@ -197,7 +197,7 @@ def gate(so_far, freshness: bool = True) -> GateResult:
     held = [(listing_id, decision) for listing_id, decision in refused if listing_id in proposed]
     by_id = source.by_id
     passed, ages, omit = [], [], []
-    for listing_id in (i for i in permitted if i in proposed):   # only a permitted listing's fields are read
+    for listing_id in [i for i in permitted if i in proposed]:   # only a permitted listing's fields are read
         rows, decision, stale_optional = _judge(by_id[listing_id], as_of, freshness)
         ages.append((listing_id, *rows))
         if decision is None:
@@ -206,8 +206,8 @@ def gate(so_far, freshness: bool = True) -> GateResult:
         else:
             held.append((listing_id, decision))
     held.sort(key=lambda pair: (STATES.index(pair[1].state), pair[1].subject))
-    return GateResult(POLICY_VERSION, as_of, freshness, tuple(sorted(passed)), tuple(i for i, _ in held),
-                      tuple(d for _, d in held), tuple(ages), tuple(omit))
+    return GateResult(POLICY_VERSION, as_of, freshness, tuple(sorted(passed)), tuple([i for i, _ in held]),
+                      tuple([d for _, d in held]), tuple(ages), tuple(omit))
 
 
 @lru_cache(maxsize=256)

@@ -21,6 +21,7 @@ import math
 import sys
 from collections import namedtuple
 from functools import lru_cache
+from operator import mul
 
 from modules.common.checks import short
 
@@ -80,9 +81,9 @@ def _scaled(values: tuple) -> tuple:
     """(the values divided by their largest component, the exactly rounded sum of their squares);
     remembered (bounded): one query vector meets every stored vector, and each stored vector
     every query."""
-    largest = max(abs(value) for value in values)
-    scaled = tuple(value / largest for value in values)
-    return scaled, math.fsum(p * p for p in scaled)
+    largest = max(map(abs, values))
+    scaled = tuple([value / largest for value in values])
+    return scaled, math.fsum(map(mul, scaled, scaled))
 
 
 def cosine(a, b) -> float:
@@ -106,6 +107,6 @@ def checked_cosine(a: tuple, b: tuple) -> float:
     dimension: each is divided by its largest component before squaring (no overflow).
     Remembered (bounded): every run of a query compares the same stored vectors."""
     (x, xx), (y, yy) = _scaled(a), _scaled(b)
-    dot = math.fsum(p * q for p, q in zip(x, y))
+    dot = math.fsum(map(mul, x, y))
     value = dot / math.sqrt(xx * yy)
     return max(-1.0, min(1.0, value))
