@@ -112,11 +112,15 @@ def _reciprocal(top: tuple, grades: dict, k) -> float:
 
 
 def _dcg(top: tuple, grades: dict) -> float:
-    return math.fsum([grades.get(i, 0) / math.log2(rank + 1) for rank, i in enumerate(top, start=1)])
+    return _discounted([grades.get(i, 0) for i in top])
+
+
+def _discounted(gains: list) -> float:
+    return math.fsum([gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1)])
 
 
 def _ndcg(top: tuple, grades: dict, k: int) -> float:
-    best = _dcg(sorted(grades, key=lambda i: (-grades[i], i))[:k], grades)
+    best = _discounted(sorted(grades.values(), reverse=True)[:k])   # the ideal: every grade, best first
     return _dcg(top, grades) / best if best else 0.0
 
 
@@ -129,9 +133,12 @@ _TABLE = (("P@3", precision_at_k, _precision), ("MRR@3", reciprocal_rank, _recip
 METRICS = tuple((name, metric) for name, metric, _score in _TABLE)
 
 
+_LABELLED = frozenset(q for q, grades in RELEVANCE.items() if any(g >= 1 for g in grades.values()))
+
+
 def judged(query_ids) -> tuple:
     """The query ids that have labels (a query without a relevant listing is not scored)."""
-    return tuple(q for q in query_ids if any(g >= 1 for g in RELEVANCE.get(q, {}).values()))
+    return tuple([q for q in query_ids if q in _LABELLED])
 
 
 def metric_row(rankings: dict, query_ids, k: int = CUTOFF) -> dict:

@@ -143,7 +143,7 @@ def _nearest(values: tuple, centroids: tuple) -> int:
 
 
 def _mean(rows: list) -> tuple:
-    return unit(tuple(sum(column) / len(rows) for column in zip(*rows)))
+    return unit(tuple([sum(column) / len(rows) for column in zip(*rows)]))
 
 
 def build(items, n_lists: int, seed: int) -> Index:
