@@ -49,6 +49,18 @@ def test_a_reused_run_is_the_same_run_observed_the_same_way():
     assert calls == ["c"]   # a new stage after the shared one runs; the shared one does not
 
 
+def test_a_run_finds_outputs_by_name_however_it_was_made():
+    pipeline = Pipeline("toy", (_stage("a", 1), _stage("b", 2), _stage("c", 3)))
+    run = pipeline.run({})
+    assert [run.output(n) for n in "abc"] == [1, 2, 3] and run.positions == {"a": 0, "b": 1, "c": 2}
+    by_hand = Run("toy", {}, run.records[::-1])   # no positions: searched
+    assert [by_hand.output(n) for n in "abc"] == [1, 2, 3]
+    replaced = run._replace(records=run.records[1:])   # positions no longer match: searched
+    assert replaced.output("c") == 3 and replaced.output("a", None) is None
+    with pytest.raises(KeyError, match="stage 'a' has no output"):
+        replaced.output("a")
+
+
 def test_channels_propose_side_by_side_and_are_shared_across_removals():
     calls, seen = [], {}
 

@@ -73,18 +73,19 @@ class Run(namedtuple("Run", "pipeline inputs records halted_by skipped positions
                      defaults=((), None, (), None))):
     """What one pipeline run produced: every stage's output, in stage order. positions:
     {stage name: its index in records}, kept by Pipeline.run so that output() is one lookup
-    (stages read earlier outputs hundreds of times a lesson); a Run made without it is searched."""
+    (stages read earlier outputs hundreds of times a lesson); without it, or when it does not
+    match the records (a Run made by hand or _replace'd), the records are searched."""
 
     __slots__ = ()
 
     def output(self, name: str, default=_MISSING):
         """The output of stage `name`; `default` (if given) when it did not run."""
-        if self.positions is not None:
-            at = self.positions.get(name)
-        else:
-            at = next((n for n, record in enumerate(self.records) if record.name == name), None)
+        records = self.records
+        at = None if self.positions is None else self.positions.get(name)
+        if at is None or at >= len(records) or records[at].name != name:
+            at = next((n for n, record in enumerate(records) if record.name == name), None)
         if at is not None:
-            return self.records[at].output
+            return records[at].output
         if default is _MISSING:
             ran = [r.name for r in self.records]
             raise KeyError(f"stage {name!r} has no output in this run (ran: {ran}; skipped: {list(self.skipped)})")
