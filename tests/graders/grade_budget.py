@@ -247,11 +247,14 @@ def test_task5_exact_fit_and_no_fit():
 def test_task5_ties_go_to_the_better_rank():
     fn = function(load(LESSON), "cover_facets")
     # Forty chunks that each add alpha for the same size: only the first-ranked one may win,
-    # whatever the hash seed (a loop over a set would pick one at random).
-    chunks = [_f(f"alpha-{i:02d}", "alpha", 20) for i in range(40)] + [_f("beta", "beta", 20)]
-    _cover(fn, chunks, [ALPHA, BETA], 100, ["alpha-00", "beta"],
-           "every alpha chunk adds 1 facet for 20: on a tie the better-ranked (first) chunk wins, every run",
-           label="<alpha-00 .. alpha-39, each 20 chars, then beta:20>")
+    # whatever the hash seed. A loop over a set picks the first-ranked one about one time in
+    # forty, so six families of other ids make a lucky pass about a one-in-four-billion event.
+    for family in ("alpha", "first", "tied", "same", "equal", "even"):
+        chunks = [_f(f"{family}-{i:02d}", "alpha", 20) for i in range(40)] + [_f("beta", "beta", 20)]
+        _cover(fn, chunks, [ALPHA, BETA], 100, [f"{family}-00", "beta"],
+               f"every {family}-NN chunk adds alpha for 20 chars: on a tie the better-ranked (first) chunk "
+               f"wins, every run",
+               label=f"<{family}-00 .. {family}-39, each 'alpha' in 20 chars, then beta:20>")
     chunks = [_f("beta-first", "beta", 40), _f("alpha", "alpha", 20), _f("beta-second", "beta", 40)]
     _cover(fn, chunks, [ALPHA, BETA], 60, ["beta-first", "alpha"],
            "beta-first and beta-second tie at 1/40: the earlier one wins")
