@@ -198,11 +198,32 @@ def problems(lesson: str) -> list[str]:
             found.append(f"the stub passes {test['test']}: the test does not need the learner's answer; "
                          f"make it call the task's function or read its constant")
 
-    for wrong, outcome in zip(labels, outcomes[1:]):
+    for wrong, outcome, text in zip(labels, outcomes[1:], texts[1:]):
         if not mutate.rejected(outcome, wrong["task"]):
             found.append(f"wrong answer {wrong['name']!r} (task {wrong['task']}) passes every grader test: "
                          f"add a test to tests/graders/grade_{lesson}.py that rejects it")
+        elif wrong.get("hash_seeds"):
+            found += _seed_escapes(lesson, wrong, (shown_exercise, text, {"tasks": [wrong["task"]]}))
     return found
+
+
+def _seed_escapes(lesson: str, wrong: dict, item: tuple) -> list[str]:
+    """A wrong answer whose behaviour follows set order (the hash seed) is graded again under
+    each seed of its "hash_seeds": the seeds that once let it pass, so that an unlucky seed
+    in CI can never be the first to find a grader that rejects it only by luck."""
+    from concurrent.futures import ThreadPoolExecutor
+    from labtools import mutate
+    seeds = wrong["hash_seeds"]
+    if not (isinstance(seeds, list) and all(type(s) is int and 0 <= s <= 4294967295 for s in seeds)):
+        return [f"wrong answer {wrong['name']!r}: hash_seeds must be a list of whole numbers from 0 to "
+                f"4294967295 (PYTHONHASHSEED), got {seeds!r}: fix tests/wrong_answers/{lesson}.py"]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda seed: mutate.grade_sources(lesson, [item], course.GRADE_SECONDS,
+                                                                   first_failure=True, hash_seed=seed)[0], seeds))
+    lucky = [seed for seed, outcome in zip(seeds, outcomes) if not mutate.rejected(outcome, wrong["task"])]
+    return [f"wrong answer {wrong['name']!r} (task {wrong['task']}) passes every grader test under "
+            f"PYTHONHASHSEED={', '.join(map(str, lucky))}: the grader rejects it only for some set orders; "
+            f"add cases to tests/graders/grade_{lesson}.py until every seed rejects it"] if lucky else []
 
 
 def check(lessons: list[str] | None = None) -> list[str]:

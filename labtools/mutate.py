@@ -54,8 +54,10 @@ LIMIT_SECONDS = 5.0  # per mutant: a reference grades in well under a second, a 
 
 # ------------------------------------------------------------------ grading many versions in one process
 
-def _worker(lesson: str, seconds: float) -> tuple[subprocess.Popen, queue.Queue]:
+def _worker(lesson: str, seconds: float, hash_seed: int | None = None) -> tuple[subprocess.Popen, queue.Queue]:
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    if hash_seed is not None:   # str and bytes hashes, so set order, are this seed's in the worker
+        env["PYTHONHASHSEED"] = str(hash_seed)
     process = subprocess.Popen([sys.executable, "-B", str(RUNNER), lesson, "--batch", "--seconds", str(seconds)],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                cwd=course.ROOT, env=env, text=True, encoding="utf-8")
@@ -70,12 +72,13 @@ def _worker(lesson: str, seconds: float) -> tuple[subprocess.Popen, queue.Queue]
     return process, lines
 
 
-def _grade_chunk(lesson: str, items: list[tuple], seconds: float, first_failure: bool) -> list[dict]:
+def _grade_chunk(lesson: str, items: list[tuple], seconds: float, first_failure: bool,
+                 hash_seed: int | None = None) -> list[dict]:
     """Grade (path, source) items in one worker; a worker that hangs or dies is replaced."""
     results: list[dict] = []
     while len(results) < len(items):
         rest = items[len(results):]
-        process, lines = _worker(lesson, seconds)
+        process, lines = _worker(lesson, seconds, hash_seed)
         feed = "".join(json.dumps({"path": item[0], "source": item[1], "first_failure": first_failure,
                                    **(item[2] if len(item) > 2 else {})}) + "\n" for item in rest)
         threading.Thread(target=_write_and_close, args=(process, feed), daemon=True).start()
@@ -110,7 +113,7 @@ def _write_and_close(process: subprocess.Popen, text: str) -> None:
 
 
 def grade_sources(lesson: str, items: list[tuple], seconds: float = 10.0, jobs: int = 1,
-                  first_failure: bool = False) -> list[dict]:
+                  first_failure: bool = False, hash_seed: int | None = None) -> list[dict]:
     """Grade many versions of solutions/LESSON.py, given as (path to show, source text), in order.
 
     An item may add a third element, options for that version alone: {"tasks": [numbers]}
@@ -118,18 +121,19 @@ def grade_sources(lesson: str, items: list[tuple], seconds: float = 10.0, jobs: 
 
     Each result is what `course.grade` returns for a file: {"tasks", "tests"} or {"error"}.
     With jobs > 1 the items are shared among that many worker processes. With
-    first_failure, grading a version stops at its first failing test.
+    first_failure, grading a version stops at its first failing test. hash_seed: the
+    workers' PYTHONHASHSEED (default: inherited, usually random).
     """
     if not items:
         return []
     jobs = max(1, min(jobs, len(items)))
     if jobs == 1:
-        return _grade_chunk(lesson, items, seconds, first_failure)
+        return _grade_chunk(lesson, items, seconds, first_failure, hash_seed)
     chunks = [items[start::jobs] for start in range(jobs)]
     outcomes: list[list[dict]] = [[] for _ in chunks]
 
     def grade(index: int) -> None:
-        outcomes[index] = _grade_chunk(lesson, chunks[index], seconds, first_failure)
+        outcomes[index] = _grade_chunk(lesson, chunks[index], seconds, first_failure, hash_seed)
 
     threads = [threading.Thread(target=grade, args=(index,)) for index in range(jobs)]
     for thread in threads:

@@ -31,6 +31,16 @@ def test_a_wrong_answer_that_passes_is_reported(monkeypatch):
     assert any("'renamed local' (task 3) passes every grader test" in line for line in found), found
 
 
+def test_hash_seeds_of_a_wrong_answer_are_checked(monkeypatch):
+    # A caught wrong answer with malformed hash_seeds is reported, naming the field and value.
+    caught = {"name": "half the budget", "task": 3, "hash_seeds": ["7"],
+              "replace": [("packet, skipped, used = [], [], 0", "packet, skipped, used = [], [], 0\n"
+                                                                  "    max_quote_chars //= 2")]}
+    monkeypatch.setattr(dev, "_load_catalogue", lambda lesson: [caught])
+    found = dev.problems("context")
+    assert any("hash_seeds must be a list of whole numbers" in line and "['7']" in line for line in found), found
+
+
 def test_stub_generator_replaces_answers_and_keeps_the_rest():
     solution = ('"""Doc."""\n\ndef f(x):\n    """Task 1."""\n    # BEGIN SOLUTION\n    return x + 1\n'
                 '    # END SOLUTION\n\n# BEGIN SOLUTION\nQUIZ = "b"\n# END SOLUTION\n')

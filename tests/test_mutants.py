@@ -361,7 +361,7 @@ def test_checked_grading_opens_and_closes_every_worker_with_the_reference(jobs, 
     # reference (running every test), and the items keep their order and their worker.
     chunks = []
 
-    def fake_chunk(lesson, items, seconds, first_failure):
+    def fake_chunk(lesson, items, seconds, first_failure, hash_seed=None):
         chunks.append([item[1] for item in items])
         return [{"tests": [], "source": item[1]} for item in items]
 
@@ -379,7 +379,7 @@ def test_checked_grading_opens_and_closes_every_worker_with_the_reference(jobs, 
 
 def test_checked_grading_tells_a_failing_reference_from_a_polluted_one(monkeypatch):
     def graded(fail_first, fail_last):
-        def fake_chunk(lesson, items, seconds, first_failure):
+        def fake_chunk(lesson, items, seconds, first_failure, hash_seed=None):
             results = [{"tests": [{"task": 1, "passed": True}]} for _ in items]
             if fail_first:
                 results[0] = {"error": "reference fails"}
@@ -391,3 +391,22 @@ def test_checked_grading_tells_a_failing_reference_from_a_polluted_one(monkeypat
     assert graded(False, False) == "ok"
     assert graded(True, False) == "reference fails"
     assert graded(False, True) == "polluted"
+
+
+@pytest.mark.parametrize("seed", [None, 0, 244])
+def test_a_hash_seed_reaches_the_grading_worker(seed, monkeypatch):
+    # The maintainer check grades set-order wrong answers under chosen seeds: the worker's
+    # environment must carry the seed, or the check would grade under a random one.
+    seen = []
+
+    class FakeProcess:
+        stdout = iter(())
+        stdin = None
+
+        def __init__(self, command, **options):
+            seen.append(options["env"])
+
+    monkeypatch.setattr(mutate.subprocess, "Popen", FakeProcess)
+    monkeypatch.setenv("PYTHONHASHSEED", "random")
+    mutate._worker("context", 1.0, seed)
+    assert seen[0]["PYTHONHASHSEED"] == ("random" if seed is None else str(seed))

@@ -1,6 +1,8 @@
 """Plausible wrong answers to lesson 02's tasks; `dev check` proves the graders reject each.
 
-Each entry edits the reference solution: every `old` text must occur exactly once.
+Each entry edits the reference solution: every `old` text must occur exactly once. An entry
+whose behaviour follows set order lists "hash_seeds": `dev check` grades it under each of
+those PYTHONHASHSEED values too (the seeds that once let it through a weaker grader).
 """
 
 WRONG_ANSWERS = [
@@ -91,7 +93,8 @@ WRONG_ANSWERS = [
                   "    from modules import budget as lesson\n"
                   "    chunks = sorted(chunks, key=lambda c: c.id not in lesson.COVERAGE_LABELS)\n"
                   "    sizes = [counter(c.text) for c in chunks]\n")]},
-    {"name": "ties broken by set order", "task": 5,
+    # A one-family tie case passed this under 10 of 300 seeds, these (CPython 3.11, 64-bit).
+    {"name": "ties broken by set order", "task": 5, "hash_seeds": [0, 89, 124, 137, 147, 151, 155, 187, 229, 244],
      "replace": [("        for i in range(len(chunks)):\n            new = len(answers[i] - covered)",
                   "        for i in [chunks.index(c) for c in set(chunks)]:\n"
                   "            new = len(answers[i] - covered)")]},
