@@ -28,7 +28,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import namedtuple
 
-from modules.common.checks import sequence_of
+from modules.common.checks import nfc, sequence_of
 from modules.common.intervals import RangeMin, SortedStarts
 
 __all__ = [
@@ -168,12 +168,7 @@ def dedupe_text(chunks) -> TextDedupe:
 def normalised_text(text: str) -> str:
     """What copying may change and a reader would not notice: Unicode composition (NFC),
     letter case and runs of whitespace."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__} {text!r}")
-    if not text.isascii():  # ASCII is its own NFC form
-        import unicodedata
-        text = unicodedata.normalize("NFC", text)
-    return " ".join(text.casefold().split())
+    return " ".join(nfc(text).casefold().split())
 
 
 def _passage_keys(chunk: Chunk) -> tuple:

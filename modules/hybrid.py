@@ -38,7 +38,7 @@ from operator import itemgetter
 
 from modules.common.catalogue import (CATALOGUE_AS_OF, LISTINGS, VECTOR_DIMENSION, VECTOR_VERSION, Listing,
                                       Query)
-from modules.common.checks import sequence_of, short, whole_number
+from modules.common.checks import nfc, sequence_of, short, whole_number
 from modules.common.pipeline import Pipeline, Stage
 from modules.common.policy import GATE, QUERY_SCOPE, SOURCE
 from modules.common.vectors import checked_cosine, cosine, vector_problem
@@ -138,8 +138,7 @@ def parse_query(query: Query) -> QueryContract:
     """Turn a Query into its contract; every step is named, versioned and kept with the original."""
     if not isinstance(query, Query):
         raise TypeError(f"query must be a Query, got {type(query).__name__} {short(query)}")
-    import unicodedata
-    normal = " ".join(unicodedata.normalize("NFC", query.text).lower().split())
+    normal = " ".join(nfc(query.text, "query.text").lower().split())
     state, diameter, reason = parse_diameter(normal)
     written = " ".join(" ".join(pair).strip() for pair in _SIZE.findall(normal)) or "(no size)"
     if diameter is not None:

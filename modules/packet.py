@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from modules.common.checks import canonical_json, sequence_of, sha256_hex, short, text_of, whole_number
+from modules.common.checks import canonical_json, nfc, sequence_of, sha256_hex, short, text_of, whole_number
 
 __all__ = [
     "LAYERS", "SPACE", "WHOLE_TEXT", "TRUST_TIERS", "Document", "Evidence", "nfc", "extract_span", "cite",
@@ -43,14 +43,8 @@ WHOLE_TEXT = "whole-text"
 TRUST_TIERS = ("official", "reviewed", "unreviewed")  # highest first
 
 
-def nfc(text: str) -> str:
-    import unicodedata  # only the lessons that normalise pay for it
-    return unicodedata.normalize("NFC", text_of(text, "text"))
-
-
 def _nfc_field(value: object, name: str) -> str:
-    import unicodedata
-    if not unicodedata.is_normalized("NFC", text_of(value, name)):
+    if nfc(value, name) != value:
         raise ValueError(f"{name} must be NFC text (the span contract's normalisation), got {short(value)}")
     return value
 

@@ -149,6 +149,21 @@ def test_lab_tokens_add_up_over_whitespace_and_bytes_never_undercount(pieces):
     assert utf8_bytes(joined) >= chars(joined) and lab_tokens(joined) <= chars(joined)
 
 
+
+@FAST
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.text(alphabet="Caf\u00e9e\u0301\u01f0j\u030c ", max_size=12))
+def test_the_shared_nfc_is_unicodedatas_nfc(text):
+    # checks.nfc skips unicodedata for ASCII text: that shortcut must never change a result.
+    import unicodedata
+    from modules.common.checks import nfc
+    assert nfc(text) == unicodedata.normalize("NFC", text)
+
+
+def test_the_shared_nfc_names_a_value_that_is_not_text():
+    from modules.common.checks import nfc
+    with pytest.raises(TypeError, match=r"query.text must be a str, got bytes b'seal'"):
+        nfc(b"seal", "query.text")
+
 # ---------------------------------------------------------------- lesson 02: budget walks
 
 @st.composite

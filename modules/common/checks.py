@@ -59,6 +59,16 @@ def text_of(value: object, name: str) -> str:
     return value
 
 
+def nfc(value: object, name: str = "text") -> str:
+    """`value` in Unicode normal form C, so two spellings of one text compare equal. ASCII
+    text is its own NFC form: only other text loads unicodedata."""
+    text = text_of(value, name)
+    if text.isascii():
+        return text
+    import unicodedata
+    return unicodedata.normalize("NFC", text)
+
+
 def canonical_json(value: object) -> str:
     """One canonical JSON text for hashing: sorted keys, no spaces, ASCII escapes.
 

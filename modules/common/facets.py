@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from modules.common.checks import sequence_of, short, text_of
+from modules.common.checks import nfc, sequence_of, short, text_of
 
 __all__ = ["STOPWORDS", "Facet", "content_terms", "covers", "facets_covered", "declared_facets"]
 
@@ -51,11 +51,7 @@ def content_terms(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1024)   # bounded: a lesson reads the same few passages many times
 def _terms(text: str) -> tuple[str, ...]:
-    if text.isascii():   # ASCII text is already NFC, and stays so when folded
-        folded = text.casefold()
-    else:
-        import unicodedata
-        folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+    folded = nfc(nfc(text).casefold())   # casefolding can leave a composed text decomposed
     return tuple(dict.fromkeys(_stem(w) for w in _WORD.findall(folded) if w not in STOPWORDS))
 
 
