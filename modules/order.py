@@ -328,8 +328,6 @@ def order_effect_counts(first: list, reordered: list, reseeded: list) -> tuple[i
     return order_count, seed_count, order_count > seed_count
 
 
-# ---------------------------------------------------------------- trace and view
-
 # ---------------------------------------------------------------- the fictional fixture
 
 # A fictional ferry company on a fictional sound. Each concept has two records that

@@ -224,6 +224,18 @@ def test_the_cycle_finder_finds_cycles():
     assert cycles({"a": ["b"], "b": []}) == []
 
 
+
+# "About 400 lines": a mechanism reads in one sitting. The slack covers a module whose
+# last hundred lines are its fixture (order.py); a module that outgrows it splits off its
+# trace, view or experiments, as the lessons do.
+MODULE_LINES = 425
+
+
+def test_every_module_reads_in_one_sitting():
+    long = {str(path.relative_to(ROOT)): count for path in sorted((ROOT / "modules").rglob("*.py"))
+            if (count := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
+    assert not long, f"over {MODULE_LINES} lines (split off the trace, view or experiments): {long}"
+
 def test_nothing_imports_methods():
     graph = import_graph()
     assert [name for name, targets in graph.items() if "methods" in targets] == []
