@@ -224,7 +224,6 @@ def test_the_cycle_finder_finds_cycles():
     assert cycles({"a": ["b"], "b": []}) == []
 
 
-
 # "About 400 lines": a mechanism reads in one sitting. The slack covers a module whose
 # last hundred lines are its fixture (order.py); a module that outgrows it splits off its
 # trace, view or experiments, as the lessons do.
