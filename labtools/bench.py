@@ -109,7 +109,7 @@ def startup(runs: int) -> list[dict]:
     import tempfile
     python = sys.executable
     commands = {"floor": ([python, "-c", FLOOR], None), "floor -S": ([python, "-S", "-c", FLOOR], None)}
-    names = _built_lessons() + (["audit"] if (course.ROOT / "modules" / "audit.py").is_file() else [])
+    names = _built_lessons() + (["audit"] if (course.ROOT / "modules" / "audit").is_dir() else [])
     with tempfile.TemporaryDirectory(prefix="context-lab-bench-") as folder:
         copies = _lab_copies(folder)
         for name in names:
@@ -186,14 +186,14 @@ def _best_time(function, argument, repeat: int = 3) -> float:
 def reorders(size: int = 10_000) -> list[dict]:
     items = list(range(size))
     rows = []
-    order_path = course.ROOT / "modules" / "order.py"
-    if order_path.is_file():
+    order_path = course.ROOT / "modules" / "order"
+    if order_path.is_dir():
         from modules.order import reorder_lost_in_middle
         rows.append({"reorder": "lab: modules.order.reorder_lost_in_middle (slices)",
                      "ms": _best_time(reorder_lost_in_middle, items) * 1000})
     else:
         rows.append({"reorder": "lab: modules.order.reorder_lost_in_middle", "ms": None,
-                     "note": "modules/order.py does not exist yet"})
+                     "note": "modules/order/mechanism.py does not exist yet"})
     rows.append({"reorder": "insert-in-a-loop pattern (written here)", "ms": _best_time(insert_loop_reorder, items) * 1000})
     if _installed("haystack"):
         try:
@@ -235,7 +235,7 @@ def _context_case(n: int):
 
 
 def _dedupe_cases(n: int):
-    if not (course.ROOT / "modules" / "dedupe.py").is_file():
+    if not (course.ROOT / "modules" / "dedupe").is_dir():
         return []
     dedupe = importlib.import_module("modules.dedupe")
     chunks = [dedupe.Chunk(f"c{i}", f"file{i % 50}.md", f"text {i % (n // 2 or 1)}", score=(i % 1000) / 1000,
@@ -254,7 +254,7 @@ def _dedupe_cases(n: int):
 
 
 def _fusion_case(n: int):
-    if not (course.ROOT / "modules" / "hybrid.py").is_file():
+    if not (course.ROOT / "modules" / "hybrid").is_dir():
         return []
     hybrid = importlib.import_module("modules.hybrid")
     function = getattr(hybrid, "reciprocal_rank_fusion", None)
@@ -310,7 +310,7 @@ AUDIT_PROBE = """
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 from labtools.render import render_plain
-from modules.audit_trace import trace, view
+from modules.audit.trace import trace, view
 marks, started = [], time.perf_counter()
 record = trace({folder!r}, run={run!r}, qrels={qrels!r}, k={k}, as_of="2026-07-01",
                progress=lambda done, total: marks.append(time.perf_counter()))

@@ -6,7 +6,6 @@ script it is given on every run and reads its modules from their compiled cache:
 methods.py holds, the less every command compiles. Nothing here imports methods.py.
 """
 
-import gc
 import sys
 
 from labtools.registry import LESSONS, RUN, WORKFLOW, built, lesson_module, wants_rich, write
@@ -86,17 +85,7 @@ def main(argv=None, doc: str = "") -> int:
         return 0
     command, rest = argv[0], argv[1:]
     if command in LESSONS:
-        # A lesson command loads its modules and builds thousands of small records, and frees
-        # almost none of them before it exits: the cyclic collector would walk them again and
-        # again and find (almost) no garbage. It is paused for the command, as timeit pauses
-        # it (about 2 ms of lesson 12's start-up, measured side by side); exit still collects.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return run_lesson(command, rest)
-        finally:
-            if collecting:
-                gc.enable()
+        return run_lesson(command, rest)
     if command in WORKFLOW:
         module, function = WORKFLOW[command][1].split(":")
         return getattr(__import__(module, fromlist=[function]), function)(rest)

@@ -78,7 +78,7 @@ WORKFLOW = {
     "reset": ("restore an exercise file to its stub (your file is backed up first)", "labtools.workflow:reset"),
     "watch": ("re-grade whenever you save an exercise file", "labtools.workflow:watch"),
     "audit": ("find where your own retrieval run (BEIR folder + TREC run) loses evidence",
-              "modules.audit_trace:main"),
+              "labtools.audit:main"),
     "grade": ("instructors: grade a folder of submissions into a gradebook", "labtools.gradebook:main"),
     "dev": ("maintainer commands: sync, check, notebooks, golden, mutants, bench, probe, gradescope, test",
             "labtools.dev:main"),
@@ -86,20 +86,15 @@ WORKFLOW = {
 
 
 def built(name):
-    """Whether lesson `name` has its module yet (a catalogued lesson may not be written yet)."""
-    return os.path.exists(os.path.join(ROOT, "modules", name + ".py"))
+    """Whether lesson `name` has its folder yet (a catalogued lesson may not be written yet)."""
+    return os.path.exists(os.path.join(ROOT, "modules", name, "trace.py"))
 
 
 def lesson_module(name):
-    """The module whose trace() and view() print lesson `name`: modules/NAME_trace.py when the
-    lesson keeps its trace apart from its mechanism (the mechanism never imports it back, so
-    the import graph has no cycle), else modules/NAME.py."""
+    """modules/NAME/trace.py, whose trace() and view() print lesson `name` (it imports the
+    lesson's mechanism, which never imports it back, so the import graph has no cycle)."""
     import importlib
-    if os.path.exists(os.path.join(ROOT, "modules", name + "_trace.py")):
-        module = importlib.import_module(f"modules.{name}_trace")
-        if hasattr(module, "trace") and hasattr(module, "view"):
-            return module
-    return importlib.import_module(f"modules.{name}")
+    return importlib.import_module(f"modules.{name}.trace")
 
 
 def built_lessons():

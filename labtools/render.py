@@ -17,7 +17,7 @@ terminal width, the same bytes everywhere. `rich` is imported only by
 
 from __future__ import annotations
 
-WRAP = 88
+WRAP = 80
 
 
 def wrap(paragraph: str, width: int = WRAP) -> str:

@@ -10,7 +10,7 @@ Check your work:  python3 -B methods.py check eligibility
 Stuck?            python3 -B methods.py hint eligibility
 """
 
-from modules.common.catalogue import opaque_ref
+from modules.catalogue import opaque_ref
 from modules.hybrid import reciprocal_rank_fusion
 
 

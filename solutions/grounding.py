@@ -1,6 +1,6 @@
 """Lesson 09 exercises: judge each layer from its own record, fingerprint the contract, then walk.
 
-A trace record (modules/grounding.py trace_record) has one section per layer, each holding
+A trace record (modules/grounding/mechanism.py trace_record) has one section per layer, each holding
 what that layer received and produced. You write three of the layer checks, the query
 fingerprint, and then the walk, the user view and the dashboard counts on top of your own
 checks.

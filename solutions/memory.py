@@ -6,15 +6,15 @@ Task 3  delete_everywhere      a deletion reaches the index, the cached packets 
 Task 4  replay_diff            what a change does to frozen cases, before anyone sees it
 Task 5  ONLY_MEMORY_QUIZ       why "it is only memory" changes none of the data questions
 
-The items are modules/memory.py's MemoryItem records (MEM-A1 ... MEM-B4 in ITEMS); the
-stores are those of modules/memory_store.py.
+The items are modules/memory/mechanism.py's MemoryItem records (MEM-A1 ... MEM-B4 in ITEMS); the
+stores are those of modules/memory/store.py.
 
 Check your work:  python3 -B methods.py check memory
 Stuck?            python3 -B methods.py hint memory
 """
 
 from modules.common import ann
-from modules.common.catalogue import PROHIBITED_FAMILIES, opaque_ref
+from modules.catalogue import PROHIBITED_FAMILIES, opaque_ref
 from modules.common.policy import FRESHNESS, day_number
 
 

@@ -22,7 +22,7 @@ import unicodedata
 from dataclasses import replace
 
 from modules.packet import Evidence
-from modules.packet_fidelity import CONDITIONS, DATE, DATE_WORDS, EXCEPTIONS, NEGATIONS, tokens, words
+from modules.packet.fidelity import CONDITIONS, DATE, DATE_WORDS, EXCEPTIONS, NEGATIONS, tokens, words
 
 
 def extract_span(text: str, start: int, end: int) -> str:

@@ -26,8 +26,8 @@ def methods(*args: str, python: str = sys.executable, flags=("-B",), env: dict |
 
 def built_lessons() -> list[str]:
     sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
-    from methods import LESSONS
-    return [name for name in LESSONS if (ROOT / "modules" / f"{name}.py").is_file()]
+    from labtools.registry import built_lessons as built
+    return built()
 
 
 def tree_state() -> str:

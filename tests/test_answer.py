@@ -5,8 +5,8 @@ import json
 import pytest
 
 from helpers import methods
-from modules import answer
-from modules import answer_trace
+from modules.answer import mechanism as answer
+from modules.answer import trace as answer_trace
 from modules.answer import (CONFLICT_CANDIDATES, CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence,
                             answer_output, assemble, check_citations, check_output, classify_outcome, compose_answer,
                             is_grounded, no_answer_cause, run_query, shown_answer)
@@ -163,7 +163,7 @@ def test_facets_come_from_the_declared_sub_questions():
     assert [(f.name, f.asks) for f in FACETS] == list(SUB_QUESTIONS)
     assert [f.terms for f in FACETS] == [("help", "desk", "open"), ("book", "return", "clos")]
     # The same facet model as lesson 02's coverage objective: one function, one module.
-    from modules import budget
+    from modules.budget import mechanism as budget
     from modules.common import facets
     assert answer.covers is facets.covers and budget.facets_covered is facets.facets_covered
     assert answer.Facet is budget.Facet is facets.Facet

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from helpers import GOLDEN, ROOT, methods, tree_state
-from modules import audit, audit_io
+from modules.audit import mechanism as audit
+from modules.audit import readers as audit_io
 from modules.audit import run_audit
-from modules.audit_trace import trace, view
+from modules.audit.trace import trace, view
 
 DEMO = Path(audit.DEMO)
 
@@ -190,7 +191,7 @@ def test_demo_ledger_by_hand():
 
 def test_demo_agrees_with_the_lessons_on_shared_ids():
     from modules.context import CANDIDATES, select_context
-    from modules.versions import LATE_FEES, valid_on
+    from modules.versions.mechanism import LATE_FEES, valid_on
     q1 = next(r for r in run_audit(budgets=[80, 120, 400]).results if r.qid == "q1")
     for budget, found in zip((80, 120, 400), q1.coverage):   # lesson 01: 0/2, 1/2, 2/2
         packet = select_context(CANDIDATES, budget).packet_ids

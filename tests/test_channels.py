@@ -7,21 +7,21 @@ import time
 
 import pytest
 
-from modules import channels as ch
-from modules import channels_trace
-from modules.channels_failures import (CHANNEL_BUDGET_MS, FAILURES, FAULT_MARK, VISIBLE, bounded_packet, failing,
+from modules.channels import mechanism as ch
+from modules.channels import trace as channels_trace
+from modules.channels.failures import (CHANNEL_BUDGET_MS, FAILURES, FAULT_MARK, VISIBLE, bounded_packet, failing,
                                        fallback, task_ms)
-from modules.channels_metrics import (RELEVANCE, SEGMENTS, hit_at_k, judged, metric_row, ndcg_at_k, precision_at_k,
+from modules.channels.metrics import (RELEVANCE, SEGMENTS, hit_at_k, judged, metric_row, ndcg_at_k, precision_at_k,
                                       reciprocal_rank)
 from modules.common import ann
-from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, query_by_id
-from modules.common.images import IMAGE_QUERIES, IMAGE_VERSION, QUERY_IMAGES, image_problem, query_image
+from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, query_by_id
+from modules.catalogue.images import IMAGE_QUERIES, IMAGE_VERSION, QUERY_IMAGES, image_problem, query_image
 from modules.common.pipeline import Pipeline, Stage
 from modules.common.policy import STATES
 from modules.common.vectors import Vector
 from modules.eligibility import evaluate
-from modules.channels_trace import query_row
-from modules.eligibility_trace import query_row as lesson_08_row
+from modules.channels.trace import query_row
+from modules.eligibility.trace import query_row as lesson_08_row
 from modules.hybrid import parse_query
 
 ALL = {q.id: q for q in QUERIES + IMAGE_QUERIES}

@@ -6,7 +6,8 @@ from fractions import Fraction
 import pytest
 
 from helpers import ROOT, methods
-from modules import context, context_trace
+from modules.context import mechanism as context
+from modules.context import trace as context_trace
 from modules.context import CANDIDATES, RELEVANT_IDS, Passage, packet_coverage, recall_at_k, select_context
 
 

@@ -7,7 +7,7 @@ from itertools import combinations
 import pytest
 
 from helpers import methods
-from modules.common.catalogue import (LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, VECTOR_VERSION,
+from modules.catalogue import (LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, VECTOR_VERSION,
                                       Listing, Query, listing_by_id, opaque_ref, query_by_id)
 from modules.common.policy import FRESHNESS, POLICY_VERSION, field_ages, gate
 from modules.eligibility import (CATALOGUE, STATES, check_evidence, decide_state, diameter_readings, empty_cause,
@@ -226,7 +226,7 @@ def test_unkeyed_refs_are_reversed_by_enumeration_and_keyed_ones_are_not(record)
 def test_opaque_refs_are_keyed_and_the_key_is_replaceable(monkeypatch):
     import hashlib
     import hmac
-    from modules.common.catalogue import DEMO_REF_KEY
+    from modules.catalogue import DEMO_REF_KEY
     assert opaque_ref("PW-L004") == "ref-" + hmac.new(DEMO_REF_KEY, b"PW-L004", hashlib.sha256).hexdigest()[:12]
     monkeypatch.setenv("CONTEXT_LAB_REF_KEY", "a deployment secret")
     assert opaque_ref("PW-L004") == "ref-" + hmac.new(b"a deployment secret", b"PW-L004",

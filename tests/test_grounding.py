@@ -8,10 +8,11 @@ import unicodedata
 import pytest
 
 from helpers import methods
-from modules import grounding
-from modules.common.catalogue import QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, opaque_ref, query_by_id
+from modules.grounding import mechanism as grounding
+from modules.grounding import trace as grounding_lesson
+from modules.catalogue import QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, opaque_ref, query_by_id
 from modules.common.checks import canonical_json
-from modules.grounding import (BASELINE, CHECKS, GROUNDED, LAYERS, NOTHING_QUERY, VARIANTS, count_exclusions,
+from modules.grounding.mechanism import (BASELINE, CHECKS, GROUNDED, LAYERS, NOTHING_QUERY, VARIANTS, count_exclusions,
                                exclusions, failure_counts, first_failing_layer, fingerprinted, locate,
                                query_fingerprint, run_query, run_variant, trace_record, user_view)
 
@@ -275,7 +276,7 @@ def test_query_option():
 
 
 def test_same_record_on_every_run():
-    assert grounding.trace() == grounding.trace()
+    assert grounding_lesson.trace() == grounding_lesson.trace()
 
 
 @pytest.mark.parametrize("call, error, words", [
@@ -285,8 +286,8 @@ def test_same_record_on_every_run():
     (lambda: query_fingerprint({"query": {1, 2}}), TypeError, "must be a JSON value"),
     (lambda: query_fingerprint({"query": float("nan")}), ValueError, "must be a finite number"),
     (lambda: run_query("PW-Q001"), TypeError, "query must be a Query, got str 'PW-Q001'"),
-    (lambda: grounding.trace(query="PW-Q999"), ValueError, "query_id 'PW-Q999'"),
-    (lambda: grounding.trace(query=2), TypeError, "query_id must be a str, got int 2"),
+    (lambda: grounding_lesson.trace(query="PW-Q999"), ValueError, "query_id 'PW-Q999'"),
+    (lambda: grounding_lesson.trace(query=2), TypeError, "query_id must be a str, got int 2"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:

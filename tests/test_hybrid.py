@@ -7,8 +7,9 @@ import unicodedata
 import pytest
 
 from helpers import methods
-from modules import hybrid
-from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, Query, listing_by_id, query_by_id
+from modules.hybrid import mechanism as hybrid
+from modules.hybrid import trace as hybrid_lesson
+from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, Query, listing_by_id, query_by_id
 from modules.hybrid import (RETRIEVAL, ChannelResult, Hit, check_vector, cluster_rankings, cosine, lexical_channel,
                             parse_diameter, parse_query, raw_score_sum, reciprocal_rank_fusion, retrieve,
                             structured_channel, to_mm, vector_channel)
@@ -268,8 +269,8 @@ def test_no_restricted_id_in_the_output(record):
 
 @pytest.mark.parametrize("query_id", [q.id for q in QUERIES])
 def test_any_query_can_be_traced_in_detail(query_id):
-    record = hybrid.trace(query_id)
-    assert record["detail"]["query_id"] == query_id and hybrid.view(record)
+    record = hybrid_lesson.trace(query_id)
+    assert record["detail"]["query_id"] == query_id and hybrid_lesson.view(record)
     if record["raw_versus_rank"]:
         assert record["raw_versus_rank"]["rrf_changed_by_rescaling"] is False
 
@@ -291,7 +292,7 @@ def test_bad_input_names_the_field_and_value():
     with pytest.raises(ValueError, match=r"value must be decimal text .* got '1e3'"):
         to_mm("1e3", "mm")
     with pytest.raises(ValueError, match=r"query_id 'PW-Q999' is not one of"):
-        hybrid.trace("PW-Q999")
+        hybrid_lesson.trace("PW-Q999")
     with pytest.raises(ValueError, match=r"listing 'X' has no canonical cluster"):
         cluster_rankings([["X"]], {})
     with pytest.raises(ValueError, match=r"listing_id 'PW-L404' is not in the catalogue"):

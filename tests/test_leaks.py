@@ -14,7 +14,7 @@ import json
 import pytest
 
 from helpers import ROOT, built_lessons, methods
-from modules.common.catalogue import LISTINGS, RESTRICTED_IDS, RESTRICTED_STRINGS
+from modules.catalogue import LISTINGS, RESTRICTED_IDS, RESTRICTED_STRINGS
 
 LESSONS = built_lessons()
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -81,8 +81,8 @@ def test_another_buyers_memory_never_reaches_a_session():
     # session, in the --json record or in the printed tables and packets; another buyer's item is only a ref.
     from labtools.registry import lesson_module
     from labtools.render import block
-    from modules import memory
-    from modules.common.catalogue import opaque_ref
+    from modules.memory import mechanism as memory
+    from modules.catalogue import opaque_ref
     record = json.loads(methods("memory", "--json").stdout)
     lesson = lesson_module("memory")
     view = lesson.view(lesson.trace())
@@ -113,7 +113,7 @@ def test_there_is_something_to_scan():
     assert NOTEBOOKS, "no committed notebooks found under notebooks/"
     # The notebook reader sees both the sources and the executed outputs.
     lesson_one = _notebook_text(ROOT / "notebooks" / "01_context.ipynb")
-    assert "from modules import context" in lesson_one and "returns-v1" in lesson_one
+    assert "from modules.context import" in lesson_one and "returns-v1" in lesson_one
 
 
 # Learner answers that let withheld listings through: grading must say so without naming them.
@@ -126,7 +126,7 @@ LEAKY = {
     ],
     "grounding": [
         ('    return {"query": record["query"], "state": state, "message": USER_MESSAGES[state],',
-         '    from modules.common.catalogue import LISTINGS\n'
+         '    from modules.catalogue import LISTINGS\n'
          '    return {"query": record["query"], "state": state, "message": " / ".join(x.title for x in LISTINGS),'),
     ],
     "channels": [   # an answer that echoes the neighbour lists it was given

@@ -132,39 +132,3 @@ def test_bare_command_lists_every_lesson():
     from methods import LESSONS
     for name, (number, about, _options) in LESSONS.items():
         assert f"{number} {name}" in text
-
-
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_a_trace_leaves_almost_no_cyclic_garbage(lesson):
-    # A lesson command pauses the cyclic collector (labtools/main.py) because there is
-    # next to nothing for it to find; this keeps that true.
-    import gc
-    from labtools.registry import lesson_module
-    module = lesson_module(lesson)
-    gc.collect()
-    gc.disable()
-    try:
-        module.trace()
-    finally:
-        found = gc.collect()
-        gc.enable()
-    assert found < 200, f"{lesson}'s trace left {found} objects only the cyclic collector frees"
-
-
-def test_a_lesson_command_in_this_process_gives_the_collector_back():
-    import contextlib
-    import gc
-    import io
-    sys.path.insert(0, str(ROOT))
-    import methods as entry
-    assert gc.isenabled()
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert entry.main(["context", "--plain"]) == 0
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert entry.main(["context", "--plain"]) == 0
-        assert not gc.isenabled()   # and leaves a caller's own pause alone
-    finally:
-        gc.enable()

@@ -7,10 +7,10 @@ import sys
 import pytest
 
 from helpers import ROOT, methods
-from modules import memory as m
-from modules import memory_store as ms
+from modules.memory import mechanism as m
+from modules.memory import store as ms
 from modules.common import ann
-from modules.common.catalogue import LISTINGS, QUERIES, opaque_ref, query_by_id
+from modules.catalogue import LISTINGS, QUERIES, opaque_ref, query_by_id
 from modules.common.policy import POLICY_VERSION, permission_gate
 from modules.eligibility import CATALOGUE, evaluate
 

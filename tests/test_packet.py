@@ -12,13 +12,16 @@ import pytest
 
 from helpers import methods
 from labtools.render import block, render_plain
-from modules import packet, packet_fidelity, packet_trace, packet_wrapper
+from modules.packet import mechanism as packet
+from modules.packet import fidelity as packet_fidelity
+from modules.packet import trace as packet_trace
+from modules.packet import wrapper as packet_wrapper
 from modules.common import checks
-from modules.packet import (EDITS, FEES, GUEST, HOURS, LOANS, VISITORS, Document, Evidence, admit_by_trust,
+from modules.packet.mechanism import (EDITS, FEES, GUEST, HOURS, LOANS, VISITORS, Document, Evidence, admit_by_trust,
                             cap_per_document, chunk, chunks_of, cite, expand_adjacent, extract_span, nfc,
                             packet_seal, resolve_citation, revalidate)
-from modules.packet_fidelity import fidelity_check, naive_compress, tokens
-from modules.packet_wrapper import (ATTRS, MALICIOUS_SAMPLES, SET_CLOSE, SET_OPEN, TaskPolicy, assemble_packet,
+from modules.packet.fidelity import fidelity_check, naive_compress, tokens
+from modules.packet.wrapper import (ATTRS, MALICIOUS_SAMPLES, SET_CLOSE, SET_OPEN, TaskPolicy, assemble_packet,
                                     authorize_tool_call, escape_text, parse_evidence, render_evidence, tools_named,
                                     unescape_text, wire_record)
 
@@ -340,15 +343,15 @@ def test_the_lab_uses_the_standard_library_plainly():
     """No stand-ins for json, hashlib, dataclasses or textwrap; the shared checks instead."""
     assert packet.sha256_hex is checks.sha256_hex and packet.canonical_json is checks.canonical_json
     assert packet.whole_number is checks.whole_number and not hasattr(packet, "_int")
-    for path in sorted((ROOT / "modules").glob("packet*.py")):
+    for path in sorted((ROOT / "modules" / "packet").glob("*.py")):
         source = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import) (_sha256|_hashlib|_json|textwrap)\b", source, re.M), path.name
         assert "json.dumps" not in source and "_JSON_ESCAPES" not in source, path.name
         assert len(source.splitlines()) <= 400, f"{path.name} has {len(source.splitlines())} lines"
     for record_type in (Document, Evidence):
         assert dataclasses.is_dataclass(record_type) and record_type.__dataclass_params__.frozen
-    mechanism = (ROOT / "modules" / "packet.py").read_text(encoding="utf-8")
-    assert "\nfrom modules.packet_trace" not in mechanism and "\nimport modules.packet_trace" not in mechanism
+    mechanism = (ROOT / "modules" / "packet" / "mechanism.py").read_text(encoding="utf-8")
+    assert "\nfrom modules.packet.trace" not in mechanism and "\nimport modules.packet.trace" not in mechanism
 
 
 # ---------------------------------------------------------------- compression

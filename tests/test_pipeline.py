@@ -2,7 +2,7 @@
 
 import pytest
 
-from modules.common.catalogue import LISTINGS, QUERIES, query_by_id
+from modules.catalogue import LISTINGS, QUERIES, query_by_id
 from modules.common.pipeline import Halt, Pipeline, Run, Stage
 from modules.eligibility import CATALOGUE, evaluate
 from modules.hybrid import ChannelResult, Hit

@@ -6,9 +6,11 @@ import json
 import pytest
 
 from helpers import ROOT, methods
-from modules import dedupe, practice, versions
-from modules import practice_trace
-from modules.practice import (AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Candidate, as_chunk,
+from modules.dedupe import mechanism as dedupe
+from modules.practice import mechanism as practice
+from modules.versions import mechanism as versions
+from modules.practice import trace as practice_trace
+from modules.practice.mechanism import (AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Candidate, as_chunk,
                               canonical_dedupe, decision_table, is_current, settle_conflict, stated_amounts)
 from modules.common.units import lab_tokens
 from modules.versions import Record

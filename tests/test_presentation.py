@@ -232,8 +232,8 @@ def _bars(ax) -> dict:
 def test_lesson_05_charts_draw_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
-    from modules import order
-    from modules import order_trace
+    from modules.order import mechanism as order
+    from modules.order import trace as order_trace
     record = order_trace.trace()
     fig = charts.k_sweep(record)
     drawn = _lines(fig.axes[0])
@@ -260,8 +260,8 @@ def test_lesson_05_charts_draw_the_trace_record():
 def test_lesson_02_chart_draws_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
-    from modules import budget
-    from modules import budget_trace
+    from modules.budget import mechanism as budget
+    from modules.budget import trace as budget_trace
     record = budget_trace.trace()
     fig = charts.prompt_vs_window(record)
     drawn, rows = _lines(fig.axes[0]), record["sweep"]["rows"]
@@ -275,8 +275,8 @@ def test_lesson_02_chart_draws_the_trace_record():
 def test_lesson_03_chart_draws_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
-    from modules import dedupe
-    from modules import dedupe_trace
+    from modules.dedupe import mechanism as dedupe
+    from modules.dedupe import trace as dedupe_trace
     crowd = dedupe_trace.trace()["crowding"]
     chars = {c["id"]: c["chars"] for c in crowd["candidates"]}
     fig = charts.crowding({"crowding": crowd})
@@ -293,8 +293,8 @@ def test_lesson_03_chart_draws_the_trace_record():
 def test_lesson_07_chart_draws_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
-    from modules import hybrid
-    record = hybrid.trace()
+    from modules.hybrid import trace as hybrid_lesson
+    record = hybrid_lesson.trace()
     study = record["raw_versus_rank"]
     fig = charts.rank_changes(record)
     summed, fused = fig.axes
@@ -311,7 +311,7 @@ def test_lesson_07_chart_draws_the_trace_record():
 def test_audit_chart_draws_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
-    from modules.audit_trace import trace
+    from modules.audit.trace import trace
     record = trace()
     fig = charts.recall_coverage(record)
     drawn = list(_bars(fig.axes[0]).values())

@@ -24,9 +24,9 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 # Hypothesis caches what it learns in .hypothesis/; keep that out of the project folder.
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules import context  # noqa: E402
-from modules import context_trace
-from modules.context import Passage, collapse_repeated_ids, fill_quote_budget, select_context  # noqa: E402
+from modules.context import mechanism as context  # noqa: E402
+from modules.context import trace as context_trace
+from modules.context.mechanism import Passage, collapse_repeated_ids, fill_quote_budget, select_context  # noqa: E402
 
 FAST = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow])

@@ -58,14 +58,14 @@ def test_a_lesson_runs_from_the_cache_and_prints_the_same_bytes(tmp_path):
     assert _run(lab, "methods.py", "setup").returncode == 0
     after = _run(lab, "-v", "methods.py", "channels", "--plain")
     assert after.stdout == before.stdout == (ROOT / "tests" / "golden" / "channels.txt").read_text(encoding="utf-8")
-    for module in ("channels", "channels_trace", "hybrid", "eligibility"):
+    for module in ("channels/mechanism", "channels/trace", "hybrid/mechanism", "eligibility/mechanism"):
         assert f"code object from '{_cached(lab / 'modules' / f'{module}.py')}'" in after.stderr, module
 
 
 def test_an_edited_module_is_never_run_from_stale_bytecode(tmp_path):
     lab = _lab_copy(tmp_path)
     assert _run(lab, "methods.py", "setup").returncode == 0
-    trace = lab / "modules" / "context_trace.py"
+    trace = lab / "modules" / "context" / "trace.py"
     text, stat = trace.read_text(encoding="utf-8"), trace.stat()
     assert "BUDGET" not in _run(lab, "methods.py", "context", "--plain").stdout
     # Same size and the same modification time: only the source hash can tell the difference.
@@ -84,7 +84,7 @@ def test_a_module_that_does_not_compile_is_named_and_the_rest_still_compile(tmp_
     assert done.returncode == 1
     assert "modules/zz_broken.py: does not compile (SyntaxError" in done.stderr
     assert "Traceback" not in done.stderr
-    assert _cached(lab / "modules" / "context.py").is_file()
+    assert _cached(lab / "modules" / "context" / "mechanism.py").is_file()
 
 
 def test_setup_takes_no_arguments(tmp_path):

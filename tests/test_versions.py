@@ -5,10 +5,10 @@ import json
 import pytest
 
 from helpers import methods
-from modules import versions
-from modules import versions_trace
+from modules.versions import mechanism as versions
+from modules.versions import trace as versions_trace
 from modules.context import CANDIDATES, RELEVANT_IDS, packet_coverage, select_context
-from modules.versions import (COLLECTION, DEPOSITS, LATE_FEES, RESOLUTION_CHECKS, SUPERSEDES, Amount, Record,
+from modules.versions.mechanism import (COLLECTION, DEPOSITS, LATE_FEES, RESOLUTION_CHECKS, SUPERSEDES, Amount, Record,
                               check_day, check_window, current_public, multi_version_sources, parse_amount,
                               resolve_in_order, resolve_or_abstain, stated_amounts, valid_on, version_maxima)
 
@@ -161,7 +161,8 @@ def test_resolution_checks_run_in_order_and_the_trace_shows_which_decided(record
     # A run stops at the deciding check: later checks are not run, and the table says so.
     assert [c["check"] for c in rows["notice in words"]["checks"]] == ["parsing"]
     text = methods("versions").stdout.decode()
-    assert "7  supersedes        DECIDES: declared: deposit-notice supersedes the others" in text
+    flat = " ".join(text.split())
+    assert "step: 7 check: supersedes result: DECIDES: declared: deposit-notice supersedes the others" in flat
     assert "parsed, same unit, same scope" not in text
 
 

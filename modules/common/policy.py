@@ -23,7 +23,7 @@ from collections import namedtuple
 from functools import lru_cache
 from types import MappingProxyType
 
-from modules.common.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref, ref_key
+from modules.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref, ref_key
 from modules.common.checks import sequence_of, short
 from modules.common.pipeline import Halt, Stage
 

@@ -12,7 +12,7 @@
 # that retrieval found.
 #
 # Everything here is synthetic; no model is involved. The notebook calls the lab's own
-# code in `modules/context.py`, the same code `python3 -B methods.py context` runs.
+# code in `modules/context/mechanism.py`, the same code `python3 -B methods.py context` runs.
 
 # %%
 import pathlib
@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from labtools.display import show
 from labtools.render import block, blocks_between
-from modules import context
-from modules import context_trace
+from modules.context import mechanism as context
+from modules.context import trace as context_trace
 
 import textwrap
 

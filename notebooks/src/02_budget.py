@@ -15,7 +15,7 @@
 #
 # Underneath all four sits the question of units: characters, bytes and tokens are
 # different numbers for the same text. The notebook calls the lab's code in
-# `modules/budget.py`, the same code behind `python3 -B methods.py budget`.
+# `modules/budget/mechanism.py`, the same code behind `python3 -B methods.py budget`.
 
 # %%
 import pathlib
@@ -29,8 +29,8 @@ import textwrap
 
 from labtools import charts, display
 from labtools.render import block
-from modules import budget
-from modules import budget_trace
+from modules.budget import mechanism as budget
+from modules.budget import trace as budget_trace
 from modules.common import units
 
 record = budget_trace.trace()

@@ -9,7 +9,7 @@
 # But "remove duplicates" is not one operation. Each kind of repeat needs its own rule,
 # and each rule has a way to go wrong: merging two things that only look alike, or
 # keeping a different copy depending on the order the candidates happened to arrive in.
-# The notebook calls `modules/dedupe.py`, the code behind `python3 -B methods.py dedupe`.
+# The notebook calls `modules/dedupe/mechanism.py`, the code behind `python3 -B methods.py dedupe`.
 
 # %%
 import pathlib
@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import charts, display
 from labtools.render import block
-from modules import dedupe
-from modules import dedupe_trace
+from modules.dedupe import mechanism as dedupe
+from modules.dedupe import trace as dedupe_trace
 
 record = dedupe_trace.trace()
 blocks = dedupe_trace.view(record)

@@ -11,7 +11,7 @@
 # *current* and *public*, and they disagree.
 #
 # As always, everything is synthetic and the notebook only calls the lab's code in
-# `modules/versions.py` (which reuses lesson 01's `select_context`).
+# `modules/versions/mechanism.py` (which reuses lesson 01's `select_context`).
 
 # %%
 import pathlib
@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import display
 from labtools.render import block
-from modules import versions
-from modules import versions_trace
+from modules.versions import mechanism as versions
+from modules.versions import trace as versions_trace
 from modules.context import RELEVANT_IDS, packet_coverage, select_context
 
 for record in versions.COLLECTION:

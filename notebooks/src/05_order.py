@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import charts, display
 from labtools.render import block, blocks_between
-from modules import order, order_experiments
-from modules import order_trace
+from modules.order import mechanism as order
+from modules.order import experiments as order_experiments
+from modules.order import trace as order_trace
 
 record = order_trace.trace()
 blocks = order_trace.view(record)

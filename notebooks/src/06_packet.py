@@ -6,9 +6,9 @@
 # checkable after its source is edited, how retrieved text is kept from posing as
 # instructions or granting itself tools, and how a packet gets a name a replay can check.
 #
-# Everything is synthetic. The notebook calls the lab's code: `modules/packet.py` (records,
-# spans, selection, seal), `modules/packet_wrapper.py` (rendering, parsing, tools and trust)
-# and `modules/packet_fidelity.py` (compression), the code behind
+# Everything is synthetic. The notebook calls the lab's code: `modules/packet/mechanism.py` (records,
+# spans, selection, seal), `modules/packet/wrapper.py` (rendering, parsing, tools and trust)
+# and `modules/packet/fidelity.py` (compression), the code behind
 # `python3 -B methods.py packet`.
 
 # %%
@@ -22,8 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import display
 from labtools.render import blocks_between
-from modules import packet, packet_fidelity, packet_wrapper
-from modules import packet_trace
+from modules.packet import mechanism as packet
+from modules.packet import fidelity as packet_fidelity
+from modules.packet import wrapper as packet_wrapper
+from modules.packet import trace as packet_trace
 
 record = packet_trace.trace()
 blocks = packet_trace.view(record)

@@ -16,7 +16,7 @@
 # exclusions and the same ranking in all three lessons. Between the channels and the
 # fusion sits the eligibility gate that lesson 08 teaches: it removes what may not be
 # used before anything is ranked. The notebook calls the lab's own code in
-# `modules/hybrid.py`, the same code `python3 -B methods.py hybrid` runs.
+# `modules/hybrid/mechanism.py`, the same code `python3 -B methods.py hybrid` runs.
 
 # %%
 import pathlib
@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import charts, display
 from labtools.render import block, blocks_between
-from modules import hybrid
-from modules.common.catalogue import LISTINGS
+from modules.hybrid import mechanism as hybrid
+from modules.hybrid import trace as hybrid_lesson
+from modules.catalogue import LISTINGS
 from modules.common.policy import permission_gate
 
 permitted, withheld = permission_gate([(x.id, x.permission) for x in LISTINGS])
@@ -52,8 +53,8 @@ display.show({"table": {
 # with no unit at all, so its structured diameter is empty rather than guessed.
 
 # %%
-record = hybrid.trace()
-view = hybrid.view(record)
+record = hybrid_lesson.trace()
+view = hybrid_lesson.view(record)
 
 
 def show(*keys):

@@ -18,7 +18,7 @@
 #   policy clause ids, evidence references and next actions.
 # * An empty result names its cause, and nothing is ever invented to fill it.
 #
-# The notebook calls `modules/eligibility.py` and the policy in
+# The notebook calls `modules/eligibility/mechanism.py` and the policy in
 # `modules/common/policy.py`, the code behind `python3 -B methods.py eligibility`.
 
 # %%
@@ -31,11 +31,12 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import display
 from labtools.render import block, blocks_between
-from modules import eligibility
-from modules.common.catalogue import VECTOR_VERSION, Query, listing_by_id, opaque_ref, query_by_id
+from modules.eligibility import mechanism as eligibility
+from modules.eligibility import trace as eligibility_lesson
+from modules.catalogue import VECTOR_VERSION, Query, listing_by_id, opaque_ref, query_by_id
 
-record = eligibility.trace()
-view = eligibility.view(record)
+record = eligibility_lesson.trace()
+view = eligibility_lesson.view(record)
 
 
 def show(*keys):

@@ -13,7 +13,7 @@
 # telling the shopper only what they may know, and telling an engineer which layer broke.
 #
 # Everything is synthetic: a fictional catalogue of pump seals, no model, no network. The
-# notebook calls `modules/grounding.py` and `modules/grounding_checks.py`, the code behind
+# notebook calls `modules/grounding/mechanism.py` and `modules/grounding/checks.py`, the code behind
 # `python3 -B methods.py grounding`.
 
 # %%
@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import display
 from labtools.render import block
-from modules import grounding
-from modules.common.catalogue import QUERIES, query_by_id
+from modules.grounding import mechanism as grounding
+from modules.grounding import trace as grounding_lesson
+from modules.catalogue import QUERIES, query_by_id
 
 for stage in grounding.GROUNDED.stages:
     print(f"{stage.name:12} {stage.version:24} layer: {stage.layer}")
@@ -61,7 +62,7 @@ display.say("sections: " + ", ".join(record))
 # | `change` | which component versions, against the baseline and the change log? |
 
 # %%
-view = grounding.view(grounding.trace())
+view = grounding_lesson.view(grounding_lesson.trace())
 
 
 def show(*keys):

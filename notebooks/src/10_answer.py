@@ -25,8 +25,8 @@ import textwrap
 
 from labtools import display
 from labtools.render import block
-from modules import answer
-from modules import answer_trace
+from modules.answer import mechanism as answer
+from modules.answer import trace as answer_trace
 from modules.context import CANDIDATES, QUESTION, SUB_QUESTIONS, select_context
 
 trace = answer_trace.trace()

@@ -8,7 +8,7 @@
 # three questions about what would go wrong if a rule were skipped.
 #
 # Try it on paper first. The second half of this notebook walks through the reference
-# decisions with the lab's own code (`modules/practice.py`), the same code that
+# decisions with the lab's own code (`modules/practice/mechanism.py`), the same code that
 # `python3 -B methods.py practice --solution` prints.
 
 # %%
@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import display
 from labtools.render import block
-from modules import practice
-from modules import practice_trace
+from modules.practice import mechanism as practice
+from modules.practice import trace as practice_trace
 from modules.common.units import lab_tokens
 
 reference = practice_trace.trace(solution=True)

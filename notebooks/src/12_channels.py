@@ -17,7 +17,7 @@
 # appends a `fallback` stage to their pipeline, and every experiment below is that
 # pipeline with one stage replaced, removed or added. Everything is synthetic: a photo
 # is four numbers with an encoder version, and no model runs anywhere. The notebook
-# calls `modules/channels.py` and `modules/channels_trace.py`, the code behind
+# calls `modules/channels/mechanism.py` and `modules/channels/trace.py`, the code behind
 # `python3 -B methods.py channels`.
 
 # %%
@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import charts, display
 from labtools.render import block, blocks_between
-from modules import channels, channels_trace
+from modules.channels import mechanism as channels
+from modules.channels import trace as channels_trace
 
 record = channels_trace.trace()
 view = channels_trace.view(record)
@@ -179,8 +180,8 @@ display.show(blocks_between(view, "removal-vector", "removal-generation-verdict"
 # what stays visible.
 
 # %%
-from modules.channels_failures import failing
-from modules.common.catalogue import query_by_id
+from modules.channels.failures import failing
+from modules.catalogue import query_by_id
 
 run = channels.run_channels(query_by_id("PW-Q009"), pipeline=failing(channels.CHANNELS, "permission_missing"))
 print("replaced:", [s.version for s in failing(channels.CHANNELS, "permission_missing").stages

@@ -13,10 +13,10 @@
 # parts-catalogue pipeline as lessons 07 to 09, extended with three stages (none copied),
 # where remembered items pass the **same eligibility gate** as catalogue evidence.
 #
-# The notebook calls `modules/memory.py` (the items, the gate, the three stages),
-# `modules/memory_feature.py` (what a feature defines, the encoder),
-# `modules/memory_store.py` (deletion, correction, migration, replay) and
-# `modules/memory_trace.py` (the record and its tables), the code behind
+# The notebook calls `modules/memory/mechanism.py` (the items, the gate, the three stages),
+# `modules/memory/feature.py` (what a feature defines, the encoder),
+# `modules/memory/store.py` (deletion, correction, migration, replay) and
+# `modules/memory/trace.py` (the record and its tables), the code behind
 # `python3 -B methods.py memory`.
 
 # %%
@@ -29,9 +29,11 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import charts, display
 from labtools.render import block
-from modules import memory, memory_store, memory_trace
+from modules.memory import mechanism as memory
+from modules.memory import store as memory_store
+from modules.memory import trace as memory_trace
 from modules.common import ann
-from modules.common.catalogue import LISTINGS, query_by_id
+from modules.catalogue import LISTINGS, query_by_id
 from modules.common.policy import day_number
 
 record = memory_trace.trace()

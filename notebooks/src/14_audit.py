@@ -11,7 +11,7 @@
 # passage that misses the packet under exactly one cause: the first step that removed
 # it. No model judges anything; every loss has a reason you can check.
 #
-# This notebook audits the demo that ships with the lab (`modules/audit_demo`): a BEIR
+# This notebook audits the demo that ships with the lab (`modules/audit/demo`): a BEIR
 # folder and a TREC run built from the help desk of lessons 01 and 04 and the capstone of
 # lesson 11. Your own folder works the same way (last section).
 
@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from labtools import charts, display
 from labtools.render import block
-from modules import audit
-from modules.audit_trace import trace, view
+from modules.audit import mechanism as audit
+from modules.audit.trace import trace, view
 
 record = trace()            # no path: the demo, as of 2026-07-01
 blocks = view(record)
@@ -112,7 +112,7 @@ for qid in ("q3", "q6"):
 # the walk that follows is `budget.fill_budget`. Here is q2's top 10, decision by decision.
 
 # %%
-from modules import audit_io
+from modules.audit import readers as audit_io
 
 passages = audit_io.read_corpus(audit.DEMO + "/corpus.jsonl", audit.UNITS["chars"])
 corpus = audit.Corpus(passages, audit.DEMO_AS_OF)

@@ -4,7 +4,7 @@ import math
 
 from _lab import (LabFailure, Task, call, expect, expect_choice, expect_error, expect_true, function, hinted, load,
                   redacting)
-from modules.common.catalogue import RESTRICTED_IDS, opaque_ref, withheld_replacements
+from modules.catalogue.fixture import RESTRICTED_IDS, opaque_ref, withheld_replacements
 
 LESSON = "channels"
 
@@ -47,8 +47,8 @@ def _two(fn, approximate, exact, grades, k, want, why):
 @_safe
 def test_task1_matches_the_lesson():
     from modules.channels import IMAGE_INDEX, IMAGE_TOP_K, probe
-    from modules.channels_metrics import RELEVANCE, precision_at_k
-    from modules.common.images import query_image
+    from modules.channels.metrics import RELEVANCE, precision_at_k
+    from modules.catalogue.images import query_image
     fn = function(load(LESSON), "two_evaluations")
     for query_id in ("CH-Q001", "CH-Q002", "CH-Q003", "CH-Q005"):
         for nprobe in (1, 2):
@@ -106,7 +106,7 @@ def _fallback(fn, failure, state, want, why):
 
 
 def test_task2_every_failure_from_respond():
-    from modules.channels_failures import fallback as reference
+    from modules.channels.failures import fallback as reference
     fn = function(load(LESSON), "fallback")
     for failure in FAILURES:
         _fallback(fn, failure, "respond", reference(failure, "respond"),
@@ -130,7 +130,7 @@ def test_task2_the_stronger_state_stays():
                            ("ranker_failed", "conflict"), ("source_stale", "incompatible"),
                            ("unit_not_kept", "unauthorized"), ("all_conflict", "incompatible"),
                            ("packet_over_limit", "prohibited_scope"), ("vector_unavailable", "clarify")):
-        from modules.channels_failures import fallback as reference
+        from modules.channels.failures import fallback as reference
         _fallback(fn, failure, state, reference(failure, state),
                   f"{state!r} comes before the failure's own state in STATES, so it stays")
     _fallback(fn, "unit_not_kept", "degraded", ("clarify", ("original_value", "missing_meaning")),
@@ -160,8 +160,8 @@ def test_task2_bad_input():
 @_safe
 def test_task2_matches_the_lesson():
     from modules.channels import CHANNELS, run_channels
-    from modules.channels_failures import failing
-    from modules.common.catalogue import query_by_id
+    from modules.channels.failures import failing
+    from modules.catalogue import query_by_id
     fn = function(load(LESSON), "fallback")
     for failure in FAILURES:
         run = run_channels(query_by_id("PW-Q002"), pipeline=failing(CHANNELS, failure), latency_ms={"lexical": 1500})
@@ -209,7 +209,7 @@ def test_task3_cutoff_and_mean():
 
 @_safe
 def test_task3_matches_the_lesson():
-    from modules.channels_metrics import RELEVANCE, SEGMENTS, reciprocal_rank
+    from modules.channels.metrics import RELEVANCE, SEGMENTS, reciprocal_rank
     fn = function(load(LESSON), "mean_reciprocal_rank")
     for segment, rankings in _segment_rankings().items():
         grades = {q: {_name(i): g for i, g in RELEVANCE[q].items()} for q in rankings}
@@ -219,9 +219,9 @@ def test_task3_matches_the_lesson():
 
 def _raw_rankings(query_ids) -> dict:
     from modules.channels import run_channels
-    from modules.channels_metrics import RELEVANCE
-    from modules.common.catalogue import QUERIES
-    from modules.common.images import IMAGE_QUERIES
+    from modules.channels.metrics import RELEVANCE
+    from modules.catalogue import QUERIES
+    from modules.catalogue.images import IMAGE_QUERIES
     by_id = {q.id: q for q in QUERIES + IMAGE_QUERIES}
     out = {}
     for query_id in query_ids:
@@ -232,7 +232,7 @@ def _raw_rankings(query_ids) -> dict:
 
 
 def _segment_rankings() -> dict:
-    from modules.channels_metrics import SEGMENTS
+    from modules.channels.metrics import SEGMENTS
     return {segment: {q: _names(r) for q, r in _raw_rankings(ids).items()} for segment, ids in SEGMENTS.items()}
 
 
@@ -272,7 +272,7 @@ def test_task4_linear_gains_and_log2_discount():
 
 @_safe
 def test_task4_matches_the_lesson():
-    from modules.channels_metrics import RELEVANCE, ndcg_at_k
+    from modules.channels.metrics import RELEVANCE, ndcg_at_k
     fn = function(load(LESSON), "ndcg_at_k")
     for query_id, ranking in _raw_rankings(RELEVANCE).items():
         grades = {_name(i): g for i, g in RELEVANCE[query_id].items()}
@@ -320,7 +320,7 @@ def test_task5_a_missing_query_is_refused():
 @_safe
 def test_task5_matches_the_lesson():
     from modules.channels import CHANNELS, REMOVALS, removal_effect, run_channels
-    from modules.common.images import IMAGE_QUERIES
+    from modules.catalogue.images import IMAGE_QUERIES
     fn = function(load(LESSON), "compare_removal")
 
     def summary(run):

@@ -4,7 +4,7 @@ from itertools import combinations, permutations
 
 from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
                   hinted, load, redacting)
-from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref, withheld_replacements
+from modules.catalogue.fixture import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref, withheld_replacements
 from modules.eligibility import STATES, evaluate
 from modules.hybrid import reciprocal_rank_fusion
 

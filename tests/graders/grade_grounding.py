@@ -7,8 +7,8 @@ import unicodedata
 
 from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
                   hinted, load, redacting)
-from modules.common.catalogue import QUERIES, RESTRICTED_IDS, opaque_ref, query_by_id, withheld_replacements
-from modules.grounding import (CHECKS, LAYERS, NOTHING_QUERY, USER_MESSAGES, VARIANTS, fingerprinted,
+from modules.catalogue.fixture import QUERIES, RESTRICTED_IDS, opaque_ref, query_by_id, withheld_replacements
+from modules.grounding.mechanism import (CHECKS, LAYERS, NOTHING_QUERY, USER_MESSAGES, VARIANTS, fingerprinted,
                                query_fingerprint, run_query, run_variant, trace_record, user_view)
 
 LESSON = "grounding"

@@ -1,7 +1,7 @@
 """Grader for lesson 07, hybrid. Run: python3 -B methods.py check hybrid"""
 
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
-from modules.common.catalogue import QUERIES
+from modules.catalogue import QUERIES
 from modules.hybrid import parse_diameter, retrieve
 
 LESSON = "hybrid"

@@ -4,7 +4,7 @@ import copy
 
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.memory import ASSISTANT_MEMORY, ITEMS, SESSIONS, gate_item, resolve
-from modules.memory_store import CacheEntry, TracePayload, build, correct, delete, migrate, purge, replay, \
+from modules.memory.store import CacheEntry, TracePayload, build, correct, delete, migrate, purge, replay, \
     replay_diff, serve
 
 LESSON = "memory"

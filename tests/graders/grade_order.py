@@ -4,7 +4,7 @@ import time
 from fractions import Fraction
 
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
-from modules import order as lesson
+from modules.order import mechanism as lesson
 from modules.order import Chunk, OrderEffect
 
 LESSON = "order"

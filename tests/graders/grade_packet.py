@@ -5,10 +5,10 @@ import unicodedata
 
 from _lab import (LabFailure, Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
                   hinted, load, shown_call)
-from modules.packet import HOURS, LOANS, VISITORS, Evidence, chunks_of, nfc
+from modules.packet.mechanism import HOURS, LOANS, VISITORS, Evidence, chunks_of, nfc
 from modules.packet import packet_seal as reference_seal
-from modules.packet_fidelity import KINDS, naive_compress
-from modules.packet_wrapper import MALICIOUS_SAMPLES
+from modules.packet.fidelity import KINDS, naive_compress
+from modules.packet.wrapper import MALICIOUS_SAMPLES
 
 LESSON = "packet"
 
@@ -102,7 +102,7 @@ def test_task2_ambiguous_or_short_text():
 
 def test_task2_the_lesson_edits():
     fn = function(load(LESSON), "check_drift")
-    from modules.packet import EDITS
+    from modules.packet.mechanism import EDITS
     span = _span(nfc(HOURS.text), 36, 103)
     # Each revision's text shown whole, however long: the change is somewhere inside it.
     _drift(fn, span, Shown(repr(nfc(EDITS[0].text)), nfc(EDITS[0].text)), "moved", 55, 122,

@@ -1,7 +1,7 @@
 """Grader for lesson 04, versions. Run: python3 -B methods.py check versions"""
 
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
-from modules.versions import COLLECTION, DEPOSITS, LATE_FEES, SUPERSEDES, Record, current_public
+from modules.versions.mechanism import COLLECTION, DEPOSITS, LATE_FEES, SUPERSEDES, Record, current_public
 
 LESSON = "versions"
 

@@ -16,9 +16,9 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules import audit  # noqa: E402
+from modules.audit import mechanism as audit  # noqa: E402
 from modules.audit import CAUSES, run_audit  # noqa: E402
-from modules.audit_io import read_corpus  # noqa: E402
+from modules.audit.readers import read_corpus  # noqa: E402
 
 FAST = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

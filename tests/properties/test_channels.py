@@ -17,11 +17,11 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
 from modules.channels import IMAGE_INDEX, image_channel  # noqa: E402
-from modules.channels_failures import FAILURES, fallback  # noqa: E402
-from modules.channels_metrics import hit_at_k, ndcg_at_k, precision_at_k, reciprocal_rank  # noqa: E402
+from modules.channels.failures import FAILURES, fallback  # noqa: E402
+from modules.channels.metrics import hit_at_k, ndcg_at_k, precision_at_k, reciprocal_rank  # noqa: E402
 from modules.common import ann  # noqa: E402
-from modules.common.catalogue import LISTINGS, QUERIES  # noqa: E402
-from modules.common.images import IMAGE_VERSION  # noqa: E402
+from modules.catalogue import LISTINGS, QUERIES  # noqa: E402
+from modules.catalogue.images import IMAGE_VERSION  # noqa: E402
 from modules.common.policy import STATES  # noqa: E402
 from modules.common.vectors import Vector  # noqa: E402
 from modules.hybrid import parse_query  # noqa: E402

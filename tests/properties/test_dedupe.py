@@ -20,7 +20,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules import dedupe  # noqa: E402
+from modules.dedupe import mechanism as dedupe  # noqa: E402
 from modules.dedupe import Chunk  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules.common.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS  # noqa: E402
+from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS  # noqa: E402
 from modules.common.checks import canonical_json, sha256_hex  # noqa: E402
 from modules.grounding import (LAYERS, first_failing_layer, query_fingerprint, run_query, trace_record,  # noqa: E402
                                user_view)

@@ -16,10 +16,10 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules.common.catalogue import LISTINGS  # noqa: E402
+from modules.catalogue import LISTINGS  # noqa: E402
 from modules.hybrid import (RRF_K_MAX, cluster_rankings, cosine, parse_diameter, parse_query,  # noqa: E402
                             reciprocal_rank_fusion, to_mm)
-from modules.common.catalogue import QUERIES  # noqa: E402
+from modules.catalogue import QUERIES  # noqa: E402
 
 FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow])

@@ -15,9 +15,9 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules import memory as m  # noqa: E402
-from modules import memory_store as ms  # noqa: E402
-from modules.common.catalogue import opaque_ref  # noqa: E402
+from modules.memory import mechanism as m  # noqa: E402
+from modules.memory import store as ms  # noqa: E402
+from modules.catalogue import opaque_ref  # noqa: E402
 from modules.common.policy import day_number  # noqa: E402
 
 FAST = settings(max_examples=80, deadline=None, derandomize=True, database=None,

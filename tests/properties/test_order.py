@@ -17,7 +17,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules import order  # noqa: E402
+from modules.order import mechanism as order  # noqa: E402
 from modules.order import Chunk  # noqa: E402
 
 FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,

@@ -24,8 +24,8 @@ set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
 from modules.packet import (TRUST_TIERS, Document, Evidence, admit_by_trust, cap_per_document, chunks_of,  # noqa: E402
                             cite, expand_adjacent, extract_span, nfc, packet_seal, revalidate)
-from modules.packet_fidelity import KINDS, fidelity_check, naive_compress, words  # noqa: E402
-from modules.packet_wrapper import (TOOLS, TaskPolicy, assemble_packet, authorize_tool_call,  # noqa: E402
+from modules.packet.fidelity import KINDS, fidelity_check, naive_compress, words  # noqa: E402
+from modules.packet.wrapper import (TOOLS, TaskPolicy, assemble_packet, authorize_tool_call,  # noqa: E402
                                     escape_text, parse_evidence, render_evidence, unescape_text, wire_record)
 
 FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,

@@ -18,7 +18,9 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules import dedupe, practice, versions  # noqa: E402
+from modules.dedupe import mechanism as dedupe
+from modules.practice import mechanism as practice
+from modules.versions import mechanism as versions  # noqa: E402
 from modules.common.units import lab_tokens  # noqa: E402
 from modules.practice import AS_OF, CANDIDATES, SCOPE, Candidate  # noqa: E402
 

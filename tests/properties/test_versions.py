@@ -15,7 +15,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
-from modules import versions  # noqa: E402
+from modules.versions import mechanism as versions  # noqa: E402
 from modules.versions import RESOLUTION_CHECKS, Record  # noqa: E402
 
 FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,

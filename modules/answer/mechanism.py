@@ -1,0 +1,333 @@
+"""Lesson 10, answer: an honest, inspectable answer stage.
+
+The answer stage here is a template, not a model: it may only repeat quotes that
+are in the packet, and every sentence that states something names the packet id
+it came from. What the packet lacks, the answer says it lacks; where the packet
+holds two disagreeing versions, the answer shows both and picks neither.
+
+The question's facets are its declared sub-questions, matched to passages by the
+facet model lesson 02's coverage objective uses (modules/common/facets.py): never
+hand-picked phrases, never the evaluation labels.
+
+Three checks keep it honest. A declared output schema (fields, types, a citation on
+every sentence that states something) is checked by code before anything is shown.
+A citation check separates *presence* (the cited id is in the packet) from *support*
+(the quoted words occur in the cited source's own text). And an evaluation counts
+four outcomes apart, naming every no-answer by its cause (window overflow, conflict,
+budget skip, missing facet), because one accuracy figure lumps them all together as
+"wrong". The trace and view are in modules/answer/trace.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from modules.answer.schema import ANSWER_SCHEMA, KINDS, STATING, STATUSES, check_output, shown_answer
+from modules.budget.window import SYSTEM_PROMPT, WORKED, request_fits
+from modules.common.checks import sequence_of, short, text_of
+from modules.common.facets import Facet, covers, declared_facets
+from modules.common.units import lab_tokens
+from modules.context.mechanism import (CANDIDATES, SUB_QUESTIONS, ContextRecord, Passage, check_ids, check_passages,
+                             collapse_repeated_ids, select_context)
+
+__all__ = [
+    "Facet", "Sentence", "Answer", "OUTCOMES", "NO_ANSWER_CAUSES", "STATUSES", "KINDS", "ANSWER_SCHEMA",
+    "covers", "assemble", "compose_answer", "answer_output", "check_output", "shown_answer", "check_citations",
+    "is_grounded", "classify_outcome", "no_answer_cause", "request_text", "run_query", "FACETS", "CONFLICT_CANDIDATES",
+    "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS",
+]
+
+OUTCOMES = ("right", "wrong_record", "wrong_source", "no_answer")
+# In the order they are decided: an overflowing request never reached the answer stage.
+NO_ANSWER_CAUSES = ("window overflow", "conflict", "budget skip", "missing facet")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the answer.
+
+    kind: "claim" (a packet quote), "disputed" (one side of a disagreement),
+    "conflict" (says that sources disagree), "gap" (names a missing part) or
+    "abstain". Only claim and disputed sentences carry a `quote` and a `cite`.
+    """
+
+    kind: str
+    text: str
+    quote: str = ""
+    cite: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("kind", "text", "quote", "cite"):
+            text_of(getattr(self, name), f"Sentence.{name}")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """status: full, partial, conflict or abstain. missing: facet names the packet could
+    not answer. disputed: facet names on which the packet disagrees with itself."""
+
+    status: str
+    sentences: tuple[Sentence, ...]
+    missing: tuple[str, ...] = ()
+    disputed: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        text_of(self.status, "Answer.status")
+        for name, kind in (("sentences", Sentence), ("missing", str), ("disputed", str)):
+            if not isinstance(getattr(self, name), tuple):
+                raise TypeError(f"Answer.{name} must be a tuple, got {type(getattr(self, name)).__name__}")
+            sequence_of(getattr(self, name), kind, f"Answer.{name}")
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text + (f" [{s.cite}]" if s.cite else "") for s in self.sentences)
+
+    @property
+    def cited_ids(self) -> tuple[str, ...]:
+        return tuple(s.cite for s in self.sentences if s.cite)
+
+
+def _facets(facets) -> tuple[Facet, ...]:
+    found = sequence_of(facets, Facet, "facets")
+    if not found:
+        raise ValueError("facets must name at least one part of the question, got ()")
+    return found
+
+
+def _answer(answer: object) -> Answer:
+    if not isinstance(answer, Answer):
+        raise TypeError(f"answer must be an Answer, got {type(answer).__name__} {short(answer)}")
+    return answer
+
+
+# ---------------------------------------------------------------- assembly
+
+def assemble(candidates, max_quote_chars: int, facets) -> ContextRecord:
+    """Lesson 01's selector, plus one change for the answer stage's sake.
+
+    select_context blocks a source seen with two version labels. When such a
+    source answers a facet of the question, silently dropping it would let the
+    answer claim the facet is simply missing. Instead its versions travel as one
+    unit at the rank of the first one: all of them enter the packet, or none does.
+    Other conflicting sources stay blocked. Without a relevant conflict the record
+    is exactly lesson 01's.
+    """
+    facets = _facets(facets)
+    record = select_context(candidates, max_quote_chars)   # validates, dedupes, finds conflicts
+    passages = collapse_repeated_ids(check_passages(candidates))
+    relevant = {p.source_id for p in passages
+                if p.source_id in record.conflicts and any(covers(f, p.text) for f in facets)}
+    if not relevant:
+        return record
+    units: dict[tuple, list[Passage]] = {}   # insertion order is rank order of each unit's first member
+    for p in passages:
+        if p.source_id in relevant:
+            units.setdefault(("source", p.source_id), []).append(p)
+        elif p.id not in record.duplicate_of and p.source_id not in record.conflicts:
+            units[("id", p.id)] = [p]
+    packet, skipped, used = [], [], 0
+    for unit in units.values():
+        size = sum(len(p.text) for p in unit)
+        if used + size <= record.max_quote_chars:
+            packet.extend(unit)
+            used += size
+        else:
+            skipped.extend(p.id for p in unit)
+    return ContextRecord(tuple(packet), tuple(skipped), record.duplicate_text_ids, record.conflicts, used,
+                         record.max_quote_chars, record.duplicate_of)
+
+
+def request_text(question: str, packet) -> str:
+    """The whole request as the answer stage would send it: system text, question, and each
+    quote in an evidence wrapper. Lesson 02's rule: recount this, not an estimate."""
+    quotes = [f'<evidence id="{p.id}">{p.text}</evidence>' for p in sequence_of(packet, Passage, "packet")]
+    return "\n".join([SYSTEM_PROMPT, f"Question: {text_of(question, 'question')}", *quotes])
+
+
+# ---------------------------------------------------------------- the answer
+
+def compose_answer(facets, packet) -> Answer:
+    """Build the answer from packet quotes only, one facet at a time.
+
+    No passage for a facet: a gap sentence names it. One wording: the quote,
+    citing the first id that carries it. Two or more different wordings: a
+    conflict sentence, then every wording with its source, and no single value.
+    """
+    facets, packet = _facets(facets), sequence_of(packet, Passage, "packet")
+    sentences: list[Sentence] = []
+    missing, disputed, answered = [], [], 0
+    for facet in facets:
+        by_text: dict[str, Passage] = {}
+        for passage in packet:
+            if covers(facet, passage.text) and passage.text not in by_text:
+                by_text[passage.text] = passage
+        found = list(by_text.values())
+        if not found:
+            missing.append(facet.name)
+        elif len(found) == 1:
+            answered += 1
+            sentences.append(Sentence("claim", found[0].text, found[0].text, found[0].id))
+        else:
+            disputed.append(facet.name)
+            ids = ", ".join(p.id for p in found)
+            sentences.append(Sentence("conflict", f"The packet's sources disagree on {facet.name} ({ids}); "
+                                                  f"no single value is given and the sources go to content review."))
+            sentences.extend(Sentence("disputed", f"{p.source_id} version {p.version} says: {p.text}", p.text, p.id)
+                             for p in found)
+    if not answered and not disputed:
+        return Answer("abstain", (Sentence("abstain", f"The packet holds nothing on {' or '.join(missing)}, "
+                                                      f"so no answer is given."),), tuple(missing), ())
+    sentences.extend(Sentence("gap", f"The packet holds nothing on {name}, so that part is not answered.")
+                     for name in missing)
+    status = "conflict" if disputed else ("partial" if missing else "full")
+    return Answer(status, tuple(sentences), tuple(missing), tuple(disputed))
+
+
+# ---------------------------------------------------------------- output, checks and outcomes
+
+def answer_output(answer: Answer) -> dict:
+    """The answer as the JSON object the output schema describes (modules/answer/schema.py)."""
+    answer = _answer(answer)
+    return {"status": answer.status,
+            "sentences": [{"kind": s.kind, "text": s.text, "quote": s.quote, "cite": s.cite}
+                          for s in answer.sentences],
+            "missing": list(answer.missing), "disputed": list(answer.disputed)}
+
+
+def check_citations(answer: Answer, packet_ids, source_texts) -> list[dict]:
+    """Presence and support, checked apart for every sentence that cites an id.
+
+    Present: the id is one of `packet_ids` (a collection of ids; a str is refused, not
+    read as its characters). Supported: the sentence's quote occurs in
+    `source_texts[id]`, the source's own text (an unknown id supports nothing). A
+    citation can be present and unsupported, or the reverse. One dict per citing
+    sentence: sentence (its position), cite, present, supported.
+    """
+    answer = _answer(answer)
+    packet = set(check_ids(packet_ids, "packet_ids"))
+    if not isinstance(source_texts, dict):
+        raise TypeError(f"source_texts must be a dict of id -> text, got {type(source_texts).__name__}")
+    checks = []
+    for index, sentence in enumerate(answer.sentences):
+        if not sentence.cite:
+            continue
+        source = source_texts.get(sentence.cite)
+        supported = bool(sentence.quote) and isinstance(source, str) and sentence.quote in source
+        checks.append({"sentence": index, "cite": sentence.cite, "present": sentence.cite in packet,
+                       "supported": supported})
+    return checks
+
+
+def is_grounded(answer: Answer, packet_ids, source_texts) -> bool:
+    """Every stating sentence cites a present, supporting id; the rest state nothing."""
+    for sentence in _answer(answer).sentences:
+        if (sentence.kind in STATING) != bool(sentence.cite and sentence.quote):
+            return False
+    return all(c["present"] and c["supported"] for c in check_citations(answer, packet_ids, source_texts))
+
+
+def _corpus(corpus: object) -> dict:
+    if not isinstance(corpus, dict):
+        raise TypeError(f"corpus must be a dict of id -> Passage, got {type(corpus).__name__} {short(corpus)}")
+    for key, value in corpus.items():
+        if not isinstance(value, Passage):
+            raise TypeError(f"corpus[{short(key)}] must be a Passage, got {type(value).__name__} {short(value)}")
+    return corpus
+
+
+def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
+    """One of OUTCOMES: what the answer's claims cite, compared with the evaluation label."""
+    answer, corpus = _answer(answer), _corpus(corpus)
+    if text_of(gold_id, "gold_id") not in corpus:
+        raise ValueError(f"gold_id {short(gold_id)} must be an id of the corpus")
+    claims = [s.cite for s in answer.sentences if s.kind == "claim"]
+    if answer.status in ("abstain", "conflict") or not claims:
+        return "no_answer"
+    gold_source = corpus[gold_id].source_id
+    if gold_id in claims:
+        return "right"
+    if any(corpus[cite].source_id == gold_source for cite in claims if cite in corpus):
+        return "wrong_record"
+    return "wrong_source"
+
+
+def no_answer_cause(answer: Answer, skipped, facets, fits_window: bool = True) -> str:
+    """One of NO_ANSWER_CAUSES, decided in that order, for an answer that gives no answer.
+
+    window overflow: the request did not fit its window, so no answer stage ran;
+    conflict: the packet disagrees with itself on a facet; budget skip: a passage the
+    budget skipped (`skipped`) covers a missing facet; missing facet: nothing retrieved
+    covers it. An abstention after a budget skip is not an overflow.
+    """
+    answer, facets = _answer(answer), _facets(facets)
+    skipped = sequence_of(skipped, Passage, "skipped")
+    if not isinstance(fits_window, bool):
+        raise TypeError(f"fits_window must be a bool, got {type(fits_window).__name__} {short(fits_window)}")
+    if not fits_window:
+        return "window overflow"
+    if answer.status == "conflict":
+        return "conflict"
+    if answer.status != "abstain" and any(s.kind == "claim" for s in answer.sentences):
+        raise ValueError(f"answer gives an answer (status {answer.status!r} with a claim): only a no-answer "
+                         f"has a cause")
+    missing = [f for f in facets if f.name in answer.missing]
+    if any(covers(f, p.text) for f in missing for p in skipped):
+        return "budget skip"
+    return "missing facet"
+
+
+# ---------------------------------------------------------------- the fixture
+
+# The question's declared sub-questions (lesson 01's fixture), read by the facet model.
+FACETS = declared_facets(SUB_QUESTIONS)
+_HOURS, _RETURNS = SUB_QUESTIONS
+
+# Lesson 04's situation: a second *current* version of the hours with other hours.
+# Its larger label proves nothing about which one was approved.
+HOURS_V3 = Passage("hours-v3", "help-desk-hours", "3", "Help desk hours",
+                   "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays.")
+CONFLICT_CANDIDATES = CANDIDATES + (HOURS_V3,)
+
+# Further records the query set below draws on. The cafe passage holds the words of the
+# hours sub-question (help, desk, open) although it is about another place.
+HOURS_V1 = Passage("hours-v1", "help-desk-hours", "1", "Help desk hours (superseded)",
+                   "The help desk opens at 9:30 on weekdays and is closed at weekends.")
+CAFE_V1 = Passage("cafe-v1", "cafe-hours", "1", "Cafe hours", "The cafe beside the help desk opens at 7:45 on weekdays.")
+
+CORPUS = {p.id: p for p in CONFLICT_CANDIDATES + (HOURS_V1, CAFE_V1)}
+# The sources' own texts: what a citation's quote is checked against.
+SOURCE_TEXTS = {pid: p.text for pid, p in CORPUS.items()}
+
+DEFAULT_BUDGETS = (80, 120, 400)
+CONFLICT_BUDGET = 400
+WINDOW, OUTPUT_RESERVE = WORKED["window"], WORKED["output_reserve"]   # lesson 02's test settings
+SMALL_WINDOW = 240   # a smaller model's window, in lab tokens, with the same reserve
+
+# (id, declared sub-question, situation, the retriever's ranking, max_quote_chars, window in
+# lab tokens, gold id). Each query asks one sub-question of lesson 01's question. The gold id
+# is an evaluation label, the record that answers it; the answer stage never sees it.
+QUERIES = (
+    ("q1", _HOURS, "as in lesson 01", ("hours-v2", "wifi-v1"), 400, WINDOW, "hours-v2"),
+    ("q2", _RETURNS, "a copy ranks second", ("returns-v1", "returns-faq", "card-v1"), 400, WINDOW, "returns-v1"),
+    ("q3", _HOURS, "stale index", ("hours-v1", "wifi-v1"), 400, WINDOW, "hours-v2"),
+    ("q4", _HOURS, "similar source first", ("cafe-v1", "hours-v2"), 120, WINDOW, "hours-v2"),
+    ("q5", _RETURNS, "small quote budget", ("returns-v1",), 80, WINDOW, "returns-v1"),
+    ("q6", _HOURS, "two current versions", ("hours-v2", "hours-v3"), 400, WINDOW, "hours-v2"),
+    ("q7", _HOURS, "smaller window", ("hours-v2", "parking-v1", "card-v1"), 400, SMALL_WINDOW, "hours-v2"),
+    ("q8", _RETURNS, "nothing retrieved on it", ("wifi-v1", "card-v1"), 400, WINDOW, "returns-v1"),
+)
+
+
+def run_query(query) -> tuple[ContextRecord, Answer, int, bool]:
+    """One query of QUERIES through the whole stage: (packet, answer, final input in lab
+    tokens, fits the window). A request that overflows its window never reaches the answer
+    stage; its answer is an abstention that says so."""
+    qid, (name, asks), _situation, ranking, budget, window, _gold = query
+    facets = declared_facets(((name, asks),))
+    packet = assemble([CORPUS[pid] for pid in ranking], budget, facets)
+    final_input = lab_tokens(request_text(asks, packet.packet))
+    fits = request_fits(final_input, OUTPUT_RESERVE, window)
+    if not fits:
+        return packet, Answer("abstain", (Sentence("abstain", "The request does not fit its window; no answer "
+                                                              "was generated."),), (name,)), final_input, fits
+    return packet, compose_answer(facets, packet.packet), final_input, fits

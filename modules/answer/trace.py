@@ -1,0 +1,194 @@
+"""Lesson 10's trace and view: what `python3 -B methods.py answer` prints.
+
+The mechanism and the fixture are in modules/answer/mechanism.py, whose trace() and view() call
+these. Every answer shown here passed the output schema check first.
+"""
+
+from __future__ import annotations
+
+from modules.answer.mechanism import (CONFLICT_BUDGET, CONFLICT_CANDIDATES, CORPUS, DEFAULT_BUDGETS, FACETS, HOURS_V3,
+                            NO_ANSWER_CAUSES, OUTCOMES, OUTPUT_RESERVE, QUERIES, SOURCE_TEXTS, Answer, Sentence,
+                            answer_output, assemble, check_citations, check_output, classify_outcome, compose_answer,
+                            is_grounded, no_answer_cause, run_query, shown_answer)
+from modules.common.facets import declared_facets
+from modules.context import CANDIDATES, QUESTION, ContextRecord
+
+OUTCOME_LABELS = {"right": "right source, right answer", "wrong_record": "right source, wrong record",
+                  "wrong_source": "wrong source", "no_answer": "no answer"}
+
+
+def _answer_record(answer: Answer, packet: ContextRecord) -> dict:
+    ids, output = packet.packet_ids, answer_output(answer)
+    problems = check_output(output)
+    return {"max_quote_chars": packet.max_quote_chars, "packet_ids": list(ids),
+            "used_quote_chars": packet.used_quote_chars, **output,
+            "citations": check_citations(answer, ids, SOURCE_TEXTS), "grounded": is_grounded(answer, ids, SOURCE_TEXTS),
+            "schema_problems": problems, "shown": None if problems else shown_answer(output)}
+
+
+def _forged_citations(packet_ids) -> list[dict]:
+    """An honest sentence, one citing an id the packet lacks, one quoting words its source never said."""
+    hours, returns = SOURCE_TEXTS["hours-v2"], SOURCE_TEXTS["returns-v1"]
+    cases = ("honest quote", "cites an id the packet lacks", "quote its source never said")
+    forged = Answer("full", (Sentence("claim", returns, returns, "returns-v1"), Sentence("claim", hours, hours, "hours-v2"),
+                             Sentence("claim", "", returns.replace("north", "south"), "returns-v1")))
+    checks = check_citations(forged, packet_ids, SOURCE_TEXTS)
+    return [{"case": case, **check} for case, check in zip(cases, checks)]
+
+
+def _malformed(good: dict) -> list[dict]:
+    """Outputs an answer writer could hand over, each breaking the schema in one way."""
+    claim = good["sentences"][0]
+    cases = [
+        ("a claim without a citation", dict(good, sentences=[dict(claim, cite="", quote="")])),
+        ("a status the schema lacks", dict(good, status="done")),
+        ("full, yet a facet is missing", dict(good, missing=["opening hours"])),
+        ("cite given as a list", dict(good, sentences=[dict(claim, cite=[claim["cite"]])])),
+        ("a field missing, one undeclared", {k: v for k, v in dict(good, confidence=0.9).items() if k != "disputed"}),
+    ]
+    return [{"case": case, "problems": check_output(output)} for case, output in cases]
+
+
+def _evaluate() -> dict:
+    rows = []
+    for query in QUERIES:
+        qid, (name, asks), situation, ranking, budget, window, gold_id = query
+        packet, answer, final_input, fits = run_query(query)
+        outcome = classify_outcome(answer, gold_id, CORPUS)
+        skipped = [CORPUS[pid] for pid in packet.budget_skipped_ids]
+        checks = check_citations(answer, packet.packet_ids, SOURCE_TEXTS)
+        citations = "none" if not checks else "ok" if all(c["present"] and c["supported"] for c in checks) \
+            else "failed"
+        rows.append({"query": qid, "asks": name, "question": asks, "situation": situation, "ranking": list(ranking),
+                     "max_quote_chars": budget, "packet_ids": list(packet.packet_ids), "final_input": final_input,
+                     "window": window, "fits_window": fits, "cited": list(answer.cited_ids), "gold_id": gold_id,
+                     "citations": citations, "outcome": outcome, "schema_problems": check_output(answer_output(answer)),
+                     "cause": no_answer_cause(answer, skipped, declared_facets(((name, asks),)), fits)
+                     if outcome == "no_answer" else ""})
+    counts = {k: sum(r["outcome"] == k for r in rows) for k in OUTCOMES}
+    causes = {cause: sum(r["cause"] == cause for r in rows) for cause in NO_ANSWER_CAUSES}
+    return {"queries": rows, "counts": counts, "no_answer_causes": causes,
+            "citations": {k: sum(r["citations"] == k for r in rows) for k in ("ok", "failed", "none")},
+            "accuracy": f"{counts['right']}/{len(rows)}", "reserve": OUTPUT_RESERVE}
+
+
+def trace() -> dict:
+    """The answer stage over lesson 01's budgets, one version conflict, forged citations, a
+    schema check and a query set."""
+    runs = []
+    for budget in DEFAULT_BUDGETS:
+        packet = assemble(CANDIDATES, budget, FACETS)
+        runs.append(_answer_record(compose_answer(FACETS, packet.packet), packet))
+    packet = assemble(CONFLICT_CANDIDATES, CONFLICT_BUDGET, FACETS)
+    conflict = _answer_record(compose_answer(FACETS, packet.packet), packet)
+    conflict["added"] = {"id": HOURS_V3.id, "source_id": HOURS_V3.source_id, "version": HOURS_V3.version}
+    conflict["lesson01_conflicts"] = {k: list(v) for k, v in packet.conflicts.items()}
+    full = {k: runs[-1][k] for k in ("status", "sentences", "missing", "disputed")}
+    return {"lesson": "answer", "question": QUESTION,
+            "facets": [{"name": f.name, "asks": f.asks, "terms": list(f.terms)} for f in FACETS],
+            "runs": runs, "conflict": conflict, "citation_check": _forged_citations(runs[1]["packet_ids"]),
+            "schema_check": _malformed(full), "outcomes": _evaluate(), "outcome_labels": dict(OUTCOME_LABELS)}
+
+
+# ---------------------------------------------------------------- the view
+
+def _ids(ids) -> str:
+    return ", ".join(ids) or "-"
+
+
+def _answer_blocks(record: dict) -> list[dict]:
+    c = record["conflict"]
+    return [
+        {"key": "facets", "table": {
+            "title": "The question's declared sub-questions (facets)",
+            "legend": "terms: read from the sub-question by lesson 02's facet rule; a passage answers a facet "
+                      "when it holds all of them. Never hand-picked phrases, never the labels.",
+            "columns": ["facet", "asks", "terms"],
+            "rows": [[f["name"], f["asks"], ", ".join(f["terms"])] for f in record["facets"]]}},
+        {"key": "runs", "table": {
+            "title": "The template answer over lesson 01's packets",
+            "legend": "budget: max_quote_chars; missing: facets the packet does not answer; cited: ids the "
+                      "answer cites; schema: the output schema check, run before anything is shown; grounded: "
+                      "every citation present in the packet and supported by its source.",
+            "columns": ["budget", "status", "missing", "cited", "schema", "grounded"],
+            "rows": [[r["max_quote_chars"], r["status"], _ids(r["missing"]), _ids(x["cite"] for x in r["citations"]),
+                      "ok" if not r["schema_problems"] else "broken", r["grounded"]] for r in record["runs"]]}},
+        *({"key": f"answer-{r['max_quote_chars']}",
+           "text": f"At {r['max_quote_chars']}, packet {_ids(r['packet_ids'])} ({r['status']}): {r['shown']}"}
+          for r in record["runs"]),
+        {"key": "conflict-heading", "heading": "A version conflict: present both, choose neither"},
+        {"key": "conflict", "text":
+            f"Lesson 01's candidates plus {c['added']['id']} ({c['added']['source_id']} version "
+            f"{c['added']['version']}), at {c['max_quote_chars']} characters. select_context blocks "
+            + _ids(f"{k} (versions {', '.join(v)})" for k, v in c["lesson01_conflicts"].items())
+            + ". The answer stage lets the versions of the source it needs travel together: packet "
+            + _ids(c["packet_ids"]) + f" ({c['used_quote_chars']} chars)."},
+        {"key": "conflict-answer", "text": f"Answer ({c['status']}): {c['shown']}"},
+    ]
+
+
+def _check_blocks(record: dict) -> list[dict]:
+    return [
+        {"key": "citation-heading", "heading": "Citation check: presence is not support"},
+        {"key": "citation-check", "table": {
+            "title": "One-sentence answers checked against the 120-character packet (returns-v1)",
+            "legend": "present in packet: the cited id was handed to the answer stage; quote in the source: the "
+                      "quoted words occur in the cited source's own text.",
+            "columns": ["case", "cites", "present in packet", "quote in the source"],
+            "rows": [[r["case"], r["cite"], r["present"], r["supported"]] for r in record["citation_check"]]}},
+        {"key": "schema-heading", "heading": "Output schema: checked before display"},
+        {"key": "schema-check", "text":
+            "The answer is handed over as a declared JSON object (status, sentences of kind, text, quote and "
+            "cite, missing, disputed) and shown only when code finds nothing wrong with it. Five outputs a "
+            "writer could hand over instead of the full answer at 400, each refused:\n"
+            + "\n".join(f"- {r['case']}: {'; '.join(r['problems'])}" for r in record["schema_check"])},
+    ]
+
+
+def _outcome_blocks(o: dict, labels: dict) -> list[dict]:
+    queries = o["queries"]
+    small = next(q for q in queries if not q["fits_window"])
+    rows = [[labels[k], v] for k, v in o["counts"].items() if k != "no_answer"]
+    rows += [[f"{labels['no_answer']}: {cause}", n] for cause, n in o["no_answer_causes"].items() if n]
+    return [
+        {"key": "outcomes-heading", "heading": "Four outcomes a single accuracy hides"},
+        {"key": "queries", "table": {
+            "title": "A small query set, each asking one sub-question",
+            "legend": "budget: max_quote_chars; packet: what the selector handed on (lesson 01's pipeline, with "
+                      "the versions of a needed source kept together).",
+            "columns": ["query", "asks", "situation", "budget", "packet"],
+            "rows": [[q["query"], q["asks"], q["situation"], q["max_quote_chars"], _ids(q["packet_ids"])]
+                     for q in queries]}},
+        {"key": "outcomes", "table": {
+            "title": "What each answer cites, against the evaluation label",
+            "legend": f"gold: the record that answers the query (an evaluation label, unseen by the answer stage); "
+                      f"citations: ok, failed, or none when nothing is cited; window: whether the recounted "
+                      f"request plus the {o['reserve']} reserved for the answer fits the query's window.",
+            "columns": ["query", "cited", "gold", "citations", "window", "outcome"],
+            "rows": [[q["query"], _ids(q["cited"]), q["gold_id"], q["citations"],
+                      "fits" if q["fits_window"] else "over", q["outcome"] + (q["cause"] and f": {q['cause']}")]
+                     for q in queries]}},
+        {"key": "counts", "table": {
+            "title": "Counted apart", "legend": "queries: how many of the query set end that way.",
+            "columns": ["outcome", "queries"], "rows": rows}},
+        {"key": "summary", "text":
+            f"Accuracy alone: {o['accuracy']}. Citations are ok on {o['citations']['ok']}, failed on "
+            f"{o['citations']['failed']}, and {o['citations']['none']} answers cite nothing, counted on their own. "
+            f"The stale record of the right source (q3) and the similar wrong source (q4) are quoted faithfully "
+            f"and still answer wrongly. The four no-answers have four causes: q5's only passage was skipped by "
+            f"the budget, then the answer stage abstained (not an overflow); q6's sources disagree; "
+            f"{small['query']}'s request, recounted, is {small['final_input']} lab tokens and with the reserve "
+            f"needs {small['final_input'] + o['reserve']} of a {small['window']} window, so no answer stage ran; "
+            f"q8's packet holds nothing on it. Each needs a different fix, which one number cannot say."},
+    ]
+
+
+def view(record: dict) -> list[dict]:
+    """Printable blocks, each with a key."""
+    return [
+        {"key": "heading", "heading": "Lesson 10 - answer: an honest, inspectable answer stage"},
+        {"key": "question", "text": "Question: " + record["question"]},
+        *_answer_blocks(record),
+        *_check_blocks(record),
+        *_outcome_blocks(record["outcomes"], record["outcome_labels"]),
+    ]

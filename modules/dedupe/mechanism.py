@@ -1,0 +1,385 @@
+"""Lesson 03, dedupe: remove redundancy without merging identities carelessly.
+
+Four kinds of repetition, each with its own rule:
+
+* the same id twice: identical copies collapse to the first-ranked one; two
+  different chunks under one id are an error, because one of them is mislabelled;
+* the same text under different ids: keep the first-ranked, record the others.
+  Exact means exact: overlapping chunks whose text differs stay distinct, and
+  keeping the first says nothing about which source has authority;
+* copies of one passage across the primary site, a mirror and an export: keep one
+  copy of each passage (the primary if retrieved) and say which and why, so three
+  copies are not counted as three agreeing sources. Copies are matched by their
+  canonical document plus the passage's anchor (its place in that document) or its
+  normalised text. The distinct passages of one document all stay: an exception in
+  the next chunk is not a copy of the rule before it (lesson 11 applies this rule);
+* overlapping line ranges of one file: keep the higher-ranked chunk, reject the
+  other with a reason naming the chunk it overlaps. Line ranges are 1-based and
+  inclusive, as displayed: 12-24 and 25-33 are adjacent, not overlapping.
+
+Ranking is by score, highest first, ties broken by id, so the selection never
+depends on the order the candidates arrived in. Crowding is the last case: near
+copies at the top of a ranking push the rest of the answer below the cutoff.
+The trace and its tables are in modules/dedupe/trace.py.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import namedtuple
+
+from modules.common.checks import nfc, sequence_of
+from modules.common.intervals import RangeMin, SortedStarts
+
+__all__ = [
+    "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
+    "dedupe_ids", "dedupe_text", "normalised_text", "same_passage", "canonical_key", "canonical_sources",
+    "dedupe_canonical", "lines_overlap", "ranked", "select_non_overlapping", "distinct_texts", "ID_CASE",
+    "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE", "CROWDING_CASE", "CROWDING_LABELS",
+]
+
+COPY_KINDS = ("primary", "mirror", "export")
+# What must agree for two chunks with one id to be the same chunk. The score may differ:
+# two channels can rank one chunk differently without it becoming another chunk.
+IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
+
+
+# Immutable records as validated named tuples, not frozen dataclasses: just as immutable,
+# and the lesson command then never imports dataclasses (about 6 ms of every run).
+
+class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_line end_line anchor",
+                       defaults=(0.0, "", "primary", 1, 1, ""))):
+    """A retrieved chunk: where it lives, what it says, and (optionally) whose copy it is.
+
+    `canonical_id` names the document this copy reproduces ("" means it declares
+    no copy relation, and canonical dedupe leaves it alone); `anchor` names the
+    passage's place in that document, the same in every copy ("" when not
+    declared). Lines are 1-based and inclusive. Defaults: score 0.0, canonical_id
+    "", copy "primary", lines 1 to 1, anchor "".
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls, *args, **kwargs)
+        for name in ("id", "source", "text", "canonical_id", "copy", "anchor"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"Chunk.{name} must be a str, got {type(value).__name__} {value!r}")
+        for name in ("id", "source"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"Chunk.{name} must not be empty, got {getattr(self, name)!r}")
+        for name in ("canonical_id", "anchor"):  # "" declares nothing; blanks would merge unrelated chunks
+            value = getattr(self, name)
+            if value and not value.strip():
+                raise ValueError(f"Chunk.{name} must be '' (none declared) or a non-blank id, got {value!r}")
+        if self.copy not in COPY_KINDS:
+            raise ValueError(f"Chunk.copy must be one of {', '.join(COPY_KINDS)}, got {self.copy!r}")
+        if isinstance(self.score, bool) or not isinstance(self.score, (int, float)) or self.score != self.score:
+            raise TypeError(f"Chunk.score must be a number, got {type(self.score).__name__} {self.score!r}")
+        for name in ("start_line", "end_line"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"Chunk.{name} must be an int, got {type(value).__name__} {value!r}")
+            if value < 1:
+                raise ValueError(f"Chunk.{name} must be >= 1 (lines are 1-based), got {value}")
+        if self.end_line < self.start_line:
+            raise ValueError(f"Chunk {self.id!r}: end_line {self.end_line} is before start_line {self.start_line}")
+        return self
+
+    @classmethod
+    def _make(cls, iterable):  # so that ._replace(...) is checked like a new value
+        return cls(*iterable)
+
+
+class IdConflict(ValueError):
+    """Two different chunks carry one id; `field` is the first one that differs."""
+
+    def __init__(self, chunk_id: str, field_name: str, first: object, second: object) -> None:
+        super().__init__(f"id {chunk_id!r} appears twice with a different {field_name}: {first!r} vs {second!r}")
+        self.chunk_id, self.field = chunk_id, field_name
+
+
+class TextDedupe(namedtuple("TextDedupe", "kept duplicate_text_ids duplicate_of")):
+    """kept: tuple of Chunk; duplicate_text_ids: tuple of ids; duplicate_of: duplicate id -> kept id."""
+
+    __slots__ = ()
+
+    def __new__(cls, kept: tuple, duplicate_text_ids: tuple, duplicate_of: dict | None = None):
+        return super().__new__(cls, kept, duplicate_text_ids, {} if duplicate_of is None else duplicate_of)
+
+
+class CanonicalDedupe(namedtuple("CanonicalDedupe", "kept dropped reasons matched")):
+    """kept: tuple of Chunk, rank order; dropped: dropped id -> id of the copy kept instead;
+    reasons: kept id -> why this copy; matched: dropped id -> how it matched the kept copy."""
+
+    __slots__ = ()
+
+    def __new__(cls, kept: tuple, dropped: dict, reasons: dict | None = None, matched: dict | None = None):
+        return super().__new__(cls, kept, dropped, {} if reasons is None else reasons,
+                               {} if matched is None else matched)
+
+
+class OverlapSelection(namedtuple("OverlapSelection", "selected rejected")):
+    """selected: tuple of Chunk in rank order; rejected: rejected id -> reason."""
+
+    __slots__ = ()
+
+    @property
+    def selected_ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.selected)
+
+
+def _chunks(chunks: object) -> tuple[Chunk, ...]:
+    return sequence_of(chunks, Chunk, "chunks")
+
+
+def dedupe_ids(chunks) -> tuple[Chunk, ...]:
+    """Keep the first-ranked copy of each id; raise IdConflict if a later copy differs."""
+    first: dict[str, Chunk] = {}
+    kept = []
+    for chunk in _chunks(chunks):
+        earlier = first.get(chunk.id)
+        if earlier is None:
+            first[chunk.id] = chunk
+            kept.append(chunk)
+            continue
+        for name in IDENTITY_FIELDS:
+            if getattr(earlier, name) != getattr(chunk, name):
+                raise IdConflict(chunk.id, name, getattr(earlier, name), getattr(chunk, name))
+    return tuple(kept)
+
+
+def dedupe_text(chunks) -> TextDedupe:
+    """Keep the first-ranked chunk of each exact text; record the later ones."""
+    first: dict[str, str] = {}
+    kept, duplicates = [], {}
+    for chunk in _chunks(chunks):
+        if chunk.text in first:
+            duplicates[chunk.id] = first[chunk.text]
+        else:
+            first[chunk.text] = chunk.id
+            kept.append(chunk)
+    return TextDedupe(tuple(kept), tuple(duplicates), duplicates)
+
+
+# ---------------------------------------------------------------- canonical documents
+
+def normalised_text(text: str) -> str:
+    """What copying may change and a reader would not notice: Unicode composition (NFC),
+    letter case and runs of whitespace."""
+    return " ".join(nfc(text).casefold().split())
+
+
+def _passage_keys(chunk: Chunk) -> tuple:
+    """The keys under which a copy of this passage could be found; none without a canonical id."""
+    if not chunk.canonical_id:
+        return ()
+    by_text = ("text", chunk.canonical_id, normalised_text(chunk.text))
+    return (("anchor", chunk.canonical_id, chunk.anchor), by_text) if chunk.anchor else (by_text,)
+
+
+def same_passage(a: Chunk, b: Chunk) -> bool:
+    """Copies of one passage: one canonical document, and the same declared anchor or the same
+    normalised text. Chunks that declare no canonical document are never copies."""
+    if not isinstance(a, Chunk) or not isinstance(b, Chunk):
+        raise TypeError(f"same_passage needs two Chunks, got {type(a).__name__} and {type(b).__name__}")
+    return bool(set(_passage_keys(a)) & set(_passage_keys(b)))
+
+
+def canonical_key(chunk: Chunk) -> str:
+    """The document a chunk reproduces: its canonical id, or its own source when it declares none."""
+    return chunk.canonical_id or chunk.source
+
+
+def canonical_sources(chunks) -> int:
+    """How many distinct canonical documents the chunks come from: copies count once."""
+    return len({canonical_key(c) for c in _chunks(chunks)})
+
+
+def _why_kept(winner: Chunk, copies: int) -> str:
+    if copies == 1:
+        return "only copy"
+    if winner.copy == "primary":
+        return f"primary, preferred over {copies - 1} other {'copy' if copies == 2 else 'copies'}"
+    return f"first-ranked of {copies} copies, none primary"
+
+
+def _how_matched(copy: Chunk, winner: Chunk) -> str:
+    if copy.anchor and copy.anchor == winner.anchor:
+        return f"same anchor {copy.anchor}"
+    if normalised_text(copy.text) == normalised_text(winner.text):
+        return "same normalised text"
+    return "linked through another copy"
+
+
+def dedupe_canonical(chunks) -> CanonicalDedupe:
+    """One copy of each passage: its primary copy if ranked, else its first-ranked copy.
+
+    Copies of copies are copies: a primary that shares its anchor with an export and its
+    text with a mirror joins all three. Found with one dict of keys and a union-find, so
+    the cost grows with the number of chunks. Distinct passages of one document all stay.
+    """
+    chunks = dedupe_ids(chunks)
+    parent = list(range(len(chunks)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_with_key: dict[tuple, int] = {}
+    for i, chunk in enumerate(chunks):
+        for key in _passage_keys(chunk):
+            a, b = root(first_with_key.setdefault(key, i)), root(i)
+            parent[max(a, b)] = min(a, b)   # the root is the group's first-ranked chunk
+    winner: dict[int, int] = {}
+    size: dict[int, int] = {}
+    for i, chunk in enumerate(chunks):
+        group = root(i)
+        size[group] = size.get(group, 0) + 1
+        if group not in winner or (chunk.copy == "primary" and chunks[winner[group]].copy != "primary"):
+            winner[group] = i
+    kept, dropped, reasons, matched = [], {}, {}, {}
+    for i, chunk in enumerate(chunks):
+        group = root(i)
+        best = chunks[winner[group]]
+        if chunk is best:
+            kept.append(chunk)
+            reasons[chunk.id] = _why_kept(chunk, size[group])
+        else:
+            dropped[chunk.id] = best.id
+            matched[chunk.id] = _how_matched(chunk, best)
+    return CanonicalDedupe(tuple(kept), dropped, reasons, matched)
+
+
+# ---------------------------------------------------------------- overlapping lines
+
+def lines_overlap(a: Chunk, b: Chunk) -> bool:
+    """Same file and at least one shared line; ranges are 1-based and inclusive."""
+    return a.source == b.source and a.start_line <= b.end_line and b.start_line <= a.end_line
+
+
+def ranked(chunks) -> tuple[Chunk, ...]:
+    """Highest score first; equal scores in id order, so the input order never matters."""
+    return tuple(sorted(_chunks(chunks), key=lambda c: (-c.score, c.id)))
+
+
+def select_non_overlapping(chunks) -> OverlapSelection:
+    """Walk in rank order; reject a chunk sharing a line with an already selected chunk of its file.
+
+    Sort, then sweep: selected ranges of one file never overlap, so the last selected start
+    at or before a chunk's end line is the only one to check. Naming the best-ranked chunk a
+    rejected one overlaps is a range minimum over the final selection, which in a file is in
+    line order. Cost: O(n log n) in the number of chunks, whatever their line numbers.
+    """
+    order = dedupe_ids(ranked(chunks))   # rank first: a repeated id keeps its best score, in any input order
+    starts: dict[str, SortedStarts] = {}
+    end_of: dict[tuple[str, int], int] = {}
+    selected, rejected_ranks = [], []
+    for rank, chunk in enumerate(order):
+        found = starts.get(chunk.source)
+        if found is None:
+            found = starts[chunk.source] = SortedStarts()
+        before = found.floor(chunk.end_line)
+        if before is not None and end_of[(chunk.source, before)] >= chunk.start_line:
+            rejected_ranks.append(rank)
+            continue
+        selected.append(rank)
+        found.add(chunk.start_line)
+        end_of[(chunk.source, chunk.start_line)] = chunk.end_line
+    rejected = {}
+    if rejected_ranks:
+        in_file: dict[str, list[Chunk]] = {}
+        rank_of = {}
+        for rank in selected:
+            in_file.setdefault(order[rank].source, []).append(order[rank])
+            rank_of[order[rank].id] = rank
+        tables = {}
+        for source, kept in in_file.items():
+            kept.sort(key=lambda c: c.start_line)
+            tables[source] = ([c.start_line for c in kept], [c.end_line for c in kept],
+                              RangeMin([rank_of[c.id] for c in kept]))
+        for rank in rejected_ranks:
+            chunk = order[rank]
+            first_lines, last_lines, best = tables[chunk.source]
+            i, j = bisect_left(last_lines, chunk.start_line), bisect_right(first_lines, chunk.end_line) - 1
+            rejected[chunk.id] = f"overlapping_lines_with:{order[best.query(i, j)].id}"   # the best-ranked one
+    return OverlapSelection(tuple(order[rank] for rank in selected), rejected)
+
+
+def distinct_texts(chunks) -> int:
+    return len({c.text for c in _chunks(chunks)})
+
+
+# ---------------------------------------------------------------- the fixture
+
+RETURNS = "When the help desk is closed, return books to the drop box beside the north entrance."
+LAPTOPS = "Laptops never go in the drop box: return them at the desk, which signs for them."
+HOURS = "The help desk opens at 8:30 on weekdays and at 10:00 on Saturdays; it is closed on Sundays."
+
+# Id dedupe: a second channel returned returns-v1 again, unchanged.
+ID_CASE = (
+    Chunk("returns-v1", "returns-policy", RETURNS, 0.91),
+    Chunk("hours-v2", "help-desk-hours", HOURS, 0.88),
+    Chunk("returns-v1", "returns-policy", RETURNS, 0.74),
+)
+# ...and a stale index holds another text under the same id.
+ID_CONFLICT = ID_CASE + (
+    Chunk("returns-v1", "returns-policy", RETURNS.replace("north", "south"), 0.52),
+)
+
+# Exact text: a news post quotes the hours word for word; two overlapping windows differ slightly.
+TEXT_CASE = (
+    Chunk("hours-v2", "help-desk-hours", HOURS, 0.90),
+    Chunk("news-17", "intranet-news", HOURS, 0.86),
+    Chunk("hours-w1", "help-desk-guide", "The help desk opens at 8:30 on weekdays. On Saturdays it opens at 10:00.", 0.80),
+    Chunk("hours-w2", "help-desk-guide", "On Saturdays it opens at 10:00. It is closed on Sundays.", 0.77),
+)
+
+# Canonical documents: the returns policy (a rule, §1, and its exception for laptops, §2) on the
+# intranet, a mirror that copied the rule with its line breaks, and an export with a header; the
+# printing prices in an export and a mirror, no primary retrieved; the hours once.
+_EXPORTED = "Returns policy (export of 2024-03-01). " + RETURNS
+_MIRRORED = RETURNS.replace(" return books", "\nreturn books")
+CANONICAL_CASE = (
+    Chunk("returns-mirror", "mirror.example.org/returns", _MIRRORED, 0.93, "policy:returns", "mirror"),
+    Chunk("returns-export", "exports/returns-policy.txt", _EXPORTED, 0.90, "policy:returns", "export", anchor="§1"),
+    Chunk("printing-export", "exports/printing-prices.txt", "Printing costs 10 cents a page.", 0.84,
+          "policy:printing", "export", anchor="§1"),
+    Chunk("returns-primary", "intranet/returns", RETURNS, 0.83, "policy:returns", "primary", anchor="§1"),
+    Chunk("printing-mirror", "mirror.example.org/printing", "Printing: 10 cents a page.", 0.71,
+          "policy:printing", "mirror", anchor="§1"),
+    Chunk("hours-primary", "intranet/hours", HOURS, 0.66, "policy:hours", "primary", anchor="§1"),
+    Chunk("returns-laptops", "intranet/returns", LAPTOPS, 0.58, "policy:returns", "primary", anchor="§2"),
+)
+
+# Five full-text candidates for "production release", as retrieved (score order).
+OVERLAP_QUERY = "production release"
+OVERLAP_CASE = (
+    Chunk("chunk-0001", "release-policy.md", "Production releases need two approvals and a rollback plan ...",
+          7.4, start_line=12, end_line=29),
+    Chunk("chunk-0002", "release-policy.md", "... a rollback plan. Freeze windows: no production release on ...",
+          6.9, start_line=26, end_line=34),
+    Chunk("chunk-0003", "deployment-guide.md", "To release to production, tag the build and run the deploy job ...",
+          6.1, start_line=12, end_line=24),
+    Chunk("chunk-0004", "deployment-guide.md", "After the production release, watch the error rate for 30 minutes ...",
+          5.8, start_line=25, end_line=33),
+    Chunk("chunk-0005", "service-config.md", "release.channel = production; release.approvals = 2",
+          4.2, start_line=32, end_line=35),
+)
+
+# Crowding: three near-identical chunks lead; the other half of the answer ranks fourth.
+CROWDING_QUESTION = "When does the help desk open, and where can books be returned when it is closed?"
+CROWDING_CASE = (
+    Chunk("returns-v1", "returns-policy", RETURNS, 0.94),
+    Chunk("faq-returns", "faq", RETURNS, 0.93),
+    Chunk("sign-returns", "door-signage", RETURNS, 0.92),
+    Chunk("hours-v2", "help-desk-hours", HOURS, 0.81),
+)
+# Evaluation label: which chunks carry which half of the answer. Never given to a selector.
+CROWDING_LABELS = {"where to return": ("faq-returns", "returns-v1", "sign-returns"), "when it opens": ("hours-v2",)}
+CROWDING_CUTOFF = 2
+
+LINE_RANGES = "Line ranges are 1-based and inclusive, as displayed: 12-24 is lines 12 through 24 (13 lines)."

@@ -1,0 +1,235 @@
+"""Lesson 08's trace record and view: what `python3 -B methods.py eligibility` prints.
+
+modules/eligibility/mechanism.py runs the catalogue pipeline and hands the runs over; this module
+turns them into a JSON-ready record and printable blocks. It imports no lesson module.
+"""
+
+from __future__ import annotations
+
+from modules.catalogue import LISTINGS, ref_key_label
+from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
+from modules.common.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
+from modules.eligibility.mechanism import (enumerate_refs, evaluate, unkeyed_ref)
+
+TRACES = (("ordinary explicit evidence", "PW-Q001"), ("unauthorized closest neighbour", "PW-Q002"),
+          ("stale and conflicting evidence: abstain", "PW-Q004"), ("empty after controls", "PW-Q005"))
+TOP = 5
+EMPTY_CAUSES = ("out_of_scope", "transformation_failed", "no_permitted_match", "all_unauthorized",
+                "all_stale", "all_excluded")
+
+
+def _decision(d) -> dict:
+    return {"subject": d.subject, "state": d.state, "reason_codes": list(d.reason_codes),
+            "clause_ids": list(d.clause_ids), "evidence_refs": list(d.evidence_refs),
+            "next_actions": list(d.next_actions)}
+
+
+
+
+def _run(name: str, run) -> dict:
+    gate = run.output("gate")
+    names, passed = names_of(gate), set(gate.passed)
+    channels = [{"channel": c.channel, "top": [{"rank": n, "candidate": names[h.listing_id],
+                                                "withheld": h.listing_id not in passed}
+                                               for n, h in enumerate(c.hits[:TOP], start=1)]}
+                for c in run.of_kind("channel")]
+    vector = next(c for c in run.of_kind("channel") if c.channel == "vector")
+    fused = run.output("fusion").candidates
+    near = vector.hits[0].listing_id if vector.hits else None
+    evidence, packet, q = run.output("evidence"), run.output("packet"), run.output("decision")
+    by_id = run.output("source").by_id
+    return {
+        "name": name, "query_id": run.output("contract").query_id, "original": run.output("contract").original,
+        "contract_state": run.output("contract").state, "channels": channels,
+        "withheld": [_decision(d) for d in gate.decisions],
+        "ranked": [{"position": n, "cluster_id": f.cluster_id, "listing_id": f.listing_id,
+                    "ordering_score": round(f.ordering_score, 6),
+                    "evidence": "usable" if f.listing_id in evidence.usable else next(
+                        d.state for d in evidence.decisions if d.subject == f.listing_id)}
+                   for n, f in enumerate(fused, start=1)],
+        "excluded": [_decision(d) for d in evidence.decisions],
+        "packet": [{"field_id": f, "value": v} for f, v in packet.fields], "omitted": list(packet.omitted),
+        "packet_titles": [by_id[i].title for i in packet.listings],
+        "closest_neighbour": None if near is None else {
+            "candidate": names[near], "withheld": near not in passed,
+            "state": next((d.state for d in gate.decisions if d.subject == names[near]), "passed"),
+            "reached_ranking": any(near in f.members for f in fused)},
+        "decision": _decision(q.decision), "empty_cause": q.empty_cause,
+    }
+
+
+def _freshness(as_of: str) -> dict:
+    shown = ("PW-L003", "PW-L006", "PW-L010")
+    rows = [{"listing_id": x.id, **r._asdict()} for x in LISTINGS if x.id in shown for r in field_ages(x, as_of)]
+    earlier = "2026-08-01"
+    l010 = next(x for x in LISTINGS if x.id == "PW-L010")
+    return {"as_of": as_of, "rules": [r._asdict() for r in FRESHNESS], "rows": rows,
+            "what_if": {"as_of": earlier, "listing_id": "PW-L010",
+                        "rows": [r._asdict() for r in field_ages(l010, earlier)]}}
+
+
+def record(runs: dict, doubled, attack: dict) -> dict:
+    """The lesson's record: the policy, four traces, the fail-closed holes and every query."""
+    gate = doubled.output("gate")
+    l004 = next(d for i, d in zip(gate.withheld, gate.decisions) if i == "PW-L004")
+    rankings = [c.ranking for c in doubled.of_kind("channel")]
+    first = runs["PW-Q001"].output("gate")
+    return {
+        "lesson": "eligibility",
+        "policy": {"version": POLICY_VERSION, "clauses": dict(CLAUSES)},
+        "freshness": _freshness(first.as_of),
+        "precedence": list(STATES),
+        "traces": [_run(name, runs[query_id]) for name, query_id in TRACES],
+        "duplicate_ids": {
+            "query_id": "PW-Q002", "copies": 2, "decision": _decision(l004),
+            "every_ranking_lists_an_id_once": all(len(set(r)) == len(r) for r in rankings),
+            "reached_ranking": any("PW-L004" in f.members for f in doubled.output("fusion").candidates),
+            "state": doubled.output("decision").decision.state},
+        "opaque_refs": {
+            "key": ref_key_label(), "guesses": attack["guesses"], "restricted": attack["restricted"],
+            "unkeyed_reversed": sum(v is not None for v in attack["unkeyed"].values()),
+            "keyed_reversed": sum(v is not None for v in attack["keyed"].values())},
+        "queries": [query_row(run) for run in runs.values()],
+        "empty_causes": list(EMPTY_CAUSES),
+    }
+
+
+def _lines(d: dict, cause) -> str:
+    return "\n".join([f"  state: {d['state']}", f"  reason codes: {' '.join(d['reason_codes'])}",
+                      f"  clause ids: {' '.join(d['clause_ids'])}",
+                      f"  evidence refs: {' '.join(d['evidence_refs']) or '-'}",
+                      f"  next actions: {'; '.join(d['next_actions'])}", f"  empty cause: {cause or '-'}"])
+
+
+def _codes_table(key: str, title: str, legend: str, decisions: list) -> dict:
+    rows = []
+    for d in decisions:
+        for n, code in enumerate(d["reason_codes"]):
+            rows.append([d["subject"] if n == 0 else "", d["state"] if n == 0 else "", code,
+                         " ".join(d["clause_ids"]) if n == 0 else ""])
+    return {"key": key, "table": {"title": title, "legend": legend,
+                                  "columns": ["subject", "state", "reason code", "clauses"], "rows": rows}}
+
+
+def _trace_blocks(n: int, run: dict) -> list:
+    q = run["query_id"]
+    tops = [c["top"] for c in run["channels"]]
+    blocks = [
+        {"key": f"trace-{n}", "text": f"Trace {n}, {run['name']}: {q} \"{run['original']}\" "
+                                      f"(query contract state: {run['contract_state']})"},
+        {"key": f"trace-{n}-channels", "table": {
+            "title": f"What the channels proposed (top {TOP})",
+            "legend": "one column per channel, best first; a withheld listing whose permission is not "
+                      "'allowed' is shown by its opaque ref; [w] = withheld by the gate before ranking.",
+            "columns": ["rank"] + [c["channel"] for c in run["channels"]],
+            "rows": [[r] + [(f"{t[r - 1]['candidate']}{' [w]' if t[r - 1]['withheld'] else ''}" if r <= len(t)
+                             else "-") for t in tops] for r in range(1, TOP + 1)]}},
+        _codes_table(f"trace-{n}-withheld", f"The gate withheld {len(run['withheld'])} before ranking",
+                     "state: the strongest state the candidate's reasons give; clauses: the policy clauses "
+                     "they rest on.", run["withheld"]),
+        {"key": f"trace-{n}-ranked", "table": {
+            "title": "Ranked: what passed the gate, fused by rank (RRF over the channels)",
+            "legend": "evidence: usable, or the state the evidence checks gave (incompatible: wrong family "
+                      "or size; conflict: the listing's own fields disagree).",
+            "columns": ["pos", "cluster", "listing", "ordering_score", "evidence"],
+            "rows": [[r["position"], r["cluster_id"], r["listing_id"], f"{r['ordering_score']:.6f}", r["evidence"]]
+                     for r in run["ranked"]]}},
+    ]
+    shown = [d for d in run["excluded"] if d["state"] != "incompatible"]
+    if shown:
+        blocks.append(_codes_table(f"trace-{n}-excluded", f"Evidence checks excluded {len(run['excluded'])}; "
+                                   f"those not simply incompatible:", "the same columns as the gate's table.",
+                                   shown))
+    if run["packet"]:
+        text = "Packet: " + ", ".join(f["field_id"] for f in run["packet"]) + "."
+        if run["omitted"]:
+            text += " Left out as stale: " + ", ".join(run["omitted"]) + "."
+    else:
+        text = f"Packet: none. Empty cause: {run['empty_cause']}. No listing is invented."
+    blocks.append({"key": f"trace-{n}-packet", "text": text})
+    near = run["closest_neighbour"]
+    if near and near["withheld"]:
+        moral = " Similarity never restores permission." if near["state"] == "unauthorized" else ""
+        blocks.append({"key": f"trace-{n}-neighbour",
+                       "text": f"Closest vector neighbour: {near['candidate']}, withheld ({near['state']}); "
+                               f"reached ranking: {'yes' if near['reached_ranking'] else 'no'}.{moral}"})
+    d = run["decision"]
+    blocks.append({"key": f"trace-{n}-decision", "text": f"Decision for {d['subject']}: {d['state']}\n"
+                                                         + _lines(d, run["empty_cause"])})
+    return blocks
+
+
+def view(record: dict) -> list:
+    """Printable blocks: policy, freshness, precedence, four traces, the holes, the summary."""
+    fresh, dup, refs = record["freshness"], record["duplicate_ids"], record["opaque_refs"]
+    blocks = [
+        {"key": "heading", "heading": "Lesson 08 - eligibility: permission, freshness and evidence states"},
+        {"key": "policy", "table": {"title": f"Policy {record['policy']['version']}", "columns": ["clause", "rule"],
+                                    "legend": "One version id, recorded by the gate and the decision alike.",
+                                    "rows": [[k, v] for k, v in record["policy"]["clauses"].items()]}},
+        {"key": "freshness", "table": {
+            "title": f"Freshness per field, as of {fresh['as_of']} (clause P6)",
+            "legend": "checked_on: when the field's value was last verified; age: days from then to the "
+                      "as-of date; limit: the most days the policy allows for that field; required: a stale "
+                      "required field withholds the listing, a stale optional one is left out of the packet.",
+            "columns": ["listing", "field", "checked_on", "age", "limit", "required", "fresh"],
+            "rows": [[r["listing_id"], r["field"], r["checked_on"], r["age_days"], r["max_days"], r["required"],
+                      r["fresh"]] for r in fresh["rows"]]}},
+        {"key": "freshness-what-if",
+         "text": f"The as-of date is explicit: as of {fresh['what_if']['as_of']}, {fresh['what_if']['listing_id']}'s "
+                 + " and ".join(f"{r['field']} was {r['age_days']} days old ({'fresh' if r['fresh'] else 'stale'})"
+                                for r in fresh["what_if"]["rows"]) + ". One global 'stale' flag could not say that."},
+        {"key": "precedence", "text": "State precedence, strongest first: " + " > ".join(record["precedence"])
+                                      + ". A listing whose permission is not 'allowed' appears only as an "
+                                        "opaque reference."},
+    ]
+    for n, run in enumerate(record["traces"], start=1):
+        blocks += _trace_blocks(n, run)
+    blocks += [
+        {"key": "duplicates", "text": (
+            f"Two copies of one id, one marked allowed: {dup['query_id']} run over the catalogue plus an allowed "
+            f"copy of the listing behind {dup['decision']['subject']}. The gate withholds it "
+            f"({' '.join(dup['decision']['reason_codes'])}, clause {' '.join(dup['decision']['clause_ids'])}); "
+            f"reached ranking: {'yes' if dup['reached_ranking'] else 'no'}; every channel lists each id once: "
+            f"{'yes' if dup['every_ranking_lists_an_id_once'] else 'no'}; state {dup['state']}.")},
+        {"key": "opaque-refs", "text": (
+            f"Opaque refs must be keyed. Hashing the {refs['guesses']:,} guessable ids PW-L000 to PW-L999 with "
+            f"the old unkeyed scheme (sha256 of a public salt and the id) reverses {refs['unkeyed_reversed']} of "
+            f"the {refs['restricted']} restricted listings' refs; the same enumeration reverses "
+            f"{refs['keyed_reversed']} of the keyed refs shown here, which are HMAC-SHA256 of the id under "
+            f"{refs['key']}.")},
+        {"key": "summary", "table": {
+            "title": "Every catalogue query, through the same pipeline",
+            "legend": "state: the query's decision; empty cause: why nothing was packed (- = packed, or "
+                      "the query asks first).",
+            "columns": ["query", "original", "state", "empty cause"],
+            "rows": [[q["query_id"], q["original"], q["state"], q["empty_cause"]] for q in record["queries"]]}},
+        {"key": "summary-reasons", "table": {
+            "title": "Their reasons and packets",
+            "legend": "stopped: stopped before retrieval (prohibited scope, or a failed transformation); "
+                      "reason codes: the decision's own; packet: the listings whose fields were packed.",
+            "columns": ["query", "stopped", "reason codes", "packet"],
+            "rows": [[q["query_id"], bool(q["stopped"]), " ".join(q["reason_codes"]),
+                      " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-"]
+                     for q in record["queries"]]}},
+        {"key": "empty-causes", "text": "Empty results are never one bucket: " + ", ".join(record["empty_causes"])
+                                        + ". An empty result is reported with its cause; it is never filled "
+                                          "with an invented listing."},
+    ]
+    return blocks
+
+
+def trace() -> dict:
+    """The four traces in detail, the fail-closed holes, and every catalogue query's decision."""
+    from modules.catalogue import QUERIES, opaque_ref
+    runs = {query.id: evaluate(query) for query in QUERIES}
+    l004 = next(x for x in LISTINGS if x.id == "PW-L004")
+    doubled = evaluate(QUERIES[1], (l004._replace(permission="allowed"),) + LISTINGS)
+    restricted = [x.id for x in LISTINGS if x.permission != "allowed"]
+    guesses = [f"PW-L{n:03d}" for n in range(1000)]
+    shown = [unkeyed_ref(i) for i in restricted] + [opaque_ref(i) for i in restricted]
+    found = enumerate_refs(shown, unkeyed_ref, guesses)
+    attack = {"guesses": len(guesses), "restricted": len(restricted),
+              "unkeyed": {ref: found[ref] for ref in shown[:len(restricted)]},
+              "keyed": {ref: found[ref] for ref in shown[len(restricted):]}}
+    return record(runs, doubled, attack)

@@ -1,0 +1,228 @@
+"""Lesson 09's trace and view: what `python3 -B methods.py grounding` prints.
+
+modules/grounding/mechanism.py runs the pipeline and builds the records; this module arranges them
+into the lesson's record and printable blocks. It imports no lesson module.
+"""
+
+from __future__ import annotations
+
+from modules.common.policy import POLICY_VERSION
+from modules.grounding.mechanism import (CHECKS, GATE_CODES, LAYERS, LISTINGS, NOTHING_QUERY, VARIANTS, _gate, count_exclusions, first_failing_layer, locate, permission_gate, run_query, run_variant, trace_record)
+
+PERMISSION_CODES = ("PERMISSION_DENIED", "PERMISSION_UNKNOWN", "DUPLICATE_ID_CONFLICT")
+
+
+def query_row(record: dict) -> dict:
+    """One query as this lesson shows it; the agreement test compares it with lessons 07 and 08."""
+    gate, ranking, assembly, decision = (record["permission/freshness"], record["ranking"], record["assembly"],
+                                         record["decision"])
+    gate_rows = [[d["subject"], d["state"], d["reason_codes"]] for d in gate.get("withheld", ())]
+    return {"query_id": record["query_id"], "original": record["query"], "fingerprint": record["fingerprint"],
+            "contract_state": record["input"]["state"], "stopped": record["input"]["stopped"],
+            "state": decision["state"], "reason_codes": decision["reason_codes"], "empty_cause": decision["empty_cause"],
+            "gate": gate_rows,
+            "ranking": [[f["cluster"], f["shown"], f["ordering_score"]] for f in ranking.get("fused", ())],
+            "exclusions": gate_rows + [[d["subject"], d["state"], d["reason_codes"]] for d in assembly.get("excluded", ())],
+            "packet": [f["field_id"] for f in assembly.get("packet", ())],
+            "user_state": record["presentation"]["state"]}
+
+
+def _contrast(record: dict) -> dict:
+    return {"query_id": record["query_id"], "query": record["query"], "state": record["decision"]["state"],
+            "cause": record["decision"]["empty_cause"],
+            "permission_exclusions": sum(code in PERMISSION_CODES for d in record["permission/freshness"]["withheld"]
+                                         for code in d["reason_codes"]),
+            "user_view": record["presentation"]}
+
+
+def record(detail: dict, records: list, nothing: dict, walks: list, counts: dict, where: list, checks: list) -> dict:
+    """The lesson's record: every query, one record in full, the contrast, the walks, the aggregate."""
+    denied = next(r for r in records if r["decision"]["empty_cause"] == "all_unauthorized")
+    before, after = counts["before"], counts["after"]
+    return {
+        "lesson": "grounding",
+        "layers": [c[0] for c in checks],
+        "queries": [query_row(r) for r in records],
+        "detail": detail,
+        "detail_checks": [{"layer": layer, "held": held, "why": why} for layer, held, why in checks],
+        "where_each_listing_went": [{"listing": name, "where": where_is} for name, where_is in where],
+        "user_view": detail["presentation"],
+        "denied_versus_nothing_matched": {
+            "retrieved_then_denied": _contrast(denied), "nothing_matched": _contrast(nothing),
+            "user_views_equal_apart_from_the_query":
+                dict(denied["presentation"], query="") == dict(nothing["presentation"], query="")},
+        "variants": [{"name": w["variant"].name, "change": list(w["variant"].change), "query_id": w["variant"].query,
+                      "symptom": w["variant"].symptom, "seen_at": w["variant"].seen_at,
+                      "state_before": w["before"]["decision"]["state"], "state_after": w["after"]["decision"]["state"],
+                      "packet_before": w["before"]["assembly"].get("listings", []),
+                      "packet_after": w["after"]["assembly"].get("listings", []),
+                      "user_view_after": w["after"]["presentation"]["state"],
+                      "checks": [{"layer": layer, "held": held, "why": why} for layer, held, why in w["checks"]],
+                      "first_failing_layer": w["first"] and w["first"][0]} for w in walks],
+        "exclusions_by_reason": {
+            "query_count": len(records), "before": before, "after": after,
+            "permission_before": sum(before[c] for c in PERMISSION_CODES),
+            "permission_after": sum(after[c] for c in PERMISSION_CODES),
+            "source_version": [detail["change"]["baseline"]["source"], walks[1]["variant"].change[1]],
+            "policy_version": [POLICY_VERSION, walks[1]["after"]["permission/freshness"]["policy"]],
+            "reading": "Permission exclusions rose while the policy did not change: metadata was lost on the way "
+                       "into the index. Repair the rebuild; never relax fail-closed to make the count drop."},
+    }
+
+
+def _check_lines(checks: list) -> str:
+    return "\n".join(f"{c['layer']}: {'held' if c['held'] else 'FAILED'} - {c['why']}" for c in checks)
+
+
+def _ranks(row: dict) -> str:
+    return ", ".join(f"{channel} #{rank}" for channel, rank in row["channel_ranks"].items())
+
+
+def view(record: dict) -> list:
+    """Printable blocks: every query, the internal record, what the shopper sees, the walks, the aggregate."""
+    d = record["detail"]
+    channels = d["retrieval"]["channels"]
+    depth = max((len(c["hits"]) for c in channels), default=0)
+    gate, ranking, assembly, decision = d["permission/freshness"], d["ranking"], d["assembly"], d["decision"]
+    stale = [r for r in gate.get("fields", ()) if r["age_days"] is None or r["age_days"] > r["max_days"]]
+    contrast, agg = record["denied_versus_nothing_matched"], record["exclusions_by_reason"]
+    seen = record["user_view"]
+    blocks = [
+        {"key": "heading", "heading": "Lesson 09 - grounding: traces that explain every inclusion and exclusion"},
+        {"key": "layers", "text": "One record per query, with one section per layer: " + " > ".join(record["layers"])
+                                  + ". It is the record of the same pipeline run lessons 07 and 08 show."},
+        {"key": "queries", "table": {
+            "title": "Every catalogue query, one record each",
+            "legend": "state: the decision; user sees: the state shown to the shopper; packet: the listings "
+                      "whose fields were packed; fingerprint: sha256 of the contract's canonical form, first "
+                      "12 hex digits.",
+            "columns": ["query", "state", "user sees", "packet", "fingerprint"],
+            "rows": [[q["query_id"], q["state"], q["user_state"],
+                      " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-", q["fingerprint"][:12]]
+                     for q in record["queries"]]}},
+        {"key": "detail", "heading": f"The internal record of {d['query_id']}: {d['query']}"},
+        {"key": "fingerprint", "text": f"Fingerprint {d['fingerprint']}\nAs of {d['as_of']}; versions "
+                                       + ", ".join(f"{k}={v}" for k, v in d["change"]["versions"].items())},
+        {"key": "input", "text": f"input: \"{d['input']['original']}\", every transformation named and "
+                                 "versioned (step, version, status: what it wrote):\n"
+                                 + "\n".join(f"  {t['name']} ({t['version']}, {t['status']}): "
+                                             + (f"{t['input']} -> {t['output']}" if t["name"] == "unit-to-mm"
+                                                else t["output"]) for t in d["input"]["transformations"])},
+    ]
+    if channels:
+        blocks.append({"key": "retrieval", "table": {
+            "title": "retrieval: each channel's candidates, before the gate",
+            "legend": "one column pair per channel: the candidate (id, or opaque ref when its permission is not "
+                      "'allowed') and that channel's own raw score; rank 1 = best.",
+            "columns": ["rank"] + [x for c in channels for x in (c["channel"], "score")],
+            "rows": [[n] + [x for c in channels for x in ((c["hits"][n - 1]["candidate"], c["hits"][n - 1]["score"])
+                                                          if n <= len(c["hits"]) else ("-", None))]
+                     for n in range(1, depth + 1)]}})
+    if gate.get("ran"):
+        rows = [[w["subject"], w["state"], code, " ".join(w["clause_ids"])] for w in gate["withheld"]
+                for code in w["reason_codes"][:1]]
+        blocks += [
+            {"key": "gate", "table": {
+                "title": f"permission/freshness: {gate['policy']}, as of {gate['as_of']}",
+                "legend": "withheld before ranking; subject: id, or opaque ref when the permission is not "
+                          "'allowed'; reason code: the first safe code (all are in --json).",
+                "columns": ["subject", "state", "reason code", "clauses"], "rows": rows}},
+            {"key": "gate-fields", "text": f"Passed: {', '.join(p['candidate'] for p in gate['passed'])}. Stale fields: "
+                                           + "; ".join(f"{r['candidate']} {r['field']} {r['age_days']} days "
+                                                       f"(limit {r['max_days']})" for r in stale) + "."},
+            {"key": "ranking", "table": {
+                "title": f"ranking: reciprocal rank fusion (k = {ranking['k']}) over ranks recounted after the gate",
+                "legend": "shown: the cluster's lowest listing id; reason: the channels and the ranks the cluster "
+                          "held in them after the gate.",
+                "columns": ["pos", "cluster", "shown", "ordering_score", "reason"],
+                "rows": [[r["position"], r["cluster"], r["shown"], f"{r['ordering_score']:.6f}", _ranks(r)]
+                         for r in ranking["fused"]]}},
+            {"key": "assembly", "text": "assembly: excluded by the evidence checks: "
+                                        + "; ".join(f"{x['subject']} {' '.join(x['reason_codes'])}"
+                                                    for x in assembly["excluded"])
+                                        + ".\nPacket field ids: " + (", ".join(f["field_id"] for f in assembly["packet"])
+                                                                     or "none") + "."},
+        ]
+    blocks += [
+        {"key": "decision", "text": f"decision: {decision['state']}; reason codes {' '.join(decision['reason_codes'])}; "
+                                    f"clauses {' '.join(decision['clause_ids'])}; empty cause "
+                                    f"{decision['empty_cause'] or '-'}; fallback {decision['fallback'] or '-'}."},
+        {"key": "where", "text": "Where each listing went (internal; a listing whose permission is not 'allowed' "
+                                 "by its opaque ref; 'not retrieved' and 'retrieved, then excluded' differ here, "
+                                 "though the shopper sees neither):\n"
+                                 + "\n".join(f"  {w['listing']}: {w['where']}" for w in record["where_each_listing_went"])},
+        {"key": "detail-checks", "text": "Every layer's check on this record:\n" + _check_lines(record["detail_checks"])},
+        {"key": "shopper", "heading": "What the shopper sees"},
+        {"key": "user-view", "text": "\n".join([f"Request: {seen['query']}", f"[{seen['state']}] {seen['message']}"]
+                                               + [f"- {line['text']} [{', '.join(line['cites'])}]"
+                                                  for line in seen["answer"]])},
+        {"key": "contrast", "table": {
+            "title": "Retrieved, then denied, is not nothing matched - internally",
+            "legend": f"{contrast['retrieved_then_denied']['query_id']} \"{contrast['retrieved_then_denied']['query']}\" "
+                      f"against {contrast['nothing_matched']['query_id']} \"{contrast['nothing_matched']['query']}\"; "
+                      "permission: how many candidates the gate withheld for permission.",
+            "columns": ["case", "internal state", "empty cause", "permission", "user sees"],
+            "rows": [[label, c["state"], c["cause"], c["permission_exclusions"], c["user_view"]["state"]]
+                     for label, c in (("retrieved, then denied", contrast["retrieved_then_denied"]),
+                                      ("nothing matched", contrast["nothing_matched"]))]}},
+        {"key": "contrast-verdict", "text": "User views identical apart from the query text: "
+                                            + ("yes" if contrast["user_views_equal_apart_from_the_query"] else "NO")
+                                            + ". The shopper is told: "
+                                            + contrast["nothing_matched"]["user_view"]["message"]},
+        {"key": "walks", "heading": "Regression localisation: walk the layers, name the first that failed"},
+    ]
+    for n, v in enumerate(record["variants"], start=1):
+        blocks.append({"key": f"walk-{n}", "text": (
+            f"{v['name']} ({v['change'][0]} -> {v['change'][1]}). Symptom on {v['query_id']}: {v['symptom']}; "
+            f"state {v['state_before']} -> {v['state_after']}, packet {' '.join(v['packet_before']) or '-'} -> "
+            f"{' '.join(v['packet_after']) or '-'}; the shopper now sees {v['user_view_after']}. First failing "
+            f"layer: {v['first_failing_layer']}.\n" + _check_lines(v["checks"]))})
+    blocks += [
+        {"key": "walk-summary", "table": {
+            "title": "Where the symptom showed, and where the walk points",
+            "legend": "seen at: the layer where someone noticed; first failing layer: the layer to repair.",
+            "columns": ["broken pipeline", "seen at", "first failing layer"],
+            "rows": [[v["name"], v["seen_at"], v["first_failing_layer"]] for v in record["variants"]]}},
+        {"key": "aggregate-heading", "heading": "The gate's exclusions by safe reason code, before and after the rebuild"},
+        {"key": "aggregate", "table": {
+            "title": f"Over the {agg['query_count']} catalogue queries",
+            "legend": "before: the healthy index; after: the index rebuilt from the feed export without permission; "
+                      "counts are the gate's exclusions (one per candidate, per query, per code).",
+            "columns": ["reason code", "before", "after"],
+            "rows": [[code, agg["before"][code], agg["after"][code]] for code in agg["before"]]}},
+        {"key": "aggregate-chart", "chart": {
+            "title": "Permission exclusions", "width": 30,
+            "legend": "# = exclusions; the bar's full width is the count after the rebuild.",
+            "rows": [[f"before ({agg['source_version'][0]})", agg["permission_before"], agg["permission_after"]],
+                     [f"after ({agg['source_version'][1]})", agg["permission_after"], agg["permission_after"]]]}},
+        {"key": "aggregate-reading", "text": f"Permission exclusions {agg['permission_before']} -> "
+                                             f"{agg['permission_after']}; policy version {agg['policy_version'][0]} -> "
+                                             f"{agg['policy_version'][1]}. {agg['reading']}"},
+    ]
+    return blocks
+
+
+def trace(query: str = "PW-Q002") -> dict:
+    """Every catalogue query through the healthy pipeline, one in detail, then the three broken ones."""
+    from modules.catalogue import QUERIES, opaque_ref, query_by_id
+    permitted, _ = permission_gate([(x.id, x.permission) for x in LISTINGS])
+    records = [trace_record(run_query(q)) for q in QUERIES]
+    detail = records[QUERIES.index(query_by_id(query))]
+    walks = []
+    for variant in VARIANTS:
+        before = records[QUERIES.index(query_by_id(variant.query))]
+        after = trace_record(run_variant(variant, query_by_id(variant.query)))
+        walks.append({"variant": variant, "before": before, "after": after,
+                      "checks": [(layer, *CHECKS[layer](after)) for layer in LAYERS],
+                      "first": first_failing_layer(after)})
+    # The aggregate counts the gate's exclusions: the rebuilt pipeline runs up to the gate, and only
+    # the gate's section of each record is built.
+    rebuilt = [{"permission/freshness": _gate(run), "assembly": {}}
+               for run in (run_variant(VARIANTS[1], q, until="gate") for q in QUERIES)]
+    healthy = [{"permission/freshness": r["permission/freshness"], "assembly": {}} for r in records]
+    return record(
+        detail, records, trace_record(run_query(NOTHING_QUERY)), walks,
+        {when: {code: n for code, n in count_exclusions(rows).items() if code in GATE_CODES}
+         for when, rows in (("before", healthy), ("after", rebuilt))},
+        [(x.id if x.id in permitted else opaque_ref(x.id), locate(detail, x.id)) for x in LISTINGS],
+        [(layer, *CHECKS[layer](detail)) for layer in LAYERS])

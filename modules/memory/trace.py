@@ -1,0 +1,293 @@
+"""Lesson 13's trace and view: what `python3 -B methods.py memory` prints.
+
+`trace()` runs modules/memory/store.py's `day` (the store, four sessions served with
+memory, the buyer's requests, an embedding migration, and the replay that checks the
+requests on the frozen sessions before they are exposed) and turns what it produced into a
+JSON-ready record; `view()` makes the printable blocks. The mechanism never imports this
+module (labtools.registry.lesson_module finds it), so the import graph has no cycle.
+"""
+
+from __future__ import annotations
+
+from modules.common import ann
+from modules.catalogue import ref_key_label
+from modules.common.policy import CLAUSES, STATES
+from modules.common.runs import catalogue_row as query_row
+
+USED_CLAUSES = ("P1", "P2", "P2.1", "P2.2", "P6")
+
+
+def _decision(d) -> dict:
+    return {"subject": d.subject, "state": d.state, "reason_codes": list(d.reason_codes),
+            "clause_ids": list(d.clause_ids)}
+
+
+
+
+def _session(session, run, off_row: dict) -> dict:
+    found, gate, context = run.output("memory-recall"), run.output("memory-gate"), run.output("memory-context")
+    names = dict(zip(gate.withheld, (d.subject for d in gate.decisions)))
+    codes = dict(zip(gate.withheld, (d.reason_codes for d in gate.decisions)))
+    row = query_row(run)
+    return {
+        "session": session.id, "buyer": session.buyer, "query_id": session.query.id, "query": session.query.text,
+        "recall": {"status": found.status, "note": found.note, "compared": found.compared,
+                   "hits": [{"rank": n, "candidate": names.get(i, i), "cosine": score,
+                             "gate": list(codes.get(i, ())) or ["passed"]}
+                            for n, (i, score) in enumerate(zip(found.ids, found.scores), start=1)]},
+        "withheld": [_decision(d) for d in gate.decisions],
+        "entries": [e._asdict() for e in context.entries],
+        "memory_packet": [{"field_id": f, "value": v, "marked": mark, "source": src, "accuracy": acc, "as_of": day}
+                          for f, v, mark, src, acc, day in context.fields],
+        "conflicts": [{"item": i, "field": f, "today": t, "remembered": r} for i, f, t, r in context.conflicts],
+        "next_actions": list(context.next_actions),
+        "catalogue": {"state": row["state"], "packet": row["packet"],
+                      "same_with_memory_off": all(row[k] == off_row[k] for k in ("state", "exclusions", "packet",
+                                                                                  "ranking", "gate"))},
+    }
+
+
+def _store(state, gates: dict) -> list:
+    import datetime
+    from modules.common.policy import day_number
+    rows = []
+    for item in state.current().values():
+        last = datetime.date.fromordinal(day_number(item.as_of) + item.retention_days).isoformat()
+        rows.append({**{k: getattr(item, k) for k in ("id", "version", "owner", "kind", "field", "value", "purpose",
+                                                      "source", "accuracy", "scope", "visibility", "retention_days",
+                                                      "as_of", "permission")},
+                     "last_day": last, "gate": list(gates[item.id][0]), "gate_tomorrow": list(gates[item.id][1])})
+    return rows
+
+
+def _replay(name: str, change: str, old, new, old_rows: dict, new_rows: dict, diff: dict, checks: list) -> dict:
+    return {"name": name, "change": change, "old": f"{old.label} over {old.encoder}",
+            "new": f"{new.label} over {new.encoder}", "diff": diff,
+            "memory": {case: {"old": old_rows[case]["memory"], "new": new_rows[case]["memory"]} for case in old_rows},
+            "checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in checks]}
+
+
+def trace() -> dict:
+    """One day of the memory feature as the lesson's record."""
+    from modules.memory import store as memory_store
+    return record(memory_store.day())
+
+
+def record(day: dict) -> dict:
+    """The lesson's record from what memory_store.day() produced."""
+    m, rows, states = day["constants"], day["rows"], day["states"]
+    morning, served, after, lazy = (states[k] for k in ("morning", "served", "after", "lazy"))
+    off = {query_id: query_row(run) for query_id, run in day["off"].items()}
+    deleted, corrected = day["deleted"], day["corrected"]
+    versions = after.history(corrected)
+    approximate, exact, rank = day["lazy_search"]
+    found, needed = ann.recall_counts(approximate, exact)
+    deletion = day["deletion"]
+    return {
+        "lesson": "memory",
+        "default": {"first_release": m["FIRST_RELEASE"], "feature": m["ASSISTANT_MEMORY"]._asdict(),
+                    "draft": m["DRAFT_FEATURE"].name, "draft_gaps": day["draft_gaps"], "pipeline": day["pipeline"]},
+        "policy": {"version": m["GATE_VERSION"], "clauses": {**{c: CLAUSES[c] for c in USED_CLAUSES},
+                                                             **m["MEMORY_CLAUSES"]},
+                   "codes": {code: list(pair) for code, pair in m["CODES"].items()}, "precedence": list(STATES)},
+        "as_of": day["on"], "store": _store(morning, day["store_gate"]),
+        "index": {"version": ann.INDEX_VERSION, "label": morning.label, "encoder": morning.encoder,
+                  "items": len(morning.index), "n_lists": m["N_LISTS"], "nprobe": m["NPROBE"], "k": m["RECALL_K"],
+                  "seed": m["SEED"], "ref_key": ref_key_label()},
+        "sessions": [_session(session, run, off[session.query.id]) for session, run in day["sessions"]],
+        "correction": {"item": corrected, "versions": [{"version": v.version, "value": v.value, "as_of": v.as_of,
+                                                        "current": v is versions[-1]} for v in versions]},
+        "withdrawn": day["withdrawn"],
+        "deletion": {"item": deleted, "ref": deletion.ref, "on": deletion.on, "removed": dict(deletion.removed),
+                     "prompt": day["propagation"]["after"], "lazy": day["propagation"]["lazy"],
+                     "lazy_recall_at_k": found / needed, "lazy_rank": rank,
+                     "lazy_checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in
+                                     day["checks"]["lazy"]],
+                     "records": [{"ref": r.ref, "on": r.on} for r in after.deletions]},
+        "migration": day["mixing"],
+        "replays": [
+            _replay("the buyer's requests", "requests", served, after, rows["morning"], rows["after"],
+                    day["diffs"]["after"], day["checks"]["after"]),
+        ],
+        "queries": list(off.values()),
+    }
+
+
+# ---------------------------------------------------------------- view
+
+def _entry(entry: list) -> str:
+    item, action, *conflict = entry
+    agrees = " (agrees with today)" if action == "follow_today" else ""
+    return f"{item} {action}" + (f" (today {conflict[0]}, remembered {conflict[1]})" if conflict else agrees)
+
+
+def _count(values: list) -> str:
+    return str(len(values)) if values else "-"
+
+
+def _session_text(s: dict) -> str:
+    catalogue = s["catalogue"]
+    listings = " ".join(dict.fromkeys(f.split("#")[0] for f in catalogue["packet"]))
+    packed = "; ".join(f"{f['field_id']} = {f['value']} ({f['source']}, {f['accuracy']}, {f['as_of']})"
+                       for f in s["memory_packet"]) or "none"
+    lines = [f"{s['session']}, {s['buyer']}, {s['query_id']} \"{s['query']}\": catalogue state "
+             f"{catalogue['state']}; catalogue evidence: " + (f"{len(catalogue['packet'])} fields of {listings}"
+                                                             if listings else "none")
+             + f"; marked as memory: {packed}."]
+    lines += [f"  Conflict shown: today's {c['field']} {c['today']} against the remembered {c['remembered']} "
+              f"({c['item']}); today's input is followed." for c in s["conflicts"]]
+    lines += [f"  Next action: {a}." for a in s["next_actions"]]
+    lines.append("  State, exclusions, ranking and packet the same with memory switched off: "
+                 + ("yes." if catalogue["same_with_memory_off"] else "NO."))
+    return "\n".join(lines)
+
+
+def _checks(checks: list) -> str:
+    return "\n".join(f"  {'held' if c['held'] else 'FAILED'}: {c['check']} - {c['detail']}" for c in checks)
+
+
+def _replay_details(r: dict) -> str:
+    lines = []
+    for case, d in r["diff"].items():
+        found = [f"{label}: {' '.join(d[key])}" for key, label in (
+            ("gained", "gained"), ("lost", "lost"), ("packet_added", "packed"), ("packet_removed", "unpacked"))
+            if d[key]]
+        found += [f"{label}: " + ", ".join(" ".join(e) for e in d[key]) for key, label in (
+            ("exclusions_added", "newly excluded"), ("exclusions_removed", "no longer excluded")) if d[key]]
+        if d["moved"]:
+            found.append("moved: " + ", ".join(f"{c} {a}->{b}" for c, a, b in d["moved"]))
+        old, new = r["memory"][case]["old"], r["memory"][case]["new"]
+        if old != new:
+            found.append("memory now: " + ", ".join(_entry(e) for e in new))
+        lines += [f"  {case} {line}" for line in found]
+    return ("In detail:\n" + ("\n".join(lines) or "  no change") + "\nPropagation checks:\n" + _checks(r["checks"]))
+
+
+def view(record: dict) -> list:
+    """Printable blocks: the default, the policy, the store, the sessions, the changes, the replays."""
+    default, policy, index = record["default"], record["policy"], record["index"]
+    feature = default["feature"]
+    deletion, migration = record["deletion"], record["migration"]
+    sessions, replay = record["sessions"], record["replays"][0]
+    versions = record["correction"]["versions"]
+    prompt, lazy = deletion["prompt"], deletion["lazy"]
+    return [
+        {"key": "heading", "heading": "Lesson 13 - memory: retained context with obligations"},
+        {"key": "default", "text": (
+            "The catalogue's first release keeps no memory between sessions. A memory feature is allowed only "
+            "when it defines each of: " + ", ".join(k for k in feature if k != "name") + f". The draft "
+            f"\"{default['draft']}\" is refused; it leaves undefined: " + "; ".join(default["draft_gaps"]) + ".")},
+        {"key": "feature", "table": {
+            "title": f"The allowed feature, {feature['name']}",
+            "legend": "Each definition the feature makes; a store built for it refuses any item of another "
+                      "purpose or kind, or kept longer than its retention.",
+            "columns": ["definition", "value"],
+            "rows": [[k, ", ".join(v) if isinstance(v, (list, tuple)) else v] for k, v in feature.items()
+                     if k != "name"]}},
+        {"key": "pipeline", "text": "It extends lesson 08's pipeline with three stages and copies none: "
+                                    + " > ".join(default["pipeline"]) + "."},
+        {"key": "policy", "table": {
+            "title": f"Policy {policy['version']}",
+            "legend": "P: the catalogue's clauses that memory meets too, applied by the same functions; M: "
+                      "the clauses of memory's own.",
+            "columns": ["clause", "rule"], "rows": [[k, v] for k, v in policy["clauses"].items()]}},
+        {"key": "store", "table": {
+            "title": f"The store as of {record['as_of']}: what is remembered",
+            "legend": "v: version; field and value: what the item says (sizes in mm); accuracy: stated by the "
+                      "buyer, recorded by a system, or inferred.",
+            "columns": ["item", "v", "owner", "kind", "field", "value", "accuracy"],
+            "rows": [[s["id"], s["version"], s["owner"], s["kind"], s["field"], s["value"], s["accuracy"]]
+                     for s in record["store"]]}},
+        {"key": "obligations", "table": {
+            "title": "Its obligations",
+            "legend": "consent: the buyer's permission for assisted use (- = none recorded); seen by: owner = on "
+                      "the buyer's memory page; kept: retention in days; last day: the last day it may be used. "
+                      "Every item's scope is owner-only.",
+            "columns": ["item", "purpose", "source", "seen by", "consent", "kept", "recorded", "last day"],
+            "rows": [[s["id"], s["purpose"], s["source"], s["visibility"], s["permission"], s["retention_days"],
+                      s["as_of"], s["last_day"]] for s in record["store"]]}},
+        {"key": "store-gate", "table": {
+            "title": f"Each item through the gate for its own buyer, on {record['as_of']} and the day after",
+            "legend": "reason codes that withhold it (- = usable); a retention's last day still counts: "
+                      "expiry is 'age > kept days', not 'age >= kept days'.",
+            "columns": ["item", "on " + record["as_of"], "on the day after"],
+            "rows": [[s["id"], " ".join(s["gate"]) or "-", " ".join(s["gate_tomorrow"]) or "-"]
+                     for s in record["store"]]}},
+        {"key": "index", "text": (
+            f"Every item's text is encoded in {index['encoder']} and filed in one approximate index "
+            f"({index['version']}, {index['n_lists']} lists, seed {index['seed']}, {index['items']} vectors) "
+            f"shared by every buyer: recall takes the top {index['k']} from {index['nprobe']} lists, whoever "
+            f"owns them, and scope is the gate's job. Refs are keyed with {index['ref_key']}.")},
+        {"key": "sessions", "heading": f"{len(sessions)} sessions with memory"},
+        {"key": "recall", "table": {
+            "title": "memory-recall and memory-gate, per session",
+            "legend": "candidate: the item id, or its opaque ref in another buyer's session; cosine: similarity "
+                      "to the query in the store's encoder space; gate: passed, or the reason codes that "
+                      "withheld it.",
+            "columns": ["session", "buyer", "rank", "candidate", "cosine", "gate"],
+            "rows": [[s["session"] if h["rank"] == 1 else "", s["buyer"] if h["rank"] == 1 else "", h["rank"],
+                      h["candidate"], f"{h['cosine']:.4f}", " ".join(h["gate"])]
+                     for s in sessions for h in s["recall"]["hits"]]}},
+        {"key": "context", "table": {
+            "title": "memory-context: each usable item against today's input",
+            "legend": "today: what the query's contract says about the field (- = nothing); action: "
+                      "follow_today (explicit input wins), ask (a bare number), memory (packed, marked as "
+                      "memory); conflict: today and memory disagree, and the buyer is told.",
+            "columns": ["session", "item", "today", "remembered", "action", "conflict"],
+            "rows": [[s["session"] if n == 0 else "", e["item"], e["today"], e["remembered"], e["action"],
+                      e["conflict"]] for s in sessions for n, e in enumerate(s["entries"])]}},
+        {"key": "packets", "text": "\n".join(_session_text(s) for s in sessions)},
+        {"key": "changes", "heading": "The buyer's requests, then an embedding migration"},
+        {"key": "correction", "table": {
+            "title": f"Correction of {record['correction']['item']}: both versions recorded",
+            "legend": "current: the version the gate reads; the older one is kept as history and no longer used.",
+            "columns": ["version", "value", "recorded", "current"],
+            "rows": [[v["version"], v["value"], v["as_of"], v["current"]] for v in versions]}},
+        {"key": "withdrawal", "text": f"{record['withdrawn']}: consent withdrawn, recorded as a new version with "
+                                      "permission 'denied'; cached packets that used it are dropped."},
+        {"key": "deletion", "table": {
+            "title": f"Deletion of {deletion['item']}: what each store still holds afterwards",
+            "legend": "counts: versions in the store, vectors in the index, cached packets and trace payloads "
+                      "naming the item, deletion records carrying its keyed ref. At once: ann.delete when the "
+                      "request arrives; at rebuild: an index that takes changes only when next rebuilt.",
+            "columns": ["store", "at once", "at rebuild"],
+            "rows": [[k, prompt[k], lazy[k]] for k in prompt]}},
+        {"key": "deletion-record", "text": (
+            f"What remains is an opaque record: {deletion['ref']} deleted on {deletion['on']}, removed "
+            + ", ".join(f"{k} {v}" for k, v in deletion["removed"].items()) + ". The id, its value and its text "
+            "appear in no store. The index that waits for a rebuild still returns the deleted item at rank "
+            f"{deletion['lazy_rank']} for S1's query, and its recall@{index['k']} against exact search over its "
+            f"own contents is {deletion['lazy_recall_at_k']:.3f}: perfect search quality, and a broken permission "
+            "contract. The fix is to delete the vector when the request arrives, not at the next rebuild.")},
+        {"key": "deletion-checks", "text": "The replay's propagation checks on the index that waits for a rebuild "
+                                           "(its recall stage replayed on the frozen sessions):\n"
+                                           + _checks(deletion["lazy_checks"])},
+        {"key": "migration", "text": (
+            "Embedding migration mem-vec-1 -> mem-vec-2. Half the items re-encoded: the index refuses to build ("
+            f"{migration['refused']['build']}). A mem-vec-2 query against the mem-vec-1 index: refused ("
+            f"{migration['refused']['search']}). Compared anyway, number by number, the new query's nearest "
+            f"item would be {migration['mixed_first']}; in one space it is {migration['one_space_first']} "
+            f"({migration['old_first']} before the migration). The migration re-encodes every item in "
+            "mem-vec-2 and rebuilds the index, and every query is encoded by the store's own version, so both "
+            "sides are in one space. Like any change it is replayed on the frozen sessions before exposure; "
+            "notebook 13 shows that replay.")},
+        {"key": "replays", "heading": "Replay on the frozen sessions before anything is exposed"},
+        {"key": "replay-diff", "table": {
+            "title": f"Replay of {replay['name']}: {replay['old']} -> {replay['new']}",
+            "legend": "per frozen session: memory candidates gained, lost and moved in rank; exclusions (memory "
+                      "gate, catalogue gate, evidence checks) added and removed; packet field ids added and "
+                      "removed; state: the query's decision before -> after (- = unchanged).",
+            "columns": ["case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -", "state"],
+            "rows": [[case, _count(d["gained"]), _count(d["lost"]), _count(d["moved"]),
+                      _count(d["exclusions_added"]), _count(d["exclusions_removed"]), _count(d["packet_added"]),
+                      _count(d["packet_removed"]), " -> ".join(d["state"]) if d["state"] else "-"]
+                     for case, d in replay["diff"].items()]}},
+        {"key": "replay-details", "text": _replay_details(replay)},
+        {"key": "queries", "table": {
+            "title": "Every catalogue query with memory switched off",
+            "legend": "state and packet as lessons 07-09 give them (the agreement test compares every key).",
+            "columns": ["query", "state", "empty cause", "packet"],
+            "rows": [[q["query_id"], q["state"], q["empty_cause"],
+                      " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-"]
+                     for q in record["queries"]]}},
+    ]

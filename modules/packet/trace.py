@@ -1,0 +1,309 @@
+"""Lesson 06's trace and view: the record and the tables `python3 -B methods.py packet` prints.
+
+The mechanisms are in modules/packet/mechanism.py (records, spans, selection, seal),
+modules/packet/wrapper.py (rendering, parsing, tools and trust) and
+modules/packet/fidelity.py (compression and the fidelity check).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from modules.packet.mechanism import (CAP_QUESTIONS, DOCUMENTS, EDITS, FEES, GUEST, HOURS, LAPTOP_QUESTION, LOANS, RULES,
+                            SERVICES, VISITORS, Evidence, cap_per_document, chunk, chunks_of, cite, expand_adjacent,
+                            keyword_reader, nfc, packet_seal, resolve_citation, revalidate)
+from modules.packet.fidelity import KINDS, fidelity_check, naive_compress
+from modules.packet.wrapper import (INSTRUCTIONS, MALICIOUS_SAMPLES, SET_OPEN, TaskPolicy, assemble_packet,
+                                    authorize_tool_call, parse_evidence, render_evidence, wire_record)
+
+# Fixed by the application before anything is retrieved.
+ANSWER_POLICY = TaskPolicy("answer-question", ("search_catalogue",), "reviewed")
+GUEST_POLICY = TaskPolicy("read-guest-notes", ("search_catalogue",), "unreviewed")
+POLICIES = (ANSWER_POLICY, GUEST_POLICY)
+TRUST_ITEMS = ("laptop-loans#1", "faq#1", "guest-notes#1", "guest-notes#2")
+FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+FLAGS = ("adjacent:1", "cap:2")
+WIDTH = 88
+
+
+def build_fields(policy: TaskPolicy, question: str, items, flags) -> dict:
+    """The packet's versioned fields: what the seal covers."""
+    return {"task@1": policy.task, "allowed_tools@1": list(policy.allowed_tools), "min_trust@1": policy.min_trust,
+            "question@1": question, "instructions@1": INSTRUCTIONS, "flags@1": set(flags),
+            "evidence@1": [wire_record(item) for item in items]}
+
+
+def _spans() -> dict:
+    line = chunk("help-desk-hours#2")
+    span = cite(HOURS, line.start, line.end)
+    raw_start = HOURS.text.index(line.text)
+    quote_start = nfc(FEES.text).index("8 euros per day")
+    return {"span": span, "raw_code_point_start": raw_start,
+            "utf8_byte_start": len(HOURS.text[:raw_start].encode("utf-8")),
+            "revalidated": [revalidate(span, doc) for doc in (HOURS, *EDITS)],
+            "located": cite(FEES, quote_start, quote_start + len("8 euros per day"))}
+
+
+def _injection() -> dict:
+    item = chunks_of(GUEST)[0]
+    rendered = render_evidence([item])
+    parsed = parse_evidence(rendered)
+    naive = SET_OPEN + f'<evidence id="{item.id}">{item.text}</evidence>\n</evidence_set>'
+    return {"text": item.text, "rendered": rendered, "parsed_items": len(parsed),
+            "round_trip": parsed == [wire_record(item)],
+            "closing_tags_in_rendered": rendered.count("</evidence>"),
+            "naive_opening_tags": naive.count("<evidence ")}
+
+
+def _naive_escape(text: str) -> str:
+    """The five named entities alone, as the lab's wrapper escaped before it met normalisation
+    (then in a one-line layout, the text right after the tag's >)."""
+    return text.translate(str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}))
+
+
+def _markup(text: str) -> int:
+    return sum(text.count(c) for c in '<>"&')
+
+
+def _parses_as(text: str, rendered: str, want: list, same: bool) -> bool:
+    # A packet the normalisation left byte-identical parses as the original did (`same`).
+    return same if text == rendered else parse_evidence(text) == want
+
+
+def _normalisation() -> list:
+    """Each malicious sample, rendered with the five entities alone and with the lab's escaping,
+    then normalised four ways: does the wrapper's structure survive, and the evidence?"""
+    import unicodedata
+    rows = []
+    for name, text in MALICIOUS_SAMPLES:
+        item = Evidence("sample#1", "sample", "Sample", "r1", "2026-06-01", 0, len(text), text)
+        naive = f'{SET_OPEN}<evidence id="sample#1">{_naive_escape(text)}</evidence>\n</evidence_set>'
+        rendered = render_evidence([item])
+        want = [wire_record(item)]
+        same = parse_evidence(rendered) == want
+        markup = _markup(naive)
+        rows.append({
+            "sample": name, "text": text,
+            "naive": {form: "intact" if _markup(unicodedata.normalize(form, naive)) == markup else "broken"
+                      for form in FORMS},
+            "lab": {form: "same" if _parses_as(unicodedata.normalize(form, rendered), rendered, want, same) else "changed"
+                    for form in FORMS},
+            "allowed_tools_after": assemble_packet(ANSWER_POLICY, LAPTOP_QUESTION, [item])["allowed_tools"]})
+    return rows
+
+
+def _trust_and_tools() -> dict:
+    items = [chunk(i) for i in TRUST_ITEMS]
+    packets = {policy.task: assemble_packet(policy, LAPTOP_QUESTION, items) for policy in POLICIES}
+    return {"items": [{"id": i.id, "trust": i.trust} for i in items],
+            "policies": [{"task": p.task, "allowed_tools": list(p.allowed_tools), "min_trust": p.min_trust,
+                          "kept": [r["id"] for r in parse_evidence(packets[p.task]["evidence"])],
+                          "excluded_by_trust": packets[p.task]["excluded_by_trust"],
+                          "tool_requests_in_evidence": packets[p.task]["tool_requests_in_evidence"],
+                          "allowed_tools_after": packets[p.task]["allowed_tools"],
+                          "open_door_allowed": authorize_tool_call(p, "open_door"),
+                          "search_catalogue_allowed": authorize_tool_call(p, "search_catalogue")}
+                         for p in POLICIES]}
+
+
+def _adjacent() -> list:
+    hits = (chunk("laptop-loans#2"), chunk("visitor-guide#1"))
+    pool = chunks_of(LOANS) + chunks_of(VISITORS)
+    runs = []
+    for before, after, budget in ((0, 0, 200), (1, 0, 200), (1, 1, 200), (1, 0, 120)):
+        items = expand_adjacent(hits, pool, before, after, budget)
+        runs.append({"before": before, "after": after, "max_quote_chars": budget,
+                     "items": [{"id": i.id, "relation": i.relation, "chars": len(i.text)} for i in items],
+                     "skipped_hits": [h.id for h in hits if h not in items],
+                     "used_quote_chars": sum(len(i.text) for i in items), "answer": keyword_reader(items)})
+    return runs
+
+
+def _caps() -> list:
+    rows = []
+    for number, (question, ranked, needed) in enumerate(CAP_QUESTIONS, start=1):
+        hits = [chunk(i) for i in ranked]
+        for cap in (None, 1, 2):
+            found = cap_per_document(hits, cap, 3)
+            rows.append({"question": f"Q{number}", "cap": "none" if cap is None else cap, **found,
+                         "coverage": f"{len(set(found['kept']) & set(needed))}/{len(needed)}"})
+    return rows
+
+
+def _seal() -> dict:
+    items = (chunk("laptop-loans#1"), chunk("laptop-loans#2"))
+    fields = build_fields(ANSWER_POLICY, LAPTOP_QUESTION, items, FLAGS)
+    shuffled = {key: fields[key] for key in reversed(list(fields))}
+    shuffled["flags@1"] = set(reversed(FLAGS))
+    shuffled["evidence@1"] = [{key: e[key] for key in reversed(list(e))} for e in fields["evidence@1"]]
+    edited = build_fields(ANSWER_POLICY, LAPTOP_QUESTION,
+                          (items[0], replace(items[1], text=items[1].text.replace("three", "thre3"))), FLAGS)
+    return {"seal": packet_seal(fields), "same_fields_other_order": packet_seal(shuffled),
+            "one_byte_changed": packet_seal(edited), "field_ids": sorted(fields), "flags": list(FLAGS)}
+
+
+def _compression() -> list:
+    cases = (("negation", RULES, 1, None), ("number", RULES, 2, None), ("date", SERVICES, 2, None),
+             ("condition", SERVICES, 1, None), ("entity", SERVICES, 3, None), ("exception", HOURS, 2, None),
+             ("exception", HOURS, 2, "Desk opens 8:30 weekdays, except public holidays."))
+    rows = []
+    for risk, doc, line, careful in cases:
+        original = chunk(f"{doc.doc_id}#{line}")
+        summary = careful or naive_compress(original.text)
+        citation = cite(doc, original.start, original.end)
+        check = fidelity_check(original.text, summary)
+        rows.append({"risk": risk, "compressor": "careful" if careful else "naive", "original": original.text,
+                     "compressed": summary, "lost": [t for kind in KINDS for t in check[kind]],
+                     "lost_by_kind": {kind: check[kind] for kind in KINDS if check[kind]}, "fidelity_ok": check["ok"],
+                     "citation": f"{citation['doc_id']}@{citation['revision']} [{citation['start']}, {citation['end']})",
+                     "citation_resolves_to_original": resolve_citation(citation, DOCUMENTS) == original.text})
+    return rows
+
+
+def trace() -> dict:
+    items = (chunk("laptop-loans#1"), chunk("laptop-loans#2"))
+    return {
+        "lesson": "packet",
+        "span_contract": "half-open [start, end) in Unicode code points of NFC text, at a named revision, "
+                         "layer and locator",
+        "spans": _spans(),
+        "packet": assemble_packet(ANSWER_POLICY, LAPTOP_QUESTION, items),
+        "injection": _injection(),
+        "normalisation": _normalisation(),
+        "trust_and_tools": _trust_and_tools(),
+        "adjacent": _adjacent(),
+        "per_document_cap": _caps(),
+        "seal": _seal(),
+        "compression": _compression(),
+    }
+
+
+# ---------------------------------------------------------------- the view
+
+def _numbered(title: str, text: str, key: str) -> dict:
+    """Markup shown as it is, one packet line per row; a longer line continues on unnumbered rows."""
+    rows, room = [], WIDTH - 6
+    for number, line in enumerate(text.split("\n"), start=1):
+        pieces = [line[i:i + room] for i in range(0, len(line), room)] or [""]
+        rows += [[str(number) if i == 0 else "", piece] for i, piece in enumerate(pieces)]
+    return {"key": key, "table": {"title": title, "columns": ["line", "text"], "rows": rows,
+                                  "legend": "line: the line of the rendered packet; a line longer than "
+                                            f"{room} characters continues on the rows below it, with no break "
+                                            "in the packet itself."}}
+
+
+def view(record: dict) -> list[dict]:
+    spans, inj, seal, tt = record["spans"], record["injection"], record["seal"], record["trust_and_tools"]
+    span, located, packet = spans["span"], spans["located"], record["packet"]
+    answer, guest = tt["policies"]
+    return [
+        {"key": "heading", "heading": "Lesson 06 - packet: a sealed, sourced, safely wrapped evidence packet"},
+        {"key": "span", "text":
+            f"Span contract: {record['span_contract']}. The quote {span['quote']!r} is "
+            f"{span['doc_id']}@{span['revision']} [{span['start']}, {span['end']}) in layer {span['layer']}, "
+            f"space {span['space']}, with sha256 {span['quote_sha256'][:16]}... The raw text spells Café with "
+            f"a combining accent, so the same start is {spans['raw_code_point_start']} in raw code points and "
+            f"{spans['utf8_byte_start']} in UTF-8 bytes: never mix the spaces."},
+        {"key": "revalidation", "table": {
+            "title": "Revalidating the stored span after each edit",
+            "legend": "ok: the offsets still hold the quote (compared with its hash); moved: the quote occurs "
+                      "exactly once elsewhere, at start..end (code points); drifted: it is gone or ambiguous.",
+            "columns": ["revision", "status", "start", "end"],
+            "rows": [[r["revision_now"], r["status"], r["start"], r["end"]] for r in spans["revalidated"]]}},
+        {"key": "contract", "table": {
+            "title": "The span contract each item carries, for a whole text and for a long document",
+            "legend": "A page of a 40-page PDF is cited by its locator (page, table, row) inside an explicit "
+                      "revision, with offsets inside that element: no global offset is invented. "
+                      "start, end: NFC code points, half-open.",
+            "columns": ["field", "whole text", "long document"],
+            "rows": [[name, span[name], located[name]] for name in ("doc_id", "revision", "layer", "space", "locator")]
+                    + [[name, str(span[name]), str(located[name])] for name in ("start", "end")]
+                    + [["quote_sha256", span["quote_sha256"][:16] + "...", located["quote_sha256"][:16] + "..."],
+                       ["quote", "(see above)", located["quote"]]]}},
+        {"key": "packet", "text":
+            "The packet keeps its fields apart; evidence never reaches the instructions or the tools.\n"
+            f"task: {packet['task']} (min trust {packet['min_trust']})\n"
+            f"allowed tools (fixed before retrieval): {', '.join(packet['allowed_tools'])}\n"
+            f"instructions: {packet['instructions']}\nquestion: {packet['question']}"},
+        _numbered("evidence field, as rendered", packet["evidence"], "evidence"),
+        {"key": "injection", "text":
+            f"Injection: the guest notes say {inj['text']!r}. Escaped, the passage stays one item whose text "
+            f"parses back exactly (items: {inj['parsed_items']}, exact: {'yes' if inj['round_trip'] else 'no'}). "
+            f"Pasted unescaped, the same text would open {inj['naive_opening_tags']} evidence elements, one of "
+            "them a forged 'admin' item. Escaping lowers the risk; it does not make a reader obey."},
+        _numbered("the injected passage, rendered", inj["rendered"], "injected"),
+        {"key": "normalisation", "table": {
+            "title": "Malicious samples: does the wrapper survive Unicode normalisation of the whole packet?",
+            "legend": "NFC..NFKD: the sample escaped with the five entities alone (& < > \" '), in a one-line "
+                      "layout, then the packet normalised: intact = as many < > \" & as before; broken = markup appeared or merged away. "
+                      "lab: the lab's escaping, parsed after each of the four forms (same = the same evidence). "
+                      "tools: the allowed tools after the packet was built.",
+            "columns": ["sample", *FORMS, "lab", "tools"],
+            "rows": [[r["sample"], *(r["naive"][f] for f in FORMS),
+                      "same" if set(r["lab"].values()) == {"same"} else "changed",
+                      ", ".join(r["allowed_tools_after"])] for r in record["normalisation"]]}},
+        {"key": "trust", "table": {
+            "title": "Trust tiers per item, and a task's floor",
+            "legend": "trust: the source's tier (official > reviewed > unreviewed; undeclared counts as "
+                      "unreviewed). Each task column says whether the task's floor admits the item: "
+                      + "; ".join(f"{p['task']} admits {p['min_trust']} and above" for p in tt["policies"]) + ".",
+            "columns": ["item", "trust", *(p["task"] for p in tt["policies"])],
+            "rows": [[i["id"], i["trust"], *("kept" if i["id"] in p["kept"] else "excluded" for p in tt["policies"])]
+                     for i in tt["items"]]}},
+        {"key": "tools", "table": {
+            "title": "A passage asking for a tool call changes nothing",
+            "legend": "before: the allowed tools the task fixed before retrieval; evidence asks for: tools "
+                      "named by the passages the task admitted (quoted data: "
+                      + "; ".join(f"{r['id']} names {', '.join(r['tools'])}" for p in tt["policies"]
+                                  for r in p["tool_requests_in_evidence"])
+                      + "); after: the allowed tools once the packet is built; open_door: whether a call to it "
+                        "is authorised.",
+            "columns": ["task", "before", "evidence asks for", "after", "open_door"],
+            "rows": [[p["task"], ", ".join(p["allowed_tools"]),
+                      ", ".join(t for r in p["tool_requests_in_evidence"] for t in r["tools"]) or "-",
+                      ", ".join(p["allowed_tools_after"]), "allowed" if p["open_door_allowed"] else "refused"]
+                     for p in (answer, guest)]}},
+        {"key": "adjacent", "table": {
+            "title": f"Adjacent expansion for: {LAPTOP_QUESTION}",
+            "legend": "before, after: neighbouring chunks allowed per hit; budget, used: quote characters; "
+                      "keyword reader says: a fixed keyword rule standing in for a reader (no model): 'no' when the "
+                      "packet holds 'only to registered students', else 'yes' when it holds 'taken home'.",
+            "columns": ["run", "before", "after", "budget", "used", "hits left out", "keyword reader says"],
+            "rows": [[n, r["before"], r["after"], r["max_quote_chars"], r["used_quote_chars"],
+                      ", ".join(r["skipped_hits"]) or "-", r["answer"]]
+                     for n, r in enumerate(record["adjacent"], start=1)]}},
+        {"key": "adjacent_items", "table": {
+            "title": "What each run put in the packet, in packet order",
+            "legend": "relation: retrieved, or adjacent_to:<hit> for a neighbour (never shown as retrieved); "
+                      "chars: quote characters paid from the budget.",
+            "columns": ["run", "item", "relation", "chars"],
+            "rows": [[n if i == 0 else "", item["id"], item["relation"], item["chars"]]
+                     for n, r in enumerate(record["adjacent"], start=1) for i, item in enumerate(r["items"])]}},
+        {"key": "cap", "table": {
+            "title": "Per-document cap (top 3), shown both ways",
+            "legend": f"Q1: {CAP_QUESTIONS[0][0]} Q2: {CAP_QUESTIONS[1][0]} cap: chunks kept per document; "
+                      "coverage: needed passages kept, from evaluation labels the selection never sees.",
+            "columns": ["q", "cap", "kept", "capped", "coverage"],
+            "rows": [[r["question"], r["cap"], ", ".join(r["kept"]), ", ".join(r["capped"]) or "-", r["coverage"]]
+                     for r in record["per_document_cap"]]}},
+        {"key": "seal", "table": {
+            "title": "The seal: identity, not truth",
+            "legend": f"SHA-256 (hex) over the canonical JSON of the fields {', '.join(seal['field_ids'])}. "
+                      "The @1 is the field's version. flags@1 is the set of options the packet was built with: "
+                      "adjacent:1 = one chunk before each hit, cap:2 = at most two chunks per document.",
+            "columns": ["packet", "sha256"],
+            "rows": [["as built", seal["seal"]], ["other dict/set order", seal["same_fields_other_order"]],
+                     ["one byte changed", seal["one_byte_changed"]]]}},
+        {"key": "compression", "table": {
+            "title": "Compression risk: what the fidelity check finds",
+            "legend": "by: the naive compressor (first clause, no stop words, six words) or a careful hand-written "
+                      "summary; lost: the original's negations, numbers, dates, conditions, named entities and "
+                      "exceptions missing from the compressed text ('-': nothing lost, the check passes).",
+            "columns": ["risk", "by", "compressed", "lost"],
+            "rows": [[r["risk"], r["compressor"], r["compressed"], ", ".join(r["lost"]) or "-"]
+                     for r in record["compression"]]}},
+        {"key": "citations", "text":
+            f"Citations point at the original span, never at the summary: "
+            f"{sum(r['citation_resolves_to_original'] for r in record['compression'])} of "
+            f"{len(record['compression'])} resolve to their original text, checked against the quote hash."},
+    ]

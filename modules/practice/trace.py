@@ -1,0 +1,209 @@
+"""Lesson 11's trace and view: the scenario `python3 -B methods.py practice` prints, and with
+`--solution` the reference decision table, each table in one row order.
+
+The mechanism and the fixture are in modules/practice/mechanism.py, whose trace() and view() call these.
+"""
+
+from __future__ import annotations
+
+from modules.common.units import lab_tokens
+from modules.practice.mechanism import (AS_OF, BUDGET, CANDIDATES, CAPSTONE_QUESTIONS, D2_SPELLINGS, EXAMPLE_RULE, QUESTION,
+                              RULES, SCOPE, TIGHT_BUDGET, _candidates, _layers, as_chunk, decision_table,
+                              settle_conflict)
+
+UNIT = "lab tokens (modules/common/units.py): whitespace pieces, each ceil(len / 5)"
+
+
+def _amount(cid: str, amount) -> dict:
+    return {"id": cid, "value": amount.value, "unit": amount.unit, "written": amount.written}
+
+
+def _plan_record(plan, candidates) -> dict:
+    from modules.dedupe import dedupe_canonical  # only the reference table needs lesson 03's details
+    tokens = {c.id: lab_tokens(c.text) for c in candidates}
+    rows = [{"rank": rank, "id": d.id, "decision": d.decision, "reason": d.reason, "order": d.order,
+             "tokens": tokens[d.id]} for rank, d in enumerate(plan.decisions, start=1)]
+    packet, total = [], 0
+    for order, pid in enumerate(plan.packet, start=1):
+        total += tokens[pid]
+        packet.append({"order": order, "id": pid, "tokens": tokens[pid], "running_total": total})
+    matched = dedupe_canonical([as_chunk(c) for c in candidates if c.id in plan.dedupe or
+                                c.id in plan.dedupe.values()]).matched
+    documents: dict[str, list] = {}
+    for c in candidates:
+        if c.canonical in {by.canonical for by in candidates if by.id in plan.dedupe} and c.id not in plan.dedupe:
+            documents.setdefault(c.canonical, []).append(c.id)
+    cf = plan.conflict
+    return {
+        "decisions": rows,
+        "packet": packet,
+        "selection_order": list(plan.packet),
+        "dedupe": {"mechanism": "lesson 03's dedupe_canonical, applied to the survivors of freshness and scope",
+                   "dropped": [{"id": cid, "kept_id": kept, "matched": matched.get(cid, "")}
+                               for cid, kept in plan.dedupe.items()],
+                   "kept_per_document": documents},
+        "conflict": {"ids": list(cf.ids), "amounts": [_amount(i, a) for i, a in zip(cf.ids, cf.amounts)],
+                     "state": cf.state, "kept": list(cf.kept), "rule": cf.rule},
+        "used_tokens": plan.used_tokens,
+        "budget": plan.budget,
+    }
+
+
+def _walk(budget: int) -> dict:
+    """The budget walk unit by unit, in the order it runs."""
+    candidates = _candidates(CANDIDATES)
+    _, _, _, units = _layers(candidates, AS_OF, SCOPE, RULES)
+    steps, used = [], 0
+    for step, unit in enumerate(units, start=1):
+        size = sum(lab_tokens(c.text) for c in unit)
+        fits = used + size <= budget
+        used += size if fits else 0
+        steps.append({"step": step, "unit": [c.id for c in unit], "tokens": size, "fits": fits, "used_after": used})
+    plan = decision_table(CANDIDATES, AS_OF, SCOPE, budget, RULES)
+    return {"budget": budget, "steps": steps, "packet": list(plan.packet), "used_tokens": plan.used_tokens,
+            "discarded": {d.id: d.reason for d in plan.decisions if d.decision == "discard"}}
+
+
+def _reader() -> list[dict]:
+    """D2's amount written other ways, against D1's 500 euros, through the same conflict check."""
+    by_id = {c.id: c for c in CANDIDATES}
+    rows = []
+    for written in D2_SPELLINGS:
+        d2 = by_id["D2"]._replace(text=by_id["D2"].text.replace("600 euros", written))
+        conflict = settle_conflict([d2, by_id["D1"]], RULES)
+        amount = conflict.amounts[0]
+        rows.append({"written": written, "value": amount.value, "unit": amount.unit, "state": conflict.state,
+                     "kept": list(conflict.kept)})
+    return rows
+
+
+def trace(solution: bool = False) -> dict:
+    """The scenario; with solution=True also the reference decision table."""
+    if not isinstance(solution, bool):
+        raise TypeError(f"solution must be a bool, got {type(solution).__name__} {solution!r}")
+    record = {
+        "lesson": "practice",
+        "question": QUESTION,
+        "as_of": AS_OF,
+        "scope": SCOPE,
+        "budget": BUDGET,
+        "unit": UNIT,
+        "declared_rules": [list(r) for r in RULES],
+        "candidates": [{"rank": rank, "id": c.id, "similarity": c.similarity, "document": c.document,
+                        "chunk": c.chunk, "canonical": c.canonical, "source": c.source, "scope": c.scope,
+                        "valid_from": c.valid_from, "valid_until": c.valid_until, "authority": c.authority,
+                        "tokens": lab_tokens(c.text), "text": c.text}
+                       for rank, c in enumerate(CANDIDATES, start=1)],
+        "questions": list(CAPSTONE_QUESTIONS),
+    }
+    if not solution:
+        return record
+    plan = decision_table(CANDIDATES, AS_OF, SCOPE, BUDGET, RULES)
+    with_rule = decision_table(CANDIDATES, AS_OF, SCOPE, BUDGET, EXAMPLE_RULE)
+    reference = _plan_record(plan, CANDIDATES)
+    reference["amount_reader"] = _reader()
+    reference["tight_run"] = _walk(TIGHT_BUDGET)
+    reference["budget_only"] = {"packet": [c.id for c in CANDIDATES],
+                                "tokens": sum(lab_tokens(c.text) for c in CANDIDATES)}
+    reference["with_declared_rule"] = {
+        "rule": [list(r) for r in EXAMPLE_RULE], "conflict_state": with_rule.conflict.state,
+        "packet": list(with_rule.packet),
+        "discarded": {d.id: d.reason for d in with_rule.decisions if d.decision == "discard"}}
+    reference["answers"] = [
+        "The answer keeps A1's conclusion without its exception: it tells a volunteer who booked before "
+        "approval that the trip is reimbursed. Every citation still checks out, so nothing flags it.",
+        "Freshness, before ranking: C1 expired on 2025-12-31 and the validity filter should have removed it "
+        "before any reranker saw it. Tuning the reranker would treat the symptom.",
+        "No. Authority 0.9 against 0.6 is a score, not a priority. Only a rule declared in advance (for "
+        "example: the finance office's allowance table takes priority over the finance FAQ, or a supersedes "
+        "link) may settle it; without one, both stay, the answer gives no single amount, and the sources go "
+        "to content review.",
+    ]
+    record["reference"] = reference
+    return record
+
+
+def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict:
+    return {"key": key, "table": {"title": title, "legend": legend, "columns": columns, "rows": rows}}
+
+
+def view(record: dict) -> list[dict]:
+    blocks = [
+        {"key": "heading", "heading": "Lesson 11 - practice: the capstone"},
+        {"key": "scenario",
+         "text": f"Question: {record['question']}\nAs of {record['as_of']}; the question's scope: "
+                 f"{record['scope']}; evidence budget: {record['budget']:,} {record['unit']}. Declared priority "
+                 f"rules between sources: {', '.join(' over '.join(r) for r in record['declared_rules']) or 'none'}."},
+        _table("candidates", "Eight candidates, as the retriever ranked them",
+               "similarity: the retriever's score; authority: the source's reputation score (not a rule); "
+               "tokens: lab tokens of the text; valid from/until: ISO days, 'open' = no limit.",
+               ["rank", "id", "similarity", "authority", "tokens", "source", "valid from", "valid until"],
+               [[c["rank"], c["id"], c["similarity"], c["authority"], c["tokens"], c["source"],
+                 c["valid_from"] or "open", c["valid_until"] or "open"] for c in record["candidates"]]),
+        _table("provenance", "Where each one comes from",
+               "document#chunk: the document it was cut from and the passage's place in its canonical "
+               "document (the same in every copy); scope: whom and what it is about.",
+               ["id", "document#chunk", "canonical document", "scope"],
+               [[c["id"], f"{c['document']}#{c['chunk']}", c["canonical"], c["scope"]]
+                for c in record["candidates"]]),
+        {"key": "texts", "text": "\n".join(f"{c['id']}: {c['text']}" for c in record["candidates"])},
+        {"key": "exercise",
+         "text": "Your exercise (exercises/practice.py): produce the decision table - selection order, a reason "
+                 "for every discarded candidate, the canonical dedupe, the conflict state and the final packet - "
+                 "then answer:\n" + "\n".join(f"{i}. {q}" for i, q in enumerate(record["questions"], start=1))},
+    ]
+    ref = record.get("reference")
+    if ref is None:
+        blocks.append({"key": "hint", "text": "Run with --solution to print the reference decision table."})
+        return blocks
+    cf, tight, rule = ref["conflict"], ref["tight_run"], ref["with_declared_rule"]
+    blocks += [
+        {"key": "reference", "heading": "Reference decision table (--solution)"},
+        _table("decisions", "One decision per candidate, in rank order",
+               "order: position in the packet ('-' = discarded); tokens: lab tokens of the candidate.",
+               ["rank", "id", "decision", "reason", "order", "tokens"],
+               [[d["rank"], d["id"], d["decision"], d["reason"], d["order"], d["tokens"]] for d in ref["decisions"]]),
+        _table("packet", f"The packet, in packet order ({ref['used_tokens']} of {ref['budget']:,} lab tokens)",
+               "running total: lab tokens used once this candidate is in.",
+               ["order", "id", "tokens", "running total"],
+               [[p["order"], p["id"], p["tokens"], p["running_total"]] for p in ref["packet"]]),
+        {"key": "dedupe",
+         "text": f"Canonical dedupe ({ref['dedupe']['mechanism']}): " + "; ".join(
+             f"{d['id']} is a copy of {d['kept_id']} ({d['matched']}), dropped" for d in ref["dedupe"]["dropped"])
+            + ". " + "; ".join(f"{doc}: {', '.join(ids)} kept, distinct passages"
+                               for doc, ids in ref["dedupe"]["kept_per_document"].items())
+            + ". Chunks of one document are not copies of each other; a mirror of a passage is."},
+        {"key": "conflict",
+         "text": f"Conflict: {', '.join(f'''{a['id']} states {a['written']}''' for a in cf['amounts'])}; state "
+                 f"{cf['state']}, kept {', '.join(cf['kept'])}. No declared rule: both stay as disputed "
+                 f"evidence, the answer gives no single amount, and the sources go to content review."},
+        _table("amount-reader", "D2 written other ways, against D1's 500 euros",
+               "read as: lesson 04's reader ('-' = cannot read: the pair goes to review, never counted "
+               "as agreement); state: the conflict check's outcome; kept: who stays.",
+               ["D2 writes", "read as", "state", "kept"],
+               [[r["written"], "-" if r["value"] is None else f"{r['value']} {r['unit']}", r["state"],
+                 ", ".join(r["kept"])] for r in ref["amount_reader"]]),
+        {"key": "selection",
+         "text": f"Selection order and final packet: {', '.join(ref['selection_order'])}. A2 ranked last by "
+                 f"similarity but enters right after A1: an exception travels with its conclusion."},
+        _table("tight-walk", f"A second run at {tight['budget']} lab tokens, where the budget binds",
+               "The budget walk in the order it runs: units in order of their best rank; tokens: the "
+               "unit's lab tokens; used after: the running total once the step is decided.",
+               ["step", "unit", "tokens", "fits", "used after"],
+               [[s["step"], ", ".join(s["unit"]), s["tokens"], s["fits"], s["used_after"]] for s in tight["steps"]]),
+        {"key": "tight-result",
+         "text": f"Packet at {tight['budget']}: {', '.join(tight['packet'])} ({tight['used_tokens']} lab tokens). "
+                 + ", ".join(f"{k} ({v})" for k, v in tight["discarded"].items()) + " discarded. D2 alone would "
+                 "fit, but the conflict enters whole or not at all; the walk skips it and still takes F1: skip, "
+                 "never stop."},
+        {"key": "budget-only",
+         "text": f"For contrast: a budget-only selector keeps all eight ({ref['budget_only']['tokens']} lab "
+                 f"tokens fit in {ref['budget']:,}): the budget is not a freshness, scope, copy or conflict check."},
+        {"key": "declared-rule",
+         "text": f"With a rule declared in advance ({' over '.join(rule['rule'][0])}): conflict "
+                 f"{rule['conflict_state']}, packet {', '.join(rule['packet'])}, discarded "
+                 + ", ".join(f"{k} ({v})" for k, v in rule["discarded"].items()) + "."},
+    ]
+    blocks += [{"key": f"answer-{i}", "text": f"{i}. {q} {a}"}
+               for i, (q, a) in enumerate(zip(record["questions"], ref["answers"]), start=1)]
+    return blocks
