@@ -71,6 +71,20 @@ def answer_regions(text: str) -> list[tuple[int, int]]:
     return regions
 
 
+def answer_names(solution_text: str) -> set[str]:
+    """The names whose answer sits in a region: the def around an indented region, and each
+    `NAME = ...` of a module-level one (what course.json must list as the lesson's tasks)."""
+    lines = solution_text.splitlines()
+    names = set()
+    for begin, end in answer_regions(solution_text):
+        indent = len(lines[begin]) - len(lines[begin].lstrip())
+        if indent:
+            names.add(_enclosing_function(lines, begin, indent))
+        else:
+            names |= {line.split("=", 1)[0].strip() for line in _quiz_lines(lines[begin + 1:end], begin + 2)}
+    return names
+
+
 def make_stub(solution_text: str, lesson: str) -> str:
     """Return the exercise file for `solution_text`; raise ValueError on unbalanced markers."""
     lines = solution_text.splitlines()
