@@ -126,6 +126,15 @@ def course_problems() -> list[str]:
             if not listed.get(name):
                 found.append(f"{what.format(name)} belongs to no lesson with tasks in course.json: add the "
                              f"lesson's tasks there, or remove the file")
+    numbers = {entry["name"]: f"{position:02d}" for position, entry in enumerate(manifest.lessons(), 1)}
+    for path in sorted((course.ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py")):
+        number, _, name = path.stem.partition("_")
+        if name in numbers and numbers[name] != number:
+            found.append(f"notebooks/src/{path.name}: course.json makes {name} lesson {numbers[name]}: rename it "
+                         f"to notebooks/src/{numbers[name]}_{name}.py")
+    for name, number in numbers.items():
+        if not (course.ROOT / "notebooks" / "src" / f"{number}_{name}.py").is_file():
+            found.append(f"lesson {number} {name} has no notebook source: write notebooks/src/{number}_{name}.py")
     for name, has_tasks in listed.items():
         if not has_tasks:
             continue

@@ -338,3 +338,9 @@ def test_the_manifest_names_its_problems(tmp_path):
     broken.write_text('{"lessons": [}', encoding="utf-8")
     with pytest.raises(ValueError, match="course.json, line 1: not valid JSON"):
         manifest.load(str(broken))
+
+
+def test_the_manifest_and_the_course_files_agree():
+    # Every solution, grader, hints file and notebook source belongs to a lesson of course.json,
+    # and every lesson with tasks has them (dev check reports the same lines).
+    assert dev.course_problems() == []
