@@ -165,15 +165,15 @@ def replay_diff(old: dict, new: dict) -> dict:
 # so it can skip the permission check, keep no expiry, and need no deletion path." Which reply
 # holds for this lab's store?
 #   "a"  they are right: the buyer is the source, so a remembered item is trustworthy as it is
-#   "b"  memory only needs a relevance check, because it never counts as catalogue evidence
-#   "c"  every data question still applies: whose item it is and who may see it, whether
+#   "b"  every data question still applies: whose item it is and who may see it, whether
 #        consent allows this use, how long it is kept and whether it is still true, how it is
 #        corrected and deleted everywhere it was copied (index, cached packets, traces), and
 #        which encoder produced its vectors; memory passes the same gate as catalogue evidence
+#   "c"  memory only needs a relevance check, because it never counts as catalogue evidence
 #   "d"  once the store is encrypted at rest, none of those checks is needed
 # Set ONLY_MEMORY_QUIZ to one letter.
 # BEGIN SOLUTION
-ONLY_MEMORY_QUIZ = "c"
+ONLY_MEMORY_QUIZ = "b"
 # END SOLUTION
 
 
