@@ -30,8 +30,9 @@ def withhold_reason(item, buyer: str, as_of: str):
         4. age = day_number(as_of) - day_number(item.as_of), in days:
            age < 0                                     -> "MEMORY_NOT_YET_RECORDED"
            age > item.retention_days                   -> "MEMORY_EXPIRED"
-           (the item is usable through its last day: recorded on 2025-11-01 and kept
-           365 days, it is still usable on 2026-11-01 and expired on 2026-11-02)
+           (age counts days after the day of recording, which is day 0, as lesson 08
+           counts a field's age: recorded on 2025-11-01 and kept 365 days, the item is
+           still usable on 2026-11-01, its age 365, and expired on 2026-11-02)
         5. item.field == "family" and item.value is in PROHIBITED_FAMILIES
                                                        -> "PROHIBITED_FAMILY"
         6. a rule in FRESHNESS has rule.field == item.field and age > rule.max_days
