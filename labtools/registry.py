@@ -62,7 +62,9 @@ COURSE = [
     ("answer", "an honest answer stage that cites only its packet", []),
     ("practice", "the capstone: eight candidates, one packet, every decision explained",
      [(("--solution",), dict(action="store_true", help="also print the reference decision table"))]),
-    ("channels", "every channel can fail, and each failure has its own fallback", []),
+    ("channels", "every channel can fail, and each failure has its own fallback",
+     [(("--all",), dict(dest="full", action="store_true",
+                        help="print every detail behind the findings (the default prints the findings)"))]),
     ("memory", "retained context with obligations, under the same gate as evidence", []),
 ]
 
