@@ -50,10 +50,10 @@ def _index_blocks(record: dict, full: bool) -> list:
         found = by_query[r["query_id"]]
         full_recall = [n for n in sorted(found) if found[n]["recall"] == 1.0]
         if r["precision"] == 0.0 and full_recall:
-            where = ("at every nprobe" if len(full_recall) == len(found)
-                     else "at nprobe " + ", ".join(map(str, full_recall)) + " only")
-            perfect.append(f"{r['query_id']} (recall 1.000 {where}; at the pipeline's nprobe {d['nprobe']}: "
-                           f"{found[d['nprobe']]['recall']:.3f})")
+            where = ("at every nprobe" if len(full_recall) == len(found) else
+                     "at nprobe " + ", ".join(map(str, full_recall)) + f" only; at the pipeline's nprobe "
+                     f"{d['nprobe']}: {found[d['nprobe']]['recall']:.3f}")
+            perfect.append(f"{r['query_id']} (recall 1.000 {where})")
     if perfect:
         blocks.append({"key": "index-perfect-irrelevant", "text": (
             "Recall 1 with P@3 0: " + "; ".join(perfect) + ". The index can return the exact neighbours "
