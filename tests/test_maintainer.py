@@ -260,7 +260,7 @@ def test_a_lesson_command_loads_no_workflow_code(argv):
              "print(sorted(m for m in sys.modules if m.startswith('labtools')))\n")
     done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True, text=True)
     loaded = set(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
-    assert loaded <= {"labtools", "labtools.registry", "labtools.main", "labtools.render"}, loaded
+    assert loaded <= {"labtools", "labtools.registry", "labtools.manifest", "labtools.main", "labtools.render"}, loaded
 
 
 def test_lesson_numbers_come_from_the_registry_order():
