@@ -53,7 +53,8 @@ COURSE = [
                           help="the day the validity filter checks (default: 2026-07-01)"))]),
     ("order", "position is a hypothesis to measure, with a labelled fictional reader",
      [(("--seed",), dict(type=_number(None, SEED_LIMIT - 1), metavar="N",
-                         help=f"simulator seed, 0 to {SEED_LIMIT - 1} (default: the lesson's own)"))]),
+                         help=f"reader seed, 0 to {SEED_LIMIT - 1} (default: the published 20260218; the "
+                              "second run uses seed + 1, the baselines the next seed; the fixture keeps 20260218)"))]),
     ("packet", "a sealed, sourced, safely wrapped evidence packet", []),
     ("hybrid", "candidate channels, the query contract and rank fusion", []),
     ("eligibility", "permission, freshness and evidence states before anything is ranked", []),

@@ -12,7 +12,7 @@ from helpers import methods
 from modules.common.units import lab_tokens
 from modules.order import experiments as order_experiments
 from modules.order import mechanism as order
-from modules.order import simulator
+from modules.order import reader, simulator
 from modules.order import trace as order_trace
 from modules.order import (INSTRUCTION, SEED, WINDOW, Chunk, OrderEffect, Rng, build_fixture, build_layout,
                            build_prompt, fnv1a, good_and_bad, is_relevant, order_effect, pick, read,
@@ -181,13 +181,13 @@ def test_reader_follows_the_rule(world):
     fixture, ranked = world
     query = fixture.queries[5]
     prompt = build_prompt(query, ranked[5][:5])
-    weights = [simulator.position_weight(i, 5) for i in range(5)]
-    assert weights == [1.0, 0.45, 0.45, 0.45, 0.8] and simulator.position_weight(0, 1) == 1.0
+    weights = [reader.position_weight(i, 5) for i in range(5)]
+    assert weights == [1.0, 0.45, 0.45, 0.45, 0.8] and reader.position_weight(0, 1) == 1.0
     shares = [len(query.bag & c.bag) / len(query.bag) for c in prompt.chunks]
-    assert simulator.reader_scores(prompt) == [w * (0.3 + s) for w, s in zip(weights, shares)]
+    assert reader.reader_scores(prompt) == [w * (0.3 + s) for w, s in zip(weights, shares)]
     odds = [math.exp(w * (0.3 + s) / 0.12) for w, s in zip(weights, shares)]
     chances = [o / sum(odds) for o in odds]
-    assert simulator.reader_chances(prompt) == chances
+    assert reader.reader_chances(prompt) == chances
     for seed in (SEED, SEED + 1, 7):
         reading = read(prompt, seed)
         assert reading.chunk is prompt.chunks[pick(Rng(seed ^ prompt.fnv)(), chances)]
@@ -204,7 +204,7 @@ def test_overflow_over_the_window(world):
 
 
 def test_no_second_simulator_is_left():
-    source = "".join(inspect.getsource(m) for m in (order, simulator, order_experiments, order_trace))
+    source = "".join(inspect.getsource(m) for m in (order, simulator, reader, order_experiments, order_trace))
     assert "random.Random" not in source and "import random" not in source
     assert "TEMPERATURE = 0.12" in source and "ferry" not in source.lower()
 
@@ -371,7 +371,7 @@ def test_the_order_is_written_down(committed, plain):
 
 def test_module_state_stays_the_same_size():
     def sizes():
-        return {(m.__name__, n): len(v) for m in (order, simulator, order_experiments, order_trace)
+        return {(m.__name__, n): len(v) for m in (order, simulator, reader, order_experiments, order_trace)
                 for n, v in vars(m).items() if isinstance(v, (dict, list, set))}
     order_trace.trace(seed=1)
     before = sizes()

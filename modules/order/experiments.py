@@ -1,4 +1,4 @@
-"""Lesson 05's experiments on the FICTIONAL reader simulator (simulator.py): the budget line,
+"""Lesson 05's experiments on the FICTIONAL reader simulator (simulator.py and reader.py): the budget line,
 the k sweep, the layout experiment with its run-to-run baseline, and the reorder policies.
 
 Every number is a property of the simulator and its fictional water utility, never of a
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from modules.order.mechanism import (LAYOUTS, build_layout, count_changes, good_and_bad, reorder_lost_in_middle,
                                      reorder_parity_variant)
-from modules.order.simulator import INSTRUCTION, WINDOW, build_prompt, is_relevant, read, retrieve, tokens
+from modules.order.reader import INSTRUCTION, WINDOW, build_prompt, read
+from modules.order.simulator import is_relevant, retrieve, tokens
 
 K_VALUES = (1, 3, 5, 8, 10, 11, 12, 13)
 J_VALUES = (0, 2, 4, 8)
@@ -51,7 +52,7 @@ def budget_line(fixture) -> dict:
     """How many chunks fit the window on average: (window - instruction - query) / per chunk,
     each part the mean of its lab tokens."""
     instruction = len(tokens(INSTRUCTION))
-    query = sum(len(tokens(q.text)) for q in fixture.queries) / len(fixture.queries)
+    query = sum(q.tokens for q in fixture.queries) / len(fixture.queries)
     per_chunk = sum(chunk.tokens for chunk in fixture.chunks) / len(fixture.chunks)
     return {"window": WINDOW, "instruction": instruction, "query": query, "per_chunk": per_chunk,
             "fit": (WINDOW - instruction - query) / per_chunk}

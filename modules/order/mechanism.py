@@ -3,7 +3,7 @@
 Lesson 01's quote copier has no position effect: it copies its packet in order, whatever
 the order is. Position effects belong to particular readers (Liu et al., "Lost in the
 Middle", TACL 2024, measured some models on some tasks), so this lesson measures one: the
-FICTIONAL reader simulator of simulator.py, the published teaching simulator rebuilt from
+FICTIONAL reader simulator of simulator.py and reader.py, the published teaching simulator rebuilt from
 its specification. Nothing here describes a real model.
 
 This file holds the lesson's own mechanisms, which work on any reader:
@@ -24,14 +24,14 @@ from collections.abc import Mapping, MappingView, Set
 from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, whole_number
-from modules.order.simulator import (CLASSES, COMMON_WORDS, CONCEPTS, INSTRUCTION, LABEL, POSITION_WEIGHTS,
-                                     SEED, SHARE_FLOOR, TEMPERATURE, WINDOW, Chunk, Concept, Document,
-                                     DocumentClass, Fixture, Prompt, Query, Reading, Rng, build_fixture,
-                                     build_prompt, embed, fnv1a, is_relevant, pick, position_weight, read,
-                                     reader_chances, reader_scores, retrieval_score, retrieve, token_bag, tokens)
+from modules.order.reader import (INSTRUCTION, POSITION_WEIGHTS, SHARE_FLOOR, TEMPERATURE, WINDOW, Prompt, Reading,
+                                  build_prompt, fnv1a, position_weight, read, reader_chances, reader_scores)
+from modules.order.simulator import (CLASSES, COMMON_WORDS, CONCEPTS, LABEL, SEED, Chunk, Concept, Document,
+                                     DocumentClass, Fixture, Query, Rng, build_fixture, embed, is_relevant, pick,
+                                     retrieval_score, retrieve, token_bag, tokens)
 
 __all__ = [
-    # the simulator (simulator.py)
+    # the simulator (simulator.py: the world and retrieval; reader.py: the reader)
     "LABEL", "SEED", "WINDOW", "INSTRUCTION", "POSITION_WEIGHTS", "SHARE_FLOOR", "TEMPERATURE", "CONCEPTS",
     "CLASSES", "COMMON_WORDS", "Rng", "pick", "tokens", "token_bag", "Concept", "DocumentClass", "Document",
     "Chunk", "Query", "Fixture", "build_fixture", "embed", "retrieval_score", "retrieve", "is_relevant",

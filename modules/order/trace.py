@@ -9,8 +9,9 @@ from __future__ import annotations
 from modules.common.checks import whole_number
 from modules.order.experiments import (FRAMEWORKS, J_VALUES, K_VALUES, POLICIES, RETRIEVED, budget_line, k_sweep,
                                        layout_experiment, policy_experiment, rankings)
-from modules.order.simulator import (DOCUMENTS, LABEL, POSITION_WEIGHTS, SEED, SHARE_FLOOR, TEMPERATURE, WINDOW,
-                                     build_fixture, build_prompt, is_relevant, reader_chances, reader_scores)
+from modules.order.reader import (POSITION_WEIGHTS, SHARE_FLOOR, TEMPERATURE, WINDOW, build_prompt, reader_chances,
+                                  reader_scores)
+from modules.order.simulator import DOCUMENTS, LABEL, SEED, build_fixture, is_relevant
 
 EXAMPLE_QUERY, EXAMPLE_K = 0, 3  # the worked example: query 0's top 3 chunks
 
