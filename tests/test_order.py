@@ -276,7 +276,10 @@ def test_bad_input_names_the_field(world):
                        (lambda: read(build_prompt(query, ranked[0][:1]), -1), "seed"),
                        (lambda: build_layout("good", ranked[0][:2], "head"), "good"),
                        (lambda: Chunk(0, "TR001", "", frozenset({"a"}), (0.0,) * 32, 1), "Chunk.text"),
-                       (lambda: tokens(5), "text")):
+                       (lambda: tokens(5), "text"), (lambda: order.embed(None, fixture.rows), "text"),
+                       (lambda: order.retrieval_score(query, "chunk"), "chunk"),
+                       (lambda: is_relevant("query", ranked[0][0]), "query"), (lambda: pick("0.5", [1.0]), "u"),
+                       (lambda: order.reader_scores(None), "prompt"), (lambda: build_fixture(-3), "seed")):
         with pytest.raises((TypeError, ValueError), match=name):
             call()
 

@@ -90,6 +90,8 @@ def _weight(index: int, count: int) -> float:
 def reader_scores(prompt: Prompt) -> list[float]:
     """Per chunk, in prompt order: position weight x (0.3 + the share of the query's lab
     tokens found in the chunk)."""
+    if not isinstance(prompt, Prompt):
+        raise TypeError(f"prompt must be a Prompt, got {type(prompt).__name__} {short(prompt)}")
     asked = prompt.query.bag
     count = len(prompt.chunks)
     return [_weight(i, count) * (SHARE_FLOOR + len(asked & chunk.bag) / len(asked))

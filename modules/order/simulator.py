@@ -55,6 +55,8 @@ class Rng:
 
 def pick(u: float, weights) -> int:
     """The first index whose running sum of `weights` exceeds u; the last index if none does."""
+    if isinstance(u, bool) or not isinstance(u, (int, float)):
+        raise TypeError(f"u must be a number, got {type(u).__name__} {short(u)}")
     weights = list(weights)
     if not weights:
         raise ValueError("weights must hold at least one weight, got none")
@@ -187,6 +189,8 @@ def embed(text: str, rows) -> tuple[float, ...]:
     """The fictional embedding: count each concept's phrases in the text (+1 for its document
     phrase, +1 for its query phrase), add count x the concept's row for each of the 32 values
     (value j uses row[j % 64]), and scale to length 1 (all zeros stay zeros)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__} {short(text)}")
     padded = " " + text.lower() + " "
     vector = [0.0] * DIMENSIONS
     for concept, row in zip(CONCEPTS, rows):
@@ -317,9 +321,22 @@ def build_fixture(seed: int = SEED) -> Fixture:
 # ---------------------------------------------------------------- 4. retrieval and relevance
 
 
+def _check_pair(query: object, chunk: object) -> None:
+    if not isinstance(query, Query):
+        raise TypeError(f"query must be a Query, got {type(query).__name__} {short(query)}")
+    if not isinstance(chunk, Chunk):
+        raise TypeError(f"chunk must be a Chunk, got {type(chunk).__name__} {short(chunk)}")
+
+
 def retrieval_score(query: Query, chunk: Chunk) -> float:
     """cosine(query, chunk) + 0.5 x the share of lab tokens the two bags share (|A & B| / |A | B|).
     Both vectors have length 1 (or are zero), so the cosine is their dot product."""
+    _check_pair(query, chunk)
+    return _score(query, chunk)
+
+
+def _score(query: Query, chunk: Chunk) -> float:
+    """retrieval_score without the checks, for retrieve's already checked chunks."""
     cosine = sum(map(mul, query.vector, chunk.vector))
     shared = len(query.bag & chunk.bag)
     return cosine + 0.5 * shared / (len(query.bag) + len(chunk.bag) - shared)   # |A | B| = |A| + |B| - |A & B|
@@ -331,11 +348,12 @@ def retrieve(query: Query, chunks, k: int) -> tuple[Chunk, ...]:
         raise TypeError(f"query must be a Query, got {type(query).__name__} {short(query)}")
     chunks = sequence_of(chunks, Chunk, "chunks")
     whole_number(k, "k", 1)
-    ranked = sorted(chunks, key=lambda chunk: (-retrieval_score(query, chunk), chunk.number))
+    ranked = sorted(chunks, key=lambda chunk: (-_score(query, chunk), chunk.number))
     return tuple(ranked[:k])
 
 
 def is_relevant(query: Query, chunk: Chunk) -> bool:
     """The evaluation label: the chunk holds the query concept's document phrase and the
     query's record word among its lab tokens."""
+    _check_pair(query, chunk)
     return query.concept.document_phrase in chunk.text and query.record in chunk.bag
