@@ -6,8 +6,8 @@ Task 3  share_of_change         how many picked chunks changed between two runs
 Task 4  order_effect            did a change of order move more than a change of seed?
 Task 5  COPIER_QUIZ             what the quote copier's missing position effect proves
 
-Everything runs on the lesson's FICTIONAL reader simulator (modules/order/simulator.py):
-a labelled simulator of a reader, no model.
+Everything runs on the lesson's FICTIONAL reader simulator (modules/order/simulator.py
+and reader.py): a labelled simulator of a reader, no model.
 
 Check your work:  python3 -B methods.py check order
 Stuck?            python3 -B methods.py hint order
