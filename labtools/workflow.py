@@ -54,6 +54,7 @@ def _restore(path: Path, stub: str, planned: str, confirmed: bool) -> list[str]:
         return [f"{course.shown(path)} was edited while this command ran, so it is left as it is: "
                 f"run {RUN} reset {path.stem} again."]
     lines = []
+    copy = None
     if state == "edited":
         copy = course.backup(path, data)
         note = "" if files.is_utf8(data) else " (it is not UTF-8 text; the copy keeps its bytes as they were)"
@@ -61,10 +62,16 @@ def _restore(path: Path, stub: str, planned: str, confirmed: bool) -> list[str]:
     try:
         if not path.parent.is_dir():
             files.make_folder(path.parent)
-        files.replace_text(path, stub)
+        placed, extra = files.swap_in(path, stub.encode("utf-8"), data, lambda later: course.backup(path, later))
     except files.FileProblem as problem:
-        saved = f" Your work is safe in {course.shown(copy)}." if state == "edited" else ""
+        saved = f" Your work is safe in {course.shown(copy)}." if copy is not None else ""
         raise files.FileProblem(f"{problem}.{saved}") from None
+    for later in extra:
+        lines.append(f"{course.shown(path)} was saved again meanwhile: that version is in {course.shown(later)}")
+    if not placed:
+        lines.append(f"{course.shown(path)} was saved while reset ran, so that save is kept as it is "
+                     f"(not the stub): run {RUN} reset {path.stem} again to start over.")
+        return lines
     lines.append(f"Restored {course.shown(path)} to the stub.")
     return lines
 
