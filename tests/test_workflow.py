@@ -41,6 +41,27 @@ def folder_state(folder) -> list:
                    b"" if p.is_dir() else p.read_bytes()) for p in folder.rglob("*"))
 
 
+def instruction(text: str, start: str) -> str:
+    """The message line starting with `start`, with the indented lines it wrapped onto (at 80
+    columns a long path goes on a line of its own) joined back with spaces."""
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(start.strip()))
+    return " ".join([lines[at], *(line.strip() for line in itertools.takewhile(
+        lambda line: line.startswith("    "), lines[at + 1:]))])
+
+
+def flat(text: str) -> str:
+    """`text` with every run of whitespace one space: a message as words, however it wrapped."""
+    return " ".join(text.split())
+
+
+def no_command_split(text: str) -> None:
+    """Every `python3 -B methods.py ...` command in `text` is whole on one line."""
+    lines = text.splitlines()
+    for line, after in zip(lines, lines[1:] + [""]):
+        assert not line.rstrip().endswith(("python3", "-B", "methods.py")), f"a command is split:\n{line}\n{after}"
+
+
 @pytest.fixture
 def scratch(tmp_path, monkeypatch):
     """exercises/ and .backups/ in a temporary folder, holding fresh stubs."""
@@ -71,7 +92,11 @@ def test_check_on_fresh_stubs_names_the_first_task_and_the_next_step(scratch, ca
     assert f"0/{total} tasks" in text and "<- next" in text
     assert f"Next: {FIRST}, task 1 of {total}" in text and "is not written yet" in text
     assert f"Read it first: python3 -B methods.py {FIRST}" in text
-    assert f"Edit {course.shown(scratch / FIRST)}.py" in text and f"python3 -B methods.py check {FIRST}" in text
+    edit = instruction(text, "Edit ")
+    assert edit.startswith(f"Edit {course.shown(scratch / FIRST)}.py (") and f"python3 -B methods.py check {FIRST}" in edit
+    assert f"\n    python3 -B methods.py check {FIRST}\n" in text or f"run: python3 -B methods.py check {FIRST}\n" in text
+    no_command_split(text)
+    assert max(len(line) for line in text.splitlines() if course.shown(scratch) not in line) <= 80
     assert f"python3 -B methods.py hint {FIRST} 1" in text and f"watch {FIRST}" in text
     assert "Warning" not in text
 
@@ -82,10 +107,7 @@ def test_newcomer_path_from_the_overview_to_a_first_passing_task(scratch, capsys
     assert methods(FIRST, "--plain").stdout  # the lesson reads without setup
     cli.check([FIRST])
     before = capsys.readouterr().out
-    lines = before.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("Edit "))
-    edit = " ".join([lines[at], *(line.strip() for line in itertools.takewhile(
-        lambda line: line.startswith("    "), lines[at + 1:]))])  # a long path wraps onto indented lines
+    edit = instruction(before, "Edit ")  # a long path wraps onto indented lines
     assert edit.startswith(f"Edit {course.shown(scratch / FIRST)}.py (")  # which file and which function
     (scratch / f"{FIRST}.py").write_text(solve_first_task(FIRST), encoding="utf-8")
     cli.check([FIRST])
@@ -271,7 +293,8 @@ def test_reset_without_a_terminal_or_yes_refuses_and_changes_nothing(scratch, mo
     path.write_text("# mine\n", encoding="utf-8")
     assert workflow.reset([FIRST]) == 2
     err = capsys.readouterr().err
-    assert "--yes" in err and "no terminal" in err
+    assert f"\n    python3 -B methods.py reset {FIRST} --yes\n" in err  # the command to run, whole
+    assert "only a terminal can answer" in flat(err) and "echo y |" in err
     assert path.read_text(encoding="utf-8") == "# mine\n" and not course.BACKUPS.exists()
 
 
@@ -481,7 +504,7 @@ def test_reset_with_a_read_only_exercises_folder_keeps_the_work_and_says_where(s
     [copy] = course.BACKUPS.iterdir()
     assert copy.read_text(encoding="utf-8") == "# mine\n"
     assert "Traceback" not in captured.err and "permission denied" in captured.err
-    assert f"Your work is safe in {course.shown(copy)}" in captured.err
+    assert f"Your work is safe in {course.shown(copy)}" in flat(captured.err)
     assert path.read_text(encoding="utf-8") == "# mine\n"
 
 
@@ -491,7 +514,7 @@ def test_reset_when_backups_is_a_file(scratch, capsys):
     course.BACKUPS.write_text("my notes, not a folder\n", encoding="utf-8")
     assert workflow.reset([FIRST, "--yes"]) == 1
     err = capsys.readouterr().err
-    assert "Traceback" not in err and f"{course.shown(course.BACKUPS)} is a file" in err
+    assert "Traceback" not in err and f"{course.shown(course.BACKUPS)} is a file" in flat(err)
     assert course.BACKUPS.read_text(encoding="utf-8") == "my notes, not a folder\n"
     assert path.read_text(encoding="utf-8") == "# mine\n"
 
@@ -580,7 +603,7 @@ def test_hint_state_that_is_a_folder_or_unwritable_is_a_clear_error(scratch, rea
     (cli.HINT_STATE / "mine.txt").write_text("keep\n", encoding="utf-8")
     assert cli.hint([FIRST, "1"]) == 1
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "it is a folder" in err and "--level N" in err
+    assert "Traceback" not in err and "is a folder" in flat(err) and "--level N" in err
     assert (cli.HINT_STATE / "mine.txt").read_text(encoding="utf-8") == "keep\n"
     assert cli.hint([FIRST, "1", "--level", "1"]) == 0  # stateless: still works
     assert "hint 1/" in capsys.readouterr().out
