@@ -334,12 +334,16 @@ def render_rich(view: dict, console=None) -> None:
     if len(view["rows"]) > 1:
         console.print(Text(f"Course: {view['summary']}"))
     console.print()
+    # Wrapped here as the plain view wraps (a command to copy stays on one line), then printed
+    # as is: rich's own wrapping would split a command, and soft_wrap alone never wraps.
+    from labtools.render import fit
     for line in view["next"]:
-        style = ("bold" if line.startswith(("Next:", "First failure:", "Every task"))
+        style = ("bold" if line.startswith(("Next:", "First failure:", "Every task", "Failing:", "Passes:"))
                  else "green" if line.startswith("Passing in") else "")
-        console.print(Text(line, style=style), soft_wrap=True)
+        console.print(Text(fit(line, console.width), style=style), soft_wrap=True)
     for line in view["warnings"]:
-        console.print(Text(line, style="bold red" if line.startswith("Warning") else "red"), soft_wrap=True)
+        console.print(Text(fit(line, console.width), style="bold red" if line.startswith("Warning") else "red"),
+                      soft_wrap=True)
 
 
 def show(records: list[dict], target: Path | None = None, narrowed: bool = False, plain: bool = False,

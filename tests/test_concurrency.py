@@ -63,9 +63,18 @@ def test_a_reset_waits_while_another_command_holds_the_lock(tmp_path):
 
 
 def test_the_probe_command_reports_its_figures(capsys):
-    assert probe.main(["--trials", "2", "--rounds", "2"]) == 0
+    assert probe.main(["--trials", "2", "--saves", "3", "--rounds", "2"]) == 0
     out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80, out
+    out = " ".join(out.split())
     assert "2 trials, work lost in 0, any problem in 0" in out and "2 rounds, state lost or damaged in 0" in out
+    assert "reset against an editor's save: 3 trials, work lost in 0, any problem in 0" in out
+
+
+def test_a_few_editor_save_races_lose_nothing():
+    for pause in (0.0, 0.001, 0.002, 0.004, 0.008):
+        trial = probe.editor_trial(FIRST, pause)
+        assert trial["problems"] == [], trial
 
 
 def _editor_save(path, text: str) -> None:
