@@ -250,7 +250,8 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
     files = ", ".join(course.shown(path) for path in paths) if len(paths) <= 3 else f"{len(paths)} files in exercises/"
     try:
         if args.manual:
-            cli.write(f"\nPress Enter to re-grade {files}; type q and Enter (or press Ctrl-C) to quit.\n")
+            cli.write("\n" + fit(f"Press Enter to re-grade {files}; type q and Enter (or press Ctrl-C) to quit.")
+                      + "\n")
 
             def on_enter() -> None:
                 cli.write(f"\n--- re-grading at {time.strftime('%H:%M:%S')} ---\n")
@@ -259,12 +260,12 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
 
             manual(on_enter)
         else:
-            cli.write(f"\nWatching {files}: save to re-grade. Press Ctrl-C to quit. "
-                      f"(No polling wanted? {RUN} watch{' ' + args.lesson if args.lesson else ''} --manual)\n")
+            cli.write("\n" + fit(f"Watching {files}: save to re-grade. Press Ctrl-C to quit.") + "\n"
+                      + f"No polling wanted? {RUN} watch{' ' + args.lesson if args.lesson else ''} --manual\n")
 
             def on_save(changed: list[Path]) -> None:
                 saved = ", ".join(course.shown(path) for path in changed)
-                cli.write(f"\n--- {saved} saved at {time.strftime('%H:%M:%S')}: re-grading ---\n")
+                cli.write("\n" + fit(f"--- {saved} saved at {time.strftime('%H:%M:%S')}: re-grading ---") + "\n")
                 regrade([path.stem for path in changed])
                 cli.write("\nWatching: save to re-grade, Ctrl-C to quit.\n")
 

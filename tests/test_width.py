@@ -180,3 +180,14 @@ def test_check_under_rich_wraps_at_80_columns(scratch):
     text = console.export_text()
     assert_fits(text, "check under rich")
     assert f"{FIRST}, task 1 of" in text
+
+
+def test_watch_messages_fit_80_columns(scratch, capsys):
+    def interrupted(seconds):
+        raise KeyboardInterrupt
+
+    workflow.watch([FIRST], sleep=interrupted)
+    workflow.watch([], sleep=interrupted)
+    assert_fits(capsys.readouterr().out, "watch")
+    done = methods("watch", FIRST, "--manual", check=False, env=PLAIN)  # no input: it stops at once
+    assert_fits(done.stdout.decode("utf-8"), "watch --manual")

@@ -409,7 +409,7 @@ def test_watch_regrades_the_saved_file_and_says_how_to_quit(scratch, capsys, shi
     out = capsys.readouterr().out
     total = len(cli.grade([FIRST], ROOT / "solutions")[0]["tasks"])
     assert "Ctrl-C to quit" in out and f"watch {FIRST} --manual" in out and "this window re-grades" in out
-    first, rest = out.split(f"{course.shown(path)} saved at", 1)
+    first, rest = flat(out).split(f"{course.shown(path)} saved at", 1)
     assert f"0/{total} tasks" in first and f"1/{total} tasks" in rest and rest.count("saved at") == 0
 
 
