@@ -191,3 +191,13 @@ def test_watch_messages_fit_80_columns(scratch, capsys):
     assert_fits(capsys.readouterr().out, "watch")
     done = methods("watch", FIRST, "--manual", check=False, env=PLAIN)  # no input: it stops at once
     assert_fits(done.stdout.decode("utf-8"), "watch --manual")
+
+
+def test_dev_gradescope_messages_fit_80_columns(tmp_path):
+    archive = tmp_path / "a.zip"
+    for overwrite in ((), ("--overwrite",)):
+        done = methods("dev", "gradescope", "--lesson", FIRST, "--out", str(archive), *overwrite, env=PLAIN)
+        assert_fits(done.stdout.decode("utf-8").replace(str(tmp_path), "/tmp/x"), "dev gradescope")
+    done = methods("dev", "gradescope", "--lesson", FIRST, "--out", str(archive), check=False, env=PLAIN)
+    assert done.returncode == 2
+    assert_fits(done.stderr.decode("utf-8").replace(str(tmp_path), "/tmp/x"), "dev gradescope (exists)")
