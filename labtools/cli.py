@@ -148,7 +148,8 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
     before it do."""
     known = course.lessons()
     problem = _first_problem(records)
-    if task_number is not None and len(records) == 1 and records[0]["status"] in ("passed", "failing"):
+    if (task_number is not None and len(records) == 1 and records[0]["status"] in ("passed", "failing")
+            and any(t["number"] == task_number for t in records[0]["tasks"])):
         return _one_task(records[0], task_number, target)
     if problem is None:
         if not narrowed:
@@ -400,8 +401,9 @@ def check(argv: list[str]) -> int:
     else:
         show(records, target, narrowed=args.lesson is not None, plain=args.plain, verbose=args.verbose,
              task_number=args.task)
-    if args.task is not None and records[0]["status"] in ("passed", "failing"):
-        return 0 if next(t for t in records[0]["tasks"] if t["number"] == args.task)["passed"] else 1
+    focused = [t for t in records[0]["tasks"] if t["number"] == args.task] if args.task is not None else []
+    if focused and records[0]["status"] in ("passed", "failing"):
+        return 0 if focused[0]["passed"] else 1
     return 0 if all(r["status"] == "passed" for r in records) else 1
 
 
