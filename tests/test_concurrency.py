@@ -169,3 +169,18 @@ def test_a_fifo_as_an_exercise_file_gets_a_message_from_reset(tmp_path, capfd):
         assert _within(10, workflow.reset, [FIRST, "--yes"]) == 1
         err = capfd.readouterr().err
         assert "named pipe" in err and "Traceback" not in err
+
+
+def test_reset_where_hard_links_are_refused_still_restores_the_stub(tmp_path, monkeypatch, capsys):
+    # Some shared folders refuse os.link: the stub is then created exclusively instead.
+    def no_links(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    with probe._Scratch(tmp_path):
+        path = course.EXERCISES / f"{FIRST}.py"
+        path.write_text("# mine\n", encoding="utf-8")
+        monkeypatch.setattr(os, "link", no_links)
+        assert workflow.reset([FIRST, "--yes"]) == 0
+        assert path.read_text(encoding="utf-8") == course.generated_stub(FIRST)
+        assert [p.read_text(encoding="utf-8") for p in course.BACKUPS.iterdir()] == ["# mine\n"]
+        assert [p.name for p in course.EXERCISES.iterdir()] == [path.name]

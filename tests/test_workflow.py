@@ -879,3 +879,10 @@ def test_a_scratch_file_left_by_a_killed_write_is_ignored_by_git_and_check(scrat
     cli.check([FIRST])
     text = capsys.readouterr().out
     assert ".tmp" not in text and "Warning" not in text
+
+
+def test_an_instructor_reading_a_near_miss_is_told_what_was_found(tmp_path, capsys, shipped_graders):
+    (tmp_path / f"{FIRST.capitalize()}.py").write_text(dev.generated_stub(FIRST), encoding="utf-8")
+    assert cli.check([FIRST, "--target", str(tmp_path)]) == 1
+    text = flat(capsys.readouterr().out)
+    assert f"found {FIRST.capitalize()}.py: the name must be {FIRST}.py" in text
