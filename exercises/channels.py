@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check channels
+# TODO: fill in each answer, then run: python3 -B methods.py check channels
 """Lesson 12 exercises: measure an approximate index honestly, fall back safely, score rankings.
 
 Task 1  two_evaluations       index quality (recall against exact search) and relevance, kept apart

@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check eligibility
+# TODO: fill in each answer, then run: python3 -B methods.py check eligibility
 """Lesson 08 exercises: decide states in order, fail closed, and name every empty result.
 
 Task 1  decide_state        the strongest state wins, by a fixed precedence

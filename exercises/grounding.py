@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check grounding
+# TODO: fill in each answer, then run: python3 -B methods.py check grounding
 """Lesson 09 exercises: judge each layer from its own record, fingerprint the contract, then walk.
 
 A trace record (modules/grounding/mechanism.py trace_record) has one section per layer, each holding

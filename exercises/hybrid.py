@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check hybrid
+# TODO: fill in each answer, then run: python3 -B methods.py check hybrid
 """Lesson 07 exercises: read a size honestly, then fuse channels by rank.
 
 Task 1  parse_size              read one size from shopper text; never assume a unit

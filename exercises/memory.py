@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check memory
+# TODO: fill in each answer, then run: python3 -B methods.py check memory
 """Lesson 13 exercises: memory is data, with every obligation data has.
 
 Task 1  withhold_reason        the memory gate: whose, which permission, still kept, still true

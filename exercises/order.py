@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check order
+# TODO: fill in each answer, then run: python3 -B methods.py check order
 """Lesson 05 exercises: put chunks in a chosen order, then measure what order does.
 
 Task 1  reorder_lost_in_middle  best first, second best last, alternating inward
