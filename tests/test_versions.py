@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from dataclasses import replace
 
 from helpers import methods
 from modules.versions import mechanism as versions
@@ -121,7 +122,7 @@ def test_version_maxima_does_not_depend_on_input_order():
 ])
 def test_one_amount_reader_reads_every_spelling_or_says_it_cannot(text, amounts):
     """Issue 13: one amount reader for lessons 04 and 11; an unread amount is flagged, never guessed."""
-    assert [tuple(a) for a in stated_amounts(text)] == amounts
+    assert [(a.value, a.unit, a.written) for a in stated_amounts(text)] == amounts
     assert all(isinstance(a, Amount) for a in stated_amounts(text))
     if amounts and amounts[0][0] is not None:
         assert parse_amount(text) == amounts[0][:2]
@@ -168,16 +169,16 @@ def test_resolution_checks_run_in_order_and_the_trace_shows_which_decided(record
 
 def test_each_check_decides_on_its_own_terms():
     rules, notice = DEPOSITS
-    same = notice._replace(text="Study room keys: the deposit is 500 crowns.")
+    same = replace(notice, text="Study room keys: the deposit is 500 crowns.")
     assert resolve_in_order([rules, same], "2026-07-01")["decision"] == "no-conflict"
-    elsewhere = notice._replace(scope="locker key deposit")
+    elsewhere = replace(notice, scope="locker key deposit")
     outcome = resolve_in_order([rules, elsewhere], "2026-07-01", SUPERSEDES)
     assert (outcome["decided_by"], outcome["decision"]) == ("scope", "no-conflict")
-    unstated = notice._replace(scope="")
+    unstated = replace(notice, scope="")
     assert resolve_in_order([rules, unstated], "2026-07-01")["decided_by"] == "scope"
     later = resolve_in_order(DEPOSITS, "2026-07-01", later_publication_wins=True)
     assert (later["decided_by"], later["selected_id"]) == ("publication time", "deposit-notice")
-    undated = notice._replace(published=None)
+    undated = replace(notice, published=None)
     assert resolve_in_order([rules, undated], "2026-07-01", later_publication_wins=True)["decided_by"] is None
     assert resolve_in_order(DEPOSITS, "2025-06-01")["decided_by"] == "validity"  # neither valid yet
     # A score is never an input: reversing the pair changes no decision.

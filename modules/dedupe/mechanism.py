@@ -29,6 +29,7 @@ from bisect import bisect_left, bisect_right
 from collections import namedtuple
 
 from modules.common.checks import nfc, sequence_of
+from modules.helpdesk import entry
 from modules.common.intervals import RangeMin, SortedStarts
 
 __all__ = [
@@ -315,9 +316,9 @@ def distinct_texts(chunks) -> int:
 
 # ---------------------------------------------------------------- the fixture
 
-RETURNS = "When the help desk is closed, return books to the drop box beside the north entrance."
+RETURNS = entry("returns-v1").text   # the help-desk world's texts (modules/helpdesk)
 LAPTOPS = "Laptops never go in the drop box: return them at the desk, which signs for them."
-HOURS = "The help desk opens at 8:30 on weekdays and at 10:00 on Saturdays; it is closed on Sundays."
+HOURS = entry("hours-v2").text
 
 # Id dedupe: a second channel returned returns-v1 again, unchanged.
 ID_CASE = (

@@ -20,7 +20,7 @@ from modules.packet.wrapper import (INSTRUCTIONS, MALICIOUS_SAMPLES, SET_OPEN, T
 ANSWER_POLICY = TaskPolicy("answer-question", ("search_catalogue",), "reviewed")
 GUEST_POLICY = TaskPolicy("read-guest-notes", ("search_catalogue",), "unreviewed")
 POLICIES = (ANSWER_POLICY, GUEST_POLICY)
-TRUST_ITEMS = ("laptop-loans#1", "faq#1", "guest-notes#1", "guest-notes#2")
+TRUST_ITEMS = ("laptop-lending#1", "faq#1", "guest-notes#1", "guest-notes#2")
 FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 FLAGS = ("adjacent:1", "cap:2")
 WIDTH = 88
@@ -107,7 +107,7 @@ def _trust_and_tools() -> dict:
 
 
 def _adjacent() -> list:
-    hits = (chunk("laptop-loans#2"), chunk("visitor-guide#1"))
+    hits = (chunk("laptop-lending#2"), chunk("visitor-guide#1"))
     pool = chunks_of(LOANS) + chunks_of(VISITORS)
     runs = []
     for before, after, budget in ((0, 0, 200), (1, 0, 200), (1, 1, 200), (1, 0, 120)):
@@ -131,13 +131,13 @@ def _caps() -> list:
 
 
 def _seal() -> dict:
-    items = (chunk("laptop-loans#1"), chunk("laptop-loans#2"))
+    items = (chunk("laptop-lending#1"), chunk("laptop-lending#2"))
     fields = build_fields(ANSWER_POLICY, LAPTOP_QUESTION, items, FLAGS)
     shuffled = {key: fields[key] for key in reversed(list(fields))}
     shuffled["flags@1"] = set(reversed(FLAGS))
     shuffled["evidence@1"] = [{key: e[key] for key in reversed(list(e))} for e in fields["evidence@1"]]
     edited = build_fields(ANSWER_POLICY, LAPTOP_QUESTION,
-                          (items[0], replace(items[1], text=items[1].text.replace("three", "thre3"))), FLAGS)
+                          (items[0], replace(items[1], text=items[1].text.replace("noon", "no0n"))), FLAGS)
     return {"seal": packet_seal(fields), "same_fields_other_order": packet_seal(shuffled),
             "one_byte_changed": packet_seal(edited), "field_ids": sorted(fields), "flags": list(FLAGS)}
 
@@ -161,7 +161,7 @@ def _compression() -> list:
 
 
 def trace() -> dict:
-    items = (chunk("laptop-loans#1"), chunk("laptop-loans#2"))
+    items = (chunk("laptop-lending#1"), chunk("laptop-lending#2"))
     return {
         "lesson": "packet",
         "span_contract": "half-open [start, end) in Unicode code points of NFC text, at a named revision, "
@@ -267,7 +267,7 @@ def view(record: dict) -> list[dict]:
             "title": f"Adjacent expansion for: {LAPTOP_QUESTION}",
             "legend": "before, after: neighbouring chunks allowed per hit; budget, used: quote characters; "
                       "keyword reader says: a fixed keyword rule standing in for a reader (no model): 'no' when the "
-                      "packet holds 'only to registered students', else 'yes' when it holds 'taken home'.",
+                      "packet holds 'only to registered students', else 'yes' when it holds 'go home'.",
             "columns": ["run", "before", "after", "budget", "used", "hits left out", "keyword reader says"],
             "rows": [[n, r["before"], r["after"], r["max_quote_chars"], r["used_quote_chars"],
                       ", ".join(r["skipped_hits"]) or "-", r["answer"]]

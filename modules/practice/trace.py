@@ -89,6 +89,7 @@ def trace(solution: bool = False) -> dict:
         "budget": BUDGET,
         "unit": UNIT,
         "declared_rules": [list(r) for r in RULES],
+        "evidence_wording_note": EVIDENCE_WORDING_NOTE,
         "candidates": [{"rank": rank, "id": c.id, "similarity": c.similarity, "document": c.document,
                         "chunk": c.chunk, "canonical": c.canonical, "source": c.source, "scope": c.scope,
                         "valid_from": c.valid_from, "valid_until": c.valid_until, "authority": c.authority,
@@ -127,13 +128,25 @@ def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict
     return {"key": key, "table": {"title": title, "legend": legend, "columns": columns, "rows": rows}}
 
 
+# A1's text points at "the current allowance table" and D1 is titled "Allowance table 2026",
+# yet no rule is declared: a sentence inside retrieved evidence is data, not a rule the
+# pipeline was given before retrieval.
+EVIDENCE_WORDING_NOTE = (
+    "A1 says claims go \"up to the amount set in the current allowance table\" and D1 is titled "
+    "\"Allowance table 2026\", but that is wording inside retrieved evidence, not a declared rule: "
+    "evidence is data, and a rule that settles a conflict is set by the application before "
+    "retrieval, never read out of the passages it would judge (a passage could name itself the "
+    "authority). So D1 and D2 stay in conflict until such a rule is declared.")
+
+
 def view(record: dict) -> list[dict]:
     blocks = [
         {"key": "heading", "heading": "Lesson 11 - practice: the capstone"},
         {"key": "scenario",
          "text": f"Question: {record['question']}\nAs of {record['as_of']}; the question's scope: "
                  f"{record['scope']}; evidence budget: {record['budget']:,} {record['unit']}. Declared priority "
-                 f"rules between sources: {', '.join(' over '.join(r) for r in record['declared_rules']) or 'none'}."},
+                 f"rules between sources: {', '.join(' over '.join(r) for r in record['declared_rules']) or 'none'}. "
+                 f"{record['evidence_wording_note']}"},
         _table("candidates", "Eight candidates, as the retriever ranked them",
                "similarity: the retriever's score; authority: the source's reputation score (not a rule); "
                "tokens: lab tokens of the text; valid from/until: ISO days, 'open' = no limit.",

@@ -354,11 +354,11 @@ def _quiz(name, want, task):
 
 
 def test_task5_a2_quiz():
-    _quiz("A2_QUIZ", "b", 5)
+    _quiz("A2_QUIZ", "a", 5)
 
 
 def test_task6_c1_quiz():
-    _quiz("C1_QUIZ", "b", 6)
+    _quiz("C1_QUIZ", "d", 6)
 
 
 def test_task7_d_quiz():
