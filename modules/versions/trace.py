@@ -40,8 +40,9 @@ def _run(passages, budget: int) -> dict:
             "selection": selection(passages, chosen)}
 
 
-def _notice(text: str):
-    return (DEPOSITS[0], replace(DEPOSITS[1], text=text))
+def _notice(notice_id: str, text: str):
+    """The deposit pair with the notice written another way: another record, so another id."""
+    return (DEPOSITS[0], replace(DEPOSITS[1], id=notice_id, text=text))
 
 
 # Each case changes one thing about the deposit pair, so that another check decides.
@@ -51,8 +52,9 @@ RESOLUTION_CASES = (
     ("as of 2026-04-30", DEPOSITS, {"supersedes": SUPERSEDES, "as_of": "2026-04-30"}),
     ("precedence declared", DEPOSITS, {"supersedes": SUPERSEDES, "precedence": ("room-booking-rules",
                                                                                 "facilities-notices")}),
-    ("notice says 60 euros", _notice("Study room keys: the deposit is now 60 euros."), {}),
-    ("notice in words", _notice("Study room keys: the deposit is now six hundred crowns."), {}),
+    ("notice says 60 euros", _notice("notice-in-euros", "Study room keys: the deposit is now 60 euros."), {}),
+    ("notice in words", _notice("notice-in-words",
+                                           "Study room keys: the deposit is now six hundred crowns."), {}),
 )
 
 
