@@ -218,7 +218,7 @@ def test_crowding_cutoff_two_holds_half_the_answer(record):
     assert top2["ids"] == ["returns-v1", "faq-returns"] and top2["distinct_texts"] == 1
     assert top2["answer_parts"] == "1/2" and top2["mean_score"] == 0.935
     assert rows["top 4"]["distinct_texts"] == 2 and rows["top 4"]["answer_parts"] == "2/2"
-    deduped = rows["text dedupe, top 2"]
+    deduped = rows["deduped 2"]
     assert deduped["ids"] == ["returns-v1", "hours-v2"] and deduped["answer_parts"] == "2/2"
     assert distinct_texts(CROWDING_CASE[:2]) == 1 and distinct_texts(CROWDING_CASE) == 2
     assert record["crowding"]["labels"]["note"].startswith("for evaluation only")

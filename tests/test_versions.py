@@ -67,7 +67,7 @@ def test_known_limit_cases_go_unflagged(record):
     disagree = limits["two sources disagree"]
     assert disagree["flagged"] is False and disagree["packet_ids"] == ["hours-v2", "leaflet-v1"]
     assert len(set(disagree["sources"])) == 2
-    reused = limits["one wrong label reused"]
+    reused = limits["a label reused"]
     assert reused["flagged"] is False and reused["versions"] == ["2", "2"]
     assert reused["packet_ids"] == ["hours-v2", "hours-draft"]
 
@@ -77,17 +77,17 @@ def test_validity_filter_removes_the_expired_rule_before_ranking(record):
     assert [r.id for r in valid_on(LATE_FEES, "2026-06-30")] == ["late-fee-2025"]  # inclusive last day
     assert [r.id for r in valid_on(LATE_FEES, "2026-07-01")] == ["late-fee-2026"]
     rows = {v["as_of"]: v for v in record["validity"]}
-    assert list(rows) == ["2026-06-30", "2026-07-01", "(no filter)"]
+    assert list(rows) == ["2026-06-30", "2026-07-01", "none"]
     assert rows["2026-07-01"]["packet_ids"] == ["late-fee-2026"]
-    assert rows["2026-07-01"]["removed"] == ["late-fee-2025 (expired: last day 2026-06-30)"]
-    assert rows["2026-06-30"]["removed"] == ["late-fee-2026 (not yet valid: from 2026-07-01)"]
-    assert rows["(no filter)"]["packet_ids"] == [] and rows["(no filter)"]["conflicts"] == ["late-fees"]
+    assert rows["2026-07-01"]["removed"] == ["late-fee-2025 (ended 2026-06-30)"]
+    assert rows["2026-06-30"]["removed"] == ["late-fee-2026 (from 2026-07-01)"]
+    assert rows["none"]["packet_ids"] == [] and rows["none"]["conflicts"] == ["late-fees"]
     assert "valid_until is inclusive" in record["dates"]
 
 
 def test_as_of_option_adds_its_day():
     rows = json.loads(methods("versions", "--json", "--as-of", "2025-06-01").stdout)["validity"]
-    assert [v["as_of"] for v in rows] == ["2026-06-30", "2026-07-01", "2025-06-01", "(no filter)"]
+    assert [v["as_of"] for v in rows] == ["2026-06-30", "2026-07-01", "2025-06-01", "none"]
     assert rows[2]["packet_ids"] == ["late-fee-2025"]
     done = methods("versions", "--as-of", "2026-02-30", check=False)
     assert done.returncode == 2 and b"as_of is not a calendar day, got '2026-02-30'" in done.stderr
@@ -163,7 +163,7 @@ def test_resolution_checks_run_in_order_and_the_trace_shows_which_decided(record
     assert [c["check"] for c in rows["notice in words"]["checks"]] == ["parsing"]
     text = methods("versions").stdout.decode()
     flat = " ".join(text.split())
-    assert "step: 7 check: supersedes result: DECIDES: declared: deposit-notice supersedes the others" in flat
+    assert "7 supersedes DECIDES: declared: deposit-notice supersedes the others" in flat
     assert "parsed, same unit, same scope" not in text
 
 

@@ -286,7 +286,7 @@ QUERIES = (
     ("q5", _RETURNS, "small quote budget", ("returns-v1",), 80, WINDOW, "returns-v1"),
     ("q6", _HOURS, "both versions current", ("hours-v2", "hours-v1"), 400, WINDOW, "hours-v2"),
     ("q7", _HOURS, "smaller window", ("hours-v2", "parking-v1", "card-v1"), 400, SMALL_WINDOW, "hours-v2"),
-    ("q8", _RETURNS, "nothing retrieved on it", ("wifi-v1", "card-v1"), 400, WINDOW, "returns-v1"),
+    ("q8", _RETURNS, "nothing retrieved", ("wifi-v1", "card-v1"), 400, WINDOW, "returns-v1"),
 )
 
 

@@ -105,23 +105,29 @@ def _ids(ids) -> str:
     return ", ".join(ids) or "-"
 
 
+def _checks(run: dict) -> str:
+    failed = (["schema"] if run["schema_problems"] else []) + ([] if run["grounded"] else ["grounding"])
+    return ", ".join(failed) + " failed" if failed else "ok"
+
+
 def _answer_blocks(record: dict) -> list[dict]:
     c = record["conflict"]
     return [
         {"key": "facets", "table": {
             "title": "The question's declared sub-questions (facets)",
-            "legend": "terms: read from the sub-question by lesson 02's facet rule; a passage answers a facet "
-                      "when it holds all of them. Never hand-picked phrases, never the labels.",
+            "legend": "asks: the declared sub-question; terms: read from it by lesson 02's facet rule; a passage "
+                      "answers a facet when it holds all of them. Never hand-picked phrases, never the labels.",
             "columns": ["facet", "asks", "terms"],
-            "rows": [[f["name"], f["asks"], ", ".join(f["terms"])] for f in record["facets"]]}},
+            "rows": [[f["name"], f["asks"], " ".join(f["terms"])] for f in record["facets"]]}},
         {"key": "runs", "table": {
             "title": "The template answer over lesson 01's packets",
             "legend": "budget: max_quote_chars; missing: facets the packet does not answer; cited: ids the "
-                      "answer cites; schema: the output schema check, run before anything is shown; grounded: "
-                      "every citation present in the packet and supported by its source.",
-            "columns": ["budget", "status", "missing", "cited", "schema", "grounded"],
+                      "answer cites; checks: 'ok' when the output passed the schema check (run before anything "
+                      "is shown) and every citation is present in the packet and supported by its source, "
+                      "else which check failed.",
+            "columns": ["budget", "status", "missing", "cited", "checks"],
             "rows": [[r["max_quote_chars"], r["status"], _ids(r["missing"]), _ids(x["cite"] for x in r["citations"]),
-                      "ok" if not r["schema_problems"] else "broken", r["grounded"]] for r in record["runs"]]}},
+                      _checks(r)] for r in record["runs"]]}},
         *({"key": f"answer-{r['max_quote_chars']}",
            "text": f"At {r['max_quote_chars']}, packet {_ids(r['packet_ids'])} ({r['status']}): {r['shown']}"}
           for r in record["runs"]),
@@ -166,17 +172,19 @@ def _outcome_blocks(o: dict, labels: dict) -> list[dict]:
         {"key": "outcomes-heading", "heading": "Four outcomes a single accuracy hides"},
         {"key": "queries", "table": {
             "title": "A small query set, each asking one sub-question",
-            "legend": "budget: max_quote_chars; packet: what the selector handed on (lesson 01's pipeline, with "
-                      "the versions of a needed source kept together).",
-            "columns": ["query", "asks", "situation", "budget", "packet"],
+            "legend": "q: the query; asks: the facet it asks about; budget: max_quote_chars (characters of "
+                      "quote text); packet: the evidence lesson 01's selector handed on (a blocked source is "
+                      "carried beside it as a conflict, never as evidence: q6 carries help-desk-hours).",
+            "columns": ["q", "asks", "situation", "budget", "packet"],
             "rows": [[q["query"], q["asks"], q["situation"], q["max_quote_chars"], _ids(q["packet_ids"])]
                      for q in queries]}},
         {"key": "outcomes", "table": {
             "title": "What each answer cites, against the evaluation label",
-            "legend": f"gold: the record that answers the query (an evaluation label, unseen by the answer stage); "
-                      f"citations: ok, failed, or none when nothing is cited; window: whether the recounted "
-                      f"request plus the {o['reserve']} reserved for the answer fits the query's window.",
-            "columns": ["query", "cited", "gold", "citations", "window", "outcome"],
+            "legend": f"q: the query; cited: the ids its answer cites; gold: the record that answers the query "
+                      f"(an evaluation label, unseen by the answer stage); cites: ok, failed, or none when "
+                      f"nothing is cited; window: whether the recounted request plus the {o['reserve']} lab "
+                      f"tokens reserved for the answer fits the query's window (fits or over).",
+            "columns": ["q", "cited", "gold", "cites", "window", "outcome"],
             "rows": [[q["query"], _ids(q["cited"]), q["gold_id"], q["citations"],
                       "fits" if q["fits_window"] else "over", q["outcome"] + (q["cause"] and f": {q['cause']}")]
                      for q in queries]}},

@@ -327,7 +327,7 @@ EDITS = (  # later revisions of the same document
              "The help desk opens at 9:00 on weekdays, except on public holidays.\n"
              "On Saturdays it opens at 10:00.", "official"),
 )
-LOANS = Document("laptop-lending", "Laptop loans", "r4", "2026-02-01",
+LOANS = Document("lending", "Laptop loans", "r4", "2026-02-01",
                  "Laptops are lent only to registered students who sign the loan agreement.\n"
                  "A lent laptop may go home overnight, back by 12 noon.\n"
                  "Chargers are lent separately.\n"
@@ -363,14 +363,14 @@ LAPTOP_QUESTION = "Can a visitor take a laptop home?"
 CAP_QUESTIONS = (  # question, ranked hit ids, evaluation label (needed ids)
     ("How do I renew a loan?", ("faq#1", "faq#2", "faq#3", "renewals#1"), ("renewals#1",)),
     ("Which form must a student sign for a laptop, and where is it handed out?",
-     ("laptop-lending#1", "laptop-lending#4", "visitor-guide#2"), ("laptop-lending#1", "laptop-lending#4")),
+     ("lending#1", "lending#4", "visitor-guide#2"), ("lending#1", "lending#4")),
 )
 
 _CHUNKS: dict[str, Evidence] = {}
 
 
 def chunk(chunk_id: str) -> Evidence:
-    """A chunk of the fixture's current documents by id, e.g. 'laptop-lending#2'."""
+    """A chunk of the fixture's current documents by id, e.g. 'lending#2'."""
     if not _CHUNKS:
         for doc in CURRENT:
             _CHUNKS.update((item.id, item) for item in chunks_of(doc))

@@ -148,17 +148,18 @@ def view(record: dict) -> list[dict]:
                  f"rules between sources: {', '.join(' over '.join(r) for r in record['declared_rules']) or 'none'}. "
                  f"{record['evidence_wording_note']}"},
         _table("candidates", "Eight candidates, as the retriever ranked them",
-               "similarity: the retriever's score; authority: the source's reputation score (not a rule); "
-               "tokens: lab tokens of the text; valid from/until: ISO days, 'open' = no limit.",
-               ["rank", "id", "similarity", "authority", "tokens", "source", "valid from", "valid until"],
+               "score: the retriever's similarity score; authority: the source's reputation score (not a "
+               "rule); tokens: lab tokens of the text; valid from/until: ISO days, 'open' = no limit.",
+               ["rank", "id", "score", "authority", "tokens", "source", "valid from", "valid until"],
                [[c["rank"], c["id"], c["similarity"], c["authority"], c["tokens"], c["source"],
                  c["valid_from"] or "open", c["valid_until"] or "open"] for c in record["candidates"]]),
         _table("provenance", "Where each one comes from",
                "document#chunk: the document it was cut from and the passage's place in its canonical "
-               "document (the same in every copy); scope: whom and what it is about.",
-               ["id", "document#chunk", "canonical document", "scope"],
-               [[c["id"], f"{c['document']}#{c['chunk']}", c["canonical"], c["scope"]]
-                for c in record["candidates"]]),
+               "document (the same in every copy); copy of: the canonical document a copy repeats ('-': "
+               "the chunk is from the canonical document itself); scope: whom and what it is about.",
+               ["id", "document#chunk", "copy of", "scope"],
+               [[c["id"], f"{c['document']}#{c['chunk']}", "-" if c["canonical"] == c["document"] else c["canonical"],
+                 c["scope"]] for c in record["candidates"]]),
         {"key": "texts", "text": "\n".join(f"{c['id']}: {c['text']}" for c in record["candidates"])},
         {"key": "exercise",
          "text": "Your exercise (exercises/practice.py): produce the decision table - selection order, a reason "

@@ -306,7 +306,7 @@ def check_publication(records, ctx) -> dict:
     latest = max(dates)
     ids = [r.id for r in records if r.published == latest]
     if not ctx["later_publication_wins"]:
-        return _go_on(f"{', '.join(ids)} is latest ({latest}); no rule says latest wins")
+        return _go_on(f"latest: {', '.join(ids)} ({latest}); no rule says it wins")
     return _only(ids, f"declared: the latest wins ({latest})", f"several published on {latest}")
 
 

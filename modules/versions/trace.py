@@ -24,7 +24,7 @@ TRAP_CASES = (  # labels of one source, and the record the editors' register app
 
 LIMIT_CASES = (  # help-desk records (modules/helpdesk) the version rule cannot flag
     ("two sources disagree", (as_passage("hours-v2"), as_passage("leaflet-v1"))),
-    ("one wrong label reused", (as_passage("hours-v2"), as_passage("hours-draft"))),
+    ("a label reused", (as_passage("hours-v2"), as_passage("hours-draft"))),
 )
 
 
@@ -89,9 +89,9 @@ def trace(as_of: str = AS_OF) -> dict:
     for day in ["2026-06-30", "2026-07-01"] + ([as_of] if as_of not in ("2026-06-30", "2026-07-01") else []) + [""]:
         survivors = valid_on(LATE_FEES, day) if day else LATE_FEES
         chosen = select_context([r.as_passage() for r in survivors], 400)
-        validity.append({"as_of": day or "(no filter)", "kept": _ids(survivors),
-                         "removed": [f"{r.id} (not yet valid: from {r.valid_from})" if day < r.valid_from
-                                     else f"{r.id} (expired: last day {r.valid_until})"
+        validity.append({"as_of": day or "none", "kept": _ids(survivors),
+                         "removed": [f"{r.id} (from {r.valid_from})" if day < r.valid_from
+                                     else f"{r.id} (ended {r.valid_until})"
                                      for r in LATE_FEES if r not in survivors],
                          "packet_ids": list(chosen.packet_ids), "conflicts": sorted(chosen.conflicts)})
     records = [{"id": r.id, "source_id": r.source_id, "written": stated_amounts(r.text)[0].written,
@@ -150,20 +150,24 @@ def view(record: dict) -> list[dict]:
                  "'09' tie as integers and the tie goes to the larger string). Order-independent is not "
                  "approved: the selector never compares labels, it only notices that there is more than one."},
         _table("limits", "Known limit: contradictions the rule cannot see",
-               "versions: the version label of each passage; flagged: whether the rule blocked the source.",
-               record["known_limits"], "case ids versions flagged packet_ids=packet"),
+               "labels: the version label of each passage; flag: whether the rule blocked the source; "
+               "packet: what lesson 01's selector handed on.",
+               record["known_limits"], "case ids versions=labels flagged=flag packet_ids=packet"),
         _table("validity", "Validity before ranking",
-               f"Dates are {record['dates']}; removed: what the filter takes out before ranking; blocked: "
-               f"sources lesson 01's selector blocks for a version conflict.",
+               f"Dates are {record['dates']}; as of: the day the filter checks ('none': no filter); removed: "
+               f"what the filter takes out before ranking, with the first day of a record not yet valid "
+               f"(from) or the last day of an expired one (ended); blocked: sources lesson 01's selector blocks for a "
+               f"version conflict.",
                record["validity"], "as_of=as_of removed=removed_before_ranking packet_ids=packet conflicts=blocked"),
         _table("deposit-records", "Two current sources, two amounts",
                "amount: as the text writes it; published and valid from: ISO days; score: the reranker's "
                f"relevance (not authority). Both are about: {conflict['records'][0]['scope']}.",
                conflict["records"], "id source_id=source written=amount published valid_from score"),
         _table("deposit-checks", "Resolution checks in order, with the declared supersedes map",
-               "Each check is a function; the first that decides ends the run. Later checks are not run.",
+               "#: the step; each check is a function; the first that decides ends the run. Later "
+               "checks are not run.",
                [dict(c, step=i, result=("DECIDES: " if c["decision"] else "") + c["result"])
-                for i, c in enumerate(detailed["checks"], start=1)], "step check result"),
+                for i, c in enumerate(detailed["checks"], start=1)], "step=# check result"),
         _table("deposit-cases", "Which check decided, case by case",
                "Each case changes one thing about the pair; decided by: the first check that decided "
                "('-': none did, so the answer abstains).",
