@@ -298,3 +298,13 @@ def test_records_are_frozen_dataclasses_and_the_trace_lives_apart():
     top = [node for node in ast.parse(source).body if isinstance(node, (ast.Import, ast.ImportFrom))]
     assert not any("answer_trace" in ast.dump(node) or "'modules.budget'" in ast.dump(node) for node in top)
     assert len(source.splitlines()) <= 400
+
+
+def test_the_citation_quiz_premise_holds_on_the_fixture(record):
+    from helpers import ROOT
+    text = (ROOT / "solutions" / "answer.py").read_text(encoding="utf-8").split("# Task 4 (quiz).")[1]
+    premise = " ".join(" ".join(line.lstrip("# ") for line in text.split("# Set CITATION_QUIZ")[0].splitlines()).split())
+    assert "q3 cites hours-v1: the id is in the packet" in premise
+    q3 = next(q for q in record["outcomes"]["queries"] if q["query"] == "q3")
+    assert q3["cited"] == ["hours-v1"] and "hours-v1" in q3["packet_ids"] and q3["citations"] == "ok"
+    assert q3["outcome"] == "wrong_record"

@@ -264,3 +264,33 @@ def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
         call()
     assert words in str(caught.value)
+
+
+def test_the_trace_says_why_wording_inside_evidence_is_not_a_declared_rule():
+    # Issue 27.4: "Declared priority rules between sources: none" stood beside A1's "current
+    # allowance table" and D1's title without a word on why that wording declares nothing.
+    flat = " ".join(methods("practice").stdout.decode().split())
+    by_id = {c.id: c for c in CANDIDATES}
+    assert "up to the amount set in the current allowance table" in by_id["A1"].text
+    assert by_id["D1"].text.startswith("Allowance table 2026")
+    assert "Declared priority rules between sources: none. A1 says claims go" in flat
+    assert "wording inside retrieved evidence, not a declared rule" in flat
+    assert practice_trace.trace()["declared_rules"] == []
+
+
+@pytest.mark.parametrize("quiz, task", [("A2_QUIZ", "Task 5"), ("C1_QUIZ", "Task 6"), ("D_QUIZ", "Task 7")])
+def test_the_quiz_premises_hold_on_the_fixture(quiz, task):
+    text = (ROOT / "solutions" / "practice.py").read_text(encoding="utf-8")
+    premise = " ".join(" ".join(line.lstrip("# ") for line in text.split(f"# {task} (quiz).")[1]
+                                .split(f"# Set {quiz}")[0].splitlines()).split())
+    by_id = {c.id: c for c in CANDIDATES}
+    if quiz == "A2_QUIZ":
+        assert "The packet is A1, A2, D2, D1, F1" in premise
+        packet = practice_trace.trace(solution=True)["reference"]["packet"]
+        assert [row["id"] for row in packet] == ["A1", "A2", "D2", "D1", "F1"]
+    elif quiz == "C1_QUIZ":
+        assert "C1 (valid until 2025-12-31)" in premise and by_id["C1"].valid_until == "2025-12-31"
+    else:
+        assert "D1 (finance-office, authority 0.9) says 500 euros" in premise
+        assert (by_id["D1"].source, by_id["D1"].authority, by_id["D2"].source, by_id["D2"].authority) == (
+            "finance-office", 0.9, "finance-faq", 0.6)

@@ -9,7 +9,7 @@ from helpers import methods
 from modules.versions import mechanism as versions
 from modules.versions import trace as versions_trace
 from modules.context import CANDIDATES, RELEVANT_IDS, packet_coverage, select_context
-from modules.versions.mechanism import (COLLECTION, DEPOSITS, LATE_FEES, RESOLUTION_CHECKS, SUPERSEDES, Amount, Record,
+from modules.versions.mechanism import (COLLECTION, DEPOSIT_SCORES, DEPOSITS, LATE_FEES, RESOLUTION_CHECKS, SUPERSEDES, Amount, Record,
                               check_day, check_window, current_public, multi_version_sources, parse_amount,
                               resolve_in_order, resolve_or_abstain, stated_amounts, valid_on, version_maxima)
 
@@ -274,3 +274,28 @@ def test_bad_input_names_the_field_and_value(call, error, words):
 
 def test_leap_day_is_a_calendar_day():
     assert check_day("2028-02-29", "as_of") == "2028-02-29"
+
+
+@pytest.mark.parametrize("text", ["1e3 crowns", "5e2 crowns", "0x1F4 crowns", "-500 crowns", "+500 crowns",
+                                  "9" * 5000 + " crowns"])
+def test_parse_amount_refuses_what_it_would_misread(text):
+    # Issue 27.4: these read as 3, 2, 4 and 500, and 5,000 digits leaked int()'s digit-limit message.
+    with pytest.raises(ValueError, match="^text states an amount that cannot be read, for review") as caught:
+        versions.parse_amount(text)
+    assert len(str(caught.value)) < 300
+    assert [a.value for a in versions.stated_amounts(text)] == [None]
+
+
+def test_parse_amount_still_reads_plain_amounts():
+    for text, expected in (("500 crowns", (500, "crowns")), ("EUR 600.", (600, "euros")), ("€600", (600, "euros")),
+                           ("1,600 euros", (1600, "euros")), ("costs 5 euros per day", (5, "euros"))):
+        assert versions.parse_amount(text) == expected
+
+
+def test_the_score_quiz_premise_holds_on_the_fixture():
+    from helpers import ROOT
+    quiz = (ROOT / "solutions" / "versions.py").read_text(encoding="utf-8").split("# Task 4 (quiz).")[1]
+    quiz = " ".join(" ".join(line.lstrip("# ") for line in quiz.splitlines()).split())
+    assert "500-crown passage 0.91 and the 600-crown passage 0.84" in quiz
+    assert DEPOSIT_SCORES == {"deposit-rules": 0.91, "deposit-notice": 0.84}
+    assert [versions.parse_amount(r.text) for r in DEPOSITS] == [(500, "crowns"), (600, "crowns")]
