@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import namedtuple
+from dataclasses import dataclass, field
 
 from modules.common.checks import nfc, sequence_of
 from modules.helpdesk import entry
@@ -45,8 +46,8 @@ COPY_KINDS = ("primary", "mirror", "export")
 IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
 
 
-# Immutable records as validated named tuples, not frozen dataclasses: just as immutable,
-# and the lesson command then never imports dataclasses (about 6 ms of every run).
+# Chunk is still a validated named tuple: the audit (modules/audit) builds changed copies
+# of it with ._replace. The result records below are frozen dataclasses.
 
 class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_line end_line anchor",
                        defaults=(0.0, "", "primary", 1, 1, ""))):
@@ -101,30 +102,32 @@ class IdConflict(ValueError):
         self.chunk_id, self.field = chunk_id, field_name
 
 
-class TextDedupe(namedtuple("TextDedupe", "kept duplicate_text_ids duplicate_of")):
+@dataclass(frozen=True)
+class TextDedupe:
     """kept: tuple of Chunk; duplicate_text_ids: tuple of ids; duplicate_of: duplicate id -> kept id."""
 
-    __slots__ = ()
+    kept: tuple
+    duplicate_text_ids: tuple
+    duplicate_of: dict = field(default_factory=dict)
 
-    def __new__(cls, kept: tuple, duplicate_text_ids: tuple, duplicate_of: dict | None = None):
-        return super().__new__(cls, kept, duplicate_text_ids, {} if duplicate_of is None else duplicate_of)
 
-
-class CanonicalDedupe(namedtuple("CanonicalDedupe", "kept dropped reasons matched")):
+@dataclass(frozen=True)
+class CanonicalDedupe:
     """kept: tuple of Chunk, rank order; dropped: dropped id -> id of the copy kept instead;
     reasons: kept id -> why this copy; matched: dropped id -> how it matched the kept copy."""
 
-    __slots__ = ()
+    kept: tuple
+    dropped: dict
+    reasons: dict = field(default_factory=dict)
+    matched: dict = field(default_factory=dict)
 
-    def __new__(cls, kept: tuple, dropped: dict, reasons: dict | None = None, matched: dict | None = None):
-        return super().__new__(cls, kept, dropped, {} if reasons is None else reasons,
-                               {} if matched is None else matched)
 
-
-class OverlapSelection(namedtuple("OverlapSelection", "selected rejected")):
+@dataclass(frozen=True)
+class OverlapSelection:
     """selected: tuple of Chunk in rank order; rejected: rejected id -> reason."""
 
-    __slots__ = ()
+    selected: tuple
+    rejected: dict
 
     @property
     def selected_ids(self) -> tuple[str, ...]:

@@ -34,7 +34,7 @@ of a reader obeying quoted text; it cannot make a reader obey the real instructi
 from __future__ import annotations
 
 import re
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.common.checks import parse_whole_number, sequence_of, sha256_hex, short, text_of
 from modules.packet import SPACE, TRUST_TIERS, Evidence, admit_by_trust, nfc
@@ -204,13 +204,17 @@ TOOLS = ("open_door", "renew_loan", "search_catalogue", "send_email")  # the app
 _TOOL = re.compile(r"\b(" + "|".join(TOOLS) + r")\b")
 
 
-class TaskPolicy(namedtuple("TaskPolicy", "task allowed_tools min_trust")):
+@dataclass(frozen=True)
+class TaskPolicy:
     """Fixed by the application before retrieval: the tools the task may call and the lowest
     source tier it accepts. Immutable: nothing retrieved can change it."""
 
-    __slots__ = ()
+    task: str
+    allowed_tools: tuple
+    min_trust: str
 
-    def __new__(cls, task: str, allowed_tools: tuple, min_trust: str):
+    def __post_init__(self) -> None:
+        task, allowed_tools, min_trust = self.task, self.allowed_tools, self.min_trust
         text_of(task, "TaskPolicy.task")
         if not isinstance(allowed_tools, tuple):
             raise TypeError(f"TaskPolicy.allowed_tools must be a tuple of tool names, got "
@@ -220,7 +224,6 @@ class TaskPolicy(namedtuple("TaskPolicy", "task allowed_tools min_trust")):
                 raise ValueError(f"TaskPolicy.allowed_tools[{index}] is not a tool of the application: {short(tool)}")
         if text_of(min_trust, "TaskPolicy.min_trust") not in TRUST_TIERS:
             raise ValueError(f"TaskPolicy.min_trust must be one of {list(TRUST_TIERS)}, got {short(min_trust)}")
-        return super().__new__(cls, task, allowed_tools, min_trust)
 
 
 def tools_named(items) -> list[dict]:

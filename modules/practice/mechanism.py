@@ -24,7 +24,7 @@ an authority score is not a declared rule. The trace is in modules/practice/trac
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, whole_number
 from modules.common.units import lab_tokens
@@ -44,13 +44,12 @@ KEEP_REASONS = ("evidence", "adjacent", "disputed")
 DISCARD_REASONS = ("expired", "not_yet_valid", "off_topic", "copy", "superseded_by_rule", "budget")
 CONFLICT_STATES = ("none", "resolved", "unresolved", "unreadable")
 
-# The value types are immutable named tuples rather than frozen dataclasses: a
-# dataclass builds its methods with exec() on every import, and this command must
-# start within 1.3x of a bare interpreter. Build new values with `._replace(...)`.
+# The records are frozen dataclasses, checked in __post_init__; build a changed copy
+# with dataclasses.replace(value, ...), which is checked like a new value.
 
 
-class Candidate(namedtuple("Candidate", "id similarity document chunk canonical source scope valid_from "
-                                        "valid_until authority text")):
+@dataclass(frozen=True)
+class Candidate:
     """One retrieved chunk with the metadata the rules need. Candidates come best-ranked first.
 
     similarity  the retriever's score: why it ranks where it does, not whether it belongs
@@ -62,10 +61,19 @@ class Candidate(namedtuple("Candidate", "id similarity document chunk canonical 
     authority   a source's reputation score: tempting, never a declared rule
     """
 
-    __slots__ = ()
+    id: str
+    similarity: float
+    document: str
+    chunk: int
+    canonical: str
+    source: str
+    scope: str
+    valid_from: str
+    valid_until: str
+    authority: float
+    text: str
 
-    def __new__(cls, *fields, **named):
-        self = super().__new__(cls, *fields, **named)
+    def __post_init__(self) -> None:
         for name in ("id", "document", "canonical", "source", "scope", "valid_from", "valid_until", "text"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Candidate.{name} must be a str, got {short(getattr(self, name))}")
@@ -78,34 +86,44 @@ class Candidate(namedtuple("Candidate", "id similarity document chunk canonical 
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
                 raise TypeError(f"Candidate.{name} must be a number, got {type(value).__name__} {short(value)}")
         check_window(self.valid_from or None, self.valid_until or None, "Candidate")
-        return self
-
-    @classmethod
-    def _make(cls, iterable):  # so that ._replace(...) is checked like a new value
-        return cls(*iterable)
 
 
-class Decision(namedtuple("Decision", "id decision reason order")):
+@dataclass(frozen=True)
+class Decision:
     """decision: "keep" or "discard"; reason: one of KEEP_REASONS or DISCARD_REASONS;
     order: position in the packet (1 = first), None when discarded."""
 
-    __slots__ = ()
+    id: str
+    decision: str
+    reason: str
+    order: int | None
 
 
-class Conflict(namedtuple("Conflict", "ids amounts state kept rule", defaults=("",))):
+@dataclass(frozen=True)
+class Conflict:
     """ids: the candidates that state an amount, rank order; amounts: the first Amount each
     states (lesson 04's reader; value None when unreadable); state: one of CONFLICT_STATES;
     kept: the ids that stay in the packet; rule: the declared rule that settled it, if any."""
 
-    __slots__ = ()
+    ids: tuple
+    amounts: tuple
+    state: str
+    kept: tuple
+    rule: object = ""
 
 
-class Plan(namedtuple("Plan", "decisions packet dedupe conflict used_tokens budget")):
+@dataclass(frozen=True)
+class Plan:
     """decisions: one Decision per candidate, rank order; packet: kept ids in packet order;
     dedupe: dropped copy id -> id of the copy kept (lesson 03); conflict: a Conflict;
     used_tokens / budget: lab tokens."""
 
-    __slots__ = ()
+    decisions: tuple
+    packet: tuple
+    dedupe: dict
+    conflict: Conflict
+    used_tokens: int
+    budget: int
 
 
 def _candidates(candidates) -> tuple[Candidate, ...]:

@@ -5,6 +5,7 @@ The mechanism and the fixture are in modules/practice/mechanism.py, whose trace(
 """
 
 from __future__ import annotations
+from dataclasses import replace
 
 from modules.common.units import lab_tokens
 from modules.practice.mechanism import (AS_OF, BUDGET, CANDIDATES, CAPSTONE_QUESTIONS, D2_SPELLINGS, EXAMPLE_RULE, QUESTION,
@@ -69,7 +70,7 @@ def _reader() -> list[dict]:
     by_id = {c.id: c for c in CANDIDATES}
     rows = []
     for written in D2_SPELLINGS:
-        d2 = by_id["D2"]._replace(text=by_id["D2"].text.replace("600 euros", written))
+        d2 = replace(by_id["D2"], text=by_id["D2"].text.replace("600 euros", written))
         conflict = settle_conflict([d2, by_id["D1"]], RULES)
         amount = conflict.amounts[0]
         rows.append({"written": written, "value": amount.value, "unit": amount.unit, "state": conflict.state,
