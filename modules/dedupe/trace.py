@@ -6,6 +6,7 @@ call these; lesson 11 imports that module and so never compiles this one.
 
 from __future__ import annotations
 
+from modules.common.tables import table_block as _table
 from modules.dedupe.mechanism import (CANONICAL_CASE, CROWDING_CASE, CROWDING_CUTOFF, CROWDING_LABELS, CROWDING_QUESTION,
                             ID_CASE, ID_CONFLICT, LINE_RANGES, OVERLAP_CASE, OVERLAP_QUERY, TEXT_CASE, IdConflict,
                             canonical_key, canonical_sources, dedupe_canonical, dedupe_ids, dedupe_text,
@@ -109,8 +110,6 @@ def trace() -> dict:
     }
 
 
-def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict:
-    return {"key": key, "table": {"title": title, "legend": legend, "columns": columns, "rows": rows}}
 
 
 def view(record: dict) -> list[dict]:

@@ -7,6 +7,7 @@ The mechanism and the fixture are in modules/practice/mechanism.py, whose trace(
 from __future__ import annotations
 from dataclasses import replace
 
+from modules.common.tables import table_block as _table
 from modules.common.units import lab_tokens
 from modules.practice.mechanism import (AS_OF, BUDGET, CANDIDATES, CAPSTONE_QUESTIONS, D2_SPELLINGS, EXAMPLE_RULE, QUESTION,
                               RULES, SCOPE, TIGHT_BUDGET, _candidates, _layers, as_chunk, decision_table,
@@ -125,8 +126,6 @@ def trace(solution: bool = False) -> dict:
     return record
 
 
-def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict:
-    return {"key": key, "table": {"title": title, "legend": legend, "columns": columns, "rows": rows}}
 
 
 # A1's text points at "the current allowance table" and D1 is titled "Allowance table 2026",
