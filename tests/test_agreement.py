@@ -276,3 +276,15 @@ def test_a_blocked_source_never_reaches_a_packet_as_evidence(records):
             assert not blocked & set(row["packet_ids"]), (lesson, row["max_quote_chars"])
             assert all(c["state"] == "unresolved" and len(c["quotes"]) == len(c["ids"]) >= 2
                        for c in row["unresolved"])
+
+
+HELP_DESK_LESSONS = ("context", "budget", "dedupe", "versions", "packet", "answer", "practice")
+
+
+@pytest.mark.parametrize("lesson", HELP_DESK_LESSONS)
+def test_help_desk_lessons_print_tables_that_fit_80_columns(lesson):
+    # Issue 27.7: the renderer stacks a table wider than 80 columns as "column: value" lines;
+    # these lessons' tables fit instead (measured in UTF-8 bytes too, as `awk 'length > 80'` does).
+    text = methods(lesson, "--plain").stdout.decode()
+    assert not [line for line in text.splitlines() if len(line.encode("utf-8")) > 80]
+    assert "-- row 1 of" not in text

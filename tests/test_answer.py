@@ -279,9 +279,9 @@ def test_an_nfd_passage_answers_an_nfc_sub_question():
     assert reply.sentences[0].quote == passage.text  # quoted as the source wrote it
 
 
-def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
+def test_plain_output_fits_80_columns_and_every_table_has_a_legend():
     text = methods("answer").stdout.decode()
-    assert max(len(line) for line in text.splitlines()) <= 88
+    assert max(len(line) for line in text.splitlines()) <= 80
     blocks = answer_trace.view(answer_trace.trace())
     assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     for b in blocks:
@@ -289,15 +289,10 @@ def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
             assert b["table"].get("legend"), b["table"]["title"]
 
 
-def test_records_are_frozen_dataclasses_and_the_trace_lives_apart():
-    import ast
+def test_records_are_frozen_dataclasses():
     import dataclasses
     for kind in (Sentence, Answer, Facet):
         assert dataclasses.is_dataclass(kind) and kind.__dataclass_params__.frozen
-    source = open(answer.__file__, encoding="utf-8").read()
-    top = [node for node in ast.parse(source).body if isinstance(node, (ast.Import, ast.ImportFrom))]
-    assert not any("answer_trace" in ast.dump(node) or "'modules.budget'" in ast.dump(node) for node in top)
-    assert len(source.splitlines()) <= 400
 
 
 def test_the_citation_quiz_premise_holds_on_the_fixture(record):

@@ -133,10 +133,10 @@ def test_reading_the_labels_inflates_coverage_on_another_ranking_only():
     assert sorted(context_trace.OTHER_RANKING) == sorted(p.id for p in CANDIDATES)
 
 
-def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
+def test_plain_output_fits_80_columns_and_every_table_has_a_legend():
     for args in ((), ("--budget", "0", "--budget", "191", "--budget", "100000")):
         text = methods("context", *args).stdout.decode()
-        assert max(len(line) for line in text.splitlines()) <= 88
+        assert max(len(line) for line in text.splitlines()) <= 80
     blocks = context_trace.view(context_trace.trace())
     assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     for b in blocks:
