@@ -38,7 +38,8 @@ __all__ = [
     "fill_budget", "evidence_budget", "request_fits", "prompt_sizes", "count_overflows", "topk_sweep",
     "chunks_that_fit", "window_bar", "facets_covered", "select_for_coverage",
     "RANKED", "SYSTEM_PROMPT", "REQUESTS", "WINDOW_TOKENS", "NON_ASCII", "COVERAGE_QUESTION", "COVERAGE_SUB_QUESTIONS",
-    "COVERAGE_FACETS", "COVERAGE_RANKED", "COVERAGE_BUDGET", "COVERAGE_LABELS",
+    "COVERAGE_FACETS", "COVERAGE_RANKED", "COVERAGE_BUDGET", "COVERAGE_LABELS", "assemble_request",
+    "WORKED_QUESTION", "WORKED_EVIDENCE", "WORKED_REQUEST", "WORKED_FINAL_INPUT",
 ]
 
 POLICIES = ("skip", "stop", "truncate")
