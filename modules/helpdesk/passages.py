@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from modules.common.checks import short
 
-__all__ = ["Entry", "ENTRIES", "BY_ID", "entry", "SUPERSEDED_BY"]
+__all__ = ["Entry", "ENTRIES", "BY_ID", "entry"]
 
 
 @dataclass(frozen=True)
@@ -38,9 +38,8 @@ ENTRIES = (
           "When the help desk is closed, return books to the drop box beside the north entrance of the library."),
     Entry("hours-v2", "help-desk-hours", "2", "Help desk hours",
           "The help desk opens at 8:30 on weekdays and at 10:00 on Saturdays; it is closed on Sundays."),
-    # Superseded by hours-v2 in the editors' register (SUPERSEDED_BY). Lesson 01 never
-    # retrieves it; lesson 04's collection left it marked current; lesson 10's stale index
-    # still returns it.
+    # Replaced by hours-v2. Lesson 01 never retrieves it; lesson 04's collection left it
+    # marked current; lesson 10's stale index still returns it.
     Entry("hours-v1", "help-desk-hours", "1", "Help desk hours",
           "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays."),
     Entry("returns-faq", "faq", "3", "FAQ: returns",
@@ -66,10 +65,6 @@ ENTRIES = (
 )
 
 BY_ID = {e.id: e for e in ENTRIES}
-
-# The editors' register: which record replaced which. Only lesson 04's review reads it;
-# no selector does.
-SUPERSEDED_BY = {"hours-v1": "hours-v2"}
 
 
 def entry(entry_id: str) -> Entry:

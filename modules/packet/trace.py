@@ -7,6 +7,7 @@ modules/packet/fidelity.py (compression and the fidelity check).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 
 from modules.packet.mechanism import (CAP_QUESTIONS, DOCUMENTS, EDITS, FEES, GUEST, HOURS, LAPTOP_QUESTION, LOANS, RULES,
@@ -73,7 +74,6 @@ def _parses_as(text: str, rendered: str, want: list, same: bool) -> bool:
 def _normalisation() -> list:
     """Each malicious sample, rendered with the five entities alone and with the lab's escaping,
     then normalised four ways: does the wrapper's structure survive, and the evidence?"""
-    import unicodedata
     rows = []
     for name, text in MALICIOUS_SAMPLES:
         item = Evidence("sample#1", "sample", "Sample", "r1", "2026-06-01", 0, len(text), text)

@@ -34,6 +34,7 @@ of a reader obeying quoted text; it cannot make a reader obey the real instructi
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from modules.common.checks import parse_whole_number, sequence_of, sha256_hex, short, text_of
@@ -54,7 +55,7 @@ ATTRS = tuple(name for line in LAYOUT for name in line)
 _SEPARATORS = tuple(" " if i else ("\n " if n else " ") for n, line in enumerate(LAYOUT) for i in range(len(line)))
 
 _NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
-_NAMED_TABLE, _MARKUP = str.maketrans(_NAMED), frozenset(_NAMED)
+_MARKUP = frozenset(_NAMED)
 _UNNAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "#39": "'"}
 _ITEM = re.compile(r'<evidence((?:\n? [^\s=<>"]+="[^"<>]*")*)>\n([^<>]*)\n</evidence>\n')
 _ATTR = re.compile(r'(\n? )([^\s=<>"]+)="([^"<>]*)"')
@@ -65,9 +66,7 @@ _HEX = frozenset("0123456789abcdef")
 
 def escape_text(text: str) -> str:
     """Text safe inside the wrapper, whatever normalisation the packet later goes through."""
-    if text_of(text, "text").isascii():
-        return text.translate(_NAMED_TABLE)
-    import unicodedata
+    text_of(text, "text")
     out = []
     for index, char in enumerate(text):
         if char in _NAMED:

@@ -28,11 +28,9 @@ from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, whole_number
 from modules.common.units import lab_tokens
+from modules.dedupe import Chunk, dedupe_canonical
 from modules.versions import Amount, check_day, check_window, in_window, stated_amounts
 
-# Lesson 03's module is imported where a candidate meets a chunk, not here: showing the
-# scenario (the usual run) needs none of it, and every run must start within 1.3x of a
-# bare interpreter.
 
 __all__ = [
     "Candidate", "Decision", "Conflict", "Plan", "Amount", "stated_amounts", "is_current", "as_chunk",
@@ -149,7 +147,6 @@ def as_chunk(candidate: Candidate):
     """The candidate as lesson 03 sees a copy (a modules.dedupe.Chunk): its document is where
     it lives, `canonical` the document it reproduces, primary when those are the same, and
     `chunk` its anchor."""
-    from modules.dedupe import Chunk
     if not isinstance(candidate, Candidate):
         raise TypeError(f"candidate must be a Candidate, got {type(candidate).__name__} {short(candidate)}")
     copy = "primary" if candidate.document == candidate.canonical else "mirror"
@@ -163,7 +160,6 @@ def canonical_dedupe(candidates) -> dict[str, str]:
     One copy of each passage stays (the original when present, else the best-ranked
     copy); distinct passages of one document all stay: A2 is not a copy of A1.
     """
-    from modules.dedupe import dedupe_canonical
     return dict(dedupe_canonical([as_chunk(c) for c in _candidates(candidates)]).dropped)
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from modules.common.tables import table_block as _table
 from modules.common.units import lab_tokens
+from modules.dedupe import dedupe_canonical
 from modules.practice.mechanism import (AS_OF, BUDGET, CANDIDATES, CAPSTONE_QUESTIONS, D2_SPELLINGS, EXAMPLE_RULE, QUESTION,
                               RULES, SCOPE, TIGHT_BUDGET, _candidates, _layers, as_chunk, decision_table,
                               settle_conflict)
@@ -21,7 +22,6 @@ def _amount(cid: str, amount) -> dict:
 
 
 def _plan_record(plan, candidates) -> dict:
-    from modules.dedupe import dedupe_canonical  # only the reference table needs lesson 03's details
     tokens = {c.id: lab_tokens(c.text) for c in candidates}
     rows = [{"rank": rank, "id": d.id, "decision": d.decision, "reason": d.reason, "order": d.order,
              "tokens": tokens[d.id]} for rank, d in enumerate(plan.decisions, start=1)]
