@@ -25,13 +25,11 @@ The trace and its tables are in modules/dedupe/trace.py.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import namedtuple
 from dataclasses import dataclass, field
 
 from modules.common.checks import nfc, sequence_of
 from modules.helpdesk import entry
-from modules.common.intervals import RangeMin, SortedStarts
 
 __all__ = [
     "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
@@ -271,46 +269,21 @@ def ranked(chunks) -> tuple[Chunk, ...]:
 
 
 def select_non_overlapping(chunks) -> OverlapSelection:
-    """Walk in rank order; reject a chunk sharing a line with an already selected chunk of its file.
+    """Walk in rank order; reject a chunk sharing a line with an already selected chunk of its
+    file, naming the best-ranked one it overlaps. Adjacent ranges (12-24, 25-33) share no line.
 
-    Sort, then sweep: selected ranges of one file never overlap, so the last selected start
-    at or before a chunk's end line is the only one to check. Naming the best-ranked chunk a
-    rejected one overlaps is a range minimum over the final selection, which in a file is in
-    line order. Cost: O(n log n) in the number of chunks, whatever their line numbers.
+    The order is ranked(): score, then id, so the input order never changes the result.
     """
     order = dedupe_ids(ranked(chunks))   # rank first: a repeated id keeps its best score, in any input order
-    starts: dict[str, SortedStarts] = {}
-    end_of: dict[tuple[str, int], int] = {}
-    selected, rejected_ranks = [], []
-    for rank, chunk in enumerate(order):
-        found = starts.get(chunk.source)
-        if found is None:
-            found = starts[chunk.source] = SortedStarts()
-        before = found.floor(chunk.end_line)
-        if before is not None and end_of[(chunk.source, before)] >= chunk.start_line:
-            rejected_ranks.append(rank)
-            continue
-        selected.append(rank)
-        found.add(chunk.start_line)
-        end_of[(chunk.source, chunk.start_line)] = chunk.end_line
-    rejected = {}
-    if rejected_ranks:
-        in_file: dict[str, list[Chunk]] = {}
-        rank_of = {}
-        for rank in selected:
-            in_file.setdefault(order[rank].source, []).append(order[rank])
-            rank_of[order[rank].id] = rank
-        tables = {}
-        for source, kept in in_file.items():
-            kept.sort(key=lambda c: c.start_line)
-            tables[source] = ([c.start_line for c in kept], [c.end_line for c in kept],
-                              RangeMin([rank_of[c.id] for c in kept]))
-        for rank in rejected_ranks:
-            chunk = order[rank]
-            first_lines, last_lines, best = tables[chunk.source]
-            i, j = bisect_left(last_lines, chunk.start_line), bisect_right(first_lines, chunk.end_line) - 1
-            rejected[chunk.id] = f"overlapping_lines_with:{order[best.query(i, j)].id}"   # the best-ranked one
-    return OverlapSelection(tuple(order[rank] for rank in selected), rejected)
+    selected: list[Chunk] = []
+    rejected: dict[str, str] = {}
+    for chunk in order:
+        clash = next((kept for kept in selected if lines_overlap(kept, chunk)), None)
+        if clash is None:
+            selected.append(chunk)
+        else:
+            rejected[chunk.id] = f"overlapping_lines_with:{clash.id}"   # selected is in rank order
+    return OverlapSelection(tuple(selected), rejected)
 
 
 def distinct_texts(chunks) -> int:
