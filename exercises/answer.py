@@ -79,19 +79,21 @@ def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
 # and its quote occurs word for word in hours-v1's text. The answer is still wrong.
 # What does a passing citation check prove?
 #   "a"  that the answer is correct, since every claim is backed by a source
-#   "b"  only that the answer repeats a record it was given; not that the record is
+#   "b"  nothing at all; citation checks should be dropped
+#   "c"  only that the answer repeats a record it was given; not that the record is
 #        the right one, current, or from the right source
-#   "c"  nothing at all; citation checks should be dropped
 #   "d"  that the retriever ranked the gold record first
 # Set CITATION_QUIZ to one letter.
 CITATION_QUIZ = None  # TODO: your answer
 
-# Task 5 (quiz). The packet holds hours-v2 ("opens at 8:30") and hours-v3 ("opens at
-# 9:00"), both current versions of help-desk-hours. What should the answer say?
-#   "a"  the 9:00 hours, because version 3 is the larger label
-#   "b"  the 8:30 hours, because hours-v2 ranked higher
-#   "c"  both hours, each with its source, say that it cannot choose, and route the
+# Task 5 (quiz). Lesson 04's candidates at 400 characters: hours-v1 ("opens at 9:00") was
+# left marked current beside hours-v2 ("opens at 8:30"), so select_context blocks
+# help-desk-hours and the packet carries it as an unresolved conflict with both quotes,
+# not as evidence. What should the answer say about the opening hours?
+#   "a"  the 8:30 hours, because version 2 is the larger label
+#   "b"  both hours, each with its id, say that it cannot choose, and route the
 #        source to content review
+#   "c"  the 8:30 hours, because hours-v2 ranked higher
 #   "d"  nothing about this conflict: state only the returns part as if hours were absent
 # Set CONFLICT_QUIZ to one letter.
 CONFLICT_QUIZ = None  # TODO: your answer

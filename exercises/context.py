@@ -62,10 +62,10 @@ def fill_quote_budget(candidates, max_quote_chars: int) -> ContextRecord:
 # front before filling the budget. On the lesson's ranking at 120 characters its coverage
 # is 1/2, the same as the honest selector's: the two needed passages already rank first,
 # and together they take 100 + 91 = 191 characters, more than 120. What is wrong with it?
-#   "a"  nothing: it scores the same as the honest selector here, so it does no harm
-#   "b"  its coverage measures the labels it was handed, not its choices: it gains nothing
+#   "a"  its coverage measures the labels it was handed, not its choices: it gains nothing
 #        here only because of this ranking and budget, and on another ranking or budget it
 #        would raise coverage with nothing in the number to show why
+#   "b"  nothing: it scores the same as the honest selector here, so it does no harm
 #   "c"  it lowers coverage at 120 characters, because moving passages breaks the rank order
 #   "d"  nothing, as long as the labels themselves are correct
 # Set LABELS_QUIZ to one letter.

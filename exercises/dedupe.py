@@ -106,9 +106,9 @@ def select_non_overlapping(chunks) -> OverlapSelection:
 # a mirror site and a text export. All three say books go to the north drop box. A report says
 # "three sources agree". What is wrong with that?
 #   "a"  nothing: three retrieved chunks that agree are stronger evidence than one
-#   "b"  the export has a header, so its text is not an exact duplicate and must be kept
-#   "c"  the three are copies of one passage of one canonical document; agreement among copies
+#   "b"  the three are copies of one passage of one canonical document; agreement among copies
 #        is one source repeated, not independent confirmation
+#   "c"  the export has a header, so its text is not an exact duplicate and must be kept
 #   "d"  the count is right once only one chunk per canonical document is kept, whatever
 #        else that document says in its other chunks
 # Set CANONICAL_QUIZ to one letter.

@@ -85,14 +85,14 @@ def count_overflows(requests, k: int, window: int) -> int:
 # Task 4 (quiz). A colleague computes the evidence budget as window - base_input - history - tools
 # and leaves out the output reserve and the margin "because they are not input". Why is that wrong?
 #   "a"  it is not wrong: the reserve and margin are small enough to ignore
-#   "b"  the answer is written into the same window, so without a reserve the input can fill it and
+#   "b"  the reserve matters only when the answer is streamed
+#   "c"  the model trims an input that is too long, so the only cost is a slightly shorter answer
+#   "d"  the answer is written into the same window, so without a reserve the input can fill it and
 #        leave no room to answer; the margin covers the gap between the lab's count and the
 #        model's own tokenizer
-#   "c"  the model trims an input that is too long, so the only cost is a slightly shorter answer
-#   "d"  the reserve matters only when the answer is streamed
 # Set RESERVE_QUIZ to one letter.
 # BEGIN SOLUTION
-RESERVE_QUIZ = "b"
+RESERVE_QUIZ = "d"
 # END SOLUTION
 
 

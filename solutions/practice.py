@@ -183,25 +183,25 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
 
 # Task 5 (quiz). The packet is A1, A2, D2, D1, F1. Someone trims it and drops A2, the
 # lowest-ranked candidate. What happens to the answer?
-#   "a"  nothing that matters: A2 ranked last, so it carried the least evidence
-#   "b"  the answer states A1's conclusion without its exception, so it promises
+#   "a"  the answer states A1's conclusion without its exception, so it promises
 #        reimbursement for travel booked before approval, and its citations still pass
+#   "b"  nothing that matters: A2 ranked last, so it carried the least evidence
 #   "c"  B1 takes A2's place, since the mirror is a copy of the travel policy
 #   "d"  the answer abstains, because the conclusion is missing
 # Set A2_QUIZ to one letter.
 # BEGIN SOLUTION
-A2_QUIZ = "b"
+A2_QUIZ = "a"
 # END SOLUTION
 
 # Task 6 (quiz). After a change, the reranker puts C1 (valid until 2025-12-31) first for a
 # query run as of 2026-06-01. Which layer failed first?
 #   "a"  ranking: the reranker overweights C1 and needs tuning
-#   "b"  freshness: the validity filter should have removed C1 before anything was ranked
+#   "b"  generation: the answer stage should notice the old date in the text
 #   "c"  assembly: the budget should have skipped C1
-#   "d"  generation: the answer stage should notice the old date in the text
+#   "d"  freshness: the validity filter should have removed C1 before anything was ranked
 # Set C1_QUIZ to one letter.
 # BEGIN SOLUTION
-C1_QUIZ = "b"
+C1_QUIZ = "d"
 # END SOLUTION
 
 # Task 7 (quiz). D1 (finance-office, authority 0.9) says 500 euros; D2 (finance-faq,

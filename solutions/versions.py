@@ -84,13 +84,13 @@ def resolve_or_abstain(records, supersedes: dict) -> dict:
 # reranker scores the 500-crown passage 0.91 and the 600-crown passage 0.84. Why can
 # the higher score not decide which amount is in force?
 #   "a"  0.91 and 0.84 are too close; a gap of 0.2 or more would settle it
-#   "b"  the score measures how well a passage matches the question, not which record
+#   "b"  scores must be normalised first; after normalisation the larger one wins
+#   "c"  the score measures how well a passage matches the question, not which record
 #        was approved or replaced; only a declared rule (or review) can say that
-#   "c"  scores must be normalised first; after normalisation the larger one wins
 #   "d"  it can decide: the better-matching passage is the more trustworthy one
 # Set SCORE_QUIZ to one letter.
 # BEGIN SOLUTION
-SCORE_QUIZ = "b"
+SCORE_QUIZ = "c"
 # END SOLUTION
 
 

@@ -122,3 +122,169 @@ def _module_imports() -> dict:
 def test_nothing_in_modules_imports_labtools():
     upward = {name: sorted(m for m in found if m.startswith("labtools")) for name, found in _module_imports().items()}
     assert not {name: found for name, found in upward.items() if found}
+
+
+# ---------------------------------------------------------------- one world, one truth per id
+# Issue 27.1: every id the course shows (help desk, capstone, catalogue) has one text, one
+# source and one version everywhere: in every lesson's fixtures and in every --json record.
+# And one decision: lessons 01, 04 and 10 hand on the same packet for the same candidates
+# and budget.
+
+# Lesson 03's point is that one id arriving with another text is refused: the planted copy
+# in ID_CONFLICT is that refused input (its trace prints the error), not a record of the world.
+PLANTED = {"ID_CONFLICT"}
+SOURCE_FIELDS, VERSION_FIELDS = ("source_id", "source", "doc_id"), ("version", "revision")
+
+
+def _fixture_modules() -> list:
+    import importlib
+    names = ["modules.helpdesk.passages", "modules.catalogue.fixture"]
+    for folder in sorted((ROOT / "modules").iterdir()):
+        for part in ("mechanism", "fixture", "trace"):
+            if (folder / f"{part}.py").is_file() and folder.name not in ("audit", "helpdesk", "catalogue"):
+                names.append(f"modules.{folder.name}.{part}")
+    return [importlib.import_module(name) for name in names]
+
+
+def _records_in(value, seen: set, depth: int = 0):
+    """Every object with an `id` and a `text` inside value (tuples, lists, dict values)."""
+    if depth > 4 or id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(getattr(value, "id", None), str) and isinstance(getattr(value, "text", None), str):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _records_in(item, seen, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _records_in(item, seen, depth + 1)
+
+
+def _first(obj, names):
+    for name in names:
+        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def fixture_facts() -> dict:
+    """{id: {"text": {...}, "source": {...}, "version": {...}, "where": {...}}} from every fixture."""
+    facts: dict = {}
+    for module in _fixture_modules():
+        seen: set = set()
+        for name, value in sorted(vars(module).items()):
+            if name.startswith("__") or name in PLANTED:
+                continue
+            for record in _records_in(value, seen):
+                row = facts.setdefault(record.id, {"text": set(), "chars": set(), "source": set(),
+                                                   "version": set(), "where": set()})
+                row["text"].add(record.text)
+                row["chars"].add(len(record.text))
+                for key, fields in (("source", SOURCE_FIELDS), ("version", VERSION_FIELDS)):
+                    found = _first(record, fields)
+                    if found is not None:
+                        row[key].add(found)
+                row["where"].add(f"{module.__name__}.{name}")
+    return facts
+
+
+def _json_rows(value, lesson: str, path: str = ""):
+    if isinstance(value, dict):
+        if isinstance(value.get("id"), str) and any(k in value for k in ("text", "chars", *SOURCE_FIELDS,
+                                                                          *VERSION_FIELDS)):
+            yield lesson, path, value
+        for key, item in value.items():
+            yield from _json_rows(item, lesson, f"{path}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            yield from _json_rows(item, lesson, f"{path}[]")
+
+
+@pytest.fixture(scope="module")
+def records() -> dict:
+    from labtools.registry import built_lessons
+    return {lesson: json.loads(methods(lesson, "--json").stdout) for lesson in built_lessons()}
+
+
+def id_disagreements(facts: dict, records: dict) -> list:
+    """(id, field, values) for every id shown with two texts, lengths, sources or versions."""
+    merged = {key: {k: set(v) for k, v in row.items()} for key, row in facts.items()}
+    for lesson, path, row in (r for name, record in records.items() for r in _json_rows(record, name)):
+        if row["id"] not in merged:
+            continue    # ids of other kinds (queries, runs, steps of lesson 12's pipeline)
+        known = merged[row["id"]]
+        if isinstance(row.get("text"), str):
+            known["text"].add(row["text"])
+            known["chars"].add(len(row["text"]))
+        if isinstance(row.get("chars"), int) and "#" not in row["id"]:
+            known["chars"].add(row["chars"])
+        for key, fields in (("source", SOURCE_FIELDS), ("version", VERSION_FIELDS)):
+            found = _first(row, fields)
+            if found is not None:
+                known[key].add(found)
+        known["where"].add(f"{lesson}{path}")
+    return sorted((key, field, sorted(map(str, row[field]))) for key, row in merged.items()
+                  for field in ("text", "chars", "source", "version") if len(row[field]) > 1)
+
+
+def test_every_id_has_one_text_source_and_version(records):
+    facts = fixture_facts()
+    assert {"hours-v1", "hours-v2", "returns-v1", "laptop-loans", "A1", "D1"} <= set(facts)
+    assert id_disagreements(facts, records) == []
+
+
+def test_a_planted_second_text_is_found(records):
+    facts = fixture_facts()
+    facts["hours-v1"]["text"].add("The help desk opens at 9:30 on weekdays and is closed at weekends.")
+    planted = json.loads(json.dumps(records))
+    planted["context"]["candidates"][0]["chars"] = 85          # what lesson 03 said of returns-v1
+    found = {(key, field) for key, field, _ in id_disagreements(facts, planted)}
+    assert {("hours-v1", "text"), ("returns-v1", "chars")} <= found
+
+
+def selection_disagreements(records: dict) -> list:
+    """((candidates, budget), lessons) for every selection two lessons decide differently."""
+    decided: dict = {}
+    for lesson, record in sorted(records.items()):
+        for row in record.get("selections", []):
+            key = (tuple(row["candidates"]), row["max_quote_chars"])
+            decided.setdefault(key, {})[lesson] = (row["packet_ids"], row["unresolved"])
+    return sorted((key, sorted(by)) for key, by in decided.items() if len({json.dumps(v) for v in by.values()}) > 1)
+
+
+def test_the_same_candidates_and_budget_get_the_same_packet(records):
+    shared = {}
+    for lesson in ("context", "versions", "answer"):
+        for row in records[lesson]["selections"]:
+            shared.setdefault((tuple(row["candidates"]), row["max_quote_chars"]), set()).add(lesson)
+    # lesson 01's three budgets are lesson 10's; lesson 04's 400-character run is lesson 10's conflict
+    assert sum(lessons >= {"context", "answer"} for lessons in shared.values()) == 3
+    assert sum(lessons >= {"versions", "answer"} for lessons in shared.values()) == 1
+    assert selection_disagreements(records) == []
+    planted = json.loads(json.dumps(records))
+    conflict = next(r for r in planted["answer"]["selections"] if r["candidates"][2:3] == ["hours-v1"])
+    conflict["packet_ids"].insert(1, "hours-v2")             # what lesson 10 did before: versions together
+    assert [lessons for _, lessons in selection_disagreements(planted)] == [["answer", "versions"]]
+
+
+def test_a_blocked_source_never_reaches_a_packet_as_evidence(records):
+    for lesson in ("context", "versions", "answer"):
+        for row in records[lesson]["selections"]:
+            blocked = {i for c in row["unresolved"] for i in c["ids"]}
+            assert not blocked & set(row["packet_ids"]), (lesson, row["max_quote_chars"])
+            assert all(c["state"] == "unresolved" and len(c["quotes"]) == len(c["ids"]) >= 2
+                       for c in row["unresolved"])
+
+
+HELP_DESK_LESSONS = ("context", "budget", "dedupe", "versions", "packet", "answer", "practice")
+
+
+@pytest.mark.parametrize("lesson", HELP_DESK_LESSONS)
+def test_help_desk_lessons_print_tables_that_fit_80_columns(lesson):
+    # Issue 27.7: the renderer stacks a table wider than 80 columns as "column: value" lines;
+    # these lessons' tables fit instead (measured in UTF-8 bytes too, as `awk 'length > 80'` does).
+    text = methods(lesson, "--plain").stdout.decode()
+    assert not [line for line in text.splitlines() if len(line.encode("utf-8")) > 80]
+    assert "-- row 1 of" not in text

@@ -102,7 +102,8 @@ def test_skip_not_truncate_on_the_mechanism():
 def test_plain_output_names_what_a_duplicate_repeats_and_what_a_conflict_holds():
     text = methods("context").stdout.decode()
     assert "skipped: duplicate text of returns-v1" in text
-    assert "blocked: version conflict in printing-prices (1, 2)" in text
+    assert "blocked: printing-prices 1, 2" in text
+    assert 'printing-prices (1, 2), unresolved: printing-v1 "Printing costs 10 cents a page."' in " ".join(text.split())
     record = select_context(CANDIDATES, 400)
     assert record.duplicate_of == {"returns-faq": "returns-v1"}
     step = context_trace.trace((400,))["runs"][0]["steps"][2]
@@ -132,12 +133,52 @@ def test_reading_the_labels_inflates_coverage_on_another_ranking_only():
     assert sorted(context_trace.OTHER_RANKING) == sorted(p.id for p in CANDIDATES)
 
 
-def test_plain_output_fits_88_columns_and_every_table_has_a_legend():
+def test_plain_output_fits_80_columns_and_every_table_has_a_legend():
     for args in ((), ("--budget", "0", "--budget", "191", "--budget", "100000")):
         text = methods("context", *args).stdout.decode()
-        assert max(len(line) for line in text.splitlines()) <= 88
+        assert max(len(line) for line in text.splitlines()) <= 80
     blocks = context_trace.view(context_trace.trace())
     assert all("key" in b for b in blocks) and len({b["key"] for b in blocks}) == len(blocks)
     for b in blocks:
         if "table" in b:
             assert b["table"].get("legend"), b["table"]["title"]
+
+
+def test_recall_refuses_a_set_as_the_ranking():
+    # Issue 27.4: a set has no first k; its order (and so the result) depended on PYTHONHASHSEED.
+    with pytest.raises(TypeError, match="ranked_ids must be a sequence of str, got set"):
+        recall_at_k({"hours-v2", "returns-v1"}, ["hours-v2"], 1)
+    assert recall_at_k(["hours-v2", "returns-v1"], ["hours-v2"], 1) == 1
+
+
+def test_a_blocked_source_travels_as_a_recorded_conflict_not_as_evidence():
+    record = select_context(CANDIDATES, 400)
+    (printing,) = record.unresolved
+    assert (printing.source_id, printing.ids, printing.labels, printing.state) == (
+        "printing-prices", ("printing-v1", "printing-v2"), ("1", "2"), "unresolved")
+    assert printing.quotes == ("Printing costs 10 cents a page.", "Printing costs 15 cents a page.")
+    assert not set(printing.ids) & set(record.packet_ids)
+    assert record.handed_ids == record.packet_ids + printing.ids
+
+
+def test_lesson_01_draws_its_candidates_from_the_help_desk_world():
+    from modules.helpdesk import entry
+    for passage in CANDIDATES:
+        found = entry(passage.id)
+        assert (passage.source_id, passage.version, passage.title, passage.text) == (
+            found.source_id, found.version, found.title, found.text)
+    assert [len(p.text) for p in CANDIDATES[:2]] == [100, 91] and "hours-v1" not in [p.id for p in CANDIDATES]
+
+
+def test_the_readme_row_is_true_of_the_record():
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| 01 |"))
+    record = json.loads(methods("context", "--json").stdout)
+    runs = record["runs"]
+    assert "coverage goes 0/2, 1/2, 2/2 at 80, 120 and 400 characters" in row
+    assert [(r["max_quote_chars"], r["coverage"], r["recall_at_2"]) for r in runs] == [
+        (80, "0/2", "1"), (120, "1/2", "1"), (400, "2/2", "1")]
+    assert "100 + 91 = 191" in row and [c["chars"] for c in record["candidates"][:2]] == [100, 91]
+    assert "printing-prices 1, 2" in row and runs[0]["unresolved"][0]["labels"] == ["1", "2"]
+    other = record["label_reader"][-1]
+    assert "2/2 against the honest 1/2 on a distractors-first ranking at 200" in row
+    assert (other["max_quote_chars"], other["reads_labels"], other["honest"]) == (200, "2/2", "1/2")

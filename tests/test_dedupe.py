@@ -218,7 +218,7 @@ def test_crowding_cutoff_two_holds_half_the_answer(record):
     assert top2["ids"] == ["returns-v1", "faq-returns"] and top2["distinct_texts"] == 1
     assert top2["answer_parts"] == "1/2" and top2["mean_score"] == 0.935
     assert rows["top 4"]["distinct_texts"] == 2 and rows["top 4"]["answer_parts"] == "2/2"
-    deduped = rows["text dedupe, top 2"]
+    deduped = rows["deduped 2"]
     assert deduped["ids"] == ["returns-v1", "hours-v2"] and deduped["answer_parts"] == "2/2"
     assert distinct_texts(CROWDING_CASE[:2]) == 1 and distinct_texts(CROWDING_CASE) == 2
     assert record["crowding"]["labels"]["note"].startswith("for evaluation only")
@@ -266,3 +266,13 @@ def test_interval_helpers_match_plain_python():
         i = rng.randrange(700)
         j = rng.randrange(i, 700)
         assert table.query(i, j) == min(values[i:j + 1])
+
+
+def test_the_canonical_quiz_premise_holds_on_the_fixture():
+    from helpers import ROOT
+    text = (ROOT / "solutions" / "dedupe.py").read_text(encoding="utf-8").split("# Task 7 (quiz).")[1]
+    premise = " ".join(" ".join(line.lstrip("# ") for line in text.split("# Set CANONICAL_QUIZ")[0].splitlines()).split())
+    assert "from the intranet (primary), a mirror site and a text export" in premise and "north drop box" in premise
+    copies = [c for c in dedupe.CANONICAL_CASE if c.canonical_id == "policy:returns" and c.anchor in ("", "§1")]
+    assert sorted(c.copy for c in copies) == ["export", "mirror", "primary"]
+    assert all("drop box beside the north entrance" in " ".join(c.text.split()) for c in copies)

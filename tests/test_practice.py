@@ -1,5 +1,6 @@
 """Lesson 11's figures and contracts (the capstone), asserted on the mechanism and on the command."""
 
+from dataclasses import replace
 import importlib.util
 import json
 
@@ -123,8 +124,8 @@ def test_a_second_run_at_a_budget_that_binds():
 def test_canonical_dedupe_is_lesson_03s_and_decides_every_candidate_the_same():
     """Issue 13: one mechanism; the same candidate gets the same decision in lessons 03 and 11."""
     by_id = {c.id: c for c in CANDIDATES}
-    a3 = by_id["A2"]._replace(id="A3", chunk=5, text="Receipts are kept for a year.")
-    b3 = by_id["B1"]._replace(id="B3", chunk=9, text="RECEIPTS are kept  for a year.")
+    a3 = replace(by_id["A2"], id="A3", chunk=5, text="Receipts are kept for a year.")
+    b3 = replace(by_id["B1"], id="B3", chunk=9, text="RECEIPTS are kept  for a year.")
     for candidates in (CANDIDATES, CANDIDATES + (a3, b3), tuple(reversed(CANDIDATES))):
         in_03 = dedupe.dedupe_canonical([as_chunk(c) for c in candidates])
         assert canonical_dedupe(candidates) == in_03.dropped
@@ -142,7 +143,7 @@ def test_one_amount_reader_and_one_digit_rule_in_lessons_04_and_11():
     assert practice.stated_amounts is versions.stated_amounts
     by_id = {c.id: c for c in CANDIDATES}
     for written in practice.D2_SPELLINGS:
-        d2 = by_id["D2"]._replace(text=f"The allowance is {written} per trip.")
+        d2 = replace(by_id["D2"], text=f"The allowance is {written} per trip.")
         conflict = settle_conflict([d2, by_id["D1"]])
         first = versions.stated_amounts(d2.text)[0]
         assert conflict.amounts[0] == first
@@ -153,7 +154,7 @@ def test_one_amount_reader_and_one_digit_rule_in_lessons_04_and_11():
         else:
             assert versions.parse_amount(d2.text) == (first.value, first.unit)
             assert conflict.state == ("none" if first.value == 500 else "unresolved")
-    arabic = by_id["D2"]._replace(text="The allowance is \u0666\u0660\u0660 euros.")   # 600 in Arabic-Indic digits
+    arabic = replace(by_id["D2"], text="The allowance is \u0666\u0660\u0660 euros.")   # 600 in Arabic-Indic digits
     assert settle_conflict([arabic, by_id["D1"]]).state == "unreadable"
     with pytest.raises(ValueError, match="cannot be read"):
         versions.parse_amount(arabic.text)
@@ -168,7 +169,7 @@ def test_one_amount_reader_and_one_digit_rule_in_lessons_04_and_11():
 def test_candidate_and_record_share_one_validity_check():
     """Issue 13: Candidate accepted valid_from later than valid_until; versions.Record refused it."""
     with pytest.raises(ValueError, match="Candidate.valid_until '2026-01-01' is before valid_from '2026-02-01'"):
-        CANDIDATES[0]._replace(valid_from="2026-02-01", valid_until="2026-01-01")
+        replace(CANDIDATES[0], valid_from="2026-02-01", valid_until="2026-01-01")
     with pytest.raises(ValueError, match="Record.valid_until '2026-01-01' is before valid_from '2026-02-01'"):
         Record("r", "s", "1", "t", "x", valid_from="2026-02-01", valid_until="2026-01-01")
     for day in ("2025-12-31", "2026-01-01", "2026-06-01"):
@@ -196,7 +197,7 @@ def test_units_travel_whole_at_every_budget():
 
 def test_authority_never_settles_only_a_declared_rule_does():
     by_id = {c.id: c for c in CANDIDATES}
-    swapped = [by_id["D2"]._replace(authority=0.99), by_id["D1"]._replace(authority=0.01)]
+    swapped = [replace(by_id["D2"], authority=0.99), replace(by_id["D1"], authority=0.01)]
     assert settle_conflict(swapped).state == "unresolved"
     resolved = settle_conflict([by_id["D2"], by_id["D1"]], EXAMPLE_RULE)
     assert (resolved.state, resolved.kept, resolved.rule) == ("resolved", ("D1",), "finance-office over finance-faq")
@@ -233,6 +234,9 @@ def test_solution_and_mechanism_agree(as_of, scope, budget, rules, order):
         decision_table(candidates, as_of, scope, budget, rules)
 
 
+_FIELDS = tuple(vars(CANDIDATES[0]).values())   # the first candidate's fields, in order
+
+
 @pytest.mark.parametrize("call, error, words", [
     (lambda: practice_trace.trace(solution="yes"), TypeError, "solution must be a bool, got str 'yes'"),
     (lambda: decision_table(CANDIDATES, "2026-6-1", SCOPE, BUDGET), ValueError,
@@ -244,19 +248,19 @@ def test_solution_and_mechanism_agree(as_of, scope, budget, rules, order):
     (lambda: decision_table(CANDIDATES + CANDIDATES[:1], AS_OF, SCOPE, BUDGET), ValueError, "id 'A1' appears twice"),
     (lambda: settle_conflict(CANDIDATES, [("finance-office",)]), ValueError, "each rule must be a (winner_source"),
     (lambda: is_current(CANDIDATES[0], "June 1"), ValueError, "as_of must be an ISO date 'YYYY-MM-DD', got 'June 1'"),
-    (lambda: Candidate(*CANDIDATES[0][:3], "3", *CANDIDATES[0][4:]), TypeError,
+    (lambda: Candidate(*_FIELDS[:3], "3", *_FIELDS[4:]), TypeError,
      "Candidate.chunk must be an int, got str '3'"),
-    (lambda: Candidate(*CANDIDATES[0][:7], "2025-02-30", "", 0.5, "x"), ValueError,
+    (lambda: Candidate(*_FIELDS[:7], "2025-02-30", "", 0.5, "x"), ValueError,
      "Candidate.valid_from is not a calendar day, got '2025-02-30'"),
-    (lambda: Candidate(*CANDIDATES[0][:7], "2025-1-30", "", 0.5, "x"), ValueError,
+    (lambda: Candidate(*_FIELDS[:7], "2025-1-30", "", 0.5, "x"), ValueError,
      "Candidate.valid_from must be an ISO date 'YYYY-MM-DD', got '2025-1-30'"),
-    (lambda: Candidate(*CANDIDATES[0][:3], -1, *CANDIDATES[0][4:]), ValueError, "Candidate.chunk must be at least 0"),
-    (lambda: Candidate(*CANDIDATES[0][:1], float("nan"), *CANDIDATES[0][2:]), TypeError,
+    (lambda: Candidate(*_FIELDS[:3], -1, *_FIELDS[4:]), ValueError, "Candidate.chunk must be at least 0"),
+    (lambda: Candidate(*_FIELDS[:1], float("nan"), *_FIELDS[2:]), TypeError,
      "Candidate.similarity must be a number"),
     (lambda: settle_conflict(CANDIDATES, "finance-office"), TypeError, "rules must be a tuple or list"),
     (lambda: canonical_dedupe({CANDIDATES[0]}), TypeError, "candidates must be a sequence of Candidate, got set"),
     (lambda: as_chunk("A1"), TypeError, "candidate must be a Candidate, got str 'A1'"),
-    (lambda: Candidate(*CANDIDATES[0][:9], True, "x"), TypeError, "Candidate.authority must be a number, got bool"),
+    (lambda: Candidate(*_FIELDS[:9], True, "x"), TypeError, "Candidate.authority must be a number, got bool"),
     (lambda: stated_amounts(500), TypeError, "text must be a str, got int 500"),
     (lambda: stated_amounts(None), TypeError, "text must be a str, got NoneType None"),
 ])
@@ -264,3 +268,33 @@ def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
         call()
     assert words in str(caught.value)
+
+
+def test_the_trace_says_why_wording_inside_evidence_is_not_a_declared_rule():
+    # Issue 27.4: "Declared priority rules between sources: none" stood beside A1's "current
+    # allowance table" and D1's title without a word on why that wording declares nothing.
+    flat = " ".join(methods("practice").stdout.decode().split())
+    by_id = {c.id: c for c in CANDIDATES}
+    assert "up to the amount set in the current allowance table" in by_id["A1"].text
+    assert by_id["D1"].text.startswith("Allowance table 2026")
+    assert "Declared priority rules between sources: none. A1 says claims go" in flat
+    assert "wording inside retrieved evidence, not a declared rule" in flat
+    assert practice_trace.trace()["declared_rules"] == []
+
+
+@pytest.mark.parametrize("quiz, task", [("A2_QUIZ", "Task 5"), ("C1_QUIZ", "Task 6"), ("D_QUIZ", "Task 7")])
+def test_the_quiz_premises_hold_on_the_fixture(quiz, task):
+    text = (ROOT / "solutions" / "practice.py").read_text(encoding="utf-8")
+    premise = " ".join(" ".join(line.lstrip("# ") for line in text.split(f"# {task} (quiz).")[1]
+                                .split(f"# Set {quiz}")[0].splitlines()).split())
+    by_id = {c.id: c for c in CANDIDATES}
+    if quiz == "A2_QUIZ":
+        assert "The packet is A1, A2, D2, D1, F1" in premise
+        packet = practice_trace.trace(solution=True)["reference"]["packet"]
+        assert [row["id"] for row in packet] == ["A1", "A2", "D2", "D1", "F1"]
+    elif quiz == "C1_QUIZ":
+        assert "C1 (valid until 2025-12-31)" in premise and by_id["C1"].valid_until == "2025-12-31"
+    else:
+        assert "D1 (finance-office, authority 0.9) says 500 euros" in premise
+        assert (by_id["D1"].source, by_id["D1"].authority, by_id["D2"].source, by_id["D2"].authority) == (
+            "finance-office", 0.9, "finance-faq", 0.6)

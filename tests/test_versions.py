@@ -3,12 +3,13 @@
 import json
 
 import pytest
+from dataclasses import replace
 
 from helpers import methods
 from modules.versions import mechanism as versions
 from modules.versions import trace as versions_trace
 from modules.context import CANDIDATES, RELEVANT_IDS, packet_coverage, select_context
-from modules.versions.mechanism import (COLLECTION, DEPOSITS, LATE_FEES, RESOLUTION_CHECKS, SUPERSEDES, Amount, Record,
+from modules.versions.mechanism import (COLLECTION, DEPOSIT_SCORES, DEPOSITS, LATE_FEES, RESOLUTION_CHECKS, SUPERSEDES, Amount, Record,
                               check_day, check_window, current_public, multi_version_sources, parse_amount,
                               resolve_in_order, resolve_or_abstain, stated_amounts, valid_on, version_maxima)
 
@@ -66,7 +67,7 @@ def test_known_limit_cases_go_unflagged(record):
     disagree = limits["two sources disagree"]
     assert disagree["flagged"] is False and disagree["packet_ids"] == ["hours-v2", "leaflet-v1"]
     assert len(set(disagree["sources"])) == 2
-    reused = limits["one wrong label reused"]
+    reused = limits["a label reused"]
     assert reused["flagged"] is False and reused["versions"] == ["2", "2"]
     assert reused["packet_ids"] == ["hours-v2", "hours-draft"]
 
@@ -76,17 +77,17 @@ def test_validity_filter_removes_the_expired_rule_before_ranking(record):
     assert [r.id for r in valid_on(LATE_FEES, "2026-06-30")] == ["late-fee-2025"]  # inclusive last day
     assert [r.id for r in valid_on(LATE_FEES, "2026-07-01")] == ["late-fee-2026"]
     rows = {v["as_of"]: v for v in record["validity"]}
-    assert list(rows) == ["2026-06-30", "2026-07-01", "(no filter)"]
+    assert list(rows) == ["2026-06-30", "2026-07-01", "none"]
     assert rows["2026-07-01"]["packet_ids"] == ["late-fee-2026"]
-    assert rows["2026-07-01"]["removed"] == ["late-fee-2025 (expired: last day 2026-06-30)"]
-    assert rows["2026-06-30"]["removed"] == ["late-fee-2026 (not yet valid: from 2026-07-01)"]
-    assert rows["(no filter)"]["packet_ids"] == [] and rows["(no filter)"]["conflicts"] == ["late-fees"]
+    assert rows["2026-07-01"]["removed"] == ["late-fee-2025 (ended 2026-06-30)"]
+    assert rows["2026-06-30"]["removed"] == ["late-fee-2026 (from 2026-07-01)"]
+    assert rows["none"]["packet_ids"] == [] and rows["none"]["conflicts"] == ["late-fees"]
     assert "valid_until is inclusive" in record["dates"]
 
 
 def test_as_of_option_adds_its_day():
     rows = json.loads(methods("versions", "--json", "--as-of", "2025-06-01").stdout)["validity"]
-    assert [v["as_of"] for v in rows] == ["2026-06-30", "2026-07-01", "2025-06-01", "(no filter)"]
+    assert [v["as_of"] for v in rows] == ["2026-06-30", "2026-07-01", "2025-06-01", "none"]
     assert rows[2]["packet_ids"] == ["late-fee-2025"]
     done = methods("versions", "--as-of", "2026-02-30", check=False)
     assert done.returncode == 2 and b"as_of is not a calendar day, got '2026-02-30'" in done.stderr
@@ -121,7 +122,7 @@ def test_version_maxima_does_not_depend_on_input_order():
 ])
 def test_one_amount_reader_reads_every_spelling_or_says_it_cannot(text, amounts):
     """Issue 13: one amount reader for lessons 04 and 11; an unread amount is flagged, never guessed."""
-    assert [tuple(a) for a in stated_amounts(text)] == amounts
+    assert [(a.value, a.unit, a.written) for a in stated_amounts(text)] == amounts
     assert all(isinstance(a, Amount) for a in stated_amounts(text))
     if amounts and amounts[0][0] is not None:
         assert parse_amount(text) == amounts[0][:2]
@@ -162,22 +163,22 @@ def test_resolution_checks_run_in_order_and_the_trace_shows_which_decided(record
     assert [c["check"] for c in rows["notice in words"]["checks"]] == ["parsing"]
     text = methods("versions").stdout.decode()
     flat = " ".join(text.split())
-    assert "step: 7 check: supersedes result: DECIDES: declared: deposit-notice supersedes the others" in flat
+    assert "7 supersedes DECIDES: declared: deposit-notice supersedes the others" in flat
     assert "parsed, same unit, same scope" not in text
 
 
 def test_each_check_decides_on_its_own_terms():
     rules, notice = DEPOSITS
-    same = notice._replace(text="Study room keys: the deposit is 500 crowns.")
+    same = replace(notice, text="Study room keys: the deposit is 500 crowns.")
     assert resolve_in_order([rules, same], "2026-07-01")["decision"] == "no-conflict"
-    elsewhere = notice._replace(scope="locker key deposit")
+    elsewhere = replace(notice, scope="locker key deposit")
     outcome = resolve_in_order([rules, elsewhere], "2026-07-01", SUPERSEDES)
     assert (outcome["decided_by"], outcome["decision"]) == ("scope", "no-conflict")
-    unstated = notice._replace(scope="")
+    unstated = replace(notice, scope="")
     assert resolve_in_order([rules, unstated], "2026-07-01")["decided_by"] == "scope"
     later = resolve_in_order(DEPOSITS, "2026-07-01", later_publication_wins=True)
     assert (later["decided_by"], later["selected_id"]) == ("publication time", "deposit-notice")
-    undated = notice._replace(published=None)
+    undated = replace(notice, published=None)
     assert resolve_in_order([rules, undated], "2026-07-01", later_publication_wins=True)["decided_by"] is None
     assert resolve_in_order(DEPOSITS, "2025-06-01")["decided_by"] == "validity"  # neither valid yet
     # A score is never an input: reversing the pair changes no decision.
@@ -273,3 +274,39 @@ def test_bad_input_names_the_field_and_value(call, error, words):
 
 def test_leap_day_is_a_calendar_day():
     assert check_day("2028-02-29", "as_of") == "2028-02-29"
+
+
+@pytest.mark.parametrize("text", ["1e3 crowns", "5e2 crowns", "0x1F4 crowns", "-500 crowns", "+500 crowns",
+                                  "9" * 5000 + " crowns"])
+def test_parse_amount_refuses_what_it_would_misread(text):
+    # Issue 27.4: these read as 3, 2, 4 and 500, and 5,000 digits leaked int()'s digit-limit message.
+    with pytest.raises(ValueError, match="^text states an amount that cannot be read, for review") as caught:
+        versions.parse_amount(text)
+    assert len(str(caught.value)) < 300
+    assert [a.value for a in versions.stated_amounts(text)] == [None]
+
+
+def test_parse_amount_still_reads_plain_amounts():
+    for text, expected in (("500 crowns", (500, "crowns")), ("EUR 600.", (600, "euros")), ("€600", (600, "euros")),
+                           ("1,600 euros", (1600, "euros")), ("costs 5 euros per day", (5, "euros"))):
+        assert versions.parse_amount(text) == expected
+
+
+def test_the_score_quiz_premise_holds_on_the_fixture():
+    from helpers import ROOT
+    quiz = (ROOT / "solutions" / "versions.py").read_text(encoding="utf-8").split("# Task 4 (quiz).")[1]
+    quiz = " ".join(" ".join(line.lstrip("# ") for line in quiz.splitlines()).split())
+    assert "500-crown passage 0.91 and the 600-crown passage 0.84" in quiz
+    assert DEPOSIT_SCORES == {"deposit-rules": 0.91, "deposit-notice": 0.84}
+    assert [versions.parse_amount(r.text) for r in DEPOSITS] == [(500, "crowns"), (600, "crowns")]
+
+
+def test_the_readme_row_is_true_of_the_record():
+    from helpers import ROOT
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| 04 |"))
+    record = json.loads(methods("versions", "--json").stdout)
+    runs = {r["max_quote_chars"]: r for r in record["hours_conflict"]["runs"]}
+    assert "drops to 1/2 even at 400 characters" in row and runs[400]["coverage"] == "1/2"
+    assert runs[400]["selection"]["unresolved"][0]["ids"] == ["hours-v2", "hours-v1"]
+    checks = record["amount_conflict"]["resolutions"][0]["checks"]
+    assert "decides at the seventh" in row and len(checks) == 7 and checks[-1]["decision"]

@@ -27,12 +27,13 @@ from modules.budget.window import SYSTEM_PROMPT, WORKED, request_fits
 from modules.common.checks import sequence_of, short, text_of
 from modules.common.facets import Facet, covers, declared_facets
 from modules.common.units import lab_tokens
-from modules.context.mechanism import (CANDIDATES, SUB_QUESTIONS, ContextRecord, Passage, check_ids, check_passages,
-                             collapse_repeated_ids, select_context)
+from modules.context.mechanism import (CANDIDATES, SUB_QUESTIONS, ContextRecord, Passage, VersionConflict,
+                                       as_passage, check_ids, select_context)
+from modules.versions.mechanism import COLLECTION, current_public
 
 __all__ = [
     "Facet", "Sentence", "Answer", "OUTCOMES", "NO_ANSWER_CAUSES", "STATUSES", "KINDS", "ANSWER_SCHEMA",
-    "covers", "assemble", "compose_answer", "answer_output", "check_output", "shown_answer", "check_citations",
+    "covers", "compose_answer", "answer_output", "check_output", "shown_answer", "check_citations",
     "is_grounded", "classify_outcome", "no_answer_cause", "request_text", "run_query", "FACETS", "CONFLICT_CANDIDATES",
     "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS",
 ]
@@ -102,78 +103,55 @@ def _answer(answer: object) -> Answer:
 
 # ---------------------------------------------------------------- assembly
 
-def assemble(candidates, max_quote_chars: int, facets) -> ContextRecord:
-    """Lesson 01's selector, plus one change for the answer stage's sake.
-
-    select_context blocks a source seen with two version labels. When such a
-    source answers a facet of the question, silently dropping it would let the
-    answer claim the facet is simply missing. Instead its versions travel as one
-    unit at the rank of the first one: all of them enter the packet, or none does.
-    Other conflicting sources stay blocked. Without a relevant conflict the record
-    is exactly lesson 01's.
-    """
-    facets = _facets(facets)
-    record = select_context(candidates, max_quote_chars)   # validates, dedupes, finds conflicts
-    passages = collapse_repeated_ids(check_passages(candidates))
-    relevant = {p.source_id for p in passages
-                if p.source_id in record.conflicts and any(covers(f, p.text) for f in facets)}
-    if not relevant:
-        return record
-    units: dict[tuple, list[Passage]] = {}   # insertion order is rank order of each unit's first member
-    for p in passages:
-        if p.source_id in relevant:
-            units.setdefault(("source", p.source_id), []).append(p)
-        elif p.id not in record.duplicate_of and p.source_id not in record.conflicts:
-            units[("id", p.id)] = [p]
-    packet, skipped, used = [], [], 0
-    for unit in units.values():
-        size = sum(len(p.text) for p in unit)
-        if used + size <= record.max_quote_chars:
-            packet.extend(unit)
-            used += size
-        else:
-            skipped.extend(p.id for p in unit)
-    return ContextRecord(tuple(packet), tuple(skipped), record.duplicate_text_ids, record.conflicts, used,
-                         record.max_quote_chars, record.duplicate_of)
-
-
-def request_text(question: str, packet) -> str:
-    """The whole request as the answer stage would send it: system text, question, and each
-    quote in an evidence wrapper. Lesson 02's rule: recount this, not an estimate."""
+def request_text(question: str, packet, conflicts=()) -> str:
+    """The whole request as the answer stage would send it: system text, question, each
+    quote in an evidence wrapper and each recorded conflict in a conflict wrapper (its
+    quotes travel, marked unresolved, never as evidence). Lesson 02's rule: recount this,
+    not an estimate."""
     quotes = [f'<evidence id="{p.id}">{p.text}</evidence>' for p in sequence_of(packet, Passage, "packet")]
-    return "\n".join([SYSTEM_PROMPT, f"Question: {text_of(question, 'question')}", *quotes])
+    disputes = [f'<conflict source="{c.source_id}" state="{c.state}">'
+                + "".join(f'<quote id="{i}" version="{v}">{q}</quote>' for i, v, q in zip(c.ids, c.versions, c.quotes))
+                + "</conflict>" for c in sequence_of(conflicts, VersionConflict, "conflicts")]
+    return "\n".join([SYSTEM_PROMPT, f"Question: {text_of(question, 'question')}", *quotes, *disputes])
 
 
 # ---------------------------------------------------------------- the answer
 
-def compose_answer(facets, packet) -> Answer:
-    """Build the answer from packet quotes only, one facet at a time.
+def compose_answer(facets, packet, conflicts=()) -> Answer:
+    """Build the answer from the packet only, one facet at a time.
 
-    No passage for a facet: a gap sentence names it. One wording: the quote,
-    citing the first id that carries it. Two or more different wordings: a
-    conflict sentence, then every wording with its source, and no single value.
+    `packet` is the evidence; `conflicts` the packet's recorded version conflicts
+    (ContextRecord.unresolved), whose quotes are never evidence. No passage for a
+    facet: a gap sentence names it. One wording: the quote, citing the first id that
+    carries it. Two or more different wordings, or a recorded conflict on the facet: a
+    conflict sentence, then every wording with its id, and no single value.
     """
     facets, packet = _facets(facets), sequence_of(packet, Passage, "packet")
+    conflicts = sequence_of(conflicts, VersionConflict, "conflicts")
     sentences: list[Sentence] = []
     missing, disputed, answered = [], [], 0
     for facet in facets:
-        by_text: dict[str, Passage] = {}
+        by_text: dict[str, tuple[str, str]] = {}   # text -> (id, who says it)
         for passage in packet:
             if covers(facet, passage.text) and passage.text not in by_text:
-                by_text[passage.text] = passage
-        found = list(by_text.values())
-        if not found:
+                by_text[passage.text] = (passage.id, f"{passage.source_id} version {passage.version}")
+        recorded = [c for c in conflicts if any(covers(facet, quote) for quote in c.quotes)]
+        for conflict in recorded:
+            for cid, version, quote in zip(conflict.ids, conflict.versions, conflict.quotes):
+                by_text.setdefault(quote, (cid, f"{conflict.source_id} version {version} ({conflict.state})"))
+        if not by_text:
             missing.append(facet.name)
-        elif len(found) == 1:
+        elif len(by_text) == 1 and not recorded:
             answered += 1
-            sentences.append(Sentence("claim", found[0].text, found[0].text, found[0].id))
+            (text, (cid, _)), = by_text.items()
+            sentences.append(Sentence("claim", text, text, cid))
         else:
             disputed.append(facet.name)
-            ids = ", ".join(p.id for p in found)
+            ids = ", ".join(cid for cid, _ in by_text.values())
             sentences.append(Sentence("conflict", f"The packet's sources disagree on {facet.name} ({ids}); "
                                                   f"no single value is given and the sources go to content review."))
-            sentences.extend(Sentence("disputed", f"{p.source_id} version {p.version} says: {p.text}", p.text, p.id)
-                             for p in found)
+            sentences.extend(Sentence("disputed", f"{who} says: {text}", text, cid)
+                             for text, (cid, who) in by_text.items())
     if not answered and not disputed:
         return Answer("abstain", (Sentence("abstain", f"The packet holds nothing on {' or '.join(missing)}, "
                                                       f"so no answer is given."),), tuple(missing), ())
@@ -282,19 +260,13 @@ def no_answer_cause(answer: Answer, skipped, facets, fits_window: bool = True) -
 FACETS = declared_facets(SUB_QUESTIONS)
 _HOURS, _RETURNS = SUB_QUESTIONS
 
-# Lesson 04's situation: a second *current* version of the hours with other hours.
-# Its larger label proves nothing about which one was approved.
-HOURS_V3 = Passage("hours-v3", "help-desk-hours", "3", "Help desk hours",
-                   "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays.")
-CONFLICT_CANDIDATES = CANDIDATES + (HOURS_V3,)
+# Lesson 04's situation, exactly: its collection after the current/public filter, where the
+# superseded hours-v1 was left marked current beside hours-v2.
+CONFLICT_CANDIDATES = tuple(r.as_passage() for r in current_public(COLLECTION))
 
-# Further records the query set below draws on. The cafe passage holds the words of the
-# hours sub-question (help, desk, open) although it is about another place.
-HOURS_V1 = Passage("hours-v1", "help-desk-hours", "1", "Help desk hours (superseded)",
-                   "The help desk opens at 9:30 on weekdays and is closed at weekends.")
-CAFE_V1 = Passage("cafe-v1", "cafe-hours", "1", "Cafe hours", "The cafe beside the help desk opens at 7:45 on weekdays.")
-
-CORPUS = {p.id: p for p in CONFLICT_CANDIDATES + (HOURS_V1, CAFE_V1)}
+# Every help-desk record the query set below draws on (modules/helpdesk). The cafe passage
+# holds the words of the hours sub-question (help, desk, open) although it is about another place.
+CORPUS = {p.id: p for p in CONFLICT_CANDIDATES + (as_passage("cafe-v1"), as_passage("leaflet-v1"))}
 # The sources' own texts: what a citation's quote is checked against.
 SOURCE_TEXTS = {pid: p.text for pid, p in CORPUS.items()}
 
@@ -312,9 +284,9 @@ QUERIES = (
     ("q3", _HOURS, "stale index", ("hours-v1", "wifi-v1"), 400, WINDOW, "hours-v2"),
     ("q4", _HOURS, "similar source first", ("cafe-v1", "hours-v2"), 120, WINDOW, "hours-v2"),
     ("q5", _RETURNS, "small quote budget", ("returns-v1",), 80, WINDOW, "returns-v1"),
-    ("q6", _HOURS, "two current versions", ("hours-v2", "hours-v3"), 400, WINDOW, "hours-v2"),
+    ("q6", _HOURS, "both versions current", ("hours-v2", "hours-v1"), 400, WINDOW, "hours-v2"),
     ("q7", _HOURS, "smaller window", ("hours-v2", "parking-v1", "card-v1"), 400, SMALL_WINDOW, "hours-v2"),
-    ("q8", _RETURNS, "nothing retrieved on it", ("wifi-v1", "card-v1"), 400, WINDOW, "returns-v1"),
+    ("q8", _RETURNS, "nothing retrieved", ("wifi-v1", "card-v1"), 400, WINDOW, "returns-v1"),
 )
 
 
@@ -324,10 +296,10 @@ def run_query(query) -> tuple[ContextRecord, Answer, int, bool]:
     stage; its answer is an abstention that says so."""
     qid, (name, asks), _situation, ranking, budget, window, _gold = query
     facets = declared_facets(((name, asks),))
-    packet = assemble([CORPUS[pid] for pid in ranking], budget, facets)
-    final_input = lab_tokens(request_text(asks, packet.packet))
+    packet = select_context([CORPUS[pid] for pid in ranking], budget)
+    final_input = lab_tokens(request_text(asks, packet.packet, packet.unresolved))
     fits = request_fits(final_input, OUTPUT_RESERVE, window)
     if not fits:
         return packet, Answer("abstain", (Sentence("abstain", "The request does not fit its window; no answer "
                                                               "was generated."),), (name,)), final_input, fits
-    return packet, compose_answer(facets, packet.packet), final_input, fits
+    return packet, compose_answer(facets, packet.packet, packet.unresolved), final_input, fits

@@ -6,21 +6,23 @@ these. Every answer shown here passed the output schema check first.
 
 from __future__ import annotations
 
-from modules.answer.mechanism import (CONFLICT_BUDGET, CONFLICT_CANDIDATES, CORPUS, DEFAULT_BUDGETS, FACETS, HOURS_V3,
-                            NO_ANSWER_CAUSES, OUTCOMES, OUTPUT_RESERVE, QUERIES, SOURCE_TEXTS, Answer, Sentence,
-                            answer_output, assemble, check_citations, check_output, classify_outcome, compose_answer,
-                            is_grounded, no_answer_cause, run_query, shown_answer)
+from modules.answer.mechanism import (CONFLICT_BUDGET, CONFLICT_CANDIDATES, CORPUS, DEFAULT_BUDGETS, FACETS,
+                                      NO_ANSWER_CAUSES, OUTCOMES, OUTPUT_RESERVE, QUERIES, SOURCE_TEXTS, Answer,
+                                      Sentence, answer_output, check_citations, check_output, classify_outcome,
+                                      compose_answer, is_grounded, no_answer_cause, run_query, shown_answer)
 from modules.common.facets import declared_facets
-from modules.context import CANDIDATES, QUESTION, ContextRecord
+from modules.context import CANDIDATES, QUESTION, ContextRecord, select_context
+from modules.context.trace import conflict_row, selection
 
 OUTCOME_LABELS = {"right": "right source, right answer", "wrong_record": "right source, wrong record",
                   "wrong_source": "wrong source", "no_answer": "no answer"}
 
 
 def _answer_record(answer: Answer, packet: ContextRecord) -> dict:
-    ids, output = packet.packet_ids, answer_output(answer)
+    ids, output = packet.handed_ids, answer_output(answer)
     problems = check_output(output)
-    return {"max_quote_chars": packet.max_quote_chars, "packet_ids": list(ids),
+    return {"max_quote_chars": packet.max_quote_chars, "packet_ids": list(packet.packet_ids),
+            "unresolved": [conflict_row(c) for c in packet.unresolved],
             "used_quote_chars": packet.used_quote_chars, **output,
             "citations": check_citations(answer, ids, SOURCE_TEXTS), "grounded": is_grounded(answer, ids, SOURCE_TEXTS),
             "schema_problems": problems, "shown": None if problems else shown_answer(output)}
@@ -56,11 +58,12 @@ def _evaluate() -> dict:
         packet, answer, final_input, fits = run_query(query)
         outcome = classify_outcome(answer, gold_id, CORPUS)
         skipped = [CORPUS[pid] for pid in packet.budget_skipped_ids]
-        checks = check_citations(answer, packet.packet_ids, SOURCE_TEXTS)
+        checks = check_citations(answer, packet.handed_ids, SOURCE_TEXTS)
         citations = "none" if not checks else "ok" if all(c["present"] and c["supported"] for c in checks) \
             else "failed"
         rows.append({"query": qid, "asks": name, "question": asks, "situation": situation, "ranking": list(ranking),
-                     "max_quote_chars": budget, "packet_ids": list(packet.packet_ids), "final_input": final_input,
+                     "max_quote_chars": budget, "packet_ids": list(packet.packet_ids),
+                     "conflicts": [c.source_id for c in packet.unresolved], "final_input": final_input,
                      "window": window, "fits_window": fits, "cited": list(answer.cited_ids), "gold_id": gold_id,
                      "citations": citations, "outcome": outcome, "schema_problems": check_output(answer_output(answer)),
                      "cause": no_answer_cause(answer, skipped, declared_facets(((name, asks),)), fits)
@@ -75,19 +78,25 @@ def _evaluate() -> dict:
 def trace() -> dict:
     """The answer stage over lesson 01's budgets, one version conflict, forged citations, a
     schema check and a query set."""
-    runs = []
+    runs, selections = [], []
     for budget in DEFAULT_BUDGETS:
-        packet = assemble(CANDIDATES, budget, FACETS)
-        runs.append(_answer_record(compose_answer(FACETS, packet.packet), packet))
-    packet = assemble(CONFLICT_CANDIDATES, CONFLICT_BUDGET, FACETS)
-    conflict = _answer_record(compose_answer(FACETS, packet.packet), packet)
-    conflict["added"] = {"id": HOURS_V3.id, "source_id": HOURS_V3.source_id, "version": HOURS_V3.version}
+        packet = select_context(CANDIDATES, budget)
+        selections.append(selection(CANDIDATES, packet))
+        runs.append(_answer_record(compose_answer(FACETS, packet.packet, packet.unresolved), packet))
+    packet = select_context(CONFLICT_CANDIDATES, CONFLICT_BUDGET)
+    selections.append(selection(CONFLICT_CANDIDATES, packet))
+    conflict = _answer_record(compose_answer(FACETS, packet.packet, packet.unresolved), packet)
+    conflict["candidates"] = [p.id for p in CONFLICT_CANDIDATES]
     conflict["lesson01_conflicts"] = {k: list(v) for k, v in packet.conflicts.items()}
+    for query in QUERIES:
+        record = run_query(query)[0]
+        selections.append(selection([CORPUS[i] for i in query[3]], record))
     full = {k: runs[-1][k] for k in ("status", "sentences", "missing", "disputed")}
     return {"lesson": "answer", "question": QUESTION,
             "facets": [{"name": f.name, "asks": f.asks, "terms": list(f.terms)} for f in FACETS],
             "runs": runs, "conflict": conflict, "citation_check": _forged_citations(runs[1]["packet_ids"]),
-            "schema_check": _malformed(full), "outcomes": _evaluate(), "outcome_labels": dict(OUTCOME_LABELS)}
+            "schema_check": _malformed(full), "outcomes": _evaluate(), "outcome_labels": dict(OUTCOME_LABELS),
+            "selections": selections}
 
 
 # ---------------------------------------------------------------- the view
@@ -96,33 +105,42 @@ def _ids(ids) -> str:
     return ", ".join(ids) or "-"
 
 
+def _checks(run: dict) -> str:
+    failed = (["schema"] if run["schema_problems"] else []) + ([] if run["grounded"] else ["grounding"])
+    return ", ".join(failed) + " failed" if failed else "ok"
+
+
 def _answer_blocks(record: dict) -> list[dict]:
     c = record["conflict"]
     return [
         {"key": "facets", "table": {
             "title": "The question's declared sub-questions (facets)",
-            "legend": "terms: read from the sub-question by lesson 02's facet rule; a passage answers a facet "
-                      "when it holds all of them. Never hand-picked phrases, never the labels.",
+            "legend": "asks: the declared sub-question; terms: read from it by lesson 02's facet rule; a passage "
+                      "answers a facet when it holds all of them. Never hand-picked phrases, never the labels.",
             "columns": ["facet", "asks", "terms"],
-            "rows": [[f["name"], f["asks"], ", ".join(f["terms"])] for f in record["facets"]]}},
+            "rows": [[f["name"], f["asks"], " ".join(f["terms"])] for f in record["facets"]]}},
         {"key": "runs", "table": {
             "title": "The template answer over lesson 01's packets",
             "legend": "budget: max_quote_chars; missing: facets the packet does not answer; cited: ids the "
-                      "answer cites; schema: the output schema check, run before anything is shown; grounded: "
-                      "every citation present in the packet and supported by its source.",
-            "columns": ["budget", "status", "missing", "cited", "schema", "grounded"],
+                      "answer cites; checks: 'ok' when the output passed the schema check (run before anything "
+                      "is shown) and every citation is present in the packet and supported by its source, "
+                      "else which check failed.",
+            "columns": ["budget", "status", "missing", "cited", "checks"],
             "rows": [[r["max_quote_chars"], r["status"], _ids(r["missing"]), _ids(x["cite"] for x in r["citations"]),
-                      "ok" if not r["schema_problems"] else "broken", r["grounded"]] for r in record["runs"]]}},
+                      _checks(r)] for r in record["runs"]]}},
         *({"key": f"answer-{r['max_quote_chars']}",
            "text": f"At {r['max_quote_chars']}, packet {_ids(r['packet_ids'])} ({r['status']}): {r['shown']}"}
           for r in record["runs"]),
         {"key": "conflict-heading", "heading": "A version conflict: present both, choose neither"},
         {"key": "conflict", "text":
-            f"Lesson 01's candidates plus {c['added']['id']} ({c['added']['source_id']} version "
-            f"{c['added']['version']}), at {c['max_quote_chars']} characters. select_context blocks "
+            f"Lesson 04's candidates, where hours-v1 was left marked current beside hours-v2, at "
+            f"{c['max_quote_chars']} characters: {_ids(c['candidates'])}. select_context blocks "
             + _ids(f"{k} (versions {', '.join(v)})" for k, v in c["lesson01_conflicts"].items())
-            + ". The answer stage lets the versions of the source it needs travel together: packet "
-            + _ids(c["packet_ids"]) + f" ({c['used_quote_chars']} chars)."},
+            + ": neither source enters as evidence, as in lesson 04. Packet "
+            + _ids(c["packet_ids"]) + f" ({c['used_quote_chars']} chars), the same as lesson 04's at "
+            f"{c['max_quote_chars']}; beside it the packet carries each conflict, unresolved, with both "
+            "quotes. The answer stage reads the conflict on the facet it needs, shows both quotes and "
+            "gives neither value."},
         {"key": "conflict-answer", "text": f"Answer ({c['status']}): {c['shown']}"},
     ]
 
@@ -154,17 +172,19 @@ def _outcome_blocks(o: dict, labels: dict) -> list[dict]:
         {"key": "outcomes-heading", "heading": "Four outcomes a single accuracy hides"},
         {"key": "queries", "table": {
             "title": "A small query set, each asking one sub-question",
-            "legend": "budget: max_quote_chars; packet: what the selector handed on (lesson 01's pipeline, with "
-                      "the versions of a needed source kept together).",
-            "columns": ["query", "asks", "situation", "budget", "packet"],
+            "legend": "q: the query; asks: the facet it asks about; budget: max_quote_chars (characters of "
+                      "quote text); packet: the evidence lesson 01's selector handed on (a blocked source is "
+                      "carried beside it as a conflict, never as evidence: q6 carries help-desk-hours).",
+            "columns": ["q", "asks", "situation", "budget", "packet"],
             "rows": [[q["query"], q["asks"], q["situation"], q["max_quote_chars"], _ids(q["packet_ids"])]
                      for q in queries]}},
         {"key": "outcomes", "table": {
             "title": "What each answer cites, against the evaluation label",
-            "legend": f"gold: the record that answers the query (an evaluation label, unseen by the answer stage); "
-                      f"citations: ok, failed, or none when nothing is cited; window: whether the recounted "
-                      f"request plus the {o['reserve']} reserved for the answer fits the query's window.",
-            "columns": ["query", "cited", "gold", "citations", "window", "outcome"],
+            "legend": f"q: the query; cited: the ids its answer cites; gold: the record that answers the query "
+                      f"(an evaluation label, unseen by the answer stage); cites: ok, failed, or none when "
+                      f"nothing is cited; window: whether the recounted request plus the {o['reserve']} lab "
+                      f"tokens reserved for the answer fits the query's window (fits or over).",
+            "columns": ["q", "cited", "gold", "cites", "window", "outcome"],
             "rows": [[q["query"], _ids(q["cited"]), q["gold_id"], q["citations"],
                       "fits" if q["fits_window"] else "over", q["outcome"] + (q["cause"] and f": {q['cause']}")]
                      for q in queries]}},

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, text_of, whole_number
+from modules.helpdesk import ENTRIES, entry
 from modules.common.facets import Facet, declared_facets, facets_covered
 from modules.common.units import chars, lab_tokens
 from modules.budget.window import SYSTEM_PROMPT, WORKED, evidence_budget, request_fits
@@ -37,7 +38,8 @@ __all__ = [
     "fill_budget", "evidence_budget", "request_fits", "prompt_sizes", "count_overflows", "topk_sweep",
     "chunks_that_fit", "window_bar", "facets_covered", "select_for_coverage",
     "RANKED", "SYSTEM_PROMPT", "REQUESTS", "WINDOW_TOKENS", "NON_ASCII", "COVERAGE_QUESTION", "COVERAGE_SUB_QUESTIONS",
-    "COVERAGE_FACETS", "COVERAGE_RANKED", "COVERAGE_BUDGET", "COVERAGE_LABELS",
+    "COVERAGE_FACETS", "COVERAGE_RANKED", "COVERAGE_BUDGET", "COVERAGE_LABELS", "assemble_request",
+    "WORKED_QUESTION", "WORKED_EVIDENCE", "WORKED_REQUEST", "WORKED_FINAL_INPUT",
 ]
 
 POLICIES = ("skip", "stop", "truncate")
@@ -273,12 +275,21 @@ def select_for_coverage(chunks, facets, budget: int, counter=chars) -> CoverageS
                              tuple(f.name for f in facets if f.name not in covered), used)
 
 
+def assemble_request(system: str, question: str, evidence) -> str:
+    """The whole request as it is sent: a chat template around the system text and the
+    question, each evidence chunk inside a source header and wrapper. Count this text,
+    after assembly, not an estimate made before it."""
+    chunks = sequence_of(evidence, Chunk, "evidence")
+    sources = [f'<source id="{c.id}">{c.text}</source>' for c in chunks]
+    return "\n".join(["<|system|>", text_of(system, "system"), "<|end|>", "<|user|>",
+                      f"Question: {text_of(question, 'question')}", *sources, "<|end|>", "<|assistant|>"])
+
+
 # ---------------------------------------------------------------- the fixture
 
 # Ranked evidence for the skip example: 150, 30 and 40 characters, budget 80.
 RANKED = (
-    Chunk("laptop-loans", "Loan laptops may be taken home overnight and must be back at the desk by noon. "
-                          "This does not apply to reference-room laptops, which must stay indoors."),
+    Chunk("laptop-loans", entry("laptop-loans").text),   # the help-desk world's record (modules/helpdesk)
     Chunk("copier-pin", "Copier PIN for guests is 4417."),
     Chunk("guest-wifi", "The guest Wi-Fi network is LIB-GUEST-5G."),
 )
@@ -289,7 +300,6 @@ SKIP_BUDGET_LAB_TOKENS = 20
 # 128 reserved for the answer, in lab tokens; 1,024 and 128 are test settings.
 # After assembly the whole final input is counted again as one text: system text, question,
 # chat template, source headers, wrappers and evidence together. It is not evidence alone.
-WORKED_FINAL_INPUT = 723
 PLANS = (
     ("worked example", WORKED),
     ("follow-up turn", dict(WORKED, history=150, tools=90)),
@@ -330,3 +340,21 @@ COVERAGE_RANKED = (RANKED[0], LAPTOP_FAQ, RANKED[2], RANKED[1])
 COVERAGE_BUDGET = 330
 # Evaluation label: the chunks an answer needs. Kept apart; neither selection receives it.
 COVERAGE_LABELS = ("guest-wifi", "laptop-loans")
+
+# The worked example's assembled request (see WORKED above), recounted as one text.
+WORKED_QUESTION = "When does the help desk open, and where can books be returned when it is closed?"
+WORKED_EVIDENCE = (   # the help-desk collection (modules/helpdesk), this lesson's chunks, four more notes
+    *(Chunk(e.id, e.text) for e in ENTRIES), *RANKED[1:], LAPTOP_FAQ, NON_ASCII,
+    Chunk("reading-room", "Quiet reading rooms are on the second and third floors. Food is not allowed there; "
+                          "water in a closed bottle is. Bags larger than a small backpack go in the lockers by "
+                          "the stairs, which take a one-euro coin that is returned when the locker is opened again."),
+    Chunk("group-rooms", "Group study rooms seat four to eight readers and can be booked online for up to three "
+                         "hours a day. A booking is released if nobody arrives within fifteen minutes of its "
+                         "start, and the room then goes to the next reader on the waiting list."),
+    Chunk("renewals", "Most loans can be renewed online or at the help desk before they are due. Each loan can be "
+                      "renewed twice, unless another reader has reserved the item, in which case it must be "
+                      "returned on time."),
+    Chunk("lost-card", "Report a lost library card at once, online or at the help desk; a new one is made there."),
+)
+WORKED_REQUEST = assemble_request(SYSTEM_PROMPT, WORKED_QUESTION, WORKED_EVIDENCE)
+WORKED_FINAL_INPUT = lab_tokens(WORKED_REQUEST)   # counted, not typed: 723

@@ -179,11 +179,12 @@ def _window_blocks(window: dict) -> list[dict]:
                                     f"when it is 0; evidence is what remains."},
         {"key": "plans", "table": {
             "title": "Evidence budget from its parts (lab tokens)",
-            "legend": f"base input: {window['base_input_holds']}; evidence: the window minus every other "
+            "legend": f"All in lab tokens. base input: {window['base_input_holds']}; reserve: the output "
+                      f"reserve, room kept for the answer; evidence: the window minus every other "
                       f"term. A follow-up turn adds history and tool schemas; the last plan also keeps a margin "
                       f"for counting error. A window of {settings['window']:,} and a reserve of "
                       f"{settings['output_reserve']} are this lesson's test settings, not any model's capacity.",
-            "columns": ["plan", "window", "base input", "history", "tools", "output reserve", "margin", "evidence"],
+            "columns": ["plan", "window", "base input", "history", "tools", "reserve", "margin", "evidence"],
             "rows": [[p["label"], p["window"], p["base_input"], p["history"], p["tools"], p["output_reserve"],
                       p["margin"], p["evidence"]] for p in window["plans"]]}},
         {"key": "worked-example", "text":

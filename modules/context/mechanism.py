@@ -18,14 +18,13 @@ graded on an answer key it was handed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from modules.common.checks import sequence_of, short, whole_number
-
-# `fractions` is imported inside the two functions that build a Fraction: the trace
-# prints counts ("1/2"), and lessons 04 and 10 import this module on every run.
+from modules.helpdesk import entry
 
 __all__ = [
-    "Passage", "ContextRecord", "select_context", "fill_quote_budget",
+    "Passage", "VersionConflict", "ContextRecord", "select_context", "as_passage", "RANKING", "fill_quote_budget",
     "packet_coverage", "recall_at_k", "check_budget", "check_ids", "QUESTION", "SUB_QUESTIONS", "CANDIDATES",
     "RELEVANT_IDS", "DEFAULT_BUDGETS",
 ]
@@ -52,11 +51,41 @@ class Passage:
 
 
 @dataclass(frozen=True)
+class VersionConflict:
+    """A blocked source, as the packet carries it: a finding for review, never evidence.
+
+    ids, versions and quotes: every blocked passage of the source, its version label and
+    its text, in rank order. Nothing here is paid from max_quote_chars, and nothing here
+    may be quoted as the answer: a reader sees that the source disagrees with itself, and
+    on what, and the state says nobody has settled it.
+    """
+
+    source_id: str
+    ids: tuple[str, ...]
+    versions: tuple[str, ...]
+    quotes: tuple[str, ...]
+    state: str = "unresolved"
+
+    def __post_init__(self) -> None:
+        for name in ("ids", "versions", "quotes"):
+            sequence_of(getattr(self, name), str, f"VersionConflict.{name}")
+        if not len(self.ids) == len(self.versions) == len(self.quotes) or len(self.labels) < 2:
+            raise ValueError(f"VersionConflict of {short(self.source_id)} needs one version and quote per id "
+                             f"and two labels, got {short(self.versions)}")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The source's version labels, first seen first."""
+        return tuple(dict.fromkeys(self.versions))
+
+
+@dataclass(frozen=True)
 class ContextRecord:
     """What the selector decided: the packet and every reason something was left out.
 
     conflicts: source id -> its version labels (first seen first); duplicate_of:
-    duplicate id -> the id of the first-ranked passage with the same text.
+    duplicate id -> the id of the first-ranked passage with the same text; unresolved:
+    each blocked source with both quotes (VersionConflict), carried beside the evidence.
     """
 
     packet: tuple[Passage, ...]
@@ -66,10 +95,17 @@ class ContextRecord:
     used_quote_chars: int = 0
     max_quote_chars: int = 0
     duplicate_of: dict[str, str] = field(default_factory=dict)
+    unresolved: tuple[VersionConflict, ...] = ()
 
     @property
     def packet_ids(self) -> tuple[str, ...]:
+        """The evidence ids, in rank order (a blocked source's ids are not among them)."""
         return tuple(p.id for p in self.packet)
+
+    @property
+    def handed_ids(self) -> tuple[str, ...]:
+        """Every id the next stage receives: the evidence, then each recorded conflict's ids."""
+        return self.packet_ids + tuple(i for c in self.unresolved for i in c.ids)
 
 
 def check_budget(max_quote_chars: object) -> int:
@@ -145,7 +181,17 @@ def select_context(candidates, max_quote_chars: int) -> ContextRecord:
         eligible.append(passage)
     walked = fill_quote_budget(eligible, budget)
     return ContextRecord(walked.packet, walked.budget_skipped_ids, tuple(duplicate_of), conflicts,
-                         walked.used_quote_chars, budget, duplicate_of)
+                         walked.used_quote_chars, budget, duplicate_of, recorded_conflicts(passages, conflicts))
+
+
+def recorded_conflicts(passages: tuple[Passage, ...], conflicts: dict) -> tuple[VersionConflict, ...]:
+    """Step 2's record: each blocked source with its labels and every blocked quote, unresolved."""
+    found = []
+    for source in conflicts:
+        blocked = [p for p in passages if p.source_id == source]
+        found.append(VersionConflict(source, tuple(p.id for p in blocked), tuple(p.version for p in blocked),
+                                     tuple(p.text for p in blocked)))
+    return tuple(found)
 
 
 def check_ids(ids: object, name: str) -> list[str]:
@@ -171,7 +217,7 @@ def coverage_counts(packet_ids, relevant_ids) -> tuple[int, int]:
 
 def recall_counts(ranked_ids, relevant_ids, k: int) -> tuple[int, int]:
     """(found, needed): how many relevant ids the first k ranked ids hold, out of how many."""
-    ranked = check_ids(ranked_ids, "ranked_ids")
+    ranked = list(sequence_of(ranked_ids, str, "ranked_ids"))   # a ranking has an order: no set
     relevant = set(check_ids(relevant_ids, "relevant_ids"))
     whole_number(k, "k", minimum=1)
     if not relevant:
@@ -181,13 +227,12 @@ def recall_counts(ranked_ids, relevant_ids, k: int) -> tuple[int, int]:
 
 def packet_coverage(packet_ids, relevant_ids) -> Fraction:
     """Share of the relevant ids that reached the packet, as an exact fraction."""
-    from fractions import Fraction
     return Fraction(*coverage_counts(packet_ids, relevant_ids))
 
 
 def recall_at_k(ranked_ids, relevant_ids, k: int) -> Fraction:
-    """Share of the relevant ids found among the first k ranked ids."""
-    from fractions import Fraction
+    """Share of the relevant ids found among the first k ranked ids (`ranked_ids` is an
+    ordered sequence: a set has no first k and is refused)."""
     return Fraction(*recall_counts(ranked_ids, relevant_ids, k))
 
 
@@ -200,22 +245,19 @@ QUESTION = "When does the help desk open, and where can books be returned when i
 SUB_QUESTIONS = (("opening hours", "When does the help desk open?"),
                  ("book returns", "Where can books be returned when it is closed?"))
 
-# The retriever's ranking, best first. `hours-v1` (superseded) is not a candidate.
-CANDIDATES = (
-    Passage("returns-v1", "returns-policy", "1", "Returning books",
-            "When the help desk is closed, return books to the drop box beside the north entrance of the library."),
-    Passage("hours-v2", "help-desk-hours", "2", "Help desk hours",
-            "The help desk opens at 8:30 on weekdays and at 10:00 on Saturdays; it is closed on Sundays."),
-    Passage("returns-faq", "faq", "3", "FAQ: returns",
-            "When the help desk is closed, return books to the drop box beside the north entrance of the library."),
-    Passage("wifi-v1", "wifi-guide", "1", "Guest Wi-Fi", "Guest Wi-Fi needs no password."),
-    Passage("printing-v1", "printing-prices", "1", "Printing", "Printing costs 10 cents a page."),
-    Passage("printing-v2", "printing-prices", "2", "Printing", "Printing costs 15 cents a page."),
-    Passage("parking-v1", "parking-rules", "1", "Visitor parking",
-            "Visitor parking is free for the first two hours with a validated ticket from the help desk; "
-            "after that the city rate applies, and overnight parking is not allowed in the library lot."),
-    Passage("card-v1", "library-cards", "1", "Library cards", "Replacement library cards cost 2 euros."),
-)
+# The retriever's ranking, best first, drawn from the help-desk world (modules/helpdesk).
+# `hours-v1` (superseded) is not a candidate.
+RANKING = ("returns-v1", "hours-v2", "returns-faq", "wifi-v1", "printing-v1", "printing-v2", "parking-v1",
+           "card-v1")
+
+
+def as_passage(entry_id: str) -> Passage:
+    """A help-desk record as this lesson's Passage."""
+    found = entry(entry_id)
+    return Passage(found.id, found.source_id, found.version, found.title, found.text)
+
+
+CANDIDATES = tuple(as_passage(i) for i in RANKING)
 
 # Evaluation label: which passages the answer needs. Kept apart; never passed to a selector.
 RELEVANT_IDS = ("hours-v2", "returns-v1")

@@ -55,6 +55,25 @@ def _steps(candidates: tuple[Passage, ...], record: ContextRecord) -> list[dict]
     return steps
 
 
+def conflict_row(conflict) -> dict:
+    """A recorded conflict as JSON: the source, its labels, each blocked id with its quote."""
+    return {"source_id": conflict.source_id, "labels": list(conflict.labels), "ids": list(conflict.ids),
+            "versions": list(conflict.versions), "quotes": list(conflict.quotes), "state": conflict.state}
+
+
+def selection(candidates, record: ContextRecord) -> dict:
+    """One selector decision as the agreement test compares it across lessons 01, 04 and 10."""
+    return {"candidates": [p.id for p in candidates], "max_quote_chars": record.max_quote_chars,
+            "packet_ids": list(record.packet_ids), "unresolved": [conflict_row(c) for c in record.unresolved]}
+
+
+def conflict_text(conflicts: list[dict]) -> str:
+    """One sentence per recorded conflict: the source, its labels and both quotes, unresolved."""
+    return " ".join(
+        f"{c['source_id']} ({', '.join(c['labels'])}), {c['state']}: "
+        + "; ".join(f'{i} "{q}"' for i, q in zip(c["ids"], c["quotes"])) + "." for c in conflicts)
+
+
 def _label_reader(budgets) -> list[dict]:
     by_id = {p.id: p for p in CANDIDATES}
     cases = [("the lesson's", CANDIDATES, b) for b in budgets]
@@ -95,6 +114,7 @@ def trace(budgets=lesson.DEFAULT_BUDGETS) -> dict:
             "duplicate_text_ids": list(record.duplicate_text_ids),
             "duplicate_of": dict(record.duplicate_of),
             "conflicts": {source: list(found_labels) for source, found_labels in record.conflicts.items()},
+            "unresolved": [conflict_row(c) for c in record.unresolved],
             "steps": _steps(CANDIDATES, record),
         })
     return {
@@ -107,6 +127,7 @@ def trace(budgets=lesson.DEFAULT_BUDGETS) -> dict:
                    "note": "for evaluation only: the selector never receives them"},
         "runs": runs,
         "label_reader": _label_reader(budgets),
+        "selections": [selection(CANDIDATES, select_context(CANDIDATES, b)) for b in budgets],
     }
 
 
@@ -114,7 +135,7 @@ def _decision(step: dict) -> str:
     if "duplicate_of" in step:
         return f"{step['decision']} of {step['duplicate_of']}"
     if "conflict" in step:
-        return f"{step['decision']} in {step['conflict']['source_id']} ({', '.join(step['conflict']['labels'])})"
+        return f"blocked: {step['conflict']['source_id']} {', '.join(step['conflict']['labels'])}"
     return step["decision"]
 
 
@@ -147,10 +168,15 @@ def view(record: dict) -> list[dict]:
         blocks.append({"key": f"walk-{run['max_quote_chars']}", "table": {
             "title": f"max_quote_chars = {run['max_quote_chars']}: coverage {run['coverage']}, "
                      f"recall@{needed} {run[recall_key]}",
-            "legend": "chars: len() of the text; decision: what the selector did, and why; total: running "
-                      "sum of the selected chars.",
+            "legend": "chars: len() of the text; decision: selected, skipped (budget, or duplicate text "
+                      "of an earlier id) or blocked (its source has two version labels, shown); total: "
+                      "running sum of the selected chars.",
             "columns": ["rank", "id", "chars", "decision", "total"],
             "rows": [[s["rank"], s["id"], s["chars"], _decision(s), s["running_total"]] for s in run["steps"]]}})
+    blocks.append({"key": "conflicts", "text":
+                   "Every packet also carries each blocked source as a conflict, not as evidence: "
+                   "unresolved, not paid from the budget, never quoted as an answer. "
+                   + conflict_text(record["runs"][0]["unresolved"])})
     blocks.append({"key": "skip-not-cut", "text": "A skipped passage is never cut to fit: a truncated quote can "
                                                   "say what its source did not. The walk goes on after a skip, "
                                                   "so a shorter passage further down may still enter."})

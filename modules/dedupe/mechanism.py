@@ -25,11 +25,11 @@ The trace and its tables are in modules/dedupe/trace.py.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import namedtuple
+from dataclasses import dataclass, field
 
 from modules.common.checks import nfc, sequence_of
-from modules.common.intervals import RangeMin, SortedStarts
+from modules.helpdesk import entry
 
 __all__ = [
     "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
@@ -44,8 +44,8 @@ COPY_KINDS = ("primary", "mirror", "export")
 IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
 
 
-# Immutable records as validated named tuples, not frozen dataclasses: just as immutable,
-# and the lesson command then never imports dataclasses (about 6 ms of every run).
+# Chunk is still a validated named tuple: the audit (modules/audit) builds changed copies
+# of it with ._replace. The result records below are frozen dataclasses.
 
 class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_line end_line anchor",
                        defaults=(0.0, "", "primary", 1, 1, ""))):
@@ -100,30 +100,32 @@ class IdConflict(ValueError):
         self.chunk_id, self.field = chunk_id, field_name
 
 
-class TextDedupe(namedtuple("TextDedupe", "kept duplicate_text_ids duplicate_of")):
+@dataclass(frozen=True)
+class TextDedupe:
     """kept: tuple of Chunk; duplicate_text_ids: tuple of ids; duplicate_of: duplicate id -> kept id."""
 
-    __slots__ = ()
+    kept: tuple
+    duplicate_text_ids: tuple
+    duplicate_of: dict = field(default_factory=dict)
 
-    def __new__(cls, kept: tuple, duplicate_text_ids: tuple, duplicate_of: dict | None = None):
-        return super().__new__(cls, kept, duplicate_text_ids, {} if duplicate_of is None else duplicate_of)
 
-
-class CanonicalDedupe(namedtuple("CanonicalDedupe", "kept dropped reasons matched")):
+@dataclass(frozen=True)
+class CanonicalDedupe:
     """kept: tuple of Chunk, rank order; dropped: dropped id -> id of the copy kept instead;
     reasons: kept id -> why this copy; matched: dropped id -> how it matched the kept copy."""
 
-    __slots__ = ()
+    kept: tuple
+    dropped: dict
+    reasons: dict = field(default_factory=dict)
+    matched: dict = field(default_factory=dict)
 
-    def __new__(cls, kept: tuple, dropped: dict, reasons: dict | None = None, matched: dict | None = None):
-        return super().__new__(cls, kept, dropped, {} if reasons is None else reasons,
-                               {} if matched is None else matched)
 
-
-class OverlapSelection(namedtuple("OverlapSelection", "selected rejected")):
+@dataclass(frozen=True)
+class OverlapSelection:
     """selected: tuple of Chunk in rank order; rejected: rejected id -> reason."""
 
-    __slots__ = ()
+    selected: tuple
+    rejected: dict
 
     @property
     def selected_ids(self) -> tuple[str, ...]:
@@ -267,46 +269,21 @@ def ranked(chunks) -> tuple[Chunk, ...]:
 
 
 def select_non_overlapping(chunks) -> OverlapSelection:
-    """Walk in rank order; reject a chunk sharing a line with an already selected chunk of its file.
+    """Walk in rank order; reject a chunk sharing a line with an already selected chunk of its
+    file, naming the best-ranked one it overlaps. Adjacent ranges (12-24, 25-33) share no line.
 
-    Sort, then sweep: selected ranges of one file never overlap, so the last selected start
-    at or before a chunk's end line is the only one to check. Naming the best-ranked chunk a
-    rejected one overlaps is a range minimum over the final selection, which in a file is in
-    line order. Cost: O(n log n) in the number of chunks, whatever their line numbers.
+    The order is ranked(): score, then id, so the input order never changes the result.
     """
     order = dedupe_ids(ranked(chunks))   # rank first: a repeated id keeps its best score, in any input order
-    starts: dict[str, SortedStarts] = {}
-    end_of: dict[tuple[str, int], int] = {}
-    selected, rejected_ranks = [], []
-    for rank, chunk in enumerate(order):
-        found = starts.get(chunk.source)
-        if found is None:
-            found = starts[chunk.source] = SortedStarts()
-        before = found.floor(chunk.end_line)
-        if before is not None and end_of[(chunk.source, before)] >= chunk.start_line:
-            rejected_ranks.append(rank)
-            continue
-        selected.append(rank)
-        found.add(chunk.start_line)
-        end_of[(chunk.source, chunk.start_line)] = chunk.end_line
-    rejected = {}
-    if rejected_ranks:
-        in_file: dict[str, list[Chunk]] = {}
-        rank_of = {}
-        for rank in selected:
-            in_file.setdefault(order[rank].source, []).append(order[rank])
-            rank_of[order[rank].id] = rank
-        tables = {}
-        for source, kept in in_file.items():
-            kept.sort(key=lambda c: c.start_line)
-            tables[source] = ([c.start_line for c in kept], [c.end_line for c in kept],
-                              RangeMin([rank_of[c.id] for c in kept]))
-        for rank in rejected_ranks:
-            chunk = order[rank]
-            first_lines, last_lines, best = tables[chunk.source]
-            i, j = bisect_left(last_lines, chunk.start_line), bisect_right(first_lines, chunk.end_line) - 1
-            rejected[chunk.id] = f"overlapping_lines_with:{order[best.query(i, j)].id}"   # the best-ranked one
-    return OverlapSelection(tuple(order[rank] for rank in selected), rejected)
+    selected: list[Chunk] = []
+    rejected: dict[str, str] = {}
+    for chunk in order:
+        clash = next((kept for kept in selected if lines_overlap(kept, chunk)), None)
+        if clash is None:
+            selected.append(chunk)
+        else:
+            rejected[chunk.id] = f"overlapping_lines_with:{clash.id}"   # selected is in rank order
+    return OverlapSelection(tuple(selected), rejected)
 
 
 def distinct_texts(chunks) -> int:
@@ -315,9 +292,9 @@ def distinct_texts(chunks) -> int:
 
 # ---------------------------------------------------------------- the fixture
 
-RETURNS = "When the help desk is closed, return books to the drop box beside the north entrance."
+RETURNS = entry("returns-v1").text   # the help-desk world's texts (modules/helpdesk)
 LAPTOPS = "Laptops never go in the drop box: return them at the desk, which signs for them."
-HOURS = "The help desk opens at 8:30 on weekdays and at 10:00 on Saturdays; it is closed on Sundays."
+HOURS = entry("hours-v2").text
 
 # Id dedupe: a second channel returned returns-v1 again, unchanged.
 ID_CASE = (

@@ -6,6 +6,7 @@ call these; lesson 11 imports that module and so never compiles this one.
 
 from __future__ import annotations
 
+from modules.common.tables import table_block as _table
 from modules.dedupe.mechanism import (CANONICAL_CASE, CROWDING_CASE, CROWDING_CUTOFF, CROWDING_LABELS, CROWDING_QUESTION,
                             ID_CASE, ID_CONFLICT, LINE_RANGES, OVERLAP_CASE, OVERLAP_QUERY, TEXT_CASE, IdConflict,
                             canonical_key, canonical_sources, dedupe_canonical, dedupe_ids, dedupe_text,
@@ -103,14 +104,12 @@ def trace() -> dict:
                        "note": "for evaluation only: no selector receives them"},
             "rows": [_crowding_row(f"top {CROWDING_CUTOFF}", CROWDING_CASE[:CROWDING_CUTOFF]),
                      _crowding_row(f"top {len(CROWDING_CASE)}", CROWDING_CASE),
-                     _crowding_row(f"text dedupe, top {CROWDING_CUTOFF}",
+                     _crowding_row(f"deduped {CROWDING_CUTOFF}",
                                    dedupe_text(CROWDING_CASE).kept[:CROWDING_CUTOFF])],
         },
     }
 
 
-def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict:
-    return {"key": key, "table": {"title": title, "legend": legend, "columns": columns, "rows": rows}}
 
 
 def view(record: dict) -> list[dict]:
@@ -143,15 +142,16 @@ def view(record: dict) -> list[dict]:
                  f"so both stay: exact means exact. Keeping the first-ranked copy is a tie rule, not a "
                  f"judgement about which source has authority."},
         _table("canonical", "3. Copies of one passage across primary, mirror and export",
-               "canonical id: the document a chunk copies; copy: primary, mirror or export; anchor: the "
-               "passage's place in that document ('-' = none declared). Rank 1 = best.",
-               ["rank", "id", "source", "canonical id", "copy", "anchor"],
+               "canonical id: the document a chunk copies; copy: primary, mirror or export; at: the "
+               "passage's anchor, its place in that document ('-' = none declared); #: the rank, 1 = best.",
+               ["#", "id", "source", "canonical id", "copy", "at"],
                [[c["rank"], c["id"], c["source"], c["canonical_id"], c["copy"], c["anchor"] or "-"]
                 for c in canonical["candidates"]]),
         {"key": "canonical-rule", "text": f"Rule: {canonical['rule']}."},
         _table("canonical-kept", "Kept: one copy of each passage",
-               "why: which copy of the passage was kept, and over how many copies.",
-               ["id", "document", "anchor", "why"],
+               "document: the canonical document; at: the passage's anchor in it; why: which copy of the "
+               "passage was kept, and over how many copies.",
+               ["id", "document", "at", "why"],
                [[k["id"], k["canonical_id"], k["anchor"] or "-", k["why"]] for k in canonical["kept"]]),
         _table("canonical-dropped", "Dropped: copies of a kept passage",
                "kept instead: the copy of the same passage that stays; matched by: how the two were "
@@ -190,8 +190,10 @@ def view(record: dict) -> list[dict]:
         _table("crowding", "5. Crowding", RANKED, columns, rows(crowding["candidates"])),
         {"key": "crowding-question", "text": f"Question: {crowding['question']}"},
         _table("crowding-packets", "Three packets for that question",
-               "mean: mean score of the packet's chunks; texts: distinct texts among them; parts: answer "
-               "parts covered, judged with evaluation labels.",
+               f"packet: the top {CROWDING_CUTOFF} or {len(CROWDING_CASE)} as ranked, or 'deduped "
+               f"{CROWDING_CUTOFF}': the top {CROWDING_CUTOFF} after exact-text dedupe; mean: mean score of the "
+               "packet's chunks; texts: distinct texts among them; parts: answer parts covered, judged with "
+               "evaluation labels.",
                ["packet", "ids", "mean", "texts", "parts"],
                [[r["label"], ", ".join(r["ids"]), f"{r['mean_score']:.3f}", r["distinct_texts"], r["answer_parts"]]
                 for r in crowding["rows"]]),

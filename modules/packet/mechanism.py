@@ -121,7 +121,11 @@ class Evidence:
 def extract_span(text: str, start: int, end: int) -> str:
     """text[start:end] over a half-open span; refuses spans outside the text instead of clipping."""
     text_of(text, "text")
-    if not 0 <= whole_number(start, "start", None) <= whole_number(end, "end", None) <= len(text):
+    whole_number(start, "start", None)
+    whole_number(end, "end", None)
+    if start > end:
+        raise ValueError(f"span bounds are reversed: start {start} is after end {end} (a span is [start, end))")
+    if not 0 <= start <= end <= len(text):
         raise ValueError(f"span [{start}, {end}) is not within 0..{len(text)}")
     return text[start:end]
 
@@ -323,9 +327,9 @@ EDITS = (  # later revisions of the same document
              "The help desk opens at 9:00 on weekdays, except on public holidays.\n"
              "On Saturdays it opens at 10:00.", "official"),
 )
-LOANS = Document("laptop-loans", "Laptop loans", "r4", "2026-02-01",
+LOANS = Document("lending", "Laptop loans", "r4", "2026-02-01",
                  "Laptops are lent only to registered students who sign the loan agreement.\n"
-                 "A lent laptop may be taken home for up to three days.\n"
+                 "A lent laptop may go home overnight, back by 12 noon.\n"
                  "Chargers are lent separately.\n"
                  "The loan agreement form is handed out at the help desk.", "official")
 VISITORS = Document("visitor-guide", "Visitor guide", "r2", "2026-03-01",
@@ -359,14 +363,14 @@ LAPTOP_QUESTION = "Can a visitor take a laptop home?"
 CAP_QUESTIONS = (  # question, ranked hit ids, evaluation label (needed ids)
     ("How do I renew a loan?", ("faq#1", "faq#2", "faq#3", "renewals#1"), ("renewals#1",)),
     ("Which form must a student sign for a laptop, and where is it handed out?",
-     ("laptop-loans#1", "laptop-loans#4", "visitor-guide#2"), ("laptop-loans#1", "laptop-loans#4")),
+     ("lending#1", "lending#4", "visitor-guide#2"), ("lending#1", "lending#4")),
 )
 
 _CHUNKS: dict[str, Evidence] = {}
 
 
 def chunk(chunk_id: str) -> Evidence:
-    """A chunk of the fixture's current documents by id, e.g. 'laptop-loans#2'."""
+    """A chunk of the fixture's current documents by id, e.g. 'lending#2'."""
     if not _CHUNKS:
         for doc in CURRENT:
             _CHUNKS.update((item.id, item) for item in chunks_of(doc))
@@ -380,6 +384,6 @@ def keyword_reader(items) -> str:
     text = " ".join(item.text for item in sequence_of(items, Evidence, "items"))
     if "only to registered students" in text:
         return "no (registered students only)"
-    if "taken home" in text:
-        return "yes (up to three days)"
+    if "go home" in text:
+        return "yes (overnight, back by noon)"
     return "the packet does not say"

@@ -7,6 +7,7 @@ modules/packet/fidelity.py (compression and the fidelity check).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 
 from modules.packet.mechanism import (CAP_QUESTIONS, DOCUMENTS, EDITS, FEES, GUEST, HOURS, LAPTOP_QUESTION, LOANS, RULES,
@@ -20,10 +21,10 @@ from modules.packet.wrapper import (INSTRUCTIONS, MALICIOUS_SAMPLES, SET_OPEN, T
 ANSWER_POLICY = TaskPolicy("answer-question", ("search_catalogue",), "reviewed")
 GUEST_POLICY = TaskPolicy("read-guest-notes", ("search_catalogue",), "unreviewed")
 POLICIES = (ANSWER_POLICY, GUEST_POLICY)
-TRUST_ITEMS = ("laptop-loans#1", "faq#1", "guest-notes#1", "guest-notes#2")
+TRUST_ITEMS = ("lending#1", "faq#1", "guest-notes#1", "guest-notes#2")
 FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 FLAGS = ("adjacent:1", "cap:2")
-WIDTH = 88
+WIDTH = 80
 
 
 def build_fields(policy: TaskPolicy, question: str, items, flags) -> dict:
@@ -73,7 +74,6 @@ def _parses_as(text: str, rendered: str, want: list, same: bool) -> bool:
 def _normalisation() -> list:
     """Each malicious sample, rendered with the five entities alone and with the lab's escaping,
     then normalised four ways: does the wrapper's structure survive, and the evidence?"""
-    import unicodedata
     rows = []
     for name, text in MALICIOUS_SAMPLES:
         item = Evidence("sample#1", "sample", "Sample", "r1", "2026-06-01", 0, len(text), text)
@@ -107,7 +107,7 @@ def _trust_and_tools() -> dict:
 
 
 def _adjacent() -> list:
-    hits = (chunk("laptop-loans#2"), chunk("visitor-guide#1"))
+    hits = (chunk("lending#2"), chunk("visitor-guide#1"))
     pool = chunks_of(LOANS) + chunks_of(VISITORS)
     runs = []
     for before, after, budget in ((0, 0, 200), (1, 0, 200), (1, 1, 200), (1, 0, 120)):
@@ -131,13 +131,13 @@ def _caps() -> list:
 
 
 def _seal() -> dict:
-    items = (chunk("laptop-loans#1"), chunk("laptop-loans#2"))
+    items = (chunk("lending#1"), chunk("lending#2"))
     fields = build_fields(ANSWER_POLICY, LAPTOP_QUESTION, items, FLAGS)
     shuffled = {key: fields[key] for key in reversed(list(fields))}
     shuffled["flags@1"] = set(reversed(FLAGS))
     shuffled["evidence@1"] = [{key: e[key] for key in reversed(list(e))} for e in fields["evidence@1"]]
     edited = build_fields(ANSWER_POLICY, LAPTOP_QUESTION,
-                          (items[0], replace(items[1], text=items[1].text.replace("three", "thre3"))), FLAGS)
+                          (items[0], replace(items[1], text=items[1].text.replace("noon", "no0n"))), FLAGS)
     return {"seal": packet_seal(fields), "same_fields_other_order": packet_seal(shuffled),
             "one_byte_changed": packet_seal(edited), "field_ids": sorted(fields), "flags": list(FLAGS)}
 
@@ -145,14 +145,14 @@ def _seal() -> dict:
 def _compression() -> list:
     cases = (("negation", RULES, 1, None), ("number", RULES, 2, None), ("date", SERVICES, 2, None),
              ("condition", SERVICES, 1, None), ("entity", SERVICES, 3, None), ("exception", HOURS, 2, None),
-             ("exception", HOURS, 2, "Desk opens 8:30 weekdays, except public holidays."))
+             ("exception", HOURS, 2, "Opens 8:30 weekdays, except public holidays."))
     rows = []
     for risk, doc, line, careful in cases:
         original = chunk(f"{doc.doc_id}#{line}")
         summary = careful or naive_compress(original.text)
         citation = cite(doc, original.start, original.end)
         check = fidelity_check(original.text, summary)
-        rows.append({"risk": risk, "compressor": "careful" if careful else "naive", "original": original.text,
+        rows.append({"risk": risk, "compressor": "human" if careful else "naive", "original": original.text,
                      "compressed": summary, "lost": [t for kind in KINDS for t in check[kind]],
                      "lost_by_kind": {kind: check[kind] for kind in KINDS if check[kind]}, "fidelity_ok": check["ok"],
                      "citation": f"{citation['doc_id']}@{citation['revision']} [{citation['start']}, {citation['end']})",
@@ -161,7 +161,7 @@ def _compression() -> list:
 
 
 def trace() -> dict:
-    items = (chunk("laptop-loans#1"), chunk("laptop-loans#2"))
+    items = (chunk("lending#1"), chunk("lending#2"))
     return {
         "lesson": "packet",
         "span_contract": "half-open [start, end) in Unicode code points of NFC text, at a named revision, "
@@ -233,7 +233,7 @@ def view(record: dict) -> list[dict]:
             "them a forged 'admin' item. Escaping lowers the risk; it does not make a reader obey."},
         _numbered("the injected passage, rendered", inj["rendered"], "injected"),
         {"key": "normalisation", "table": {
-            "title": "Malicious samples: does the wrapper survive Unicode normalisation of the whole packet?",
+            "title": "Malicious samples: does the wrapper survive NFC of the whole packet?",
             "legend": "NFC..NFKD: the sample escaped with the five entities alone (& < > \" '), in a one-line "
                       "layout, then the packet normalised: intact = as many < > \" & as before; broken = markup appeared or merged away. "
                       "lab: the lab's escaping, parsed after each of the four forms (same = the same evidence). "
@@ -256,18 +256,19 @@ def view(record: dict) -> list[dict]:
                       "named by the passages the task admitted (quoted data: "
                       + "; ".join(f"{r['id']} names {', '.join(r['tools'])}" for p in tt["policies"]
                                   for r in p["tool_requests_in_evidence"])
-                      + "); after: the allowed tools once the packet is built; open_door: whether a call to it "
-                        "is authorised.",
+                      + "); after: the allowed tools once the packet is built ('same': unchanged); "
+                        "open_door: whether a call to it is authorised.",
             "columns": ["task", "before", "evidence asks for", "after", "open_door"],
             "rows": [[p["task"], ", ".join(p["allowed_tools"]),
                       ", ".join(t for r in p["tool_requests_in_evidence"] for t in r["tools"]) or "-",
-                      ", ".join(p["allowed_tools_after"]), "allowed" if p["open_door_allowed"] else "refused"]
+                      "same" if p["allowed_tools_after"] == p["allowed_tools"] else ", ".join(p["allowed_tools_after"]),
+                      "allowed" if p["open_door_allowed"] else "refused"]
                      for p in (answer, guest)]}},
         {"key": "adjacent", "table": {
             "title": f"Adjacent expansion for: {LAPTOP_QUESTION}",
             "legend": "before, after: neighbouring chunks allowed per hit; budget, used: quote characters; "
                       "keyword reader says: a fixed keyword rule standing in for a reader (no model): 'no' when the "
-                      "packet holds 'only to registered students', else 'yes' when it holds 'taken home'.",
+                      "packet holds 'only to registered students', else 'yes' when it holds 'go home'.",
             "columns": ["run", "before", "after", "budget", "used", "hits left out", "keyword reader says"],
             "rows": [[n, r["before"], r["after"], r["max_quote_chars"], r["used_quote_chars"],
                       ", ".join(r["skipped_hits"]) or "-", r["answer"]]
@@ -290,17 +291,18 @@ def view(record: dict) -> list[dict]:
             "title": "The seal: identity, not truth",
             "legend": f"SHA-256 (hex) over the canonical JSON of the fields {', '.join(seal['field_ids'])}. "
                       "The @1 is the field's version. flags@1 is the set of options the packet was built with: "
-                      "adjacent:1 = one chunk before each hit, cap:2 = at most two chunks per document.",
+                      "adjacent:1 = one chunk before each hit, cap:2 = at most two chunks per document. packet: as "
+                      "built; with every dict and set in another order; with one byte of one quote changed.",
             "columns": ["packet", "sha256"],
-            "rows": [["as built", seal["seal"]], ["other dict/set order", seal["same_fields_other_order"]],
-                     ["one byte changed", seal["one_byte_changed"]]]}},
+            "rows": [["as built", seal["seal"]], ["other order", seal["same_fields_other_order"]],
+                     ["byte changed", seal["one_byte_changed"]]]}},
         {"key": "compression", "table": {
             "title": "Compression risk: what the fidelity check finds",
-            "legend": "by: the naive compressor (first clause, no stop words, six words) or a careful hand-written "
-                      "summary; lost: the original's negations, numbers, dates, conditions, named entities and "
+            "legend": "by: the naive compressor (first clause, no stop words, six words) or a human's careful "
+                      "hand-written summary; lost: the original's negations, numbers, dates, conditions, named entities and "
                       "exceptions missing from the compressed text ('-': nothing lost, the check passes).",
             "columns": ["risk", "by", "compressed", "lost"],
-            "rows": [[r["risk"], r["compressor"], r["compressed"], ", ".join(r["lost"]) or "-"]
+            "rows": [[r["risk"], r["compressor"], r["compressed"], " ".join(r["lost"]) or "-"]
                      for r in record["compression"]]}},
         {"key": "citations", "text":
             f"Citations point at the original span, never at the summary: "

@@ -34,7 +34,8 @@ of a reader obeying quoted text; it cannot make a reader obey the real instructi
 from __future__ import annotations
 
 import re
-from collections import namedtuple
+import unicodedata
+from dataclasses import dataclass
 
 from modules.common.checks import parse_whole_number, sequence_of, sha256_hex, short, text_of
 from modules.packet import SPACE, TRUST_TIERS, Evidence, admit_by_trust, nfc
@@ -54,7 +55,7 @@ ATTRS = tuple(name for line in LAYOUT for name in line)
 _SEPARATORS = tuple(" " if i else ("\n " if n else " ") for n, line in enumerate(LAYOUT) for i in range(len(line)))
 
 _NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
-_NAMED_TABLE, _MARKUP = str.maketrans(_NAMED), frozenset(_NAMED)
+_MARKUP = frozenset(_NAMED)
 _UNNAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "#39": "'"}
 _ITEM = re.compile(r'<evidence((?:\n? [^\s=<>"]+="[^"<>]*")*)>\n([^<>]*)\n</evidence>\n')
 _ATTR = re.compile(r'(\n? )([^\s=<>"]+)="([^"<>]*)"')
@@ -65,9 +66,7 @@ _HEX = frozenset("0123456789abcdef")
 
 def escape_text(text: str) -> str:
     """Text safe inside the wrapper, whatever normalisation the packet later goes through."""
-    if text_of(text, "text").isascii():
-        return text.translate(_NAMED_TABLE)
-    import unicodedata
+    text_of(text, "text")
     out = []
     for index, char in enumerate(text):
         if char in _NAMED:
@@ -204,13 +203,17 @@ TOOLS = ("open_door", "renew_loan", "search_catalogue", "send_email")  # the app
 _TOOL = re.compile(r"\b(" + "|".join(TOOLS) + r")\b")
 
 
-class TaskPolicy(namedtuple("TaskPolicy", "task allowed_tools min_trust")):
+@dataclass(frozen=True)
+class TaskPolicy:
     """Fixed by the application before retrieval: the tools the task may call and the lowest
     source tier it accepts. Immutable: nothing retrieved can change it."""
 
-    __slots__ = ()
+    task: str
+    allowed_tools: tuple
+    min_trust: str
 
-    def __new__(cls, task: str, allowed_tools: tuple, min_trust: str):
+    def __post_init__(self) -> None:
+        task, allowed_tools, min_trust = self.task, self.allowed_tools, self.min_trust
         text_of(task, "TaskPolicy.task")
         if not isinstance(allowed_tools, tuple):
             raise TypeError(f"TaskPolicy.allowed_tools must be a tuple of tool names, got "
@@ -220,7 +223,6 @@ class TaskPolicy(namedtuple("TaskPolicy", "task allowed_tools min_trust")):
                 raise ValueError(f"TaskPolicy.allowed_tools[{index}] is not a tool of the application: {short(tool)}")
         if text_of(min_trust, "TaskPolicy.min_trust") not in TRUST_TIERS:
             raise ValueError(f"TaskPolicy.min_trust must be one of {list(TRUST_TIERS)}, got {short(min_trust)}")
-        return super().__new__(cls, task, allowed_tools, min_trust)
 
 
 def tools_named(items) -> list[dict]:

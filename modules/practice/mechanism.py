@@ -24,15 +24,13 @@ an authority score is not a declared rule. The trace is in modules/practice/trac
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, whole_number
 from modules.common.units import lab_tokens
+from modules.dedupe import Chunk, dedupe_canonical
 from modules.versions import Amount, check_day, check_window, in_window, stated_amounts
 
-# Lesson 03's module is imported where a candidate meets a chunk, not here: showing the
-# scenario (the usual run) needs none of it, and every run must start within 1.3x of a
-# bare interpreter.
 
 __all__ = [
     "Candidate", "Decision", "Conflict", "Plan", "Amount", "stated_amounts", "is_current", "as_chunk",
@@ -44,13 +42,12 @@ KEEP_REASONS = ("evidence", "adjacent", "disputed")
 DISCARD_REASONS = ("expired", "not_yet_valid", "off_topic", "copy", "superseded_by_rule", "budget")
 CONFLICT_STATES = ("none", "resolved", "unresolved", "unreadable")
 
-# The value types are immutable named tuples rather than frozen dataclasses: a
-# dataclass builds its methods with exec() on every import, and this command must
-# start within 1.3x of a bare interpreter. Build new values with `._replace(...)`.
+# The records are frozen dataclasses, checked in __post_init__; build a changed copy
+# with dataclasses.replace(value, ...), which is checked like a new value.
 
 
-class Candidate(namedtuple("Candidate", "id similarity document chunk canonical source scope valid_from "
-                                        "valid_until authority text")):
+@dataclass(frozen=True)
+class Candidate:
     """One retrieved chunk with the metadata the rules need. Candidates come best-ranked first.
 
     similarity  the retriever's score: why it ranks where it does, not whether it belongs
@@ -62,10 +59,19 @@ class Candidate(namedtuple("Candidate", "id similarity document chunk canonical 
     authority   a source's reputation score: tempting, never a declared rule
     """
 
-    __slots__ = ()
+    id: str
+    similarity: float
+    document: str
+    chunk: int
+    canonical: str
+    source: str
+    scope: str
+    valid_from: str
+    valid_until: str
+    authority: float
+    text: str
 
-    def __new__(cls, *fields, **named):
-        self = super().__new__(cls, *fields, **named)
+    def __post_init__(self) -> None:
         for name in ("id", "document", "canonical", "source", "scope", "valid_from", "valid_until", "text"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Candidate.{name} must be a str, got {short(getattr(self, name))}")
@@ -78,34 +84,44 @@ class Candidate(namedtuple("Candidate", "id similarity document chunk canonical 
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
                 raise TypeError(f"Candidate.{name} must be a number, got {type(value).__name__} {short(value)}")
         check_window(self.valid_from or None, self.valid_until or None, "Candidate")
-        return self
-
-    @classmethod
-    def _make(cls, iterable):  # so that ._replace(...) is checked like a new value
-        return cls(*iterable)
 
 
-class Decision(namedtuple("Decision", "id decision reason order")):
+@dataclass(frozen=True)
+class Decision:
     """decision: "keep" or "discard"; reason: one of KEEP_REASONS or DISCARD_REASONS;
     order: position in the packet (1 = first), None when discarded."""
 
-    __slots__ = ()
+    id: str
+    decision: str
+    reason: str
+    order: int | None
 
 
-class Conflict(namedtuple("Conflict", "ids amounts state kept rule", defaults=("",))):
+@dataclass(frozen=True)
+class Conflict:
     """ids: the candidates that state an amount, rank order; amounts: the first Amount each
     states (lesson 04's reader; value None when unreadable); state: one of CONFLICT_STATES;
     kept: the ids that stay in the packet; rule: the declared rule that settled it, if any."""
 
-    __slots__ = ()
+    ids: tuple
+    amounts: tuple
+    state: str
+    kept: tuple
+    rule: object = ""
 
 
-class Plan(namedtuple("Plan", "decisions packet dedupe conflict used_tokens budget")):
+@dataclass(frozen=True)
+class Plan:
     """decisions: one Decision per candidate, rank order; packet: kept ids in packet order;
     dedupe: dropped copy id -> id of the copy kept (lesson 03); conflict: a Conflict;
     used_tokens / budget: lab tokens."""
 
-    __slots__ = ()
+    decisions: tuple
+    packet: tuple
+    dedupe: dict
+    conflict: Conflict
+    used_tokens: int
+    budget: int
 
 
 def _candidates(candidates) -> tuple[Candidate, ...]:
@@ -131,7 +147,6 @@ def as_chunk(candidate: Candidate):
     """The candidate as lesson 03 sees a copy (a modules.dedupe.Chunk): its document is where
     it lives, `canonical` the document it reproduces, primary when those are the same, and
     `chunk` its anchor."""
-    from modules.dedupe import Chunk
     if not isinstance(candidate, Candidate):
         raise TypeError(f"candidate must be a Candidate, got {type(candidate).__name__} {short(candidate)}")
     copy = "primary" if candidate.document == candidate.canonical else "mirror"
@@ -145,7 +160,6 @@ def canonical_dedupe(candidates) -> dict[str, str]:
     One copy of each passage stays (the original when present, else the best-ranked
     copy); distinct passages of one document all stay: A2 is not a copy of A1.
     """
-    from modules.dedupe import dedupe_canonical
     return dict(dedupe_canonical([as_chunk(c) for c in _candidates(candidates)]).dropped)
 
 

@@ -5,8 +5,11 @@ The mechanism and the fixture are in modules/practice/mechanism.py, whose trace(
 """
 
 from __future__ import annotations
+from dataclasses import replace
 
+from modules.common.tables import table_block as _table
 from modules.common.units import lab_tokens
+from modules.dedupe import dedupe_canonical
 from modules.practice.mechanism import (AS_OF, BUDGET, CANDIDATES, CAPSTONE_QUESTIONS, D2_SPELLINGS, EXAMPLE_RULE, QUESTION,
                               RULES, SCOPE, TIGHT_BUDGET, _candidates, _layers, as_chunk, decision_table,
                               settle_conflict)
@@ -19,7 +22,6 @@ def _amount(cid: str, amount) -> dict:
 
 
 def _plan_record(plan, candidates) -> dict:
-    from modules.dedupe import dedupe_canonical  # only the reference table needs lesson 03's details
     tokens = {c.id: lab_tokens(c.text) for c in candidates}
     rows = [{"rank": rank, "id": d.id, "decision": d.decision, "reason": d.reason, "order": d.order,
              "tokens": tokens[d.id]} for rank, d in enumerate(plan.decisions, start=1)]
@@ -69,7 +71,7 @@ def _reader() -> list[dict]:
     by_id = {c.id: c for c in CANDIDATES}
     rows = []
     for written in D2_SPELLINGS:
-        d2 = by_id["D2"]._replace(text=by_id["D2"].text.replace("600 euros", written))
+        d2 = replace(by_id["D2"], text=by_id["D2"].text.replace("600 euros", written))
         conflict = settle_conflict([d2, by_id["D1"]], RULES)
         amount = conflict.amounts[0]
         rows.append({"written": written, "value": amount.value, "unit": amount.unit, "state": conflict.state,
@@ -89,6 +91,7 @@ def trace(solution: bool = False) -> dict:
         "budget": BUDGET,
         "unit": UNIT,
         "declared_rules": [list(r) for r in RULES],
+        "evidence_wording_note": EVIDENCE_WORDING_NOTE,
         "candidates": [{"rank": rank, "id": c.id, "similarity": c.similarity, "document": c.document,
                         "chunk": c.chunk, "canonical": c.canonical, "source": c.source, "scope": c.scope,
                         "valid_from": c.valid_from, "valid_until": c.valid_until, "authority": c.authority,
@@ -123,8 +126,17 @@ def trace(solution: bool = False) -> dict:
     return record
 
 
-def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict:
-    return {"key": key, "table": {"title": title, "legend": legend, "columns": columns, "rows": rows}}
+
+
+# A1's text points at "the current allowance table" and D1 is titled "Allowance table 2026",
+# yet no rule is declared: a sentence inside retrieved evidence is data, not a rule the
+# pipeline was given before retrieval.
+EVIDENCE_WORDING_NOTE = (
+    "A1 says claims go \"up to the amount set in the current allowance table\" and D1 is titled "
+    "\"Allowance table 2026\", but that is wording inside retrieved evidence, not a declared rule: "
+    "evidence is data, and a rule that settles a conflict is set by the application before "
+    "retrieval, never read out of the passages it would judge (a passage could name itself the "
+    "authority). So D1 and D2 stay in conflict until such a rule is declared.")
 
 
 def view(record: dict) -> list[dict]:
@@ -133,19 +145,21 @@ def view(record: dict) -> list[dict]:
         {"key": "scenario",
          "text": f"Question: {record['question']}\nAs of {record['as_of']}; the question's scope: "
                  f"{record['scope']}; evidence budget: {record['budget']:,} {record['unit']}. Declared priority "
-                 f"rules between sources: {', '.join(' over '.join(r) for r in record['declared_rules']) or 'none'}."},
+                 f"rules between sources: {', '.join(' over '.join(r) for r in record['declared_rules']) or 'none'}. "
+                 f"{record['evidence_wording_note']}"},
         _table("candidates", "Eight candidates, as the retriever ranked them",
-               "similarity: the retriever's score; authority: the source's reputation score (not a rule); "
-               "tokens: lab tokens of the text; valid from/until: ISO days, 'open' = no limit.",
-               ["rank", "id", "similarity", "authority", "tokens", "source", "valid from", "valid until"],
+               "score: the retriever's similarity score; authority: the source's reputation score (not a "
+               "rule); tokens: lab tokens of the text; valid from/until: ISO days, 'open' = no limit.",
+               ["rank", "id", "score", "authority", "tokens", "source", "valid from", "valid until"],
                [[c["rank"], c["id"], c["similarity"], c["authority"], c["tokens"], c["source"],
                  c["valid_from"] or "open", c["valid_until"] or "open"] for c in record["candidates"]]),
         _table("provenance", "Where each one comes from",
                "document#chunk: the document it was cut from and the passage's place in its canonical "
-               "document (the same in every copy); scope: whom and what it is about.",
-               ["id", "document#chunk", "canonical document", "scope"],
-               [[c["id"], f"{c['document']}#{c['chunk']}", c["canonical"], c["scope"]]
-                for c in record["candidates"]]),
+               "document (the same in every copy); copy of: the canonical document a copy repeats ('-': "
+               "the chunk is from the canonical document itself); scope: whom and what it is about.",
+               ["id", "document#chunk", "copy of", "scope"],
+               [[c["id"], f"{c['document']}#{c['chunk']}", "-" if c["canonical"] == c["document"] else c["canonical"],
+                 c["scope"]] for c in record["candidates"]]),
         {"key": "texts", "text": "\n".join(f"{c['id']}: {c['text']}" for c in record["candidates"])},
         {"key": "exercise",
          "text": "Your exercise (exercises/practice.py): produce the decision table - selection order, a reason "

@@ -22,12 +22,12 @@ tables are in modules/versions/trace.py.
 
 from __future__ import annotations
 
-from collections import namedtuple
+import re
+from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, text_of
-
-# Lesson 01's module is imported where a Record meets a Passage, not here: lesson 11 uses
-# this lesson's validity check and amount reader and so never compiles lesson 01.
+from modules.context.mechanism import Passage
+from modules.helpdesk import entry
 
 __all__ = [
     "Record", "Amount", "check_day", "check_window", "in_window", "current_public", "valid_on",
@@ -70,18 +70,26 @@ def in_window(day: str, valid_from: str | None, valid_until: str | None) -> bool
     return (valid_from is None or valid_from <= day) and (valid_until is None or day <= valid_until)
 
 
-class Record(namedtuple("Record", "id source_id version title text status audience valid_from valid_until "
-                                  "scope published",
-                       defaults=("current", "public", "2026-01-01", None, "", None))):
+@dataclass(frozen=True)
+class Record:
     """A passage as the collection stores it: provenance, status, audience, validity (valid_until
     is the inclusive last day, None = no end), `scope` (what it is about, "" = not stated) and
-    `published`. A validated named tuple, like lessons 03 and 11's records, so lesson 11 never
-    pays for dataclasses; `._replace(...)` is checked like a new value."""
+    `published`. Build a changed copy with dataclasses.replace(record, ...): it is checked
+    like a new value."""
 
-    __slots__ = ()
+    id: str
+    source_id: str
+    version: str
+    title: str
+    text: str
+    status: str = "current"
+    audience: str = "public"
+    valid_from: str = "2026-01-01"
+    valid_until: str | None = None
+    scope: str = ""
+    published: str | None = None
 
-    def __new__(cls, *fields, **named):
-        self = super().__new__(cls, *fields, **named)
+    def __post_init__(self) -> None:
         self.as_passage()  # same field checks as lesson 01's Passage
         if self.status not in STATUSES:  # unknown status fails closed
             raise ValueError(f"Record.status must be one of {STATUSES}, got {short(self.status)}")
@@ -92,15 +100,9 @@ class Record(namedtuple("Record", "id source_id version title text status audien
         text_of(self.scope, "Record.scope")
         if self.published is not None:
             check_day(self.published, "Record.published")
-        return self
 
-    @classmethod
-    def _make(cls, iterable):  # so that ._replace(...) is checked like a new value
-        return cls(*iterable)
-
-    def as_passage(self):
+    def as_passage(self) -> Passage:
         """The record as lesson 01's Passage (which also checks the shared fields)."""
-        from modules.context import Passage
         return Passage(self.id, self.source_id, self.version, self.title, self.text)
 
 
@@ -146,27 +148,26 @@ def version_maxima(labels) -> dict:
 
 # ---------------------------------------------------------------- reading amounts
 
-class Amount(namedtuple("Amount", "value unit written")):
+@dataclass(frozen=True)
+class Amount:
     """value: a whole number, or None when the text states an amount the reader cannot read;
     unit: "euros" or "crowns"; written: the amount as the text writes it."""
 
-    __slots__ = ()
+    value: int | None
+    unit: str
+    written: str
 
 
 _CURRENCIES = {"€": "euros", "eur": "euros", "euro": "euros", "euros": "euros", "crown": "crowns", "crowns": "crowns"}
 _NUMBER_WORDS = frozenset("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
                           "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
                           "eighty ninety hundred thousand million".split())
-_patterns: list = []
-
-
-def _compiled():
-    if not _patterns:
-        import re
-        # tokens: a run of letters, a number with inner separators, a single digit, or any other mark
-        _patterns.append(re.compile(r"[^\W\d_]+|\d[\d,.]*\d|\d|\S"))
-        _patterns.append(re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+"))
-    return _patterns
+# Tokens: a run of letters; a number with its sign and everything glued to it ("-500",
+# "1e3", "0x1F4", "1,600"), so that no part of it is read as the whole; or any other mark.
+TOKENS = re.compile(r"[^\W\d_]+|[-+\u2212]?\d(?:[\w,.]*\w)?|\S")
+# The only amounts read: ASCII digits, optionally with thousands commas, at most 40 digits.
+WHOLE = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+")
+MAX_DIGITS = 40
 
 
 def _looks_numeric(token: str) -> bool:
@@ -175,11 +176,11 @@ def _looks_numeric(token: str) -> bool:
 
 def stated_amounts(text: str) -> tuple[Amount, ...]:
     """Every amount the text states next to a currency, in order: 600 euros, EUR 600, €600,
-    1,600 euros (1600). A number written in words or in other digits, or with decimals,
+    1,600 euros (1600). A number written in words or in other digits, with decimals, a
+    sign, an exponent or a hex prefix ("-500", "1e3", "0x1F4"), or longer than 40 digits,
     is an amount all the same, with value None: unreadable, for review, never a guess."""
     text = text_of(text, "text")
-    tokens_of, whole = _compiled()
-    tokens = [(m.group(), m.start(), m.end()) for m in tokens_of.finditer(text)]
+    tokens = [(m.group(), m.start(), m.end()) for m in TOKENS.finditer(text)]
     found, used = [], set()
     for k, (token, _, _) in enumerate(tokens):
         unit = _CURRENCIES.get(token.casefold())
@@ -192,7 +193,9 @@ def stated_amounts(text: str) -> tuple[Amount, ...]:
                     first -= 1  # "six hundred": a number in words runs back
                 lo, hi = min(first, k), max(n, k)
                 used.update(range(lo, hi + 1))
-                readable = first == n and tokens[n][0].isascii() and whole.fullmatch(tokens[n][0])
+                number = tokens[n][0]
+                readable = (first == n and number.isascii() and WHOLE.fullmatch(number) is not None
+                            and len(number.replace(",", "")) <= MAX_DIGITS)
                 value = int(tokens[n][0].replace(",", "")) if readable else None
                 found.append(Amount(value, unit, text[tokens[lo][1]:tokens[hi][2]]))
                 break
@@ -206,8 +209,9 @@ def parse_amount(text: str) -> tuple[int, str]:
     if not amounts:
         raise ValueError(f"text holds no amount followed or preceded by a currency: {short(text, 60)}")
     if amounts[0].value is None:
-        raise ValueError(f"text states an amount that cannot be read: {amounts[0].written!r} "
-                         f"(amounts are read in ASCII digits, with optional thousands commas)")
+        raise ValueError(f"text states an amount that cannot be read, for review: {short(amounts[0].written)} "
+                         f"(amounts are read in ASCII digits, with optional thousands commas, at most "
+                         f"{MAX_DIGITS} digits; no sign, exponent or prefix)")
     return amounts[0].value, amounts[0].unit
 
 
@@ -302,7 +306,7 @@ def check_publication(records, ctx) -> dict:
     latest = max(dates)
     ids = [r.id for r in records if r.published == latest]
     if not ctx["later_publication_wins"]:
-        return _go_on(f"{', '.join(ids)} is latest ({latest}); no rule says latest wins")
+        return _go_on(f"latest: {', '.join(ids)} ({latest}); no rule says it wins")
     return _only(ids, f"declared: the latest wins ({latest})", f"several published on {latest}")
 
 
@@ -358,46 +362,32 @@ def resolve_in_order(records, as_of: str, supersedes: dict | None = None, preced
 AS_OF = "2026-07-01"
 
 
-def _fixture() -> dict:
-    """The lesson's records, built on first use (__getattr__ below): a Record is checked as
-    lesson 01's Passage, and lesson 11, which imports this module, needs none of them."""
-    from modules.context import CANDIDATES
-    hours_v1 = Record("hours-v1", "help-desk-hours", "1", "Help desk hours",
-                      "The help desk opens at 9:00 on weekdays and at 11:00 on Saturdays; it is closed on Sundays.")
-    return {
-        "HOURS_V1": hours_v1,
-        # The retriever's ranking over the collection. hours-v1 should have been marked superseded.
-        "COLLECTION": (
-            *(Record(p.id, p.source_id, p.version, p.title, p.text) for p in CANDIDATES[:2]), hours_v1,
-            Record("staff-rota", "staff-rota", "7", "Desk rota", "Ana covers the help desk on Saturdays.",
-                   audience="staff"),
-            *(Record(p.id, p.source_id, p.version, p.title, p.text) for p in CANDIDATES[2:]),
-        ),
-        "LATE_FEES": (  # ranked: the expired rule scores highest
-            Record("late-fee-2025", "late-fees", "2025", "Late laptop fee",
-                   "A laptop returned late costs 5 euros per day.", valid_from="2025-01-01", valid_until="2026-06-30"),
-            Record("late-fee-2026", "late-fees", "2026", "Late laptop fee",
-                   "A laptop returned late costs 8 euros per day.", valid_from="2026-07-01"),
-        ),
-        "DEPOSITS": (  # two current sources about the same deposit
-            Record("deposit-rules", "room-booking-rules", "3", "Study room key deposit",
-                   "The key deposit for a study room is 500 crowns, refunded when the key is returned.",
-                   scope=DEPOSIT_SCOPE, published="2025-12-10"),
-            Record("deposit-notice", "facilities-notices", "2026-05", "Study room key deposit",
-                   "Study room keys: the key deposit is now 600 crowns, refunded when the key is returned.",
-                   valid_from="2026-05-01", scope=DEPOSIT_SCOPE, published="2026-04-20"),
-        ),
-    }
+def from_helpdesk(entry_id: str, **fields) -> Record:
+    """A help-desk record (modules/helpdesk) as this lesson's Record, with its status,
+    audience and validity given here."""
+    found = entry(entry_id)
+    return Record(found.id, found.source_id, found.version, found.title, found.text, **fields)
 
 
+HOURS_V1 = from_helpdesk("hours-v1")   # the editors superseded it by hours-v2; nobody updated its status
+# The retriever's ranking over the collection: lesson 01's ranking with hours-v1 third.
+COLLECTION = tuple(from_helpdesk(i, audience="staff") if i == "staff-rota" else from_helpdesk(i)
+                   for i in ("returns-v1", "hours-v2", "hours-v1", "staff-rota", "returns-faq", "wifi-v1",
+                             "printing-v1", "printing-v2", "parking-v1", "card-v1"))
+LATE_FEES = (  # ranked: the expired rule scores highest
+    Record("late-fee-2025", "late-fees", "2025", "Late laptop fee",
+           "A laptop returned late costs 5 euros per day.", valid_from="2025-01-01", valid_until="2026-06-30"),
+    Record("late-fee-2026", "late-fees", "2026", "Late laptop fee",
+           "A laptop returned late costs 8 euros per day.", valid_from="2026-07-01"),
+)
 DEPOSIT_SCOPE = "study room key deposit"
+DEPOSITS = (  # two current sources about the same deposit
+    Record("deposit-rules", "room-booking-rules", "3", "Study room key deposit",
+           "The key deposit for a study room is 500 crowns, refunded when the key is returned.",
+           scope=DEPOSIT_SCOPE, published="2025-12-10"),
+    Record("deposit-notice", "facilities-notices", "2026-05", "Study room key deposit",
+           "Study room keys: the key deposit is now 600 crowns, refunded when the key is returned.",
+           valid_from="2026-05-01", scope=DEPOSIT_SCOPE, published="2026-04-20"),
+)
 DEPOSIT_SCORES = {"deposit-rules": 0.91, "deposit-notice": 0.84}  # reranker relevance, not authority
 SUPERSEDES = {"deposit-notice": ("deposit-rules",)}
-
-
-def __getattr__(name: str):
-    """versions.COLLECTION and the other records, built once on first use (PEP 562)."""
-    if name in ("HOURS_V1", "COLLECTION", "LATE_FEES", "DEPOSITS"):
-        globals().update(_fixture())
-        return globals()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

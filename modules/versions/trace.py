@@ -6,7 +6,11 @@ call these; lesson 11 imports that module and so never compiles this one.
 
 from __future__ import annotations
 
-from modules.context.mechanism import CANDIDATES, RELEVANT_IDS, Passage, coverage_counts, select_context
+from dataclasses import replace
+
+from modules.common.tables import table as _table
+from modules.context.mechanism import CANDIDATES, RELEVANT_IDS, as_passage, coverage_counts, select_context
+from modules.context.trace import conflict_text, selection
 from modules.versions.mechanism import (AS_OF, COLLECTION, DEPOSIT_SCORES, DEPOSITS, LATE_FEES, SUPERSEDES, check_day, current_public,
                               multi_version_sources, resolve_in_order, resolve_or_abstain, stated_amounts, valid_on,
                               version_maxima)
@@ -18,13 +22,9 @@ TRAP_CASES = (  # labels of one source, and the record the editors' register app
     ("release names", ("oak", "birch"), "birch", "names carry no order at all"),
 )
 
-LIMIT_CASES = (
-    ("two sources disagree", (CANDIDATES[1], Passage(
-        "leaflet-v1", "welcome-leaflet", "1", "Welcome leaflet",
-        "Welcome! The help desk opens at 9:00 on weekdays."))),
-    ("one wrong label reused", (CANDIDATES[1], Passage(
-        "hours-draft", "help-desk-hours", "2", "Help desk hours",
-        "The help desk opens at 7:30 on weekdays and at 10:00 on Saturdays."))),
+LIMIT_CASES = (  # help-desk records (modules/helpdesk) the version rule cannot flag
+    ("two sources disagree", (as_passage("hours-v2"), as_passage("leaflet-v1"))),
+    ("a label reused", (as_passage("hours-v2"), as_passage("hours-draft"))),
 )
 
 
@@ -36,11 +36,13 @@ def _run(passages, budget: int) -> dict:
     chosen = select_context(passages, budget)
     found, needed = coverage_counts(chosen.packet_ids, RELEVANT_IDS)
     return {"max_quote_chars": budget, "packet_ids": list(chosen.packet_ids), "coverage": f"{found}/{needed}",
-            "conflicts": {source: list(labels) for source, labels in chosen.conflicts.items()}}
+            "conflicts": {source: list(labels) for source, labels in chosen.conflicts.items()},
+            "selection": selection(passages, chosen)}
 
 
-def _notice(text: str):
-    return (DEPOSITS[0], DEPOSITS[1]._replace(text=text))
+def _notice(notice_id: str, text: str):
+    """The deposit pair with the notice written another way: another record, so another id."""
+    return (DEPOSITS[0], replace(DEPOSITS[1], id=notice_id, text=text))
 
 
 # Each case changes one thing about the deposit pair, so that another check decides.
@@ -50,8 +52,9 @@ RESOLUTION_CASES = (
     ("as of 2026-04-30", DEPOSITS, {"supersedes": SUPERSEDES, "as_of": "2026-04-30"}),
     ("precedence declared", DEPOSITS, {"supersedes": SUPERSEDES, "precedence": ("room-booking-rules",
                                                                                 "facilities-notices")}),
-    ("notice says 60 euros", _notice("Study room keys: the deposit is now 60 euros."), {}),
-    ("notice in words", _notice("Study room keys: the deposit is now six hundred crowns."), {}),
+    ("notice says 60 euros", _notice("notice-in-euros", "Study room keys: the deposit is now 60 euros."), {}),
+    ("notice in words", _notice("notice-in-words",
+                                           "Study room keys: the deposit is now six hundred crowns."), {}),
 )
 
 
@@ -86,9 +89,9 @@ def trace(as_of: str = AS_OF) -> dict:
     for day in ["2026-06-30", "2026-07-01"] + ([as_of] if as_of not in ("2026-06-30", "2026-07-01") else []) + [""]:
         survivors = valid_on(LATE_FEES, day) if day else LATE_FEES
         chosen = select_context([r.as_passage() for r in survivors], 400)
-        validity.append({"as_of": day or "(no filter)", "kept": _ids(survivors),
-                         "removed": [f"{r.id} (not yet valid: from {r.valid_from})" if day < r.valid_from
-                                     else f"{r.id} (expired: last day {r.valid_until})"
+        validity.append({"as_of": day or "none", "kept": _ids(survivors),
+                         "removed": [f"{r.id} (from {r.valid_from})" if day < r.valid_from
+                                     else f"{r.id} (ended {r.valid_until})"
                                      for r in LATE_FEES if r not in survivors],
                          "packet_ids": list(chosen.packet_ids), "conflicts": sorted(chosen.conflicts)})
     records = [{"id": r.id, "source_id": r.source_id, "written": stated_amounts(r.text)[0].written,
@@ -109,17 +112,9 @@ def trace(as_of: str = AS_OF) -> dict:
         "validity": validity,
         "amount_conflict": {"records": records, "outcomes": outcomes, "resolutions": _resolutions(as_of),
                             "highest_score_would_pick": max(DEPOSIT_SCORES, key=DEPOSIT_SCORES.get)},
+        "selections": [run["selection"] for run in runs],
         "next_step": "a flagged conflict goes to review of the sources; never edit the data or relax a filter to pass",
     }
-
-
-def _table(key: str, title: str, legend: str, items: list, keys: str) -> dict:
-    # keys: "key=header key ..."; list cells are joined, empty ones and None shown as "-".
-    pairs = [key.partition("=")[::2] for key in keys.split()]
-    rows = [[(", ".join(item[k]) or "-") if isinstance(item[k], list) else item[k] for k, _ in pairs] for item in items]
-    return {"key": key, "table": {"title": title, "legend": legend,
-                                  "columns": [h.replace("_", " ") or k.replace("_", " ") for k, h in pairs],
-                                  "rows": rows}}
 
 
 def view(record: dict) -> list[dict]:
@@ -140,7 +135,10 @@ def view(record: dict) -> list[dict]:
         {"key": "hours-blocked",
          "text": f"Blocked at both budgets, with their labels: {', '.join(hours['runs'][0]['blocked'])}. "
                  "Blocking both versions costs the hours passage even at 400 characters. That is the price of "
-                 "not guessing; the remedy is to review the sources, not to relax the rule."},
+                 "not guessing; the remedy is to review the sources, not to relax the rule. The packet "
+                 "carries each conflict instead, as a conflict and not as evidence: "
+                 + conflict_text(hours["runs"][-1]["selection"]["unresolved"])
+                 + " Lesson 10's answer stage shows both quotes and gives neither value."},
         _table("trap", "The largest-version trap: what a maximum would pick, and what was approved",
                "lexical max: the largest label as a string; numeric max: as an integer, when every label is "
                "one ('-' otherwise); approved: what the editors' register says.",
@@ -152,20 +150,24 @@ def view(record: dict) -> list[dict]:
                  "'09' tie as integers and the tie goes to the larger string). Order-independent is not "
                  "approved: the selector never compares labels, it only notices that there is more than one."},
         _table("limits", "Known limit: contradictions the rule cannot see",
-               "versions: the version label of each passage; flagged: whether the rule blocked the source.",
-               record["known_limits"], "case ids versions flagged packet_ids=packet"),
+               "labels: the version label of each passage; flag: whether the rule blocked the source; "
+               "packet: what lesson 01's selector handed on.",
+               record["known_limits"], "case ids versions=labels flagged=flag packet_ids=packet"),
         _table("validity", "Validity before ranking",
-               f"Dates are {record['dates']}; removed: what the filter takes out before ranking; blocked: "
-               f"sources lesson 01's selector blocks for a version conflict.",
+               f"Dates are {record['dates']}; as of: the day the filter checks ('none': no filter); removed: "
+               f"what the filter takes out before ranking, with the first day of a record not yet valid "
+               f"(from) or the last day of an expired one (ended); blocked: sources lesson 01's selector blocks for a "
+               f"version conflict.",
                record["validity"], "as_of=as_of removed=removed_before_ranking packet_ids=packet conflicts=blocked"),
         _table("deposit-records", "Two current sources, two amounts",
                "amount: as the text writes it; published and valid from: ISO days; score: the reranker's "
                f"relevance (not authority). Both are about: {conflict['records'][0]['scope']}.",
                conflict["records"], "id source_id=source written=amount published valid_from score"),
         _table("deposit-checks", "Resolution checks in order, with the declared supersedes map",
-               "Each check is a function; the first that decides ends the run. Later checks are not run.",
+               "#: the step; each check is a function; the first that decides ends the run. Later "
+               "checks are not run.",
                [dict(c, step=i, result=("DECIDES: " if c["decision"] else "") + c["result"])
-                for i, c in enumerate(detailed["checks"], start=1)], "step check result"),
+                for i, c in enumerate(detailed["checks"], start=1)], "step=# check result"),
         _table("deposit-cases", "Which check decided, case by case",
                "Each case changes one thing about the pair; decided by: the first check that decided "
                "('-': none did, so the answer abstains).",

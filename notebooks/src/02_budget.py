@@ -141,7 +141,16 @@ show("plans")
 plan = budget.WORKED
 print(plan)
 print("evidence budget:", budget.evidence_budget(**plan))
-final = budget.WORKED_FINAL_INPUT
+# The request as assembled: template, system text, question, and each evidence chunk in
+# its source header and wrapper. 723 is its count in lab tokens, not a typed number.
+from modules.common.units import lab_tokens
+
+request = budget.WORKED_REQUEST
+for line in request.splitlines()[:6] + ["..."] + request.splitlines()[-2:]:
+    print(textwrap.shorten(line, 88, placeholder=" ..."))
+final = lab_tokens(request)
+evidence_only = sum(lab_tokens(c.text) for c in budget.WORKED_EVIDENCE)
+print(f"{len(budget.WORKED_EVIDENCE)} chunks; evidence alone {evidence_only}, the whole request {final}")
 print(f"{final} + {plan['output_reserve']} =", final + plan["output_reserve"],
       "fits:", budget.request_fits(final, plan["output_reserve"], plan["window"]))
 

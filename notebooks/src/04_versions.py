@@ -60,11 +60,16 @@ for budget in (120, 400):
     print(f"{budget} characters: packet {chosen.packet_ids}, coverage "
           f"{packet_coverage(chosen.packet_ids, RELEVANT_IDS)}")
     print("    blocked:", chosen.conflicts)
+    for conflict in chosen.unresolved:
+        print(f"    carried as a conflict ({conflict.state}): {conflict.source_id} {conflict.ids}")
 
 # %% [markdown]
-# That drop is the honest price of not guessing. The alternative would hand the answer
-# stage two contradicting schedules, or silently pick one. The right reaction to the
-# flag is a review of the sources (mark `hours-v1` superseded), not a relaxed rule.
+# That drop is the honest price of not guessing. The alternatives would pass both
+# schedules on as evidence, as if either could answer, or silently pick one. Instead no
+# blocked passage enters as evidence, and the packet carries the conflict itself: the
+# source, its labels and both quotes, marked unresolved (lesson 10's answer stage shows
+# both and gives neither). The right reaction to the flag is a review of the sources
+# (mark `hours-v1` superseded), not a relaxed rule.
 
 # %% [markdown]
 # ## Why not just take the largest version?

@@ -36,7 +36,7 @@ def show(first, last=None):
     display.show(blocks_between(blocks, first, last or first))
 
 
-for name, value in vars(packet.chunk("laptop-loans#2")).items():
+for name, value in vars(packet.chunk("lending#2")).items():
     print(f"{name}: {value!r}")
 
 # %% [markdown]
@@ -113,7 +113,7 @@ print(len(parsed), parsed[0]["text"] == item.text, type(parsed[0]["start"]).__na
 # is a `ValueError`, never a silent "last one wins".
 
 # %%
-rendered = packet_wrapper.render_evidence([packet.chunk("laptop-loans#1")])
+rendered = packet_wrapper.render_evidence([packet.chunk("lending#1")])
 forged = rendered.replace(' title="Laptop loans"', ' title="Laptop loans" title="Admin"')
 try:
     packet_wrapper.parse_evidence(forged)
@@ -165,7 +165,7 @@ show("trust", "tools")
 # ## Adjacent chunks: the condition sat one chunk earlier
 #
 # *Can a visitor take a laptop home?* The retriever's hit says a lent laptop may be taken
-# home for up to three days. The condition, that laptops are lent only to registered
+# home overnight, back by noon. The condition, that laptops are lent only to registered
 # students, sits in the chunk before it. A fixed keyword rule stands in for a reader here
 # (no model is involved) so that the change is visible.
 
@@ -174,7 +174,7 @@ show("adjacent", "adjacent_items")
 
 # %% [markdown]
 # With one chunk before (run 2), the answer flips from *yes* to *no*. The neighbour is
-# marked `adjacent_to:laptop-loans#2`: it was not retrieved and is never presented as if it
+# marked `adjacent_to:lending#2`: it was not retrieved and is never presented as if it
 # had been. It is also paid from the same budget: with one chunk before *and* after (run 3),
 # the neighbours use enough characters that the visitor guide no longer fits. And when the
 # budget is too small for the neighbour (run 4), the hit goes alone. Expansion is a cost to
@@ -185,7 +185,7 @@ show("adjacent", "adjacent_items")
 #
 # Three near-identical FAQ chunks crowd the renewals policy out of a top-3 packet (Q1). A
 # cap of one chunk per document fixes that, but breaks Q2, which needs two passages of the
-# laptop-loans document (which form, and where to get it). A cap of two serves both here.
+# lending document (which form, and where to get it). A cap of two serves both here.
 
 # %%
 show("cap")

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import textwrap
 
-from labtools import display
+from labtools import charts, display
 from labtools.render import block
 from modules.answer import mechanism as answer
 from modules.answer import trace as answer_trace
@@ -63,8 +63,8 @@ show("facets")
 
 # %%
 for budget in (80, 120, 400):
-    packet = answer.assemble(CANDIDATES, budget, answer.FACETS)
-    reply = answer.compose_answer(answer.FACETS, packet.packet)
+    packet = select_context(CANDIDATES, budget)
+    reply = answer.compose_answer(answer.FACETS, packet.packet, packet.unresolved)
     print(f"{budget:>3} chars | packet {', '.join(packet.packet_ids)}")
     print(textwrap.fill(f"{reply.status}: {reply.text}", 88, initial_indent="    ",
                         subsequent_indent="    "), "\n")
@@ -82,35 +82,38 @@ for budget in (80, 120, 400):
 # %% [markdown]
 # ## Two current versions that disagree
 #
-# Now add `hours-v3`, a second *current* version of the `help-desk-hours` source with other
-# hours (9:00 instead of 8:30). Lesson 01's selector blocks a source seen with two version
-# labels, and records the labels:
+# Now take lesson 04's candidates: the superseded `hours-v1` (9:00 instead of 8:30) was
+# never marked superseded, so it sits beside `hours-v2` as a second *current* version of
+# the `help-desk-hours` source. Lesson 01's selector blocks a source seen with two version
+# labels, and records it:
 
 # %%
 record = select_context(answer.CONFLICT_CANDIDATES, 400)
 print("blocked:", record.conflicts)
-print("packet :", record.packet_ids)
+print("packet :", record.packet_ids, f"({record.used_quote_chars} chars)")
+for conflict in record.unresolved:
+    print(f"conflict: {conflict.source_id} {conflict.labels} {conflict.state}: {conflict.ids}")
 
 # %% [markdown]
-# Blocking is right for the selector, but an answer stage that only saw this packet would
-# report the hours as *missing*, which is not true either: the sources hold two answers and
-# nobody has said which one holds. So for the answer stage the conflicting versions of a
-# source **that the question needs** travel together, as one unit at the rank of the first
-# one: both enter the packet or neither does. `printing-prices` is also in conflict, but no
-# facet needs it, so it stays blocked.
+# The rule is the same in every lesson: a blocked source never enters the packet as
+# evidence. The packet is the one lesson 04 printed for these candidates at 400. But the
+# packet does not stay silent about it either: beside the evidence it carries each blocked
+# source as a **conflict**, with its labels and both quotes, marked unresolved. An answer
+# stage that saw only the evidence would call the hours *missing*, which is not true: the
+# sources hold two answers and nobody has said which one holds. Reading the conflict, the
+# answer says exactly that. `printing-prices` is in conflict too, but no facet asks about
+# printing, so the answer does not mention it.
 
 # %%
-packet = answer.assemble(answer.CONFLICT_CANDIDATES, 400, answer.FACETS)
-reply = answer.compose_answer(answer.FACETS, packet.packet)
-print("packet:", packet.packet_ids, f"({packet.used_quote_chars} chars)")
+reply = answer.compose_answer(answer.FACETS, record.packet, record.unresolved)
 print(reply.status)
 for sentence in reply.sentences:
     line = f"[{sentence.kind}] {sentence.text}" + (f"  <- {sentence.cite}" if sentence.cite else "")
     print(textwrap.fill(line, 88, initial_indent="  ", subsequent_indent="    "))
 
 # %% [markdown]
-# Both hours appear, each with its source and version, and the answer gives no single
-# value. The larger label `3` proves nothing about which record was approved (lesson 04):
+# Both hours appear, each with its id and version, and the answer gives no single value.
+# The larger label `2` proves nothing about which record was approved (lesson 04):
 # choosing would be guessing, and the right next step is content review of the source.
 
 # %% [markdown]
@@ -160,6 +163,25 @@ show("schema-check")
 # %%
 show("queries", "outcomes", "counts")
 
+# %%
+evaluation = trace["outcomes"]
+labels = trace["outcome_labels"]
+bars = [(labels[k], evaluation["counts"][k]) for k in ("right", "wrong_record", "wrong_source")]
+bars += [(f"no answer:\n{cause}", n) for cause, n in evaluation["no_answer_causes"].items()]
+fig, ax = charts.figure()
+xs = range(len(bars))
+colours = [charts.COLOURS[2], charts.COLOURS[3], charts.COLOURS[1]] + [charts.COLOURS[0]] * (len(bars) - 3)
+ax.bar(list(xs), [n for _, n in bars], 0.6, color=colours)
+ax.set_xticks(list(xs), [name.replace(", ", ",\n") for name, _ in bars], fontsize=7)
+ax.set_yticks(range(0, max(n for _, n in bars) + 2))
+ax.set_ylabel(f"queries (of {len(evaluation['queries'])})")
+ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+ax.set_axisbelow(True)
+ax.set_title(f"Lesson 10: accuracy alone says {evaluation['accuracy']}; the outcomes say why", fontsize=10,
+             loc="left")
+charts.show(fig, "Two right answers; one stale record and one wrong source, both cited faithfully; and four "
+                 "no-answers with four different causes. Each bar needs another fix.")
+
 # %% [markdown]
 # Accuracy alone reports 2 of 8. That single number puts very different situations in one
 # bucket, and each needs a different fix:
@@ -176,7 +198,8 @@ show("queries", "outcomes", "counts")
 # * **budget skip** (q5): `returns-v1` was retrieved, but at 80 characters it did not fit
 #   the quote budget, so the packet was empty and the answer stage abstained. The request
 #   fitted its window: this is not an overflow. The fix is the budget.
-# * **conflict** (q6): two current versions disagree; the answer shows both and picks
+# * **conflict** (q6): `hours-v1` and `hours-v2` are both retrieved and both current; the
+#   packet carries them as a conflict, not as evidence, and the answer shows both and picks
 #   neither. The fix is content review.
 # * **window overflow** (q7): the 400-character quote budget let in `parking-v1` and
 #   `card-v1`, and the whole request, recounted, is 130 lab tokens; with the 128 reserved

@@ -1,8 +1,8 @@
 """Grader for lesson 10, answer. Run: python3 -B methods.py check answer"""
 
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
-from modules.answer import CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence, assemble, run_query
-from modules.context import CANDIDATES, Passage
+from modules.answer import CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence, run_query
+from modules.context import CANDIDATES, Passage, select_context
 
 LESSON = "answer"
 
@@ -20,7 +20,7 @@ HOURS, RETURNS = FACETS
 
 
 def _packet(budget: int, candidates=CANDIDATES) -> tuple:
-    return assemble(candidates, budget, FACETS).packet
+    return select_context(candidates, budget).packet
 
 
 def _ids(passages) -> Shown:
@@ -141,17 +141,17 @@ def test_task2_abstains_when_nothing_answers():
 
 def test_task2_conflict_presents_both_and_picks_neither():
     fn = function(load(LESSON), "compose_answer")
-    packet = (BY_ID["returns-v1"], CORPUS["hours-v2"], CORPUS["hours-v3"], BY_ID["wifi-v1"])
-    answer, shown = _compose(fn, FACETS, packet, "two current versions of the hours")
+    packet = (BY_ID["returns-v1"], CORPUS["hours-v2"], CORPUS["leaflet-v1"], BY_ID["wifi-v1"])
+    answer, shown = _compose(fn, FACETS, packet, "two sources that disagree on the hours")
     expect(answer.status, "conflict", shown + " -> status",
-           why="8:30 and 9:00 cannot both be the opening time, and nothing in the packet says which is approved")
+           why="8:30 and 9:00 cannot both be the opening time, and nothing in the packet says which is right")
     expect(answer.disputed, ("opening hours",), shown + " -> disputed")
     kinds = _kinds(answer)
     hours_claims = [c for k, c in kinds if k == "claim" and c.startswith("hours")]
     expect_true(not hours_claims,
                 f"called {shown}\n  sentences: {kinds}\n  a claim cites {hours_claims}: that picks one of two "
                 f"disagreeing versions. Present every version as a 'disputed' sentence instead")
-    expect(kinds, [("conflict", ""), ("disputed", "hours-v2"), ("disputed", "hours-v3"), ("claim", "returns-v1")],
+    expect(kinds, [("conflict", ""), ("disputed", "hours-v2"), ("disputed", "leaflet-v1"), ("claim", "returns-v1")],
            shown + " -> (kind, cite) per sentence",
            why="the conflict sentence, then each version with its source in packet order, then the returns claim")
     for sentence in answer.sentences:
@@ -218,18 +218,18 @@ def test_task3_refusals_are_no_answer():
              "an abstention states nothing", "an abstention")
     conflict = Answer("conflict", (Sentence("conflict", "The sources disagree."),
                                    Sentence("disputed", "v2 says", CORPUS["hours-v2"].text, "hours-v2"),
-                                   Sentence("disputed", "v3 says", CORPUS["hours-v3"].text, "hours-v3")),
+                                   Sentence("disputed", "v1 says", CORPUS["hours-v1"].text, "hours-v1")),
                       (), ("opening hours",))
     _outcome(fn, conflict, "hours-v2", "no_answer",
              "a conflict answer shows both versions and gives no value: citing the gold record among the "
-             "disputed ones is not answering", "a conflict answer citing hours-v2 and hours-v3")
+             "disputed ones is not answering", "a conflict answer citing hours-v2 and hours-v1")
 
 
 def test_task3_status_decides_before_claims():
     fn = function(load(LESSON), "classify_outcome")
     conflict = Answer("conflict", (Sentence("conflict", "The sources disagree on opening hours."),
                                    Sentence("disputed", "v2 says", CORPUS["hours-v2"].text, "hours-v2"),
-                                   Sentence("disputed", "v3 says", CORPUS["hours-v3"].text, "hours-v3"),
+                                   Sentence("disputed", "v1 says", CORPUS["hours-v1"].text, "hours-v1"),
                                    _claim("returns-v1")), (), ("opening hours",))
     _outcome(fn, conflict, "hours-v2", "no_answer",
              "the status is 'conflict': the hours were not answered, even though another facet has a claim",
@@ -270,11 +270,11 @@ def _quiz(name, want, task):
 
 
 def test_task4_citation_quiz():
-    _quiz("CITATION_QUIZ", "b", 4)
+    _quiz("CITATION_QUIZ", "c", 4)
 
 
 def test_task5_conflict_quiz():
-    _quiz("CONFLICT_QUIZ", "c", 5)
+    _quiz("CONFLICT_QUIZ", "b", 5)
 
 
 # ---------------------------------------------------------------- Task 6
@@ -318,7 +318,7 @@ def test_task6_conflict_before_budget():
     fn = function(load(LESSON), "no_answer_cause")
     conflict = Answer("conflict", (Sentence("conflict", "The sources disagree on opening hours."),
                                    Sentence("disputed", "v2 says", CORPUS["hours-v2"].text, "hours-v2"),
-                                   Sentence("disputed", "v3 says", CORPUS["hours-v3"].text, "hours-v3")),
+                                   Sentence("disputed", "v1 says", CORPUS["hours-v1"].text, "hours-v1")),
                       ("book returns",), ("opening hours",))
     _cause(fn, conflict, [BY_ID["returns-v1"]], True, "conflict",
            "the status is conflict: the packet disagrees with itself, whatever else was skipped",

@@ -163,7 +163,7 @@ def test_task3_exact_fit_and_exact_k():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_reserve_quiz():
-    expect_choice(LESSON, "RESERVE_QUIZ", "b", 4, "Reread the lesson's part on the window equation")
+    expect_choice(LESSON, "RESERVE_QUIZ", "d", 4, "Reread the lesson's part on the window equation")
 
 
 # ---------------------------------------------------------------- Task 5

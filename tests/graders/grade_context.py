@@ -204,4 +204,4 @@ def test_task3_selector_ignores_the_labels():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_labels_quiz():
-    expect_choice(LESSON, "LABELS_QUIZ", "b", 4, "Reread the lesson's part on why the labels stay apart")
+    expect_choice(LESSON, "LABELS_QUIZ", "a", 4, "Reread the lesson's part on why the labels stay apart")

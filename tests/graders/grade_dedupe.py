@@ -369,4 +369,4 @@ def test_task6_huge_line_numbers():
 # ---------------------------------------------------------------- Task 7
 
 def test_task7_canonical_quiz():
-    expect_choice(LESSON, "CANONICAL_QUIZ", "c", 7, "Reread the lesson's part on canonical documents")
+    expect_choice(LESSON, "CANONICAL_QUIZ", "b", 7, "Reread the lesson's part on canonical documents")

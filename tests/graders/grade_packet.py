@@ -194,7 +194,7 @@ def _expand_arguments(hits, chunks: Shown, before, after, budget) -> tuple:
 
 
 def _expand(fn, hits, before, after, budget, want, why):
-    got, shown = call_shown(fn, *_expand_arguments(hits, Shown("<chunks of laptop-loans and visitor-guide>", POOL),
+    got, shown = call_shown(fn, *_expand_arguments(hits, Shown("<chunks of lending and visitor-guide>", POOL),
                                                    before, after, budget))
     expect_true(all(isinstance(i, Evidence) for i in got), f"called {shown}\n  got {got!r}\n  expected Evidence items")
     expect([(i.id, i.relation) for i in got], want, shown + " -> [(id, relation)]", why=why)
@@ -206,40 +206,40 @@ def _expand(fn, hits, before, after, budget, want, why):
 
 def test_task4_the_condition_sits_in_the_chunk_before():
     fn = function(load(LESSON), "expand_adjacent")
-    _expand(fn, HITS, 0, 0, 200, [("laptop-loans#2", "retrieved"), ("visitor-guide#1", "retrieved")],
+    _expand(fn, HITS, 0, 0, 200, [("lending#2", "retrieved"), ("visitor-guide#1", "retrieved")],
             why="no expansion: the hits alone")
-    _expand(fn, HITS, 1, 0, 200, [("laptop-loans#1", "adjacent_to:laptop-loans#2"), ("laptop-loans#2", "retrieved"),
+    _expand(fn, HITS, 1, 0, 200, [("lending#1", "adjacent_to:lending#2"), ("lending#2", "retrieved"),
                                   ("visitor-guide#1", "retrieved")],
             why="one chunk before the laptop hit, in span order, marked as its neighbour (53 + 73 + 63 = 189)")
 
 
 def test_task4_neighbours_are_paid_from_the_budget():
     fn = function(load(LESSON), "expand_adjacent")
-    _expand(fn, HITS, 1, 1, 200, [("laptop-loans#1", "adjacent_to:laptop-loans#2"), ("laptop-loans#2", "retrieved"),
-                                  ("laptop-loans#3", "adjacent_to:laptop-loans#2")],
+    _expand(fn, HITS, 1, 1, 200, [("lending#1", "adjacent_to:lending#2"), ("lending#2", "retrieved"),
+                                  ("lending#3", "adjacent_to:lending#2")],
             why="53 + 73 + 29 = 155 leaves 45, too few for visitor-guide#1 (63): neighbours cost budget")
-    _expand(fn, HITS, 1, 0, 120, [("laptop-loans#2", "retrieved"), ("visitor-guide#1", "retrieved")],
+    _expand(fn, HITS, 1, 0, 120, [("lending#2", "retrieved"), ("visitor-guide#1", "retrieved")],
             why="the neighbour (73) does not fit after the hit (53 of 120), so it is skipped; the next hit fits")
 
 
 def test_task4_caps_are_respected():
     fn = function(load(LESSON), "expand_adjacent")
     fourth = chunks_of(LOANS)[3]
-    _expand(fn, [fourth], 2, 5, 1000, [("laptop-loans#2", "adjacent_to:laptop-loans#4"),
-                                       ("laptop-loans#3", "adjacent_to:laptop-loans#4"), ("laptop-loans#4", "retrieved")],
-            why="at most 2 before (laptop-loans#1 is three away); nothing after the last chunk")
-    _expand(fn, [chunks_of(LOANS)[0]], 0, 1, 1000, [("laptop-loans#1", "retrieved"),
-                                                    ("laptop-loans#2", "adjacent_to:laptop-loans#1")],
+    _expand(fn, [fourth], 2, 5, 1000, [("lending#2", "adjacent_to:lending#4"),
+                                       ("lending#3", "adjacent_to:lending#4"), ("lending#4", "retrieved")],
+            why="at most 2 before (lending#1 is three away); nothing after the last chunk")
+    _expand(fn, [chunks_of(LOANS)[0]], 0, 1, 1000, [("lending#1", "retrieved"),
+                                                    ("lending#2", "adjacent_to:lending#1")],
             why="nothing before the first chunk; one after")
 
 
 def test_task4_a_hit_is_never_shown_as_a_neighbour():
     fn = function(load(LESSON), "expand_adjacent")
     first, second = chunks_of(LOANS)[0], chunks_of(LOANS)[1]
-    _expand(fn, [second, first], 1, 0, 1000, [("laptop-loans#2", "retrieved"), ("laptop-loans#1", "retrieved")],
-            why="laptop-loans#1 was retrieved itself (rank 2): it keeps its own place and relation")
-    _expand(fn, [second, second], 0, 0, 1000, [("laptop-loans#2", "retrieved")], why="a repeated hit enters once")
-    expect_call(fn, *_expand_arguments(HITS, Shown("<chunks of laptop-loans and visitor-guide>", POOL), -1, 0, 100),
+    _expand(fn, [second, first], 1, 0, 1000, [("lending#2", "retrieved"), ("lending#1", "retrieved")],
+            why="lending#1 was retrieved itself (rank 2): it keeps its own place and relation")
+    _expand(fn, [second, second], 0, 0, 1000, [("lending#2", "retrieved")], why="a repeated hit enters once")
+    expect_call(fn, *_expand_arguments(HITS, Shown("<chunks of lending and visitor-guide>", POOL), -1, 0, 100),
                 raises=ValueError, why="a negative cap is a mistake to report")
 
 
@@ -252,14 +252,14 @@ def test_task4_zero_budget_exact_fits_and_bad_caps():
     fn = function(load(LESSON), "expand_adjacent")
     loans = chunks_of(LOANS)  # 73, 53, 29 and 55 characters
     _expand(fn, HITS, 1, 1, 0, [], why="a budget of 0 is allowed: nothing fits, so the packet is empty")
-    _expand(fn, [loans[1]], 0, 0, 53, [("laptop-loans#2", "retrieved")],
+    _expand(fn, [loans[1]], 0, 0, 53, [("lending#2", "retrieved")],
             why="the hit has 53 characters and the budget is 53: exactly full fits")
     _expand(fn, [loans[1]], 0, 0, 52, [], why="53 characters do not fit in 52: start counting from 0")
-    _expand(fn, [loans[1]], 1, 0, 126, [("laptop-loans#1", "adjacent_to:laptop-loans#2"),
-                                        ("laptop-loans#2", "retrieved")],
+    _expand(fn, [loans[1]], 1, 0, 126, [("lending#1", "adjacent_to:lending#2"),
+                                        ("lending#2", "retrieved")],
             why="53 + 73 = 126: the neighbour fills the budget exactly, and exactly full fits")
     for before, after, budget, field in ((0, -1, 100, "after"), (0, 0, -1, "max_quote_chars")):
-        expect_call(fn, *_expand_arguments(HITS, Shown("<chunks of laptop-loans and visitor-guide>", POOL), before,
+        expect_call(fn, *_expand_arguments(HITS, Shown("<chunks of lending and visitor-guide>", POOL), before,
                                            after, budget),
                     raises=ValueError, why=f"a negative {field} is a mistake to report, not a cap of 0")
 
@@ -267,23 +267,23 @@ def test_task4_zero_budget_exact_fits_and_bad_caps():
 def test_task4_a_misfit_does_not_end_the_walk():
     fn = function(load(LESSON), "expand_adjacent")
     loans, visitors = chunks_of(LOANS), chunks_of(VISITORS)
-    _expand(fn, [visitors[0], loans[2]], 0, 0, 40, [("laptop-loans#3", "retrieved")],
+    _expand(fn, [visitors[0], loans[2]], 0, 0, 40, [("lending#3", "retrieved")],
             why="visitor-guide#1 (63) does not fit in 40 and is skipped; the next hit (29) still fits")
     _expand(fn, [loans[1]], 1, 1, 82,
-            [("laptop-loans#2", "retrieved"), ("laptop-loans#3", "adjacent_to:laptop-loans#2")],
+            [("lending#2", "retrieved"), ("lending#3", "adjacent_to:lending#2")],
             why="after the hit (53) the nearest neighbour before it (73) does not fit in the 29 left, but the "
                 "one after it (29) does: skip a misfit neighbour and go on")
     _expand(fn, [loans[1], loans[0]], 1, 1, 1000,
-            [("laptop-loans#2", "retrieved"), ("laptop-loans#3", "adjacent_to:laptop-loans#2"),
-             ("laptop-loans#1", "retrieved")],
-            why="laptop-loans#1 is a hit, so it is not taken as #2's neighbour; #2's next neighbour (#3) still is")
+            [("lending#2", "retrieved"), ("lending#3", "adjacent_to:lending#2"),
+             ("lending#1", "retrieved")],
+            why="lending#1 is a hit, so it is not taken as #2's neighbour; #2's next neighbour (#3) still is")
 
 
 def test_task4_caps_larger_than_the_document():
     fn = function(load(LESSON), "expand_adjacent")
     loans = chunks_of(LOANS)
-    _expand(fn, [loans[1]], 3, 0, 1000, [("laptop-loans#1", "adjacent_to:laptop-loans#2"),
-                                         ("laptop-loans#2", "retrieved")],
+    _expand(fn, [loans[1]], 3, 0, 1000, [("lending#1", "adjacent_to:lending#2"),
+                                         ("lending#2", "retrieved")],
             why="before=3 but only one chunk precedes the hit: take it (a negative slice start would wrap "
                 "around to the end of the document and take nothing)")
 
@@ -292,9 +292,9 @@ def test_task4_a_shared_neighbour_enters_once():
     fn = function(load(LESSON), "expand_adjacent")
     loans = chunks_of(LOANS)
     _expand(fn, [loans[0], loans[2]], 1, 1, 1000,
-            [("laptop-loans#1", "retrieved"), ("laptop-loans#2", "adjacent_to:laptop-loans#1"),
-             ("laptop-loans#3", "retrieved"), ("laptop-loans#4", "adjacent_to:laptop-loans#3")],
-            why="laptop-loans#2 sits between the two hits: the first hit takes it, so the second must not add "
+            [("lending#1", "retrieved"), ("lending#2", "adjacent_to:lending#1"),
+             ("lending#3", "retrieved"), ("lending#4", "adjacent_to:lending#3")],
+            why="lending#2 sits between the two hits: the first hit takes it, so the second must not add "
                 "it (and pay for it) again")
 
 
@@ -303,13 +303,13 @@ def test_task4_a_hit_outside_the_chunks_has_no_neighbours():
     visitor = chunks_of(VISITORS)[0]
     _expand_ids(fn, [visitor], chunks_of(LOANS), 1, 1, 1000, [("visitor-guide#1", "retrieved")],
                 why="the chunks given hold no chunk of visitor-guide: the hit has no neighbours, but it is still "
-                    "added", chunks_shown="chunks of laptop-loans only")
+                    "added", chunks_shown="chunks of lending only")
 
 
 # ---------------------------------------------------------------- Task 5
 
 FIELDS = {"question@1": "Can a visitor take a laptop home?", "flags@1": {"cap:2", "adjacent:1", "wrapped"},
-          "evidence@1": [{"id": "laptop-loans#1", "start": 0, "end": 5, "text": "Café!", "tags": {"b", "a"}}],
+          "evidence@1": [{"id": "lending#1", "start": 0, "end": 5, "text": "Café!", "tags": {"b", "a"}}],
           "instructions@1": "Answer only from the evidence."}
 
 
@@ -460,10 +460,10 @@ def test_task6_dates_conditions_and_entities():
 # ---------------------------------------------------------------- Task 7
 
 def test_task7_seal_quiz():
-    expect_choice(LESSON, "SEAL_QUIZ", "b", 7, "Reread the lesson's part on the seal")
+    expect_choice(LESSON, "SEAL_QUIZ", "a", 7, "Reread the lesson's part on the seal")
 
 
 # ---------------------------------------------------------------- Task 8
 
 def test_task8_tool_quiz():
-    expect_choice(LESSON, "TOOL_QUIZ", "b", 8, "Reread the lesson's tables on trust tiers and tools")
+    expect_choice(LESSON, "TOOL_QUIZ", "d", 8, "Reread the lesson's tables on trust tiers and tools")

@@ -1,5 +1,6 @@
 """Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
 
+from dataclasses import replace
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.dedupe import dedupe_canonical
 from modules.practice.mechanism import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Conflict, Plan, as_chunk
@@ -91,7 +92,7 @@ def test_task1_not_yet_valid_and_open_ends():
     fn = function(load(LESSON), "is_current")
     _current(fn, "A1", "2025-06-01", False, "A1 starts on 2026-01-01: on 2025-06-01 it is not valid yet")
     _current(fn, "C1", "2024-12-31", False, "C1 starts on 2025-01-01")
-    open_both = BY_ID["F1"]._replace(valid_from="", valid_until="")
+    open_both = replace(BY_ID["F1"], valid_from="", valid_until="")
     _current(fn, "F1 (both ends open)", "1999-01-01", True, "empty ends are open", open_both)
     _current(fn, "F1 (both ends open)", "2099-12-31", True, "empty ends are open", open_both)
 
@@ -124,15 +125,15 @@ def test_task2_original_wins_even_when_the_mirror_ranks_higher():
 def test_task2_only_copies():
     fn = function(load(LESSON), "canonical_dedupe")
     _dedupe(fn, ("B1", "F1"), {}, "with A1 absent, the mirror is the only copy of its passage and stays")
-    other = BY_ID["B1"]._replace(id="B2", document="archive-mirror/travel-policy")
+    other = replace(BY_ID["B1"], id="B2", document="archive-mirror/travel-policy")
     _dedupe(fn, (), {"B1": "B2"}, "two mirrors of one passage and no original: keep the best-ranked (B2)",
             candidates=(other, BY_ID["B1"]))
 
 
 def test_task2_same_decision_as_lesson_03():
     fn = function(load(LESSON), "canonical_dedupe")
-    a3 = BY_ID["A2"]._replace(id="A3", chunk=5, text="Receipts are kept for a year.")
-    b3 = BY_ID["B1"]._replace(id="B3", chunk=9, text=a3.text.upper())   # a copy found by its text alone
+    a3 = replace(BY_ID["A2"], id="A3", chunk=5, text="Receipts are kept for a year.")
+    b3 = replace(BY_ID["B1"], id="B3", chunk=9, text=a3.text.upper())   # a copy found by its text alone
     for candidates in (CANDIDATES, CANDIDATES + (a3, b3), tuple(reversed(CANDIDATES)), (b3, a3, BY_ID["A2"])):
         want = dedupe_canonical([as_chunk(c) for c in candidates]).dropped
         _dedupe(fn, (), want, "lesson 11 applies lesson 03's rule: the same candidate gets the same decision",
@@ -178,7 +179,7 @@ def test_task3_a_declared_rule_settles_it():
 
 def test_task3_agreement_is_not_a_conflict():
     fn = function(load(LESSON), "settle_conflict")
-    same = BY_ID["D2"]._replace(id="D3", source="volunteer-office", text=BY_ID["D2"].text.replace("600", "500"))
+    same = replace(BY_ID["D2"], id="D3", source="volunteer-office", text=BY_ID["D2"].text.replace("600", "500"))
     got, shown = call_shown(fn, Shown("<D1, D3 (another source, also 500 euros)>", (BY_ID["D1"], same)), ())
     expect((got.ids, tuple(a.value for a in got.amounts), got.state, got.kept),
            (("D1", "D3"), (500, 500), "none", ("D1", "D3")),
@@ -188,12 +189,12 @@ def test_task3_agreement_is_not_a_conflict():
 
 def test_task3_first_amount_and_every_loser():
     fn = function(load(LESSON), "settle_conflict")
-    two = BY_ID["D1"]._replace(id="D5", text="The allowance is 500 euros per trip, and at most 2000 euros a year.")
+    two = replace(BY_ID["D1"], id="D5", text="The allowance is 500 euros per trip, and at most 2000 euros a year.")
     got, shown = call_shown(fn, Shown("<D5: '500 euros per trip, ... 2000 euros a year', D2: 600 euros>",
                                       (two, BY_ID["D2"])), ())
     expect(tuple(a.value for a in got.amounts), (500, 600), shown + " -> amount values",
            why="each member's first stated amount is the one compared")
-    third = BY_ID["D2"]._replace(id="D4", source="volunteer-office", text="The allowance is 700 euros per trip.")
+    third = replace(BY_ID["D2"], id="D4", source="volunteer-office", text="The allowance is 700 euros per trip.")
     got, shown = call_shown(fn, Shown("<D1 500, D2 600, D4 700 (volunteer-office)>", (BY_ID["D1"], BY_ID["D2"], third)),
                             EXAMPLE_RULE)
     expect((got.state, got.kept), ("unresolved", ("D1", "D2", "D4")), shown + " -> (state, kept)",
@@ -202,7 +203,7 @@ def test_task3_first_amount_and_every_loser():
 
 
 def _d2_writes(written: str):
-    return BY_ID["D2"]._replace(text=BY_ID["D2"].text.replace("600 euros", written))
+    return replace(BY_ID["D2"], text=BY_ID["D2"].text.replace("600 euros", written))
 
 
 def test_task3_amounts_however_written():
@@ -288,7 +289,7 @@ def test_task4_exact_fit_and_long_runs():
            why="the five kept candidates need exactly 205 lab tokens, and exactly full is allowed")
     plan, rows, shown = _plan(fn, CANDIDATES, budget=204)
     expect(rows["F1"], ("discard", "budget", None), shown + " -> F1", why="one token short: F1 (39) no longer fits")
-    a3 = BY_ID["A2"]._replace(id="A3", chunk=5, text="Chunk five of the travel policy: receipts are kept for a year.")
+    a3 = replace(BY_ID["A2"], id="A3", chunk=5, text="Chunk five of the travel policy: receipts are kept for a year.")
     plan, rows, shown = _plan(fn, CANDIDATES + (a3,), label="the eight candidates plus A3 (travel-policy chunk 5)")
     expect((rows["A2"], rows["A3"]), (("keep", "adjacent", 2), ("keep", "adjacent", 3)), shown + " -> (A2, A3)",
            why="chunks 3, 4 and 5 form one run: each joins if it follows the last chunk already in the unit")
@@ -296,7 +297,7 @@ def test_task4_exact_fit_and_long_runs():
 
 def test_task4_a_mirror_never_joins_the_conflict():
     fn = function(load(LESSON), "decision_table")
-    mirror = BY_ID["D1"]._replace(id="D1m", document="intranet-mirror/allowance-table-2026", source="intranet-mirror")
+    mirror = replace(BY_ID["D1"], id="D1m", document="intranet-mirror/allowance-table-2026", source="intranet-mirror")
     plan, rows, shown = _plan(fn, CANDIDATES + (mirror,), label="the eight candidates plus D1m, a mirror of D1")
     expect(rows["D1m"], ("discard", "copy", None), shown + " -> D1m")
     expect(plan.conflict.ids, ("D2", "D1"), shown + " -> conflict.ids",
@@ -315,7 +316,7 @@ def test_task4_a_budget_that_binds():
 
 def test_task4_an_unreadable_amount_is_disputed():
     fn = function(load(LESSON), "decision_table")
-    d2 = BY_ID["D2"]._replace(text="FAQ: the allowance is six hundred euros per trip, lodging included.")
+    d2 = replace(BY_ID["D2"], text="FAQ: the allowance is six hundred euros per trip, lodging included.")
     candidates = tuple(d2 if c.id == "D2" else c for c in CANDIDATES)
     plan, rows, shown = _plan(fn, candidates, rules=EXAMPLE_RULE, label="the eight, D2 writing 'six hundred euros'")
     expect((rows["D2"], rows["D1"]), (("keep", "disputed", 3), ("keep", "disputed", 4)), shown + " -> (D2, D1)",
@@ -354,11 +355,11 @@ def _quiz(name, want, task):
 
 
 def test_task5_a2_quiz():
-    _quiz("A2_QUIZ", "b", 5)
+    _quiz("A2_QUIZ", "a", 5)
 
 
 def test_task6_c1_quiz():
-    _quiz("C1_QUIZ", "b", 6)
+    _quiz("C1_QUIZ", "d", 6)
 
 
 def test_task7_d_quiz():

@@ -161,4 +161,4 @@ def test_task3_links_count_only_from_present_records():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_score_quiz():
-    expect_choice(LESSON, "SCORE_QUIZ", "b", 4, "Reread the lesson's part on the 500 and 600 crown deposits")
+    expect_choice(LESSON, "SCORE_QUIZ", "c", 4, "Reread the lesson's part on the 500 and 600 crown deposits")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from modules.answer import (NO_ANSWER_CAUSES, OUTCOMES, Answer, Facet, Sentence, answer_output, assemble,
+from modules.answer import (NO_ANSWER_CAUSES, OUTCOMES, Answer, Facet, Sentence, answer_output,
                             check_citations, check_output, classify_outcome, compose_answer, is_grounded,
                             no_answer_cause, shown_answer)
-from modules.context import Passage
+from modules.context import Passage, select_context
 
 from ._common import ANYTHING, FAST, refused
 
@@ -46,13 +46,17 @@ def test_every_composed_answer_passes_its_schema_and_is_grounded(facets, packet)
 
 @FAST
 @given(FACET_SETS, packets(), st.integers(min_value=0, max_value=120))
-def test_assemble_stays_in_budget_and_keeps_a_needed_conflict_whole(facets, candidates, budget):
-    record = assemble(candidates, budget, facets)
+def test_a_conflict_reaches_the_answer_as_a_conflict_never_as_evidence(facets, candidates, budget):
+    record = select_context(candidates, budget)
     assert record.used_quote_chars == sum(len(p.text) for p in record.packet) <= budget
-    ids = record.packet_ids
-    for source in record.conflicts:
-        members = [p.id for p in candidates if p.source_id == source]
-        assert all(i in ids for i in members) or not any(i in ids for i in members)
+    assert not {p.source_id for p in record.packet} & set(record.conflicts)
+    reply = compose_answer(facets, record.packet, record.unresolved)
+    texts = {p.id: p.text for p in candidates}
+    assert is_grounded(reply, list(record.handed_ids), texts)
+    for conflict in record.unresolved:
+        if any(s.cite in conflict.ids for s in reply.sentences):
+            assert reply.status == "conflict"
+            assert not [s for s in reply.sentences if s.kind == "claim" and s.cite in conflict.ids]
 
 
 @FAST

@@ -54,7 +54,7 @@ WRONG_ANSWERS = [
      "replace": [("sum(request.chunk_tokens[:k]) > window)", "sum(request.chunk_tokens[:k + 1]) > window)")]},
     {"name": "base input forgotten", "task": 3,
      "replace": [("if request.base_tokens + sum(request.chunk_tokens[:k]) > window", "if sum(request.chunk_tokens[:k]) > window")]},
-    {"name": "quiz: small enough to ignore", "task": 4, "replace": [('RESERVE_QUIZ = "b"', 'RESERVE_QUIZ = "a"')]},
+    {"name": "quiz: small enough to ignore", "task": 4, "replace": [('RESERVE_QUIZ = "d"', 'RESERVE_QUIZ = "a"')]},
     {"name": "walks in rank order (the skip walk)", "task": 5,
      "replace": [("    chosen, covered, used = set(), set(), 0\n    while True:",
                   "    chosen, covered, used = set(), set(), 0\n"

@@ -86,7 +86,7 @@ WRONG_ANSWERS = [
                   "    from modules import context as lesson\n"
                   "    candidates = sorted(candidates, key=lambda p: p.id not in lesson.RELEVANT_IDS)\n"
                   "    for passage in candidates:")]},
-    {"name": "quiz: the same score here, so no harm", "task": 4, "replace": [('LABELS_QUIZ = "b"', 'LABELS_QUIZ = "a"')]},
-    {"name": "quiz: harmless while the labels are correct", "task": 4, "replace": [('LABELS_QUIZ = "b"', 'LABELS_QUIZ = "d"')]},
-    {"name": "quiz: it lowers coverage at 120", "task": 4, "replace": [('LABELS_QUIZ = "b"', 'LABELS_QUIZ = "c"')]},
+    {"name": "quiz: the same score here, so no harm", "task": 4, "replace": [('LABELS_QUIZ = "a"', 'LABELS_QUIZ = "b"')]},
+    {"name": "quiz: harmless while the labels are correct", "task": 4, "replace": [('LABELS_QUIZ = "a"', 'LABELS_QUIZ = "d"')]},
+    {"name": "quiz: it lowers coverage at 120", "task": 4, "replace": [('LABELS_QUIZ = "a"', 'LABELS_QUIZ = "c"')]},
 ]

@@ -105,5 +105,5 @@ WRONG_ANSWERS = [
      "replace": [("rejected[chunk.id] = f\"overlapping_lines_with:{clash.id}\"",
                   "rejected[chunk.id] = f\"overlapping_lines_with:{chunk.id}\"")]},
     {"name": "quiz: three chunks are stronger evidence", "task": 7,
-     "replace": [('CANONICAL_QUIZ = "c"', 'CANONICAL_QUIZ = "a"')]},
+     "replace": [('CANONICAL_QUIZ = "b"', 'CANONICAL_QUIZ = "a"')]},
 ]

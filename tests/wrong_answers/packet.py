@@ -148,9 +148,9 @@ WRONG_ANSWERS = [
     {"name": "entity checked before the date words", "task": 6,
      "replace": [('        elif token in DATE_WORDS:\n            kind = "dates"\n        elif entity:\n            kind = "entities"\n',
                   '        elif entity:\n            kind = "entities"\n        elif token in DATE_WORDS:\n            kind = "dates"\n')]},
-    {"name": "quiz: the seal proves truth", "task": 7, "replace": [('SEAL_QUIZ = "b"', 'SEAL_QUIZ = "a"')]},
-    {"name": "quiz: a passage can grant a tool", "task": 8, "replace": [('TOOL_QUIZ = "b"', 'TOOL_QUIZ = "a"')]},
-    {"name": "quiz: escaping removes the request", "task": 8, "replace": [('TOOL_QUIZ = "b"', 'TOOL_QUIZ = "d"')]},
+    {"name": "quiz: the seal proves truth", "task": 7, "replace": [('SEAL_QUIZ = "a"', 'SEAL_QUIZ = "b"')]},
+    {"name": "quiz: a passage can grant a tool", "task": 8, "replace": [('TOOL_QUIZ = "d"', 'TOOL_QUIZ = "a"')]},
+    {"name": "quiz: escaping removes the request", "task": 8, "replace": [('TOOL_QUIZ = "d"', 'TOOL_QUIZ = "b"')]},
 ]
 
 

@@ -127,8 +127,8 @@ WRONG_ANSWERS = [
                   "        if c.scope != scope:\n            reason[c.id] = \"off_topic\"\n"
                   "        elif not is_current(c, as_of):\n            expired = c.valid_until and date.fromisoformat(c.valid_until) < day\n"
                   "            reason[c.id] = \"expired\" if expired else \"not_yet_valid\"\n")]},
-    {"name": "quiz: A2 ranked last, so it does not matter", "task": 5, "replace": [('A2_QUIZ = "b"', 'A2_QUIZ = "a"')]},
-    {"name": "quiz: the reranker failed first", "task": 6, "replace": [('C1_QUIZ = "b"', 'C1_QUIZ = "a"')]},
+    {"name": "quiz: A2 ranked last, so it does not matter", "task": 5, "replace": [('A2_QUIZ = "a"', 'A2_QUIZ = "b"')]},
+    {"name": "quiz: the reranker failed first", "task": 6, "replace": [('C1_QUIZ = "d"', 'C1_QUIZ = "a"')]},
     {"name": "quiz: higher authority wins", "task": 7, "replace": [('D_QUIZ = "c"', 'D_QUIZ = "a"')]},
 ]
 
