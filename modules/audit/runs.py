@@ -184,35 +184,36 @@ def scan_run(path: str, shown: str, findings=None) -> RunScan:
 def read_run(path: str, shown: str, scan: RunScan, findings=None, progress=None):
     """Yield (query id, [Entry, ...]) for each query, in the order queries first appear.
 
-    `progress(queries done, queries in all)` is called after each query, if given (in a grouped
-    run the total is unknown until the end, and given as 0).
+    `progress(entries done, entries in all)` is called after each query, if given.
     """
     entries = _entries(path, shown, scan.format, findings)
+    done = 0
     if scan.grouped:
-        current, group, done = None, [], 0
+        current, group = None, []
         for qid, entry in entries:
             if qid != current:
                 if current is not None:
                     yield current, group
-                    done += 1
+                    done += len(group)
                     if progress is not None:
-                        progress(done, 0)
+                        progress(done, scan.entries)
                 current, group = qid, []
             group.append(entry)
         if current is not None:
             yield current, group
             if progress is not None:
-                progress(done + 1, done + 1)
+                progress(scan.entries, scan.entries)
         return
     by_query: dict[str, list[Entry]] = {}
     for qid, entry in entries:
         by_query.setdefault(qid, []).append(entry)
     if findings is not None:
         findings.add("run_not_grouped", f"{os.path.basename(shown)}: {len(by_query)} queries read whole")
-    for done, (qid, group) in enumerate(by_query.items(), start=1):
+    for qid, group in by_query.items():
         yield qid, group
+        done += len(group)
         if progress is not None:
-            progress(done, len(by_query))
+            progress(done, scan.entries)
 
 
 PACKETS = "a packet line {\"qid\", \"docids\": [...], \"texts\": [...]}"

@@ -97,11 +97,12 @@ QUERIES = (
 
 
 def packets() -> list[dict]:
-    """What a system of the usual kind sent: it cuts passages to fit, keeps a stale version's
-    text under the new id, and sends a conclusion without the exception next to it."""
+    """What a system of the usual kind sent: it fills q1's packet with long off-topic passages,
+    keeps a stale version's text under the new id (q2), cuts a passage to fit (q3), sends the
+    expired fee (q5) and a conclusion without the exception next to it (q7)."""
     text = {p["_id"]: p["text"] for p in corpus()}
     return [
-        {"qid": "q1", "docids": ["returns-v1", "hours-v2"], "texts": [text["returns-v1"], text["hours-v2"]]},
+        {"qid": "q1", "docids": ["parking-v1", "card-v1"], "texts": [text["parking-v1"], text["card-v1"]]},
         {"qid": "q2", "docids": ["hours-v2"], "texts": [text["hours-v1"]]},            # another version's text
         {"qid": "q3", "docids": ["returns-v1"], "texts": [text["returns-v1"][:60] + "..."]},   # truncated
         {"qid": "q5", "docids": ["late-fee-2025"], "texts": [text["late-fee-2025"]]},   # the expired fee
