@@ -134,9 +134,10 @@ def _no_repeats(pairs):
 
 
 def read_object(text: str, shown: str, number: int, expected: str = "a JSON object") -> dict:
-    """One JSON object; a repeated key, a nesting too deep or a non-finite number is an InputError."""
+    """One JSON object; a repeated key or a nesting too deep is an InputError (a score's NaN or
+    1e999 is refused by the score's own check)."""
     try:
-        value = json.loads(text, object_pairs_hook=_no_repeats, parse_constant=_constant)
+        value = json.loads(text, object_pairs_hook=_no_repeats)
     except KeyError as error:
         raise InputError(shown, number, str(error.args[0]), "appears twice in one object (expected each key "
                                                             "once)") from None
@@ -148,10 +149,6 @@ def read_object(text: str, shown: str, number: int, expected: str = "a JSON obje
     if not isinstance(value, dict):
         raise InputError(shown, number, "(json)", f"expected {expected}, found a JSON {type(value).__name__}")
     return value
-
-
-def _constant(name: str):
-    raise ValueError(f"{name} is not a finite number")
 
 
 def read_id(record: dict, name: str, shown: str, number: int, findings=None, required=True, empty=False):

@@ -127,6 +127,8 @@ def _jsonl_entry(line: str, shown: str, number: int, findings) -> tuple[str, Ent
         raise InputError(shown, number, "rank", f"expected a whole number >= 0, found {short(rank)}")
     if "score" not in record:
         raise InputError(shown, number, "score", f"missing (expected {JSONL_RUN})")
+    if isinstance(record["score"], str):    # a JSON run writes numbers as numbers
+        raise InputError(shown, number, "score", f"expected a JSON number, found the string {short(record['score'])}")
     return qid, Entry(docid, _score(record["score"], shown, number, JSONL_RUN), rank, number)
 
 
