@@ -548,3 +548,197 @@ def test_the_scale_benchmark_runs_on_small_inputs(tmp_path):
     assert {"not_retrieved", "budget_skip"} <= causes
     rows = bench.audit_scale(passages=500, query_counts=(5, 20), candidates=20)
     assert [r["queries"] for r in rows] == [5, 20] and all(r["seconds"] > 0 and r["peak_mb"] > 0 for r in rows)
+
+
+# ---------------------------------------------------------------- issue 29: the lessons' rules
+
+def test_declared_neighbours_travel_as_one_unit_or_not_at_all(tmp_path):
+    # A1 (100) and A2 (91) are positions 3 and 4 of one policy: 191 together. At 150 the unit
+    # does not fit and neither goes (lesson 11: never the conclusion without its exception);
+    # c (30) fills the room instead. Without positions, A1 alone would have been sent.
+    rows = [passage("A1", A100, source="policy", position=3), passage("A2", B91, source="policy", position=4),
+            passage("c", C30)]
+    data = folder(tmp_path, rows, {"q": ["A1", "c", "A2"]}, {"q": ["A1", "A2"]})
+    report = run_audit(str(data), budgets=[150, 250])
+    assert report.results[0].packets == (("c",), ("A1", "A2", "c"))
+    assert losses(report, "q") == {"A1": "budget_skip", "A2": "budget_skip"}
+    assert report.results[0].lost[0][0].detail == ("191 chars with A2 (neighbours in policy, one unit); "
+                                                   "30 of 150 used by c")
+    plain = folder(tmp_path / "plain", [passage("A1", A100), passage("A2", B91), passage("c", C30)],
+                   {"q": ["A1", "c", "A2"]}, {"q": ["A1", "A2"]})
+    assert run_audit(str(plain), budgets=[150]).results[0].packets == (("A1", "c"),)
+
+
+def test_a_declared_supersedes_settles_the_version_conflict_as_lesson_04_does(tmp_path):
+    rows = [passage("h1", A100, source="hours", version="1"),
+            passage("h2", B91, source="hours", version="2", supersedes="1")]
+    data = folder(tmp_path, rows, {"q": ["h1", "h2"]}, {"q": ["h1", "h2"]})
+    report = run_audit(str(data), budgets=[400])
+    assert report.results[0].packets == (("h2",),)
+    loss = report.results[0].lost[0][0]
+    assert (loss.id, loss.cause, loss.kept) == ("h1", "superseded", "h2")
+    assert audit.KINDS["superseded"] == "judgement" and audit.KINDS["version_conflict"] == "policy"
+    record = trace(str(data), budgets=[400])
+    assert record["notes"] == {"superseded": audit.NOTES["superseded"]}
+    assert record["queries"][0]["budgets"][0]["lost"][0]["kind"] == "judgement"
+
+
+def test_causes_carry_their_kind_and_a_next_step_in_the_output():
+    record = trace()
+    assert set(record["notes"]) == {c for r in record["budgets"] for c, n in r["ledger"].items() if n}
+    assert {s["cause"]: s["kind"] for s in record["pipeline"]}["expired"] == "judgement"
+    text = methods("audit").stdout.decode()
+    assert "check the judgement" in text and "What to do next" in text
+
+
+def test_json_lists_the_packet_per_query_and_budget():
+    q1 = next(q for q in trace()["queries"] if q["query"] == "q1")
+    assert [step["packet"] for step in q1["budgets"]][:2] == [["wifi-v1", "card-v1"], ["returns-v1"]]
+
+
+def test_policies_side_by_side(tmp_path):
+    rows = [passage("A1", A100, source="policy", position=3), passage("A2", B91, source="policy", position=4),
+            passage("c", C30)]
+    data = folder(tmp_path, rows, {"q": ["A1", "c", "A2"]}, {"q": ["A1", "c"]})
+    report = run_audit(str(data), budgets=[150], policy=True)
+    # stop: A1, then c fits (130), A2 does not and ends the walk; skip: the same; units: A1+A2 skipped.
+    assert report.results[0].policies == {"stop": (2,), "skip": (2,), "units": (1,)}
+    assert "units walk" in methods("audit", str(data), "--policy", "--budget", "150").stdout.decode()
+
+
+def test_a_tokenizer_of_your_own_counts_the_budgets(tmp_path, monkeypatch):
+    (tmp_path / "mytok.py").write_text("def words(text):\n    return text.split()\n"
+                                       "def count(text):\n    return 2 * len(text.split())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    data = folder(tmp_path / "data", [passage("a", "one two three"), passage("b", "four five")],
+                  {"q": ["a", "b"]}, {"q": ["a", "b"]})
+    report = run_audit(str(data), tokenizer="mytok:words", budgets=[3, 5])
+    assert report.settings["unit"] == "mytok:words" and [r for r in report.results[0].coverage] == [1, 2]
+    assert run_audit(str(data), tokenizer="mytok:count", budgets=[6]).results[0].coverage == (1,)
+    done = methods("audit", str(data), "--tokenizer", "mytok:words", "--budget", "3", cwd=str(tmp_path))
+    assert "tokens counted by mytok:words" in done.stdout.decode()
+    with pytest.raises(ValueError, match="expected an importable callable"):
+        run_audit(str(data), tokenizer="mytok:nothing")
+
+
+# ---------------------------------------------------------------- issue 29: sent packets
+
+def test_sent_packets_book_truncation_another_version_and_a_split_unit_each_under_its_cause(tmp_path):
+    no = "Travel booked before approval is not reimbursed at all."
+    rows = [passage("A1", A100, source="policy", position=3), passage("A2", no, source="policy", position=4),
+            passage("h1", B91, source="hours", version="1"), passage("h2", B91 + "!", source="hours", version="2"),
+            passage("c", C30), passage("d", "d" * 40)]
+    data = folder(tmp_path, rows, {"q1": ["A1", "A2"], "q2": ["h2", "h1"], "q3": ["c", "d"], "q4": ["A2", "c"],
+                                   "q5": ["d", "c"]},
+                  {"q1": ["A1", "A2"], "q2": ["h2"], "q3": ["c"], "q4": ["A2"], "q5": ["c"]})
+    packets = [{"qid": "q1", "docids": ["A1"], "texts": [A100]},            # A1 without A2
+               {"qid": "q2", "docids": ["h2"], "texts": [B91]},             # h1's text under h2's id
+               {"qid": "q3", "docids": ["c"], "texts": [C30[:10] + "..."]},  # cut to fit
+               {"qid": "q4", "docids": ["A2"], "texts": [no.replace("not ", "")]},   # a cut "not"
+               {"qid": "q5", "docids": ["d"]}]                              # c retrieved, not sent
+    (data / "packets.jsonl").write_text("".join(json.dumps(p) + "\n" for p in packets))
+    report = run_audit(str(data), packets=str(data / "packets.jsonl"), budgets=[400])
+    booked = {(r.qid, b.id): b.cause for r in report.packet_results for b in r.bookings}
+    assert booked == {("q1", "A1"): "split_unit", ("q1", "A2"): "split_unit", ("q2", "h2"): "other_version",
+                      ("q3", "c"): "truncated", ("q4", "A2"): "cut_negation", ("q5", "c"): "not_sent"}
+    q5 = report.packet_results[-1]
+    assert q5.budget == 40 and q5.lab_packet == ("d",) and q5.bookings[0].diagnosis.startswith("diagnosis:")
+    assert report.packets.causes["split_unit"] == 2 and report.packet_results[0].splits == (("A1", "A2"),)
+    # The counterfactual: on q1's budget (100) the lessons' walk sends neither half of the unit.
+    assert report.packet_results[0].lab_packet == () and report.packet_results[0].covered == 0
+    text = methods("audit", str(data), "--packets", str(data / "packets.jsonl"), "--budget", "400").stdout.decode()
+    assert "your packets carried" in text and "the lessons' walk would have carried" in text
+
+
+def test_the_demo_packets_show_each_cause():
+    report = run_audit(packets=str(DEMO / "packets.jsonl"))
+    booked = {(r.qid, b.id): b.cause for r in report.packet_results for b in r.bookings}
+    assert booked[("q2", "hours-v2")] == "other_version" and booked[("q3", "returns-v1")] == "truncated"
+    assert booked[("q7", "A2")] == booked[("q7", "A1")] == "split_unit"
+    assert booked[("q1", "hours-v2")] == "not_sent"
+    assert report.packets.lab_sum > report.packets.coverage_sum
+
+
+# ---------------------------------------------------------------- issue 29: real formats
+
+def test_gzip_bom_trec_qrels_integer_ids_and_a_run_in_any_order(tmp_path):
+    import gzip
+    rows = [{"_id": 12345, "title": "", "text": A100, "metadata": {"source": "s", "version": 2}},
+            passage("b", B91)]
+    data = folder(tmp_path, rows, "q Q0 b 2 5.0 t\nr Q0 b 1 9.0 t\nq Q0 12345 1 6.0 t\n", {"q": [], "r": []})
+    (data / "corpus.jsonl").unlink()
+    (data / "corpus.jsonl.gz").write_bytes(gzip.compress(("\ufeff" + "".join(json.dumps(r) + "\n" for r in rows))
+                                                         .encode("utf-8")))
+    (data / "qrels" / "test.tsv").write_text("q 0 12345 1\nq 0 b 0\nr 0 b 2\n")   # TREC qrels
+    (data / "run.trec").rename(data / "run.trec.gz")
+    (data / "run.trec.gz").write_bytes(gzip.compress(b"q Q0 b 2 5.0 t\nr Q0 b 1 9.0 t\nq Q0 12345 1 6.0 t\n"))
+    report = run_audit(str(data), budgets=[400])
+    assert [(r.qid, r.coverage) for r in report.results] == [("q", (1,)), ("r", (1,))]
+    assert report.findings.counts["integer_id"] == 2 and report.findings.counts["run_not_grouped"] == 1
+
+
+def test_a_json_run_of_query_to_doc_to_score(tmp_path):
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91)], {"q": ["a", "b"]}, {"q": ["b"]})
+    (data / "run.trec").unlink()
+    (data / "run.json").write_text(json.dumps({"q": {"a": 1.5, "b": 2.5}}, indent=2))
+    record = trace(str(data), budgets=[100])
+    assert record["data"]["run_format"] == "JSON {qid: {docid: score}}"
+    assert record["queries"][0]["budgets"][0]["packet"] == ["b"]
+
+
+@pytest.mark.parametrize("text, field, found", [
+    ('{"_id": "a", "_id": "b", "text": "x"}\n', "_id", "appears twice"),
+    ('[' * 200000 + '\n', "(json)", "nested deeper"),
+])
+def test_hostile_corpus_lines_get_one_line_errors(tmp_path, text, field, found):
+    data = folder(tmp_path, [], {"q": ["a"]}, {"q": ["a"]})
+    (data / "corpus.jsonl").write_text(text)
+    with pytest.raises(audit_io.InputError) as caught:
+        run_audit(str(data))
+    assert caught.value.field == field and found in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_line_over_the_limit_is_refused_without_reading_it_whole(tmp_path):
+    data = folder(tmp_path, [passage("a", "x"), passage("b", "x" * 100)], {"q": ["a"]}, {"q": ["a"]})
+    with pytest.raises(audit_io.InputError, match=r"corpus.jsonl line 2, field \(line\): expected a line of at most"):
+        list(audit_io.open_lines(str(data / "corpus.jsonl"), "corpus.jsonl", limit=64))
+    assert audit_io.MAX_LINE == 1 << 24   # the stated size, in the module's docstring
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_non_regular_files_are_refused(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    (data / "corpus.jsonl").unlink()
+    os.mkfifo(data / "corpus.jsonl")
+    with pytest.raises(ValueError, match="expected a regular file .* found a FIFO"):
+        run_audit(str(data))
+    (data / "corpus.jsonl").unlink()
+    (data / "corpus.jsonl").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="found a device"):
+        run_audit(str(data))
+    (data / "corpus.jsonl").unlink()
+    (data / "corpus.jsonl").mkdir()
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2 and b"found a directory" in done.stderr and b"usage" not in done.stderr
+
+
+def test_ids_are_trimmed_alike_in_every_file(tmp_path):
+    data = folder(tmp_path, [{"_id": "sp ", "title": "", "text": "x"}], {"q": ["sp"]}, {"q": ["sp"]})
+    assert run_audit(str(data)).results[0].coverage[-1] == 1
+
+
+# ---------------------------------------------------------------- issue 29: loud when it cannot judge
+
+def test_ids_that_match_nothing_exit_2_with_a_few_ids_from_each_side(tmp_path):
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91)], {"q": ["doc:a", "doc:b"]}, {"q": ["a"]})
+    done = methods("audit", str(data), check=False)
+    message = done.stderr.decode()
+    assert done.returncode == 2 and "cannot judge" in message and "doc:a" in message and "corpus ids: a, b" in message
+    other = folder(tmp_path / "other", [passage("a", A100)], {"x": ["a"]}, {"q": ["a"]})
+    done = methods("audit", str(other), check=False)
+    assert done.returncode == 2 and b"no judged query appears in the run" in done.stderr
+
+
+def test_a_smaller_share_of_unknown_ids_is_a_warning_at_the_top():
+    lines = methods("audit").stdout.decode().splitlines()
+    assert lines[3].startswith("Warning: 1 of the run's 35 entries")

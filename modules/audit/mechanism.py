@@ -118,7 +118,8 @@ class QueryAudit:
     policies: dict      # policy -> coverage per budget (with --policy), else {}
 
 
-Selection = namedtuple("Selection", "units causes")   # units: tuple of tuples of Held, rank order
+# units: tuple of tuples of Held, by best-ranked member; alive: the Held passages left, rank order
+Selection = namedtuple("Selection", "units causes alive")
 
 
 class Corpus:
@@ -301,7 +302,7 @@ def select_candidates(top, corpus: Corpus) -> Selection:
             causes[pid] = ("overlap", f"lines {chunk.start_line}-{chunk.end_line} of {chunk.source} overlap "
                                       f"{kept}", kept)
         alive = [h for h in alive if h.chunk.id not in rejected]
-    return Selection(_units(alive), causes)
+    return Selection(_units(alive), causes, tuple(alive))
 
 
 def walk(selection: Selection, budget: int, corpus: Corpus, policy: str = "units") -> tuple[list[str], int]:
@@ -310,7 +311,7 @@ def walk(selection: Selection, budget: int, corpus: Corpus, policy: str = "units
     if policy == "units":
         groups = selection.units
     else:
-        groups = tuple((h,) for unit in selection.units for h in unit)
+        groups = tuple((h,) for h in selection.alive)
     sizes, members = {}, {}
     chunks = []
     for unit in groups:
