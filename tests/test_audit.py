@@ -268,7 +268,7 @@ def test_recall_agrees_exactly_with_ir_measures_with_ties_and_unknown_ids(tmp_pa
 # ---------------------------------------------------------------- bad input: raised, naming file, line, field
 
 BAD_CORPUS = [
-    ('{"_id": "a", "text": "x"}\n{"_id": "b", "text": \n', 2, "(json)"),
+    ('{"_id": "b", "text": "x"}\n{"_id": "a", "text": \n', 2, "(json)"),   # a line the run names
     ('["a", "x"]\n', 1, "(json)"),
     ('{"text": "x"}\n', 1, "_id"),
     ('{"_id": "a", "text": 5}\n', 1, "text"),

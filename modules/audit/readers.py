@@ -20,7 +20,7 @@ Bounds: a line longer than MAX_LINE bytes, JSON nested deeper than Python's read
 a repeated key in one object, a score that is not finite and a path that is not a regular
 file each stop the audit with one line naming the file, the line and the field. The corpus
 is streamed: only the passages in `keep` are held (their size and hash, never the text,
-unless named in `texts`). The qrels, run and packet readers are in modules/audit/runs.py.
+unless named in `texts`), and a line whose leading _id is not in `keep` is read no further. The qrels, run and packet readers are in modules/audit/runs.py.
 """
 
 from __future__ import annotations
@@ -231,9 +231,23 @@ def _metadata(record: dict, shown: str, number: int, findings) -> tuple:
             labels, position)
 
 
+ID_START = '{"_id": "'
+
+
+def _first_id(line: str) -> str | None:
+    """The _id of a line that starts `{"_id": "...` (as BEIR's writers write it) with no escape
+    inside the id, stripped as every id is; None for any other line (it is parsed whole)."""
+    if not line.startswith(ID_START):
+        return None
+    end = line.find('"', len(ID_START))
+    found = line[len(ID_START):end] if end > 0 else ""
+    return found.strip() if found.strip() and "\\" not in found else None
+
+
 def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen_ids=None):
-    """Yield a Passage for each line whose _id is in `keep`; every line's JSON and _id are checked,
-    the rest of a line only when it is kept. Its size is `counter(text)`; titles are not counted.
+    """Yield a Passage for each line whose _id is in `keep`. Its size is `counter(text)`; titles
+    are not counted. A line that starts with an _id nothing names is read only that far (so a
+    corpus costs little beyond what the run touches); any other line is checked whole.
 
     `seen_ids`, a list, receives the first few ids of the corpus (for messages about ids that
     match nothing). The number of lines read is the generator's return value.
@@ -243,6 +257,11 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
     lines = 0
     for number, line in open_lines(path, shown):
         lines += 1
+        first = _first_id(line)
+        if first is not None and first not in keep:   # a passage nothing names: read no further
+            if seen_ids is not None and len(seen_ids) < EXAMPLES:
+                seen_ids.append(first)
+            continue
         record = read_object(line, shown, number)
         pid = read_id(record, "_id", shown, number, findings)
         if seen_ids is not None and len(seen_ids) < EXAMPLES:
