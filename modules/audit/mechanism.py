@@ -46,7 +46,7 @@ from modules.dedupe import Chunk as DedupeChunk, dedupe_canonical, dedupe_text, 
 from modules.versions import AS_OF, Record, check_day, multi_version_sources, resolve_or_abstain, valid_on
 
 __all__ = ["CAUSES", "KINDS", "NOTES", "UNITS", "POLICIES", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF",
-           "Corpus", "Loss", "QueryAudit", "rank_entries", "select_candidates", "walk", "audit_query",
+           "Corpus", "Loss", "QueryAudit", "rank_entries", "select_candidates", "walkable", "walk", "audit_query",
            "load_tokenizer"]
 
 CAUSES = ("not_retrieved", "not_in_corpus", "expired", "superseded", "version_conflict", "canonical_copy",
@@ -258,15 +258,18 @@ def _versions(alive, causes: dict) -> list:
 
 def _units(alive) -> tuple:
     """Lesson 11's units: declared neighbours of one source (positions n and n + 1) travel as one
-    unit, ordered by their best-ranked member; every other passage is a unit of its own."""
-    if not any(h.position >= 0 for h in alive):
+    unit; every other passage is a unit of its own. Units are ordered by their best-ranked member."""
+    placed = [h for h in alive if h.position >= 0]
+    if not placed:
         return tuple((h,) for h in alive)
     from modules.practice.mechanism import Candidate, _units as practice_units
-    by_id = {h.chunk.id: h for h in alive}
-    candidates = [Candidate(h.chunk.id, 0.0, h.source_id if h.position >= 0 else "\0" + h.chunk.id,
-                            max(h.position, 0), "-", "-", "-", "", "", 0.0, h.walk.text) for h in alive]
-    rank = {c.id: i for i, c in enumerate(candidates)}
-    return tuple(tuple(by_id[c.id] for c in unit) for unit in practice_units(candidates, rank, set(), {}))
+    rank = {h.chunk.id: i for i, h in enumerate(alive)}
+    by_id = {h.chunk.id: h for h in placed}
+    candidates = [Candidate(h.chunk.id, 0.0, h.source_id, h.position, "-", "-", "-", "", "", 0.0, h.walk.text)
+                  for h in placed]
+    units = [tuple(by_id[c.id] for c in unit) for unit in practice_units(candidates, rank, set(), {})]
+    units += [(h,) for h in alive if h.position < 0]
+    return tuple(sorted(units, key=lambda unit: min(rank[h.chunk.id] for h in unit)))
 
 
 def select_candidates(top, corpus: Corpus) -> Selection:
@@ -305,22 +308,27 @@ def select_candidates(top, corpus: Corpus) -> Selection:
     return Selection(_units(alive), causes, tuple(alive))
 
 
-def walk(selection: Selection, budget: int, corpus: Corpus, policy: str = "units") -> tuple[list[str], int]:
-    """The packet's ids in packet order and the room used: lesson 02's walk (fill_budget) over
-    lesson 11's units ("units"), or over single passages ("skip" and "stop")."""
-    if policy == "units":
-        groups = selection.units
-    else:
-        groups = tuple((h,) for h in selection.alive)
-    sizes, members = {}, {}
-    chunks = []
+# What a walk walks: one budget-lesson Chunk per unit (its text a key), each key's size, and
+# the passages of each unit by its first id. Built once per query and policy, walked per budget.
+Walkable = namedtuple("Walkable", "chunks sizes members policy")
+
+
+def walkable(selection: Selection, corpus: Corpus, policy: str = "units") -> Walkable:
+    """The units to walk: lesson 11's units ("units"), or single passages ("skip" and "stop")."""
+    groups = selection.units if policy == "units" else tuple((h,) for h in selection.alive)
+    sizes, members, chunks = {}, {}, []
     for unit in groups:
         key = "+".join(h.walk.text for h in unit)
         sizes[key] = sum(corpus.size_of[h.walk.text] for h in unit)
         members[unit[0].chunk.id] = unit
-        chunks.append(WalkChunk(unit[0].chunk.id, key))
-    found = fill_budget(chunks, budget, sizes.__getitem__, "stop" if policy == "stop" else "skip")
-    return [h.chunk.id for first in found.kept_ids for h in members[first]], found.used
+        chunks.append(WalkChunk(unit[0].chunk.id, key) if len(unit) > 1 else unit[0].walk)
+    return Walkable(tuple(chunks), sizes, members, policy)
+
+
+def walk(units: Walkable, budget: int) -> tuple[list[str], int]:
+    """The packet's ids in packet order and the room used: lesson 02's walk (fill_budget)."""
+    found = fill_budget(units.chunks, budget, units.sizes.__getitem__, "stop" if units.policy == "stop" else "skip")
+    return [h.chunk.id for first in found.kept_ids for h in units.members[first]], found.used
 
 
 def _filled(packet: list[str], limit: int = 4) -> str:
@@ -346,8 +354,9 @@ def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, un
     wanted = set(relevant)
     position = {pid: rank for rank, pid in enumerate(ranking, start=1) if pid in wanted}
     coverage, lost, packets = [], [], []
+    units = walkable(selection, corpus)
     for budget in budgets:
-        packet, used = walk(selection, budget, corpus)
+        packet, used = walk(units, budget)
         sent = set(packet)
         coverage.append(coverage_counts(sent, relevant)[0])
         packets.append(tuple(packet))
@@ -368,7 +377,9 @@ def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, un
                          else "not in the run for this query")
                 losses.append(Loss(pid, "not_retrieved", where))
         lost.append(tuple(losses))
-    compared = {policy: tuple(coverage_counts(set(walk(selection, b, corpus, policy)[0]), relevant)[0]
-                              for b in budgets) for policy in policies}
+    compared = {}
+    for policy in policies:
+        units = walkable(selection, corpus, policy)
+        compared[policy] = tuple(coverage_counts(set(walk(units, b)[0]), relevant)[0] for b in budgets)
     in_corpus = sum(1 for pid in relevant if pid in corpus)
     return QueryAudit(qid, needed, retrieved, in_corpus, tuple(coverage), tuple(lost), tuple(packets), compared)

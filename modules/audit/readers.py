@@ -244,28 +244,29 @@ def _first_id(line: str) -> str | None:
     return found.strip() if found.strip() and "\\" not in found else None
 
 
-def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen_ids=None):
+def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen=None):
     """Yield a Passage for each line whose _id is in `keep`. Its size is `counter(text)`; titles
     are not counted. A line that starts with an _id nothing names is read only that far (so a
     corpus costs little beyond what the run touches); any other line is checked whole.
 
-    `seen_ids`, a list, receives the first few ids of the corpus (for messages about ids that
-    match nothing). The number of lines read is the generator's return value.
+    `seen`, a dict, if given, receives "lines" (the lines read) and "ids" (the first few ids,
+    for messages about ids that match nothing).
     """
     from modules.common.checks import sha256_hex
     where: dict[str, int] = {}
-    lines = 0
+    seen = {} if seen is None else seen
+    seen.update(lines=0, ids=[])
     for number, line in open_lines(path, shown):
-        lines += 1
+        seen["lines"] += 1
         first = _first_id(line)
         if first is not None and first not in keep:   # a passage nothing names: read no further
-            if seen_ids is not None and len(seen_ids) < EXAMPLES:
-                seen_ids.append(first)
+            if len(seen["ids"]) < EXAMPLES:
+                seen["ids"].append(first)
             continue
         record = read_object(line, shown, number)
         pid = read_id(record, "_id", shown, number, findings)
-        if seen_ids is not None and len(seen_ids) < EXAMPLES:
-            seen_ids.append(pid)
+        if len(seen["ids"]) < EXAMPLES:
+            seen["ids"].append(pid)
         if pid not in keep:
             continue
         text = read_id(record, "text", shown, number, empty=True)
@@ -275,7 +276,6 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
         where[pid] = number
         yield Passage(pid, counter(text), sha256_hex(text), *_metadata(record, shown, number, findings),
                       text if pid in texts else None)
-    return lines
 
 
 def read_queries(path: str, shown: str, findings=None) -> dict[str, str]:

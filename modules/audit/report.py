@@ -142,14 +142,10 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, budgets=None, un
     scan = run_io.scan_run(files["run"], shown["run"], findings)
     named = {pid for p in sent.values() for pid in p.docids}
     keep = scan.docids | {d for docs in relevant.values() for d in docs} | named
-    corpus_ids: list[str] = []
-    reader = audit_io.read_corpus(files["corpus"], counter, shown["corpus"], keep, named, findings, corpus_ids)
-    corpus = Corpus(reader, as_of, counter)
-    lines = len(corpus)
-    try:   # the generator's return value: the lines it read
-        next(reader)
-    except StopIteration as done:
-        lines = done.value or lines
+    seen_corpus: dict = {}
+    corpus = Corpus(audit_io.read_corpus(files["corpus"], counter, shown["corpus"], keep, named, findings,
+                                         seen_corpus), as_of, counter)
+    lines, corpus_ids = seen_corpus["lines"], seen_corpus["ids"]
     queries = audit_io.read_queries(files["queries"], shown["queries"], findings)
     unknown = scan.docids - corpus.held.keys()
     judged_ids = {qid for qid, docs in relevant.items() if docs}

@@ -89,7 +89,7 @@ def read_qrels(path: str, shown: str, findings=None) -> dict[str, dict[str, int]
 def _score(value, shown: str, number: int, form: str) -> float:
     # float() alone would also take "nan", "inf", "1_0" and digits of other scripts; 1e999 is inf.
     if isinstance(value, str):
-        found = float(value) if value and set(value) <= NUMBER_CHARACTERS and _parses(value) else None
+        found = _parsed(value) if value and set(value) <= NUMBER_CHARACTERS else None
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         found = float(value) if abs(value) < 1e308 or isinstance(value, float) else math.inf
     else:
@@ -99,12 +99,11 @@ def _score(value, shown: str, number: int, form: str) -> float:
     return found
 
 
-def _parses(text: str) -> bool:
+def _parsed(text: str) -> float | None:
     try:
-        float(text)
+        return float(text)
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def _trec_entry(line: str, shown: str, number: int, findings) -> tuple[str, Entry]:
@@ -167,13 +166,25 @@ def _entries(path: str, shown: str, form: str, findings):
         yield parse(line, shown, number, findings)
 
 
+def _ids(path: str, shown: str, form: str, findings):
+    """(qid, docid) of every entry; a TREC line is only split here (the second pass checks it)."""
+    if form != TREC_RUN:
+        for qid, entry in _entries(path, shown, form, findings):
+            yield qid, entry.docid
+        return
+    for _number, line in open_lines(path, shown):
+        fields = line.split()
+        if len(fields) == 6:
+            yield fields[0], fields[2]
+
+
 def scan_run(path: str, shown: str, findings=None) -> RunScan:
     """The first pass: the run's format, the doc ids it names, and whether it is grouped by query."""
     form = _form(path, shown)
     docids, finished, current, grouped, entries = set(), set(), None, True, 0
-    for qid, entry in _entries(path, shown, form, findings):
+    for qid, docid in _ids(path, shown, form, findings):
         entries += 1
-        docids.add(entry.docid)
+        docids.add(docid)
         if qid != current:
             if qid in finished:
                 grouped = False

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from modules.audit.mechanism import Corpus, select_candidates, walk
+from modules.audit.mechanism import Corpus, select_candidates, walk, walkable
 
 __all__ = ["SENT_CAUSES", "SENT_NOTES", "Booking", "PacketAudit", "audit_packet"]
 
@@ -121,7 +121,7 @@ def audit_packet(packet, ranking, relevant, corpus: Corpus, k: int, unit: str, f
         if pid not in corpus:
             findings.add("packet_unknown_doc", f"{packet.qid} {pid} (line {packet.line})")
     selection = select_candidates(top, corpus)
-    lab_packet, _used = walk(selection, budget, corpus)
+    lab_packet, _used = walk(walkable(selection, corpus), budget)
     lab_sent = set(lab_packet)
     splits = tuple((pid, other) for pid in sent for other in _neighbours(pid, corpus)
                    if other not in index and other in in_top)
