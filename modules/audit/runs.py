@@ -132,7 +132,7 @@ def _jsonl_entry(line: str, shown: str, number: int, findings) -> tuple[str, Ent
 
 
 def _form(path: str, shown: str) -> str:
-    for number, line in open_lines(path, shown):
+    for number, line in open_lines(path, shown, limit=MAX_JSON_RUN):   # a JSON run may be one long line
         if not line.lstrip().startswith("{"):
             return TREC_RUN
         try:

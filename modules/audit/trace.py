@@ -15,15 +15,10 @@ from dataclasses import asdict
 from modules.audit.mechanism import CAUSES, DEFAULT_K, KINDS, NOTES
 from modules.audit.report import run_audit
 from modules.audit.sent import SENT_CAUSES, SENT_NOTES
+from modules.audit.view import blocks, printable
 
-__all__ = ["trace", "view", "TOP", "PROGRESS_BYTES", "LABELS", "SENT_LABELS"]
+__all__ = ["trace", "view", "TOP", "PROGRESS_BYTES"]
 
-LABELS = {"not_retrieved": "not retrieved", "not_in_corpus": "not in corpus", "expired": "expired",
-          "superseded": "superseded", "version_conflict": "version conflict", "canonical_copy": "canonical copy",
-          "duplicate_text": "duplicate text", "overlap": "overlap", "budget_skip": "budget skip"}
-SENT_LABELS = {"not_retrieved": "not retrieved", "other_version": "other version", "split_unit": "split unit",
-               "not_sent": "not sent", "truncated": "truncated", "cut_negation": "cut negation",
-               "altered": "altered", "sent": "sent whole"}
 # The steps as they run, each with the lesson mechanism that decides it.
 PIPELINE = (
     ("not_retrieved", "the run's top k, by score in trec_eval's order", "context.recall_counts"),
@@ -145,5 +140,4 @@ def trace(path=None, *, run=None, qrels=None, packets=None, budgets=None, unit="
 
 def view(record: dict) -> list[dict]:
     """The record as printable blocks (headings, text, tables, a chart), each with a key."""
-    from modules.audit.view import blocks, printable
     return [printable(block) for block in blocks(record)]

@@ -5,11 +5,17 @@ from __future__ import annotations
 from modules.audit.mechanism import CAUSES
 from modules.audit.sent import SENT_CAUSES
 
-__all__ = ["blocks", "printable"]
+__all__ = ["blocks", "printable", "LABELS", "SENT_LABELS"]
+
+LABELS = {"not_retrieved": "not retrieved", "not_in_corpus": "not in corpus", "expired": "expired",
+          "superseded": "superseded", "version_conflict": "version conflict", "canonical_copy": "canonical copy",
+          "duplicate_text": "duplicate text", "overlap": "overlap", "budget_skip": "budget skip"}
+SENT_LABELS = {"not_retrieved": "not retrieved", "other_version": "other version", "split_unit": "split unit",
+               "not_sent": "not sent", "truncated": "truncated", "cut_negation": "cut negation",
+               "altered": "altered", "sent": "sent whole"}
 
 
 def _labels():
-    from modules.audit.trace import LABELS, SENT_LABELS
     return LABELS, SENT_LABELS
 
 
