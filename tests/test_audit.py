@@ -742,3 +742,24 @@ def test_ids_that_match_nothing_exit_2_with_a_few_ids_from_each_side(tmp_path):
 def test_a_smaller_share_of_unknown_ids_is_a_warning_at_the_top():
     lines = methods("audit").stdout.decode().splitlines()
     assert lines[3].startswith("Warning: 1 of the run's 35 entries")
+
+
+def test_a_sparse_corpus_of_zeros_is_refused_at_the_line_limit(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    with open(data / "corpus.jsonl", "wb") as out:
+        out.truncate(64 << 20)   # 64 MiB of NUL bytes, no newline, nothing on disk
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2 and done.stderr.decode().count("\n") == 1
+    assert b"corpus.jsonl line 1, field (line): expected a line of at most 16,777,216 bytes" in done.stderr
+
+
+def test_a_packets_file_is_checked_line_by_line(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    for text, field in (('{"qid": "q", "docids": "a"}\n', "docids"),
+                        ('{"qid": "q", "docids": ["a"], "texts": ["x", "y"]}\n', "texts"),
+                        ('{"qid": "q", "docids": ["a", "a"]}\n', "docids"),
+                        ('{"qid": "q", "docids": ["a"]}\n{"qid": "q", "docids": []}\n', "qid")):
+        (data / "packets.jsonl").write_text(text)
+        with pytest.raises(audit_io.InputError) as caught:
+            run_audit(str(data), packets=str(data / "packets.jsonl"))
+        assert caught.value.field == field, text
