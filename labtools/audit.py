@@ -69,10 +69,9 @@ def _run_with_progress(settings: dict, run_file: str) -> dict:  # pragma: no cov
 
 def main(argv: list[str]) -> int:
     if argv in ([], ["--plain"], ["--json"]):   # the usual calls need no parser
-        parser, settings, plain, as_json = None, {}, argv == ["--plain"], argv == ["--json"]
+        settings, plain, as_json = {}, argv == ["--plain"], argv == ["--json"]
     else:
-        parser = _parser()
-        args = parser.parse_args(argv)
+        args = _parser().parse_args(argv)
         plain, as_json = args.plain, args.json
         settings = {key: value for key, value in vars(args).items() if key not in ("plain", "json")}
     rich = wants_rich(plain, as_json)
@@ -86,9 +85,11 @@ def main(argv: list[str]) -> int:
         else:
             record = trace(**settings)
     except (ValueError, TypeError, OSError) as error:
-        # One line, no usage block: the input is at fault, not the command line.
+        # One line, no usage block: the input is at fault, not the command line. Ids in the
+        # message come from the user's files: control characters are shown escaped.
         import sys
-        sys.stderr.write(f"methods.py audit: error: {' '.join(str(error).split())}\n")
+        from modules.audit.view import printable
+        sys.stderr.write(f"methods.py audit: error: {printable(' '.join(str(error).split()))}\n")
         return 2
     if as_json:
         import json

@@ -39,7 +39,6 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 from modules.budget import Chunk as WalkChunk, fill_budget
-from modules.common.checks import whole_number
 from modules.common.units import chars, lab_tokens
 from modules.context.mechanism import coverage_counts, recall_counts
 from modules.dedupe import Chunk as DedupeChunk, dedupe_canonical, dedupe_text, select_non_overlapping
