@@ -42,7 +42,8 @@ def _detail_lines(query: dict, labels: dict) -> list[str]:
     seen: dict[tuple, list[str]] = {}
     for step in query["budgets"]:
         for loss in step["lost"]:
-            seen.setdefault((loss["id"], loss["cause"], loss["detail"]), []).append(str(step["budget"]))
+            flag = "; check the judgement" if loss["kind"] == "judgement" else ""
+            seen.setdefault((loss["id"], loss["cause"], loss["detail"] + flag), []).append(str(step["budget"]))
     lines = []
     for (pid, cause, detail), budgets in sorted(seen.items(), key=lambda item: item[0][0]):
         where = "every budget" if len(budgets) == len(query["budgets"]) else ", ".join(budgets)
