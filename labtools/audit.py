@@ -40,7 +40,7 @@ def _parser():
                                                           "your system sent, audited beside the lessons' walk")
     parser.add_argument("--budget", dest="budgets", action="append", type=number("--budget"), metavar="N",
                         help="a budget in the unit (repeatable); default 80, 120, 400, 1000 chars "
-                             "or 20, 30, 100, 250 lab tokens")
+                             "or 20, 30, 100, 250 lab tokens (and tokens of --tokenizer)")
     parser.add_argument("--unit", choices=list(UNITS), default="chars", help="what a budget counts (default chars)")
     parser.add_argument("--tokenizer", metavar="MODULE:FUNCTION",
                         help="count budgets with your own tokenizer (text -> a count or a list of tokens)")
