@@ -31,13 +31,21 @@ def _parser():
                                              "the packet. Without PATH, audit the demo (modules/audit/demo).")
     parser.add_argument("path", nargs="?", metavar="PATH",
                         help="a BEIR folder: corpus.jsonl, queries.jsonl, qrels/*.tsv and a run")
-    parser.add_argument("--run", metavar="FILE", help="the run (TREC, or JSON lines if it ends in .jsonl); "
-                                                      "default: the folder's run.trec, run.txt or run.jsonl")
-    parser.add_argument("--qrels", metavar="FILE", help="default: qrels/test.tsv, or the only .tsv in qrels/")
+    parser.add_argument("--run", metavar="FILE", help="the run: TREC, JSON lines or {qid: {docid: score}}, any "
+                                                      "of them gzipped; default: the folder's run.trec, run.txt, "
+                                                      "run.jsonl or run.json")
+    parser.add_argument("--qrels", metavar="FILE", help="BEIR or TREC qrels; default: qrels/test.tsv, or the "
+                                                        "only .tsv in qrels/")
+    parser.add_argument("--packets", metavar="FILE", help="JSON lines {\"qid\", \"docids\", \"texts\"}: the packets "
+                                                          "your system sent, audited beside the lessons' walk")
     parser.add_argument("--budget", dest="budgets", action="append", type=number("--budget"), metavar="N",
                         help="a budget in the unit (repeatable); default 80, 120, 400, 1000 chars "
-                             "or 20, 30, 100, 250 lab tokens")
+                             "or 20, 30, 100, 250 lab tokens (and tokens of --tokenizer)")
     parser.add_argument("--unit", choices=list(UNITS), default="chars", help="what a budget counts (default chars)")
+    parser.add_argument("--tokenizer", metavar="MODULE:FUNCTION",
+                        help="count budgets with your own tokenizer (text -> a count or a list of tokens)")
+    parser.add_argument("--policy", action="store_true",
+                        help="compare the lessons' walks (stop, skip, units) side by side")
     parser.add_argument("--k", type=number("--k", 1), default=DEFAULT_K, metavar="K",
                         help=f"candidates per query handed to the selector, and the k of recall@k (default {DEFAULT_K})")
     parser.add_argument("--as-of", dest="as_of", metavar="YYYY-MM-DD",
@@ -55,16 +63,15 @@ def _run_with_progress(settings: dict, run_file: str) -> dict:  # pragma: no cov
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
     with Progress(TextColumn("auditing {task.fields[name]}"), BarColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("audit", total=os.path.getsize(run_file), name=os.path.basename(run_file))
+        task = bar.add_task("audit", total=None, name=os.path.basename(run_file))
         return trace(**settings, progress=lambda done, total: bar.update(task, completed=done))
 
 
 def main(argv: list[str]) -> int:
     if argv in ([], ["--plain"], ["--json"]):   # the usual calls need no parser
-        parser, settings, plain, as_json = None, {}, argv == ["--plain"], argv == ["--json"]
+        settings, plain, as_json = {}, argv == ["--plain"], argv == ["--json"]
     else:
-        parser = _parser()
-        args = parser.parse_args(argv)
+        args = _parser().parse_args(argv)
         plain, as_json = args.plain, args.json
         settings = {key: value for key, value in vars(args).items() if key not in ("plain", "json")}
     rich = wants_rich(plain, as_json)
@@ -78,7 +85,12 @@ def main(argv: list[str]) -> int:
         else:
             record = trace(**settings)
     except (ValueError, TypeError, OSError) as error:
-        (parser or _parser()).error(str(error))
+        # One line, no usage block: the input is at fault, not the command line. Ids in the
+        # message come from the user's files: control characters are shown escaped.
+        import sys
+        from modules.audit.view import printable
+        sys.stderr.write(f"methods.py audit: error: {printable(' '.join(str(error).split()))}\n")
+        return 2
     if as_json:
         import json
         write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")

@@ -70,7 +70,7 @@ WORKFLOW = {
     "hint": ("the next hint for a task, one level at a time", "labtools.cli:hint"),
     "reset": ("restore an exercise file to its stub (your file is backed up first)", "labtools.workflow:reset"),
     "watch": ("re-grade whenever you save an exercise file", "labtools.workflow:watch"),
-    "audit": ("find where your own retrieval run (BEIR folder + TREC run) loses evidence",
+    "audit": ("find where your own retrieval run, or the packets it sent, lose evidence",
               "labtools.audit:main"),
     "grade": ("instructors: grade a folder of submissions into a gradebook", "labtools.gradebook:main"),
     "dev": ("maintainer commands: sync, check, notebooks, golden, mutants, bench, probe, gradescope, test",

@@ -75,7 +75,7 @@ def test_budget_skip_is_booked_and_the_walk_goes_on(tmp_path):
                               {"in_packet": 2}]
     result = report.results[0]
     assert result.coverage == (0, 1, 2) and (result.retrieved, result.needed) == (2, 2)
-    assert result.lost[1][0].detail == "91 chars; 100 of 120 used"
+    assert result.lost[1][0].detail == "91 chars; 100 of 120 used by a"   # what filled the budget
 
 
 def test_duplicate_text_keeps_the_first_ranked_and_says_whether_it_reached_the_packet(tmp_path):
@@ -111,7 +111,8 @@ def test_version_conflict_blocks_the_whole_source(tmp_path):
                   {"q": ["h2", "h1", "h-note", "other"]}, {"q": ["h2", "h-note", "other"]})
     report = run_audit(str(data), budgets=[400])
     assert ledger(report) == [{"version_conflict": 2, "in_packet": 1}]
-    assert report.results[0].lost[0][0].detail == "hours has versions 2, 1 among the candidates"
+    assert report.results[0].lost[0][0].detail == ("hours has versions 2, 1 among the candidates, none declared to "
+                                                   "supersede the others")
 
 
 def test_overlap_rejects_shared_lines_but_not_adjacent_ones(tmp_path):
@@ -152,7 +153,7 @@ def test_not_retrieved_beyond_k_or_absent_and_not_in_corpus(tmp_path):
     report = run_audit(str(data), budgets=[400], k=3)
     assert ledger(report) == [{"not_retrieved": 2, "not_in_corpus": 1, "in_packet": 0}]
     details = {loss.id: loss.detail for loss in report.results[0].lost[0]}
-    assert details == {"b": "ranked 4 of 4, beyond k = 3", "ghost": "rank 2; corpus.jsonl has no such _id",
+    assert details == {"b": "ranked 4 of 4, beyond k = 3", "ghost": "rank 2; the corpus has no such _id",
                        "never": "not in the run for this query"}
     assert report.results[0].retrieved == 1   # ghost counts for recall@3, as trec_eval counts it
     assert report.findings.counts == {"unknown_doc": 1, "qrels_unknown_doc": 2}
@@ -172,20 +173,21 @@ def test_budgets_in_lab_tokens(tmp_path):
     report = run_audit(str(data), unit="lab-tokens", budgets=[3, 4])
     # help desk hours = 1 + 1 + 1 lab tokens; returned books = 2 + 1.
     assert ledger(report) == [{"budget_skip": 1, "in_packet": 1}, {"budget_skip": 1, "in_packet": 1}]
-    assert report.results[0].lost[0][0].detail == "3 lab-tokens; 3 of 3 used"
+    assert report.results[0].lost[0][0].detail == "3 lab-tokens; 3 of 3 used by a"
 
 
 # ---------------------------------------------------------------- the demo
 
 def test_demo_ledger_by_hand():
     report = run_audit()
-    assert report.settings == {"k": 10, "unit": "chars", "budgets": [80, 120, 400, 1000], "as_of": "2026-07-01"}
+    assert report.settings == {"k": 10, "unit": "chars", "budgets": [80, 120, 400, 1000], "as_of": "2026-07-01",
+                               "tokenizer": None}
     by_query = {r.qid: {loss.id: loss.cause for loss in r.lost[2]} for r in report.results}   # at 400
     assert by_query == {"q1": {}, "q2": {"hours-v2": "version_conflict"}, "q3": {"returns-v1": "duplicate_text"},
                         "q4": {"guide-w2": "overlap", "hours-v2": "not_retrieved"},
                         "q5": {"late-fee-2025": "expired"}, "q6": {"returns-export-2024": "canonical_copy"},
-                        "q7": {"A2": "budget_skip"}}
-    assert [r["ledger"]["budget_skip"] for r in trace()["budgets"]] == [4, 3, 1, 0]
+                        "q7": {"A1": "budget_skip", "A2": "budget_skip"}}   # lesson 11: one unit or none
+    assert [r["ledger"]["budget_skip"] for r in trace()["budgets"]] == [4, 3, 2, 0]
     assert report.findings.counts == {"unknown_doc": 1, "run_query_without_qrels": 1}
 
 
@@ -211,7 +213,8 @@ def test_demo_files_are_what_the_generator_writes():
 
 
 def test_corpus_holds_sizes_and_hashes_not_texts():
-    corpus = audit.Corpus(audit_io.read_corpus(str(DEMO / "corpus.jsonl"), audit.UNITS["chars"]))
+    ids = {json.loads(line)["_id"] for line in (DEMO / "corpus.jsonl").read_text(encoding="utf-8").splitlines()}
+    corpus = audit.Corpus(audit_io.read_corpus(str(DEMO / "corpus.jsonl"), audit.UNITS["chars"], "corpus.jsonl", ids))
     texts = [json.loads(line)["text"] for line in (DEMO / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
     held = repr(list(corpus.held.values()))
     assert not [t for t in texts if repr(t)[1:-1] in held]
@@ -265,7 +268,7 @@ def test_recall_agrees_exactly_with_ir_measures_with_ties_and_unknown_ids(tmp_pa
 # ---------------------------------------------------------------- bad input: raised, naming file, line, field
 
 BAD_CORPUS = [
-    ('{"_id": "a", "text": "x"}\n{"_id": "b", "text": \n', 2, "(json)"),
+    ('{"_id": "b", "text": "x"}\n{"_id": "a", "text": \n', 2, "(json)"),   # a line the run names
     ('["a", "x"]\n', 1, "(json)"),
     ('{"text": "x"}\n', 1, "_id"),
     ('{"_id": "a", "text": 5}\n', 1, "text"),
@@ -282,7 +285,9 @@ BAD_CORPUS = [
     ('{"_id": "a", "text": "x", "metadata": {"valid_until": "2026-02-30"}}\n', 1, "metadata.valid_until"),
     ('{"_id": "a", "text": "x", "metadata": {"valid_from": "2026-03-01", "valid_until": "2026-02-01"}}\n', 1,
      "metadata.valid_until"),
-    ('{"_id": "a", "text": "x", "metadata": {"version": 2, "source": "s"}}\n', 1, "version"),
+    ('{"_id": "a", "text": "x", "metadata": {"version": 2.5, "source": "s"}}\n', 1, "version"),
+    ('{"_id": "a", "text": "x", "text": "y"}\n', 1, "text"),
+    ('[' * 200000 + '\n', 1, "(json)"),
     ('{"_id": "a", "text": "x", "source": "s"}\n', 1, "source"),
     ('{"_id": "a", "text": "x", "metadata": "s"}\n', 1, "metadata"),
 ]
@@ -305,7 +310,7 @@ BAD_RUNS = [
     ("q Q0 a 1 nan t\n", 1, "score"),
     ("q Q0 a 1 1_5 t\n", 1, "score"),
     ("q Q0 a 1 inf t\n", 1, "score"),
-    ("q Q0 a 1 5.0 t\nr Q0 a 1 5.0 t\nq Q0 b 2 4.0 t\n", 3, "qid"),
+    ("q Q0 a 1 1e999 t\n", 1, "score"),
 ]
 
 
@@ -357,7 +362,7 @@ def test_queries_and_encoding_errors_name_their_line(tmp_path):
         run_audit(str(data))
     (data / "queries.jsonl").write_text('{"_id": "q", "text": "x"}\n')
     (data / "corpus.jsonl").write_bytes(b'{"_id": "a", "text": "x"}\n{"_id": "b", "text": "\xff"}\n')
-    with pytest.raises(audit_io.InputError, match=r"corpus.jsonl line 2, field \(encoding\): not UTF-8"):
+    with pytest.raises(audit_io.InputError, match=r"corpus.jsonl line 2, field \(encoding\): expected UTF-8"):
         run_audit(str(data))
 
 
@@ -409,8 +414,9 @@ def test_the_command_reports_errors_with_exit_2_and_writes_nothing(tmp_path):
     before, files_before = tree_state(), sorted(p.name for p in data.rglob("*"))
     done = methods("audit", str(data), check=False)
     assert done.returncode == 2
-    assert "methods.py audit: error: run.trec line 1, field score: must be a finite decimal number, got 'high'" \
-        in done.stderr.decode()
+    assert done.stderr.decode() == ("methods.py audit: error: run.trec line 1, field score: expected a finite "
+                                    "decimal number in a TREC run line (qid Q0 docid rank score tag), found "
+                                    "'high'\n")   # one line, no usage block
     assert tree_state() == before and sorted(p.name for p in data.rglob("*")) == files_before
     for args in (["--budget", "ten"], ["--k", "0"], ["--unit", "tokens"], ["--as-of", "2026-13-01"],
                  [str(tmp_path / "nowhere")], ["--top", "-1"]):
@@ -443,11 +449,11 @@ def test_options_reach_the_audit():
         ("late-fee-2026", "not yet valid: first day 2026-07-01 (as of 2026-06-30)")]
 
 
-def test_progress_is_reported_per_query_up_to_the_file_size():
+def test_progress_is_reported_per_query_up_to_the_run_entries():
     seen = []
     trace(progress=lambda done, total: seen.append((done, total)))
-    size = (DEMO / "run.trec").stat().st_size
-    assert len(seen) == 8 and seen[-1] == (size, size) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    entries = len((DEMO / "run.trec").read_text().splitlines())
+    assert len(seen) == 8 and seen[-1] == (entries, entries) and [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
 def test_a_query_with_no_losses_and_an_empty_gap_list(tmp_path):
@@ -542,3 +548,218 @@ def test_the_scale_benchmark_runs_on_small_inputs(tmp_path):
     assert {"not_retrieved", "budget_skip"} <= causes
     rows = bench.audit_scale(passages=500, query_counts=(5, 20), candidates=20)
     assert [r["queries"] for r in rows] == [5, 20] and all(r["seconds"] > 0 and r["peak_mb"] > 0 for r in rows)
+
+
+# ---------------------------------------------------------------- issue 29: the lessons' rules
+
+def test_declared_neighbours_travel_as_one_unit_or_not_at_all(tmp_path):
+    # A1 (100) and A2 (91) are positions 3 and 4 of one policy: 191 together. At 150 the unit
+    # does not fit and neither goes (lesson 11: never the conclusion without its exception);
+    # c (30) fills the room instead. Without positions, A1 alone would have been sent.
+    rows = [passage("A1", A100, source="policy", position=3), passage("A2", B91, source="policy", position=4),
+            passage("c", C30)]
+    data = folder(tmp_path, rows, {"q": ["A1", "c", "A2"]}, {"q": ["A1", "A2"]})
+    report = run_audit(str(data), budgets=[150, 250])
+    assert report.results[0].packets == (("c",), ("A1", "A2", "c"))
+    assert losses(report, "q") == {"A1": "budget_skip", "A2": "budget_skip"}
+    assert report.results[0].lost[0][0].detail == ("191 chars with A2 (neighbours in policy, one unit); "
+                                                   "30 of 150 used by c")
+    plain = folder(tmp_path / "plain", [passage("A1", A100), passage("A2", B91), passage("c", C30)],
+                   {"q": ["A1", "c", "A2"]}, {"q": ["A1", "A2"]})
+    assert run_audit(str(plain), budgets=[150]).results[0].packets == (("A1", "c"),)
+
+
+def test_a_declared_supersedes_settles_the_version_conflict_as_lesson_04_does(tmp_path):
+    rows = [passage("h1", A100, source="hours", version="1"),
+            passage("h2", B91, source="hours", version="2", supersedes="1")]
+    data = folder(tmp_path, rows, {"q": ["h1", "h2"]}, {"q": ["h1", "h2"]})
+    report = run_audit(str(data), budgets=[400])
+    assert report.results[0].packets == (("h2",),)
+    loss = report.results[0].lost[0][0]
+    assert (loss.id, loss.cause, loss.kept) == ("h1", "superseded", "h2")
+    assert audit.KINDS["superseded"] == "judgement" and audit.KINDS["version_conflict"] == "policy"
+    record = trace(str(data), budgets=[400])
+    assert record["notes"] == {"superseded": audit.NOTES["superseded"]}
+    assert record["queries"][0]["budgets"][0]["lost"][0]["kind"] == "judgement"
+
+
+def test_causes_carry_their_kind_and_a_next_step_in_the_output():
+    record = trace()
+    assert set(record["notes"]) == {c for r in record["budgets"] for c, n in r["ledger"].items() if n}
+    assert {s["cause"]: s["kind"] for s in record["pipeline"]}["expired"] == "judgement"
+    text = methods("audit").stdout.decode()
+    assert "check the judgement" in text and "What to do next" in text
+
+
+def test_json_lists_the_packet_per_query_and_budget():
+    q1 = next(q for q in trace()["queries"] if q["query"] == "q1")
+    assert [step["packet"] for step in q1["budgets"]][:2] == [["wifi-v1", "card-v1"], ["returns-v1"]]
+
+
+def test_policies_side_by_side(tmp_path):
+    rows = [passage("A1", A100, source="policy", position=3), passage("A2", B91, source="policy", position=4),
+            passage("c", C30)]
+    data = folder(tmp_path, rows, {"q": ["A1", "c", "A2"]}, {"q": ["A1", "c"]})
+    report = run_audit(str(data), budgets=[150], policy=True)
+    # stop: A1, then c fits (130), A2 does not and ends the walk; skip: the same; units: A1+A2 skipped.
+    assert report.results[0].policies == {"stop": (2,), "skip": (2,), "units": (1,)}
+    assert "units walk" in methods("audit", str(data), "--policy", "--budget", "150").stdout.decode()
+
+
+def test_a_tokenizer_of_your_own_counts_the_budgets(tmp_path, monkeypatch):
+    (tmp_path / "mytok.py").write_text("def words(text):\n    return text.split()\n"
+                                       "def count(text):\n    return 2 * len(text.split())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    data = folder(tmp_path / "data", [passage("a", "one two three"), passage("b", "four five")],
+                  {"q": ["a", "b"]}, {"q": ["a", "b"]})
+    report = run_audit(str(data), tokenizer="mytok:words", budgets=[3, 5])
+    assert report.settings["unit"] == "mytok:words" and [r for r in report.results[0].coverage] == [1, 2]
+    assert run_audit(str(data), tokenizer="mytok:count", budgets=[6]).results[0].coverage == (1,)
+    done = methods("audit", str(data), "--tokenizer", "mytok:words", "--budget", "3", cwd=str(tmp_path))
+    assert "tokens counted by mytok:words" in done.stdout.decode()
+    with pytest.raises(ValueError, match="expected an importable callable"):
+        run_audit(str(data), tokenizer="mytok:nothing")
+
+
+# ---------------------------------------------------------------- issue 29: sent packets
+
+def test_sent_packets_book_truncation_another_version_and_a_split_unit_each_under_its_cause(tmp_path):
+    no = "Travel booked before approval is not reimbursed at all."
+    rows = [passage("A1", A100, source="policy", position=3), passage("A2", no, source="policy", position=4),
+            passage("h1", B91, source="hours", version="1"), passage("h2", B91 + "!", source="hours", version="2"),
+            passage("c", C30), passage("d", "d" * 40)]
+    data = folder(tmp_path, rows, {"q1": ["A1", "A2"], "q2": ["h2", "h1"], "q3": ["c", "d"], "q4": ["A2", "c"],
+                                   "q5": ["d", "c"]},
+                  {"q1": ["A1", "A2"], "q2": ["h2"], "q3": ["c"], "q4": ["A2"], "q5": ["c"]})
+    packets = [{"qid": "q1", "docids": ["A1"], "texts": [A100]},            # A1 without A2
+               {"qid": "q2", "docids": ["h2"], "texts": [B91]},             # h1's text under h2's id
+               {"qid": "q3", "docids": ["c"], "texts": [C30[:10] + "..."]},  # cut to fit
+               {"qid": "q4", "docids": ["A2"], "texts": [no.replace("not ", "")]},   # a cut "not"
+               {"qid": "q5", "docids": ["d"]}]                              # c retrieved, not sent
+    (data / "packets.jsonl").write_text("".join(json.dumps(p) + "\n" for p in packets))
+    report = run_audit(str(data), packets=str(data / "packets.jsonl"), budgets=[400])
+    booked = {(r.qid, b.id): b.cause for r in report.packet_results for b in r.bookings}
+    assert booked == {("q1", "A1"): "split_unit", ("q1", "A2"): "split_unit", ("q2", "h2"): "other_version",
+                      ("q3", "c"): "truncated", ("q4", "A2"): "cut_negation", ("q5", "c"): "not_sent"}
+    q5 = report.packet_results[-1]
+    assert q5.budget == 40 and q5.lab_packet == ("d",) and q5.bookings[0].diagnosis.startswith("diagnosis:")
+    assert report.packets.causes["split_unit"] == 2 and report.packet_results[0].splits == (("A1", "A2"),)
+    # The counterfactual: on q1's budget (100) the lessons' walk sends neither half of the unit.
+    assert report.packet_results[0].lab_packet == () and report.packet_results[0].covered == 0
+    text = methods("audit", str(data), "--packets", str(data / "packets.jsonl"), "--budget", "400").stdout.decode()
+    assert "your packets carried" in text and "the lessons' walk would have carried" in text
+
+
+def test_the_demo_packets_show_each_cause():
+    report = run_audit(packets=str(DEMO / "packets.jsonl"))
+    booked = {(r.qid, b.id): b.cause for r in report.packet_results for b in r.bookings}
+    assert booked[("q2", "hours-v2")] == "other_version" and booked[("q3", "returns-v1")] == "truncated"
+    assert booked[("q7", "A2")] == booked[("q7", "A1")] == "split_unit"
+    assert booked[("q1", "hours-v2")] == "not_sent"
+    assert report.packets.lab_sum > report.packets.coverage_sum
+
+
+# ---------------------------------------------------------------- issue 29: real formats
+
+def test_gzip_bom_trec_qrels_integer_ids_and_a_run_in_any_order(tmp_path):
+    import gzip
+    rows = [{"_id": 12345, "title": "", "text": A100, "metadata": {"source": "s", "version": 2}},
+            passage("b", B91)]
+    data = folder(tmp_path, rows, "q Q0 b 2 5.0 t\nr Q0 b 1 9.0 t\nq Q0 12345 1 6.0 t\n", {"q": [], "r": []})
+    (data / "corpus.jsonl").unlink()
+    (data / "corpus.jsonl.gz").write_bytes(gzip.compress(("\ufeff" + "".join(json.dumps(r) + "\n" for r in rows))
+                                                         .encode("utf-8")))
+    (data / "qrels" / "test.tsv").write_text("q 0 12345 1\nq 0 b 0\nr 0 b 2\n")   # TREC qrels
+    (data / "run.trec").rename(data / "run.trec.gz")
+    (data / "run.trec.gz").write_bytes(gzip.compress(b"q Q0 b 2 5.0 t\nr Q0 b 1 9.0 t\nq Q0 12345 1 6.0 t\n"))
+    report = run_audit(str(data), budgets=[400])
+    assert [(r.qid, r.coverage) for r in report.results] == [("q", (1,)), ("r", (1,))]
+    assert report.findings.counts["integer_id"] == 2 and report.findings.counts["run_not_grouped"] == 1
+
+
+def test_a_json_run_of_query_to_doc_to_score(tmp_path):
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91)], {"q": ["a", "b"]}, {"q": ["b"]})
+    (data / "run.trec").unlink()
+    (data / "run.json").write_text(json.dumps({"q": {"a": 1.5, "b": 2.5}}, indent=2))
+    record = trace(str(data), budgets=[100])
+    assert record["data"]["run_format"] == "JSON {qid: {docid: score}}"
+    assert record["queries"][0]["budgets"][0]["packet"] == ["b"]
+
+
+@pytest.mark.parametrize("text, field, found", [
+    ('{"_id": "a", "_id": "b", "text": "x"}\n', "_id", "appears twice"),
+    ('[' * 200000 + '\n', "(json)", "nested deeper"),
+])
+def test_hostile_corpus_lines_get_one_line_errors(tmp_path, text, field, found):
+    data = folder(tmp_path, [], {"q": ["a"]}, {"q": ["a"]})
+    (data / "corpus.jsonl").write_text(text)
+    with pytest.raises(audit_io.InputError) as caught:
+        run_audit(str(data))
+    assert caught.value.field == field and found in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_line_over_the_limit_is_refused_without_reading_it_whole(tmp_path):
+    data = folder(tmp_path, [passage("a", "x"), passage("b", "x" * 100)], {"q": ["a"]}, {"q": ["a"]})
+    with pytest.raises(audit_io.InputError, match=r"corpus.jsonl line 2, field \(line\): expected a line of at most"):
+        list(audit_io.open_lines(str(data / "corpus.jsonl"), "corpus.jsonl", limit=64))
+    assert audit_io.MAX_LINE == 1 << 24   # the stated size, in the module's docstring
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_non_regular_files_are_refused(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    (data / "corpus.jsonl").unlink()
+    os.mkfifo(data / "corpus.jsonl")
+    with pytest.raises(ValueError, match="expected a regular file .* found a FIFO"):
+        run_audit(str(data))
+    (data / "corpus.jsonl").unlink()
+    (data / "corpus.jsonl").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="found a device"):
+        run_audit(str(data))
+    (data / "corpus.jsonl").unlink()
+    (data / "corpus.jsonl").mkdir()
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2 and b"found a directory" in done.stderr and b"usage" not in done.stderr
+
+
+def test_ids_are_trimmed_alike_in_every_file(tmp_path):
+    data = folder(tmp_path, [{"_id": "sp ", "title": "", "text": "x"}], {"q": ["sp"]}, {"q": ["sp"]})
+    assert run_audit(str(data)).results[0].coverage[-1] == 1
+
+
+# ---------------------------------------------------------------- issue 29: loud when it cannot judge
+
+def test_ids_that_match_nothing_exit_2_with_a_few_ids_from_each_side(tmp_path):
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91)], {"q": ["doc:a", "doc:b"]}, {"q": ["a"]})
+    done = methods("audit", str(data), check=False)
+    message = done.stderr.decode()
+    assert done.returncode == 2 and "cannot judge" in message and "doc:a" in message and "corpus ids: a, b" in message
+    other = folder(tmp_path / "other", [passage("a", A100)], {"x": ["a"]}, {"q": ["a"]})
+    done = methods("audit", str(other), check=False)
+    assert done.returncode == 2 and b"no judged query appears in the run" in done.stderr
+
+
+def test_a_smaller_share_of_unknown_ids_is_a_warning_at_the_top():
+    lines = methods("audit").stdout.decode().splitlines()
+    assert lines[3].startswith("Warning: 1 of the run's 35 entries")
+
+
+def test_a_sparse_corpus_of_zeros_is_refused_at_the_line_limit(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    with open(data / "corpus.jsonl", "wb") as out:
+        out.truncate(64 << 20)   # 64 MiB of NUL bytes, no newline, nothing on disk
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2 and done.stderr.decode().count("\n") == 1
+    assert b"corpus.jsonl line 1, field (line): expected a line of at most 16,777,216 bytes" in done.stderr
+
+
+def test_a_packets_file_is_checked_line_by_line(tmp_path):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    for text, field in (('{"qid": "q", "docids": "a"}\n', "docids"),
+                        ('{"qid": "q", "docids": ["a"], "texts": ["x", "y"]}\n', "texts"),
+                        ('{"qid": "q", "docids": ["a", "a"]}\n', "docids"),
+                        ('{"qid": "q", "docids": ["a"]}\n{"qid": "q", "docids": []}\n', "qid")):
+        (data / "packets.jsonl").write_text(text)
+        with pytest.raises(audit_io.InputError) as caught:
+            run_audit(str(data), packets=str(data / "packets.jsonl"))
+        assert caught.value.field == field, text

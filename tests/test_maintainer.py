@@ -271,7 +271,7 @@ def test_lesson_numbers_come_from_the_registry_order():
     assert methods.LESSONS is LESSONS  # one registry, re-exported for the tests and notebooks
     for source in sorted((ROOT / "notebooks" / "src").glob("*.py")):
         number, _, name = source.stem.partition("_")
-        if name not in LESSONS:  # a notebook of a workflow command (14_audit), numbered after the lessons
+        if name not in LESSONS:  # a notebook of a workflow command (15_audit), numbered after the lessons
             from labtools.registry import WORKFLOW
             assert name in WORKFLOW and int(number) > len(COURSE), f"{source.name}: no lesson or command {name!r}"
             continue

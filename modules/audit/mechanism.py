@@ -5,85 +5,148 @@ lose what the ranking found. This module replays a real run through the lessons'
 selection mechanisms, imported, never re-implemented, and books every needed passage that
 does not reach the packet under exactly one cause, the first step that removed it:
 
-    not_retrieved     not among the run's top k for the query (a retrieval loss)
-    not_in_corpus     in the top k, but corpus.jsonl has no such _id (an input problem)
-    expired           outside its validity window on the as-of date (versions.valid_on, lesson 04)
-    version_conflict  its source shows two version labels among the top k, so the whole
-                      source is blocked (lesson 01's rule, versions.multi_version_sources)
+    not_retrieved     not among the run's top k for the query               (retrieval)
+    not_in_corpus     in the top k, but the corpus has no such _id          (input)
+    expired           outside its validity window on the as-of date         (judgement)
+                      (versions.valid_on, lesson 04)
+    superseded        another version of its source among the candidates declares that it
+                      supersedes this one (versions.resolve_or_abstain)     (judgement)
+    version_conflict  its source shows two version labels and no declaration settles them,
+                      so the whole source is held back (lesson 01's rule)   (policy)
     canonical_copy    a copy of a passage whose other copy was kept (dedupe.dedupe_canonical)
     duplicate_text    the same text as a higher-ranked passage (dedupe.dedupe_text)
     overlap           shares a line of its file with a higher-ranked passage
-                      (dedupe.select_non_overlapping)
-    budget_skip       did not fit in the room left (budget.fill_budget, the skip walk)
+                      (dedupe.select_non_overlapping)                       (policy)
+    budget_skip       its unit did not fit in the room left (budget.fill_budget, the skip
+                      walk, over lesson 11's units: declared neighbours travel together)
 
-The steps run in that order over the top k, and only the walk depends on the budget, so a
-query is selected once and walked once per budget. Recall@k and coverage are lesson 01's
-counts (context.recall_counts, context.coverage_counts); per query,
-needed = not retrieved + not in corpus + lost in selection + in the packet.
+"judgement" marks a passage the qrels call relevant that the rules exclude for a stated
+reason: the judgement may be the thing to check. The steps run in that order over the top
+k, and only the walk depends on the budget. Recall@k and coverage are lesson 01's counts
+(context.recall_counts, context.coverage_counts). The audit of packets a system actually
+sent is in modules/audit/sent.py.
 
-The audit holds no passage text: a passage is its size in the unit, the SHA-256 of its text
-and its metadata. The lessons' records get the hash where they would hold the text (equal
-hashes, equal texts), and the walk's counter looks the size up by hash. Relevance is
-qrels score >= 1, and the ranking is the run's scores, highest first, equal scores in
-descending doc id order: trec_eval's order, so recall@k agrees with trec_eval and
-ir-measures. The rank column is checked (repeated ranks are counted), not used to order.
+The audit holds no passage text (only a packet's passages keep theirs, to compare): a
+passage is its size in the unit, the SHA-256 of its text and its metadata. The ranking is
+the run's scores, highest first, equal scores in descending doc id order: trec_eval's
+order, so recall@k agrees with trec_eval and ir-measures.
 """
 
 from __future__ import annotations
 
 import os
 from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.budget import Chunk as WalkChunk, fill_budget
-from modules.common.checks import whole_number
 from modules.common.units import chars, lab_tokens
 from modules.context.mechanism import coverage_counts, recall_counts
 from modules.dedupe import Chunk as DedupeChunk, dedupe_canonical, dedupe_text, select_non_overlapping
-from modules.versions import AS_OF, Record, check_day, multi_version_sources, valid_on
+from modules.versions import AS_OF, Record, check_day, multi_version_sources, resolve_or_abstain, valid_on
 
-__all__ = ["CAUSES", "UNITS", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF", "Corpus", "Loss",
-           "QueryAudit", "Ledger", "rank_entries", "select_candidates", "audit_query", "run_audit"]
+__all__ = ["CAUSES", "KINDS", "NOTES", "UNITS", "POLICIES", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF",
+           "Corpus", "Loss", "QueryAudit", "rank_entries", "select_candidates", "walkable", "walk", "audit_query",
+           "load_tokenizer"]
 
-CAUSES = ("not_retrieved", "not_in_corpus", "expired", "version_conflict", "canonical_copy",
+CAUSES = ("not_retrieved", "not_in_corpus", "expired", "superseded", "version_conflict", "canonical_copy",
           "duplicate_text", "overlap", "budget_skip")
+KINDS = {"not_retrieved": "retrieval", "not_in_corpus": "input", "expired": "judgement", "superseded": "judgement",
+         "version_conflict": "policy", "canonical_copy": "policy", "duplicate_text": "policy", "overlap": "policy",
+         "budget_skip": "policy"}
+NOTES = {  # what to do next, per cause
+    "not_retrieved": "a retrieval defect: look at the query and the passage (vocabulary, chunking), "
+                     "or raise k",
+    "not_in_corpus": "fix the ids: the run or the qrels name passages the corpus lacks",
+    "expired": "check the judgement: the qrels call relevant a passage that is not valid on the "
+               "as-of date",
+    "superseded": "check the judgement: the qrels call relevant a version that a newer one declares "
+                  "it replaces",
+    "version_conflict": "a policy choice: declare which version supersedes (metadata.supersedes), "
+                        "or re-index one version",
+    "canonical_copy": "a policy choice: another copy of the same passage was kept; judge the copy "
+                      "or map copies to one id",
+    "duplicate_text": "a policy choice: the same text was kept under another id",
+    "overlap": "a policy choice: its lines were already sent in a higher-ranked window",
+    "budget_skip": "a policy choice: raise the budget, cut what filled it, or rank the passage "
+                   "higher",
+}
 UNITS = {"chars": chars, "lab-tokens": lab_tokens}
+# The lessons' walks, side by side (--policy): lesson 02's stop and skip walks over single
+# passages, and lesson 11's skip walk over units (declared neighbours together), the default.
+POLICIES = ("stop", "skip", "units")
 DEFAULT_K = 10
 DEFAULT_BUDGETS = {"chars": (80, 120, 400, 1000), "lab-tokens": (20, 30, 100, 250)}
 DEMO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
 DEMO_AS_OF = AS_OF          # the help desk's as-of date (lesson 04); user data has none unless given
 OPEN_START = "0001-01-01"   # valid_on needs a first day; a passage without one has always been valid
 
-# What the audit holds of one passage: the lessons' records (text replaced by its hash),
-# and what the steps read. `source_id` and `version` are the names lesson 04's
-# multi_version_sources reads; source_id is "" when the corpus gives no source.
-Held = namedtuple("Held", "chunk walk source_id version lines validity")
-# One needed passage that did not reach the packet. `kept` is the passage that won it
-# (duplicate, copy or overlap), "" otherwise; `kept_in_packet` says whether the winner got in.
-Loss = namedtuple("Loss", "id cause detail kept kept_in_packet")
-QueryAudit = namedtuple("QueryAudit", "qid needed retrieved in_corpus coverage lost")
-Selection = namedtuple("Selection", "eligible causes")
+# What the audit holds of one passage: the lessons' records (text replaced by its hash), and
+# what the steps read. A named tuple, as the readers' records are: one is built per passage
+# the run touches, and the record style of the lessons it feeds (lessons 03, 04 and 11).
+Held = namedtuple("Held", "chunk walk source_id version lines validity supersedes position text")
+
+
+@dataclass(frozen=True)
+class Loss:
+    """One needed passage that did not reach the packet. `kept` is the passage that won it
+    (duplicate, copy, overlap or newer version), "" otherwise; `kept_in_packet` whether it got in."""
+
+    id: str
+    cause: str
+    detail: str
+    kept: str = ""
+    kept_in_packet: bool = False
+
+    def __post_init__(self) -> None:
+        if self.cause not in CAUSES:
+            raise ValueError(f"Loss.cause must be one of {', '.join(CAUSES)}, got {self.cause!r}")
+
+
+@dataclass(frozen=True)
+class QueryAudit:
+    """One query: its needed and retrieved counts, and per budget the coverage (needed passages
+    in the packet), the packet's ids in packet order, and a Loss per needed passage left out."""
+
+    qid: str
+    needed: int
+    retrieved: int
+    in_corpus: int
+    coverage: tuple
+    lost: tuple
+    packets: tuple
+    policies: dict      # policy -> coverage per budget (with --policy), else {}
+
+
+# units: tuple of tuples of Held, by best-ranked member; alive: the Held passages left, rank order
+Selection = namedtuple("Selection", "units causes alive")
 
 
 class Corpus:
-    """Every passage as the audit holds it, and its size by text hash for the walk's counter.
+    """Every passage the run or the qrels touch, as the audit holds it, and sizes by text hash.
 
     With an `as_of` date, lesson 04's valid_on decides each passage's validity once, here.
     """
 
-    def __init__(self, passages, as_of: str | None = None) -> None:
+    def __init__(self, passages, as_of: str | None = None, counter=chars) -> None:
         self.held: dict[str, Held] = {}
         self.size_of: dict[str, int] = {}
+        self.ids_of: dict[str, list[str]] = {}     # text hash -> ids (a sent text is looked up here)
+        self.at: dict[tuple[str, int], str] = {}   # (source, position) -> id: declared neighbours
         self.windows = 0
+        self.counter = counter
         self.as_of = None if as_of is None else check_day(as_of, "as_of")
         windows = []
         for p in passages:
             # The audit's canonical_id names one passage (its copies share it), so it is also
-            # the passage's anchor: lesson 03 then joins exactly the declared copies, whatever
-            # their text, and leaves distinct passages alone.
+            # the passage's anchor: lesson 03 then joins exactly the declared copies.
             chunk = DedupeChunk(p.id, p.source or p.id, p.digest, 0.0, p.canonical_id, p.copy,
                                 p.start_line or 1, p.end_line or 1, p.canonical_id)
-            self.held[p.id] = Held(chunk, WalkChunk(p.id, p.digest), p.source, p.version, p.start_line > 0, "")
+            self.held[p.id] = Held(chunk, WalkChunk(p.id, p.digest), p.source, p.version, p.start_line > 0, "",
+                                   p.supersedes, p.position, p.text)
             self.size_of[p.digest] = p.size
+            self.ids_of.setdefault(p.digest, []).append(p.id)
+            if p.position >= 0:
+                self.at[(p.source, p.position)] = p.id
             if p.valid_from or p.valid_until:
                 windows.append(p)
         self.windows = len(windows)
@@ -108,6 +171,35 @@ class Corpus:
         return self.size_of[self.held[pid].walk.text]
 
 
+def load_tokenizer(spec: str):
+    """`MODULE:FUNCTION` -> (its name, a counter str -> int): the callable may return a count
+    or a list of tokens. The module is imported from sys.path (the current folder first)."""
+    import importlib
+    import sys
+    module_name, _, function_name = spec.partition(":")
+    if not module_name or not function_name:
+        raise ValueError(f"--tokenizer: expected MODULE:FUNCTION, found {spec!r}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        function = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"--tokenizer {spec}: expected an importable callable, found {error}") from None
+    if not callable(function):
+        raise ValueError(f"--tokenizer {spec}: expected a callable, found {type(function).__name__}")
+
+    def count(text: str) -> int:
+        found = function(text)
+        if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
+            return found
+        if isinstance(found, (list, tuple)):
+            return len(found)
+        raise ValueError(f"--tokenizer {spec}: expected a count or a list of tokens, found "
+                         f"{type(found).__name__}")
+    count.__name__ = spec
+    return spec, count
+
+
 def rank_entries(entries, qid: str, corpus: Corpus, findings) -> list[str]:
     """The run's entries for one query as a ranking of distinct doc ids.
 
@@ -118,9 +210,10 @@ def rank_entries(entries, qid: str, corpus: Corpus, findings) -> list[str]:
     ranks: set[int] = set()
     held = corpus.held
     for entry in entries:
-        if entry.rank in ranks:
-            findings.add("duplicate_rank", f"{qid} rank {entry.rank} (line {entry.line})")
-        ranks.add(entry.rank)
+        if entry.rank is not None:
+            if entry.rank in ranks:
+                findings.add("duplicate_rank", f"{qid} rank {entry.rank} (line {entry.line})")
+            ranks.add(entry.rank)
         if entry.docid not in held:
             findings.add("unknown_doc", f"{qid} {entry.docid} (line {entry.line})")
     ranking, seen = [], set()
@@ -133,41 +226,75 @@ def rank_entries(entries, qid: str, corpus: Corpus, findings) -> list[str]:
     return ranking
 
 
+def _versions(alive, causes: dict) -> list:
+    """Lesson 04 over the candidates: a source with two version labels is settled by its declared
+    `supersedes` (resolve_or_abstain), or else held back whole (lesson 01's rule)."""
+    versioned = [h for h in alive if h.version]
+    conflicts = multi_version_sources(versioned) if len(versioned) > 1 else {}
+    for source, labels in conflicts.items():
+        members = [h for h in alive if h.source_id == source and h.version]
+        by_label: dict[str, list[str]] = {}
+        for h in members:
+            by_label.setdefault(h.version, []).append(h.chunk.id)
+        declared = {h.chunk.id: [old for label in h.supersedes for old in by_label.get(label, [])]
+                    for h in members if h.supersedes}
+        records = [Record(h.chunk.id, source, h.version, "", h.walk.text) for h in members]
+        decision = resolve_or_abstain(records, declared)
+        if decision["decision"] == "selected":
+            winner = decision["selected_id"]
+            label = next(h.version for h in members if h.chunk.id == winner)
+            for h in members:
+                if h.chunk.id != winner:
+                    causes[h.chunk.id] = ("superseded", f"version {h.version} of {source}; {winner} (version "
+                                                        f"{label}) declares it supersedes it", winner)
+        else:
+            for h in (h for h in alive if h.source_id == source):   # the whole source is held back
+                causes[h.chunk.id] = ("version_conflict", f"{source} has versions {', '.join(labels)} among "
+                                                          f"the candidates, none declared to supersede the "
+                                                          f"others", "")
+    return [h for h in alive if h.chunk.id not in causes]
+
+
+def _units(alive) -> tuple:
+    """Lesson 11's units: declared neighbours of one source (positions n and n + 1) travel as one
+    unit; every other passage is a unit of its own. Units are ordered by their best-ranked member."""
+    placed = [h for h in alive if h.position >= 0]
+    if not placed:
+        return tuple((h,) for h in alive)
+    from modules.practice.mechanism import Candidate, _units as practice_units
+    rank = {h.chunk.id: i for i, h in enumerate(alive)}
+    by_id = {h.chunk.id: h for h in placed}
+    candidates = [Candidate(h.chunk.id, 0.0, h.source_id, h.position, "-", "-", "-", "", "", 0.0, h.walk.text)
+                  for h in placed]
+    units = [tuple(by_id[c.id] for c in unit) for unit in practice_units(candidates, rank, set(), {})]
+    units += [(h,) for h in alive if h.position < 0]
+    return tuple(sorted(units, key=lambda unit: min(rank[h.chunk.id] for h in unit)))
+
+
 def select_candidates(top, corpus: Corpus) -> Selection:
-    """Run the budget-free steps over the top-k ids (rank order): what is left for the walk,
+    """Run the budget-free steps over the top-k ids (rank order): the units left for the walk,
     and id -> (cause, detail, kept id) for everything removed."""
     causes: dict[str, tuple[str, str, str]] = {}
     alive = []
     for rank, pid in enumerate(top, start=1):
         held = corpus.held.get(pid)
         if held is None:
-            causes[pid] = ("not_in_corpus", f"rank {rank}; corpus.jsonl has no such _id", "")
+            causes[pid] = ("not_in_corpus", f"rank {rank}; the corpus has no such _id", "")
         elif held.validity:
             causes[pid] = ("expired", f"{held.validity} (as of {corpus.as_of})", "")
         else:
             alive.append(held)
-    versioned = [h for h in alive if h.version]
-    if len(versioned) > 1:
-        conflicts = multi_version_sources(versioned)
-        if conflicts:
-            for held in alive:
-                if held.source_id in conflicts:
-                    labels = ", ".join(conflicts[held.source_id])
-                    causes[held.chunk.id] = ("version_conflict", f"{held.source_id} has versions {labels} "
-                                                                 f"among the candidates", "")
-            alive = [h for h in alive if h.chunk.id not in causes]
+    alive = _versions(alive, causes)
     declared = [h.chunk._replace(start_line=1, end_line=1) for h in alive if h.chunk.canonical_id]
     if len(declared) > 1:   # a copy is one passage on another site: its lines there say nothing
         dropped = dedupe_canonical(declared).dropped
         for pid, kept in dropped.items():
             causes[pid] = ("canonical_copy", f"a copy of {corpus.held[pid].chunk.canonical_id}; kept {kept}", kept)
-        if dropped:
-            alive = [h for h in alive if h.chunk.id not in dropped]
+        alive = [h for h in alive if h.chunk.id not in dropped]
     duplicates = dedupe_text([h.chunk for h in alive]).duplicate_of
     for pid, kept in duplicates.items():
         causes[pid] = ("duplicate_text", f"the same text as {kept}", kept)
-    if duplicates:
-        alive = [h for h in alive if h.chunk.id not in duplicates]
+    alive = [h for h in alive if h.chunk.id not in duplicates]
     lined = [h.chunk._replace(score=float(-index)) for index, h in enumerate(alive) if h.lines]
     if len(lined) > 1:      # scores that rank them in the run's order for the lesson's sort
         rejected = select_non_overlapping(lined).rejected
@@ -176,129 +303,82 @@ def select_candidates(top, corpus: Corpus) -> Selection:
             kept = reason.partition(":")[2]     # the lesson's reason: overlapping_lines_with:<kept id>
             causes[pid] = ("overlap", f"lines {chunk.start_line}-{chunk.end_line} of {chunk.source} overlap "
                                       f"{kept}", kept)
-        if rejected:
-            alive = [h for h in alive if h.chunk.id not in rejected]
-    return Selection(tuple(h.walk for h in alive), causes)
+        alive = [h for h in alive if h.chunk.id not in rejected]
+    return Selection(_units(alive), causes, tuple(alive))
 
 
-def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, unit: str) -> QueryAudit:
-    """Recall@k, and per budget the coverage and a Loss for every needed id not in the packet."""
+# What a walk walks: one budget-lesson Chunk per unit (its text a key), each key's size, and
+# the passages of each unit by its first id. Built once per query and policy, walked per budget.
+Walkable = namedtuple("Walkable", "chunks sizes members policy")
+
+
+def walkable(selection: Selection, corpus: Corpus, policy: str = "units") -> Walkable:
+    """The units to walk: lesson 11's units ("units"), or single passages ("skip" and "stop")."""
+    groups = selection.units if policy == "units" else tuple((h,) for h in selection.alive)
+    sizes, members, chunks = {}, {}, []
+    for unit in groups:
+        key = "+".join(h.walk.text for h in unit)
+        sizes[key] = sum(corpus.size_of[h.walk.text] for h in unit)
+        members[unit[0].chunk.id] = unit
+        chunks.append(WalkChunk(unit[0].chunk.id, key) if len(unit) > 1 else unit[0].walk)
+    return Walkable(tuple(chunks), sizes, members, policy)
+
+
+def walk(units: Walkable, budget: int) -> tuple[list[str], int]:
+    """The packet's ids in packet order and the room used: lesson 02's walk (fill_budget)."""
+    found = fill_budget(units.chunks, budget, units.sizes.__getitem__, "stop" if units.policy == "stop" else "skip")
+    return [h.chunk.id for first in found.kept_ids for h in units.members[first]], found.used
+
+
+def _filled(packet: list[str], limit: int = 4) -> str:
+    shown = ", ".join(packet[:limit]) + (f" and {len(packet) - limit} more" if len(packet) > limit else "")
+    return f" by {shown}" if packet else ""
+
+
+def _budget_skip(pid: str, selection: Selection, corpus: Corpus, unit: str, packet, used: int, budget: int) -> str:
+    group = next(u for u in selection.units if any(h.chunk.id == pid for h in u))
+    size = sum(corpus.size_of[h.walk.text] for h in group)
+    together = ""
+    if len(group) > 1:
+        others = ", ".join(h.chunk.id for h in group if h.chunk.id != pid)
+        together = f" with {others} (neighbours in {group[0].source_id}, one unit)"
+    return f"{size} {unit}{together}; {used} of {budget} used{_filled(packet)}"
+
+
+def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, unit: str, policies=()) -> QueryAudit:
+    """Recall@k, and per budget the coverage, the packet and a Loss for every needed id not in it."""
     relevant = sorted(relevant)
     retrieved, needed = recall_counts(ranking, relevant, k)
-    top = ranking[:k]
-    selection = select_candidates(top, corpus)
+    selection = select_candidates(ranking[:k], corpus)
     wanted = set(relevant)
     position = {pid: rank for rank, pid in enumerate(ranking, start=1) if pid in wanted}
-    counter = corpus.size_of.__getitem__
-    coverage, lost = [], []
+    coverage, lost, packets = [], [], []
+    units = walkable(selection, corpus)
     for budget in budgets:
-        walk = fill_budget(selection.eligible, budget, counter)
-        packet = set(walk.kept_ids)
-        coverage.append(coverage_counts(packet, relevant)[0])
+        packet, used = walk(units, budget)
+        sent = set(packet)
+        coverage.append(coverage_counts(sent, relevant)[0])
+        packets.append(tuple(packet))
         losses = []
         for pid in relevant:
-            if pid in packet:
+            if pid in sent:
                 continue
             if pid in selection.causes:
                 cause, detail, kept = selection.causes[pid]
                 if kept:
-                    detail += f" ({'in' if kept in packet else 'not in'} the packet)"
-                losses.append(Loss(pid, cause, detail, kept, kept in packet))
+                    detail += f" ({'in' if kept in sent else 'not in'} the packet)"
+                losses.append(Loss(pid, cause, detail, kept, kept in sent))
             elif pid in position and position[pid] <= k:
-                losses.append(Loss(pid, "budget_skip", f"{corpus.size(pid)} {unit}; {walk.used} of {budget} "
-                                                        f"used", "", False))
+                losses.append(Loss(pid, "budget_skip", _budget_skip(pid, selection, corpus, unit, packet, used,
+                                                                    budget)))
             else:
                 where = (f"ranked {position[pid]} of {len(ranking)}, beyond k = {k}" if pid in position
                          else "not in the run for this query")
-                losses.append(Loss(pid, "not_retrieved", where, "", False))
+                losses.append(Loss(pid, "not_retrieved", where))
         lost.append(tuple(losses))
+    compared = {}
+    for policy in policies:
+        units = walkable(selection, corpus, policy)
+        compared[policy] = tuple(coverage_counts(set(walk(units, b)[0]), relevant)[0] for b in budgets)
     in_corpus = sum(1 for pid in relevant if pid in corpus)
-    return QueryAudit(qid, needed, retrieved, in_corpus, tuple(coverage), tuple(lost))
-
-
-class Ledger:
-    """Totals over the audited queries, per budget: needed, retrieved, in the packet, and each cause."""
-
-    def __init__(self, budgets) -> None:
-        self.budgets = tuple(budgets)
-        self.queries = self.needed = self.retrieved = 0
-        self.recall_sum = 0.0
-        self.coverage_sum = [0.0] * len(self.budgets)
-        self.in_packet = [0] * len(self.budgets)
-        self.causes = [dict.fromkeys(CAUSES, 0) for _ in self.budgets]
-        self.copy_in_packet = [0] * len(self.budgets)   # lost as a copy or duplicate whose twin got in
-
-    def add(self, result: QueryAudit) -> None:
-        self.queries += 1
-        self.needed += result.needed
-        self.retrieved += result.retrieved
-        self.recall_sum += result.retrieved / result.needed
-        for index, (found, losses) in enumerate(zip(result.coverage, result.lost)):
-            self.coverage_sum[index] += found / result.needed
-            self.in_packet[index] += found
-            for loss in losses:
-                self.causes[index][loss.cause] += 1
-                if loss.kept_in_packet and loss.cause in ("canonical_copy", "duplicate_text"):
-                    self.copy_in_packet[index] += 1
-
-
-Report = namedtuple("Report", "files settings passages windows queries judged ledger results findings texts")
-
-
-def _budgets(budgets, unit: str) -> tuple[int, ...]:
-    budgets = DEFAULT_BUDGETS[unit] if budgets is None else tuple(budgets)
-    if not budgets:
-        raise ValueError("budgets must name at least one budget")
-    for budget in budgets:
-        whole_number(budget, "budget")
-    return tuple(sorted(set(budgets)))
-
-
-def _shown(file: str, folder: str) -> str:
-    """A file as messages name it: relative to the data folder when inside it."""
-    inside = os.path.relpath(os.path.abspath(file), os.path.abspath(folder))
-    return file if inside.startswith(os.pardir) else inside.replace(os.sep, "/")
-
-
-def run_audit(path=None, *, run=None, qrels=None, budgets=None, unit="chars", k=DEFAULT_K, as_of=None,
-              progress=None) -> Report:
-    """Read a BEIR folder and a run, audit every judged query; `path` None audits the demo."""
-    import modules.audit.readers as audit_io
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
-    whole_number(k, "k", minimum=1)
-    budgets = _budgets(budgets, unit)
-    if path is None:
-        path, as_of = DEMO, DEMO_AS_OF if as_of is None else as_of
-    files = audit_io.find_files(path, run, qrels)
-    shown = {name: _shown(file, path) for name, file in files.items()}
-    findings = audit_io.Findings()
-    corpus = Corpus(audit_io.read_corpus(files["corpus"], UNITS[unit], shown["corpus"]), as_of)
-    queries = audit_io.read_queries(files["queries"], shown["queries"])
-    judged = audit_io.read_qrels(files["qrels"], shown["qrels"])
-    relevant = {qid: [d for d, score in docs.items() if score >= 1] for qid, docs in judged.items()}
-    for qid, docs in relevant.items():
-        if qid not in queries:
-            findings.add("qrels_unknown_query", qid)
-        for docid in docs:
-            if docid not in corpus:
-                findings.add("qrels_unknown_doc", f"{qid} {docid}")
-    ledger, results, seen = Ledger(budgets), [], set()
-    for qid, entries in audit_io.read_run(files["run"], shown["run"], progress):
-        seen.add(qid)
-        if qid not in queries:
-            findings.add("run_unknown_query", qid)
-        ranking = rank_entries(entries, qid, corpus, findings)
-        if not relevant.get(qid):
-            findings.add("run_query_without_qrels", qid)
-            continue
-        results.append(audit_query(qid, ranking, relevant[qid], corpus, k, budgets, unit))
-        ledger.add(results[-1])
-    for qid, docs in relevant.items():
-        if docs and qid not in seen:
-            findings.add("judged_query_not_in_run", qid)
-            results.append(audit_query(qid, [], docs, corpus, k, budgets, unit))
-            ledger.add(results[-1])
-    settings = {"k": k, "unit": unit, "budgets": list(budgets), "as_of": as_of}
-    return Report(shown, settings, len(corpus), corpus.windows, len(queries),
-                  sum(1 for docs in relevant.values() if docs), ledger, results, findings, queries)
+    return QueryAudit(qid, needed, retrieved, in_corpus, tuple(coverage), tuple(lost), tuple(packets), compared)

@@ -1,36 +1,46 @@
-"""Readers for `methods.py audit`: a BEIR-layout folder and a retrieval run, checked line by line.
+"""Readers for `methods.py audit`: the BEIR folder's files, checked line by line and bounded.
 
     corpus.jsonl    {"_id", "title", "text", "metadata": {...}} one passage a line
     queries.jsonl   {"_id", "text"} one query a line
-    qrels/NAME.tsv  query-id <TAB> corpus-id <TAB> score, after an optional header line
-    run             TREC lines `qid Q0 docid rank score tag`, or JSON lines
-                    {"qid", "docid", "rank", "score"} (a file ending in .jsonl)
+    qrels/NAME.tsv  BEIR (`query-id <TAB> corpus-id <TAB> score`, optional header) or TREC
+                    (`qid 0 docid relevance`), told apart by the first line's shape
+    run             TREC (`qid Q0 docid rank score tag`), JSON lines ({"qid", "docid", "rank",
+                    "score"}) or one JSON object {qid: {docid: score}} (pytrec_eval, ranx)
 
-Optional passage metadata, all under "metadata": source (the file or document the passage
-comes from), version, canonical_id and copy (primary, mirror or export), valid_from and
-valid_until (ISO days, both ends inclusive), start_line and end_line (1-based, inclusive).
+Any file may be gzip-compressed (told by its first two bytes, whatever its name) and may
+start with a UTF-8 byte order mark. Optional passage metadata, all under "metadata":
+source, version, supersedes (the version labels of its source it replaces), position (its
+place in its source: neighbours travel together), canonical_id and copy (primary, mirror or
+export), valid_from and valid_until (ISO days, inclusive), start_line and end_line.
 
-A malformed line raises InputError naming the file, the line and the field. Problems that
-are not malformed lines (a run entry for a passage the corpus lacks, a repeated rank, a
-query nobody judged) are counted in a Findings object and reported, never dropped silently.
-Nothing here writes a file. The run is read as a stream, one query's entries at a time.
+Every id is read as written with the surrounding whitespace removed, in every file. An id
+or version written as a JSON integer is read as its decimal text and counted as a note.
+
+Bounds: a line longer than MAX_LINE bytes, JSON nested deeper than Python's reader allows,
+a repeated key in one object, a score that is not finite and a path that is not a regular
+file each stop the audit with one line naming the file, the line and the field. The corpus
+is streamed: only the passages in `keep` are held (their size and hash, never the text,
+unless named in `texts`), and a line whose leading _id is not in `keep` is read no further. The qrels, run and packet readers are in modules/audit/runs.py.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from collections import namedtuple
 
-from modules.common.checks import parse_whole_number, short
+from modules.common.checks import short
 from modules.dedupe import COPY_KINDS
 from modules.versions import check_day
 
-__all__ = ["InputError", "Findings", "Passage", "Entry", "read_corpus", "read_queries", "read_qrels",
-           "read_run", "find_files"]
+__all__ = ["InputError", "Findings", "Passage", "MAX_LINE", "open_lines", "read_object", "read_id",
+           "read_corpus", "read_queries", "find_files", "regular_file"]
 
-NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
+MAX_LINE = 1 << 24       # 16 MiB: a passage line longer than this is refused, never read whole
 EXAMPLES = 5
+GZIP_MAGIC = b"\x1f\x8b"
+BOM = "\ufeff"
 
 
 class InputError(ValueError):
@@ -58,70 +68,126 @@ class Findings:
             shown.append(example)
 
 
-# What the audit keeps of a passage: no text, only its size in the unit and its SHA-256.
+# What the audit keeps of a passage: its size in the unit, its SHA-256, its metadata, and its
+# text only when a packet sent it (to compare what was sent with what the corpus says).
 Passage = namedtuple("Passage", "id size digest source version canonical_id copy start_line end_line "
-                                "valid_from valid_until")
-# One run line: the doc id, its score, the rank column as written, and the line number.
-Entry = namedtuple("Entry", "docid score rank line")
+                                "valid_from valid_until supersedes position text")
 
 
-def _lines(path: str, shown: str):
-    """(line number, text) of every non-blank line, decoded as UTF-8 one line at a time, so a
-    bad byte is reported on its own line."""
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+def regular_file(path: str, what: str) -> str:
+    """`path` if it names a regular file (after links); a FIFO, a directory or a device is refused."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path} does not exist (the {what} file)") from None
+    if not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        raise ValueError(f"{path}: expected a regular file (the {what} file), found {kind}")
+    return path
+
+
+def _open(path: str):
+    with open(path, "rb") as probe:
+        compressed = probe.read(2) == GZIP_MAGIC
+    if compressed:
+        import gzip
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def open_lines(path: str, shown: str, limit: int = MAX_LINE):
+    """(line number, text) of every non-blank line, decoded as UTF-8 one line at a time (so a bad
+    byte is reported on its own line); gzip is undone, a first-line BOM dropped, and no line
+    longer than `limit` bytes is ever read whole."""
+    with _open(path) as handle:
+        number = 0
+        while True:
+            try:
+                raw = handle.readline(limit + 1)
+            except OSError as error:    # a file named .gz whose body is not gzip, cut short, ...
+                raise InputError(shown, number + 1, "(gzip)", f"expected gzip data, found {error}") from None
+            if not raw:
+                return
+            number += 1
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
+                                                          f"found a longer one")
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise InputError(shown, number, "(encoding)", f"not UTF-8 text ({error.reason} at byte "
-                                                               f"{error.start})") from None
+                raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
+                                                               f"byte {error.start}") from None
+            if number == 1 and text.startswith(BOM):
+                text = text[1:]
             if text.strip():
                 yield number, text
 
 
-def _object(text: str, shown: str, number: int) -> dict:
+def _no_repeats(pairs):
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise KeyError(key)
+        found[key] = value
+    return found
+
+
+def read_object(text: str, shown: str, number: int, expected: str = "a JSON object") -> dict:
+    """One JSON object; a repeated key or a nesting too deep is an InputError (a score's NaN or
+    1e999 is refused by the score's own check)."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_no_repeats)
+    except KeyError as error:
+        raise InputError(shown, number, str(error.args[0]), "appears twice in one object (expected each key "
+                                                            "once)") from None
+    except RecursionError:
+        raise InputError(shown, number, "(json)", f"expected {expected}, found JSON nested deeper than the "
+                                                  f"reader's limit (about 1,000 levels)") from None
     except ValueError as error:
-        raise InputError(shown, number, "(json)", f"not a JSON value: {error}") from None
+        raise InputError(shown, number, "(json)", f"expected {expected}, found invalid JSON ({error})") from None
     if not isinstance(value, dict):
-        raise InputError(shown, number, "(json)", f"expected a JSON object, got {type(value).__name__}")
+        raise InputError(shown, number, "(json)", f"expected {expected}, found a JSON {type(value).__name__}")
     return value
 
 
-def _text(record: dict, name: str, shown: str, number: int, required: bool = True, empty: bool = False):
+def read_id(record: dict, name: str, shown: str, number: int, findings=None, required=True, empty=False):
+    """A string field, stripped; a JSON integer is read as its decimal text (and noted)."""
     if name not in record:
         if required:
             raise InputError(shown, number, name, "missing")
         return None
     value = record[name]
+    if isinstance(value, int) and not isinstance(value, bool) and findings is not None:
+        findings.add("integer_id", f"{shown} line {number} {name} {value}")
+        value = str(value)
     if not isinstance(value, str):
-        raise InputError(shown, number, name, f"must be a string, got {type(value).__name__} {short(value)}")
+        raise InputError(shown, number, name, f"expected a string, found {type(value).__name__} {short(value)}")
     if not empty and not value.strip():
-        raise InputError(shown, number, name, f"must not be empty, got {value!r}")
-    return value
+        raise InputError(shown, number, name, f"expected a non-empty string, found {value!r}")
+    return value.strip() if not empty else value
 
 
-def _line_number(meta: dict, name: str, shown: str, number: int) -> int:
+def _whole(meta: dict, name: str, shown: str, number: int, minimum: int) -> int:
     value = meta[name]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(shown, number, f"metadata.{name}", f"must be a whole number, got {short(value)}")
-    if value < 1:
-        raise InputError(shown, number, f"metadata.{name}", f"lines are 1-based, got {value}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InputError(shown, number, f"metadata.{name}", f"expected a whole number >= {minimum}, found "
+                                                            f"{short(value)}")
     return value
 
 
-def _metadata(record: dict, shown: str, number: int) -> tuple:
-    for name in ("source", "version", "canonical_id", "copy", "valid_from", "valid_until", "start_line", "end_line"):
+TEXT_FIELDS = ("source", "version", "canonical_id", "copy", "valid_from", "valid_until")
+
+
+def _metadata(record: dict, shown: str, number: int, findings) -> tuple:
+    for name in TEXT_FIELDS + ("supersedes", "position", "start_line", "end_line"):
         if name in record:
             raise InputError(shown, number, name, "must sit under \"metadata\"")
-    meta = record.get("metadata", {})
-    if meta is None:
-        meta = {}
+    meta = record.get("metadata") or {}
     if not isinstance(meta, dict):
-        raise InputError(shown, number, "metadata", f"must be a JSON object, got {type(meta).__name__}")
-    found = {name: _text(meta, name, shown, number, required=False)
-             for name in ("source", "version", "canonical_id", "copy", "valid_from", "valid_until")}
+        raise InputError(shown, number, "metadata", f"expected a JSON object, found {type(meta).__name__}")
+    found = {name: read_id(meta, name, shown, number, findings if name == "version" else None, required=False)
+             for name in TEXT_FIELDS}
     for name in ("valid_from", "valid_until"):
         if found[name] is not None:
             try:
@@ -134,188 +200,135 @@ def _metadata(record: dict, shown: str, number: int) -> tuple:
     if found["copy"] is not None:
         if found["copy"] not in COPY_KINDS:
             raise InputError(shown, number, "metadata.copy",
-                             f"must be one of {', '.join(COPY_KINDS)}, got {found['copy']!r}")
+                             f"expected one of {', '.join(COPY_KINDS)}, found {found['copy']!r}")
         if found["canonical_id"] is None:
             raise InputError(shown, number, "metadata.copy", "needs metadata.canonical_id (the passage it copies)")
+    supersedes = meta.get("supersedes", [])
+    if isinstance(supersedes, (str, int)) and not isinstance(supersedes, bool):
+        supersedes = [supersedes]
+    if not isinstance(supersedes, list):
+        raise InputError(shown, number, "metadata.supersedes", f"expected a version label or a list of them, "
+                                                               f"found {short(supersedes)}")
+    labels = tuple(read_id({"supersedes": s}, "supersedes", shown, number, findings) for s in supersedes)
     lines = [name for name in ("start_line", "end_line") if name in meta]
     start = end = 0
     if lines:
         if len(lines) == 1:
             missing = "end_line" if lines == ["start_line"] else "start_line"
             raise InputError(shown, number, f"metadata.{missing}", "missing: give both start_line and end_line")
-        start, end = (_line_number(meta, name, shown, number) for name in ("start_line", "end_line"))
+        start, end = (_whole(meta, name, shown, number, 1) for name in ("start_line", "end_line"))
         if end < start:
             raise InputError(shown, number, "metadata.end_line", f"{end} is before start_line {start}")
-    for name, present in (("version", found["version"] is not None), ("start_line", bool(lines))):
+    position = _whole(meta, "position", shown, number, 0) if "position" in meta else -1
+    for name, present in (("version", found["version"] is not None), ("start_line", bool(lines)),
+                          ("supersedes", bool(labels)), ("position", position >= 0)):
         if present and found["source"] is None:
-            raise InputError(shown, number, f"metadata.{name}",
-                             "needs metadata.source (the document its versions or lines belong to)")
+            raise InputError(shown, number, f"metadata.{name}", "needs metadata.source (the document it belongs to)")
+    if labels and found["version"] is None:
+        raise InputError(shown, number, "metadata.supersedes", "needs metadata.version (its own label)")
     return (found["source"] or "", found["version"] or "", found["canonical_id"] or "",
-            found["copy"] or "primary", start, end, found["valid_from"] or "", found["valid_until"] or "")
+            found["copy"] or "primary", start, end, found["valid_from"] or "", found["valid_until"] or "",
+            labels, position)
 
 
-def read_corpus(path: str, counter, shown: str = "corpus.jsonl"):
-    """Yield one Passage per line: its size by `counter` (str -> int) and the SHA-256 of its text.
+ID_START = '{"_id": "'
 
-    The text is measured, hashed and let go; titles are not part of the quote and not counted.
+
+def _first_id(line: str) -> str | None:
+    """The _id of a line that starts `{"_id": "...` (as BEIR's writers write it) with no escape
+    inside the id, stripped as every id is; None for any other line (it is parsed whole)."""
+    if not line.startswith(ID_START):
+        return None
+    end = line.find('"', len(ID_START))
+    found = line[len(ID_START):end] if end > 0 else ""
+    return found.strip() if found.strip() and "\\" not in found else None
+
+
+def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen=None):
+    """Yield a Passage for each line whose _id is in `keep`. Its size is `counter(text)`; titles
+    are not counted. A line that starts with an _id nothing names is read only that far (so a
+    corpus costs little beyond what the run touches); any other line is checked whole.
+
+    `seen`, a dict, if given, receives "lines" (the lines read) and "ids" (the first few ids,
+    for messages about ids that match nothing).
     """
     from modules.common.checks import sha256_hex
-    seen: dict[str, int] = {}
-    for number, line in _lines(path, shown):
-        record = _object(line, shown, number)
-        pid = _text(record, "_id", shown, number)
-        text = _text(record, "text", shown, number, empty=True)
-        _text(record, "title", shown, number, required=False, empty=True)
-        if pid in seen:
-            raise InputError(shown, number, "_id", f"{pid!r} already appears on line {seen[pid]}")
-        seen[pid] = number
-        yield Passage(pid, counter(text), sha256_hex(text), *_metadata(record, shown, number))
+    where: dict[str, int] = {}
+    seen = {} if seen is None else seen
+    seen.update(lines=0, ids=[])
+    for number, line in open_lines(path, shown):
+        seen["lines"] += 1
+        first = _first_id(line)
+        if first is not None and first not in keep:   # a passage nothing names: read no further
+            if len(seen["ids"]) < EXAMPLES:
+                seen["ids"].append(first)
+            continue
+        record = read_object(line, shown, number)
+        pid = read_id(record, "_id", shown, number, findings)
+        if len(seen["ids"]) < EXAMPLES:
+            seen["ids"].append(pid)
+        if pid not in keep:
+            continue
+        text = read_id(record, "text", shown, number, empty=True)
+        read_id(record, "title", shown, number, required=False, empty=True)
+        if pid in where:
+            raise InputError(shown, number, "_id", f"{pid!r} already appears on line {where[pid]}")
+        where[pid] = number
+        yield Passage(pid, counter(text), sha256_hex(text), *_metadata(record, shown, number, findings),
+                      text if pid in texts else None)
 
 
-def read_queries(path: str, shown: str = "queries.jsonl") -> dict[str, str]:
+def read_queries(path: str, shown: str, findings=None) -> dict[str, str]:
     """Query id -> text."""
     queries: dict[str, str] = {}
     lines: dict[str, int] = {}
-    for number, line in _lines(path, shown):
-        record = _object(line, shown, number)
-        qid = _text(record, "_id", shown, number)
+    for number, line in open_lines(path, shown):
+        record = read_object(line, shown, number)
+        qid = read_id(record, "_id", shown, number, findings)
         if qid in queries:
             raise InputError(shown, number, "_id", f"{qid!r} already appears on line {lines[qid]}")
-        queries[qid], lines[qid] = _text(record, "text", shown, number, empty=True), number
+        queries[qid], lines[qid] = read_id(record, "text", shown, number, empty=True), number
     return queries
 
 
-QRELS_HEADER = ("query-id", "corpus-id", "score")
+def _first(folder: str, names) -> str | None:
+    found = [name for name in names if os.path.lexists(os.path.join(folder, name))]
+    return os.path.join(folder, found[0]) if len(found) == 1 else None if not found else "|".join(found)
 
 
-def read_qrels(path: str, shown: str) -> dict[str, dict[str, int]]:
-    """Query id -> {doc id: relevance}. The header line, if any, must be the first line."""
-    judged: dict[str, dict[str, int]] = {}
-    where: dict[tuple[str, str], int] = {}
-    for number, line in _lines(path, shown):
-        fields = line.rstrip("\r\n").split("\t")
-        if len(fields) != 3:
-            raise InputError(shown, number, "(columns)", f"expected 3 tab-separated columns "
-                                                          f"query-id, corpus-id, score; got {len(fields)}")
-        if number == 1 and tuple(f.strip() for f in fields) == QRELS_HEADER:
-            continue
-        qid, docid, score = (f.strip() for f in fields)
-        for name, value in (("query-id", qid), ("corpus-id", docid)):
-            if not value:
-                raise InputError(shown, number, name, "must not be empty")
-        try:
-            relevance = parse_whole_number(score, "score", minimum=None)
-        except ValueError as error:
-            raise InputError(shown, number, "score", str(error)) from None
-        if (qid, docid) in where:
-            raise InputError(shown, number, "corpus-id", f"{docid!r} is judged twice for query {qid!r} "
-                                                         f"(first on line {where[(qid, docid)]})")
-        where[(qid, docid)] = number
-        judged.setdefault(qid, {})[docid] = relevance
-    return judged
-
-
-def _score(text: str, shown: str, number: int) -> float:
-    # float() alone would also take "nan", "inf", "1_0" and digits of other scripts.
-    if text and set(text) <= NUMBER_CHARACTERS:
-        try:
-            return float(text)
-        except ValueError:
-            pass
-    raise InputError(shown, number, "score", f"must be a finite decimal number, got {short(text)}")
-
-
-def _trec_entry(line: str, shown: str, number: int) -> tuple[str, Entry]:
-    fields = line.split()
-    if len(fields) != 6:
-        raise InputError(shown, number, "(columns)", f"expected 6 columns qid Q0 docid rank score tag; "
-                                                      f"got {len(fields)}")
-    qid, _q0, docid, rank, score, _tag = fields
-    try:
-        rank_value = parse_whole_number(rank, "rank")
-    except ValueError as error:
-        raise InputError(shown, number, "rank", str(error)) from None
-    return qid, Entry(docid, _score(score, shown, number), rank_value, number)
-
-
-def _jsonl_entry(line: str, shown: str, number: int) -> tuple[str, Entry]:
-    record = _object(line, shown, number)
-    qid, docid = _text(record, "qid", shown, number), _text(record, "docid", shown, number)
-    values = []
-    for name in ("rank", "score"):
-        if name not in record:
-            raise InputError(shown, number, name, "missing")
-        value = record[name]
-        kinds = int if name == "rank" else (int, float)
-        if isinstance(value, bool) or not isinstance(value, kinds) or value != value or value in (
-                float("inf"), float("-inf")):
-            raise InputError(shown, number, name, f"must be a {'whole' if name == 'rank' else 'finite'} "
-                                                   f"number, got {short(value)}")
-        if name == "rank" and value < 0:
-            raise InputError(shown, number, "rank", f"must be at least 0, got {value}")
-        values.append(value)
-    return qid, Entry(docid, float(values[1]), values[0], number)
-
-
-def read_run(path: str, shown: str, progress=None):
-    """Yield (query id, [Entry, ...]) for each query, in file order, one query at a time.
-
-    A query's lines must be consecutive (as every TREC tool writes them); lines of one query
-    that resume after another query raise InputError, so no query is ever audited twice.
-    `progress(characters read, file size)` is called after each query, if given.
-    """
-    parse = _jsonl_entry if path.endswith(".jsonl") else _trec_entry
-    total = os.path.getsize(path)
-    finished: dict[str, int] = {}
-    current, entries, read = None, [], 0
-    for number, line in _lines(path, shown):
-        read += len(line)  # characters: the same as bytes for ASCII, close enough for a progress bar
-        qid, entry = parse(line, shown, number)
-        if qid != current:
-            if current is not None:
-                yield current, entries
-                finished[current] = number - 1
-                if progress is not None:
-                    progress(read, total)
-            if qid in finished:
-                raise InputError(shown, number, "qid", f"entries of query {qid!r} resume after other queries; "
-                                                       f"a run lists each query's lines together "
-                                                       f"(sort it by query id, keeping each query's order)")
-            current, entries = qid, []
-        entries.append(entry)
-    if current is not None:
-        yield current, entries
-        if progress is not None:
-            progress(total, total)
-
-
-def find_files(folder: str, run: str | None = None, qrels: str | None = None) -> dict[str, str]:
-    """The four input paths of a BEIR folder; `run` and `qrels` may name files elsewhere.
-
-    qrels defaults to qrels/test.tsv, or the only .tsv in qrels/; the run to the folder's
-    only run.trec, run.txt or run.jsonl.
-    """
+def find_files(folder: str, run: str | None = None, qrels: str | None = None, packets: str | None = None):
+    """The input paths of a BEIR folder (each may end in .gz); `run`, `qrels` and `packets` may
+    name files elsewhere. qrels defaults to qrels/test.tsv, or the only .tsv in qrels/; the run
+    to the folder's only run.trec, run.txt, run.jsonl or run.json."""
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"{folder} is not a folder (expected corpus.jsonl, queries.jsonl, qrels/)")
-    found = {"corpus": os.path.join(folder, "corpus.jsonl"), "queries": os.path.join(folder, "queries.jsonl")}
+    found = {}
+    for name in ("corpus", "queries"):
+        path = _first(folder, (f"{name}.jsonl", f"{name}.jsonl.gz"))
+        if path is None or "|" in path:
+            raise FileNotFoundError(f"{folder} holds {path.replace('|', ' and ') if path else f'no {name}.jsonl'}"
+                                    f": expected one {name}.jsonl (or .jsonl.gz)")
+        found[name] = path
     if qrels is None:
-        tables = sorted(name for name in os.listdir(os.path.join(folder, "qrels"))
-                        if name.endswith(".tsv")) if os.path.isdir(os.path.join(folder, "qrels")) else []
-        if "test.tsv" in tables:
-            tables = ["test.tsv"]
+        where = os.path.join(folder, "qrels")
+        tables = sorted(n for n in os.listdir(where) if n.endswith((".tsv", ".tsv.gz"))) if os.path.isdir(where) else []
+        if any(n.startswith("test.tsv") for n in tables):
+            tables = [n for n in tables if n.startswith("test.tsv")]
         if len(tables) != 1:
             raise FileNotFoundError(f"{folder}/qrels holds {', '.join(tables) or 'no .tsv file'}: "
                                     f"name one with --qrels")
-        qrels = os.path.join(folder, "qrels", tables[0])
+        qrels = os.path.join(where, tables[0])
     found["qrels"] = qrels
     if run is None:
-        runs = [name for name in ("run.trec", "run.txt", "run.jsonl") if os.path.isfile(os.path.join(folder, name))]
+        names = [f"run.{ext}{gz}" for ext in ("trec", "txt", "jsonl", "json") for gz in ("", ".gz")]
+        runs = [n for n in names if os.path.lexists(os.path.join(folder, n))]
         if len(runs) != 1:
-            raise FileNotFoundError(f"{folder} holds {', '.join(runs) or 'no run.trec, run.txt or run.jsonl'}: "
-                                    f"name the run with --run")
+            raise FileNotFoundError(f"{folder} holds {', '.join(runs) or 'no run.trec, run.txt, run.jsonl or run.json'}"
+                                    f": name the run with --run")
         run = os.path.join(folder, runs[0])
     found["run"] = run
+    if packets is not None:
+        found["packets"] = packets
     for name, path in found.items():
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"{path} does not exist (the {name} file)")
+        regular_file(path, name)
     return found

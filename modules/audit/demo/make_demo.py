@@ -1,12 +1,14 @@
 """Write the audit demo: a small BEIR-layout folder and a TREC run, built from the lab's fixtures.
 
-    python3 -B modules/audit/demo/make_demo.py      rewrite the four files beside this script
+    python3 -B modules/audit/demo/make_demo.py      rewrite the five files beside this script
 
 Passages keep their lesson ids and texts: the help desk of lessons 01 and 04 and the
 conference-travel capstone of lesson 11. Three passages are new here: two line windows of
 the help-desk guide and an export copy of lesson 01's returns passage (lesson 03's
 canonical case). The run also names hours-v3, which the corpus lacks, and q8, which
-nobody judged. Each judged query makes one cause of loss visible; tests/test_audit.py
+nobody judged. Each judged query makes one cause of loss visible; packets.jsonl is what a
+system sent (`--packets`: it truncates, sends another version and splits A1 from A2);
+tests/test_audit.py
 checks the ledger by hand and that these files are exactly what this script writes.
 """
 
@@ -45,7 +47,7 @@ def _lesson_04(record) -> dict:
 
 def _capstone(pid: str, **extra) -> dict:
     c = next(c for c in practice.CANDIDATES if c.id == pid)
-    meta = {"source": c.document}
+    meta = {"source": c.document, "position": c.chunk}   # its place in its document: lesson 11's units
     if c.valid_until:
         meta.update(valid_from=c.valid_from, valid_until=c.valid_until)
     meta.update(extra)
@@ -94,6 +96,20 @@ QUERIES = (
 )
 
 
+def packets() -> list[dict]:
+    """What a system of the usual kind sent: it fills q1's packet with long off-topic passages,
+    keeps a stale version's text under the new id (q2), cuts a passage to fit (q3), sends the
+    expired fee (q5) and a conclusion without the exception next to it (q7)."""
+    text = {p["_id"]: p["text"] for p in corpus()}
+    return [
+        {"qid": "q1", "docids": ["parking-v1", "card-v1"], "texts": [text["parking-v1"], text["card-v1"]]},
+        {"qid": "q2", "docids": ["hours-v2"], "texts": [text["hours-v1"]]},            # another version's text
+        {"qid": "q3", "docids": ["returns-v1"], "texts": [text["returns-v1"][:60] + "..."]},   # truncated
+        {"qid": "q5", "docids": ["late-fee-2025"], "texts": [text["late-fee-2025"]]},   # the expired fee
+        {"qid": "q7", "docids": ["A1", "F1"], "texts": [text["A1"], text["F1"]]},        # A1 without A2
+    ]
+
+
 def files() -> dict[str, str]:
     """File name (relative to the demo folder) -> its exact text."""
     def jsonl(rows):
@@ -106,7 +122,8 @@ def files() -> dict[str, str]:
     return {"corpus.jsonl": jsonl(corpus()),
             "queries.jsonl": jsonl({"_id": qid, "text": text} for qid, text, _r, _n in QUERIES),
             "qrels/test.tsv": "".join(qrels),
-            "run.trec": "".join(run)}
+            "run.trec": "".join(run),
+            "packets.jsonl": jsonl(packets())}
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 14 · audit: where does your own run lose evidence?
+# # 15 · audit: where does your own run lose evidence?
 #
 # The lessons measured coverage on fixtures the lab wrote. The question you bring back
 # from them is about your own pipeline: *my retriever finds the right passages, so where
@@ -13,7 +13,8 @@
 #
 # This notebook audits the demo that ships with the lab (`modules/audit/demo`): a BEIR
 # folder and a TREC run built from the help desk of lessons 01 and 04 and the capstone of
-# lesson 11. Your own folder works the same way (last section).
+# lesson 11, and then the packets a system actually sent for the same run. Your own
+# folder works the same way (last section).
 
 # %%
 import pathlib
@@ -55,9 +56,15 @@ charts.show(charts.recall_coverage(record),
 # removed it. The rows add up: total lost plus in the packet equals needed, at every
 # budget. Only the budget-skip row changes with the budget; the other losses are
 # decisions the selection rules make whatever the room.
+#
+# Each cause has a kind, because the fixes differ. *retrieval* is a retrieval defect;
+# *input* means the ids do not meet; *judgement* means the qrels call relevant a passage
+# that a stated rule excludes (here the expired 2025 fee): check the judgement before
+# blaming the pipeline; *policy* is a choice the lessons' rules made on purpose. The notes
+# under the ledger say what to do next for each cause booked.
 
 # %%
-display.show([block(blocks, "ledger"), block(blocks, "copies")])
+display.show([block(blocks, "ledger"), block(blocks, "notes"), block(blocks, "copies")])
 
 # %% [markdown]
 # ## One query per cause
@@ -68,7 +75,9 @@ display.show([block(blocks, "ledger"), block(blocks, "copies")])
 # * **q1** is lesson 01's question with lesson 01's ranking: coverage 0/2, 1/2, 2/2 at
 #   80, 120 and 400 characters, exactly as in lesson 01. Only the budget loses evidence.
 # * **q2** retrieves `hours-v2` together with `hours-v1`, the record lesson 04 found still
-#   marked current. The source shows two version labels, so the whole source is blocked.
+#   marked current. The source shows two version labels and neither declares that it
+#   supersedes the other (`metadata.supersedes`, lesson 04's remedy), so the whole source
+#   is held back: a policy choice, booked as one.
 # * **q3** ranks the FAQ copy of the returns text above `returns-v1`: exact-text dedupe
 #   keeps the first-ranked copy, and the judged id is gone.
 # * **q4** shows two losses at once: `guide-w2` shares line 2 of the help-desk guide with
@@ -79,7 +88,10 @@ display.show([block(blocks, "ledger"), block(blocks, "copies")])
 # * **q6** judges the export copy of the returns policy; canonical dedupe prefers the
 #   primary copy, `returns-v1`.
 # * **q7** is the capstone's question: the mirror `B1` and the expired `C1` are removed
-#   without harm, but at 400 characters the exception `A2` does not fit after `A1`.
+#   without harm. `A1` and its exception `A2` are positions 3 and 4 of the travel policy
+#   (`metadata.position`), so they travel as one unit of 489 characters, as lesson 11
+#   requires: at 400 characters neither goes (never the conclusion without its
+#   exception), and at 1,000 both go.
 
 # %%
 queries = {q["query"]: q for q in record["queries"]}
@@ -106,17 +118,19 @@ for qid in ("q3", "q6"):
 # ## The steps are the lessons' own
 #
 # `select_candidates` runs the budget-free steps over a query's top k and returns, for
-# every removed id, its cause, an explanation and the passage that won it. Each step is a
-# call into a lesson module (`versions.valid_on`, `versions.multi_version_sources`,
-# `dedupe.dedupe_canonical`, `dedupe.dedupe_text`, `dedupe.select_non_overlapping`);
-# the walk that follows is `budget.fill_budget`. Here is q2's top 10, decision by decision.
+# every removed id, its cause, an explanation and the passage that won it, and the units
+# left for the walk. Each step is a call into a lesson module (`versions.valid_on`,
+# `versions.multi_version_sources`, `versions.resolve_or_abstain`,
+# `dedupe.dedupe_canonical`, `dedupe.dedupe_text`, `dedupe.select_non_overlapping`,
+# lesson 11's units); the walk that follows is `budget.fill_budget`. Here is q2's top 10,
+# decision by decision.
 
 # %%
 from modules.audit import readers as audit_io
 
-passages = audit_io.read_corpus(audit.DEMO + "/corpus.jsonl", audit.UNITS["chars"])
-corpus = audit.Corpus(passages, audit.DEMO_AS_OF)
 ranking = ["hours-v2", "hours-v1", "hours-v3", "card-v1", "wifi-v1"]
+passages = audit_io.read_corpus(audit.DEMO + "/corpus.jsonl", audit.UNITS["chars"], "corpus.jsonl", set(ranking))
+corpus = audit.Corpus(passages, audit.DEMO_AS_OF)
 selection = audit.select_candidates(ranking, corpus)
 for pid in ranking:
     cause = selection.causes.get(pid)
@@ -132,20 +146,60 @@ for pid in ranking:
 display.show([block(blocks, "checks"), block(blocks, "handling")])
 
 # %% [markdown]
+# ## The packets a system actually sent
+#
+# Everything above audits the packet the lessons would build. Your system built its own.
+# `--packets FILE` reads what it sent, one JSON line per query: the passage ids in the
+# order sent and, optionally, the exact text of each. The demo's `packets.jsonl` comes
+# from a system with the usual habits: it fills q1's packet with long off-topic
+# passages, sends the text of `hours-v1` under the id `hours-v2` (q2), cuts the returns
+# passage to fit (q3), sends the expired fee (q5) and sends `A1` without `A2` (q7).
+#
+# Each needed passage is booked where it ended: sent whole, truncated, another version,
+# a split unit, a cut "not", otherwise altered, not sent (with the lab's diagnosis of
+# why its rules would drop it, marked as a diagnosis), or never retrieved. Beside it
+# runs the counterfactual: the lessons' walk on the same run and the same budget (each
+# packet's own size).
+
+# %%
+sent = trace(packets=audit.DEMO + "/packets.jsonl")
+sent_blocks = view(sent)
+display.show([block(sent_blocks, key) for key in ("sent-summary", "sent-ledger", "sent-queries", "sent-why")])
+
+# %% [markdown]
+# Three habits, three causes: q3's truncation, q2's stale version and q7's split unit
+# are each booked under their own name, and none of them is a retrieval defect: the run
+# had found every one of those passages. q1 shows the counterfactual at work: on the
+# 221 characters the system spent on parking and library cards, the lessons' walk
+# would have sent both needed passages.
+
+# %%
+for q in sent["sent"]["per_query"]:
+    print(f"{q['query']}: sent {q['sent']} ({q['coverage']}); the lessons' walk: {q['lab_packet']} "
+          f"({q['lab_coverage']})")
+
+# %% [markdown]
 # ## Audit your own run
 #
 # Point the command at a BEIR folder: `corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`
-# (or the only `.tsv` in `qrels/`) and a run, `run.trec` (`qid Q0 docid rank score tag`)
-# or `run.jsonl`. Metadata the steps use sits under `"metadata"` in each passage: `source`,
-# `version`, `canonical_id` with `copy`, `valid_from`/`valid_until`, `start_line`/`end_line`.
-# A step whose metadata a corpus lacks simply removes nothing.
+# (or the only `.tsv` in `qrels/`; BEIR or TREC qrels) and a run: TREC, JSON lines, or
+# the `{qid: {docid: score}}` JSON of pytrec_eval and ranx, in any line order; any file
+# may be gzipped. Metadata the steps use sits under `"metadata"` in each passage: `source`,
+# `version` and `supersedes`, `position`, `canonical_id` with `copy`,
+# `valid_from`/`valid_until`, `start_line`/`end_line`. A step whose metadata a corpus
+# lacks simply removes nothing. `--tokenizer MODULE:FUNCTION` counts budgets with your own
+# tokenizer, `--policy` compares the lessons' walks, and `docs/audit_packets.md` shows how
+# to write the packets file from LangChain, LlamaIndex or Haystack.
 #
 # ```sh
 # python3 -B methods.py audit path/to/folder --budget 2000 --budget 4000 --k 20 --as-of 2026-07-01
+# python3 -B methods.py audit path/to/folder --packets sent.jsonl --tokenizer mytok:count
 # python3 -B methods.py audit path/to/folder --unit lab-tokens --json > audit.json
 # ```
 #
-# A malformed line stops the audit with the file, line and field at fault; everything
+# A malformed line stops the audit with one line naming the file, line and field at
+# fault (exit 2); so do ids that do not meet (most run entries unknown to the corpus, or
+# no judged query in the run), where an all-clear would be about nothing. Everything
 # else that looks wrong is counted and shown, and nothing is written anywhere. The
 # recall@k it reports agrees exactly with ir-measures' `R@k` on the same run and qrels
 # (the test suite checks it): the ranking follows the scores, equal scores in trec_eval's

@@ -1,0 +1,197 @@
+"""The whole audit: read the folder, stream the corpus, audit every judged query, add it up.
+
+run_audit reads in this order, so that memory follows what the run touches, not the corpus:
+the qrels, the packets (if any), a first pass over the run (its format, the doc ids it
+names, whether its queries are grouped), then the corpus, keeping only the passages the
+run, the qrels or the packets name, and then the run again, one query at a time.
+
+It refuses to report (CannotJudge) when the ids of the files do not meet: when over half
+the run's entries name passages the corpus lacks, or when no judged query appears in the
+run; a smaller share of unknown entries is a warning at the top of the report.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from modules.audit.mechanism import (CAUSES, DEFAULT_BUDGETS, DEFAULT_K, DEMO, DEMO_AS_OF, POLICIES, UNITS, Corpus,
+                                     audit_query, load_tokenizer, rank_entries)
+from modules.audit.sent import SENT_CAUSES, audit_packet
+from modules.common.checks import whole_number
+
+__all__ = ["CannotJudge", "Ledger", "PacketLedger", "Report", "run_audit", "UNKNOWN_LIMIT"]
+
+UNKNOWN_LIMIT = 0.5     # over this share of run entries naming unknown passages, the audit refuses
+
+
+class CannotJudge(ValueError):
+    """The files' ids do not meet: an audit would be an all-clear about nothing."""
+
+
+class Ledger:
+    """Totals over the audited queries, per budget: needed, retrieved, in the packet, each cause."""
+
+    def __init__(self, budgets, policies=()) -> None:
+        self.budgets = tuple(budgets)
+        self.queries = self.needed = self.retrieved = 0
+        self.recall_sum = 0.0
+        self.coverage_sum = [0.0] * len(self.budgets)
+        self.in_packet = [0] * len(self.budgets)
+        self.causes = [dict.fromkeys(CAUSES, 0) for _ in self.budgets]
+        self.copy_in_packet = [0] * len(self.budgets)   # lost as a copy or duplicate whose twin got in
+        self.policy_sum = {policy: [0.0] * len(self.budgets) for policy in policies}
+
+    def add(self, result) -> None:
+        self.queries += 1
+        self.needed += result.needed
+        self.retrieved += result.retrieved
+        self.recall_sum += result.retrieved / result.needed
+        for index, (found, losses) in enumerate(zip(result.coverage, result.lost)):
+            self.coverage_sum[index] += found / result.needed
+            self.in_packet[index] += found
+            for loss in losses:
+                self.causes[index][loss.cause] += 1
+                if loss.kept_in_packet and loss.cause in ("canonical_copy", "duplicate_text"):
+                    self.copy_in_packet[index] += 1
+        for policy, found in result.policies.items():
+            for index, count in enumerate(found):
+                self.policy_sum[policy][index] += count / result.needed
+
+
+class PacketLedger:
+    """Totals over the queries with a sent packet: each place a needed passage ended, and the
+    mean coverage of the sent packets and of the lessons' walk on the same budgets."""
+
+    def __init__(self) -> None:
+        self.queries = self.needed = 0
+        self.causes = dict.fromkeys(SENT_CAUSES, 0)
+        self.coverage_sum = self.lab_sum = 0.0
+        self.splits = 0
+
+    def add(self, result) -> None:
+        self.queries += 1
+        self.needed += result.needed
+        for booking in result.bookings:
+            self.causes[booking.cause] += 1
+        self.coverage_sum += result.covered / result.needed
+        self.lab_sum += result.lab_covered / result.needed
+        self.splits += len(result.splits)
+
+
+@dataclass(frozen=True)
+class Report:
+    files: dict
+    settings: dict
+    passages: int           # corpus lines read
+    held: int               # passages held (the run, the qrels and the packets name them)
+    windows: int
+    queries: int
+    judged: int
+    ledger: Ledger
+    results: list
+    findings: object
+    texts: dict
+    packets: PacketLedger | None
+    packet_results: list
+    run_format: str
+    entries: int
+    warnings: list
+
+
+def _budgets(budgets, unit: str) -> tuple[int, ...]:
+    budgets = DEFAULT_BUDGETS.get(unit, DEFAULT_BUDGETS["lab-tokens"]) if budgets is None else tuple(budgets)
+    if not budgets:
+        raise ValueError("budgets must name at least one budget")
+    for budget in budgets:
+        whole_number(budget, "budget")
+    return tuple(sorted(set(budgets)))
+
+
+def _shown(file: str, folder: str) -> str:
+    """A file as messages name it: relative to the data folder when inside it."""
+    inside = os.path.relpath(os.path.abspath(file), os.path.abspath(folder))
+    return file if inside.startswith(os.pardir) else inside.replace(os.sep, "/")
+
+
+def _few(ids) -> str:
+    return ", ".join(sorted(ids)[:4]) or "none"
+
+
+def run_audit(path=None, *, run=None, qrels=None, packets=None, budgets=None, unit="chars", tokenizer=None,
+              k=DEFAULT_K, as_of=None, policy=False, progress=None) -> Report:
+    """Read a BEIR folder and a run, audit every judged query; `path` None audits the demo."""
+    import modules.audit.readers as audit_io
+    import modules.audit.runs as run_io
+    if tokenizer is not None:
+        unit, counter = load_tokenizer(tokenizer)
+    elif unit in UNITS:
+        counter = UNITS[unit]
+    else:
+        raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
+    whole_number(k, "k", minimum=1)
+    budgets = _budgets(budgets, "lab-tokens" if tokenizer else unit)
+    if path is None:
+        path, as_of = DEMO, DEMO_AS_OF if as_of is None else as_of
+    files = audit_io.find_files(path, run, qrels, packets)
+    shown = {name: _shown(file, path) for name, file in files.items()}
+    findings = audit_io.Findings()
+    judged = run_io.read_qrels(files["qrels"], shown["qrels"], findings)
+    relevant = {qid: [d for d, score in docs.items() if score >= 1] for qid, docs in judged.items()}
+    sent = run_io.read_packets(files["packets"], shown["packets"], findings) if packets is not None else {}
+    scan = run_io.scan_run(files["run"], shown["run"], findings)
+    named = {pid for p in sent.values() for pid in p.docids}
+    keep = scan.docids | {d for docs in relevant.values() for d in docs} | named
+    seen_corpus: dict = {}
+    corpus = Corpus(audit_io.read_corpus(files["corpus"], counter, shown["corpus"], keep, named, findings,
+                                         seen_corpus), as_of, counter)
+    lines, corpus_ids = seen_corpus["lines"], seen_corpus["ids"]
+    queries = audit_io.read_queries(files["queries"], shown["queries"], findings)
+    unknown = scan.docids - corpus.held.keys()
+    judged_ids = {qid for qid, docs in relevant.items() if docs}
+    policies = POLICIES if policy else ()
+    ledger, results, seen = Ledger(budgets, policies), [], set()
+    packet_ledger, packet_results = (PacketLedger() if packets is not None else None), []
+    for qid, entries in run_io.read_run(files["run"], shown["run"], scan, findings, progress):
+        seen.add(qid)
+        if qid not in queries:
+            findings.add("run_unknown_query", qid)
+        ranking = rank_entries(entries, qid, corpus, findings)
+        if not relevant.get(qid):
+            findings.add("run_query_without_qrels", qid)
+            continue
+        results.append(audit_query(qid, ranking, relevant[qid], corpus, k, budgets, unit, policies))
+        ledger.add(results[-1])
+        if qid in sent:
+            packet_results.append(audit_packet(sent[qid], ranking, relevant[qid], corpus, k, unit, findings))
+            packet_ledger.add(packet_results[-1])
+        elif packets is not None:
+            findings.add("judged_query_without_packet", qid)
+    unknown_entries = findings.counts.get("unknown_doc", 0)
+    if scan.entries and unknown_entries > UNKNOWN_LIMIT * scan.entries:
+        raise CannotJudge(f"cannot judge: {unknown_entries:,} of the run's {scan.entries:,} entries name passages "
+                          f"the corpus lacks (run ids: {_few(unknown)}; corpus ids: {_few(corpus_ids)}); do the "
+                          f"run and the corpus use the same ids?")
+    if judged_ids and not judged_ids & seen:
+        raise CannotJudge(f"cannot judge: no judged query appears in the run (qrels query ids: {_few(judged_ids)};"
+                          f" run query ids: {_few(seen)}); do the run and the qrels use the same ids?")
+    if not judged_ids:
+        raise CannotJudge(f"cannot judge: the qrels judge no passage relevant (score >= 1) in "
+                          f"{shown['qrels']}")
+    warnings = []
+    if unknown_entries:
+        warnings.append(f"{unknown_entries:,} of the run's {scan.entries:,} entries "
+                        f"({unknown_entries / scan.entries:.1%}) name passages the corpus lacks, e.g. {_few(unknown)}")
+    for qid, docs in relevant.items():
+        if qid not in queries:
+            findings.add("qrels_unknown_query", qid)
+        for docid in docs:
+            if docid not in corpus:
+                findings.add("qrels_unknown_doc", f"{qid} {docid}")
+        if docs and qid not in seen:
+            findings.add("judged_query_not_in_run", qid)
+            results.append(audit_query(qid, [], docs, corpus, k, budgets, unit, policies))
+            ledger.add(results[-1])
+    settings = {"k": k, "unit": unit, "budgets": list(budgets), "as_of": as_of, "tokenizer": tokenizer}
+    return Report(shown, settings, lines, len(corpus), corpus.windows, len(queries), len(judged_ids), ledger,
+                  results, findings, queries, packet_ledger, packet_results, scan.format, scan.entries, warnings)

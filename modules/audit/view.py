@@ -1,0 +1,210 @@
+"""The audit's printable view: the record of trace.py as headings, text, tables and a chart."""
+
+from __future__ import annotations
+
+from modules.audit.mechanism import CAUSES
+from modules.audit.sent import SENT_CAUSES
+
+__all__ = ["blocks", "printable", "LABELS", "SENT_LABELS"]
+
+LABELS = {"not_retrieved": "not retrieved", "not_in_corpus": "not in corpus", "expired": "expired",
+          "superseded": "superseded", "version_conflict": "version conflict", "canonical_copy": "canonical copy",
+          "duplicate_text": "duplicate text", "overlap": "overlap", "budget_skip": "budget skip"}
+SENT_LABELS = {"not_retrieved": "not retrieved", "other_version": "other version", "split_unit": "split unit",
+               "not_sent": "not sent", "truncated": "truncated", "cut_negation": "cut negation",
+               "altered": "altered", "sent": "sent whole"}
+
+
+def _labels():
+    return LABELS, SENT_LABELS
+
+
+def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict:
+    # A table too wide for the terminal is stacked by the renderer, as every lesson's is.
+    return {"key": key, "table": {"title": title, "legend": legend, "columns": columns, "rows": rows}}
+
+
+def printable(value):
+    """Ids and texts come from the user's files: a control character (an ANSI escape, say) is
+    shown as its escape, never sent to the terminal. Newlines of the view's own text stay."""
+    if isinstance(value, str):
+        return value if value.isprintable() else "".join(
+            c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in value)
+    if isinstance(value, list):
+        return [printable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: printable(item) for key, item in value.items()}
+    return value
+
+
+def _detail_lines(query: dict, labels: dict) -> list[str]:
+    """One line per needed id and explanation, naming the budgets it holds at."""
+    seen: dict[tuple, list[str]] = {}
+    for step in query["budgets"]:
+        for loss in step["lost"]:
+            flag = "; check the judgement" if loss["kind"] == "judgement" else ""
+            seen.setdefault((loss["id"], loss["cause"], loss["detail"] + flag), []).append(str(step["budget"]))
+    lines = []
+    for (pid, cause, detail), budgets in sorted(seen.items(), key=lambda item: item[0][0]):
+        where = "every budget" if len(budgets) == len(query["budgets"]) else ", ".join(budgets)
+        lines.append(f"- {pid}, {labels[cause]} at {where}: {detail}")
+    return lines
+
+
+def _head(record: dict) -> list[dict]:
+    settings, counts, data = record["settings"], record["counts"], record["data"]
+    k, unit, budgets = settings["k"], settings["unit"], settings["budgets"]
+    labels, _ = _labels()
+    as_of = (f"as of {settings['as_of']} (validity windows checked)" if settings["as_of"]
+             else "no as-of date (validity windows not checked; give --as-of)")
+    found = [{"key": "title", "heading": "Audit: where a retrieval run loses evidence before the packet"}]
+    for index, warning in enumerate(record["warnings"]):
+        found.append({"key": f"warning-{index}", "text": f"Warning: {warning}."})
+    found += [
+        {"key": "data", "text": f"Data: {data['folder']}: {', '.join(data['files'].values())} "
+                                f"({data['run_format']} run, {data['run_entries']:,} entries). {counts['passages']:,} "
+                                f"passages read, {counts['held']:,} held (those the run, qrels or packets name); "
+                                f"{counts['queries']} queries, {counts['judged_queries']} with a relevant judgement "
+                                f"(qrels score >= 1); {counts['audited_queries']} audited."},
+        {"key": "settings", "text": f"Settings: the top k = {k} passages of each query go to the selector; budgets "
+                                    f"{', '.join(map(str, budgets))} in {settings['unit_note']}; {as_of}."},
+        {"key": "pipeline", "text": "Steps, in order; a needed passage that does not reach the packet is booked "
+                                    "under the first step that removed it (kind in brackets):\n"
+         + "\n".join(f"{i}. {labels[s['cause']]} [{s['kind']}]: keeps {s['keeps']} ({s['mechanism']})"
+                     for i, s in enumerate(record["pipeline"], start=1))},
+        _table("checks", "Input checks", "count: run entries, queries or judgements with the problem; none is "
+                                         "dropped silently (handling below).",
+               ["check", "count", "examples"],
+               [[c["what"], c["count"], ", ".join(c["examples"][:2]) or "-"] for c in record["checks"]
+                if c["count"] or c["check"] in ("unknown_doc", "repeated_doc", "duplicate_rank")]),
+    ]
+    handled = [f"- {c['what']}: {c['handling']}." for c in record["checks"] if c["count"]]
+    if not settings["as_of"] and counts["passages_with_validity_window"]:
+        handled.append(f"- {counts['passages_with_validity_window']} passages carry a validity window that was "
+                       f"not checked: give --as-of YYYY-MM-DD.")
+    if handled:
+        found.append({"key": "handling", "text": "Handling:\n" + "\n".join(handled)})
+    return found
+
+
+def _summary(record: dict) -> list[dict]:
+    settings, counts = record["settings"], record["counts"]
+    k, unit, budgets = settings["k"], settings["unit"], settings["budgets"]
+    labels, _ = _labels()
+    at_k = f"recall@{k}"
+    rows = record["budgets"]
+    found = [_table(
+        "summary", f"Recall against coverage, per budget ({unit})",
+        f"{at_k} and coverage: mean over the {counts['audited_queries']} audited queries of the share of each "
+        f"query's needed passages in its top {k} and in its packet; gap = {at_k} - coverage; needed, "
+        f"retrieved (in the top k) and packet (in the packet) count passages over all queries.",
+        ["budget", at_k, "coverage", "gap", "needed", "retrieved", "packet"],
+        [[r["budget"], f"{r['recall_at_k']:.3f}", f"{r['coverage']:.3f}", f"{r['gap']:.3f}", r["needed"],
+          r["retrieved"], r["in_packet"]] for r in rows])]
+    chart = []
+    for r in rows:
+        chart += [[f"{r['budget']} {at_k}", r["recall_at_k"], 1.0], [f"{r['budget']} coverage", r["coverage"], 1.0]]
+    found.append({"key": "chart", "chart": {
+        "title": f"{at_k} and coverage by budget", "width": 40, "rows": chart,
+        "legend": f"Each bar is a mean share from 0 to 1 (one # is 1/40); the budget is in {unit}."}})
+    kinds = {s["cause"]: s["kind"] for s in record["pipeline"]}
+    ledger_rows = [[labels[cause], kinds[cause]] + [r["ledger"][cause] for r in rows] for cause in CAUSES]
+    ledger_rows += [["total lost", ""] + [sum(r["ledger"].values()) for r in rows],
+                    ["in the packet", ""] + [r["in_packet"] for r in rows],
+                    ["needed", ""] + [r["needed"] for r in rows]]
+    found.append(_table(
+        "ledger", f"Loss ledger: needed passages by cause, per budget ({unit})",
+        "Each cell counts needed passages over all audited queries, each booked once, under the first step "
+        "that removed it; total lost + in the packet = needed. kind: retrieval (a retrieval defect), input "
+        "(ids), judgement (the qrels call relevant what a stated rule excludes: check the judgement), "
+        "policy (a choice of the lessons' rules).",
+        ["cause", "kind"] + [str(b) for b in budgets], ledger_rows))
+    if record["notes"]:
+        found.append({"key": "notes", "text": "What to do next, per cause booked:\n" + "\n".join(
+            f"- {labels[cause]}: {note}." for cause, note in record["notes"].items())})
+    copies = [r["copy_in_packet"] for r in rows]
+    if any(copies):
+        found.append({"key": "copies", "text": "Lost by id, delivered in content: of the canonical copies and "
+                                               "duplicate texts above, " + ", ".join(
+                                                   f"{n} at {b}" for n, b in zip(copies, budgets))
+                      + " had their kept twin in the packet. The qrels judge one copy; the packet carries "
+                        "another, so coverage by id understates what the answer stage receives."})
+    if rows and rows[0]["policies"]:
+        names = {"stop": "stop walk", "skip": "skip walk", "units": "units walk"}
+        found.append(_table(
+            "policies", f"The lessons' walks side by side: mean coverage per budget ({unit})",
+            "stop walk: rank order, the first passage that does not fit ends it (lesson 02); skip walk: rank "
+            "order, a misfit is skipped and the walk goes on (lesson 02); units walk: the skip walk over "
+            "lesson 11's units, declared neighbours together (the audit's walk). Coverage-aware selection "
+            "(lesson 02) needs the question's facets and the texts, which a run does not give.",
+            ["budget"] + [names[p] for p in rows[0]["policies"]],
+            [[r["budget"]] + [f"{v:.3f}" for v in r["policies"].values()] for r in rows]))
+    return found
+
+
+def _sent_blocks(record: dict) -> list[dict]:
+    sent = record["sent"]
+    if sent is None:
+        return []
+    _, labels = _labels()
+    unit = record["settings"]["unit"]
+    found = [{"key": "sent-title", "heading": "The packets your system sent"},
+             {"key": "sent-summary", "text": f"Over {sent['queries']} queries with a sent packet, your packets "
+                                             f"carried {sent['coverage']:.2f} of the needed passages whole (mean "
+                                             f"share); the lessons' walk would have carried "
+                                             f"{sent['lab_coverage']:.2f} on the same budgets (each packet's own "
+                                             f"size in {unit}), from the same run."}]
+    found.append(_table(
+        "sent-ledger", "Where each needed passage ended",
+        "count: needed passages over the queries with a packet, each booked once, first place that "
+        "applies (see the notes below).",
+        ["place", "count"], [[labels[c], sent["ledger"][c]] for c in SENT_CAUSES]))
+    found.append(_table(
+        "sent-queries", f"Per query: your packet and the lessons' walk on its budget ({unit})",
+        "budget: the size of what was sent; yours and lessons': needed passages carried whole / needed.",
+        ["query", "budget", "yours", "lessons'", "sent"],
+        [[q["query"], q["budget"], q["coverage"], q["lab_coverage"], ", ".join(q["sent"])]
+         for q in sent["per_query"]]))
+    lines = []
+    for q in sent["per_query"]:
+        for b in q["bookings"]:
+            if b["cause"] != "sent":
+                lines.append(f"- {q['query']} {b['id']}, {labels[b['cause']]}: {b['detail']}"
+                             + (f"; {b['diagnosis']}" if b["diagnosis"] else ""))
+    if lines:
+        found.append({"key": "sent-why", "text": "Needed passages that did not arrive whole:\n" + "\n".join(lines)})
+    if sent["notes"]:
+        found.append({"key": "sent-notes", "text": "What to do next, per place:\n" + "\n".join(
+            f"- {labels[cause]}: {note}." for cause, note in sent["notes"].items())})
+    return found
+
+
+def blocks(record: dict) -> list[dict]:
+    settings = record["settings"]
+    k, unit, budgets = settings["k"], settings["unit"], settings["budgets"]
+    labels, _ = _labels()
+    at_k = f"recall@{k}"
+    found = _head(record) + _summary(record) + _sent_blocks(record)
+    queries = {q["query"]: q for q in record["queries"]}
+    largest = [queries[qid] for qid in record["largest_gaps"]]
+    if not largest:
+        found.append({"key": "gaps", "text": "No audited query loses a retrieved passage before the packet."})
+        return found
+    found.append(_table(
+        "gaps", f"The {len(largest)} queries with the largest gap between {at_k} and coverage",
+        f"needed: passages judged relevant; {at_k} and coverage at each budget ({unit}): found/needed; mean gap: "
+        f"{at_k} - coverage averaged over the budgets. Largest first, then run order.",
+        ["query", "needed", at_k] + [str(b) for b in budgets] + ["mean gap"],
+        [[q["query"], q["needed"], q["recall_at_k"]] + [s["coverage"] for s in q["budgets"]]
+         + [f"{q['mean_gap']:.3f}"] for q in largest]))
+    for q in largest:
+        lost_ids = sorted({loss["id"] for s in q["budgets"] for loss in s["lost"]})
+        cells = {(s["budget"], loss["id"]): labels[loss["cause"]] for s in q["budgets"] for loss in s["lost"]}
+        found.append({"key": f"query-{q['query']}", "text": f"{q['query']}: {q['text'] or '(no text in queries.jsonl)'}"})
+        found.append(_table(
+            f"lost-{q['query']}", "", f"What happened to each needed passage of {q['query']} that missed the packet, "
+                                      f"per budget ({unit}).",
+            ["needed id"] + [str(b) for b in budgets],
+            [[pid] + [cells.get((b, pid), "in packet") for b in budgets] for pid in lost_ids]))
+        found.append({"key": f"why-{q['query']}", "text": "\n".join(_detail_lines(q, labels))})
+    return found
