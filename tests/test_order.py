@@ -1,5 +1,6 @@
-"""Lesson 05: the published simulator's figures, asserted on the --json record, and the
-contracts of the simulator and the lesson's mechanisms."""
+"""Lesson 05: the published simulator's figures, asserted on the --json record of the default
+trace and of --all (and on both printed traces), and the contracts of the simulator and the
+lesson's mechanisms."""
 
 import inspect
 import json
@@ -8,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from helpers import methods
+from helpers import ROOT, methods
 from modules.common.units import lab_tokens
 from modules.order import experiments as order_experiments
 from modules.order import mechanism as order
@@ -30,6 +31,22 @@ def plain():
 
 
 @pytest.fixture(scope="module")
+def committed_all():
+    return json.loads(methods("order", "--all", "--json").stdout)
+
+
+@pytest.fixture(scope="module")
+def plain_all():
+    return methods("order", "--all").stdout.decode()
+
+
+@pytest.fixture(scope="module", params=["default", "--all"])
+def both(request, committed, plain, committed_all, plain_all):
+    """(record, printed trace) of the default trace, then of --all."""
+    return (committed, plain) if request.param == "default" else (committed_all, plain_all)
+
+
+@pytest.fixture(scope="module")
 def world():
     fixture = build_fixture()
     return fixture, order_experiments.rankings(fixture)
@@ -41,7 +58,8 @@ def f4(value):
 
 # ---------------------------------------------------------------- the published figures
 
-def test_budget_line_is_the_published_one(committed, plain):
+def test_budget_line_is_the_published_one(both):
+    committed, plain = both
     budget = committed["budget"]
     assert (budget["window"], budget["instruction"]) == (240, 20)
     assert (f"{budget['query']:.1f}", f"{budget['per_chunk']:.1f}", f"{budget['fit']:.1f}") == ("5.5", "16.0", "13.4")
@@ -61,7 +79,8 @@ PUBLISHED_K_SWEEP = {
 }
 
 
-def test_k_sweep_is_the_published_table(committed, plain):
+def test_k_sweep_is_the_published_table(both):
+    committed, plain = both
     got = {r["k"]: (f"{r['context_avg']:.1f}", r["largest"], r["overflow"], f4(r["recall"]), f4(r["generation"]),
                     f4(r["cite_concept"]), f4(r["cite_record"])) for r in committed["k_sweep"]}
     assert got == PUBLISHED_K_SWEEP
@@ -77,16 +96,47 @@ PUBLISHED_LAYOUTS = {
 }
 
 
-def test_layouts_are_the_published_table(committed, plain):
-    got = {r["j"]: tuple(f4(r[f]) for f in ("head", "middle", "tail", "change_middle", "change_tail", "run_to_run"))
-           for r in committed["layouts"]}
-    assert got == PUBLISHED_LAYOUTS
-    assert all((r["seed"], r["baseline_seed"]) == (SEED, SEED + 1) for r in committed["layouts"])
+def layout_figures(record):
+    return {r["j"]: tuple(f4(r[f]) for f in ("head", "middle", "tail", "change_middle", "change_tail", "run_to_run"))
+            for r in record["layouts"]}
+
+
+def test_layouts_are_the_published_table(committed_all, plain_all):
+    assert layout_figures(committed_all) == PUBLISHED_LAYOUTS
+    assert all((r["seed"], r["baseline_seed"]) == (SEED, SEED + 1) for r in committed_all["layouts"])
     for j, row in PUBLISHED_LAYOUTS.items():
-        assert " ".join([str(j), *row]) in " ".join(plain.split()), j
+        assert " ".join([str(j), *row]) in " ".join(plain_all.split()), j
 
 
-def test_second_run_is_the_published_one(committed, plain):
+def test_the_default_trace_runs_the_published_row_at_j_4(committed, plain):
+    assert layout_figures(committed) == {4: PUBLISHED_LAYOUTS[4]}
+    assert (committed["layouts"][0]["seed"], committed["layouts"][0]["baseline_seed"]) == (SEED, SEED + 1)
+    text = " ".join(plain.split())
+    assert " ".join(["4", *PUBLISHED_LAYOUTS[4]]) in text
+    for j in (0, 2, 8):
+        assert " ".join([str(j), *PUBLISHED_LAYOUTS[j]]) not in text, j
+
+
+def test_every_figure_of_the_default_is_the_same_under_all(committed, committed_all):
+    assert (committed["shows"], committed_all["shows"]) == ("default", "all")
+    for key in ("simulator", "fixture", "example", "budget", "k_sweep", "second_run", "frameworks",
+                "context_order", "copier"):
+        assert committed[key] == committed_all[key], key
+    assert committed["layouts"] == [r for r in committed_all["layouts"] if r["j"] == 4]
+    assert committed["policies"] == [] and committed_all["policies"]
+
+
+def test_the_default_trace_says_what_all_adds(plain, plain_all):
+    text, text_all = " ".join(plain.split()), " ".join(plain_all.split())
+    assert ("--all adds the layouts at j = 0, 2 and 8 beside j = 4 and measures the reorder policies at "
+            "k = 4 and 5") in text
+    assert "--all adds" not in text_all
+    assert "Reorder policies over the same top k" in text_all and "Reorder policies over" not in text
+    assert "With j = 0 every layout is the same prompt" in text_all and "With j = 0" not in text
+
+
+def test_second_run_is_the_published_one(both):
+    committed, plain = both
     second = committed["second_run"]
     assert (second["seed"], second["baseline_seed"], second["j"]) == (20260219, 20260220, 4)
     assert (f4(second["head"]), f4(second["middle"]), f4(second["tail"])) == ("0.7500", "0.1500", "0.5750")
@@ -97,12 +147,14 @@ def test_second_run_is_the_published_one(committed, plain):
     assert second["change_middle"] > second["run_to_run"] and second["middle_exceeds"] is True
 
 
-def test_the_trace_says_everything_is_fictional_at_the_top(plain):
+def test_the_trace_says_everything_is_fictional_at_the_top(both):
+    _record, plain = both
     top = " ".join(plain.split("\n\n", 3)[1].split())
     assert "FICTIONAL reader simulator" in top and "no model" in top and "water utility" in top
 
 
-def test_plain_output_fits_80_columns_and_tables_are_not_stacked(plain):
+def test_plain_output_fits_80_columns_and_tables_are_not_stacked(both):
+    _record, plain = both
     assert max(map(len, plain.splitlines())) <= 80
     assert "-- row" not in plain.split("Lost in the middle puts")[0], "a table was stacked"
 
@@ -114,8 +166,15 @@ def test_seed_option_moves_the_reader_not_the_fixture():
     assert other["second_run"]["seed"] == 6 and other["layouts"][0]["baseline_seed"] == 6
 
 
-def test_trace_is_the_same_on_every_run(committed):
+def test_trace_is_the_same_on_every_run(committed, committed_all):
     assert json.loads(json.dumps(order_trace.trace())) == committed
+    assert json.loads(json.dumps(order_trace.trace(full=True))) == committed_all
+
+
+@pytest.mark.parametrize("full", ["yes", 1, None])
+def test_full_must_be_a_bool(full):
+    with pytest.raises(TypeError, match="full must be a bool"):
+        order_trace.trace(full=full)
 
 
 # ---------------------------------------------------------------- the simulator, by its specification
@@ -343,7 +402,8 @@ def test_the_frameworks_loops_match_the_lab_functions_named_for_them(count):
     assert haystack_loop(ranks) == reorder_lost_in_middle(ranks)
 
 
-def test_frameworks_are_named_with_versions(committed, plain):
+def test_frameworks_are_named_with_versions(both):
+    committed, plain = both
     found = {f["name"]: f for f in committed["frameworks"]}
     assert {name: f["version"] for name, f in found.items()} == {
         "LangChain LongContextReorder": "langchain-community 0.4.2",
@@ -356,7 +416,10 @@ def test_frameworks_are_named_with_versions(committed, plain):
     assert "LongContextReorder" in text and "LostInTheMiddleRanker" in text
 
 
-def test_policies_are_measured_on_the_same_top_k(committed):
+def test_policies_are_measured_on_the_same_top_k(committed_all):
+    committed = committed_all
+    assert [(r["k"], r["policy"]) for r in committed["policies"]] == [
+        (k, name) for k in order_experiments.POLICY_KS for name in order_experiments.POLICIES]
     by = {(r["k"], r["policy"]): r for r in committed["policies"]}
     for k in order_experiments.POLICY_KS:
         assert by[k, "parity variant"]["best_at"] == (k if k % 2 == 0 else 1)
@@ -366,7 +429,8 @@ def test_policies_are_measured_on_the_same_top_k(committed):
     assert by[5, "rank order"]["generation"] == k_sweep[5]["generation"]
 
 
-def test_the_order_is_written_down(committed, plain):
+def test_the_order_is_written_down(both):
+    committed, plain = both
     assert committed["context_order"] == {"policy": "rank order", "recorded_in": "the packet",
                                           "note": order_trace.DECISION}
     assert "design decision" in plain
@@ -381,3 +445,43 @@ def test_module_state_stays_the_same_size():
     for seed in (2, 3):
         order_trace.trace(seed=seed)
     assert sizes() == before
+
+
+# ---------------------------------------------------------------- the README says what the records hold
+
+def readme_line(start):
+    lines = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").split("\n")
+             if line.startswith(start)]
+    assert len(lines) == 1, start
+    return lines[0]
+
+
+def test_readme_row_05_states_the_records_figures(committed, committed_all):
+    row = readme_line("| 05 | `order` |")
+    j4, second = committed["layouts"][0], committed["second_run"]
+    assert (f"head {f4(j4['head'])}, middle {f4(j4['middle'])}, tail {f4(j4['tail'])}, and moving it to the middle "
+            f"changes {f4(j4['change_middle'])} of the picks against a run-to-run baseline of "
+            f"{f4(j4['run_to_run'])} (second seed: {f4(second['change_middle'])} against "
+            f"{f4(second['run_to_run'])})") in row
+    j8 = next(r for r in committed_all["layouts"] if r["j"] == 8)
+    assert not j8["tail_exceeds"]
+    assert (f"`--all` adds the layouts at j = 0, 2 and 8 (at j = 8 the tail moves {f4(j8['change_tail'])} of the "
+            f"picks, under the baseline's {f4(j8['run_to_run'])}: no order effect)") in row
+    k4 = {r["policy"]: f4(r["generation"]) for r in committed_all["policies"] if r["k"] == 4}
+    assert k4["lost in the middle"] == k4["parity variant"]
+    assert (f"(k = 4: rank order {k4['rank order']}, lost in the middle and the parity variant "
+            f"{k4['parity variant']})") in row
+
+
+def test_readme_chart_alt_text_states_the_k_sweep(committed):
+    alt = readme_line("![Lesson 05, fictional reader simulator:")
+    by_k = {r["k"]: r for r in committed["k_sweep"]}
+    first_over = min(k for k, r in by_k.items() if r["overflow"])
+    assert first_over == 11 and all(by_k[k]["cite_concept"] == 1.0 for k in by_k if k < first_over)
+    assert by_k[1]["generation"] == by_k[1]["cite_record"] and by_k[10]["generation"] == by_k[10]["cite_record"]
+    assert (f"from k = 1 to 10 recall@k rises from {by_k[1]['recall']:.3f} to {by_k[10]['recall']:.3f} while "
+            f"generation and the cited record fall together from {by_k[1]['generation']:.3f} to "
+            f"{by_k[10]['generation']:.3f} and the cited concept stays at 1.0; from k = {first_over} (shaded) some "
+            f"prompts overflow the 240-token window ({by_k[11]['overflow']}, then {by_k[12]['overflow']} of the 40), "
+            f"get no answer and count as wrong: by k = 12 generation is {by_k[12]['generation']:.2f} and the cited "
+            f"concept {by_k[12]['cite_concept']:.3f}](docs/k_sweep.svg)") in alt

@@ -112,11 +112,13 @@ def layout_rows(fixture, ranked: list, j: int, seeds: tuple) -> list[dict]:
     return rows
 
 
-def layout_experiment(fixture, ranked: list, seed: int) -> tuple[list[dict], dict]:
-    """Every j with the reader seed, and the second run (seed + 1, its baseline seed + 2) at
-    SECOND_RUN_J: (the rows of the first run, the second run's row)."""
+def layout_experiment(fixture, ranked: list, seed: int, js: tuple = J_VALUES) -> tuple[list[dict], dict]:
+    """Each j of `js` with the reader seed, and the second run (seed + 1, its baseline seed + 2)
+    at SECOND_RUN_J, which `js` must hold: (the rows of the first run, the second run's row)."""
+    if SECOND_RUN_J not in js:
+        raise ValueError(f"js must hold the second run's j ({SECOND_RUN_J}), got {js}")
     first, second = [], None
-    for j in J_VALUES:
+    for j in js:
         seeds = (seed, seed + 1) if j == SECOND_RUN_J else (seed,)
         rows = layout_rows(fixture, ranked, j, seeds)
         first.append(rows[0])

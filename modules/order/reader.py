@@ -29,8 +29,8 @@ def fnv1a(text: str) -> int:
     by the prime and keep the low 32 bits (& 0xFFFFFFFF is % 2**32, written as the loop runs
     fastest: the constants inline, about 0.1 microseconds a character)."""
     value = 2166136261                                   # FNV_OFFSET
-    for character in text:
-        value = ((value ^ ord(character)) * 16777619) & 0xFFFFFFFF   # FNV_PRIME
+    for code in map(ord, text):
+        value = ((value ^ code) * 16777619) & 0xFFFFFFFF   # FNV_PRIME
     return value
 
 

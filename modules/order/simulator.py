@@ -195,10 +195,9 @@ def embed(text: str, rows) -> tuple[float, ...]:
     vector = [0.0] * DIMENSIONS
     for concept, row in zip(CONCEPTS, rows):
         count = int(concept.document_phrase in padded) + int(concept.query_phrase in padded)
-        if count:
-            for j in range(DIMENSIONS):
-                vector[j] += count * row[j % ROW_LENGTH]
-    norm = math.sqrt(sum(value * value for value in vector))
+        if count:   # value j adds count x row[j % 64], which is row[j]: j < 32, so zip stops there
+            vector = [value + count * weight for value, weight in zip(vector, row)]
+    norm = math.sqrt(sum(map(mul, vector, vector)))
     return tuple(value / norm for value in vector) if norm else tuple(vector)
 
 

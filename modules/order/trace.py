@@ -7,8 +7,8 @@ utility's help documents, never of a real model.
 from __future__ import annotations
 
 from modules.common.checks import whole_number
-from modules.order.experiments import (FRAMEWORKS, J_VALUES, K_VALUES, POLICIES, RETRIEVED, budget_line, k_sweep,
-                                       layout_experiment, policy_experiment, rankings)
+from modules.order.experiments import (FRAMEWORKS, J_VALUES, K_VALUES, POLICIES, POLICY_KS, RETRIEVED, SECOND_RUN_J,
+                                       budget_line, k_sweep, layout_experiment, policy_experiment, rankings)
 from modules.order.reader import (POSITION_WEIGHTS, SHARE_FLOOR, TEMPERATURE, WINDOW, build_prompt, reader_chances,
                                   reader_scores)
 from modules.order.simulator import DOCUMENTS, LABEL, SEED, build_fixture, is_relevant
@@ -28,15 +28,22 @@ DECISION = ("The order of the context is a design decision: the packet records i
             "order, best first), or a measurement made on it cannot be repeated.")
 
 
-def trace(seed: int = SEED) -> dict:
-    """The budget line, the k sweep, the layouts (and the second run at j = 4 with seed + 1) and
-    the reorder policies, all read with reader seed `seed`; the fixture always uses SEED."""
+def trace(seed: int = SEED, full: bool = False) -> dict:
+    """The budget line, the whole k sweep, the layouts at j = 4 with the second run (seed + 1) and
+    the frameworks' reorders, all read with reader seed `seed`; the fixture always uses SEED.
+
+    `full` (the command's --all) adds the layouts at every j (0, 2, 4, 8) and measures the
+    reorder policies at k = 4 and 5; without it `policies` is empty. Every figure the default
+    prints is the same either way."""
     whole_number(seed, "seed")
+    if not isinstance(full, bool):
+        raise TypeError(f"full must be a bool, got {type(full).__name__} {full!r}")
     fixture = build_fixture()
     ranked = rankings(fixture)
-    layouts, second = layout_experiment(fixture, ranked, seed)
+    layouts, second = layout_experiment(fixture, ranked, seed, J_VALUES if full else (SECOND_RUN_J,))
     return {
         "lesson": "order",
+        "shows": "all" if full else "default",
         "simulator": {"label": LABEL, "fiction": FICTION, "fixture_seed": fixture.seed, "reader_seed": seed,
                       "window_lab_tokens": WINDOW, "position_weights": dict(POSITION_WEIGHTS),
                       "share_floor": SHARE_FLOOR, "temperature": TEMPERATURE},
@@ -47,7 +54,7 @@ def trace(seed: int = SEED) -> dict:
         "k_sweep": k_sweep(fixture, ranked, seed),
         "layouts": layouts,
         "second_run": second,
-        "policies": policy_experiment(fixture, ranked, seed),
+        "policies": policy_experiment(fixture, ranked, seed) if full else [],
         "frameworks": [dict(f, ten=POLICIES[f["same_as"]](range(1, 11)), four=POLICIES[f["same_as"]](range(1, 5)))
                        for f in FRAMEWORKS],
         "context_order": {"policy": "rank order", "recorded_in": "the packet", "note": DECISION},
@@ -68,6 +75,12 @@ def example(fixture, ranked: list, seed: int) -> dict:
                                 POSITION_WEIGHTS["last"]][0 if place == 1 else 2 if place == EXAMPLE_K else 1]})
     return {"query": query.text, "record": query.record, "concept": query.concept.key, "k": EXAMPLE_K,
             "tokens": prompt.tokens, "rows": rows}
+
+
+def _and(values) -> str:
+    """1, 2 and 3."""
+    names = [str(value) for value in values]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def _f4(value: float) -> str:
@@ -94,7 +107,7 @@ def view(record: dict) -> list[dict]:
     by_j = {row["j"]: row for row in record["layouts"]}
     second = record["second_run"]
     first_overflow = next(row for row in record["k_sweep"] if row["overflow"])
-    return [
+    blocks = [
         {"key": "title", "heading": "Lesson 05 - order: position is a hypothesis to measure"},
         {"key": "label", "text": f"{sim['label']}. {sim['fiction']}"},
         {"key": "copier", "text": record["copier"]},
@@ -154,15 +167,18 @@ def view(record: dict) -> list[dict]:
             f"moves {by_j[4]['run_to_run']:.3f} of the picks at j = 4. An order effect is judged against that, "
             f"never against zero: at j = 4 the middle moves {by_j[4]['change_middle']:.3f} with seed {seed} "
             f"and {second['change_middle']:.3f} with seed {second['seed']}, against "
-            f"{by_j[4]['run_to_run']:.3f} and {second['run_to_run']:.3f}. With j = 0 every layout is the same "
-            "prompt, so nothing moves."},
-        {"key": "policies", "table": {
+            f"{by_j[4]['run_to_run']:.3f} and {second['run_to_run']:.3f}."
+            + (" With j = 0 every layout is the same prompt, so nothing moves." if 0 in by_j else "")},
+    ]
+    if record["policies"]:
+        blocks.append({"key": "policies", "table": {
             "title": f"Reorder policies over the same top k (reader seed {seed})",
             "legend": "order: the ranks placed first to last (1 = best); best at: the place the best chunk "
                       "gets; gen: the share of the 40 questions whose picked chunk is relevant.",
             "columns": ["k", "policy", "order", "best at", "gen"],
             "rows": [[r["k"], r["policy"], " ".join(map(str, r["order"])), r["best_at"], _f4(r["generation"])]
-                     for r in record["policies"]]}},
+                     for r in record["policies"]]}})
+    blocks += [
         {"key": "frameworks", "table": {
             "title": "What the frameworks' reorders do to ten and four items (ranks, 1 = best)",
             "legend": "The component, in the version whose source was read: LangChain's and LlamaIndex's "
@@ -174,10 +190,16 @@ def view(record: dict) -> list[dict]:
         {"key": "policy-notes", "text":
             "Lost in the middle puts the best first and the second best last, alternating inward. The parity "
             "variant sorts ascending and alternates from the front, so for an even count the best lands last, "
-            "where this reader's weight is 0.8 instead of 1.0; for an odd count the two orders coincide. The "
-            "table measures what that costs under this reader; another reader needs its own measurement."},
+            "where this reader's weight is 0.8 instead of 1.0; for an odd count the two orders coincide. "
+            + ("The reorder policies table measures" if record["policies"] else "--all measures")
+            + " what that costs under this reader; another reader needs its own measurement."},
         {"key": "decision", "text": record["context_order"]["note"]},
     ]
+    if record["shows"] != "all":
+        blocks.append({"key": "more", "text":
+            f"This is the default trace. --all adds the layouts at j = {_and(j for j in J_VALUES if j != SECOND_RUN_J)} "
+            f"beside j = {SECOND_RUN_J} and measures the reorder policies at k = {_and(POLICY_KS)}."})
+    return blocks
 
 
 __all__ = ["trace", "view", "J_VALUES", "K_VALUES"]

@@ -35,7 +35,7 @@ from modules import order
 from modules.order import experiments
 from modules.order import trace as order_trace
 
-record = order_trace.trace()
+record = order_trace.trace(full=True)   # --all: every layout j and the reorder policies
 blocks = order_trace.view(record)
 
 
