@@ -64,6 +64,7 @@ COURSE = [
      [(("--solution",), dict(action="store_true", help="also print the reference decision table"))]),
     ("channels", "every channel can fail, and each failure has its own fallback", []),
     ("memory", "retained context with obligations, under the same gate as evidence", []),
+    ("operate", "signals per stage, the layered evaluation, faithfulness and the context contract review", []),
 ]
 
 # name -> (number "01", description, options): what methods.py and the workflow look up

@@ -122,3 +122,25 @@ def _module_imports() -> dict:
 def test_nothing_in_modules_imports_labtools():
     upward = {name: sorted(m for m in found if m.startswith("labtools")) for name, found in _module_imports().items()}
     assert not {name: found for name, found in upward.items() if found}
+
+
+# ---------------------------------------------------------------- lesson 14 reads the same pipeline
+
+def test_lesson_14_shows_every_id_as_lessons_07_to_13_do(rows):
+    """Lesson 14 adds no mechanism: its rows agree with every other lesson's on every key they
+    share, and every listing, query and ref it names is one lessons 07-13 name too."""
+    import re
+    record = json.loads(methods("operate", "--json").stdout)
+    mine = {row["query_id"]: row for row in record["queries"]}
+    assert list(mine) == [q.id for q in QUERIES]
+    found = disagreements(dict(rows, operate=mine))
+    assert [d for d in found if "operate" in d[2:]] == []
+    ids = re.compile(r"\b(?:PW-L\d{3}|PW-Q\d{3}|CH-Q\d{3}|GR-Q\d{3}|ref-[0-9a-f]{12})\b")
+    elsewhere = set()
+    for lesson in BUILT:
+        elsewhere |= set(ids.findall(methods(lesson, "--json").stdout.decode()))
+    shown = set(ids.findall(json.dumps(record)))
+    withdrawn = record["counterfactuals"]["withdraw"]["ref"]   # the ref of the listing lesson 14 withdraws
+    assert shown - {withdrawn} <= elsewhere, sorted(shown - elsewhere)
+    states = {c["query_id"]: c["state"] for c in record["cases"]}
+    assert all(states[q] == row["state"] for q, row in rows["grounding"].items())
