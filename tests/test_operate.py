@@ -240,3 +240,14 @@ def test_withdrawing_a_permission_makes_a_new_record():
     assert [x for x in changed if x.id != "PW-L003"] == [x for x in m.LISTINGS if x.id != "PW-L003"]
     with pytest.raises(ValueError, match="PW-L999"):
         m.with_permission(m.LISTINGS, "PW-L999", "denied")
+
+
+def test_the_quiz_premise_is_true_of_the_fixture():
+    from modules.grounding import VARIANTS
+    before = m.frozen_records(m.frozen_runs(cases=QUERIES))
+    after = m.frozen_records(m.frozen_runs(VARIANTS[1].pipeline, cases=QUERIES))
+    answered = [sum(r["decision"]["state"] in ("respond", "degraded") for r in x.values()) for x in (before, after)]
+    assert answered == [4, 4]
+    changed = {q: (before[q]["decision"]["state"], after[q]["decision"]["state"]) for q in before
+               if before[q]["decision"]["state"] != after[q]["decision"]["state"]}
+    assert changed == {"PW-Q004": ("conflict", "unauthorized")}
