@@ -144,3 +144,18 @@ def test_lesson_14_shows_every_id_as_lessons_07_to_13_do(rows):
     assert shown - {withdrawn} <= elsewhere, sorted(shown - elsewhere)
     states = {c["query_id"]: c["state"] for c in record["cases"]}
     assert all(states[q] == row["state"] for q, row in rows["grounding"].items())
+
+
+def test_the_new_lesson_07_queries_agree_with_lesson_08():
+    """Lesson 07's query-design queries are new ids: lesson 07 shows each with the contract state and
+    the ranking lesson 08's pipeline gives it, and no existing query id is reused."""
+    from modules.catalogue.fixture import DESIGN_QUERIES
+    from modules.eligibility import evaluate
+    record = json.loads(methods("hybrid", "--json").stdout)["query_design"]
+    assert not {q.id for q in DESIGN_QUERIES} & {q.id for q in QUERIES}
+    assert [r["query_id"] for r in record["rows"]] == [q.id for q in DESIGN_QUERIES]
+    for row, query in zip(record["rows"], DESIGN_QUERIES):
+        run = evaluate(query)
+        assert row["contract_state"] == run.output("contract").state, row
+        assert row["ranking"] == [[f.cluster_id, f.listing_id, round(f.ordering_score, 6)]
+                                  for f in run.output("fusion").candidates], row

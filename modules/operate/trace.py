@@ -73,7 +73,17 @@ def trace() -> dict:
         "vector": vector, "generation": ev.remove_generation(runs, without_answer),
         "withdraw": ev.withdraw(records),
         "patterns": ev.failure_patterns(runs, records, vector, memory),
+        "judgements": _judgements(),
     })
+
+
+def _judgements() -> list:
+    """Lesson 07's five judgements of PW-Q012's first three, completed with lesson 08's checks."""
+    from modules.eligibility import check_evidence, matches_request
+    from modules.hybrid import query_design as qd
+    run = qd.run(qd.design_pipelines()["identifier"][1], qd.design_query_by_id("PW-Q012"))
+    return [qd.judgements(run, f.listing_id, qd.RELEVANCE["PW-Q012"], check_evidence, matches_request)
+            for f in run.output("fusion").candidates[:3]]
 
 
 def record(raw: dict) -> dict:
@@ -111,6 +121,7 @@ def record(raw: dict) -> dict:
         "ownership": [{"role": o.role, "owns": o.owns, "stages": stages_of}
                       for o, (_role, stages_of) in zip(m.OWNERS, m.ownership(channels, memory))],
         "patterns": [list(p) for p in raw["patterns"]],
+        "judgements": raw["judgements"],
     }
 
 

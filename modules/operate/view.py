@@ -145,6 +145,19 @@ def _tail_blocks(r: dict) -> list:
     ]
 
 
+def _judgement_blocks(r: dict) -> list:
+    return [{"key": "judgements", "table": {
+        "title": "Lesson 07's five judgements of PW-Q012, with lesson 08's checks",
+        "legend": "similarity: rank per channel (lex = lexical, vec = vector); relevance: hand grade; "
+                  "evidence: lesson 08's checks (sufficient, or the reason); compatible: lesson 08's control; "
+                  "eligibility: the gate. Five columns, never one score.",
+        "columns": ["candidate", "similarity", "relevance", "evidence", "compatible", "eligibility"],
+        "rows": [[j["listing_id"], " ".join(f"{k[:3]}#{v}" for k, v in j["channel_similarity"].items()),
+                  j["candidate_relevance"], j["evidence_sufficiency"], j["compatibility_control"],
+                  j["behaviour_eligibility"]] for j in r["judgements"]]}}]
+
+
 def rest(record: dict) -> list:
     return (_evaluation_blocks(record) + _faithfulness_blocks(record) + _review_blocks(record)
-            + _artifact_blocks(record) + _counterfactual_blocks(record) + _tail_blocks(record))
+            + _artifact_blocks(record) + _counterfactual_blocks(record) + _judgement_blocks(record)
+            + _tail_blocks(record))
