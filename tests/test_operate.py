@@ -76,7 +76,7 @@ def test_a_signal_label_that_names_a_restricted_listing_is_refused():
 # ---------------------------------------------------------------- signals
 
 def test_every_stage_has_signals_each_with_its_operating_facts(records):
-    signals = sg.aggregate(records, m.memory_runs())
+    signals = sg.aggregate(records, m.memory_runs()[0])
     assert {s.stage for s in signals} == set(sg.STAGES)
     roles = {o.role for o in m.OWNERS}
     for s in signals:

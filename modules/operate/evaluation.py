@@ -119,28 +119,31 @@ def remove_generation(base: dict, without: dict) -> dict:
     return {"cases": len(base), "unchanged": len(same), "answer_lines_before": lines, "answer_lines_after": 0}
 
 
-def withdraw(base_records: dict, listing_id: str = WITHDRAWN) -> dict:
-    """Withdraw one source's permission: the same cases with that listing denied, then where it
-    still shows. Its id must leave every packet, ranking and record (it appears as an opaque ref);
-    lesson 13's withdrawn memory item shows the cache and trace side."""
-    from modules.catalogue import opaque_ref
-    after = frozen_records(frozen_runs(listings=with_permission(LISTINGS, listing_id, "denied")))
+def withdraw(base_records: dict, served, listing_id: str = WITHDRAWN) -> dict:
+    """Withdraw one source's permission: the cases that retrieved the listing, run again with it
+    denied, then where it still shows. Its id must leave every packet, ranking and record (it
+    appears as an opaque ref); lesson 13's withdrawn memory item, on the store `served` (its
+    sessions served, packets cached), shows the cache and trace side. A case that never
+    retrieved the listing cannot change."""
+    from modules.catalogue import QUERIES, opaque_ref
+    from modules.grounding import NOTHING_QUERY
+    retrieved = {q for q, r in base_records.items()
+                 if any(h["candidate"] == listing_id for c in r["retrieval"]["channels"] for h in c["hits"])}
+    cases = tuple(q for q in QUERIES + (NOTHING_QUERY,) if q.id in retrieved)
+    after = frozen_records(frozen_runs(listings=with_permission(LISTINGS, listing_id, "denied"), cases=cases))
     text = repr(after)
     packed = [q for q, r in base_records.items() if listing_id in r["assembly"].get("listings", ())]
     return {"listing": listing_id, "ref": opaque_ref(listing_id), "packed_before": packed,
             "packed_after": [q for q, r in after.items() if listing_id in r["assembly"].get("listings", ())],
             "id_in_records_after": text.count(listing_id), "ref_in_records_after": text.count(opaque_ref(listing_id)),
-            "states_after": {q: after[q]["decision"]["state"] for q in packed},
-            "memory": _memory_withdrawal()}
+            "states_after": {q: after[q]["decision"]["state"] for q in packed}, "cases": sorted(retrieved),
+            "memory": _memory_withdrawal(served)}
 
 
-def _memory_withdrawal() -> list:
+def _memory_withdrawal(served) -> list:
     from modules.memory import mechanism as m
-    from modules.memory.store import WITHDRAWN as ITEM, build, correct, replay, serve, verify
-    state = build(m.ITEMS, m.ASSISTANT_MEMORY)
-    for session in m.SESSIONS:
-        _run, state = serve(state, session)
-    state = correct(state, ITEM, "2026-11-01", permission="denied")
+    from modules.memory.store import WITHDRAWN as ITEM, correct, replay, verify
+    state = correct(served, ITEM, "2026-11-01", permission="denied")
     return [[name, held, detail] for name, held, detail in verify(state, replay(m.SESSIONS, state), withdrawn=(ITEM,))]
 
 

@@ -152,12 +152,16 @@ def with_permission(listings, listing_id: str, permission: str) -> tuple:
     return tuple(out)
 
 
-def memory_runs() -> dict:
-    """{session id: (session, Run)} of lesson 13's sessions through its memory pipeline, with its store."""
+def memory_runs() -> tuple:
+    """Lesson 13's sessions served in order from its store, as its lesson serves them:
+    ({session id: (session, Run)}, the store after serving them, with its cached packets)."""
     from modules.memory import mechanism as m
-    from modules.memory.store import build
-    state = build(m.ITEMS, m.ASSISTANT_MEMORY)
-    return {s.id: (s, m.run_session(s, state)) for s in m.SESSIONS}
+    from modules.memory.store import build, serve
+    state, runs = build(m.ITEMS, m.ASSISTANT_MEMORY), {}
+    for session in m.SESSIONS:
+        run, state = serve(state, session)
+        runs[session.id] = (session, run)
+    return runs, state
 
 
 def photo_runs(image_index=None) -> dict:

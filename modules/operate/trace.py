@@ -54,7 +54,7 @@ def trace() -> dict:
     """Run everything the lesson shows, then build its record."""
     runs = m.frozen_runs()
     records = m.frozen_records(runs)
-    memory = m.memory_runs()
+    memory, served = m.memory_runs()
     nine = {q.id: records[q.id] for q in QUERIES}
     rebuilt = m.frozen_records(m.frozen_runs(VARIANTS[1].pipeline, cases=QUERIES))
     photos = m.frozen_records(m.photo_runs())
@@ -71,7 +71,7 @@ def trace() -> dict:
         "briefs": briefs,
         "review": rv.review((m.channels_pipeline(), m.memory_pipeline())),
         "vector": vector, "generation": ev.remove_generation(runs, without_answer),
-        "withdraw": ev.withdraw(records),
+        "withdraw": ev.withdraw(records, served),
         "patterns": ev.failure_patterns(runs, records, vector, memory),
         "judgements": _judgements(),
     })

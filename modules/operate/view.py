@@ -123,8 +123,8 @@ def _counterfactual_blocks(r: dict) -> list:
             f"{g['answer_lines_before']} answer lines go, the structured evidence stays.")},
         {"key": "counterfactual-withdraw", "text": (
             f"Withdraw {w['listing']}'s permission: packed before in {', '.join(w['packed_before'])}, after in "
-            f"{', '.join(w['packed_after']) or 'none'}; its id appears {w['id_in_records_after']} times in the "
-            f"records after, its opaque ref {w['ref_in_records_after']} times. States after: "
+            f"{', '.join(w['packed_after']) or 'none'}; rerun, the {len(w['cases'])} cases that retrieved it "
+            f"name its id {w['id_in_records_after']} times, its opaque ref {w['ref_in_records_after']} times. States after: "
             + _pairs(w["states_after"]) + ". Memory (lesson 13): "
             + "; ".join(f"{name}: {'held' if held else 'FAILED'}" for name, held, _d in w["memory"]) + ".")},
     ]
