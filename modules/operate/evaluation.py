@@ -70,8 +70,11 @@ def evaluation_report(records: dict, without_answer: dict) -> dict:
         "conflicts_packed": sum(e["subject"] in r["assembly"].get("listings", ()) for r in records.values()
                                 for e in r["assembly"].get("excluded", ())
                                 if "TITLE_FIELD_CONFLICT" in e["reason_codes"]),
-        "empty_named": sum(r["decision"]["empty_cause"] is not None for r in records.values()),
+        "empty_named": sum(r["decision"]["empty_cause"] is not None for r in records.values()
+                           if not r["assembly"].get("listings")),
         "empty": sum(not r["assembly"].get("listings") for r in records.values()),
+        "empty_unnamed_states": sorted(r["decision"]["state"] for r in records.values()
+                                       if not r["assembly"].get("listings") and r["decision"]["empty_cause"] is None),
         "largest_packet": max(len(r["assembly"].get("listings", ())) for r in records.values()),
         "limit": next(r["assembly"]["limit"] for r in records.values() if "limit" in r["assembly"]),
         "complete_traces": sum(all(CHECKS[layer](r)[0] for layer in LAYERS) for r in records.values()),

@@ -33,7 +33,8 @@ def _evaluation_blocks(r: dict) -> list:
             f"3. Context: {c['fields_from_permitted']} of {c['fields']} packet fields come from permitted listings; "
             f"{c['lines_citing_packet']} of {c['answer_lines']} answer lines cite the packet only; stale fields "
             f"packed {c['stale_packed']}, named as left out {c['stale_named']}; conflicting listings packed "
-            f"{c['conflicts_packed']}; {c['empty_named']} of {c['empty']} empty packets name their cause; largest "
+            f"{c['conflicts_packed']}; of {c['empty']} cases without a packet, {c['empty_named']} name an empty "
+            f"cause, the others are in state {', '.join(c['empty_unnamed_states']) or '-'}; largest "
             f"packet {c['largest_packet']} listings (limit {c['limit']}); {c['complete_traces']} of {e['cases']} "
             f"traces hold at every layer; restricted fields packed: {c['restricted_in_packets']}.")},
         {"key": "evaluation-behaviour", "table": {
