@@ -25,7 +25,8 @@ def query_design_record() -> dict:
         return [_safe(i) for i in next(c for c in run.of_kind("channel") if c.channel == "lexical").ranking]
 
     def step(run, name):
-        return next(dict(t._asdict()) for t in run.output("contract").transformations if t.name == name)
+        return next({"name": t.name, "version": t.version, "input": t.input, "output": t.output, "status": t.status}
+                    for t in run.output("contract").transformations if t.name == name)
 
     out = {"rows": []}
     for name in ("aliases", "rewrite"):
