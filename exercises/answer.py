@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check answer
+# TODO: fill in each answer, then run: python3 -B methods.py check answer
 """Lesson 10 exercises: an answer stage that says only what its packet says.
 
 Task 1  check_citation    is the cited id in the packet, and is the quote in that source's text?

@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check budget
+# TODO: fill in each answer, then run: python3 -B methods.py check budget
 """Lesson 02 exercises: budget arithmetic in declared units.
 
 Task 1  evidence_budget  what the window leaves for evidence once every other term is paid

@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check channels
+# TODO: fill in each answer, then run: python3 -B methods.py check channels
 """Lesson 12 exercises: measure an approximate index honestly, fall back safely, score rankings.
 
 Task 1  two_evaluations       index quality (recall against exact search) and relevance, kept apart
@@ -139,11 +139,11 @@ def compare_removal(before: dict, after: dict) -> list:
 # CH-Q001 (recall 0.667) and the packet does not change. Why does the lesson keep recall
 # against exact search and relevance as two evaluations?
 #   "a"  recall is measured at a cutoff and relevance is not, so they cannot share a table
-#   "b"  recall judges the index against exact search, relevance judges exact search against
+#   "b"  they are one evaluation at two nprobe values
+#   "c"  relevance only needs checking when recall is below 1
+#   "d"  recall judges the index against exact search, relevance judges exact search against
 #        the labels: a perfect index can return irrelevant neighbours, and a miss can cost
 #        nothing when the missed item is a copy of one returned
-#   "c"  relevance only needs checking when recall is below 1
-#   "d"  they are one evaluation at two nprobe values
 # Set TWO_EVALUATIONS_QUIZ to one letter.
 TWO_EVALUATIONS_QUIZ = None  # TODO: your answer
 

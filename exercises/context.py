@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check context
+# TODO: fill in each answer, then run: python3 -B methods.py check context
 """Lesson 01 exercises: measure the packet, then fill it without cutting.
 
 Task 1  packet_coverage    what share of the needed passages reached the packet

@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check dedupe
+# TODO: fill in each answer, then run: python3 -B methods.py check dedupe
 """Lesson 03 exercises: remove repeats without merging what is different.
 
 Task 1  dedupe_ids              collapse identical copies of an id; refuse two different chunks under one id

@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check grounding
+# TODO: fill in each answer, then run: python3 -B methods.py check grounding
 """Lesson 09 exercises: judge each layer from its own record, fingerprint the contract, then walk.
 
 A trace record (modules/grounding/mechanism.py trace_record) has one section per layer, each holding
@@ -154,12 +154,12 @@ REBUILD_QUIZ = None  # TODO: your answer
 
 
 # Task 9 (quiz). With the freshness rule switched off, PW-L006 (its diameter last checked in
-# 2020) is offered for "graphite mechanical seal 18 mm". A colleague wants to add an age
-# penalty to the ranker. Why do you walk the trace first?
-#   "a"  the ranker is the first layer in the walk, so it must be checked first anyway
-#   "b"  an age penalty is fine; the walk is only needed when the packet is empty
-#   "c"  the walk names permission/freshness, which let a stale record through; a ranker
+# 2020) enters the packet for "graphite mechanical seal 18 mm". A colleague wants to add an
+# age penalty to the ranker. Why do you walk the trace first?
+#   "a"  the walk names permission/freshness, which let a stale record through; a ranker
 #        penalty would only bury it here and leave it eligible everywhere else
+#   "b"  an age penalty is fine; the walk is only needed when the packet is empty
+#   "c"  the ranker is the first layer in the walk, so it must be checked first anyway
 #   "d"  the walk names the source layer, because the index lost the dates
 # Set RANKER_QUIZ to one letter.
 RANKER_QUIZ = None  # TODO: your answer

@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check hybrid
+# TODO: fill in each answer, then run: python3 -B methods.py check hybrid
 """Lesson 07 exercises: read a size honestly, then fuse channels by rank.
 
 Task 1  parse_size              read one size from shopper text; never assume a unit
@@ -81,12 +81,13 @@ def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
     raise NotImplementedError("fuse_by_cluster: write your answer here, then run: python3 -B methods.py check hybrid")
 
 
-# Task 4 (quiz). The lexical channel scores 0 to 12 (weighted term counts) and the
-# vector channel 0 to 1 (cosine). A colleague ranks by lexical + cosine. What is wrong?
+# Task 4 (quiz). The lexical channel scores weighted term counts (title x3, description
+# x1): PW-L001 scores 9 for PW-Q001 and 13 for PW-Q002. The vector channel scores a
+# cosine, at most 1. A colleague ranks by lexical + cosine. What is wrong?
 #   "a"  nothing, as long as both scores are higher-is-better
-#   "b"  the scales are unrelated, so the sum mostly repeats the lexical order, and writing
+#   "b"  the sum can exceed 1, so it is no longer a probability of compatibility
+#   "c"  the scales are unrelated, so the sum mostly repeats the lexical order, and writing
 #        the same cosines as percentages would reorder the results with no new evidence
-#   "c"  the sum can exceed 1, so it is no longer a probability of compatibility
 #   "d"  cosines can be negative, which makes the sum undefined
 # Set RAW_SCORES_QUIZ to one letter.
 RAW_SCORES_QUIZ = None  # TODO: your answer

@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check operate
+# TODO: fill in each answer, then run: python3 -B methods.py check operate
 """Lesson 14 exercises: operate the context path from its signals.
 
 Task 1  safe_signal             merge signal counts by label, never showing a restricted id

@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check packet
+# TODO: fill in each answer, then run: python3 -B methods.py check packet
 """Lesson 06 exercises: spans that stay checkable, a wrapper that holds, a seal that is stable.
 
 Task 1  extract_span     cut a half-open [start, end) span out of canonical text

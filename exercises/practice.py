@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check practice
+# TODO: fill in each answer, then run: python3 -B methods.py check practice
 """Lesson 11 exercises, the capstone: produce the decision table, then explain it.
 
 Task 1  is_current       the validity window against an explicit as-of date

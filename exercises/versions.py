@@ -1,4 +1,4 @@
-# TODO: replace each `raise NotImplementedError` and `= None` below, then run: python3 -B methods.py check versions
+# TODO: fill in each answer, then run: python3 -B methods.py check versions
 """Lesson 04 exercises: find version conflicts, filter by validity, resolve only by a declared rule.
 
 Task 1  multi_version_sources  which sources appear with more than one version label

@@ -91,26 +91,26 @@ def _percent_axis(ax, label: str, top: float = 1.05) -> None:
 
 # ------------------------------------------------------------------ lesson 05: order
 
-K_SWEEP_SERIES = (("recall", "recall@k: right record among the k"),
-                  ("generation", "generation: right fact in the answer"),
-                  ("cite_concept", "cited concept: a chunk of the right topic"),
-                  ("cite_record", "cited record: the right record itself"))
+K_SWEEP_SERIES = (("recall", "recall@k: a relevant chunk among the k"),
+                  ("generation", "generation: the picked chunk is relevant"),
+                  ("cite_concept", "cited concept: the pick holds the topic"),
+                  ("cite_record", "cited record: the pick holds the record word"))
 
 
 def k_sweep(record: dict):
     """Lesson 05's k sweep: recall, generation and the two citation checks by k, with the
-    ks where the reader refuses (prompt over the window) shaded."""
+    ks where some prompts overflow the window shaded."""
     rows = record["k_sweep"]
     ks = [row["k"] for row in rows]
     questions = record["fixture"]["queries"]
     fig, ax = figure()
-    refusing = [row["k"] for row in rows if row["refused"]]
-    if refusing:
-        ax.axvspan(refusing[0] - 0.5, ks[-1] + 0.5, color="#f1e4e4", linewidth=0)
-        ax.text((refusing[0] + ks[-1]) / 2, 0.64, f"prompt over\nthe {record['simulator']['window_lab_tokens']}"
-                f"-token\nwindow:\nrefusals", fontsize=8, color="#8a3b3b", ha="center", va="center")
-    # generation and cited record nearly coincide (that is the lesson): generation is drawn
-    # wide and pale underneath, so the cited record stays visible on top of it
+    overflowing = [row["k"] for row in rows if row["overflow"]]
+    if overflowing:
+        ax.axvspan(overflowing[0] - 0.5, ks[-1] + 0.5, color="#f1e4e4", linewidth=0)
+        ax.text((overflowing[0] + ks[-1]) / 2, 0.25, f"some prompts\nover the\n{record['simulator']['window_lab_tokens']}"
+                "-token\nwindow", fontsize=8, color="#8a3b3b", ha="center", va="center")
+    # generation and cited record coincide (that is the lesson): generation is drawn wide and
+    # pale underneath, so the cited record stays visible on top of it
     styles = {"recall": dict(marker="o"), "generation": dict(marker="s", linewidth=5, alpha=0.35),
               "cite_concept": dict(marker="^"), "cite_record": dict(marker="v", linestyle="--")}
     for field, label in K_SWEEP_SERIES:
@@ -120,7 +120,7 @@ def k_sweep(record: dict):
     ax.set_xlim(ks[0] - 0.5, ks[-1] + 0.5)
     ax.set_xlabel("k: chunks handed to the reader, in rank order")
     _percent_axis(ax, f"share of the {questions} questions")
-    ax.set_title("Lesson 05, fictional reader: more context, more recall, fewer right answers",
+    ax.set_title("Lesson 05, fictional reader simulator: more context, more recall, fewer right picks",
                  fontsize=10, loc="left")
     ax.legend(loc="lower left", fontsize=8, frameon=False)
     return fig
@@ -131,42 +131,40 @@ LAYOUT_STYLES = (("head", COLOURS[0]), ("middle", COLOURS[1]), ("tail", COLOURS[
 
 def layouts(record: dict):
     """Lesson 05's layout experiment: generation by j irrelevant chunks for head, middle and
-    tail, the lesson's seed solid and the second seed dashed."""
-    rows = record["layouts"]["generation"]
-    seed, second = record["layouts"]["seeds"]
+    tail with the reader seed, and the second run's three values at its j as open markers."""
+    rows, second = record["layouts"], record["second_run"]
+    js = [row["j"] for row in rows]
     fig, ax = figure()
     for layout, colour in LAYOUT_STYLES:
-        mine = [row for row in rows if row["layout"] == layout]
-        js = [row["irrelevant"] for row in mine]
-        ax.plot(js, [row["generation"] for row in mine], marker="o", markersize=4, color=colour,
-                label=f"{layout} (seed {seed})")
-        ax.plot(js, [row["generation_second_seed"] for row in mine], marker="o", markersize=3,
-                color=colour, linestyle="--", linewidth=1, alpha=0.7, label=f"{layout} (seed {second})")
-    ax.set_xticks(sorted({row["irrelevant"] for row in rows}))
+        ax.plot(js, [row[layout] for row in rows], marker="o", markersize=4, color=colour,
+                label=f"{layout} (seed {rows[0]['seed']})")
+        ax.plot([second["j"]], [second[layout]], marker="o", markersize=7, color=colour, linestyle="none",
+                markerfacecolor="none", label=f"{layout} (seed {second['seed']})")
+    ax.set_xticks(js)
     ax.set_xlabel("j: irrelevant chunks beside the one relevant chunk")
-    _percent_axis(ax, "generation: share answered right")
-    ax.set_title("Lesson 05, fictional reader: where the relevant chunk sits", fontsize=10, loc="left")
-    ax.legend(loc="center left", bbox_to_anchor=(0.02, 0.5), fontsize=8, frameon=False, ncol=3)
+    _percent_axis(ax, "generation: share picked relevant")
+    ax.set_title("Lesson 05, fictional reader simulator: where the relevant chunk sits", fontsize=10, loc="left")
+    ax.legend(loc="upper right", fontsize=8, frameon=False, ncol=2)
     return fig
 
 
-CHANGE_SERIES = (("reseed_head", "reseed: head layout, next seed (baseline)", "#9a9a9a"),
-                 ("order_middle", "order: head to middle, same seed", COLOURS[1]),
-                 ("order_tail", "order: head to tail, same seed", COLOURS[2]))
+CHANGE_SERIES = (("run_to_run", "run to run: head, next seed (baseline)", "#9a9a9a"),
+                 ("change_middle", "order: head to middle, same seed", COLOURS[1]),
+                 ("change_tail", "order: head to tail, same seed", COLOURS[2]))
 
 
 def share_of_change(record: dict):
-    """Lesson 05's order effect: the share of citations that change when only the order
-    changes, beside the share that changes when only the seed does, by j."""
-    rows = record["layouts"]["share_of_change"]
+    """Lesson 05's order effect: the share of picks that change when only the order changes,
+    beside the share that changes when only the seed does, by j."""
+    rows = record["layouts"]
     fig, ax = figure()
     width = 0.26
     for offset, (field, label, colour) in zip((-width, 0, width), CHANGE_SERIES):
         ax.bar([i + offset for i in range(len(rows))], [row[field] for row in rows], width, color=colour,
                label=label)
-    ax.set_xticks(range(len(rows)), [f"j = {row['irrelevant']}" for row in rows])
-    _percent_axis(ax, "share of cited chunks that change")
-    ax.set_title("Lesson 05, fictional reader: order moves more citations than reseeding", fontsize=10,
+    ax.set_xticks(range(len(rows)), [f"j = {row['j']}" for row in rows])
+    _percent_axis(ax, "share of picked chunks that change")
+    ax.set_title("Lesson 05, fictional reader simulator: order against the run-to-run baseline", fontsize=10,
                  loc="left")
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     return fig

@@ -87,13 +87,47 @@ def summarize(result: dict, target: Path | None = None) -> dict:
     return grading.summarize(result, _folder(target))
 
 
+def unreadable(path: Path) -> str | None:
+    """Why the lesson file at `path` cannot be graded (not a regular file, not readable), or
+    None: a missing file is no problem here (it is reported as missing)."""
+    odd = files.odd_file(path)
+    if odd:
+        return odd
+    if not path.is_file():
+        return None
+    import os
+    try:
+        os.close(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+    except OSError as error:
+        return str(files.describe(error, path, "read"))
+    return None
+
+
+def _blocked(lesson: str, folder: Path, problem: str) -> dict:
+    """The record of a lesson whose file the lab cannot open: an error, with the reason."""
+    return {"lesson": lesson, "number": _catalogue()[lesson][0], "file": course.shown(folder / f"{lesson}.py"),
+            "status": "error", "kind": "file", "error": problem, "done": 0, "total": 0, "tasks": [], "tests": []}
+
+
 def grade(lessons: list[str], target: Path | None = None, limits=None) -> list[dict]:
-    """Grade `lessons` (side by side) against exercises/ or `target`; one record each."""
+    """Grade `lessons` (side by side) against exercises/ or `target`; one record each. A file
+    that cannot be opened is an error record saying why; a missing one names any file found
+    with nearly its name (files.near_misses)."""
     # The folder is always passed on explicitly, so the graders read what this process means
     # by exercises/ (tests point course.EXERCISES at a scratch folder).
     from labtools import grading
-    results = grading.grade_many(lessons, _folder(target), limits=limits or grading.Limits())
-    return [summarize(result, target) for result in results]
+    folder = _folder(target)
+    blocked = {lesson: unreadable(folder / f"{lesson}.py") for lesson in lessons}
+    graded = [lesson for lesson in lessons if blocked[lesson] is None]
+    results = grading.grade_many(graded, folder, limits=limits or grading.Limits()) if graded else []
+    records = {lesson: summarize(result, target) for lesson, result in zip(graded, results)}
+    for record in records.values():
+        if record["status"] == "missing":
+            found = files.near_miss_note(folder, record["lesson"])
+            if found:
+                record["found"] = found
+    return [records[lesson] if lesson in records else _blocked(lesson, folder, blocked[lesson])
+            for lesson in lessons]
 
 
 # ------------------------------------------------------------------ the progress view
@@ -107,11 +141,16 @@ def _first_problem(records: list[dict]) -> dict | None:
 
 
 def next_steps(records: list[dict], target: Path | None = None, narrowed: bool = False,
-               watching: str | None = None) -> list[str]:
+               watching: str | None = None, task_number: int | None = None) -> list[str]:
     """What to read and what to run next, in the order a learner (or an instructor,
-    with a target) needs it. `watching` is "save" or "enter" when `watch` re-grades."""
+    with a target) needs it. `watching` is "save" or "enter" when `watch` re-grades.
+    `task_number` (with one lesson's record): that task's result, whatever the tasks
+    before it do."""
     known = course.lessons()
     problem = _first_problem(records)
+    if (task_number is not None and len(records) == 1 and records[0]["status"] in ("passed", "failing")
+            and any(t["number"] == task_number for t in records[0]["tasks"])):
+        return _one_task(records[0], task_number, target)
     if problem is None:
         if not narrowed:
             return [f"Every task of every lesson passes ({len(records)} lesson(s) with exercises so far). Well done."]
@@ -144,12 +183,20 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
         if missing:
             lines.append(f"Not in the folder: {', '.join(missing)}; "
                          f"{'that lesson counts' if len(missing) == 1 else 'those lessons count'} as failed.")
-        lines.append(f"One lesson only: {RUN} check {lesson} --target {course.shown(target)}   "
-                     f"A per-task record: add --json")
+        found = [r["found"] for r in records if r.get("found")]
+        lines += [f"  ({note})" for note in found]
+        lines += [f"One lesson only: {RUN} check {lesson} --target {course.shown(target)}",
+                  "A per-task record: add --json"]
         return lines
 
     if problem["status"] == "missing":
+        if problem.get("found"):
+            return [f"{problem['file']} is missing: {problem['found']}.",
+                    f"Rename your file to {lesson}.py, then run `{RUN} check {lesson}` again."]
         return [f"{problem['file']} is missing. Restore the stub: {RUN} reset {lesson}"]
+    if problem.get("kind") == "file":
+        return [f"Lesson {number} {lesson} could not be graded: {problem['error']}.",
+                f"Then run `{RUN} check {lesson}` again."]
     if problem["status"] == "error":
         again = {"save": "save it (this window re-grades)", "enter": "press Enter here"}.get(
             watching, f"run `{RUN} check {lesson}` again")
@@ -179,8 +226,43 @@ def next_steps(records: list[dict], target: Path | None = None, narrowed: bool =
     return lines
 
 
+def _one_task(record: dict, number: int, target: Path | None) -> list[str]:
+    """`check LESSON N`: task N's result, and what to run next."""
+    lesson = record["lesson"]
+    task = next(t for t in record["tasks"] if t["number"] == number)
+    there = f" --target {course.shown(target)}" if target is not None else ""
+    head = f"{lesson}, task {task['number']} of {record['total']}: {task['title']} ({task['name']})"
+    if task["passed"]:
+        lines = [f"Passes: {head}."]
+        failing = [t for t in record["tasks"] if not t["passed"]]
+        if failing:
+            lines.append(f"Still failing in {lesson}: "
+                         + ", ".join(f"task {t['number']} ({t['name']})" for t in failing) + ".")
+            lines.append(f"See one: {RUN} check {lesson} {failing[0]['number']}{there}")
+        else:
+            lines.append(f"Every task of '{lesson}' passes.")
+        return lines
+    lines = [f"Failing: {head}", ""]
+    lines += ["  " + line for line in task["message"].splitlines()]
+    lines.append("")
+    if target is None:
+        lines.append(f"Edit {record['file']} ({task['name']}), then run: {RUN} check {lesson} {number}")
+        lines.append(f"Stuck? {RUN} hint {lesson} {number}")
+    return lines
+
+
+def printed_lines(records: list[dict]) -> int:
+    """How many lines the learner's own code printed while graded (what --verbose shows)."""
+    count = 0
+    for record in records:
+        texts = [record.get("output"), record.get("process_output")]
+        texts += [test.get("output") for test in record.get("tests", [])]
+        count += sum(len(text.rstrip("\n").splitlines() or [""]) for text in texts if text)
+    return count
+
+
 def report(records: list[dict], target: Path | None = None, narrowed: bool = False,
-           watching: str | None = None, verbose: bool = False) -> dict:
+           watching: str | None = None, verbose: bool = False, task_number: int | None = None) -> dict:
     """Everything the progress view shows, as data (the plain and rich views draw it)."""
     problem = _first_problem(records)
     rows = []
@@ -195,12 +277,20 @@ def report(records: list[dict], target: Path | None = None, narrowed: bool = Fal
             note = "<- next" if record is problem else ""
         rows.append({"number": record["number"], "lesson": record["lesson"], "done": record["done"],
                      "total": record["total"], "note": note})
+    printed = []
+    if verbose:
+        printed = learner_prints(records)
+    elif printed_lines(records):
+        count = printed_lines(records)
+        again = f"{RUN} check" + (f" {records[0]['lesson']}" if len(records) == 1 else "")
+        printed = ["", f"Your code printed {count} line{'' if count == 1 else 's'} while it was graded: "
+                       f"`{again} --verbose` shows them."]
     from labtools import integrity
     return {"title": f"Context Lab progress, grading {_folder_label(target)}",
             "rows": rows,
             "summary": (f"{sum(r['done'] for r in records)}/{sum(r['total'] for r in records)} tasks, "
                         f"{sum(r['status'] == 'passed' for r in records)} of {len(records)} lesson(s) complete"),
-            "next": next_steps(records, target, narrowed, watching) + (learner_prints(records) if verbose else []),
+            "next": next_steps(records, target, narrowed, watching, task_number) + printed,
             "warnings": integrity.warnings()}
 
 
@@ -245,17 +335,21 @@ def render_rich(view: dict, console=None) -> None:
     if len(view["rows"]) > 1:
         console.print(Text(f"Course: {view['summary']}"))
     console.print()
+    # Wrapped here as the plain view wraps (a command to copy stays on one line), then printed
+    # as is: rich's own wrapping would split a command, and soft_wrap alone never wraps.
+    from labtools.render import fit
     for line in view["next"]:
-        style = ("bold" if line.startswith(("Next:", "First failure:", "Every task"))
+        style = ("bold" if line.startswith(("Next:", "First failure:", "Every task", "Failing:", "Passes:"))
                  else "green" if line.startswith("Passing in") else "")
-        console.print(Text(line, style=style), soft_wrap=True)
+        console.print(Text(fit(line, console.width), style=style), soft_wrap=True)
     for line in view["warnings"]:
-        console.print(Text(line, style="bold red" if line.startswith("Warning") else "red"), soft_wrap=True)
+        console.print(Text(fit(line, console.width), style="bold red" if line.startswith("Warning") else "red"),
+                      soft_wrap=True)
 
 
 def show(records: list[dict], target: Path | None = None, narrowed: bool = False, plain: bool = False,
-         watching: str | None = None, verbose: bool = False) -> None:
-    view = report(records, target, narrowed, watching, verbose)
+         watching: str | None = None, verbose: bool = False, task_number: int | None = None) -> None:
+    view = report(records, target, narrowed, watching, verbose, task_number)
     if wants_rich(plain):
         render_rich(view)
     else:
@@ -280,6 +374,8 @@ def check(argv: list[str]) -> int:
         description="Grade exercises and show the course: tasks passed per lesson, the first failing task "
                     "and what to do next. Exit status 0 only when every graded task passes.")
     parser.add_argument("lesson", nargs="?", help="only this lesson (default: every lesson with exercises)")
+    parser.add_argument("task", nargs="?", type=number_argument(),
+                        help="only this task's result (a number, as for hint), even when earlier tasks fail")
     parser.add_argument("--target", type=folder_argument, metavar="DIR",
                         help="grade the exercise files in DIR instead of exercises/ (DIR is never written to)")
     mode = parser.add_mutually_exclusive_group()
@@ -295,12 +391,28 @@ def check(argv: list[str]) -> int:
     names = [lesson_argument(parser, args.lesson)] if args.lesson is not None else course.lessons()
     if not names:
         parser.error("no lesson has exercises yet")
+    if args.task is not None:
+        numbers = sorted(task_numbers(names[0]))
+        if args.task not in numbers:
+            parser.error(f"lesson '{names[0]}' has tasks {', '.join(map(str, numbers))}; got task {args.task}")
     records = grade(names, target, grading.limits_from(parser, args))
     if args.json:
         write(json.dumps(gradebook(records, target), indent=2, ensure_ascii=False) + "\n")
     else:
-        show(records, target, narrowed=args.lesson is not None, plain=args.plain, verbose=args.verbose)
+        show(records, target, narrowed=args.lesson is not None, plain=args.plain, verbose=args.verbose,
+             task_number=args.task)
+    focused = [t for t in records[0]["tasks"] if t["number"] == args.task] if args.task is not None else []
+    if focused and records[0]["status"] in ("passed", "failing"):
+        return 0 if focused[0]["passed"] else 1
     return 0 if all(r["status"] == "passed" for r in records) else 1
+
+
+def task_numbers(lesson: str) -> list[int]:
+    """The task numbers the lesson's grader declares."""
+    if str(course.GRADERS) not in sys.path:
+        sys.path.insert(0, str(course.GRADERS))
+    import _lab
+    return [t.number for t in _lab.grader_module(lesson).TASKS]
 
 
 # ------------------------------------------------------------------ hint
@@ -397,17 +509,21 @@ def hint(argv: list[str]) -> int:
         try:
             level, note = next_level(f"{lesson}:{number}", len(task.hints))
         except files.FileProblem as problem:
-            sys.stderr.write(f"methods.py hint: {problem}. The hint levels you have seen cannot be remembered; "
-                             f"`{RUN} hint {lesson} {number} --level N` shows levels 1 to N without "
-                             f"remembering anything.\n")
+            from labtools.render import fit
+            sys.stderr.write(fit(f"methods.py hint: {problem}. The hint levels you have seen cannot be "
+                                 f"remembered; `{RUN} hint {lesson} {number} --level N` shows levels 1 to N "
+                                 f"without remembering anything.") + "\n")
             return 1
         if note:
-            sys.stderr.write(note + "\n")
+            from labtools.render import fit
+            sys.stderr.write(fit(note) + "\n")
     lines = [f"{lesson}, task {number}: {task.title} ({task.name})"]
     for shown in range(1, level + 1):
         lines.append(f"  hint {shown}/{len(task.hints)}: {task.hints[shown - 1]}")
     if level < len(task.hints):
-        lines.append(f"Run the same command again for hint {level + 1}.")
+        # With --level nothing is remembered, so the same command would show the same hints.
+        lines.append(f"Hint {level + 1}: {RUN} hint {lesson} {number} --level {level + 1}" if args.level is not None
+                     else f"Run the same command again for hint {level + 1}.")
     else:
         lines.append(f"That was the last hint. The reference answer is in solutions/{lesson}.py, "
                      f"when you are ready to compare.")

@@ -16,10 +16,11 @@ GRADE_SECONDS = 60
 
 
 def lessons() -> list[str]:
-    """Lessons that have graded exercises, in course order."""
-    from labtools.registry import LESSONS
-    return [name for name in LESSONS if (SOLUTIONS / f"{name}.py").is_file()
-            and (GRADERS / f"grade_{name}.py").is_file()]
+    """Lessons that have graded exercises, in course order: those whose course.json entry lists
+    tasks (and whose solution and grader exist; `dev check` reports an entry without them)."""
+    from labtools import manifest
+    return [entry["name"] for entry in manifest.lessons() if entry.get("tasks")
+            and (SOLUTIONS / f"{entry['name']}.py").is_file() and (GRADERS / f"grade_{entry['name']}.py").is_file()]
 
 
 def require_lesson(name: str, command: str = "methods.py") -> str:

@@ -1,5 +1,6 @@
 """Maintainer commands: `methods.py dev sync | check | notebooks | golden | mutants | bench | probe | test`.
 
+new         start a lesson: its course.json entry and its starter files
 sync        regenerate exercises/ from solutions/ (never overwrites a learner's edits
             without --force, and then only after a backup)
 check       prove the course is consistent: stubs in sync, signatures equal, every
@@ -26,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from labtools import course, files, integrity, stubgen
+from labtools.registry import RUN
 
 
 generated_stub = course.generated_stub  # the stub of solutions/LESSON.py as it is now
@@ -110,6 +112,65 @@ def _grade_text(lesson: str, text: str) -> dict:
         return grading.grade(lesson, Path(folder))
 
 
+def course_problems() -> list[str]:
+    """What course.json and the files disagree on across the course, each line naming its fix:
+    a lesson with a solution, grader or hints file the manifest gives no tasks, or the reverse."""
+    from labtools import manifest
+    found = []
+    listed = {entry["name"]: bool(entry.get("tasks")) for entry in manifest.lessons()}
+    for folder, pattern, what in ((course.SOLUTIONS, "*.py", "solutions/{}.py"),
+                                  (course.GRADERS, "grade_*.py", "tests/graders/grade_{}.py"),
+                                  (course.EXERCISES / "hints", "*.md", "exercises/hints/{}.md")):
+        for path in sorted(folder.glob(pattern)):
+            name = path.stem.removeprefix("grade_")
+            if not listed.get(name):
+                found.append(f"{what.format(name)} belongs to no lesson with tasks in course.json: add the "
+                             f"lesson's tasks there, or remove the file")
+    numbers = {entry["name"]: f"{position:02d}" for position, entry in enumerate(manifest.lessons(), 1)}
+    for path in sorted((course.ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py")):
+        number, _, name = path.stem.partition("_")
+        if name in numbers and numbers[name] != number:
+            found.append(f"notebooks/src/{path.name}: course.json makes {name} lesson {numbers[name]}: rename it "
+                         f"to notebooks/src/{numbers[name]}_{name}.py")
+    for name, number in numbers.items():
+        if not (course.ROOT / "notebooks" / "src" / f"{number}_{name}.py").is_file():
+            found.append(f"lesson {number} {name} has no notebook source: write notebooks/src/{number}_{name}.py")
+    for name, has_tasks in listed.items():
+        if not has_tasks:
+            continue
+        for path, what in ((course.SOLUTIONS / f"{name}.py", "its solution"),
+                           (course.GRADERS / f"grade_{name}.py", "its grader"),
+                           (course.EXERCISES / "hints" / f"{name}.md", "its hints")):
+            if not path.is_file():
+                found.append(f"course.json lists tasks for {name}, but {course.shown(path)} ({what}) is "
+                             f"missing: write it")
+    return found
+
+
+def manifest_task_problems(lesson: str, solution: str) -> list[str]:
+    """Where course.json's tasks of `lesson` and its solution's answers disagree."""
+    from labtools import manifest
+    found = []
+    defined = stubgen.signatures(solution)
+    answers = stubgen.answer_names(solution)
+    tasks = manifest.tasks(lesson)
+    for number, name, kind, _title in tasks:
+        if name not in defined:
+            found.append(f"course.json: task {number} of {lesson} is {name}, which solutions/{lesson}.py does "
+                         f"not define: fix the name in course.json or write it")
+        elif name not in answers:
+            found.append(f"course.json: task {number} of {lesson} is {name}, but solutions/{lesson}.py has no "
+                         f"answer region (# BEGIN SOLUTION) for it: mark its answer")
+        quiz = name.isupper()
+        if (kind == "quiz") != quiz:
+            found.append(f"course.json: task {number} of {lesson} ({name}) has kind {kind!r}; a quiz is an "
+                         f"UPPER_CASE constant and a function a def: fix its kind")
+    for name in sorted(answers - manifest.answer_names(lesson)):
+        found.append(f"solutions/{lesson}.py has an answer region for {name}, which course.json does not list "
+                     f"as a task of {lesson}: add the task")
+    return found
+
+
 def problems(lesson: str) -> list[str]:
     """Everything wrong with one lesson's exercises, each line naming its fix."""
     found = []
@@ -119,6 +180,7 @@ def problems(lesson: str) -> list[str]:
         stub = stubgen.make_stub(solution, lesson)
     except ValueError as error:
         return [f"solutions/{lesson}.py: {error}; fix the answer markers"]
+    found += manifest_task_problems(lesson, solution)
 
     present = exercise_path.read_bytes() if exercise_path.is_file() else None
     committed = course.committed_text(exercise_path)
@@ -227,7 +289,7 @@ def _seed_escapes(lesson: str, wrong: dict, item: tuple) -> list[str]:
 
 
 def check(lessons: list[str] | None = None) -> list[str]:
-    found = []
+    found = [] if lessons else course_problems()
     for lesson in lessons or course.lessons():
         found += problems(lesson)
     for name in integrity.changed():
@@ -281,6 +343,10 @@ def main(argv: list[str]) -> int:
     nb_parser.add_argument("names", nargs="*", help="notebook names such as 01_context (default: all)")
     golden_parser = sub.add_parser("golden", help="rewrite tests/golden/NAME.txt from the lesson commands")
     golden_parser.add_argument("names", nargs="*", help="lessons (default: every built lesson)")
+    new_parser = sub.add_parser("new", help="start a lesson: its course.json entry and starter files")
+    new_parser.add_argument("name", help="the lesson's name, a lower-case Python name")
+    new_parser.add_argument("--title", required=True, help="one line: what the lesson shows")
+    new_parser.add_argument("--world", default="own", help="the fixture world it uses (default: own)")
     sub.add_parser("test", help="create .venv with the test dependencies and run the whole suite "
                                 "(arguments go to pytest)")
     sub.add_parser("bench", help="time the lesson commands and mechanisms (see: dev bench --help)")
@@ -311,6 +377,17 @@ def main(argv: list[str]) -> int:
             known = [path.stem for path in notebooks.sources()]
             for path in notebooks.build(_names(nb_parser, args.names, known, "notebook") or None):
                 print(f"wrote {course.shown(path)}")
+            return 0
+        if args.command == "new":
+            from labtools import scaffold
+            try:
+                lines = scaffold.new_lesson(course.ROOT, args.name, args.title, args.world)
+            except ValueError as error:
+                new_parser.error(str(error))
+            for line in lines:
+                print(line)
+            print(f"next: write the lesson in those files, then `{RUN} dev sync`, `{RUN} dev golden "
+                  f"{args.name}` and `{RUN} dev check {args.name}`")
             return 0
         if args.command == "golden":
             from labtools.registry import built_lessons

@@ -18,7 +18,7 @@ import re
 
 from labtools.render import cell, numeric, render_plain, wrap
 
-TEXT_WIDTH = 88
+TEXT_WIDTH = 80  # the course's terminal width (labtools/render.py WRAP)
 _RIGHT = ' style="text-align:right"'
 # A number a lesson formats itself ("114.7", "1,024", "3/10"): aligned like a number.
 _NUMBER_TEXT = re.compile(r"[-+]?\d[\d,]*(\.\d+)?(/\d+)?")

@@ -9,6 +9,10 @@ replace_bytes() write a private temporary file beside the target, then os.replac
 backup_bytes()  save bytes into a folder under a timestamped name that is created
                 exclusively (O_EXCL): two backups made in the same second get two names
 FileProblem     what went wrong with a file, as a sentence a command can print
+odd_file()      a path that exists but is not a regular file (a FIFO, a socket, a device, a
+                folder), in words: the lab never opens one, so it can never block on it
+near_misses()   files in a folder whose names are nearly a lesson file's (Context.py,
+                budget (1).py, dedupe.py.txt), for a message that says what was found
 
 Where the system has neither fcntl (POSIX) nor msvcrt (Windows), locked() cannot
 serialise commands; it says so once on stderr, and backups and replacements stay
@@ -20,10 +24,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
+import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from labtools.registry import ROOT as _ROOT
@@ -49,7 +55,8 @@ def describe(error: OSError, path: Path, doing: str) -> FileProblem:
     where = shown(path)
     reason = error.strerror or type(error).__name__
     if isinstance(error, PermissionError):
-        return FileProblem(f"cannot {doing} {where}: permission denied (is it or its folder read-only?)")
+        return FileProblem(f"cannot {doing} {where}: permission denied (is it, or its folder, "
+                           f"read-only? `chmod u+rw` on it gives you access)")
     if isinstance(error, IsADirectoryError):
         return FileProblem(f"cannot {doing} {where}: it is a folder, not a file")
     if isinstance(error, NotADirectoryError) or error.errno == errno.ENOTDIR:
@@ -57,6 +64,58 @@ def describe(error: OSError, path: Path, doing: str) -> FileProblem:
     if error.errno == errno.ENOSPC:
         return FileProblem(f"cannot {doing} {where}: the disk is full")
     return FileProblem(f"cannot {doing} {where}: {reason}")
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def odd_file(path: Path) -> str | None:
+    """None for a regular file, a link or nothing at `path`; otherwise a message saying what is
+    there. Checked with lstat, so nothing is opened: opening a FIFO would wait for a writer."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return (f"{shown(path)} is {kind}, not a regular file, so the lab will not open it: "
+            f"move it away, then rerun")
+
+
+_COPY_MARK = re.compile(r"\s*(\(\d+\)|-? ?copy( \d+)?|~)$", re.IGNORECASE)
+
+
+def near_misses(folder: Path, lesson: str) -> list[Path]:
+    """Files in `folder` named almost LESSON.py: another case (Context.py), a copy's mark
+    (`budget (1).py`, `budget copy.py`, `budget~.py`), an extra extension (dedupe.py.txt) or
+    none (dedupe). Never LESSON.py itself, nor the lab's own hidden scratch files."""
+    wanted = f"{lesson}.py"
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if name == wanted or name.startswith("."):
+            continue
+        stem = name
+        while "." in stem and stem.rsplit(".", 1)[1].lower() in ("txt", "py", "bak", "orig", "save", "md", "rtf"):
+            stem = stem.rsplit(".", 1)[0]
+        stem = _COPY_MARK.sub("", stem).strip()
+        if stem.lower() == lesson.lower():
+            found.append(Path(folder) / name)
+    return found
+
+
+def near_miss_note(folder: Path, lesson: str) -> str | None:
+    """"found Context.py: the name must be context.py", or None when nothing is nearly it."""
+    found = near_misses(folder, lesson)
+    if not found:
+        return None
+    names = ", ".join(path.name for path in found)
+    return f"found {names}: the name must be {lesson}.py"
 
 
 # ------------------------------------------------------------------ the lock
@@ -131,8 +190,9 @@ def replace_bytes(path: Path, data: bytes) -> None:
     if path.is_symlink():
         raise FileProblem(f"{shown(path)} is a symbolic link (to {os.readlink(path)}); the lab never writes "
                           f"through a link: remove the link, then rerun")
-    if path.exists() and not path.is_file():
-        raise FileProblem(f"{shown(path)} is not a regular file (a folder?); move it away, then rerun")
+    odd = odd_file(path)
+    if odd:
+        raise FileProblem(odd)
     mode = _mode_for(path)
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -153,6 +213,87 @@ def replace_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _claim(folder: Path, name: str) -> str:
+    """A fresh hidden scratch name beside the target (.NAME.XXXX.tmp, which .gitignore covers)."""
+    handle, scratch = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    os.close(handle)
+    return scratch
+
+
+def swap_in(path: Path, data: bytes, known: bytes | None, keep: Callable[[bytes], Path]) -> tuple[bool, list[Path]]:
+    """Put `data` at `path`, replacing exactly what is backed up: an editor that saves over the
+    file while this runs never loses its save.
+
+    The file is first renamed to a hidden scratch name (atomic: what was at `path` at that
+    instant is now there, and nothing else can change it); if those bytes are not `known`
+    (the version the caller already backed up), keep(them) backs them up too. The new bytes
+    are then linked in without replacing anything: a file saved at `path` in the meantime
+    stays, and the result says so. Returns (whether `data` is now at `path`, the extra backups)."""
+    path = Path(path)
+    odd = odd_file(path)
+    if odd:
+        raise FileProblem(odd)
+    if path.is_symlink():
+        raise FileProblem(f"{shown(path)} is a symbolic link (to {os.readlink(path)}); the lab never writes "
+                          f"through a link: remove the link, then rerun")
+    mode = _mode_for(path)
+    extra: list[Path] = []
+    moved = False
+    try:
+        aside = _claim(path.parent, path.name)
+    except OSError as error:
+        raise describe(error, path, "write") from None
+    try:
+        try:
+            os.replace(path, aside)
+            moved = True
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            raise describe(error, path, "write") from None
+        if moved:
+            with open(aside, "rb") as stream:
+                removed = stream.read()
+            if removed != known and removed != data:
+                extra.append(keep(removed))  # saved since the caller's backup: back that up too
+        fresh = _claim(path.parent, path.name)
+        try:
+            with open(fresh, "wb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.chmod(fresh, mode)
+            try:
+                os.link(fresh, path)  # never over a file that appeared meanwhile
+                placed = True
+            except FileExistsError:
+                placed = False
+            except OSError:  # no hard links here (some shared folders): create exclusively instead
+                try:
+                    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode)
+                except FileExistsError:
+                    placed = False
+                else:
+                    with os.fdopen(handle, "wb") as stream:
+                        stream.write(data)
+                    placed = True
+        except OSError as error:
+            raise describe(error, path, "write") from None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(fresh)
+    except BaseException:
+        if moved:  # put the learner's file back unless something new took its place
+            with contextlib.suppress(OSError):
+                os.link(aside, path)
+        with contextlib.suppress(OSError):
+            os.unlink(aside)
+        raise
+    with contextlib.suppress(OSError):
+        os.unlink(aside)
+    return placed, extra
 
 
 def replace_text(path: Path, text: str) -> None:
@@ -205,12 +346,23 @@ def read_bytes(path: Path) -> bytes | None:
     if path.is_symlink():
         raise FileProblem(f"{shown(path)} is a symbolic link (to {os.readlink(path)}); the lab never writes "
                           f"through a link: remove the link, then rerun")
+    odd = odd_file(path)
+    if odd:
+        raise FileProblem(odd)
     try:
-        return path.read_bytes()
+        # O_NONBLOCK: should a FIFO appear after the check, opening it does not wait for a writer
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         return None
     except OSError as error:
         raise describe(error, path, "read") from None
+    with os.fdopen(handle, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            raise FileProblem(odd_file(path) or f"{shown(path)} is not a regular file; move it away, then rerun")
+        try:
+            return stream.read()
+        except OSError as error:
+            raise describe(error, path, "read") from None
 
 
 def read_text(path: Path) -> str:

@@ -7,7 +7,11 @@ files arrive in /autograder/submission, and run_autograder must leave
 /autograder/results/results.json. FIELDS below is that file's documented format; validate()
 checks a results dict against it. Each task is one Gradescope test worth one point.
 
-    python3 -B methods.py dev gradescope [--out FILE] [--overwrite]
+    python3 -B methods.py dev gradescope [--lesson NAME ...] [--out FILE] [--overwrite]
+
+--lesson (repeatable) makes an assignment's zip: run_autograder grades only those lessons,
+so a week's assignment scores that week's tasks. The zip is written outside the checkout
+(by default into the system's temporary folder), never as an untracked file in it.
 """
 
 from __future__ import annotations
@@ -75,8 +79,29 @@ def validate(results: dict) -> list[str]:
     return found
 
 
+def _relative(text: str, root: str | None) -> str:
+    """`text` with the submissions folder's absolute path taken out, so a student reads
+    `context.py` (or `alice/context.py`), never the instructor's own folders."""
+    if not root:
+        return text
+    root = root.rstrip("/\\")
+    for separator in ("/", "\\"):
+        text = text.replace(root + separator, "")
+    return text.replace(root, ".")
+
+
 def results(student: dict, book: dict) -> dict:
-    """One student's gradebook entry (labtools.gradebook) as Gradescope's results.json."""
+    """One student's gradebook entry (labtools.gradebook) as Gradescope's results.json, with
+    paths relative to the submissions folder."""
+    made = _results(student, book)
+    root = book.get("submissions")
+    made["output"] = _relative(made["output"], root)
+    for test in made["tests"]:
+        test["output"] = _relative(test["output"], root)
+    return made
+
+
+def _results(student: dict, book: dict) -> dict:
     tests = []
     for lesson in student["lessons"]:
         for task in lesson["tasks"]:
@@ -107,13 +132,33 @@ def results(student: dict, book: dict) -> dict:
 
 # ------------------------------------------------------------------ the autograder zip
 
+# The first Python 3.10+ on the image (the lab's minimum); both scripts choose the same way.
+FIND_PYTHON = """find_python() {
+    for candidate in python3.13 python3.12 python3.11 python3.10 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 &&
+           "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+            command -v "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+"""
+
 SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder image.
-set -euo pipefail
-if ! command -v python3 >/dev/null || ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
-    apt-get install -y python3
+set -uo pipefail
+""" + FIND_PYTHON + """
+if ! find_python >/dev/null; then
+    # The package lists of a fresh image are empty: update them before installing.
+    apt-get update && apt-get install -y python3
 fi
-python3 -c 'import sys; assert sys.version_info >= (3, 10), "Context Lab needs Python 3.10 or newer"'
+if ! PYTHON="$(find_python)"; then
+    echo "Context Lab needs Python 3.10 or newer, and this image has $(python3 --version 2>&1 || echo no python3)." >&2
+    echo "On Configure Autograder, choose the base image Ubuntu 22.04 (Python 3.10) or newer, then rebuild." >&2
+    exit 1
+fi
+echo "Context Lab will grade with $PYTHON ($("$PYTHON" --version 2>&1))."
 """
 
 RUN = """#!/usr/bin/env bash
@@ -121,9 +166,17 @@ RUN = """#!/usr/bin/env bash
 # student's files in $ROOT/submission; results.json must end up in $ROOT/results.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
+""" + FIND_PYTHON + """
+PYTHON="$(find_python)" || { echo "no Python 3.10+ on this image (see setup.sh)" >&2; exit 1; }
 cd "$ROOT/source"
-exec python3 -B methods.py grade "$ROOT/submission" --single --out "$ROOT/results" --overwrite
+exec "$PYTHON" -B methods.py grade "$ROOT/submission" --single --out "$ROOT/results" --overwrite{lessons}
 """
+
+
+def run_script(lessons: list[str] | None = None) -> str:
+    """run_autograder, grading only `lessons` when given (an assignment of those lessons)."""
+    return RUN.replace("{lessons}", "".join(f" --lesson {name}" for name in lessons or []))
+
 
 # What the autograder needs of the lab: the command line, the lesson modules the graders
 # import, the graders and the hints they read (exercises/hints). No solutions, exercise
@@ -140,9 +193,10 @@ def files() -> list[str]:
     return sorted(found)
 
 
-def autograder_zip() -> bytes:
-    """The zip Gradescope takes: setup.sh and run_autograder at its root, the lab beside them.
-    The same bytes for the same files (fixed dates, sorted names)."""
+def autograder_zip(lessons: list[str] | None = None) -> bytes:
+    """The zip Gradescope takes: setup.sh and run_autograder at its root, the lab beside them;
+    with `lessons`, run_autograder grades only those. The same bytes for the same files
+    (fixed dates, sorted names)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         def add(name: str, data: bytes, mode: int) -> None:
@@ -151,29 +205,56 @@ def autograder_zip() -> bytes:
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data)
         add("setup.sh", SETUP.encode(), 0o755)
-        add("run_autograder", RUN.encode(), 0o755)
+        add("run_autograder", run_script(lessons).encode(), 0o755)
         for name in files():
             add(name, (course.ROOT / name).read_bytes(), 0o644)
     return buffer.getvalue()
 
 
+def default_out(lessons: list[str] | None) -> Path:
+    """Where the zip goes without --out: the system's temporary folder, outside the checkout."""
+    import tempfile
+    name = "context-lab-autograder" + "".join(f"-{lesson}" for lesson in lessons or []) + ".zip"
+    return Path(tempfile.gettempdir()) / name
+
+
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="methods.py dev gradescope",
-                                     description="Build the Gradescope autograder zip (setup.sh, run_autograder, the lab).")
-    parser.add_argument("--out", type=Path, default=Path("context-lab-autograder.zip"), metavar="FILE",
-                        help="where to write it (default: context-lab-autograder.zip here)")
+    parser = argparse.ArgumentParser(
+        prog="methods.py dev gradescope",
+        description="Build the Gradescope autograder zip (setup.sh, run_autograder, the lab). With --lesson, "
+                    "an assignment's zip that grades only those lessons.")
+    parser.add_argument("--lesson", action="append", dest="lessons", metavar="NAME",
+                        help="grade only this lesson (repeatable; default: every lesson with a grader)")
+    parser.add_argument("--out", type=Path, default=None, metavar="FILE",
+                        help="where to write it, outside the checkout (default: the system's temporary "
+                             "folder, e.g. /tmp/context-lab-autograder-context.zip)")
     parser.add_argument("--overwrite", action="store_true", help="replace FILE (it is first kept as FILE.STAMP.bak)")
     args = parser.parse_args(argv)
+    from labtools import grading
     from labtools.files import write_files
-    data = autograder_zip()
+    from labtools.render import fit
+    known = grading.lessons_with_graders()
+    lessons = None
+    if args.lessons:
+        unknown = [name for name in args.lessons if name not in known]
+        if unknown:
+            parser.error(f"no grader for {', '.join(unknown)}; lessons with graders: {', '.join(known)}")
+        lessons = [name for name in known if name in args.lessons]  # course order, once each
+    out = (args.out or default_out(lessons)).resolve()
+    if out == course.ROOT or course.ROOT in out.parents:
+        parser.error(f"--out {args.out} is inside the checkout, where it would show up as an untracked file; "
+                     f"write it elsewhere (default: {default_out(lessons)})")
+    data = autograder_zip(lessons)
     try:
-        kept = write_files({args.out: data}, overwrite=args.overwrite)
+        kept = write_files({out: data}, overwrite=args.overwrite)
     except FileExistsError:
-        sys.stderr.write(f"methods.py dev gradescope: {args.out} exists; add --overwrite "
-                         f"(it is kept as {args.out.name}.STAMP.bak first)\n")
+        sys.stderr.write(fit(f"methods.py dev gradescope: {out} exists; add --overwrite (it is kept as "
+                             f"{out.name}.STAMP.bak first)") + "\n")
         return 2
     for line in kept:
-        print(line)
-    print(f"wrote {args.out} ({len(data):,} bytes, {len(files())} lab files): upload it as the assignment's "
-          f"autograder (Configure Autograder, zip file upload)")
+        print(fit(line))
+    graded = ", ".join(lessons) if lessons else f"all {len(known)} lessons"
+    print(f"wrote {out}")
+    print(fit(f"({len(data):,} bytes, {len(files())} lab files; it grades {graded}). Upload it as the "
+              f"assignment's autograder: Configure Autograder, zip file upload, base image Ubuntu 22.04 or newer."))
     return 0

@@ -68,8 +68,9 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("".join(f"  {problem}\n" for problem in problems))
         return 1
     print(f"Compiled {compiled} files of modules/ and labtools/ for Python {version}: lessons now\n"
-          f"start from bytecode. After changing Python, run `{RUN} setup` again;\n"
-          f"an edited module is simply compiled afresh until then.")
+          f"start from bytecode. After changing Python, run setup again:\n"
+          f"    {RUN} setup\n"
+          f"(until then, an edited module is simply compiled afresh).")
     return 0
 
 

@@ -1,18 +1,13 @@
-"""The course's one list of lessons and commands, and the two output helpers every command uses.
+"""The course's lessons (read from course.json by labtools/manifest.py) and its commands, and
+the two output helpers every command uses.
 
-methods.py imports this module (standard library `os` and `sys` only) and then only what
-the command it runs needs: a lesson command loads its lesson's modules and the renderer,
-never the workflow. Nothing in labtools imports methods.py.
+methods.py imports this module (standard library `os`, `sys` and `json` only) and then only
+what the command it runs needs: a lesson command loads its lesson's modules and the
+renderer, never the workflow. Nothing in labtools imports methods.py.
 
-Adding a lesson: append `(name, one-line description, options)` to COURSE; its number is
-its position (the 12th entry is lesson 12, shown as "12"), so it is written nowhere else.
-Then write modules/NAME.py (the mechanism) and trace() and view() in it or, when the lesson
-is long, in modules/NAME_trace.py (which imports the mechanism, never the reverse), its
-golden file (`dev golden NAME`), and,
-for graded exercises, solutions/NAME.py, tests/graders/grade_NAME.py and
-tests/wrong_answers/NAME.py, with its hints in exercises/hints/NAME.md (`dev sync` makes
-the stub). A notebook is
-notebooks/src/NN_NAME.py, NN being that number.
+Adding a lesson: `python3 -B methods.py dev new NAME --title "..."` appends its entry to
+course.json (its number is its position) and writes its starter files; see the README's
+"Where to change what".
 
 Adding a workflow command: one entry in WORKFLOW, `name: (description, "module:function")`,
 where the function takes the command's argument list and returns the exit status.
@@ -41,31 +36,28 @@ def _number(minimum=0, maximum=None):
 
 SEED_LIMIT = 2 ** 32  # seeds are 0 <= seed < 2**32, so two different seeds never name one run
 
-# (name, one-line description, lesson-specific options as (flags, argparse keywords)), in course order
-COURSE = [
-    ("context", "retrieval succeeded, the packet failed: one question at quote budgets 80, 120, 400",
-     [(("--budget",), dict(dest="budgets", type=_number(minimum=None), action="append", metavar="N",
-                           help="max_quote_chars to run (repeatable); replaces 80, 120 and 400"))]),
-    ("budget", "keep the units explicit: skip vs truncate, the window, top-k overflow, coverage", []),
-    ("dedupe", "remove redundancy without merging identities: ids, text, canonical documents, overlaps", []),
-    ("versions", "surface version conflicts instead of guessing which record is fresh",
-     [(("--as-of",), dict(dest="as_of", metavar="YYYY-MM-DD",
-                          help="the day the validity filter checks (default: 2026-07-01)"))]),
-    ("order", "position is a hypothesis to measure, with a labelled fictional reader",
-     [(("--seed",), dict(type=_number(None, SEED_LIMIT - 1), metavar="N",
-                         help=f"simulator seed, 0 to {SEED_LIMIT - 1} (default: the lesson's own)"))]),
-    ("packet", "a sealed, sourced, safely wrapped evidence packet", []),
-    ("hybrid", "candidate channels, the query contract and rank fusion", []),
-    ("eligibility", "permission, freshness and evidence states before anything is ranked", []),
-    ("grounding", "traces that explain every inclusion and exclusion: fingerprint, exclusions, layer walk",
-     [(("--query",), dict(metavar="ID", help="catalogue query to show in detail (default PW-Q002)"))]),
-    ("answer", "an honest answer stage that cites only its packet", []),
-    ("practice", "the capstone: eight candidates, one packet, every decision explained",
-     [(("--solution",), dict(action="store_true", help="also print the reference decision table"))]),
-    ("channels", "every channel can fail, and each failure has its own fallback", []),
-    ("memory", "retained context with obligations, under the same gate as evidence", []),
-    ("operate", "signals per stage, the layered evaluation, faithfulness and the context contract review", []),
-]
+
+def _option(spec: dict):
+    """One manifest option as (flags, argparse keywords)."""
+    keywords = {"help": spec["help"]}
+    for key in ("dest", "metavar"):
+        if key in spec:
+            keywords[key] = spec[key]
+    if spec.get("action", "store") != "store":
+        keywords["action"] = spec["action"]
+    if spec.get("type") == "whole_number":
+        keywords["type"] = _number(spec.get("minimum", 0), spec.get("maximum"))
+    return tuple(spec["flags"]), keywords
+
+
+def _course():
+    """[(name, one-line description, options as (flags, argparse keywords)), ...] from course.json."""
+    from labtools import manifest
+    return [(entry["name"], entry["title"], [_option(spec) for spec in entry.get("options", [])])
+            for entry in manifest.lessons()]
+
+
+COURSE = _course()
 
 # name -> (number "01", description, options): what methods.py and the workflow look up
 LESSONS = {name: (f"{position:02d}", about, options) for position, (name, about, options) in enumerate(COURSE, 1)}

@@ -38,14 +38,23 @@ def wrap(paragraph: str, width: int = WRAP) -> str:
     return "\n".join(lines)
 
 
+COMMAND = "python3 -B methods.py "  # registry.RUN and a space: where a command to copy starts
+
+
 def _break_points(text: str) -> list[int]:
-    """Positions of the spaces a line may break at: not inside a `quoted command`, so a
-    command a learner copies never spans two lines."""
-    inside, found = False, []
+    """Positions of the spaces a line may break at: not inside a `quoted command`, nor inside
+    an unquoted one (from `python3 -B methods.py` to two spaces, a semicolon or the line's
+    end), so a command a learner copies never spans two lines."""
+    inside, command, found = False, False, []
     for position, char in enumerate(text):
         if char == "`":
             inside = not inside
-        elif char == " " and not inside:
+            command = False
+        elif not inside and not command and text.startswith(COMMAND, position):
+            command = True
+        elif command and (text.startswith("  ", position) or char == ";"):
+            command = False
+        if char == " " and not inside and not command:
             found.append(position)
     return found
 

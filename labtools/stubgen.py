@@ -8,7 +8,7 @@ An answer region is the lines between `# BEGIN SOLUTION` and `# END SOLUTION`:
   `NAME = None` with a TODO comment.
 
 Everything else (imports, signatures, docstrings, comments) is kept as written,
-and a one-line TODO heads the file.
+and a one-line TODO (within 80 columns) heads the file.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ _DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")
 
 
 def header(lesson: str) -> list[str]:
-    return [f"# TODO: replace each `raise NotImplementedError` and `= None` below, then run: "
-            f"python3 -B methods.py check {lesson}"]
+    # Within 80 columns for every lesson name (eligibility, the longest, makes 78): the file
+    # opens in an 80-column editor without wrapping. Each answer says what to replace.
+    return [f"# TODO: fill in each answer, then run: python3 -B methods.py check {lesson}"]
 
 
 def _enclosing_function(lines: list[str], index: int, indent: int) -> str:
@@ -69,6 +70,20 @@ def answer_regions(text: str) -> list[tuple[int, int]]:
     if not regions:
         raise ValueError("the solution file has no answer region (# BEGIN SOLUTION ... # END SOLUTION)")
     return regions
+
+
+def answer_names(solution_text: str) -> set[str]:
+    """The names whose answer sits in a region: the def around an indented region, and each
+    `NAME = ...` of a module-level one (what course.json must list as the lesson's tasks)."""
+    lines = solution_text.splitlines()
+    names = set()
+    for begin, end in answer_regions(solution_text):
+        indent = len(lines[begin]) - len(lines[begin].lstrip())
+        if indent:
+            names.add(_enclosing_function(lines, begin, indent))
+        else:
+            names |= {line.split("=", 1)[0].strip() for line in _quiz_lines(lines[begin + 1:end], begin + 2)}
+    return names
 
 
 def make_stub(solution_text: str, lesson: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable
 
 from labtools import cli, course, files
+from labtools.render import fit
 from labtools.registry import RUN
 
 
@@ -54,6 +55,11 @@ def _restore(path: Path, stub: str, planned: str, confirmed: bool) -> list[str]:
         return [f"{course.shown(path)} was edited while this command ran, so it is left as it is: "
                 f"run {RUN} reset {path.stem} again."]
     lines = []
+    found = files.near_miss_note(path.parent, path.stem) if state == "missing" else None
+    if found:  # the learner's work is probably there under another name: left alone, and said so
+        lines.append(f"{course.shown(path)} was missing; {found}. That file is left as it is: "
+                     f"rename it to {path.name} (over the stub) to grade your own work.")
+    copy = None
     if state == "edited":
         copy = course.backup(path, data)
         note = "" if files.is_utf8(data) else " (it is not UTF-8 text; the copy keeps its bytes as they were)"
@@ -61,10 +67,16 @@ def _restore(path: Path, stub: str, planned: str, confirmed: bool) -> list[str]:
     try:
         if not path.parent.is_dir():
             files.make_folder(path.parent)
-        files.replace_text(path, stub)
+        placed, extra = files.swap_in(path, stub.encode("utf-8"), data, lambda later: course.backup(path, later))
     except files.FileProblem as problem:
-        saved = f" Your work is safe in {course.shown(copy)}." if state == "edited" else ""
+        saved = f" Your work is safe in {course.shown(copy)}." if copy is not None else ""
         raise files.FileProblem(f"{problem}.{saved}") from None
+    for later in extra:
+        lines.append(f"{course.shown(path)} was saved again meanwhile: that version is in {course.shown(later)}")
+    if not placed:
+        lines.append(f"{course.shown(path)} was saved while reset ran, so that save is kept as it is "
+                     f"(not the stub): run {RUN} reset {path.stem} again to start over.")
+        return lines
     lines.append(f"Restored {course.shown(path)} to the stub.")
     return lines
 
@@ -89,7 +101,7 @@ def reset(argv: list[str], ask: Callable[[str], bool] | None = None) -> int:
             stub = course.generated_stub(lesson)
             plan.append((path, stub, _state(path, stub)[0]))
     except files.FileProblem as problem:
-        sys.stderr.write(f"methods.py reset: {problem}. Nothing was changed.\n")
+        sys.stderr.write(fit(f"methods.py reset: {problem}. Nothing was changed.") + "\n")
         return 1
 
     edited = [course.shown(path) for path, _stub, state in plan if state == "edited"]
@@ -98,9 +110,11 @@ def reset(argv: list[str], ask: Callable[[str], bool] | None = None) -> int:
                     f"{course.shown(course.BACKUPS)}/ first. [y/N] ")
         if ask is None:
             if not _interactive():
-                sys.stderr.write(f"methods.py reset: nothing changed. Resetting replaces your work in "
-                                 f"{', '.join(edited)}, so it asks first, and there is no terminal to ask. "
-                                 f"Rerun with --yes to go ahead (your file is still backed up first).\n")
+                again = f"{RUN} reset {'--all' if args.all else names[0]} --yes"
+                sys.stderr.write(fit(f"methods.py reset: nothing changed. Reset replaces your work in "
+                                     f"{', '.join(edited)}, so it asks first, and only a terminal can answer "
+                                     f"(piped input such as `echo y |` is not read as a yes). To go ahead, "
+                                     f"your file still backed up first:") + f"\n    {again}\n")
                 return 2
             ask = _ask
         if not ask(question):
@@ -115,15 +129,16 @@ def reset(argv: list[str], ask: Callable[[str], bool] | None = None) -> int:
             for path, stub, state in plan:
                 lines += _restore(path, stub, state, confirmed=args.yes)
     except files.FileProblem as problem:
-        cli.write("".join(line + "\n" for line in lines))
-        sys.stderr.write(f"methods.py reset: {problem}\n")
+        cli.write("".join(fit(line) + "\n" for line in lines))
+        sys.stderr.write(fit(f"methods.py reset: {problem}") + "\n")
         if edited:
-            sys.stderr.write("Nothing of your work was lost: a file is replaced only after its backup is saved.\n")
+            sys.stderr.write(fit("Nothing of your work was lost: a file is replaced only after its backup "
+                                 "is saved.") + "\n")
         return 1
     if edited:
         lines.append(f"Your earlier work is in {course.shown(course.BACKUPS)}/: copy back whatever you want to keep.")
     lines.append(f"Next: {RUN} check" + ("" if args.all else f" {names[0]}"))
-    cli.write("\n".join(lines) + "\n")
+    cli.write(fit("\n".join(lines)) + "\n")
     return 0
 
 
@@ -235,7 +250,8 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
     files = ", ".join(course.shown(path) for path in paths) if len(paths) <= 3 else f"{len(paths)} files in exercises/"
     try:
         if args.manual:
-            cli.write(f"\nPress Enter to re-grade {files}; type q and Enter (or press Ctrl-C) to quit.\n")
+            cli.write("\n" + fit(f"Press Enter to re-grade {files}; type q and Enter (or press Ctrl-C) to quit.")
+                      + "\n")
 
             def on_enter() -> None:
                 cli.write(f"\n--- re-grading at {time.strftime('%H:%M:%S')} ---\n")
@@ -244,12 +260,12 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
 
             manual(on_enter)
         else:
-            cli.write(f"\nWatching {files}: save to re-grade. Press Ctrl-C to quit. "
-                      f"(No polling wanted? {RUN} watch{' ' + args.lesson if args.lesson else ''} --manual)\n")
+            cli.write("\n" + fit(f"Watching {files}: save to re-grade. Press Ctrl-C to quit.") + "\n"
+                      + f"No polling wanted? {RUN} watch{' ' + args.lesson if args.lesson else ''} --manual\n")
 
             def on_save(changed: list[Path]) -> None:
                 saved = ", ".join(course.shown(path) for path in changed)
-                cli.write(f"\n--- {saved} saved at {time.strftime('%H:%M:%S')}: re-grading ---\n")
+                cli.write("\n" + fit(f"--- {saved} saved at {time.strftime('%H:%M:%S')}: re-grading ---") + "\n")
                 regrade([path.stem for path in changed])
                 cli.write("\nWatching: save to re-grade, Ctrl-C to quit.\n")
 

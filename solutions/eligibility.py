@@ -129,17 +129,18 @@ def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_st
     # END SOLUTION
 
 
-# Task 5 (quiz). A listing whose diameter was last checked six years ago (the policy allows
-# five) appears first in the ranked results shown to a customer. Before anyone tunes
-# anything: which layer failed first?
+# Task 5 (quiz). PW-L006's diameter was last checked on 2020-06-15, 2330 days before the
+# lesson's as-of date 2026-11-01 (the policy allows 1826 days for a diameter). Suppose a
+# build shows PW-L006 first in the ranked results for "graphite mechanical seal 18 mm".
+# Before anyone tunes anything: which layer failed first?
 #   "a"  ranking: its fusion gave the stale listing too much weight
 #   "b"  retrieval: the vector channel should not have proposed it
-#   "c"  the freshness control: a listing whose required field is stale must be withheld
+#   "c"  generation: the answer stage should have noticed the date
+#   "d"  the freshness control: a listing whose required field is stale must be withheld
 #        before ranking, so it should never have reached the ranker at all
-#   "d"  generation: the answer stage should have noticed the date
 # Set EXPIRED_FIRST_QUIZ to one letter.
 # BEGIN SOLUTION
-EXPIRED_FIRST_QUIZ = "c"
+EXPIRED_FIRST_QUIZ = "d"
 # END SOLUTION
 
 

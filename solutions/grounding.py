@@ -240,16 +240,16 @@ REBUILD_QUIZ = "b"
 
 
 # Task 9 (quiz). With the freshness rule switched off, PW-L006 (its diameter last checked in
-# 2020) is offered for "graphite mechanical seal 18 mm". A colleague wants to add an age
-# penalty to the ranker. Why do you walk the trace first?
-#   "a"  the ranker is the first layer in the walk, so it must be checked first anyway
-#   "b"  an age penalty is fine; the walk is only needed when the packet is empty
-#   "c"  the walk names permission/freshness, which let a stale record through; a ranker
+# 2020) enters the packet for "graphite mechanical seal 18 mm". A colleague wants to add an
+# age penalty to the ranker. Why do you walk the trace first?
+#   "a"  the walk names permission/freshness, which let a stale record through; a ranker
 #        penalty would only bury it here and leave it eligible everywhere else
+#   "b"  an age penalty is fine; the walk is only needed when the packet is empty
+#   "c"  the ranker is the first layer in the walk, so it must be checked first anyway
 #   "d"  the walk names the source layer, because the index lost the dates
 # Set RANKER_QUIZ to one letter.
 # BEGIN SOLUTION
-RANKER_QUIZ = "c"
+RANKER_QUIZ = "a"
 # END SOLUTION
 
 

@@ -121,16 +121,17 @@ def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
     # END SOLUTION
 
 
-# Task 4 (quiz). The lexical channel scores 0 to 12 (weighted term counts) and the
-# vector channel 0 to 1 (cosine). A colleague ranks by lexical + cosine. What is wrong?
+# Task 4 (quiz). The lexical channel scores weighted term counts (title x3, description
+# x1): PW-L001 scores 9 for PW-Q001 and 13 for PW-Q002. The vector channel scores a
+# cosine, at most 1. A colleague ranks by lexical + cosine. What is wrong?
 #   "a"  nothing, as long as both scores are higher-is-better
-#   "b"  the scales are unrelated, so the sum mostly repeats the lexical order, and writing
+#   "b"  the sum can exceed 1, so it is no longer a probability of compatibility
+#   "c"  the scales are unrelated, so the sum mostly repeats the lexical order, and writing
 #        the same cosines as percentages would reorder the results with no new evidence
-#   "c"  the sum can exceed 1, so it is no longer a probability of compatibility
 #   "d"  cosines can be negative, which makes the sum undefined
 # Set RAW_SCORES_QUIZ to one letter.
 # BEGIN SOLUTION
-RAW_SCORES_QUIZ = "b"
+RAW_SCORES_QUIZ = "c"
 # END SOLUTION
 
 

@@ -30,8 +30,9 @@ def withhold_reason(item, buyer: str, as_of: str):
         4. age = day_number(as_of) - day_number(item.as_of), in days:
            age < 0                                     -> "MEMORY_NOT_YET_RECORDED"
            age > item.retention_days                   -> "MEMORY_EXPIRED"
-           (the item is usable through its last day: recorded on 2025-11-01 and kept
-           365 days, it is still usable on 2026-11-01 and expired on 2026-11-02)
+           (age counts days after the day of recording, which is day 0, as lesson 08
+           counts a field's age: recorded on 2025-11-01 and kept 365 days, the item is
+           still usable on 2026-11-01, its age 365, and expired on 2026-11-02)
         5. item.field == "family" and item.value is in PROHIBITED_FAMILIES
                                                        -> "PROHIBITED_FAMILY"
         6. a rule in FRESHNESS has rule.field == item.field and age > rule.max_days
@@ -165,15 +166,15 @@ def replay_diff(old: dict, new: dict) -> dict:
 # so it can skip the permission check, keep no expiry, and need no deletion path." Which reply
 # holds for this lab's store?
 #   "a"  they are right: the buyer is the source, so a remembered item is trustworthy as it is
-#   "b"  memory only needs a relevance check, because it never counts as catalogue evidence
-#   "c"  every data question still applies: whose item it is and who may see it, whether
+#   "b"  every data question still applies: whose item it is and who may see it, whether
 #        consent allows this use, how long it is kept and whether it is still true, how it is
 #        corrected and deleted everywhere it was copied (index, cached packets, traces), and
 #        which encoder produced its vectors; memory passes the same gate as catalogue evidence
+#   "c"  memory only needs a relevance check, because it never counts as catalogue evidence
 #   "d"  once the store is encrypted at rest, none of those checks is needed
 # Set ONLY_MEMORY_QUIZ to one letter.
 # BEGIN SOLUTION
-ONLY_MEMORY_QUIZ = "c"
+ONLY_MEMORY_QUIZ = "b"
 # END SOLUTION
 
 

@@ -2,9 +2,12 @@
 
 Task 1  reorder_lost_in_middle  best first, second best last, alternating inward
 Task 2  build_layout            one relevant chunk at the head, in the middle or at the tail
-Task 3  share_of_change         how many cited chunks changed between two runs
+Task 3  share_of_change         how many picked chunks changed between two runs
 Task 4  order_effect            did a change of order move more than a change of seed?
-Task 5  COPIER_QUIZ             what the quote copier's lack of position effect proves
+Task 5  COPIER_QUIZ             what the quote copier's missing position effect proves
+
+Everything runs on the lesson's FICTIONAL reader simulator (modules/order/simulator.py
+and reader.py): a labelled simulator of a reader, no model.
 
 Check your work:  python3 -B methods.py check order
 Stuck?            python3 -B methods.py hint order
@@ -39,23 +42,24 @@ def reorder_lost_in_middle(items) -> list:
     # END SOLUTION
 
 
-def build_layout(relevant: Chunk, irrelevant, layout: str) -> tuple:
+def build_layout(good: Chunk, bad, layout: str) -> tuple:
     """Task 2. Place one relevant chunk among the irrelevant ones; return a tuple.
 
-    The irrelevant chunks keep their given order; only the relevant chunk's
-    place depends on `layout`:
+    `good` is the relevant chunk, `bad` the j irrelevant ones in rank order (the
+    lesson takes them from good_and_bad(query, ranking, j)). The irrelevant chunks
+    keep their given order; only the good chunk's place depends on `layout`:
 
-        "head"    relevant first
-        "tail"    relevant last
-        "middle"  relevant at index len(irrelevant) // 2 (with an odd count of
-                  irrelevant chunks, the earlier of the two middle places)
+        "head"    good then bad
+        "tail"    bad then good
+        "middle"  bad[:j // 2] + good + bad[j // 2:]  (with an odd j, the earlier
+                  of the two middle places)
 
-    With 4 irrelevant chunks d1..d4 the middle layout is (d1, d2, R, d3, d4);
-    with 3 it is (d1, R, d2, d3). Do not change `irrelevant`. Raise ValueError
-    for any other layout name, naming it.
+    With 4 irrelevant chunks d1..d4 the middle layout is (d1, d2, G, d3, d4);
+    with 3 it is (d1, G, d2, d3). Do not change `bad`. Raise ValueError for any
+    other layout name, naming it.
     """
     # BEGIN SOLUTION
-    others = list(irrelevant)
+    others = list(bad)
     if layout == "head":
         place = 0
     elif layout == "tail":
@@ -64,20 +68,23 @@ def build_layout(relevant: Chunk, irrelevant, layout: str) -> tuple:
         place = len(others) // 2
     else:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-    return tuple(others[:place]) + (relevant,) + tuple(others[place:])
+    return tuple(others[:place]) + (good,) + tuple(others[place:])
     # END SOLUTION
 
 
 def share_of_change(before, after) -> Fraction:
-    """Task 3. Return the share of paired readings whose cited chunk id differs.
+    """Task 3. Return the share of paired picks that differ.
 
-    `before` and `after` list the cited id of each question, in the same
-    question order, for two runs (say: same seed, different order; or same
-    order, next seed). Any ordered iterable will do: a list, a tuple, or a
-    generator read once, such as `(r.cited_id for r in readings)`. A refusal
-    is the id None: None against None is no change, None against an id is a
-    change. Return an exact Fraction over all the pairs. Raise ValueError when
-    the two lists differ in length (the pairs would not line up) or are empty.
+    `before` and `after` list what the reader picked for each question, in the same
+    question order, for two runs (say: same seed, head and middle layouts; or the
+    same layout with seed and seed + 1). A pick is a Chunk, or None when the prompt
+    overflowed the window. Compare the chunks themselves: two chunks of one document
+    share a code, and a pick that moved to the other chunk of the same document has
+    changed. Any ordered iterable will do: a list, a tuple, or a generator read
+    once, such as `(r.chunk for r in readings)`. None against None is no change,
+    None against a chunk is a change. Return an exact Fraction over all the pairs.
+    Raise ValueError when the two runs differ in length (the pairs would not line
+    up) or are empty.
 
     >>> share_of_change(["a", "b", None, "d"], ["a", "x", None, "y"])
     Fraction(1, 2)
@@ -95,14 +102,17 @@ def share_of_change(before, after) -> Fraction:
 def order_effect(first, reordered, reseeded) -> OrderEffect:
     """Task 4. Decide whether a change of order moved more citations than a change of seed.
 
-    All three list the cited id of each question, in the same question order:
+    All three list the reader's pick (a Chunk, or None) for each question, in the
+    same question order:
 
         first      one run: seed s, the original order
         reordered  seed s again, only the order changed (say: head -> middle)
         reseeded   the original order again, only the seed changed (s + 1)
 
-    A random reader changes some answers even when nothing changes, so reseeding is
-    the run-to-run baseline. Return OrderEffect(order_share, seed_share, exceeds):
+    A random reader changes some picks even when nothing changes, so reseeding is
+    the run-to-run baseline; in this simulator it is large (0.425 of the picks at
+    j = 4), so a change of order must be judged against it, never against zero.
+    Return OrderEffect(order_share, seed_share, exceeds):
 
         order_share  share_of_change(first, reordered)
         seed_share   share_of_change(first, reseeded)
@@ -122,17 +132,20 @@ def order_effect(first, reordered, reseeded) -> OrderEffect:
     # END SOLUTION
 
 
-# Task 5 (quiz). Lesson 01's quote copier copies every chunk of its packet in order,
-# whatever the order is: moving a chunk to the middle changes nothing it does.
-# What does that show?
-#   "a"  position effects are a myth, so any reader can be given chunks in any order
-#   "b"  only that this reader has no position effect; a model reader must be measured
-#        on its own, because position effects belong to particular readers
-#   "c"  that the lost-in-the-middle reorder harms every reader, since the copier needs none
-#   "d"  that the simulator's position weights (1.0, 0.8, 0.45) are wrong
+# Task 5 (quiz). Lesson 01's quote copier copies every chunk of its packet, in order,
+# whatever the order is: moving a chunk to the middle changes nothing it does. This
+# lesson's simulator, on the same kind of move, picks a relevant chunk for 0.7750 of
+# the questions with the relevant chunk at the head and 0.2000 in the middle (j = 4).
+# What does the copier's lack of a position effect show?
+#   "a"  that position effects are an artefact of the simulator, since the copier,
+#        which really reads, has none
+#   "b"  that the packet need not record its order: one reader of the course ignores it
+#   "c"  that lost-in-the-middle reordering harms every reader, since the copier needs none
+#   "d"  only that this one reader has no position effect; it proves nothing about
+#        another reader, which must be measured on its own, as the simulator is here
 # Set COPIER_QUIZ to one letter.
 # BEGIN SOLUTION
-COPIER_QUIZ = "b"
+COPIER_QUIZ = "d"
 # END SOLUTION
 
 

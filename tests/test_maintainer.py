@@ -2,6 +2,7 @@
 care with edited files, strict `dev` arguments, and the shape of the import graph."""
 
 import ast
+import json
 import subprocess
 import sys
 
@@ -259,7 +260,7 @@ def test_a_lesson_command_loads_no_workflow_code(argv):
              "print(sorted(m for m in sys.modules if m.startswith('labtools')))\n")
     done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=ROOT, capture_output=True, text=True)
     loaded = set(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
-    assert loaded <= {"labtools", "labtools.registry", "labtools.main", "labtools.render"}, loaded
+    assert loaded <= {"labtools", "labtools.registry", "labtools.manifest", "labtools.main", "labtools.render"}, loaded
 
 
 def test_lesson_numbers_come_from_the_registry_order():
@@ -275,3 +276,71 @@ def test_lesson_numbers_come_from_the_registry_order():
             assert name in WORKFLOW and int(number) > len(COURSE), f"{source.name}: no lesson or command {name!r}"
             continue
         assert LESSONS[name][0] == number, f"{source.name}: lesson {name} is number {LESSONS[name][0]}"
+
+
+def test_a_new_lesson_is_a_manifest_entry_and_its_starter_files(tmp_path):
+    # Follows the README's "Where to change what" in a scratch copy of the lab (the files git
+    # tracks, plus this checkout's uncommitted ones): `dev new`, then the generated steps.
+    import shutil
+    import subprocess
+    lab = tmp_path / "lab"
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.split("\n")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file() and not name.endswith(".ipynb"):
+            (lab / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, lab / name)
+    before = {p.relative_to(lab).as_posix() for p in lab.rglob("*") if p.is_file()}
+
+    def run(*argv):
+        return subprocess.run([sys.executable, "-B", "methods.py", *argv], cwd=lab, capture_output=True,
+                              text=True, timeout=300)
+
+    made = run("dev", "new", "toy", "--title", "a toy lesson that tests the tooling")
+    assert made.returncode == 0, made.stderr
+    number = f"{len(json.loads((lab / 'course.json').read_text())['lessons']):02d}"
+    written = {p.relative_to(lab).as_posix() for p in lab.rglob("*") if p.is_file()} - before
+    hand_written = {"modules/toy/mechanism.py", "modules/toy/trace.py", "solutions/toy.py",
+                    "tests/graders/grade_toy.py", "tests/wrong_answers/toy.py", "exercises/hints/toy.md",
+                    f"notebooks/src/{number}_toy.py"}
+    assert written == hand_written | {"modules/toy/__init__.py"}
+    # The scratch copy has no git history, so sync records the new grader with --force.
+    assert run("dev", "sync", "--force").returncode == 0
+    assert run("dev", "golden", "toy").returncode == 0
+    assert (lab / "exercises" / "toy.py").is_file() and (lab / "tests" / "golden" / "toy.txt").is_file()
+    assert f"{number} toy" in run().stdout
+    shown = run("toy", "--plain")
+    assert shown.returncode == 0 and shown.stdout == (lab / "tests" / "golden" / "toy.txt").read_text()
+    checked = run("check", "toy")
+    assert checked.returncode == 1 and "0/2 tasks" in checked.stdout
+    assert "hint 1/2" in run("hint", "toy").stdout
+    assert run("check", "toy", "--target", "solutions").returncode == 0
+    proved = run("dev", "check", "toy")
+    assert proved.returncode == 0 and "all good" in proved.stdout, proved.stdout
+    again = run("dev", "new", "toy", "--title", "twice")
+    assert again.returncode == 2 and "already has a lesson 'toy'" in again.stderr
+
+
+def test_the_manifest_names_its_problems(tmp_path):
+    from labtools import manifest
+    good = manifest.load()
+    assert [entry["name"] for entry in good["lessons"]][:2] == ["context", "budget"]
+    bad = json.loads(json.dumps(good))
+    bad["lessons"][0]["tasks"][1]["number"] = 7
+    with pytest.raises(ValueError, match=r"lesson 'context'.tasks\[1\].number: .*expected 2, got 7"):
+        manifest.check(bad)
+    bad = json.loads(json.dumps(good))
+    bad["lessons"][1]["world"] = "moon"
+    with pytest.raises(ValueError, match="lesson 'budget'.world: must be one of"):
+        manifest.check(bad)
+    broken = tmp_path / "course.json"
+    broken.write_text('{"lessons": [}', encoding="utf-8")
+    with pytest.raises(ValueError, match="course.json, line 1: not valid JSON"):
+        manifest.load(str(broken))
+
+
+def test_the_manifest_and_the_course_files_agree():
+    # Every solution, grader, hints file and notebook source belongs to a lesson of course.json,
+    # and every lesson with tasks has them (dev check reports the same lines).
+    assert dev.course_problems() == []

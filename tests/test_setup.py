@@ -43,7 +43,8 @@ def test_setup_compiles_every_module_with_checked_hashes_and_nothing_else(tmp_pa
     assert done.returncode == 0, done.stderr
     sources = _sources(lab, "modules") + _sources(lab, "labtools")
     assert f"Compiled {len(sources)} files" in done.stdout
-    assert max(map(len, done.stdout.splitlines())) <= 88
+    assert max(map(len, done.stdout.splitlines())) <= 80, done.stdout
+    assert "\n    python3 -B methods.py setup\n" in done.stdout  # the command on a line of its own
     for source in sources:
         header = _cached(source).read_bytes()[:8]
         # PEP 552: flags 0b11 = hash-based and checked against the source on every import
@@ -103,3 +104,13 @@ def test_the_benchmark_times_each_lesson_in_a_cold_copy_and_after_setup(monkeypa
     for row in rows[1:]:
         assert all(row[key] > 0 for key in ("cold", "setup", "cold_no_site", "setup_no_site"))
     assert sorted(ROOT.rglob("__pycache__")) == before, "the benchmark works on copies, never the checkout"
+
+
+
+def test_the_stub_header_fits_80_columns():
+    from labtools import stubgen
+    from labtools.registry import LESSONS
+    for lesson in LESSONS:
+        header = stubgen.header(lesson)
+        assert all(len(line) <= 80 for line in header) and header[0].startswith("# TODO")
+        assert f"python3 -B methods.py check {lesson}" in header[-1]

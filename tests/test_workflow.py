@@ -41,6 +41,27 @@ def folder_state(folder) -> list:
                    b"" if p.is_dir() else p.read_bytes()) for p in folder.rglob("*"))
 
 
+def instruction(text: str, start: str) -> str:
+    """The message line starting with `start`, with the indented lines it wrapped onto (at 80
+    columns a long path goes on a line of its own) joined back with spaces."""
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(start.strip()))
+    return " ".join([lines[at], *(line.strip() for line in itertools.takewhile(
+        lambda line: line.startswith("    "), lines[at + 1:]))])
+
+
+def flat(text: str) -> str:
+    """`text` with every run of whitespace one space: a message as words, however it wrapped."""
+    return " ".join(text.split())
+
+
+def no_command_split(text: str) -> None:
+    """Every `python3 -B methods.py ...` command in `text` is whole on one line."""
+    lines = text.splitlines()
+    for line, after in zip(lines, lines[1:] + [""]):
+        assert not line.rstrip().endswith(("python3", "-B", "methods.py")), f"a command is split:\n{line}\n{after}"
+
+
 @pytest.fixture
 def scratch(tmp_path, monkeypatch):
     """exercises/ and .backups/ in a temporary folder, holding fresh stubs."""
@@ -71,7 +92,11 @@ def test_check_on_fresh_stubs_names_the_first_task_and_the_next_step(scratch, ca
     assert f"0/{total} tasks" in text and "<- next" in text
     assert f"Next: {FIRST}, task 1 of {total}" in text and "is not written yet" in text
     assert f"Read it first: python3 -B methods.py {FIRST}" in text
-    assert f"Edit {course.shown(scratch / FIRST)}.py" in text and f"python3 -B methods.py check {FIRST}" in text
+    edit = instruction(text, "Edit ")
+    assert edit.startswith(f"Edit {course.shown(scratch / FIRST)}.py (") and f"python3 -B methods.py check {FIRST}" in edit
+    assert f"\n    python3 -B methods.py check {FIRST}\n" in text or f"run: python3 -B methods.py check {FIRST}\n" in text
+    no_command_split(text)
+    assert max(len(line) for line in text.splitlines() if course.shown(scratch) not in line) <= 80
     assert f"python3 -B methods.py hint {FIRST} 1" in text and f"watch {FIRST}" in text
     assert "Warning" not in text
 
@@ -82,10 +107,7 @@ def test_newcomer_path_from_the_overview_to_a_first_passing_task(scratch, capsys
     assert methods(FIRST, "--plain").stdout  # the lesson reads without setup
     cli.check([FIRST])
     before = capsys.readouterr().out
-    lines = before.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("Edit "))
-    edit = " ".join([lines[at], *(line.strip() for line in itertools.takewhile(
-        lambda line: line.startswith("    "), lines[at + 1:]))])  # a long path wraps onto indented lines
+    edit = instruction(before, "Edit ")  # a long path wraps onto indented lines
     assert edit.startswith(f"Edit {course.shown(scratch / FIRST)}.py (")  # which file and which function
     (scratch / f"{FIRST}.py").write_text(solve_first_task(FIRST), encoding="utf-8")
     cli.check([FIRST])
@@ -271,7 +293,8 @@ def test_reset_without_a_terminal_or_yes_refuses_and_changes_nothing(scratch, mo
     path.write_text("# mine\n", encoding="utf-8")
     assert workflow.reset([FIRST]) == 2
     err = capsys.readouterr().err
-    assert "--yes" in err and "no terminal" in err
+    assert f"\n    python3 -B methods.py reset {FIRST} --yes\n" in err  # the command to run, whole
+    assert "only a terminal can answer" in flat(err) and "echo y |" in err
     assert path.read_text(encoding="utf-8") == "# mine\n" and not course.BACKUPS.exists()
 
 
@@ -386,7 +409,7 @@ def test_watch_regrades_the_saved_file_and_says_how_to_quit(scratch, capsys, shi
     out = capsys.readouterr().out
     total = len(cli.grade([FIRST], ROOT / "solutions")[0]["tasks"])
     assert "Ctrl-C to quit" in out and f"watch {FIRST} --manual" in out and "this window re-grades" in out
-    first, rest = out.split(f"{course.shown(path)} saved at", 1)
+    first, rest = flat(out).split(f"{course.shown(path)} saved at", 1)
     assert f"0/{total} tasks" in first and f"1/{total} tasks" in rest and rest.count("saved at") == 0
 
 
@@ -481,7 +504,7 @@ def test_reset_with_a_read_only_exercises_folder_keeps_the_work_and_says_where(s
     [copy] = course.BACKUPS.iterdir()
     assert copy.read_text(encoding="utf-8") == "# mine\n"
     assert "Traceback" not in captured.err and "permission denied" in captured.err
-    assert f"Your work is safe in {course.shown(copy)}" in captured.err
+    assert f"Your work is safe in {course.shown(copy)}" in flat(captured.err)
     assert path.read_text(encoding="utf-8") == "# mine\n"
 
 
@@ -491,7 +514,7 @@ def test_reset_when_backups_is_a_file(scratch, capsys):
     course.BACKUPS.write_text("my notes, not a folder\n", encoding="utf-8")
     assert workflow.reset([FIRST, "--yes"]) == 1
     err = capsys.readouterr().err
-    assert "Traceback" not in err and f"{course.shown(course.BACKUPS)} is a file" in err
+    assert "Traceback" not in err and f"{course.shown(course.BACKUPS)} is a file" in flat(err)
     assert course.BACKUPS.read_text(encoding="utf-8") == "my notes, not a folder\n"
     assert path.read_text(encoding="utf-8") == "# mine\n"
 
@@ -580,7 +603,7 @@ def test_hint_state_that_is_a_folder_or_unwritable_is_a_clear_error(scratch, rea
     (cli.HINT_STATE / "mine.txt").write_text("keep\n", encoding="utf-8")
     assert cli.hint([FIRST, "1"]) == 1
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "it is a folder" in err and "--level N" in err
+    assert "Traceback" not in err and "is a folder" in flat(err) and "--level N" in err
     assert (cli.HINT_STATE / "mine.txt").read_text(encoding="utf-8") == "keep\n"
     assert cli.hint([FIRST, "1", "--level", "1"]) == 0  # stateless: still works
     assert "hint 1/" in capsys.readouterr().out
@@ -732,3 +755,134 @@ def test_a_real_old_python_is_told_what_it_needs(version):
                               env=environment(), cwd=ROOT, timeout=60)
         assert done.returncode == 1 and done.stdout == "", done.stderr
         assert done.stderr.startswith(f"Context Lab needs Python 3.10 or newer; this is Python {version}.")
+
+
+# ------------------------------------------------------------------ issue 28: the learner's next step
+
+def _printing_stub(lesson: str) -> str:
+    """The stub with a debugging print before its first `raise NotImplementedError`."""
+    lines = dev.generated_stub(lesson).splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "raise NotImplementedError(" in line)
+    indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+    return "".join(lines[:at] + [f'{indent}print("debugging: here")\n', f'{indent}print("and here")\n'] + lines[at:])
+
+
+def test_check_with_a_task_number_shows_that_task_while_earlier_ones_fail(scratch, capsys, shipped_graders):
+    record = cli.grade([FIRST])[0]
+    later = record["tasks"][2]
+    assert not record["tasks"][0]["passed"]  # fresh stubs: task 1 fails
+    assert cli.check([FIRST, str(later["number"])]) == 1
+    text = capsys.readouterr().out
+    assert f"Failing: {FIRST}, task {later['number']} of {record['total']}" in flat(text)
+    assert later["message"] and flat(later["message"]) in flat(text) and "task 1 of" not in text
+    assert f"python3 -B methods.py check {FIRST} {later['number']}" in text
+    with pytest.raises(SystemExit):
+        cli.check([FIRST, "99"])
+    assert "has tasks" in capsys.readouterr().err
+
+
+def test_check_says_how_many_lines_the_code_printed_and_how_to_see_them(scratch, capsys, shipped_graders):
+    (scratch / f"{FIRST}.py").write_text(_printing_stub(FIRST), encoding="utf-8")
+    cli.check([FIRST])
+    text = flat(capsys.readouterr().out)
+    count = cli.printed_lines(cli.grade([FIRST]))
+    assert count >= 2 and f"Your code printed {count} lines" in text
+    assert f"`python3 -B methods.py check {FIRST} --verbose` shows them" in text
+    cli.check([FIRST, "--verbose"])
+    assert "debugging: here" in capsys.readouterr().out
+
+
+def test_check_of_code_that_prints_nothing_says_nothing_about_prints(scratch, capsys, shipped_graders):
+    cli.check([FIRST])
+    assert "printed" not in capsys.readouterr().out
+
+
+def test_hint_with_level_names_the_command_for_the_next_level(scratch, capsys):
+    assert cli.hint([FIRST, "1", "--level", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"python3 -B methods.py hint {FIRST} 1 --level 2" in out and "same command again" not in out
+
+
+@pytest.mark.parametrize("name", ["{L}.PY", "{C}.py", "{L} (1).py", "{L}.py.txt", "{L} copy.py"])
+def test_a_near_miss_file_name_is_named_by_check_and_reset(scratch, capsys, shipped_graders, name):
+    name = name.format(L=FIRST, C=FIRST.capitalize())
+    path = scratch / f"{FIRST}.py"
+    os.replace(path, scratch / name)
+    cli.check([FIRST])
+    text = flat(capsys.readouterr().out)
+    assert f"found {name}: the name must be {FIRST}.py" in text
+    assert f"reset {FIRST}" not in text  # renaming keeps the work; a reset would not use it
+    assert workflow.reset([FIRST, "--yes"]) == 0
+    assert f"found {name}: the name must be {FIRST}.py" in flat(capsys.readouterr().out)
+    assert (scratch / name).read_text(encoding="utf-8") == dev.generated_stub(FIRST)  # left alone
+
+
+def test_an_unrelated_file_is_not_a_near_miss(tmp_path):
+    from labtools import files
+    for name in ("contexts.py", "notes.txt", f".{FIRST}.py.abc123.tmp", "budget.py"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    assert files.near_misses(tmp_path, FIRST) == []
+
+
+def _as_nobody() -> list[str] | None:
+    """A command prefix that runs as an unprivileged user, or None where there is none."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    probe = subprocess.run([*prefix, sys.executable, "-B", "-c", f"import os; os.listdir({str(ROOT)!r})"],
+                           capture_output=True, timeout=60)
+    return prefix if probe.returncode == 0 else None
+
+
+def test_an_unreadable_exercise_file_gets_a_message_not_a_traceback():
+    import tempfile
+    prefix = _as_nobody()
+    if prefix is None:
+        pytest.skip("no unprivileged user to run as (setpriv missing, or it cannot read the checkout)")
+    folder = tempfile.mkdtemp(prefix="lab-unreadable-")
+    try:
+        os.chmod(folder, 0o755)
+        path = os.path.join(folder, f"{FIRST}.py")
+        with open(path, "w", encoding="utf-8") as stream:
+            stream.write(dev.generated_stub(FIRST))
+        os.chmod(path, 0)
+        done = subprocess.run([*prefix, sys.executable, "-B", str(ROOT / "methods.py"), "check", FIRST,
+                               "--target", folder, "--plain"], capture_output=True, timeout=120,
+                              env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+        out = done.stdout.decode() + done.stderr.decode()
+        assert "Traceback" not in out and "permission denied" in out, out
+        assert done.returncode == 1
+    finally:
+        os.chmod(os.path.join(folder, f"{FIRST}.py"), 0o600)
+        shutil.rmtree(folder)
+
+
+def test_a_fifo_as_an_exercise_file_is_reported_by_check(scratch, capsys, shipped_graders):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs named pipes")
+    path = scratch / f"{FIRST}.py"
+    path.unlink()
+    os.mkfifo(path)
+    assert cli.check([FIRST]) == 1
+    text = flat(capsys.readouterr().out)
+    assert "named pipe" in text and f"reset {FIRST}" not in text
+
+
+def test_a_scratch_file_left_by_a_killed_write_is_ignored_by_git_and_check(scratch, capsys, shipped_graders):
+    left = f"exercises/.{FIRST}.py.k3x9_q.tmp"
+    done = subprocess.run(["git", "check-ignore", "--no-index", "-q", left], cwd=ROOT, timeout=30)
+    assert done.returncode == 0, f"{left} is not covered by .gitignore"
+    (scratch / f".{FIRST}.py.k3x9_q.tmp").write_text("half a file", encoding="utf-8")
+    cli.check([FIRST])
+    text = capsys.readouterr().out
+    assert ".tmp" not in text and "Warning" not in text
+
+
+def test_an_instructor_reading_a_near_miss_is_told_what_was_found(tmp_path, capsys, shipped_graders):
+    (tmp_path / f"{FIRST.capitalize()}.py").write_text(dev.generated_stub(FIRST), encoding="utf-8")
+    assert cli.check([FIRST, "--target", str(tmp_path)]) == 1
+    text = flat(capsys.readouterr().out)
+    assert f"found {FIRST.capitalize()}.py: the name must be {FIRST}.py" in text

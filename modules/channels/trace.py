@@ -173,8 +173,12 @@ def _metrics(raw: dict) -> dict:
     query_id = raw["ungated"].inputs["query"].id
     gated, ungated = healthy[query_id], _ranking(raw["ungated"])
     grades = RELEVANCE[query_id]
+    gate = {d.subject: d for d in raw["base"][query_id].output("gate").decisions}
     compare = [{"ranking": label, "query_id": query_id, "first": _name(ranking[0]) if ranking else None,
                 "first_withheld": bool(ranking) and ranking[0] in RESTRICTED_IDS,
+                "first_state": gate[_name(ranking[0])].state if ranking and _name(ranking[0]) in gate else None,
+                "first_codes": list(gate[_name(ranking[0])].reason_codes)
+                if ranking and _name(ranking[0]) in gate else [],
                 **{name: metric(ranking, grades, CUTOFF) for name, metric in METRICS}}
                for label, ranking in (("gated", gated), ("ungated", ungated))]
     return {"cutoff": CUTOFF, "segments": segments, "by_failure": failures, "prohibited_first": compare,
@@ -198,8 +202,14 @@ def _anomaly(raw: dict) -> dict:
             "contrast": {"versions": raw["reencoded"]["versions"], "layer": contrast[0], "why": contrast[1]}}
 
 
-def trace() -> dict:
-    """Every query through the extended pipeline, then the index, removals, failures, metrics, anomaly."""
+def trace(full: bool = False) -> dict:
+    """Every query through the extended pipeline, then the index, removals, failures, metrics, anomaly.
+    The record is the same either way; `full` (the command's --all) asks the view for every detail,
+    not only the findings."""
+    return dict(_trace(), shows="all" if full else "findings")
+
+
+def _trace() -> dict:
     queries = {q.id: q for q in QUERIES + IMAGE_QUERIES}
     given = {qid: {"query": q, "listings": LISTINGS, "as_of": CATALOGUE_AS_OF, "image": query_image(qid)}
              for qid, q in queries.items()}

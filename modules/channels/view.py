@@ -13,7 +13,7 @@ def _f(value) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _index_blocks(record: dict) -> list:
+def _index_blocks(record: dict, full: bool) -> list:
     d, ix = record["declared"], record["index"]
     by_query: dict = {}
     for p in ix["probes"]:
@@ -36,14 +36,28 @@ def _index_blocks(record: dict) -> list:
             "rows": [[q, _f(p[1]["recall"]), _f(p[2]["recall"]), _f(p[3]["recall"]), p[1]["compared"],
                       p[2]["compared"], p[3]["compared"], p[1]["exact_compared"]] for q, p in by_query.items()]}},
         {"key": "index-relevance", "table": {
-            "title": "Second evaluation, kept apart: are the exact neighbours relevant at all?",
+            "title": "Second evaluation, kept apart: are the exact neighbours relevant?",
             "legend": "exact top 3: the reference itself, best first (opaque refs for listings whose "
-                      "permission is not 'allowed'); relevant: those the labels judge to fit the request; "
-                      "P@3: their share. Perfect recall of irrelevant neighbours is still irrelevant.",
-            "columns": ["query", "exact top 3", "relevant", "P@3"],
-            "rows": [[r["query_id"], " ".join(r["exact"]), " ".join(r["relevant"]) or "-", _f(r["precision"])]
-                     for r in ix["relevance"]]}},
+                      "permission is not 'allowed'), * = the labels judge it to fit the request; P@3: the "
+                      "share of the three that fit. Perfect recall of irrelevant neighbours is still "
+                      "irrelevant.",
+            "columns": ["query", "exact top 3", "P@3"],
+            "rows": [[r["query_id"], " ".join(i + ("*" if i in r["relevant"] else "") for i in r["exact"]),
+                      _f(r["precision"])] for r in ix["relevance"]]}},
     ]
+    perfect = []
+    for r in ix["relevance"]:
+        found = by_query[r["query_id"]]
+        full_recall = [n for n in sorted(found) if found[n]["recall"] == 1.0]
+        if r["precision"] == 0.0 and full_recall:
+            where = ("at every nprobe" if len(full_recall) == len(found) else
+                     "at nprobe " + ", ".join(map(str, full_recall)) + f" only; at the pipeline's nprobe "
+                     f"{d['nprobe']}: {found[d['nprobe']]['recall']:.3f}")
+            perfect.append(f"{r['query_id']} (recall 1.000 {where})")
+    if perfect:
+        blocks.append({"key": "index-perfect-irrelevant", "text": (
+            "Recall 1 with P@3 0: " + "; ".join(perfect) + ". The index can return the exact neighbours "
+            "faithfully, and none of them fits.")})
     for r in ix["directions"]:
         copy = r["missed_is_copy_of"]
         effect = ("no task effect: the missed photo is a copy of " + ", ".join(copy) + " (same cluster), which was "
@@ -53,6 +67,8 @@ def _index_blocks(record: dict) -> list:
                        f"{'yes' if r['hit_nprobe_2'] else 'no'} -> {'yes' if r['hit_nprobe_1'] else 'no'}")
         blocks.append({"key": f"index-miss-{r['query_id']}", "text": (
             f"At nprobe 1, {r['query_id']} misses {', '.join(r['missed'])}: recall {r['recall']:.3f}, {effect}.")})
+    if not full:
+        return blocks
     blocks.append({"key": "index-scaling", "table": {
         "title": "Recall@10 as the catalogue grows (seeded synthetic photos)",
         "legend": "lists: centroids, about the square root of the size; recall@10: mean share of the exact "
@@ -65,10 +81,10 @@ def _index_blocks(record: dict) -> list:
     return blocks
 
 
-def _image_blocks(record: dict) -> list:
+def _image_blocks(record: dict, full: bool) -> list:
     im = record["images"]
     share = im["share"]
-    return [
+    blocks = [
         {"key": "images-heading", "heading": "The image channel"},
         {"key": "images-share", "text": (
             f"Of the {share['queries']} queries this lesson shows, {share['usable']} carry a usable photo, "
@@ -78,6 +94,10 @@ def _image_blocks(record: dict) -> list:
         {"key": "images-listings", "text": (
             f"{im['indexed']} of {im['listings']} listings have a usable photo. Rejected, never scored: "
             + "; ".join(f"{r['listing']} ({r['reason']})" for r in im["rejected"]) + ".")},
+    ]
+    if not full:
+        return blocks
+    return blocks + [
         {"key": "images-queries", "text": "Queries with photos, through the whole pipeline (hits: the image "
                                            "channel's top 3 before the gate; state: after the fallback; packet: "
                                            "the listings packed, with the channels that proposed each):"},
@@ -102,7 +122,7 @@ def _chunked(e: dict, per_row: int = 3) -> list:
     return rows
 
 
-def _removal_blocks(record: dict) -> list:
+def _removal_blocks(record: dict, full: bool) -> list:
     blocks = [{"key": "removals-heading", "heading": "Removal counterfactuals: predict, then measure"}]
     for r in record["removals"]:
         name = r["removal"]
@@ -110,7 +130,7 @@ def _removal_blocks(record: dict) -> list:
             f"Remove {name}. Predicted: {r['claim']}. Predicted packet changes: "
             f"{', '.join(r['predicted_packets']) or 'none'}; state changes: "
             f"{', '.join(f'{k} -> {v}' for k, v in r['predicted_states'].items()) or 'none'}.")})
-        if r["changed"]:
+        if r["changed"] and full:
             blocks.append({"key": f"removal-{name}-measured", "table": {
                 "title": f"Measured without {name}: the queries that changed ({len(r['changed'])} of {r['queries']})",
                 "legend": "gained, lost: listings that reach ranking only with, or only without, the stage; "
@@ -127,13 +147,22 @@ def _removal_blocks(record: dict) -> list:
             + "".join(f"; {q} kept its packet: " + ", ".join(f"{i} is also proposed by {' and '.join(ch)}"
                                                             for i, ch in r["kept_via"][q].items())
                       for q in r["predicted_packets"] if q not in r["measured_packets"]))
-        blocks.append({"key": f"removal-{name}-verdict", "text": f"Prediction {verdict}.{extra}"})
+        if full:
+            blocks.append({"key": f"removal-{name}-verdict", "text": f"Prediction {verdict}.{extra}"})
+        else:   # the findings: the prediction and its verdict in one paragraph
+            blocks[-1] = dict(blocks[-1], text=f"{blocks[-1]['text']} Prediction {verdict}.{extra}")
     return blocks
 
 
-def _failure_blocks(record: dict) -> list:
+def _failure_blocks(record: dict, full: bool) -> list:
     f = record["failures"]
     slow = f["slow"]
+    visible = [
+        {"key": "failures-visible", "text": "The safe behaviour of each, and what stays visible (withheld listings "
+                                            "stay opaque refs or counts):"},
+    ] + [{"key": f"failure-{r['failure']}", "text": (
+        f"{r['failure']} ({r['query_id']})\n  behaviour: {r['behaviour']}\n  packet: {' '.join(r['packet']) or 'empty'}"
+        + "".join(f"\n  {v['key']}: {v['shows']}" for v in r["visible"]))} for r in f["rows"]]
     return [
         {"key": "failures-heading", "heading": "Ten failure stages, each a replaced stage of this pipeline"},
         {"key": "failures", "table": {
@@ -145,11 +174,7 @@ def _failure_blocks(record: dict) -> list:
             "rows": [[r["failure"], "+".join(r["stages"]), r["query_id"],
                       r["decided"] if r["decided"] == r["state"] else f"{r['decided']} -> {r['state']}",
                       r["elapsed_ms"]] for r in f["rows"]]}},
-        {"key": "failures-visible", "text": "The safe behaviour of each, and what stays visible (withheld listings "
-                                            "stay opaque refs or counts):"},
-    ] + [{"key": f"failure-{r['failure']}", "text": (
-        f"{r['failure']} ({r['query_id']})\n  behaviour: {r['behaviour']}\n  packet: {' '.join(r['packet']) or 'empty'}"
-        + "".join(f"\n  {v['key']}: {v['shows']}" for v in r["visible"]))} for r in f["rows"]] + [
+    ] + (visible if full else []) + [
         {"key": "failures-slow", "text": (
             f"A slow channel never holds the task open when a fallback is allowed. Channels have a "
             f"{f['budget_ms']} ms budget (simulated; nothing sleeps). The lexical channel at {f['slow_ms']} ms: "
@@ -185,11 +210,14 @@ def _metric_blocks(record: dict) -> list:
                       "set listed by id. The other columns as above.",
             "columns": ["failure", "queries"] + names, "rows": _metric_rows(m["by_failure"], "failure")}},
         {"key": "metrics-prohibited", "table": {
-            "title": f"A better ranking metric can hide a prohibited candidate in first place ({first[0]['query_id']})",
+            "title": f"A better metric can put a withheld listing first ({first[0]['query_id']})",
             "legend": "gated: the pipeline's ranking; ungated: the same channels fused with no gate; first: "
-                      "the listing ranked first (an opaque ref when it is withheld by the policy).",
+                      "the listing ranked first (an opaque ref when the policy withholds it); withheld: the "
+                      "gate's state for it (- = it passes). "
+                      + "; ".join(f"{r['first']} is {r['first_state']} ({' '.join(r['first_codes'])})"
+                                  for r in first if r["first_state"]) + ".",
             "columns": ["ranking", "first", "withheld"] + names,
-            "rows": [[r["ranking"], r["first"], r["first_withheld"]] + [_f(r[name]) for name in names]
+            "rows": [[r["ranking"], r["first"], r["first_state"]] + [_f(r[name]) for name in names]
                      for r in first]}},
         {"key": "metrics-prohibited-verdict", "text": (
             f"The ungated ranking scores nDCG@{m['cutoff']} {ungated['nDCG@3']:.3f} against {gated['nDCG@3']:.3f} "
@@ -199,12 +227,12 @@ def _metric_blocks(record: dict) -> list:
     ]
 
 
-def _anomaly_blocks(record: dict) -> list:
+def _anomaly_blocks(record: dict, full: bool) -> list:
     a = record["anomaly"]
     c = a["comparison"]
     same_exact = all(r["exact_before"] == r["exact_after"] for r in c["queries"])
     p0, p1 = c["parameters"]
-    return [
+    blocks = [
         {"key": "anomaly-heading", "heading": "The long-tail image anomaly"},
         {"key": "anomaly-symptom", "table": {
             "title": "After the nightly rebuild of the image index: candidates per photo query",
@@ -235,19 +263,22 @@ def _anomaly_blocks(record: dict) -> list:
             f"metadata), so the gate is not it; the ranker only orders what it receives, so it is not it either. "
             f"The fix is in the index (restore the lists, or raise nprobe), checked against the exact reference "
             f"on the long-tail segment before it is exposed.")},
-        {"key": "anomaly-contrast", "text": (
-            f"Contrast: had the rebuild re-encoded the photos with another encoder instead, the same comparison "
-            f"would name {a['contrast']['layer']}: {a['contrast']['why']}.")},
     ]
+    if full:
+        blocks.append({"key": "anomaly-contrast", "text": (
+            f"Contrast: had the rebuild re-encoded the photos with another encoder instead, the same comparison "
+            f"would name {a['contrast']['layer']}: {a['contrast']['why']}.")})
+    return blocks
 
 
 def view(record: dict) -> list:
     """Printable blocks: the pipeline, the index, images, removals, failures, metrics, the anomaly."""
-    d = record["declared"]
-    rows = [[q["query_id"], q["original"], q["photo"], q["image"] or "-", q["state"]] for q in record["queries"]]
+    d, full = record["declared"], record.get("shows") == "all"
+    rows = [[q["query_id"], q["original"], q["image"] or "-", q["state"]] for q in record["queries"]]
+    photos = sum(q["photo"] != "none" for q in record["queries"])
     blocks = [
-        {"key": "heading", "heading": "Lesson 12 - channels: every channel can fail, and each failure has its "
-                                      "own fallback"},
+        {"key": "heading", "heading": "Lesson 12 - channels: every channel can fail; each failure has a "
+                                      "fallback"},
         {"key": "pipeline", "text": (
             "The catalogue pipeline of lessons 07-09, extended, not copied: "
             + " > ".join(p["stage"] for p in record["pipeline"])
@@ -255,9 +286,17 @@ def view(record: dict) -> list:
               f"within {CHANNEL_BUDGET_MS} ms of simulated time.")},
         {"key": "queries", "table": {
             "title": "The catalogue's own queries: the same states as lessons 07-09",
-            "legend": "photo: none for every catalogue query, so the image channel does not run; state: the "
+            "legend": f"original: the shopper's words; image: the image channel's status ({photos} of the "
+                      f"{len(rows)} carry a photo: not run = no photo, - = stopped before retrieval); state: the "
                       "decision, identical to lessons 07-09 (a test compares every query).",
-            "columns": ["query", "original", "photo", "image", "state"], "rows": rows}},
+            "columns": ["query", "original", "image", "state"], "rows": rows}},
     ]
-    return (blocks + _index_blocks(record) + _image_blocks(record) + _removal_blocks(record)
-            + _failure_blocks(record) + _metric_blocks(record) + _anomaly_blocks(record))
+    blocks += (_index_blocks(record, full) + _image_blocks(record, full) + _removal_blocks(record, full)
+               + _failure_blocks(record, full) + _metric_blocks(record) + _anomaly_blocks(record, full))
+    if not full:
+        blocks.append({"key": "more", "text": (
+            "These are the lesson's findings. `python3 -B methods.py channels --all` adds the details behind "
+            "them: recall as the catalogue grows, each photo query through the pipeline, the measured "
+            "removal tables, each failure's safe behaviour and what stays visible, and the re-encoding "
+            "contrast of the anomaly.")})
+    return blocks

@@ -9,7 +9,7 @@ from __future__ import annotations
 from modules.catalogue import LISTINGS, ref_key_label
 from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
 from modules.common.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
-from modules.eligibility.mechanism import (enumerate_refs, evaluate, unkeyed_ref)
+from modules.eligibility.mechanism import PACKET_LISTINGS, enumerate_refs, evaluate, unkeyed_ref
 
 TRACES = (("ordinary explicit evidence", "PW-Q001"), ("unauthorized closest neighbour", "PW-Q002"),
           ("stale and conflicting evidence: abstain", "PW-Q004"), ("empty after controls", "PW-Q005"))
@@ -41,6 +41,9 @@ def _run(name: str, run) -> dict:
     return {
         "name": name, "query_id": run.output("contract").query_id, "original": run.output("contract").original,
         "contract_state": run.output("contract").state, "channels": channels,
+        "proposed": len({h.listing_id for c in run.of_kind("channel") for h in c.hits}),
+        "catalogue_size": len(by_id), "usable": [names[i] for i in evidence.usable],
+        "packet_listings": list(packet.listings), "packet_cap": PACKET_LISTINGS,
         "withheld": [_decision(d) for d in gate.decisions],
         "ranked": [{"position": n, "cluster_id": f.cluster_id, "listing_id": f.listing_id,
                     "ordering_score": round(f.ordering_score, 6),
@@ -94,6 +97,23 @@ def record(runs: dict, doubled, attack: dict) -> dict:
     }
 
 
+def wrapped_rows(pairs, width: int) -> list:
+    """[[key, text], ...] with each text cut at spaces into lines of at most `width` characters,
+    one table row per line (the key on the first), so a long rule stays in a table that fits."""
+    rows = []
+    for key, text in pairs:
+        lines, line = [], ""
+        for word in str(text).split():
+            if line and len(line) + 1 + len(word) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+        rows += [[key if n == 0 else "", part] for n, part in enumerate(lines)]
+    return rows
+
+
 def _lines(d: dict, cause) -> str:
     return "\n".join([f"  state: {d['state']}", f"  reason codes: {' '.join(d['reason_codes'])}",
                       f"  clause ids: {' '.join(d['clause_ids'])}",
@@ -111,7 +131,42 @@ def _codes_table(key: str, title: str, legend: str, decisions: list) -> dict:
                                   "columns": ["subject", "state", "reason code", "clauses"], "rows": rows}}
 
 
-def _trace_blocks(n: int, run: dict) -> list:
+def _gate_text(n: int, run: dict, first: dict) -> dict:
+    """The gate's table in full for the first trace; later traces say only how theirs differs."""
+    if n == 1:
+        return _codes_table("trace-1-withheld", f"The gate withheld {len(run['withheld'])} before ranking",
+                            "state: the strongest state the candidate's reasons give; clauses: the policy "
+                            "clauses they rest on.", run["withheld"])
+    key = lambda d: (d["subject"], d["state"], tuple(d["reason_codes"]))  # noqa: E731
+    mine, theirs = {key(d) for d in run["withheld"]}, {key(d) for d in first["withheld"]}
+    if mine == theirs:
+        text = (f"The gate withheld the same {len(mine)} as in trace 1, with the same codes: the channels "
+                f"proposed {run['proposed']} of the {run['catalogue_size']} listings, and those {len(mine)} "
+                f"were among them again.")
+    else:
+        text = ("The gate withheld, beyond trace 1: "
+                + ("; ".join(f"{s} {st} {' '.join(c)}" for s, st, c in sorted(mine - theirs)) or "none")
+                + ". Not withheld here: " + (", ".join(s for s, _, _ in sorted(theirs - mine)) or "none") + ".")
+    return {"key": f"trace-{n}-withheld", "text": text}
+
+
+def _packet_text(run: dict) -> str:
+    """The packet, and the cap on it wherever the cap decides what is left out."""
+    if not run["packet"]:
+        return f"Packet: none. Empty cause: {run['empty_cause']}. No listing is invented."
+    cap, usable, packed = run["packet_cap"], run["usable"], run["packet_listings"]
+    text = "Packet: " + ", ".join(f["field_id"] for f in run["packet"]) + "."
+    if run["omitted"]:
+        text += " Left out as stale: " + ", ".join(run["omitted"]) + "."
+    if len(usable) > cap:
+        text += (f" The packet holds at most {cap} listings: {len(usable)} are usable, so "
+                 f"{', '.join(usable[cap:])} (ranked below the first {cap}) is left out.")
+    else:
+        text += f" {len(packed)} usable, under the packet's cap of {cap} listings."
+    return text
+
+
+def _trace_blocks(n: int, run: dict, first: dict) -> list:
     q = run["query_id"]
     tops = [c["top"] for c in run["channels"]]
     blocks = [
@@ -124,9 +179,7 @@ def _trace_blocks(n: int, run: dict) -> list:
             "columns": ["rank"] + [c["channel"] for c in run["channels"]],
             "rows": [[r] + [(f"{t[r - 1]['candidate']}{' [w]' if t[r - 1]['withheld'] else ''}" if r <= len(t)
                              else "-") for t in tops] for r in range(1, TOP + 1)]}},
-        _codes_table(f"trace-{n}-withheld", f"The gate withheld {len(run['withheld'])} before ranking",
-                     "state: the strongest state the candidate's reasons give; clauses: the policy clauses "
-                     "they rest on.", run["withheld"]),
+        _gate_text(n, run, first),
         {"key": f"trace-{n}-ranked", "table": {
             "title": "Ranked: what passed the gate, fused by rank (RRF over the channels)",
             "legend": "evidence: usable, or the state the evidence checks gave (incompatible: wrong family "
@@ -140,13 +193,7 @@ def _trace_blocks(n: int, run: dict) -> list:
         blocks.append(_codes_table(f"trace-{n}-excluded", f"Evidence checks excluded {len(run['excluded'])}; "
                                    f"those not simply incompatible:", "the same columns as the gate's table.",
                                    shown))
-    if run["packet"]:
-        text = "Packet: " + ", ".join(f["field_id"] for f in run["packet"]) + "."
-        if run["omitted"]:
-            text += " Left out as stale: " + ", ".join(run["omitted"]) + "."
-    else:
-        text = f"Packet: none. Empty cause: {run['empty_cause']}. No listing is invented."
-    blocks.append({"key": f"trace-{n}-packet", "text": text})
+    blocks.append({"key": f"trace-{n}-packet", "text": _packet_text(run)})
     near = run["closest_neighbour"]
     if near and near["withheld"]:
         moral = " Similarity never restores permission." if near["state"] == "unauthorized" else ""
@@ -165,8 +212,9 @@ def view(record: dict) -> list:
     blocks = [
         {"key": "heading", "heading": "Lesson 08 - eligibility: permission, freshness and evidence states"},
         {"key": "policy", "table": {"title": f"Policy {record['policy']['version']}", "columns": ["clause", "rule"],
-                                    "legend": "One version id, recorded by the gate and the decision alike.",
-                                    "rows": [[k, v] for k, v in record["policy"]["clauses"].items()]}},
+                                    "legend": "One version id, recorded by the gate and the decision alike. "
+                                              "clause: the id decisions cite; rule: what it requires.",
+                                    "rows": wrapped_rows(record["policy"]["clauses"].items(), 70)}},
         {"key": "freshness", "table": {
             "title": f"Freshness per field, as of {fresh['as_of']} (clause P6)",
             "legend": "checked_on: when the field's value was last verified; age: days from then to the "
@@ -184,7 +232,7 @@ def view(record: dict) -> list:
                                         "opaque reference."},
     ]
     for n, run in enumerate(record["traces"], start=1):
-        blocks += _trace_blocks(n, run)
+        blocks += _trace_blocks(n, run, record["traces"][0])
     blocks += [
         {"key": "duplicates", "text": (
             f"Two copies of one id, one marked allowed: {dup['query_id']} run over the catalogue plus an allowed "
@@ -200,10 +248,13 @@ def view(record: dict) -> list:
             f"{refs['key']}.")},
         {"key": "summary", "table": {
             "title": "Every catalogue query, through the same pipeline",
-            "legend": "state: the query's decision; empty cause: why nothing was packed (- = packed, or "
-                      "the query asks first).",
-            "columns": ["query", "original", "state", "empty cause"],
-            "rows": [[q["query_id"], q["original"], q["state"], q["empty_cause"]] for q in record["queries"]]}},
+            "legend": "original: the shopper's words; state: the query's decision.",
+            "columns": ["query", "original", "state"],
+            "rows": [[q["query_id"], q["original"], q["state"]] for q in record["queries"]]}},
+        {"key": "summary-empty", "text": "Why nothing was packed (the empty cause), where nothing was: "
+                                         + "; ".join(f"{q['query_id']} {q['empty_cause']}" for q in record["queries"]
+                                                     if q["empty_cause"])
+                                         + ". The others packed evidence or asked first."},
         {"key": "summary-reasons", "table": {
             "title": "Their reasons and packets",
             "legend": "stopped: stopped before retrieval (prohibited scope, or a failed transformation); "

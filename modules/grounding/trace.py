@@ -56,8 +56,12 @@ def record(detail: dict, records: list, nothing: dict, walks: list, counts: dict
                       "state_before": w["before"]["decision"]["state"], "state_after": w["after"]["decision"]["state"],
                       "packet_before": w["before"]["assembly"].get("listings", []),
                       "packet_after": w["after"]["assembly"].get("listings", []),
+                      "user_view_before": w["before"]["presentation"]["state"],
                       "user_view_after": w["after"]["presentation"]["state"],
+                      "user_message_after": w["after"]["presentation"]["message"],
                       "checks": [{"layer": layer, "held": held, "why": why} for layer, held, why in w["checks"]],
+                      "checks_before": [{"layer": layer, "held": held, "why": why}
+                                        for layer, held, why in w["checks_before"]],
                       "first_failing_layer": w["first"] and w["first"][0]} for w in walks],
         "exclusions_by_reason": {
             "query_count": len(records), "before": before, "after": after,
@@ -72,6 +76,25 @@ def record(detail: dict, records: list, nothing: dict, walks: list, counts: dict
 
 def _check_lines(checks: list) -> str:
     return "\n".join(f"{c['layer']}: {'held' if c['held'] else 'FAILED'} - {c['why']}" for c in checks)
+
+
+def _walk_text(n: int, v: dict) -> str:
+    """One broken pipeline: what it decided internally, what the shopper actually sees, then the
+    checks: every failed one, each held one whose figures moved (with the healthy figures), and
+    the held, unchanged layers named once."""
+    was = {c["layer"]: c["why"] for c in v["checks_before"]}
+    failed = [f"  {c['layer']}: FAILED - {c['why']}" for c in v["checks"] if not c["held"]]
+    moved = [f"  {c['layer']}: held, figures moved - {c['why']}" for c in v["checks"]
+             if c["held"] and c["why"] != was[c["layer"]]]
+    same = [c["layer"] for c in v["checks"] if c["held"] and c["why"] == was[c["layer"]]]
+    return "\n".join([
+        f"{n}. {v['name']} ({v['change'][0]} -> {v['change'][1]}), on {v['query_id']}.",
+        f"What the broken run decided, in its internal record only: {v['symptom']}; state {v['state_before']} -> {v['state_after']}, packet "
+        f"{' '.join(v['packet_before']) or '-'} -> {' '.join(v['packet_after']) or '-'}.",
+        f"The shopper sees none of that: a layer's check fails, so the user view withholds the run "
+        f"({v['user_view_before']} -> {v['user_view_after']}: \"{v['user_message_after']}\"). "
+        f"First failing layer: {v['first_failing_layer']}."]
+        + failed + moved + [f"  held, as in the healthy run: {', '.join(same) or '-'}."])
 
 
 def _ranks(row: dict) -> str:
@@ -160,8 +183,9 @@ def view(record: dict) -> list:
             "title": "Retrieved, then denied, is not nothing matched - internally",
             "legend": f"{contrast['retrieved_then_denied']['query_id']} \"{contrast['retrieved_then_denied']['query']}\" "
                       f"against {contrast['nothing_matched']['query_id']} \"{contrast['nothing_matched']['query']}\"; "
-                      "permission: how many candidates the gate withheld for permission.",
-            "columns": ["case", "internal state", "empty cause", "permission", "user sees"],
+                      "state: the internal decision; permission: how many candidates the gate withheld for "
+                      "permission; user sees: the state shown to the shopper.",
+            "columns": ["case", "state", "empty cause", "permission", "user sees"],
             "rows": [[label, c["state"], c["cause"], c["permission_exclusions"], c["user_view"]["state"]]
                      for label, c in (("retrieved, then denied", contrast["retrieved_then_denied"]),
                                       ("nothing matched", contrast["nothing_matched"]))]}},
@@ -172,17 +196,16 @@ def view(record: dict) -> list:
         {"key": "walks", "heading": "Regression localisation: walk the layers, name the first that failed"},
     ]
     for n, v in enumerate(record["variants"], start=1):
-        blocks.append({"key": f"walk-{n}", "text": (
-            f"{v['name']} ({v['change'][0]} -> {v['change'][1]}). Symptom on {v['query_id']}: {v['symptom']}; "
-            f"state {v['state_before']} -> {v['state_after']}, packet {' '.join(v['packet_before']) or '-'} -> "
-            f"{' '.join(v['packet_after']) or '-'}; the shopper now sees {v['user_view_after']}. First failing "
-            f"layer: {v['first_failing_layer']}.\n" + _check_lines(v["checks"]))})
+        blocks.append({"key": f"walk-{n}", "text": _walk_text(n, v)})
     blocks += [
         {"key": "walk-summary", "table": {
             "title": "Where the symptom showed, and where the walk points",
-            "legend": "seen at: the layer where someone noticed; first failing layer: the layer to repair.",
-            "columns": ["broken pipeline", "seen at", "first failing layer"],
-            "rows": [[v["name"], v["seen_at"], v["first_failing_layer"]] for v in record["variants"]]}},
+            "legend": "walk: the broken pipeline's number above; replaced: the one stage it replaced; seen "
+                      "at: the layer of the internal record where someone noticed; first failing layer: the "
+                      "layer to repair.",
+            "columns": ["walk", "replaced", "seen at", "first failing layer"],
+            "rows": [[n, v["change"][0], v["seen_at"], v["first_failing_layer"]]
+                     for n, v in enumerate(record["variants"], start=1)]}},
         {"key": "aggregate-heading", "heading": "The gate's exclusions by safe reason code, before and after the rebuild"},
         {"key": "aggregate", "table": {
             "title": f"Over the {agg['query_count']} catalogue queries",
@@ -214,6 +237,7 @@ def trace(query: str = "PW-Q002") -> dict:
         after = trace_record(run_variant(variant, query_by_id(variant.query)))
         walks.append({"variant": variant, "before": before, "after": after,
                       "checks": [(layer, *CHECKS[layer](after)) for layer in LAYERS],
+                      "checks_before": [(layer, *CHECKS[layer](before)) for layer in LAYERS],
                       "first": first_failing_layer(after)})
     # The aggregate counts the gate's exclusions: the rebuilt pipeline runs up to the gate, and only
     # the gate's section of each record is built.

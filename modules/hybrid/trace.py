@@ -133,6 +133,27 @@ def _injected(run, listing_id: str) -> dict:
             "ordering_scores": [round(f.ordering_score, 6) for f in run.output("fusion").candidates]}
 
 
+def _evidence_of(evidence: str) -> dict:
+    """A lexical hit's evidence "title: a b; description: c" as {"title": "a b", "description": "c"};
+    {} for evidence not in that form."""
+    found = {}
+    for part in evidence.split("; "):
+        field, sep, words = part.partition(": ")
+        if not sep or field not in FIELD_WEIGHTS:
+            return {}
+        found[field] = words
+    return found
+
+
+def _evidence_fields(hits: list) -> list:
+    """The weighted fields a channel's evidence names, in declared order, when every hit's evidence
+    reads field by field (the lexical channel's); [] otherwise."""
+    parsed = [_evidence_of(h["evidence"]) for h in hits]
+    if not hits or not all(parsed):
+        return []
+    return [f for f in FIELD_WEIGHTS if any(f in p for p in parsed)]
+
+
 def _num(value):
     """Whole scores print as integers, cosines with four decimals; None prints as '-'."""
     if value is None or float(value).is_integer():
@@ -152,12 +173,15 @@ def view(record: dict) -> list:
                  f"lesson 08 ({d['policy']}) removes what may not be used before fusion."},
         {"key": "contracts", "table": {
             "title": "The query contract: a size resolves only with a written unit",
-            "legend": "state: the contract's own state (ready, clarify: a bare number, failed: two sizes); "
-                      "mm: the resolved diameter in millimetres; stopped by: the policy reason that "
-                      "stops the query before any retrieval (- = retrieved).",
-            "columns": ["query", "original", "state", "mm", "stopped by"],
-            "rows": [[q["query_id"], q["original"], q["contract_state"], q["diameter_mm"], q["stopped"]]
+            "legend": "original: the shopper's words; state: the contract's own state (ready, clarify: a "
+                      "bare number, failed: two sizes); mm: the resolved diameter in millimetres; stopped: "
+                      "stopped by the policy before any retrieval (the reason follows the table).",
+            "columns": ["query", "original", "state", "mm", "stopped"],
+            "rows": [[q["query_id"], q["original"], q["contract_state"], q["diameter_mm"], bool(q["stopped"])]
                      for q in record["queries"]]}},
+        {"key": "stopped", "text": "Stopped before retrieval, by reason: "
+                                   + "; ".join(f"{q['query_id']} {q['stopped']}" for q in record["queries"]
+                                               if q["stopped"]) + ". The rest were retrieved."},
         {"key": "reasons", "table": {
             "title": "Why each contract is in its state",
             "legend": "reason: what the unit-to-mm step found in the text (one size with a written unit, "
@@ -166,24 +190,32 @@ def view(record: dict) -> list:
             "rows": [[q["query_id"], q["reason"]] for q in record["queries"]]}},
         {"key": "transformations", "table": {
             "title": f"Every transformation of {record['transformations']['query_id']}, named and versioned",
-            "legend": "input: what the step read; output: what it wrote; status: applied, unresolved or failed.",
-            "columns": ["step", "version", "input", "output", "status"],
-            "rows": [list(t.values()) for t in record["transformations"]["steps"]]}},
+            "legend": "step: the step's name and version; input: what the step read; output: what it "
+                      "wrote; status: applied, unresolved or failed.",
+            "columns": ["step", "input", "output", "status"],
+            "rows": [[t["version"], t["input"], t["output"], t["status"]]
+                     for t in record["transformations"]["steps"]]}},
     ]
     if detail.get("stopped"):
         blocks.append({"key": "channels", "text": f"{detail['query_id']} \"{detail['original']}\" stopped before "
                                                   f"retrieval ({detail['stopped']}): no channel ran."})
         return blocks
     blocks.append({"key": "channels", "text": f"Channels for {detail['query_id']} \"{detail['original']}\" "
-                                              f"(contract state {detail['state']}):"})
+                                              f"(contract state {detail['state']}). In each table, rank: "
+                                              "position in that channel, 1 = best; candidate: listing id, or "
+                                              "opaque ref when its permission is not 'allowed'; [w] = withheld "
+                                              "by the gate before fusion; score: the channel's own raw score "
+                                              "(its scale is its own); evidence: what matched."})
     for c in detail["channels"]:
+        fields = _evidence_fields(c["hits"])
         blocks.append({"key": f"channel-{c['channel']}", "table": {
-            "title": f"{c['channel']} channel: {c['note']}",
-            "legend": "rank: position in this channel, 1 = best; candidate: listing id, or opaque ref when "
-                      "its permission is not 'allowed'; [w] = withheld by the gate before fusion; score: "
-                      "the channel's own raw score (its scale is its own).",
-            "columns": ["rank", "candidate", "score", "evidence"],
-            "rows": [[h["rank"], h["candidate"] + (" [w]" if h["withheld"] else ""), _num(h["score"]), h["evidence"]]
+            "title": f"{c['channel']} channel",
+            "legend": f"searched with: {c['note']}"
+                      + ("; " + ", ".join(fields) + ": the query terms found in that field" if fields else "")
+                      + ".",
+            "columns": ["rank", "candidate", "score"] + (fields or ["evidence"]),
+            "rows": [[h["rank"], h["candidate"] + (" [w]" if h["withheld"] else ""), _num(h["score"])]
+                     + ([_evidence_of(h["evidence"]).get(f, "-") for f in fields] if fields else [h["evidence"]])
                      for h in c["hits"]]}})
         if c["rejected"]:
             blocks.append({"key": f"rejected-{c['channel']}",
@@ -201,11 +233,12 @@ def view(record: dict) -> list:
                                 + ", ".join(f"{n} {code}" for code, n in codes.items())
                                 + ". Lesson 08 shows each decision."},
         {"key": "fused", "table": {
-            "title": f"Union after the gate, collapsed by canonical cluster, fused by rank (RRF, k = {d['rrf_k']})",
-            "legend": "lexical, structured, vector: the cluster's rank in that channel once the gate's "
-                      "withheld candidates are removed (ranks close up; - = not proposed); shown: the "
-                      "cluster's lowest listing id; ordering_score: the sum of 1 / (k + rank) over those ranks.",
-            "columns": ["pos", "cluster", "shown", "members", "lexical", "structured", "vector", "ordering_score"],
+            "title": f"After the gate: one row per canonical cluster, fused by rank (RRF, k = {d['rrf_k']})",
+            "legend": "pos: fused position; lex, struct, vec: the cluster's rank in the lexical, structured "
+                      "and vector channel once the gate's withheld candidates are removed (ranks close up; - = "
+                      "not proposed); shown: the cluster's lowest listing id; members: its listings; "
+                      "ordering_score: the sum of 1 / (k + rank) over those ranks.",
+            "columns": ["pos", "cluster", "shown", "members", "lex", "struct", "vec", "ordering_score"],
             "rows": [[f["position"], f["cluster_id"], f["listing_id"], " ".join(f["members"])]
                      + [f["channel_ranks"].get(ch) for ch in ("lexical", "structured", "vector")]
                      + [f"{f['ordering_score']:.6f}"] for f in detail["fused"]]}},
@@ -243,16 +276,17 @@ def view(record: dict) -> list:
     inj = record["injection"]
     a, b = inj["as_listed"], inj["instruction_removed"]
     rows = [["query state", a["state"], a["state"] == b["state"]]]
-    rows += [[f"{ch} setting", a["settings"][ch], a["settings"][ch] == b["settings"][ch]] for ch in a["settings"]]
-    rows += [[f"{inj['listing_id']} {ch} score", _num(a["scores"][ch]), a["scores"][ch] == b["scores"][ch]]
+    rows += [[ch, a["settings"][ch], a["settings"][ch] == b["settings"][ch]] for ch in a["settings"]]
+    rows += [[f"{ch} score", _num(a["scores"][ch]), a["scores"][ch] == b["scores"][ch]]
              for ch in a["scores"]]
     rows.append(["fused order", f"{len(a['fused_order'])} clusters, {a['fused_order'][0]} first",
                  a["fused_order"] == b["fused_order"] and a["ordering_scores"] == b["ordering_scores"]])
     blocks += [
         {"key": "injection", "table": {
             "title": f"Seller text is data: {inj['query_id']} with the instruction in {inj['listing_id']}, and without",
-            "legend": "value: as listed; same: whether the run without the sentence gives the same value "
-                      "(a channel setting is what the channel searched with).",
+            "legend": f"what: a channel's name is what that channel searched with; a score is "
+                      f"{inj['listing_id']}'s in that channel; value: as listed; same: whether the run without "
+                      "the sentence gives the same value.",
             "columns": ["what", "value", "same"], "rows": rows}},
         {"key": "seller-text",
          "text": f"seller_text of {inj['listing_id']}, returned as an inert field: \"{inj['seller_text']}\" "

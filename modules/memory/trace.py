@@ -13,6 +13,7 @@ from modules.common import ann
 from modules.catalogue import ref_key_label
 from modules.common.policy import CLAUSES, STATES
 from modules.common.runs import catalogue_row as query_row
+from modules.eligibility.trace import wrapped_rows
 
 USED_CLAUSES = ("P1", "P2", "P2.1", "P2.2", "P6")
 
@@ -190,29 +191,33 @@ def view(record: dict) -> list:
             "title": f"Policy {policy['version']}",
             "legend": "P: the catalogue's clauses that memory meets too, applied by the same functions; M: "
                       "the clauses of memory's own.",
-            "columns": ["clause", "rule"], "rows": [[k, v] for k, v in policy["clauses"].items()]}},
+            "columns": ["clause", "rule"], "rows": wrapped_rows(policy["clauses"].items(), 70)}},
         {"key": "store", "table": {
             "title": f"The store as of {record['as_of']}: what is remembered",
-            "legend": "v: version; field and value: what the item says (sizes in mm); accuracy: stated by the "
-                      "buyer, recorded by a system, or inferred.",
-            "columns": ["item", "v", "owner", "kind", "field", "value", "accuracy"],
-            "rows": [[s["id"], s["version"], s["owner"], s["kind"], s["field"], s["value"], s["accuracy"]]
+            "legend": "item@v: the item and its version; owner: the buyer it is about; kind: what sort of "
+                      "thing is kept; field and value: what the item says (sizes in mm).",
+            "columns": ["item@v", "owner", "kind", "field", "value"],
+            "rows": [[f"{s['id']}@v{s['version']}", s["owner"], s["kind"], s["field"], s["value"]]
                      for s in record["store"]]}},
         {"key": "obligations", "table": {
             "title": "Its obligations",
-            "legend": "consent: the buyer's permission for assisted use (- = none recorded); seen by: owner = on "
-                      "the buyer's memory page; kept: retention in days; last day: the last day it may be used. "
-                      "Every item's scope is owner-only.",
-            "columns": ["item", "purpose", "source", "seen by", "consent", "kept", "recorded", "last day"],
-            "rows": [[s["id"], s["purpose"], s["source"], s["visibility"], s["permission"], s["retention_days"],
-                      s["as_of"], s["last_day"]] for s in record["store"]]}},
+            "legend": "purpose: what it may be used for; source: where it came from; accuracy: stated by the "
+                      "buyer, recorded by a system, or inferred; seen by: owner = on the buyer's memory page; "
+                      "consent: the buyer's permission for assisted use (- = none recorded). Every item's scope "
+                      "is owner-only.",
+            "columns": ["item", "purpose", "source", "accuracy", "seen by", "consent"],
+            "rows": [[s["id"], s["purpose"], s["source"], s["accuracy"], s["visibility"], s["permission"]]
+                     for s in record["store"]]}},
         {"key": "store-gate", "table": {
             "title": f"Each item through the gate for its own buyer, on {record['as_of']} and the day after",
-            "legend": "reason codes that withhold it (- = usable); a retention's last day still counts: "
-                      "expiry is 'age > kept days', not 'age >= kept days'.",
-            "columns": ["item", "on " + record["as_of"], "on the day after"],
-            "rows": [[s["id"], " ".join(s["gate"]) or "-", " ".join(s["gate_tomorrow"]) or "-"]
-                     for s in record["store"]]}},
+            "legend": "kept: retention in days, counted after the day of recording (that day is day 0, "
+                      "as lesson 08 counts a field's age), so an item kept N days is usable on N + 1 calendar "
+                      "days; recorded: its as-of date; last day: recorded + kept, the last day it may be used "
+                      "(expired once its age in days is greater than kept); the two dates: the reason codes "
+                      "that withhold it that day (- = usable).",
+            "columns": ["item", "kept", "recorded", "last day", record["as_of"], "the day after"],
+            "rows": [[s["id"], s["retention_days"], s["as_of"], s["last_day"], " ".join(s["gate"]) or "-",
+                      " ".join(s["gate_tomorrow"]) or "-"] for s in record["store"]]}},
         {"key": "index", "text": (
             f"Every item's text is encoded in {index['encoder']} and filed in one approximate index "
             f"({index['version']}, {index['n_lists']} lists, seed {index['seed']}, {index['items']} vectors) "
@@ -273,8 +278,8 @@ def view(record: dict) -> list:
             "notebook 13 shows that replay.")},
         {"key": "replays", "heading": "Replay on the frozen sessions before anything is exposed"},
         {"key": "replay-diff", "table": {
-            "title": f"Replay of {replay['name']}: {replay['old']} -> {replay['new']}",
-            "legend": "per frozen session: memory candidates gained, lost and moved in rank; exclusions (memory "
+            "title": f"Replay of {replay['name']}",
+            "legend": f"old: {replay['old']}; new: {replay['new']}. Per frozen session: memory candidates gained, lost and moved in rank; exclusions (memory "
                       "gate, catalogue gate, evidence checks) added and removed; packet field ids added and "
                       "removed; state: the query's decision before -> after (- = unchanged).",
             "columns": ["case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -", "state"],

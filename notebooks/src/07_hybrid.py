@@ -77,12 +77,13 @@ def show(*keys):
 # * Two sizes in one query (`16 mm or 18 mm`) fail the transformation: picking one
 #   would be a guess.
 #
-# The last column shows that two queries never reach the channels: the failed one, and
-# the one asking for a safety relief valve, a family the assisted path must never offer.
-# Both are stopped by the policy before retrieval.
+# The `stopped` column shows that two queries never reach the channels: the failed one,
+# and the one asking for a safety relief valve, a family the assisted path must never
+# offer. Both are stopped by the policy before retrieval; the line under the table names
+# each one's reason code.
 
 # %%
-show("contracts", "reasons", "transformations")
+show("contracts", "stopped", "reasons", "transformations")
 
 # %%
 for text in ("16 mm", "16mm", "0.625 inch", "16", "16 mm or 18 mm", "mechanical seal"):

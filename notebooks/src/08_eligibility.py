@@ -92,6 +92,12 @@ display.show(blocks_between(view, "trace-1", "trace-1-decision"))
 # reciprocal rank fusion, so the permitted listings close up behind it. Similarity never
 # restores permission. In the output it is only an opaque reference, never its id,
 # title or text.
+#
+# The gate withholds the same five listings as in trace 1: the channels propose almost
+# the whole catalogue for any query about a seal, so every listing the gate stops is
+# among the candidates again. The trace says so in one line instead of repeating the
+# table. What differs is further down: four listings are usable this time, and the packet
+# holds at most three (the best three by `ordering_score`), so the fourth is left out.
 
 # %%
 display.show(blocks_between(view, "trace-2", "trace-2-decision"))
@@ -177,7 +183,7 @@ print("keyed  ", opaque_ref(allowed), "->", found[opaque_ref(allowed)])
 # left out.
 
 # %%
-show("summary", "summary-reasons", "empty-causes")
+show("summary", "summary-empty", "summary-reasons", "empty-causes")
 
 # %% [markdown]
 # Two causes do not occur among the catalogue's queries, so here they are on purpose:

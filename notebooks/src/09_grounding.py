@@ -26,7 +26,7 @@ HERE = pathlib.Path.cwd()
 ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
 sys.path.insert(0, str(ROOT))
 
-from labtools import display
+from labtools import charts, display
 from labtools.render import block
 from modules.grounding import mechanism as grounding
 from modules.grounding import trace as grounding_lesson
@@ -62,7 +62,8 @@ display.say("sections: " + ", ".join(record))
 # | `change` | which component versions, against the baseline and the change log? |
 
 # %%
-view = grounding_lesson.view(grounding_lesson.trace())
+lesson = grounding_lesson.trace()
+view = grounding_lesson.view(lesson)
 
 
 def show(*keys):
@@ -191,6 +192,32 @@ for layer, (held, why) in cut.items():
 
 # %%
 show("aggregate", "aggregate-chart", "aggregate-reading")
+
+# %%
+counts = lesson["exclusions_by_reason"]
+codes = [code for code in counts["before"] if counts["before"][code] or counts["after"][code]]
+labels = [f"before\n{counts['source_version'][0]}", f"after\n{counts['source_version'][1]}"]
+fig, ax = charts.figure(height=3.4)
+bottoms = [0, 0]
+for n, code in enumerate(codes):
+    heights = [counts["before"][code], counts["after"][code]]
+    ax.bar(labels, heights, bottom=bottoms, width=0.5, color=charts.COLOURS[n % len(charts.COLOURS)], label=code)
+    bottoms = [b + h for b, h in zip(bottoms, heights)]
+for x, (total, permission) in enumerate(zip(bottoms, (counts["permission_before"], counts["permission_after"]))):
+    ax.text(x, total + 1, f"permission: {permission}", ha="center", fontsize=9)
+ax.set_ylim(0, max(bottoms) * 1.15)
+ax.set_ylabel(f"gate exclusions over {counts['query_count']} queries")
+ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+ax.set_axisbelow(True)
+ax.legend(fontsize=8, frameon=False, loc="upper left")
+ax.set_title("Lesson 09: the gate's exclusions by safe reason code, before and after the rebuild",
+             fontsize=10, loc="left")
+charts.show(fig, f"Permission exclusions go from {counts['permission_before']} to {counts['permission_after']} "
+                 f"while the policy version stays {counts['policy_version'][0]}. PERMISSION_DENIED and "
+                 "PROHIBITED_FAMILY fall to 0 and PERMISSION_UNKNOWN takes their place: a listing that lost "
+                 "its permission field is withheld as unknown before anything else about it is read, the "
+                 f"prohibited one included. STALE_FIELD stays at {counts['after']['STALE_FIELD']}: the dates "
+                 "came through the rebuild.")
 
 # %% [markdown]
 # ## Your turn

@@ -33,7 +33,7 @@ from labtools.render import block, blocks_between
 from modules.channels import mechanism as channels
 from modules.channels import trace as channels_trace
 
-record = channels_trace.trace()
+record = channels_trace.trace(full=True)   # every detail, as `methods.py channels --all` prints
 view = channels_trace.view(record)
 
 
@@ -84,7 +84,8 @@ show("index-built", "index-quality", "index-relevance")
 #
 # The second table is the other question. `CH-Q003` is a photo of an O-ring; the only
 # O-ring in the catalogue has no photo, so the exact neighbours are two lip seals and a
-# mechanical seal. The index can find them perfectly and still be no use: an index
+# mechanical seal. With all three lists open the index finds them perfectly (recall 1 at
+# nprobe 3; at the pipeline's nprobe 2 it finds two) and is still no use: an index
 # faithfully returns the neighbours the vectors define, relevant or not.
 #
 # The same recall loss can mean nothing or everything. Both misses below happen at
@@ -98,8 +99,9 @@ show("index-miss-CH-Q001", "index-miss-CH-Q002")
 # landed in another list. Fusion collapses a listing and its copy into one cluster
 # anyway, so the packet does not change. `PW-L012` is the only gasket in the catalogue,
 # and `CH-Q002` ("replacement for this part") has no words a lexical channel could use:
-# the photo is the only way to it, and one missed neighbour empties the result of the one
-# listing that mattered. A recall average cannot tell these two apart; a per-segment
+# the photo is the only way to it, and one missed neighbour drops the one listing that
+# mattered: the packet goes from `PW-L011 PW-L012` to `PW-L011`, and no relevant listing
+# is left in the top 3. A recall average cannot tell these two apart; a per-segment
 # check against the exact reference can.
 #
 # How does this scale? The lesson's fixture has 13 photos; the bench measures the same

@@ -123,9 +123,13 @@ charts.show(fig, "Each bar runs from the day an item was recorded to its last re
 # cannot correct or delete, so it is not used), retention, prohibited families and
 # freshness.
 #
-# Retention counts its last day. `MEM-A3` was recorded on 2025-11-01 and is kept 365
-# days: it is usable on 2026-11-01 and expired on 2026-11-02. The comparison is
-# `age > retention_days`; writing `>=` would throw away the last day.
+# Retention is counted the way lesson 08 counts a field's age: in whole days after the
+# day of recording, which is day 0. An item kept N days is usable while its age is at
+# most N, on N + 1 calendar days, the recording day included. `MEM-A3` was recorded on
+# 2025-11-01 and is kept 365 days: its age on 2026-11-01 is 365, so the as-of date is its
+# last day (the 366th calendar day counting 2025-11-01 itself), and on 2026-11-02 it is
+# expired. The comparison is `age > retention_days`; with this counting, `>=` would
+# expire it on 2026-11-01 and cut the last day off.
 
 # %%
 show("store-gate")

@@ -83,7 +83,8 @@ def test_task2_never_truncates():
 def test_task2_exact_fit_is_kept():
     fn = function(load(LESSON), "skip_walk")
     _walk(fn, [_c("first", 50), _c("second", 30)], 80, chars, ["first", "second"], [], 80,
-          why="50 + 30 = 80 fills the budget exactly, and exactly full fits")
+          why="50 + 30 = 80 fills the budget exactly: a chunk that fits exactly is kept "
+              "(used + size <= budget, not <)")
     _walk(fn, [_c("a", 50), _c("b", 40), _c("c", 30), _c("d", 5)], 80, chars, ["a", "c"], ["b", "d"], 80,
           why="b does not fit after a (90 > 80), c fills the rest exactly, d no longer fits")
 

@@ -345,5 +345,5 @@ def test_task5_matches_the_lesson():
 # ---------------------------------------------------------------- Task 6
 
 def test_task6_two_evaluations_quiz():
-    expect_choice(LESSON, "TWO_EVALUATIONS_QUIZ", "b", 6,
+    expect_choice(LESSON, "TWO_EVALUATIONS_QUIZ", "d", 6,
                   "Look again at the lesson's two tables on the image index and at the two misses at nprobe 1")

@@ -92,6 +92,11 @@ def _fill(fn, passages, budget):
     record, shown = call_shown(fn, _lengths(passages), budget)
     expect_true(isinstance(record, ContextRecord),
                 f"called {shown}\n  got a {type(record).__name__}\n  expected: a ContextRecord")
+    wrong = [item for item in record.packet if not isinstance(item, Passage)]
+    if wrong:  # read no field of a value that is not a Passage: say what came back instead
+        expect_true(False, f"called {shown} -> packet\n  got:      {tuple(record.packet)!r:.60} (items of type "
+                           f"{type(wrong[0]).__name__})\n  expected: the Passages themselves, in order (the "
+                           f"packet quotes their text; ids alone cannot be quoted)")
     return record, shown
 
 
@@ -121,6 +126,14 @@ def test_task3_never_truncates():
                     f"which is not one of the input passages: a passage is copied whole or skipped, never cut")
 
 
+def test_task3_exact_fit_is_kept():
+    fn = function(load(LESSON), "fill_quote_budget")
+    _expect_walk(fn, [_p("first", 50), _p("second", 30)], 80, ["first", "second"], [], 80,
+                 why="50 + 30 = 80 fills the budget exactly: a passage that fits exactly is kept "
+                     "(used + length <= budget, not <)")
+    _expect_walk(fn, [_p("whole", 80)], 80, ["whole"], [], 80, why="a passage of exactly the budget fits")
+
+
 def test_task3_counts_characters_not_bytes_or_titles():
     fn = function(load(LESSON), "fill_quote_budget")
     accented = Passage("cafe", "src-cafe", "1", "a long title that is not quote text", "é" * 40)
@@ -147,13 +160,6 @@ def test_task3_record_holds_tuples():
                     f"  expected: a tuple (a record that cannot change after the walk)")
     expect(record.duplicate_text_ids, (), shown + " -> duplicate_text_ids", why="this walk removes no duplicates")
     expect(record.conflicts, {}, shown + " -> conflicts", why="this walk checks no versions")
-
-
-def test_task3_exact_fit_is_kept():
-    fn = function(load(LESSON), "fill_quote_budget")
-    _expect_walk(fn, [_p("first", 50), _p("second", 30)], 80, ["first", "second"], [], 80,
-                 why="50 + 30 = 80 fills the budget exactly, and exactly full is allowed")
-    _expect_walk(fn, [_p("whole", 80)], 80, ["whole"], [], 80, why="a passage of exactly the budget fits")
 
 
 def test_task3_later_passage_may_still_fit():

@@ -186,7 +186,7 @@ def test_task4_lesson_queries():
 # ---------------------------------------------------------------- Task 5
 
 def test_task5_expired_first_quiz():
-    expect_choice(LESSON, "EXPIRED_FIRST_QUIZ", "c", 5, "Walk the layers in the order the data flows")
+    expect_choice(LESSON, "EXPIRED_FIRST_QUIZ", "d", 5, "Walk the layers in the order the data flows")
 
 
 # Every test speaks in refs: a failure message never names a withheld listing, whatever the answer did.

@@ -411,7 +411,7 @@ def test_task8_rebuild_quiz():
 
 
 def test_task9_ranker_quiz():
-    expect_choice(LESSON, "RANKER_QUIZ", "c", 9, "Reread the lesson's walk of the freshness-off pipeline")
+    expect_choice(LESSON, "RANKER_QUIZ", "a", 9, "Reread the lesson's walk of the freshness-off pipeline")
 
 
 # Every test speaks in refs: a failure message never names a withheld listing, whatever the answer did.

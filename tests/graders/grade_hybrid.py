@@ -214,7 +214,7 @@ def test_task3_matches_the_lesson():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_raw_scores_quiz():
-    expect_choice(LESSON, "RAW_SCORES_QUIZ", "b", 4, "Look again at the lesson's table where only the cosine's scale changes")
+    expect_choice(LESSON, "RAW_SCORES_QUIZ", "c", 4, "Look again at the lesson's table where only the cosine's scale changes")
 
 
 # ---------------------------------------------------------------- Task 5 (appended: query design)

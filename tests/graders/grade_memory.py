@@ -264,4 +264,4 @@ def test_task4_like_with_like():
 # ---------------------------------------------------------------- Task 5
 
 def test_task5_only_memory_quiz():
-    expect_choice(LESSON, "ONLY_MEMORY_QUIZ", "c", 5, "Reread the store's obligations table and the gate's codes")
+    expect_choice(LESSON, "ONLY_MEMORY_QUIZ", "b", 5, "Reread the store's obligations table and the gate's codes")

@@ -4,6 +4,7 @@ import time
 from fractions import Fraction
 
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
+from modules.order import experiments
 from modules.order import mechanism as lesson
 from modules.order import Chunk, OrderEffect
 
@@ -18,12 +19,37 @@ TASKS = hinted(LESSON, (
 ))
 
 
-def _chunk(cid: str, concept: str = "") -> Chunk:
-    return Chunk(cid, concept or f"concept-{cid}", f"value {cid}", f"text of {cid}")
+_VECTOR = (1.0,) + (0.0,) * 31
+
+
+def _chunk(cid: str, number: int = 0) -> Chunk:
+    """A made-up chunk whose code is `cid` (number tells two chunks of one document apart)."""
+    return Chunk(number, cid, f"text of {cid}", frozenset({cid.lower()}), _VECTOR, 4)
 
 
 def _ids(chunks) -> list:
-    return [c.id if isinstance(c, Chunk) else c for c in chunks]
+    return [c.code if isinstance(c, Chunk) else c for c in chunks]
+
+
+_WORLD = {}
+
+
+def _world():
+    """The lesson's fixture and each question's ranking, built once per grading run."""
+    if not _WORLD:
+        fixture = lesson.build_fixture()
+        _WORLD.update(fixture=fixture, ranked=experiments.rankings(fixture))
+    return _WORLD["fixture"], _WORLD["ranked"]
+
+
+def _picks(layout: str, j: int, seed: int) -> list:
+    """The lesson's own picks for every question with this layout, j and reader seed."""
+    fixture, ranked = _world()
+    out = []
+    for query, ranking in zip(fixture.queries, ranked):
+        good, bad = lesson.good_and_bad(query, ranking, j)
+        out.append(lesson.read(lesson.build_prompt(query, lesson.build_layout(good, bad, layout)), seed).chunk)
+    return out
 
 
 # ---------------------------------------------------------------- Task 1
@@ -93,7 +119,7 @@ def test_task1_linear_time():
 # ---------------------------------------------------------------- Task 2
 
 def _layout(fn, relevant, irrelevant, layout):
-    got, shown = call_shown(fn, Shown(relevant.id, relevant), Shown(str(_ids(irrelevant)), irrelevant), layout)
+    got, shown = call_shown(fn, Shown(relevant.code, relevant), Shown(str(_ids(irrelevant)), irrelevant), layout)
     expect_true(isinstance(got, tuple), f"called {shown}\n  got a {type(got).__name__}\n  expected: a tuple of chunks")
     return got, shown
 
@@ -140,14 +166,15 @@ def test_task2_unknown_layout_is_an_error():
 
 def test_task2_lesson_layouts_match_the_reader_experiment():
     fn = function(load(LESSON), "build_layout")
-    by_id = {c.id: c for c in lesson.CHUNKS}
-    query = lesson.QUERIES[0]
-    gold = by_id[query.gold_id]
-    others = [c for c in lesson.rank_chunks(query.text, lesson.CHUNKS) if c.concept != gold.concept][:4]
-    for layout in ("head", "middle", "tail"):
-        got, shown = _layout(fn, gold, list(others), layout)
-        expect(_ids(got), _ids(lesson.build_layout(gold, others, layout)), shown,
-               why="the lesson's experiment places the relevant chunk the same way")
+    fixture, ranked = _world()
+    for number in (0, 7):
+        good, bad = lesson.good_and_bad(fixture.queries[number], ranked[number], 4)
+        for layout in ("head", "middle", "tail"):
+            got, shown = _layout(fn, good, list(bad), layout)
+            expect(_ids(got), _ids(lesson.build_layout(good, bad, layout)), shown,
+                   why="the lesson's experiment places the relevant chunk the same way")
+            expect_true(list(got) == list(lesson.build_layout(good, bad, layout)),
+                        f"called {shown}\n  expected the very chunks the lesson places, in its order")
 
 
 # ---------------------------------------------------------------- Task 3
@@ -183,29 +210,29 @@ def test_task3_pairs_must_line_up():
     expect_call(fn, [], [], raises=ValueError, why="the share of no pairs is undefined, not 0")
 
 
+def test_task3_the_same_chunk_not_merely_the_same_code():
+    fn = function(load(LESSON), "share_of_change")
+    first, second, other = _chunk("KS012", 40), _chunk("KS012", 41), _chunk("TR003", 7)
+    before = Shown("[KS012 chunk 40, TR003 chunk 7]", [first, other])
+    after = Shown("[KS012 chunk 41, TR003 chunk 7]", [second, other])
+    expect_call(fn, before, after, want=Fraction(1, 2),
+                why="chunks 40 and 41 belong to one document and share its code KS012, but they are two "
+                    "chunks: the pick moved, so 1 of 2 pairs changed (compare the chunks, not their codes)")
+
+
 def test_task3_order_against_the_seed_baseline():
     fn = function(load(LESSON), "share_of_change")
-    rankings = [lesson.rank_chunks(q.text, lesson.CHUNKS) for q in lesson.QUERIES]
-    by_id = {c.id: c for c in lesson.CHUNKS}
-
-    def cited(layout, seed):
-        out = []
-        for number, (query, ranking) in enumerate(zip(lesson.QUERIES, rankings)):
-            gold = by_id[query.gold_id]
-            others = [c for c in ranking if c.concept != gold.concept][:4]
-            context = lesson.build_layout(gold, others, layout)
-            out.append(lesson.simulate_reader(query.text, context, lesson.reading_seed(seed, number)).cited_id)
-        return out
-
-    head, middle, head_next = cited("head", lesson.SEED), cited("middle", lesson.SEED), cited("head", lesson.SEED + 1)
-    first = Shown(f"<head, j = 4, seed {lesson.SEED}>", head)
-    order_share = expect_call(fn, first, Shown(f"<middle, j = 4, seed {lesson.SEED}>", middle),
+    seed = lesson.SEED
+    head, middle, again = _picks("head", 4, seed), _picks("middle", 4, seed), _picks("head", 4, seed + 1)
+    first = Shown(f"<head picks, j = 4, seed {seed}>", head)
+    order_share = expect_call(fn, first, Shown(f"<middle picks, j = 4, seed {seed}>", middle),
                               want=lesson.share_of_change(head, middle),
-                              why="the lesson's own count on the same 40 readings")
-    seed_share = expect_call(fn, first, Shown(f"<head, j = 4, seed {lesson.SEED + 1}>", head_next),
-                             want=lesson.share_of_change(head, head_next))
-    expect_true(order_share > seed_share, f"order changed {order_share} of the answers and reseeding {seed_share}: "
-                                          "the lesson's fixture has moving the relevant chunk change more")
+                              why="the lesson's own count on the same 40 readings (0.7000 in its table)")
+    expect_call(fn, first, Shown(f"<head picks, j = 4, seed {seed + 1}>", again),
+                want=lesson.share_of_change(head, again),
+                why="the run-to-run baseline on the same 40 readings (0.4250 in the lesson's table)")
+    expect_true(order_share == Fraction(28, 40), f"share_of_change(head, middle) gave {order_share}; the lesson's "
+                                                 "table prints 0.7000 (28 of 40)")
 
 
 # ---------------------------------------------------------------- Task 4
@@ -213,9 +240,9 @@ def test_task3_order_against_the_seed_baseline():
 def _effect(first, reordered, reseeded):
     fn = function(load(LESSON), "order_effect")
     got, shown = call_shown(fn, first, reordered, reseeded)
-    expect_true(isinstance(got, tuple) and len(got) == 3,
+    expect_true(isinstance(got, OrderEffect),
                 f"called {shown}\n  got:      {got!r}\n  expected: OrderEffect(order_share, seed_share, exceeds)")
-    expect_true(all(type(share) is Fraction for share in got[:2]) and type(got[2]) is bool,
+    expect_true(type(got.order_share) is Fraction and type(got.seed_share) is Fraction and type(got.exceeds) is bool,
                 f"called {shown}\n  got:      {got!r}\n  expected: the two shares as exact Fractions (what "
                 "share_of_change returns) and exceeds as True or False")
     return got, shown
@@ -251,32 +278,32 @@ def test_task4_generators_are_read_once():
 
 
 def test_task4_the_lessons_layouts():
-    rankings = [lesson.rank_chunks(q.text, lesson.CHUNKS) for q in lesson.QUERIES]
-    by_id = {c.id: c for c in lesson.CHUNKS}
+    seed = lesson.SEED
+    head, tail, again = _picks("head", 8, seed), _picks("tail", 8, seed), _picks("head", 8, seed + 1)
+    shown_head = Shown(f"<head picks, j = 8, seed {seed}>", head)
+    shown_tail = Shown(f"<tail picks, j = 8, seed {seed}>", tail)
+    shown_again = Shown(f"<head picks, j = 8, seed {seed + 1}>", again)
+    got, shown = _effect(shown_head, shown_tail, shown_again)
+    expect(got, lesson.order_effect(head, tail, again), shown,
+           why="at j = 8 the tail moves 0.5500 of the picks and reseeding 0.6000: no order effect, though "
+               "0.5500 is far from zero")
+    middle = _picks("middle", 8, seed)
+    got, shown = _effect(shown_head, Shown(f"<middle picks, j = 8, seed {seed}>", middle), shown_again)
+    expect(got, lesson.order_effect(head, middle, again), shown,
+           why="the middle moves 0.8500 of the picks against 0.6000 reseeded: an order effect")
 
-    def cited(layout, seed):
-        out = []
-        for number, (query, ranking) in enumerate(zip(lesson.QUERIES, rankings)):
-            gold = by_id[query.gold_id]
-            others = [c for c in ranking if c.concept != gold.concept][:2]
-            context = lesson.build_layout(gold, others, layout)
-            out.append(lesson.simulate_reader(query.text, context, lesson.reading_seed(seed, number)).cited_id)
-        return out
 
-    head, tail, head_next = cited("head", lesson.SEED), cited("tail", lesson.SEED), cited("head", lesson.SEED + 1)
-    shown_head = Shown(f"<head, j = 2, seed {lesson.SEED}>", head)
-    shown_tail = Shown(f"<tail, j = 2, seed {lesson.SEED}>", tail)
-    shown_next = Shown(f"<head, j = 2, seed {lesson.SEED + 1}>", head_next)
-    got, shown = _effect(shown_head, shown_tail, shown_next)
-    expect(got, lesson.order_effect(head, tail, head_next), shown,
-           why="the lesson's own decision on the same 40 readings")
-    got, shown = _effect(shown_head, shown_next, shown_tail)
-    expect(got, lesson.order_effect(head, head_next, tail), shown,
-           why="swap the two runs and reseeding becomes the change under test: it moved fewer citations "
-               "than the order did, so it is no effect")
+def test_task4_the_second_seed():
+    seed = lesson.SEED + 1
+    head, middle, again = _picks("head", 4, seed), _picks("middle", 4, seed), _picks("head", 4, seed + 1)
+    got, shown = _effect(Shown(f"<head picks, j = 4, seed {seed}>", head),
+                         Shown(f"<middle picks, j = 4, seed {seed}>", middle),
+                         Shown(f"<head picks, j = 4, seed {seed + 1}>", again))
+    expect(got, lesson.order_effect(head, middle, again), shown,
+           why="the second run: the middle moves 0.9000 of the picks against a baseline of 0.4250")
 
 
 # ---------------------------------------------------------------- Task 5
 
 def test_task5_copier_quiz():
-    expect_choice(LESSON, "COPIER_QUIZ", "b", 5, "Reread the lesson's part on the quote copier and Liu et al.")
+    expect_choice(LESSON, "COPIER_QUIZ", "d", 5, "Reread the lesson's part on the quote copier and Liu et al.")

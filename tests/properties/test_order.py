@@ -22,16 +22,22 @@ from modules.order import Chunk  # noqa: E402
 
 FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
-
-WORDS = st.sampled_from(["the", "boat", "Gull", "summer?", "summer", "leaves", "at", "06:10.", "crowns", "é"])
+FIXTURE = order.build_fixture()
+QUERY = FIXTURE.queries[0]
+WORDS = st.sampled_from(["tier", "limit", "for", "entry", "goes", "with", "unit", "price", "restoration", "é"])
 TEXT = st.lists(WORDS, min_size=1, max_size=12).map(" ".join)
 
 
 @st.composite
 def chunks(draw, min_size=1, max_size=12):
     count = draw(st.integers(min_value=min_size, max_value=max_size))
-    return tuple(Chunk(f"c{i}", draw(st.sampled_from(["fare", "departure"])), f"v{i}", draw(TEXT))
-                 for i in range(count))
+    found = []
+    for i in range(count):
+        text = draw(TEXT)
+        code = draw(st.sampled_from(["TR001", "TR002", "AR003"]))
+        found.append(Chunk(i, code, text, order.token_bag(text), order.embed(text, FIXTURE.rows),
+                           len(order.tokens(f"[{code}] {text} ."))))
+    return tuple(found)
 
 
 ORDERED = st.one_of(st.lists(st.integers()), st.lists(st.integers()).map(tuple))
@@ -99,7 +105,7 @@ def test_build_layout_names_a_wrong_layout(name):
     if name in order.LAYOUTS:
         return
     with pytest.raises(ValueError, match="layout must be one of"):
-        order.build_layout(order.CHUNKS[0], order.CHUNKS[1:3], name)
+        order.build_layout(FIXTURE.chunks[0], FIXTURE.chunks[1:3], name)
 
 
 # ---------------------------------------------------------------- share of change and the baseline
@@ -134,50 +140,57 @@ def test_order_effect_is_order_share_beyond_seed_share(triples):
     assert effect.exceeds is (effect.order_share > effect.seed_share)
     swapped = order.order_effect(iter(first), reseeded, reordered)
     assert not (effect.exceeds and swapped.exceeds), "both runs cannot exceed each other"
-    assert order.order_effect_counts(first, reordered, reseeded)[2] is effect.exceeds
 
 
 # ---------------------------------------------------------------- the reader
 
 @FAST
-@given(TEXT, chunks(), st.integers(min_value=0, max_value=2 ** 40), st.integers(min_value=1, max_value=300))
-def test_the_reader_cites_a_chunk_it_was_given_or_refuses(question, found, seed, window):
-    reading = order.simulate_reader(question, found, seed, window)
-    assert reading.prompt_tokens == order.prompt_tokens(question, found)
-    assert reading.refused is (reading.prompt_tokens > window)
-    if reading.refused:
-        assert reading.cited_id is None and reading.answer is None
+@given(chunks(), st.integers(min_value=0, max_value=2 ** 40), st.integers(min_value=1, max_value=300))
+def test_the_reader_picks_a_chunk_it_was_given_or_overflows(found, seed, window):
+    prompt = order.build_prompt(QUERY, found)
+    assert prompt.tokens == len(order.tokens(prompt.text))
+    reading = order.read(prompt, seed, window)
+    assert reading.overflow is (prompt.tokens > window) and reading.tokens == prompt.tokens
+    if reading.overflow:
+        assert reading.chunk is None
     else:
-        chosen = next(c for c in found if c.id == reading.cited_id)
-        assert reading.answer == chosen.value
-        odds = [math.exp(s / order.TEMPERATURE) for s in order.reader_scores(question, found)]
-        assert chosen is random.Random(seed).choices(found, weights=odds)[0]
-    assert order.simulate_reader(question, found, seed, window) == reading
+        assert reading.chunk in found
+        assert reading.chunk is found[order.pick(order.Rng(seed ^ prompt.fnv)(), order.reader_chances(prompt))]
+    assert order.read(prompt, seed, window) == reading
 
 
 @FAST
-@given(TEXT, chunks(min_size=2, max_size=8))
-def test_probabilities_sum_to_one_and_the_first_place_helps(question, found):
-    chances = order.reader_probabilities(question, found)
+@given(chunks(min_size=2, max_size=8))
+def test_chances_sum_to_one_and_the_first_place_helps(found):
+    prompt = order.build_prompt(QUERY, found)
+    chances = order.reader_chances(prompt)
     assert len(chances) == len(found) and all(c > 0 for c in chances)
     assert math.isclose(sum(chances), 1.0)
-    for chunk in found:
-        assert 0 <= order.token_share(question, chunk) <= 1
-    # Moving a chunk from a middle place to the first place never lowers its chance.
     if len(found) >= 3:
-        moved = (found[1],) + found[:1] + found[2:]
-        assert order.reader_probabilities(question, moved)[0] >= chances[1] - 1e-12
+        moved = order.build_prompt(QUERY, (found[1],) + found[:1] + found[2:])
+        assert order.reader_chances(moved)[0] >= chances[1] - 1e-12
+
+
+@FAST
+@given(st.text(max_size=30))
+def test_tokens_count_as_lab_tokens_of_the_comma_spaced_text(text):
+    from modules.common.units import lab_tokens
+    pieces = order.tokens(text)
+    assert len(pieces) == lab_tokens(text.lower().replace(",", " , "))
+    assert all(1 <= len(p) <= 5 for p in pieces)
 
 
 @FAST
 @given(st.one_of(st.none(), st.integers(), st.floats(), st.text(max_size=3), st.lists(st.integers(), max_size=2),
                  st.sets(st.integers(), max_size=2), st.booleans()))
 def test_bad_arguments_raise_errors_that_name_them(value):
-    calls = {"question": lambda: order.simulate_reader(value, order.CHUNKS[:2], 1),
-             "chunks": lambda: order.simulate_reader("q", value, 1),
-             "seed": lambda: order.simulate_reader("q", order.CHUNKS[:2], value),
-             "window": lambda: order.simulate_reader("q", order.CHUNKS[:2], 1, value),
-             "relevant": lambda: order.build_layout(value, order.CHUNKS[:2], "head"),
+    prompt = order.build_prompt(QUERY, FIXTURE.chunks[:2])
+    calls = {"prompt": lambda: order.read(value),
+             "query": lambda: order.build_prompt(value, FIXTURE.chunks[:2]),
+             "chunks": lambda: order.build_prompt(QUERY, value),
+             "seed": lambda: order.read(prompt, value),
+             "window": lambda: order.read(prompt, 1, value),
+             "good": lambda: order.build_layout(value, FIXTURE.chunks[:2], "head"),
              "count": lambda: order.position_weight(0, value)}
     for name, call in calls.items():
         try:

@@ -73,7 +73,7 @@ WRONG_ANSWERS = [
     {"name": "unchanged queries are listed too", "task": 5,
      "replace": [("        if gained or lost or was[\"state\"] != now[\"state\"]:\n", "        if True:\n")]},
     {"name": "quiz: one evaluation at two nprobe values", "task": 6,
-     "replace": [('TWO_EVALUATIONS_QUIZ = "b"', 'TWO_EVALUATIONS_QUIZ = "d"')]},
+     "replace": [('TWO_EVALUATIONS_QUIZ = "d"', 'TWO_EVALUATIONS_QUIZ = "b"')]},
 ]
 
 

@@ -81,7 +81,7 @@ WRONG_ANSWERS = [
     {"name": "stale checked by the word 'stale'", "task": 4,
      "replace": [('if all(state == "degraded" for state in states):', 'if all(state == "stale" for state in states):')]},
     {"name": "quiz: blame the ranker", "task": 5,
-     "replace": [('EXPIRED_FIRST_QUIZ = "c"', 'EXPIRED_FIRST_QUIZ = "a"')]},
+     "replace": [('EXPIRED_FIRST_QUIZ = "d"', 'EXPIRED_FIRST_QUIZ = "a"')]},
 ]
 
 

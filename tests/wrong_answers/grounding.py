@@ -135,8 +135,8 @@ WRONG_ANSWERS = [
     # Quizzes
     {"name": "quiz: relax fail-closed", "task": 8, "replace": [('REBUILD_QUIZ = "b"', 'REBUILD_QUIZ = "a"')]},
     {"name": "quiz: bump the policy", "task": 8, "replace": [('REBUILD_QUIZ = "b"', 'REBUILD_QUIZ = "c"')]},
-    {"name": "quiz: tune the ranker", "task": 9, "replace": [('RANKER_QUIZ = "c"', 'RANKER_QUIZ = "a"')]},
-    {"name": "quiz: blame the source", "task": 9, "replace": [('RANKER_QUIZ = "c"', 'RANKER_QUIZ = "d"')]},
+    {"name": "quiz: tune the ranker", "task": 9, "replace": [('RANKER_QUIZ = "a"', 'RANKER_QUIZ = "c"')]},
+    {"name": "quiz: blame the source", "task": 9, "replace": [('RANKER_QUIZ = "a"', 'RANKER_QUIZ = "d"')]},
 ]
 
 

@@ -72,7 +72,7 @@ WRONG_ANSWERS = [
                   "            if cluster not in seen:\n                seen.add(cluster)\n                ranking.append(cluster)\n"
                   "            else:\n                ranking.append(cluster + ' (copy)')\n")]},
     {"name": "quiz: the sum is not a probability", "task": 4,
-     "replace": [('RAW_SCORES_QUIZ = "b"', 'RAW_SCORES_QUIZ = "c"')]},
+     "replace": [('RAW_SCORES_QUIZ = "c"', 'RAW_SCORES_QUIZ = "b"')]},
 ]
 
 

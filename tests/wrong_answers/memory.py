@@ -92,7 +92,7 @@ WRONG_ANSWERS = [
     {"name": "replay of the same cases in another order accepted", "task": 4,
      "replace": [("    if list(old) != list(new):\n", "    if sorted(old) != sorted(new):\n")]},
     {"name": "quiz: the buyer is the source, so no checks", "task": 5,
-     "replace": [('ONLY_MEMORY_QUIZ = "c"', 'ONLY_MEMORY_QUIZ = "a"')]},
+     "replace": [('ONLY_MEMORY_QUIZ = "b"', 'ONLY_MEMORY_QUIZ = "a"')]},
     {"name": "quiz: encryption answers the data questions", "task": 5,
-     "replace": [('ONLY_MEMORY_QUIZ = "c"', 'ONLY_MEMORY_QUIZ = "d"')]},
+     "replace": [('ONLY_MEMORY_QUIZ = "b"', 'ONLY_MEMORY_QUIZ = "d"')]},
 ]

@@ -43,12 +43,16 @@ WRONG_ANSWERS = [
      "replace": [('    elif layout == "tail":\n        place = len(others)\n',
                   '    elif layout == "tail":\n        return tuple(reversed(others)) + (relevant,)\n')]},
     {"name": "head builds on the caller's list", "task": 2,
-     "replace": [("    others = list(irrelevant)\n    if layout == \"head\":\n        place = 0\n",
-                  "    others = irrelevant\n    if layout == \"head\":\n        others.insert(0, relevant)\n"
+     "replace": [("    others = list(bad)\n    if layout == \"head\":\n        place = 0\n",
+                  "    others = bad\n    if layout == \"head\":\n        others.insert(0, good)\n"
                   "        return tuple(others)\n")]},
     {"name": "unknown layout falls back to head", "task": 2,
      "replace": [("        raise ValueError(f\"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}\")\n",
                   "        place = 0\n")]},
+    {"name": "compares codes, not chunks (two chunks of one document look the same)", "task": 3,
+     "replace": [("    before, after = list(before), list(after)\n",
+                  "    before = [None if c is None else c.code for c in before]\n"
+                  "    after = [None if c is None else c.code for c in after]\n")]},
     {"name": "share as a float", "task": 3,
      "replace": [("return Fraction(sum(1 for a, b in zip(before, after) if a != b), len(before))",
                   "return sum(1 for a, b in zip(before, after) if a != b) / len(before)")]},
@@ -80,6 +84,9 @@ WRONG_ANSWERS = [
     {"name": "shares as floats", "task": 4,
      "replace": [("return OrderEffect(order_share, seed_share, order_share > seed_share)",
                   "return OrderEffect(float(order_share), float(seed_share), order_share > seed_share)")]},
-    {"name": "quiz: position effects are a myth", "task": 5, "replace": [('COPIER_QUIZ = "b"', 'COPIER_QUIZ = "a"')]},
-    {"name": "quiz: the weights are wrong", "task": 5, "replace": [('COPIER_QUIZ = "b"', 'COPIER_QUIZ = "d"')]},
+    {"name": "quiz: position effects are an artefact of the simulator", "task": 5,
+     "replace": [('COPIER_QUIZ = "d"', 'COPIER_QUIZ = "a"')]},
+    {"name": "quiz: the packet need not record its order", "task": 5,
+     "replace": [('COPIER_QUIZ = "d"', 'COPIER_QUIZ = "b"')]},
+    {"name": "quiz: the reorder harms every reader", "task": 5, "replace": [('COPIER_QUIZ = "d"', 'COPIER_QUIZ = "c"')]},
 ]

@@ -1,0 +1,337 @@
+"""One truth across the parts-catalogue lessons (07 hybrid, 08 eligibility, 09 grounding,
+12 channels, 13 memory): every quiz premise, README figure and trace sentence checked here is
+read back from the lesson's own --json record or the fixture, never restated as a constant.
+
+Each test names the statement it holds true; a change that makes the statement false (a
+new fixture figure, a reordered quiz, a trace that hides what it claims to show) fails it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+
+import pytest
+
+from helpers import ROOT, methods
+from labtools import render
+from modules.catalogue import LISTINGS
+
+LESSONS = ("hybrid", "eligibility", "grounding", "channels", "memory")
+README_ROWS = {"hybrid": "07", "eligibility": "08", "grounding": "09", "channels": "12", "memory": "13"}
+
+
+@pytest.fixture(scope="module")
+def records() -> dict:
+    return {name: json.loads(methods(name, "--json").stdout) for name in LESSONS}
+
+
+@pytest.fixture(scope="module")
+def plain() -> dict:
+    outputs = {name: methods(name, "--plain").stdout.decode() for name in LESSONS}
+    outputs["channels --all"] = methods("channels", "--all", "--plain").stdout.decode()
+    return outputs
+
+
+def quiz(lesson: str, name: str) -> tuple[str, dict]:
+    """(the premise, {letter: option text}) of quiz `name`, as the learner's exercise file states it."""
+    text = (ROOT / "exercises" / f"{lesson}.py").read_text(encoding="utf-8")
+    blocks = [b for b in re.split(r"^# Task \d+ \(quiz\)\.", text, flags=re.M)[1:]
+              if f"# Set {name} to one letter." in b]
+    assert len(blocks) == 1, f"exercises/{lesson}.py has {len(blocks)} quiz blocks for {name}"
+    lines = blocks[0].split(f"# Set {name} to one letter.")[0].split("\n")
+    body = " ".join(line.lstrip("#").strip() for line in lines)
+    premise, *options = re.split(r'\s"([a-d])"\s', " " + body)
+    return " ".join(premise.split()), {options[i]: options[i + 1] for i in range(0, len(options), 2)}
+
+
+def key(lesson: str, name: str) -> str:
+    text = (ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8")
+    return re.search(rf'^{name} = "([a-d])"$', text, re.M).group(1)
+
+
+def readme_row(lesson: str) -> str:
+    rows = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").split("\n")
+            if line.startswith(f"| {README_ROWS[lesson]} | `{lesson}` |")]
+    assert len(rows) == 1, f"README has {len(rows)} rows for lesson {lesson}"
+    return rows[0]
+
+
+def hits(channels: list, name: str) -> dict:
+    """{candidate: score} of one channel in a record's channel list."""
+    return {h["candidate"]: h["score"] for c in channels if c["channel"] == name for h in c["hits"]}
+
+
+# ---------------------------------------------------------------- quiz keys and premises
+
+def test_the_quiz_keys_are_the_ones_the_course_spreads_over_the_letters():
+    keys = {("hybrid", "RAW_SCORES_QUIZ"): "c", ("eligibility", "EXPIRED_FIRST_QUIZ"): "d",
+            ("grounding", "REBUILD_QUIZ"): "b", ("grounding", "RANKER_QUIZ"): "a",
+            ("channels", "TWO_EVALUATIONS_QUIZ"): "d", ("memory", "ONLY_MEMORY_QUIZ"): "b"}
+    assert {place: key(*place) for place in keys} == keys
+    # the key still points at the option that carries the lesson's reason
+    reasons = {("hybrid", "RAW_SCORES_QUIZ"): "scales are unrelated",
+               ("eligibility", "EXPIRED_FIRST_QUIZ"): "freshness control",
+               ("grounding", "REBUILD_QUIZ"): "repair the rebuild",
+               ("grounding", "RANKER_QUIZ"): "the walk names permission/freshness",
+               ("channels", "TWO_EVALUATIONS_QUIZ"): "recall judges the index against exact search",
+               ("memory", "ONLY_MEMORY_QUIZ"): "every data question still applies"}
+    for (lesson, name), reason in reasons.items():
+        _premise, options = quiz(lesson, name)
+        assert sorted(options) == ["a", "b", "c", "d"], (lesson, name)
+        assert reason in options[keys[(lesson, name)]], (lesson, name)
+
+
+def test_raw_scores_quiz_states_the_lexical_scores_the_traces_print(records):
+    premise, _ = quiz("hybrid", "RAW_SCORES_QUIZ")
+    q001 = hits(records["hybrid"]["detail"]["channels"], "lexical")
+    q002 = hits(records["grounding"]["detail"]["retrieval"]["channels"], "lexical")
+    assert records["hybrid"]["detail"]["query_id"] == "PW-Q001"
+    assert records["grounding"]["detail"]["query_id"] == "PW-Q002"
+    assert f"PW-L001 scores {q001['PW-L001']:g} for PW-Q001 and {q002['PW-L001']:g} for PW-Q002" in premise
+    weights = records["hybrid"]["declared"]["field_weights"]
+    assert f"title x{weights['title']}, description x{weights['description']}" in premise
+    # "a cosine, at most 1": no vector score the traces print is above 1
+    cosines = list(hits(records["hybrid"]["detail"]["channels"], "vector").values()) + list(
+        hits(records["grounding"]["detail"]["retrieval"]["channels"], "vector").values())
+    assert cosines and max(cosines) <= 1 and "at most 1" in premise
+    # no stated upper bound for the lexical scale that the lessons' own scores exceed
+    for bound in re.findall(r"scores 0 to (\d+)", premise):
+        assert max(list(q001.values()) + list(q002.values())) <= int(bound)
+
+
+def test_expired_first_quiz_states_pw_l006s_dates_as_the_freshness_table_does(records):
+    premise, _ = quiz("eligibility", "EXPIRED_FIRST_QUIZ")
+    fresh = records["eligibility"]["freshness"]
+    row = next(r for r in fresh["rows"] if r["listing_id"] == "PW-L006" and r["field"] == "diameter_mm")
+    assert not row["fresh"]
+    assert (f"last checked on {row['checked_on']}, {row['age_days']} days before the lesson's as-of date "
+            f"{fresh['as_of']} (the policy allows {row['max_days']} days") in premise
+    stale_query = next(t for t in records["eligibility"]["traces"] if t["query_id"] == "PW-Q004")
+    assert f"\"{stale_query['original']}\"" in premise
+    assert any(h["candidate"] == "PW-L006" for c in stale_query["channels"] for h in c["top"])
+
+
+def test_rebuild_quiz_states_the_lessons_exclusion_counts(records):
+    premise, _ = quiz("grounding", "REBUILD_QUIZ")
+    agg = records["grounding"]["exclusions_by_reason"]
+    words = {9: "nine"}
+    assert f"over the same {words[agg['query_count']]} queries go from {agg['permission_before']} to " \
+           f"{agg['permission_after']}" in premise
+    assert agg["policy_version"][0] == agg["policy_version"][1]
+    assert f"The policy version is {agg['policy_version'][0]} before and after" in premise
+    assert agg["before"]["PERMISSION_DENIED"] > 0 == agg["after"]["PERMISSION_DENIED"]
+    assert agg["after"]["PERMISSION_UNKNOWN"] > agg["before"]["PERMISSION_UNKNOWN"]
+
+
+def test_ranker_quiz_states_what_the_freshness_off_walk_shows(records):
+    premise, options = quiz("grounding", "RANKER_QUIZ")
+    walk = next(v for v in records["grounding"]["variants"] if "freshness" in v["name"])
+    query = next(q for q in records["grounding"]["queries"] if q["query_id"] == walk["query_id"])
+    assert "PW-L006" in walk["packet_after"] and f"\"{query['original']}\"" in premise
+    assert ") enters the packet for" in premise
+    checked = next(r["checked_on"] for r in records["eligibility"]["freshness"]["rows"]
+                   if r["listing_id"] == "PW-L006" and r["field"] == "diameter_mm")
+    assert f"last checked in {checked[:4]}" in premise
+    assert f"the walk names {walk['first_failing_layer']}" in options[key("grounding", "RANKER_QUIZ")]
+
+
+def test_two_evaluations_quiz_states_the_index_figures_at_their_nprobe(records):
+    premise, _ = quiz("channels", "TWO_EVALUATIONS_QUIZ")
+    ix = records["channels"]["index"]
+    recall = {(p["query_id"], p["nprobe"]): p["recall"] for p in ix["probes"]}
+    assert recall[("CH-Q003", 3)] == 1.0 and "At nprobe 3 the index returns CH-Q003's exact top 3 (recall 1.0)" \
+        in premise
+    relevance = next(r for r in ix["relevance"] if r["query_id"] == "CH-Q003")
+    o_rings = [x.id for x in LISTINGS if x.family == "o-ring"]
+    assert relevance["relevant"] == [] and not set(relevance["exact"]) & set(o_rings)
+    assert len(o_rings) == 1 and {"listing": o_rings[0], "reason": "no photo"} in records["channels"]["images"][
+        "rejected"] and "the only O-ring has no photo" in premise
+    miss = next(d for d in ix["directions"] if d["query_id"] == "CH-Q001")
+    assert miss["missed"] == ["PW-L002"] and miss["packet_nprobe_1"] == miss["packet_nprobe_2"]
+    assert f"At nprobe 1 it misses PW-L002 for CH-Q001 (recall {miss['recall']:.3f})" in premise
+
+
+def test_only_memory_quiz_names_the_stores_a_deletion_reaches(records):
+    _premise, options = quiz("memory", "ONLY_MEMORY_QUIZ")
+    reaches = records["memory"]["deletion"]["removed"]
+    assert set(reaches) == {"store", "index", "packet-cache", "trace-payloads"}
+    assert "(index, cached packets, traces)" in options[key("memory", "ONLY_MEMORY_QUIZ")]
+
+
+# ---------------------------------------------------------------- README rows against the records
+
+def test_readme_row_07(records):
+    row, h = readme_row("hybrid"), records["hybrid"]
+    gate, raw = h["detail"]["gate"], h["raw_versus_rank"]
+    inch = next(q for q in h["queries"] if q["original"].endswith("inch"))
+    assert f"0.625 inch -> {inch['diameter_mm']} mm" in row
+    assert f"the gate withholds {len(gate['withheld'])} of {gate['proposed']} proposals" in row
+    assert f"reorders {raw['moved_by_rescaling']} of {len(raw['rows'])} clusters" in row
+    assert not raw["rrf_changed_by_rescaling"] and "RRF does not move" in row
+    lexical = hits(h["detail"]["channels"], "lexical")
+    assert f"PW-L001 scores {lexical['PW-L001']:g} lexically for {h['detail']['query_id']}" in row
+    assert h["injection"]["identical"] and "identical runs with and without it" in row
+
+
+def test_readme_row_08(records):
+    row, e = readme_row("eligibility"), records["eligibility"]
+    traces = {t["query_id"]: t for t in e["traces"]}
+    proposed = sorted({t["proposed"] for t in e["traces"]}, reverse=True)
+    size = {t["catalogue_size"] for t in e["traces"]}.pop()
+    assert f"propose {' or '.join(map(str, proposed))} of {size} listings" in row
+    assert {len(t["withheld"]) for t in e["traces"]} == {5} and "the same 5 withheld" in row
+    q002 = traces["PW-Q002"]
+    assert (f"the packet holds at most {q002['packet_cap']} listings (PW-Q002: {len(q002['usable'])} usable, "
+            f"{' '.join(q002['usable'][q002['packet_cap']:])} left out)") in row
+    refs = e["opaque_refs"]
+    assert f"{refs['guesses']:,}-id enumeration ({refs['unkeyed_reversed']} of {refs['restricted']} reversed)" in row
+    assert f"the HMAC ref does not ({refs['keyed_reversed']})" in row
+    states = {q["query_id"]: q["state"] for q in e["queries"]}
+    assert states["PW-Q003"] == "degraded" and "PW-Q003 degraded" in row
+
+
+def test_readme_row_09(records):
+    row, g = readme_row("grounding"), records["grounding"]
+    agg = g["exclusions_by_reason"]
+    assert f"{agg['permission_before']} -> {agg['permission_after']}" in row
+    assert agg["policy_version"][0] == agg["policy_version"][1] and "policy unchanged" in row
+    layers = [v["first_failing_layer"] for v in g["variants"]]
+    assert f"three broken pipelines ({', '.join(layers)})" in row
+    assert {v["user_view_after"] for v in g["variants"]} == {"unavailable"} and "(`unavailable`)" in row
+
+
+def test_readme_row_12(records):
+    row, c = readme_row("channels"), records["channels"]
+    ix = c["index"]
+    recall = {(p["query_id"], p["nprobe"]): p["recall"] for p in ix["probes"]}
+    photos = sorted({q for q, _ in recall})
+    at_one = [q for q in photos if recall[(q, 1)] == pytest.approx(2 / 3)]
+    assert f"0.667 at nprobe 1 for {len(at_one)} of {len(photos)} photo queries" in row
+    assert all(recall[(q, 3)] == 1.0 for q in photos) and f"1.000 for all {len(photos)} with all 3 lists" in row
+    nprobe = c["declared"]["nprobe"]
+    assert (f"CH-Q003: recall {recall[('CH-Q003', 3)]:.3f} at nprobe 3, {recall[('CH-Q003', nprobe)]:.3f} at the "
+            f"pipeline's nprobe {nprobe}, P@3 0") in row
+    gasket = next(d for d in ix["directions"] if d["query_id"] == "CH-Q002")
+    assert (f"packet {' '.join(gasket['packet_nprobe_2'])} -> {' '.join(gasket['packet_nprobe_1'])}, no relevant "
+            "listing left in the top 3") in row and not gasket["hit_nprobe_1"]
+    assert gasket["packet_nprobe_1"] and "empties" not in row   # the packet is smaller, not empty
+    copy = next(d for d in ix["directions"] if d["query_id"] == "CH-Q001")
+    assert copy["packet_nprobe_1"] == copy["packet_nprobe_2"] and "CH-Q001 misses PW-L002, a copy: same packet" in row
+    share = c["images"]["share"]
+    assert f"{share['usable']} of {share['queries']} queries carry a usable photo" in row
+    f = c["failures"]
+    assert len(f["rows"]) == 10 and f"a {f['slow_ms']:,} ms channel timing out at {f['budget_ms']} ms" in row
+    gated, ungated = c["metrics"]["prohibited_first"]
+    assert (f"nDCG@3 {ungated['nDCG@3']:.3f} against {gated['nDCG@3']:.3f} with a withheld "
+            f"({ungated['first_state']}) listing first") in row
+    p0, p1 = c["anomaly"]["comparison"]["parameters"]
+    assert f"({p0['n_lists']} -> {p1['n_lists']} lists)" in row and c["anomaly"]["layer"] == "index"
+    assert f"to {max(r['size'] for r in ix['scaling']):,} photos under `--all`" in row
+
+
+def test_readme_row_13(records):
+    row, m = readme_row("memory"), records["memory"]
+    item = next(s for s in m["store"] if s["id"] == "MEM-A3")
+    after = (datetime.date.fromisoformat(item["last_day"]) + datetime.timedelta(days=1)).isoformat()
+    assert (f"MEM-A3, recorded {item['as_of']} and kept {item['retention_days']} days, is usable through "
+            f"{item['last_day']} and expired on {after}") in row
+    others = sum(any("MEMORY_OTHER_OWNER" in h["gate"] for h in s["recall"]["hits"]) for s in m["sessions"])
+    assert f"another buyer's items in {others} of {len(m['sessions'])} sessions" in row
+    removed = m["deletion"]["removed"]
+    assert f"{removed['packet-cache']} cached packets and {removed['trace-payloads']} trace payloads" in row
+    assert f"keeps the vector at rank {m['deletion']['lazy_rank']}" in row
+    failed = sum(not c["held"] for c in m["deletion"]["lazy_checks"])
+    assert f"fails {failed} checks" in row
+
+
+# ---------------------------------------------------------------- what the traces say
+
+@pytest.mark.parametrize("name", LESSONS + ("channels --all",))
+def test_plain_output_fits_80_columns_with_every_table_as_a_table(plain, name):
+    text = plain[name]
+    assert [line for line in text.split("\n") if len(line) > 80] == []
+    assert "-- row 1 of" not in text, f"{name}: a table too wide for 80 columns was stacked"
+
+
+def test_lesson_08_prints_the_gate_table_once_and_states_the_packet_cap(records):
+    from modules.eligibility import trace as lesson
+    view = lesson.view(records["eligibility"])
+    gate_tables = [b for b in view if "table" in b and b["table"]["title"].startswith("The gate withheld")]
+    assert len(gate_tables) == 1
+    first = records["eligibility"]["traces"][0]
+    for n, t in enumerate(records["eligibility"]["traces"][1:], start=2):
+        text = render.block(view, f"trace-{n}-withheld")["text"]
+        same = sorted(map(str, t["withheld"])) == sorted(map(str, first["withheld"]))
+        assert ("the same" in text) == same
+        assert f"proposed {t['proposed']} of the {t['catalogue_size']} listings" in text or not same
+    capped = [t for t in records["eligibility"]["traces"] if len(t["usable"]) > t["packet_cap"]]
+    assert capped, "no traced query shows the packet cap at work"
+    for t in capped:
+        n = records["eligibility"]["traces"].index(t) + 1
+        text = render.block(view, f"trace-{n}-packet")["text"]
+        assert f"at most {t['packet_cap']} listings" in text
+        assert all(listing in text for listing in t["usable"][t["packet_cap"]:])
+
+
+def test_lesson_09_walks_say_what_the_shopper_sees_and_name_held_layers_once(records):
+    from modules.grounding import trace as lesson
+    view = lesson.view(records["grounding"])
+    for n, v in enumerate(records["grounding"]["variants"], start=1):
+        text = " ".join(render.block(view, f"walk-{n}")["text"].split())
+        assert v["user_view_after"] == "unavailable"
+        assert f"-> {v['user_view_after']}: \"{v['user_message_after']}\"" in text
+        assert "the shopper now sees" not in text
+        before = {c["layer"]: c["why"] for c in v["checks_before"]}
+        unchanged = [c["layer"] for c in v["checks"] if c["held"] and c["why"] == before[c["layer"]]]
+        assert f"held, as in the healthy run: {', '.join(unchanged)}." in text
+        for c in v["checks"]:
+            shown = f"{c['layer']}: " in text.replace(f"held, as in the healthy run: {', '.join(unchanged)}", "")
+            assert shown == (c["layer"] not in unchanged), (v["name"], c["layer"])
+
+
+def test_lesson_12_default_is_the_findings_and_all_keeps_every_detail(plain):
+    default, full = plain["channels"], plain["channels --all"]
+    assert len(default.split("\n")) < 250 < len(full.split("\n"))
+    default, full = " ".join(default.split()), " ".join(full.split())
+    assert "`python3 -B methods.py channels --all`" in default
+    for detail in ("Recall@10 as the catalogue grows", "Measured without vector", "behaviour:",
+                   "Contrast: had the rebuild re-encoded"):
+        assert detail in full and detail not in default
+    for finding in ("First evaluation, index quality", "Second evaluation, kept apart", "Recall 1 with P@3 0",
+                    "At nprobe 1, CH-Q002 misses PW-L012", "Prediction missed", "Each failure, simulated",
+                    "By predeclared segment", "By failure", "Layer: index"):
+        assert finding in default and finding in full
+
+
+def test_lesson_12_names_the_first_listings_state_correctly(records):
+    from modules.channels import trace as lesson
+    view = lesson.view(records["channels"])
+    table = render.block(view, "metrics-prohibited")["table"]
+    ungated = records["channels"]["metrics"]["prohibited_first"][1]
+    assert ungated["first_state"] == "unauthorized"
+    assert "prohibited" not in table["title"] and "withheld" in table["title"]
+    assert f"{ungated['first']} is {ungated['first_state']}" in table["legend"]
+
+
+def test_lesson_13_retention_counts_days_after_recording_at_the_boundary(records):
+    from modules import memory
+    m = records["memory"]
+    for s in m["store"]:
+        recorded = datetime.date.fromisoformat(s["as_of"])
+        assert s["last_day"] == (recorded + datetime.timedelta(days=s["retention_days"])).isoformat()
+    item = next(s for s in m["store"] if s["id"] == "MEM-A3")
+    assert item["last_day"] == m["as_of"]                 # the lesson's as-of date is MEM-A3's last day
+    assert item["gate"] == [] and item["gate_tomorrow"] == ["MEMORY_EXPIRED"]
+    purchase = next(i for i in memory.ITEMS if i.id == "MEM-A3")
+    last = datetime.date.fromisoformat(item["last_day"])
+    assert not memory.gate_item(purchase, item["owner"], last.isoformat())
+    assert memory.gate_item(purchase, item["owner"], (last + datetime.timedelta(days=1)).isoformat()) == (
+        "MEMORY_EXPIRED",)
+    assert not memory.gate_item(purchase, item["owner"], item["as_of"])      # the recording day is day 0
+    from modules.memory import trace as lesson
+    legend = render.block(lesson.view(m), "store-gate")["table"]["legend"]
+    assert "that day is day 0" in legend and "usable on N + 1 calendar days" in legend
+    notebook = (ROOT / "notebooks" / "src" / "13_memory.py").read_text(encoding="utf-8")
+    assert "which is day 0" in notebook and "366th calendar day" in notebook
