@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
 
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.catalogue.fixture import DESIGN_QUERIES, PART_NUMBERS, design_query_by_id
@@ -49,6 +48,15 @@ IDENTIFIER_VERSION = "identifier/1"
 # Hand-judged fit to the request, as lesson 12 grades (2 fits, 1 right family, size unstated).
 RELEVANCE = {"PW-Q010": {"PW-L011": 2}, "PW-Q011": {"PW-L001": 2, "PW-L002": 2, "PW-L003": 2, "PW-L009": 2},
              "PW-Q012": {"PW-L009": 2}, "PW-Q013": {"PW-L001": 2, "PW-L002": 2, "PW-L003": 2}}
+
+
+def _exact(text: str) -> int:
+    """Exact decimal text in 1/100000 units ('15.875' -> 1587500), so a tolerance is compared
+    exactly, with no float (the catalogue's sizes have at most five decimals)."""
+    whole, _dot, frac = text.partition(".")
+    if not (whole.isdigit() and (frac == "" or frac.isdigit()) and len(frac) <= 5):
+        raise ValueError(f"a size must be decimal text with at most 5 decimals, got {short(text)}")
+    return int(whole) * 100000 + int((frac + "00000")[:5])
 
 
 def _contract(c: QueryContract, terms=None, family=None, steps=(), diameter=None, state=None,
@@ -148,7 +156,7 @@ class DomainRule:
     plus_minus: str
 
     def __post_init__(self):
-        Decimal(self.plus_minus)   # exact decimal text, or an error naming it
+        _exact(self.plus_minus)   # exact decimal text, or an error naming it
         if not self.families or not all(isinstance(f, str) for f in self.families):
             raise TypeError(f"DomainRule.families must be a tuple of family names, got {short(self.families)}")
 
@@ -182,9 +190,10 @@ def condition_verdicts(contract: QueryContract, listings, conditions=CONDITIONS)
                     ok, what = False, "no stable value"
                 else:
                     rule = DOMAIN_RULES.get(c.rule)
-                    room = Decimal(rule.plus_minus) if rule and x.family in rule.families else Decimal(0)
-                    gap = abs(Decimal(x.diameter_mm) - Decimal(contract.diameter.value_mm))
-                    ok = gap <= room
+                    room = rule.plus_minus if rule and x.family in rule.families else "0"
+                    gap = abs(_exact(x.diameter_mm)
+                              - _exact(contract.diameter.value_mm))
+                    ok = gap <= _exact(room)
                     what = f"{x.diameter_mm} vs {contract.diameter.value_mm} +-{room}: {'in' if ok else 'out'}"
                 passed = passed and ok
                 found.append((c.field, c.kind, what))

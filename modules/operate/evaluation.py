@@ -150,8 +150,9 @@ def _memory_withdrawal(served) -> list:
     return [[name, held, detail] for name, held, detail in verify(state, replay(m.SESSIONS, state), withdrawn=(ITEM,))]
 
 
-def failure_patterns(runs: dict, records: dict, without_vector: dict, memory: dict) -> list:
-    """[(pattern, lesson, figure)]: each refuted by what the frozen runs {case id: Run} measure."""
+def failure_patterns(records: dict, without_vector: dict, memory: dict, mistakes: list) -> list:
+    """[(pattern, lesson, figure)]: each refuted by what the frozen runs measure; `mistakes` is the
+    faithfulness record [{"failed": [check, ...]}, ...] of the unfaithful explanations."""
     q2 = records["PW-Q002"]
     vec = next(c for c in q2["retrieval"]["channels"] if c["channel"] == "vector")
     hose = next(h for h in vec["hits"] if h["candidate"] == "PW-L015")
@@ -161,10 +162,7 @@ def failure_patterns(runs: dict, records: dict, without_vector: dict, memory: di
     p2, p3 = precision_at_k(packet, RELEVANCE["PW-Q002"], 2), precision_at_k(packet, RELEVANCE["PW-Q002"], 3)
     changed = sum(v["states_changed"] for k, v in without_vector["segments"].items() if k != "other")
     from modules.memory.mechanism import run_session
-    from modules.operate.faithfulness import MISTAKES, brief_of, check_support, explain
-    briefs = {x.query_id: brief_of(runs[x.query_id]) for x in MISTAKES}
-    supported = sum(check_support(briefs[x.query_id], x.edit(briefs[x.query_id], explain(briefs[x.query_id])))[0]
-                    for x in MISTAKES)
+    supported = sum("support" not in x["failed"] for x in mistakes)
     packed = [(r, i) for r in records.values() for i in r["assembly"].get("listings", ())]
     by_lexical = sum("lexical" in next(f["channel_ranks"] for f in r["ranking"]["fused"] if f["shown"] == i)
                      for r, i in packed)
@@ -176,7 +174,7 @@ def failure_patterns(runs: dict, records: dict, without_vector: dict, memory: di
          f"PW-L015, a hose connector, is the vector channel's #{hose['rank']} for PW-Q002 (cosine {hose['score']}); "
          f"the evidence check excludes it: {hose_fate}"),
         ("citation equals correctness", "14 operate",
-         f"{supported} of the {len(MISTAKES)} unfaithful explanations pass the support check (every cite real, "
+         f"{supported} of the {len(mistakes)} unfaithful explanations pass the support check (every cite real, "
          f"every number in a cited value), and each still fails another check"),
         ("dense always beats lexical", "12 channels",
          f"removing the vector channel changes {changed} states over the frozen cases; lexical proposed "

@@ -72,9 +72,20 @@ def trace() -> dict:
         "review": rv.review((m.channels_pipeline(), m.memory_pipeline())),
         "vector": vector, "generation": ev.remove_generation(runs, without_answer),
         "withdraw": ev.withdraw(records, served),
-        "patterns": ev.failure_patterns(runs, records, vector, memory),
+        "mistakes": _mistakes(briefs),
         "judgements": _judgements(),
     })
+
+
+def _mistakes(briefs: dict) -> list:
+    """Each unfaithful explanation with the checks it fails."""
+    out = []
+    for mistake in fa.MISTAKES:
+        b = briefs[mistake.query_id]
+        failed = [name for name, held, _why in fa.run_checks(b, mistake.edit(b, fa.explain(b))) if not held]
+        out.append({"name": mistake.name, "query_id": mistake.query_id, "must_fail": mistake.fails,
+                    "failed": failed})
+    return out
 
 
 def _judgements() -> list:
@@ -94,12 +105,7 @@ def record(raw: dict) -> dict:
                       "checks": [list(c) for c in fa.run_checks(b, fa.explain(b))],
                       "reworded": [list(c) for c in fa.run_checks(b, fa.reworded(b))]}
                 for qid, b in briefs.items()}
-    mistakes = []
-    for mistake in fa.MISTAKES:
-        b = briefs[mistake.query_id]
-        failed = [name for name, held, _why in fa.run_checks(b, mistake.edit(b, fa.explain(b))) if not held]
-        mistakes.append({"name": mistake.name, "query_id": mistake.query_id, "must_fail": mistake.fails,
-                         "failed": failed})
+    mistakes = raw["mistakes"]
     return {
         "lesson": "operate",
         "cases": [{"query_id": qid, "kind": m.CASE_KINDS[qid], "segment": m.segment_of(r),
@@ -120,7 +126,7 @@ def record(raw: dict) -> dict:
         "counterfactuals": {"vector": raw["vector"], "generation": raw["generation"], "withdraw": raw["withdraw"]},
         "ownership": [{"role": o.role, "owns": o.owns, "stages": stages_of}
                       for o, (_role, stages_of) in zip(m.OWNERS, m.ownership(channels, memory))],
-        "patterns": [list(p) for p in raw["patterns"]],
+        "patterns": [list(p) for p in ev.failure_patterns(records, raw["vector"], raw["memory"], mistakes)],
         "judgements": raw["judgements"],
     }
 
