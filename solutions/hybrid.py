@@ -4,6 +4,7 @@ Task 1  parse_size              read one size from shopper text; never assume a 
 Task 2  reciprocal_rank_fusion  fuse rankings by rank alone (RRF, k = 60, ranks from 1)
 Task 3  fuse_by_cluster         collapse copies by canonical cluster, then fuse; raw scores unused
 Task 4  RAW_SCORES_QUIZ         why raw channel scores must not be added
+Task 5  alias_effect            authorised aliases as a versioned step, and the candidates gained and lost
 
 Check your work:  python3 -B methods.py check hybrid
 Stuck?            python3 -B methods.py hint hybrid
@@ -134,4 +135,33 @@ RAW_SCORES_QUIZ = "c"
 # END SOLUTION
 
 
-__all__ = ["UNIT_WORDS", "parse_size", "reciprocal_rank_fusion", "fuse_by_cluster", "RAW_SCORES_QUIZ"]
+def alias_effect(terms, aliases: dict, version: str, search) -> dict:
+    """Task 5. Apply authorised catalogue aliases to a query's terms, keep the original, and
+    measure what the transformation changes.
+
+    `terms` is a sequence of the query's words; `aliases` maps a shopper's word to the
+    catalogue's term ({"nbr": "nitrile"}); `version` names the alias table ("aliases/1");
+    `search(terms)` returns the listing ids a channel proposes for a tuple of terms.
+    A word is aliased only when it is a key of `aliases` as a whole word. Return
+      {"original": the terms as given, a tuple,
+       "terms":    the terms after aliasing, each once, sorted (a tuple),
+       "step":     ("aliases", version, the original terms joined by spaces,
+                    "word -> term" pairs joined by ", " in the order of the terms,
+                    or "(no alias)"),
+       "gained":   sorted ids search finds for the new terms and not for the original,
+       "lost":     sorted ids search finds for the original and not for the new terms}
+    """
+    # BEGIN SOLUTION
+    original = tuple(terms)
+    found = [word for word in original if word in aliases]
+    new = tuple(sorted({aliases.get(word, word) for word in original}))
+    step = ("aliases", version, " ".join(original),
+            ", ".join(f"{word} -> {aliases[word]}" for word in found) or "(no alias)")
+    before, after = set(search(original)), set(search(new))
+    return {"original": original, "terms": new, "step": step, "gained": sorted(after - before),
+            "lost": sorted(before - after)}
+    # END SOLUTION
+
+
+__all__ = ["UNIT_WORDS", "parse_size", "reciprocal_rank_fusion", "fuse_by_cluster", "RAW_SCORES_QUIZ",
+           "alias_effect"]

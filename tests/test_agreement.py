@@ -288,3 +288,40 @@ def test_help_desk_lessons_print_tables_that_fit_80_columns(lesson):
     text = methods(lesson, "--plain").stdout.decode()
     assert not [line for line in text.splitlines() if len(line.encode("utf-8")) > 80]
     assert "-- row 1 of" not in text
+
+
+# ---------------------------------------------------------------- lesson 14 reads the same pipeline
+
+def test_lesson_14_shows_every_id_as_lessons_07_to_13_do(rows):
+    """Lesson 14 adds no mechanism: its rows agree with every other lesson's on every key they
+    share, and every listing, query and ref it names is one lessons 07-13 name too."""
+    import re
+    record = json.loads(methods("operate", "--json").stdout)
+    mine = {row["query_id"]: row for row in record["queries"]}
+    assert list(mine) == [q.id for q in QUERIES]
+    found = disagreements(dict(rows, operate=mine))
+    assert [d for d in found if "operate" in d[2:]] == []
+    ids = re.compile(r"\b(?:PW-L\d{3}|PW-Q\d{3}|CH-Q\d{3}|GR-Q\d{3}|ref-[0-9a-f]{12})\b")
+    elsewhere = set()
+    for lesson in BUILT:
+        elsewhere |= set(ids.findall(methods(lesson, "--json").stdout.decode()))
+    shown = set(ids.findall(json.dumps(record)))
+    withdrawn = record["counterfactuals"]["withdraw"]["ref"]   # the ref of the listing lesson 14 withdraws
+    assert shown - {withdrawn} <= elsewhere, sorted(shown - elsewhere)
+    states = {c["query_id"]: c["state"] for c in record["cases"]}
+    assert all(states[q] == row["state"] for q, row in rows["grounding"].items())
+
+
+def test_the_new_lesson_07_queries_agree_with_lesson_08():
+    """Lesson 07's query-design queries are new ids: lesson 07 shows each with the contract state and
+    the ranking lesson 08's pipeline gives it, and no existing query id is reused."""
+    from modules.catalogue.fixture import DESIGN_QUERIES
+    from modules.eligibility import evaluate
+    record = json.loads(methods("hybrid", "--json").stdout)["query_design"]
+    assert not {q.id for q in DESIGN_QUERIES} & {q.id for q in QUERIES}
+    assert [r["query_id"] for r in record["rows"]] == [q.id for q in DESIGN_QUERIES]
+    for row, query in zip(record["rows"], DESIGN_QUERIES):
+        run = evaluate(query)
+        assert row["contract_state"] == run.output("contract").state, row
+        assert row["ranking"] == [[f.cluster_id, f.listing_id, round(f.ordering_score, 6)]
+                                  for f in run.output("fusion").candidates], row

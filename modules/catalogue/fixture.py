@@ -304,3 +304,32 @@ def withheld_replacements() -> tuple:
     so that no message names what permission withholds."""
     return tuple((secret, opaque_ref(secret)) for secret in RESTRICTED_IDS) + tuple(
         (text, "<a withheld listing's text>") for text in RESTRICTED_STRINGS)
+
+
+# ---------------------------------------------------------------- lesson 07's query design (appended)
+# New situations get new ids, so every query above keeps its decision in every lesson: these
+# queries are not in QUERIES, and only lesson 07's query design (modules/hybrid/query_design.py)
+# and lesson 14 read them.
+
+DESIGN_QUERIES = (
+    # a shopper's words the catalogue does not use: "nbr" is nitrile, "oring" the o-ring family
+    Query("PW-Q010", "nbr oring", (0.83, 0.29, 0.12), VECTOR_VERSION),
+    # a rewrite that adds a category: "shaft seal" becomes "mechanical seal"
+    Query("PW-Q011", "shaft seal 16 mm", (0.50, 0.60, 0.25), VECTOR_VERSION),
+    # an exact part number, which the size parser alone reads as a bare "16"
+    Query("PW-Q012", "pump seal LS-16N", (0.75, 0.35, 0.20), VECTOR_VERSION),
+    # a diameter a seal's tolerance rule admits 16 mm listings for
+    Query("PW-Q013", "mechanical seal 15.9 mm", (0.80, 0.28, 0.15), VECTOR_VERSION),
+)
+
+# The catalogue's identifier field: the seller's part number of a listing, exact text.
+PART_NUMBERS = (("PW-L001", "CS-16C"), ("PW-L002", "CS-16C"), ("PW-L003", "CS-16S"), ("PW-L009", "LS-16N"),
+                ("PW-L010", "LS-0625N"), ("PW-L013", "6202"))
+
+
+def design_query_by_id(query_id: str) -> Query:
+    """One of DESIGN_QUERIES by id."""
+    for query in DESIGN_QUERIES:
+        if query.id == query_id:
+            return query
+    raise ValueError(f"query_id {query_id!r} is not one of the query-design queries")

@@ -309,3 +309,22 @@ def trace(detail_query: str = DETAIL_QUERY) -> dict:
     declared = {"field_weights": dict(FIELD_WEIGHTS), "rrf_k": RRF_K, "vector_top_k": VECTOR_TOP_K,
                 "vector_version": VECTOR_VERSION, "mm_per_inch": MM_PER_INCH}
     return record(runs, run, declared, retrieve, reciprocal_rank_fusion)
+
+
+# ---------------------------------------------------------------- query design (appended block)
+# The query-design section (modules/hybrid/design_trace.py builds its record and blocks);
+# trace() and view() above are wrapped so the lesson's record and view end with it.
+
+_trace_before_design, _view_before_design = trace, view
+
+
+def trace(detail_query: str = DETAIL_QUERY) -> dict:  # noqa: F811 (wraps the trace above)
+    """The lesson's record, with the query-design section last."""
+    from modules.hybrid.design_trace import query_design_record
+    return dict(_trace_before_design(detail_query), query_design=query_design_record())
+
+
+def view(record: dict) -> list:  # noqa: F811 (wraps the view above)
+    """The lesson's blocks, with the query-design section last."""
+    from modules.hybrid.design_trace import query_design_blocks
+    return _view_before_design(record) + query_design_blocks(record["query_design"])

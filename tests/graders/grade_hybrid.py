@@ -11,6 +11,7 @@ TASKS = hinted(LESSON, (
     Task(2, "reciprocal_rank_fusion", "Fuse rankings by rank alone"),
     Task(3, "fuse_by_cluster", "Collapse copies by canonical cluster, then fuse"),
     Task(4, "RAW_SCORES_QUIZ", "Quiz: why raw scores must not be added"),
+    Task(5, "alias_effect", "Aliases as a versioned step, with the candidates gained and lost"),
 ))
 
 
@@ -214,3 +215,65 @@ def test_task3_matches_the_lesson():
 
 def test_task4_raw_scores_quiz():
     expect_choice(LESSON, "RAW_SCORES_QUIZ", "c", 4, "Look again at the lesson's table where only the cosine's scale changes")
+
+
+# ---------------------------------------------------------------- Task 5 (appended: query design)
+
+def _search_table(table: dict):
+    """search(terms) over a small table {listing id: its words}: ids whose words share a term, by id."""
+    def search(terms):
+        return [i for i, words in sorted(table.items()) if set(terms) & set(words)]
+    return search
+
+
+TABLE = {"L1": ("nitrile", "lip", "seal"), "L2": ("ring", "nitrile"), "L3": ("mechanical", "seal"),
+         "L4": ("nbr", "gasket")}
+
+
+def test_task5_step_keeps_the_original():
+    fn = function(load(LESSON), "alias_effect")
+    expect_call(fn, ("nbr", "oring"), {"nbr": "nitrile", "oring": "ring"}, "aliases/1",
+                      Shown("search", _search_table(TABLE)),
+                      want={"original": ("nbr", "oring"), "terms": ("nitrile", "ring"),
+                            "step": ("aliases", "aliases/1", "nbr oring", "nbr -> nitrile, oring -> ring"),
+                            "gained": ["L1", "L2"], "lost": ["L4"]},
+                      why="both words aliased; the step names the table's version and keeps the words as typed; "
+                          "L4 matched the raw word 'nbr' and is lost, L1 and L2 are gained")
+
+
+def test_task5_no_alias_and_repeats():
+    fn = function(load(LESSON), "alias_effect")
+    search = Shown("search", _search_table(TABLE))
+    expect_call(fn, ("seal", "mechanical"), {"nbr": "nitrile"}, "aliases/2", search,
+                want={"original": ("seal", "mechanical"), "terms": ("mechanical", "seal"),
+                      "step": ("aliases", "aliases/2", "seal mechanical", "(no alias)"), "gained": [], "lost": []},
+                why="no word is an alias: the step says so, and nothing is gained or lost")
+    expect_call(fn, ["oring", "ring", "orings"], {"oring": "ring"}, "aliases/1", search,
+                want={"original": ("oring", "ring", "orings"), "terms": ("orings", "ring"),
+                      "step": ("aliases", "aliases/1", "oring ring orings", "oring -> ring"),
+                      "gained": [], "lost": []},
+                why="'orings' is not the key 'oring' (whole words only); 'ring' appears once in the new terms, "
+                    "and it was already searched, so nothing is gained")
+
+
+def test_task5_the_lessons_alias_query():
+    from modules.catalogue import LISTINGS
+    from modules.hybrid import QueryContract, lexical_channel, parse_query
+    from modules.hybrid import query_design as qd
+    fn = function(load(LESSON), "alias_effect")
+    query = qd.design_query_by_id("PW-Q010")
+    c = parse_query(query)
+
+    def search(terms):
+        contract = QueryContract(c.query_id, c.original, tuple(terms), c.family, c.diameter, c.state, c.reason,
+                                 c.transformations, c.vector, c.vector_version)
+        return lexical_channel(contract, LISTINGS).ranking
+
+    lesson = qd.with_aliases(query)
+    step = lesson.transformations[-1]
+    gained = sorted(set(search(lesson.terms)) - set(search(c.terms)))
+    expect_call(fn, c.terms, Shown("ALIASES", qd.ALIASES), qd.ALIAS_VERSION,
+                Shown("<the lexical channel over the catalogue>", search),
+                want={"original": c.terms, "terms": lesson.terms,
+                      "step": (step.name, step.version, step.input, step.output), "gained": gained, "lost": []},
+                why=f"the lesson's {query.id}: the alias recovers listings the raw words miss")

@@ -99,3 +99,28 @@ EQUIVALENT_MUTANTS = [
      "why": "this line runs only after an empty list and a list of more than one have returned, so sizes holds "
             "exactly one pair and sizes[0] is sizes[-1]"},
 ]
+
+# Task 5 (appended: query design)
+WRONG_ANSWERS += [
+    {"name": "aliases overwrite the original", "task": 5,
+     "replace": [('    return {"original": original, "terms": new,', '    return {"original": new, "terms": new,')]},
+    {"name": "aliased terms kept unsorted with repeats", "task": 5,
+     "replace": [("    new = tuple(sorted({aliases.get(word, word) for word in original}))",
+                  "    new = tuple(aliases.get(word, word) for word in original)")]},
+    {"name": "aliases by substring", "task": 5,
+     "replace": [("    found = [word for word in original if word in aliases]\n"
+                  "    new = tuple(sorted({aliases.get(word, word) for word in original}))",
+                  "    found = [word for word in original if any(key in word for key in aliases)]\n"
+                  "    new = tuple(sorted({next((v for k, v in aliases.items() if k in word), word) "
+                  "for word in original}))")]},
+    {"name": "the step without its version", "task": 5,
+     "replace": [('    step = ("aliases", version, " ".join(original),', '    step = ("aliases", "aliases", " ".join(original),')]},
+    {"name": "gained and lost swapped", "task": 5,
+     "replace": [('"gained": sorted(after - before),\n            "lost": sorted(before - after)}',
+                  '"gained": sorted(before - after),\n            "lost": sorted(after - before)}')]},
+    {"name": "gained counts every candidate after", "task": 5,
+     "replace": [('"gained": sorted(after - before)', '"gained": sorted(after)')]},
+    {"name": "the original terms and the new ones both searched as one", "task": 5,
+     "replace": [("    before, after = set(search(original)), set(search(new))",
+                  "    before, after = set(search(original)), set(search(original + new))")]},
+]
