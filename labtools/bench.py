@@ -90,6 +90,7 @@ def _lab_copies(folder) -> dict:
         root = os.path.join(folder, state)
         os.makedirs(root)
         shutil.copy2(course.ROOT / "methods.py", root)
+        shutil.copy2(course.ROOT / "course.json", root)
         for part in ("modules", "labtools"):
             shutil.copytree(course.ROOT / part, os.path.join(root, part), ignore=shutil.ignore_patterns("__pycache__"))
         copies[state] = root

@@ -181,7 +181,7 @@ def run_script(lessons: list[str] | None = None) -> str:
 # What the autograder needs of the lab: the command line, the lesson modules the graders
 # import, the graders and the hints they read (exercises/hints). No solutions, exercise
 # files, notebooks or other tests.
-INCLUDE = ("methods.py", "pyproject.toml", "labtools/*.py", "modules/**/*.py", "tests/graders/*.py",
+INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/*.py", "modules/**/*.py", "tests/graders/*.py",
            "tests/graders/SHA256SUMS", "exercises/hints/*.md")
 
 

@@ -18,6 +18,7 @@ def _lab_copy(tmp_path: Path) -> Path:
     lab = tmp_path / "lab"
     lab.mkdir()
     shutil.copy2(ROOT / "methods.py", lab / "methods.py")
+    shutil.copy2(ROOT / "course.json", lab / "course.json")
     for folder in ("modules", "labtools", "exercises"):
         shutil.copytree(ROOT / folder, lab / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return lab
