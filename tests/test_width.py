@@ -6,9 +6,6 @@ command to copy is split across two lines. Rich, forced at 80 columns: every tab
 lesson view shows every column title whole (words may wrap inside the header), or is
 stacked row by row; no cell is cropped with an ellipsis.
 
-Lessons other helpers are still narrowing are listed in NOT_YET_80: their plain case is
-an expected failure (strict=False, so it passes quietly once fixed); remove a name when
-its lesson fits.
 """
 
 from __future__ import annotations
@@ -25,7 +22,6 @@ from labtools import cli, course, dev, integrity, workflow
 
 WIDTH = 80
 LESSONS = built_lessons()
-NOT_YET_80 = {"packet", "hybrid", "channels", "memory"}  # lesson-owned traces, being narrowed
 PLAIN = {"NO_COLOR": "1", "COLUMNS": "80"}
 
 
@@ -46,13 +42,7 @@ def assert_fits(text: str, what: str) -> None:
     assert not split, f"{what} splits a command across lines:\n{split[0]}"
 
 
-def _lesson_case(lesson: str):
-    marks = [pytest.mark.xfail(reason=f"lesson {lesson}'s trace is not yet within 80 columns (its helper's work)",
-                               strict=False)] if lesson in NOT_YET_80 else []
-    return pytest.param(lesson, marks=marks, id=lesson)
-
-
-@pytest.mark.parametrize("lesson", [_lesson_case(lesson) for lesson in LESSONS])
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_a_lesson_command_fits_80_columns(lesson):
     assert_fits(methods(lesson, "--plain").stdout.decode("utf-8"), f"methods.py {lesson} --plain")
 
