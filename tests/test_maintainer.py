@@ -344,3 +344,20 @@ def test_the_manifest_and_the_course_files_agree():
     # Every solution, grader, hints file and notebook source belongs to a lesson of course.json,
     # and every lesson with tasks has them (dev check reports the same lines).
     assert dev.course_problems() == []
+
+
+def test_quiz_keys_are_spread_over_the_letters():
+    # A learner who always answers "b" must not pass most quizzes: every letter is some quiz's
+    # key, and no letter is the key of more than 40% of them.
+    from labtools import manifest
+    keys = []
+    for entry in manifest.lessons():
+        quizzes = [name for _number, name, kind, _title in manifest.tasks(entry["name"]) if kind == "quiz"]
+        if quizzes:
+            tree = ast.parse((ROOT / "solutions" / f"{entry['name']}.py").read_text(encoding="utf-8"))
+            values = {node.targets[0].id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                      and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Constant)}
+            keys += [values[name] for name in quizzes]
+    counts = {letter: keys.count(letter) for letter in "abcd"}
+    assert len(keys) >= 10 and set(keys) == set("abcd"), counts
+    assert max(counts.values()) <= 0.4 * len(keys), counts
