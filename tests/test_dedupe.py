@@ -248,26 +248,6 @@ def test_bad_input_names_the_field_and_value(call, error, words):
     assert words in str(caught.value)
 
 
-def test_interval_helpers_match_plain_python():
-    import random
-    from modules.common.intervals import RangeMin, SortedStarts
-    rng = random.Random(7)
-    found, items = SortedStarts(), []
-    for value in rng.sample(range(10 ** 9), 3000):
-        found.add(value)
-        items.append(value)
-        probe = rng.randrange(10 ** 9)
-        below = [x for x in items if x <= probe]
-        assert found.floor(probe) == (max(below) if below else None)
-    assert [x for block in found.blocks for x in block] == sorted(items) and len(found.blocks) > 2
-    values = [rng.randrange(1000) for _ in range(700)]
-    table = RangeMin(values)
-    for _ in range(2000):
-        i = rng.randrange(700)
-        j = rng.randrange(i, 700)
-        assert table.query(i, j) == min(values[i:j + 1])
-
-
 def test_the_canonical_quiz_premise_holds_on_the_fixture():
     from helpers import ROOT
     text = (ROOT / "solutions" / "dedupe.py").read_text(encoding="utf-8").split("# Task 7 (quiz).")[1]
