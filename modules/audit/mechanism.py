@@ -261,12 +261,12 @@ def _units(alive) -> tuple:
     placed = [h for h in alive if h.position >= 0]
     if not placed:
         return tuple((h,) for h in alive)
-    from modules.practice.mechanism import Candidate, _units as practice_units
+    from modules.practice import Candidate, units as practice_units
     rank = {h.chunk.id: i for i, h in enumerate(alive)}
     by_id = {h.chunk.id: h for h in placed}
     candidates = [Candidate(h.chunk.id, 0.0, h.source_id, h.position, "-", "-", "-", "", "", 0.0, h.walk.text)
                   for h in placed]
-    units = [tuple(by_id[c.id] for c in unit) for unit in practice_units(candidates, rank, set(), {})]
+    units = [tuple(by_id[c.id] for c in unit) for unit in practice_units(candidates, rank)]
     units += [(h,) for h in alive if h.position < 0]
     return tuple(sorted(units, key=lambda unit: min(rank[h.chunk.id] for h in unit)))
 
