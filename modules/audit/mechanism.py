@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from modules.budget import Chunk as WalkChunk, fill_budget
+from modules.budget import RankedPassage, fill_budget
 from modules.common.units import chars, lab_tokens
 from modules.context.mechanism import coverage_counts, recall_counts
-from modules.dedupe import Chunk as DedupeChunk, dedupe_canonical, dedupe_text, select_non_overlapping
+from modules.dedupe import RetrievedChunk, dedupe_canonical, dedupe_text, select_non_overlapping
 from modules.versions import AS_OF, Record, check_day, multi_version_sources, resolve_or_abstain, valid_on
 
 __all__ = ["CAUSES", "KINDS", "NOTES", "UNITS", "POLICIES", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF",
@@ -139,9 +139,9 @@ class Corpus:
         for p in passages:
             # The audit's canonical_id names one passage (its copies share it), so it is also
             # the passage's anchor: lesson 03 then joins exactly the declared copies.
-            chunk = DedupeChunk(p.id, p.source or p.id, p.digest, 0.0, p.canonical_id, p.copy,
-                                p.start_line or 1, p.end_line or 1, p.canonical_id)
-            self.held[p.id] = Held(chunk, WalkChunk(p.id, p.digest), p.source, p.version, p.start_line > 0, "",
+            chunk = RetrievedChunk(p.id, p.source or p.id, p.digest, 0.0, p.canonical_id, p.copy,
+                                   p.start_line or 1, p.end_line or 1, p.canonical_id)
+            self.held[p.id] = Held(chunk, RankedPassage(p.id, p.digest), p.source, p.version, p.start_line > 0, "",
                                    p.supersedes, p.position, p.text)
             self.size_of[p.digest] = p.size
             self.ids_of.setdefault(p.digest, []).append(p.id)
@@ -285,7 +285,7 @@ def select_candidates(top, corpus: Corpus) -> Selection:
         else:
             alive.append(held)
     alive = _versions(alive, causes)
-    declared = [h.chunk._replace(start_line=1, end_line=1) for h in alive if h.chunk.canonical_id]
+    declared = [replace(h.chunk, start_line=1, end_line=1) for h in alive if h.chunk.canonical_id]
     if len(declared) > 1:   # a copy is one passage on another site: its lines there say nothing
         dropped = dedupe_canonical(declared).dropped
         for pid, kept in dropped.items():
@@ -295,7 +295,7 @@ def select_candidates(top, corpus: Corpus) -> Selection:
     for pid, kept in duplicates.items():
         causes[pid] = ("duplicate_text", f"the same text as {kept}", kept)
     alive = [h for h in alive if h.chunk.id not in duplicates]
-    lined = [h.chunk._replace(score=float(-index)) for index, h in enumerate(alive) if h.lines]
+    lined = [replace(h.chunk, score=float(-index)) for index, h in enumerate(alive) if h.lines]
     if len(lined) > 1:      # scores that rank them in the run's order for the lesson's sort
         rejected = select_non_overlapping(lined).rejected
         for pid, reason in rejected.items():
@@ -307,7 +307,7 @@ def select_candidates(top, corpus: Corpus) -> Selection:
     return Selection(_units(alive), causes, tuple(alive))
 
 
-# What a walk walks: one budget-lesson Chunk per unit (its text a key), each key's size, and
+# What a walk walks: one RankedPassage (lesson 02) per unit (its text a key), each key's size, and
 # the passages of each unit by its first id. Built once per query and policy, walked per budget.
 Walkable = namedtuple("Walkable", "chunks sizes members policy")
 
@@ -320,7 +320,7 @@ def walkable(selection: Selection, corpus: Corpus, policy: str = "units") -> Wal
         key = "+".join(h.walk.text for h in unit)
         sizes[key] = sum(corpus.size_of[h.walk.text] for h in unit)
         members[unit[0].chunk.id] = unit
-        chunks.append(WalkChunk(unit[0].chunk.id, key) if len(unit) > 1 else unit[0].walk)
+        chunks.append(RankedPassage(unit[0].chunk.id, key) if len(unit) > 1 else unit[0].walk)
     return Walkable(tuple(chunks), sizes, members, policy)
 
 

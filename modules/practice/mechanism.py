@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, whole_number
 from modules.common.units import lab_tokens
-from modules.dedupe import Chunk, dedupe_canonical
+from modules.dedupe import RetrievedChunk, dedupe_canonical
 from modules.versions import Amount, check_day, check_window, in_window, stated_amounts
 
 
@@ -144,14 +144,14 @@ def is_current(candidate: Candidate, as_of: str) -> bool:
 
 
 def as_chunk(candidate: Candidate):
-    """The candidate as lesson 03 sees a copy (a modules.dedupe.Chunk): its document is where
-    it lives, `canonical` the document it reproduces, primary when those are the same, and
-    `chunk` its anchor."""
+    """The candidate as lesson 03 sees a copy (a modules.dedupe.RetrievedChunk): its document
+    is where it lives, `canonical` the document it reproduces, primary when those are the
+    same, and `chunk` its anchor."""
     if not isinstance(candidate, Candidate):
         raise TypeError(f"candidate must be a Candidate, got {type(candidate).__name__} {short(candidate)}")
     copy = "primary" if candidate.document == candidate.canonical else "mirror"
-    return Chunk(candidate.id, candidate.document, candidate.text, candidate.similarity, candidate.canonical, copy,
-                 anchor=f"#{candidate.chunk}")
+    return RetrievedChunk(candidate.id, candidate.document, candidate.text, candidate.similarity, candidate.canonical,
+                          copy, anchor=f"#{candidate.chunk}")
 
 
 def canonical_dedupe(candidates) -> dict[str, str]:
