@@ -35,7 +35,6 @@ order, so recall@k agrees with trec_eval and ir-measures.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
 from dataclasses import dataclass, replace
 
 from modules.budget import RankedPassage, fill_budget
@@ -80,10 +79,21 @@ DEMO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
 DEMO_AS_OF = AS_OF          # the help desk's as-of date (lesson 04); user data has none unless given
 OPEN_START = "0001-01-01"   # valid_on needs a first day; a passage without one has always been valid
 
-# What the audit holds of one passage: the lessons' records (text replaced by its hash), and
-# what the steps read. A named tuple, as the readers' records are: one is built per passage
-# the run touches, and the record style of the lessons it feeds (lessons 03, 04 and 11).
-Held = namedtuple("Held", "chunk walk source_id version lines validity supersedes position text")
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What the audit holds of one passage the run or the qrels touch: the lessons' records
+    (lesson 03's chunk and lesson 02's, their text replaced by its hash) and what the steps
+    read. Built by Corpus from a checked readers.Passage, so it checks nothing again."""
+
+    chunk: RetrievedChunk
+    walk: RankedPassage
+    source_id: str
+    version: str
+    lines: bool          # the passage declares a line range
+    validity: str        # why it is not valid on the as-of date, "" when it is
+    supersedes: tuple
+    position: int        # its place in its source (lesson 11's neighbours), -1 when undeclared
+    text: str | None
 
 
 @dataclass(frozen=True)
@@ -117,8 +127,15 @@ class QueryAudit:
     policies: dict      # policy -> coverage per budget (with --policy), else {}
 
 
-# units: tuple of tuples of Held, by best-ranked member; alive: the Held passages left, rank order
-Selection = namedtuple("Selection", "units causes alive")
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """One query's candidates after the lessons' steps. units: tuple of tuples of Held, by
+    best-ranked member; causes: dropped id -> (cause, detail, kept id); alive: the Held
+    passages left, in rank order."""
+
+    units: tuple
+    causes: dict
+    alive: tuple
 
 
 class Corpus:
@@ -159,7 +176,7 @@ class Corpus:
                 if p.id not in valid:
                     why = (f"expired: last day {p.valid_until}" if p.valid_until and p.valid_until < self.as_of
                            else f"not yet valid: first day {p.valid_from}")
-                    self.held[p.id] = self.held[p.id]._replace(validity=why)
+                    self.held[p.id] = replace(self.held[p.id], validity=why)
 
     def __len__(self) -> int:
         return len(self.held)
@@ -307,9 +324,16 @@ def select_candidates(top, corpus: Corpus) -> Selection:
     return Selection(_units(alive), causes, tuple(alive))
 
 
-# What a walk walks: one RankedPassage (lesson 02) per unit (its text a key), each key's size, and
-# the passages of each unit by its first id. Built once per query and policy, walked per budget.
-Walkable = namedtuple("Walkable", "chunks sizes members policy")
+@dataclass(frozen=True, slots=True)
+class Walkable:
+    """What a walk walks: one RankedPassage (lesson 02) per unit (its text a key), each key's
+    size, and the passages of each unit by its first id. Built once per query and policy,
+    walked per budget."""
+
+    chunks: tuple
+    sizes: dict
+    members: dict
+    policy: str
 
 
 def walkable(selection: Selection, corpus: Corpus, policy: str = "units") -> Walkable:
