@@ -11,7 +11,7 @@ Check your work:  python3 -B methods.py check budget
 Stuck?            python3 -B methods.py hint budget
 """
 
-from modules.budget import BudgetWalk, Chunk, Facet, Request, facets_covered
+from modules.budget import BudgetWalk, Facet, RankedPassage, Request, facets_covered
 from modules.common.units import chars, lab_tokens
 
 
@@ -31,7 +31,7 @@ def evidence_budget(window: int, base_input: int, history: int, tools: int, outp
 
 
 def skip_walk(chunks, budget: int, counter=chars) -> BudgetWalk:
-    """Task 2. Walk `chunks` (a sequence of Chunk, best first) under `budget`.
+    """Task 2. Walk `chunks` (a sequence of RankedPassage, best first) under `budget`.
 
     Measure each chunk with `counter(chunk.text)`, a function str -> int such as
     modules.common.units.chars or modules.common.units.lab_tokens: never assume len(). A chunk
@@ -77,7 +77,7 @@ RESERVE_QUIZ = None  # TODO: your answer
 def cover_facets(chunks, facets, budget: int, counter=chars) -> tuple:
     """Task 5. Choose chunks that cover the question's facets within `budget`.
 
-    `chunks` is a sequence of Chunk, best first; `facets` a sequence of Facet, the
+    `chunks` is a sequence of RankedPassage, best first; `facets` a sequence of Facet, the
     question's declared sub-questions. `facets_covered(facets, chunk.text)` names the
     facets a chunk covers; measure a chunk with `counter(chunk.text)`. This is budgeted
     maximum coverage, solved greedily. Repeat:
@@ -92,12 +92,12 @@ def cover_facets(chunks, facets, budget: int, counter=chars) -> tuple:
     a chunk. Return the chosen chunks as a tuple in rank order (their order in
     `chunks`), not in the order you chose them. Raise ValueError if `budget` is negative.
 
-    >>> pick = [Chunk("a", "alpha " * 20), Chunk("b", "alpha"), Chunk("c", "beta")]
+    >>> pick = [RankedPassage("a", "alpha " * 20), RankedPassage("b", "alpha"), RankedPassage("c", "beta")]
     >>> [c.id for c in cover_facets(pick, [Facet("alpha", "alpha?"), Facet("beta", "beta?")], 50)]
     ['b', 'c']
     """
     raise NotImplementedError("cover_facets: write your answer here, then run: python3 -B methods.py check budget")
 
 
-__all__ = ["Chunk", "Facet", "Request", "lab_tokens", "evidence_budget", "skip_walk", "count_overflows",
+__all__ = ["RankedPassage", "Facet", "Request", "lab_tokens", "evidence_budget", "skip_walk", "count_overflows",
            "RESERVE_QUIZ", "cover_facets"]

@@ -16,7 +16,7 @@ Stuck?            python3 -B methods.py hint order
 
 from fractions import Fraction
 
-from modules.order import LAYOUTS, Chunk, OrderEffect
+from modules.order import LAYOUTS, OrderEffect, Paragraph
 
 
 def reorder_lost_in_middle(items) -> list:
@@ -40,7 +40,7 @@ def reorder_lost_in_middle(items) -> list:
     raise NotImplementedError("reorder_lost_in_middle: write your answer here, then run: python3 -B methods.py check order")
 
 
-def build_layout(good: Chunk, bad, layout: str) -> tuple:
+def build_layout(good: Paragraph, bad, layout: str) -> tuple:
     """Task 2. Place one relevant chunk among the irrelevant ones; return a tuple.
 
     `good` is the relevant chunk, `bad` the j irrelevant ones in rank order (the
@@ -64,7 +64,7 @@ def share_of_change(before, after) -> Fraction:
 
     `before` and `after` list what the reader picked for each question, in the same
     question order, for two runs (say: same seed, head and middle layouts; or the
-    same layout with seed and seed + 1). A pick is a Chunk, or None when the prompt
+    same layout with seed and seed + 1). A pick is a Paragraph, or None when the prompt
     overflowed the window. Compare the chunks themselves: two chunks of one document
     share a code, and a pick that moved to the other chunk of the same document has
     changed. Any ordered iterable will do: a list, a tuple, or a generator read
@@ -82,7 +82,7 @@ def share_of_change(before, after) -> Fraction:
 def order_effect(first, reordered, reseeded) -> OrderEffect:
     """Task 4. Decide whether a change of order moved more citations than a change of seed.
 
-    All three list the reader's pick (a Chunk, or None) for each question, in the
+    All three list the reader's pick (a Paragraph, or None) for each question, in the
     same question order:
 
         first      one run: seed s, the original order
@@ -122,5 +122,5 @@ def order_effect(first, reordered, reseeded) -> OrderEffect:
 COPIER_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["Chunk", "OrderEffect", "reorder_lost_in_middle", "build_layout", "share_of_change", "order_effect",
+__all__ = ["Paragraph", "OrderEffect", "reorder_lost_in_middle", "build_layout", "share_of_change", "order_effect",
            "COPIER_QUIZ"]

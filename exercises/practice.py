@@ -17,7 +17,7 @@ Stuck?             python3 -B methods.py hint practice
 from datetime import date
 
 from modules.common.units import lab_tokens
-from modules.dedupe import Chunk, dedupe_canonical
+from modules.dedupe import RetrievedChunk, dedupe_canonical
 from modules.practice import Amount, Candidate, Conflict, Decision, Plan, stated_amounts
 
 
@@ -37,7 +37,7 @@ def canonical_dedupe(candidates) -> dict:
 
     Do not write a new rule: lesson 03's `dedupe_canonical` (imported above) keeps one
     copy of each passage and every distinct passage of a document. Describe each
-    candidate, in rank order, as a lesson 03 `Chunk`: its id, its `document` as the
+    candidate, in rank order, as a lesson 03 `RetrievedChunk`: its id, its `document` as the
     source, its text and similarity; `canonical` as the canonical_id; the copy kind
     "primary" when the candidate's document is its canonical document and "mirror"
     otherwise; and an anchor that names the passage's place in the canonical document,

@@ -31,6 +31,7 @@ This is a benchmark, not a test: it prints figures and asserts nothing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -240,11 +241,12 @@ def _dedupe_cases(n: int):
     if not (course.ROOT / "modules" / "dedupe").is_dir():
         return []
     dedupe = importlib.import_module("modules.dedupe")
-    chunks = [dedupe.Chunk(f"c{i}", f"file{i % 50}.md", f"text {i % (n // 2 or 1)}", score=(i % 1000) / 1000,
-                           canonical_id=f"doc-{i % 300}", start_line=1 + 10 * (i // 50), end_line=5 + 10 * (i // 50))
+    chunks = [dedupe.RetrievedChunk(f"c{i}", f"file{i % 50}.md", f"text {i % (n // 2 or 1)}",
+                                    score=(i % 1000) / 1000, canonical_id=f"doc-{i % 300}",
+                                    start_line=1 + 10 * (i // 50), end_line=5 + 10 * (i // 50))
               for i in range(n)]
     # Overlapping ranges reaching line 10**9: the selection's cost must follow the chunks, not the lines.
-    wide = [c._replace(start_line=1 + i * 7919 % 10 ** 9, end_line=1 + i * 7919 % 10 ** 9 + i % 97 * 10 ** 5)
+    wide = [dataclasses.replace(c, start_line=1 + i * 7919 % 10 ** 9, end_line=1 + i * 7919 % 10 ** 9 + i % 97 * 10 ** 5)
             for i, c in enumerate(chunks)]
     cases = []
     for name in ("dedupe_ids", "dedupe_text", "dedupe_canonical", "select_non_overlapping"):

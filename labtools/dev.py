@@ -298,10 +298,15 @@ def check(lessons: list[str] | None = None) -> list[str]:
     return found
 
 
-def golden(names: list[str] | None = None) -> list[str]:
+def golden_names() -> list[str]:
+    """What has a golden file: every built lesson, and the audit (`methods.py audit --plain`)."""
     from labtools.registry import built_lessons
+    return built_lessons() + (["audit"] if (course.ROOT / "modules" / "audit").is_dir() else [])
+
+
+def golden(names: list[str] | None = None) -> list[str]:
     written = []
-    for name in names or built_lessons():
+    for name in names or golden_names():
         done = subprocess.run([sys.executable, "-B", str(course.ROOT / "methods.py"), name, "--plain"],
                               capture_output=True, cwd=course.ROOT)
         if done.returncode != 0:
@@ -342,7 +347,7 @@ def main(argv: list[str]) -> int:
     nb_parser = sub.add_parser("notebooks", help="build and execute the notebooks")
     nb_parser.add_argument("names", nargs="*", help="notebook names such as 01_context (default: all)")
     golden_parser = sub.add_parser("golden", help="rewrite tests/golden/NAME.txt from the lesson commands")
-    golden_parser.add_argument("names", nargs="*", help="lessons (default: every built lesson)")
+    golden_parser.add_argument("names", nargs="*", help="lessons or audit (default: every built lesson and the audit)")
     new_parser = sub.add_parser("new", help="start a lesson: its course.json entry and starter files")
     new_parser.add_argument("name", help="the lesson's name, a lower-case Python name")
     new_parser.add_argument("--title", required=True, help="one line: what the lesson shows")
@@ -390,8 +395,7 @@ def main(argv: list[str]) -> int:
                   f"{args.name}` and `{RUN} dev check {args.name}`")
             return 0
         if args.command == "golden":
-            from labtools.registry import built_lessons
-            for line in golden(_names(golden_parser, args.names, built_lessons(), "built lesson") or None):
+            for line in golden(_names(golden_parser, args.names, golden_names(), "golden output") or None):
                 print(line)
             return 0
     except files.FileProblem as problem:

@@ -12,7 +12,7 @@ Check your work:  python3 -B methods.py check dedupe
 Stuck?            python3 -B methods.py hint dedupe
 """
 
-from modules.dedupe import CanonicalDedupe, Chunk, OverlapSelection, TextDedupe, normalised_text
+from modules.dedupe import CanonicalDedupe, OverlapSelection, RetrievedChunk, TextDedupe, normalised_text
 
 IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
 
@@ -20,7 +20,7 @@ IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_
 def dedupe_ids(chunks) -> tuple:
     """Task 1. Collapse repeated ids, keeping the first-ranked copy in its place.
 
-    `chunks` is a sequence of Chunk, best first. A later chunk with an id seen
+    `chunks` is a sequence of RetrievedChunk, best first. A later chunk with an id seen
     before is dropped if it is the same chunk: every field in IDENTITY_FIELDS
     equal (the score may differ). If any of those fields differs, raise
     ValueError with a message naming the id and the first differing field, for
@@ -66,7 +66,7 @@ def dedupe_text(chunks) -> TextDedupe:
     # END SOLUTION
 
 
-def same_passage(a: Chunk, b: Chunk) -> bool:
+def same_passage(a: RetrievedChunk, b: RetrievedChunk) -> bool:
     """Task 3. True if chunks `a` and `b` are copies of one passage of one canonical document.
 
     A primary site, a mirror and an export of one document share its `canonical_id`
@@ -90,7 +90,7 @@ def same_passage(a: Chunk, b: Chunk) -> bool:
 def dedupe_canonical(chunks) -> CanonicalDedupe:
     """Task 4. Keep one copy of each passage; never drop a distinct passage of a document.
 
-    `chunks` is a sequence of Chunk, best first, with unique ids. Group them into
+    `chunks` is a sequence of RetrievedChunk, best first, with unique ids. Group them into
     passages: a chunk belongs with every chunk it is the same_passage() of (Task 3), and
     copies of copies are copies (if a matches b by anchor and b matches c by text, all
     three are one passage). A chunk that matches nothing is a passage on its own.
@@ -118,7 +118,7 @@ def dedupe_canonical(chunks) -> CanonicalDedupe:
     # END SOLUTION
 
 
-def lines_overlap(a: Chunk, b: Chunk) -> bool:
+def lines_overlap(a: RetrievedChunk, b: RetrievedChunk) -> bool:
     """Task 5. True if chunks `a` and `b` come from the same `source` and share at least one line.
 
     Line ranges are 1-based and inclusive: start_line=12, end_line=24 covers
@@ -171,5 +171,5 @@ CANONICAL_QUIZ = "b"
 # END SOLUTION
 
 
-__all__ = ["Chunk", "IDENTITY_FIELDS", "dedupe_ids", "dedupe_text", "same_passage", "dedupe_canonical",
+__all__ = ["RetrievedChunk", "IDENTITY_FIELDS", "dedupe_ids", "dedupe_text", "same_passage", "dedupe_canonical",
            "lines_overlap", "select_non_overlapping", "CANONICAL_QUIZ"]

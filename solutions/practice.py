@@ -16,7 +16,7 @@ Stuck?             python3 -B methods.py hint practice
 from datetime import date
 
 from modules.common.units import lab_tokens
-from modules.dedupe import Chunk, dedupe_canonical
+from modules.dedupe import RetrievedChunk, dedupe_canonical
 from modules.practice import Amount, Candidate, Conflict, Decision, Plan, stated_amounts
 
 
@@ -43,7 +43,7 @@ def canonical_dedupe(candidates) -> dict:
 
     Do not write a new rule: lesson 03's `dedupe_canonical` (imported above) keeps one
     copy of each passage and every distinct passage of a document. Describe each
-    candidate, in rank order, as a lesson 03 `Chunk`: its id, its `document` as the
+    candidate, in rank order, as a lesson 03 `RetrievedChunk`: its id, its `document` as the
     source, its text and similarity; `canonical` as the canonical_id; the copy kind
     "primary" when the candidate's document is its canonical document and "mirror"
     otherwise; and an anchor that names the passage's place in the canonical document,
@@ -53,7 +53,7 @@ def canonical_dedupe(candidates) -> dict:
     chunks = []
     for c in candidates:
         copy = "primary" if c.document == c.canonical else "mirror"
-        chunks.append(Chunk(c.id, c.document, c.text, c.similarity, c.canonical, copy, anchor=f"#{c.chunk}"))
+        chunks.append(RetrievedChunk(c.id, c.document, c.text, c.similarity, c.canonical, copy, anchor=f"#{c.chunk}"))
     return dict(dedupe_canonical(chunks).dropped)
     # END SOLUTION
 

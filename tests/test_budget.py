@@ -8,7 +8,7 @@ from helpers import methods
 from modules.budget import mechanism as budget
 from modules.budget import trace as budget_trace
 from modules.budget.mechanism import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
-                            WORKED, Chunk, Facet, Request, count_overflows, evidence_budget, fill_budget,
+                            WORKED, Facet, RankedPassage, Request, count_overflows, evidence_budget, fill_budget,
                             prompt_sizes, request_fits, select_for_coverage, window_bar)
 from modules.common.units import chars, lab_tokens, utf8_bytes
 
@@ -46,7 +46,7 @@ def test_truncation_drops_the_exception(record):
 def test_skip_walk_on_the_mechanism_with_exact_fit():
     walk = fill_budget(RANKED, 80)
     assert walk.kept == RANKED[1:] and walk.skipped_ids == ("laptop-loans",) and walk.used == 70
-    exact = fill_budget([Chunk("a", "x" * 50), Chunk("b", "y" * 30), Chunk("c", "z")], 80)
+    exact = fill_budget([RankedPassage("a", "x" * 50), RankedPassage("b", "y" * 30), RankedPassage("c", "z")], 80)
     assert exact.kept_ids == ("a", "b") and exact.used == 80 and exact.skipped_ids == ("c",)
 
 
@@ -175,9 +175,9 @@ def test_exact_fit_in_the_overflow_count():
     (lambda: fill_budget(RANKED, 80, policy="cut"), ValueError, "policy must be one of skip, stop, truncate, got 'cut'"),
     (lambda: fill_budget(RANKED, 80, counter="chars"), TypeError, "counter must be a function str -> int"),
     (lambda: fill_budget(RANKED, 80, counter=lambda t: 1.5), TypeError, "must return an int >= 0, got float 1.5"),
-    (lambda: fill_budget(["text"], 80), TypeError, "chunks[0] must be a Chunk, got str"),
-    (lambda: Chunk("", "x"), ValueError, "Chunk.id must not be empty"),
-    (lambda: Chunk("a", 3), TypeError, "Chunk.text must be a str, got int 3"),
+    (lambda: fill_budget(["text"], 80), TypeError, "chunks[0] must be a RankedPassage, got str"),
+    (lambda: RankedPassage("", "x"), ValueError, "RankedPassage.id must not be empty"),
+    (lambda: RankedPassage("a", 3), TypeError, "RankedPassage.text must be a str, got int 3"),
     (lambda: evidence_budget(1024, -1, 0, 0, 128, 0), ValueError, "base_input must be at least 0, got -1"),
     (lambda: evidence_budget(0, 0, 0, 0, 0, 0), ValueError, "window must be at least 1, got 0"),
     (lambda: evidence_budget(1024, 124, False, 0, 128, 0), TypeError, "history must be an int, got bool False"),
@@ -252,11 +252,11 @@ def test_coverage_never_reads_the_labels(monkeypatch):
 
 def test_coverage_greedy_is_exact_and_keeps_rank_order():
     alpha, beta = Facet("alpha", "alpha?"), Facet("beta", "beta?")
-    chunks = [Chunk("a", "alpha " + "." * 94), Chunk("b", "beta"), Chunk("c", "alpha")]
+    chunks = [RankedPassage("a", "alpha " + "." * 94), RankedPassage("b", "beta"), RankedPassage("c", "alpha")]
     chosen = select_for_coverage(chunks, [alpha, beta], 200)
     assert chosen.pick_order == ("b", "c") and chosen.kept_ids == ("b", "c") and chosen.used == 9
     assert chosen.covered == ("alpha", "beta") and chosen.missing == ()
-    ties = [Chunk(f"t{i:02d}", "alpha") for i in range(40)]
+    ties = [RankedPassage(f"t{i:02d}", "alpha") for i in range(40)]
     assert select_for_coverage(ties, [alpha], 100).kept_ids == ("t00",)
     nothing = select_for_coverage(chunks, [alpha, beta], 3)
     assert nothing.kept == () and nothing.missing == ("alpha", "beta") and nothing.unit == "chars"
@@ -274,7 +274,7 @@ def test_plain_output_fits_80_columns_and_every_table_has_a_legend():
 
 def test_records_are_frozen_dataclasses():
     import dataclasses
-    for kind in (Chunk, budget.BudgetWalk, Request, budget.CoverageSelection):
+    for kind in (RankedPassage, budget.BudgetWalk, Request, budget.CoverageSelection):
         assert dataclasses.is_dataclass(kind) and kind.__dataclass_params__.frozen
     with pytest.raises(dataclasses.FrozenInstanceError):
         RANKED[0].text = "changed"

@@ -1,5 +1,6 @@
 """Lesson 03's figures and contracts, asserted on the mechanism and on the command."""
 
+import dataclasses
 import json
 
 import pytest
@@ -7,8 +8,8 @@ import pytest
 from helpers import methods
 from modules.dedupe import mechanism as dedupe
 from modules.dedupe import trace as dedupe_trace
-from modules.dedupe import (CANONICAL_CASE, CROWDING_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, Chunk,
-                            IdConflict, canonical_sources, dedupe_canonical, dedupe_ids, dedupe_text, distinct_texts,
+from modules.dedupe import (CANONICAL_CASE, CROWDING_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, IdConflict,
+                            RetrievedChunk, canonical_sources, dedupe_canonical, dedupe_ids, dedupe_text, distinct_texts,
                             lines_overlap, ranked, same_passage, select_non_overlapping)
 
 
@@ -41,11 +42,11 @@ def test_a_conflicting_id_raises_naming_id_and_field(record):
     (dict(copy="mirror"), "copy"), (dict(start_line=2, end_line=3), "start_line"),
 ])
 def test_provenance_conflicts_name_their_field(changes, field):
-    base = Chunk("a", "src", "same text")
-    other = Chunk(**{**dict(id="a", source="src", text="same text"), **changes})
+    base = RetrievedChunk("a", "src", "same text")
+    other = RetrievedChunk(**{**dict(id="a", source="src", text="same text"), **changes})
     with pytest.raises(IdConflict, match=rf"id 'a' appears twice with a different {field}"):
         dedupe_ids([base, other])
-    assert dedupe_ids([base, Chunk("a", "src", "same text", score=0.1)]) == (base,)
+    assert dedupe_ids([base, RetrievedChunk("a", "src", "same text", score=0.1)]) == (base,)
 
 
 def test_exact_text_dedupe(record):
@@ -82,9 +83,9 @@ def test_canonical_dedupe_keeps_one_copy_of_each_passage(record):
 
 def test_the_rule_and_its_exception_are_two_passages():
     """Issue 13: 'one chunk per canonical document' dropped an exception; distinct passages all stay."""
-    rule = Chunk("rule", "intranet/t", "Trips are reimbursed.", 0.9, "t", "primary", anchor="§3")
-    mirror = Chunk("rule-m", "mirror/t", "TRIPS are\nreimbursed.", 0.95, "t", "mirror")
-    exception = Chunk("exception", "intranet/t", "Unless booked before approval.", 0.5, "t", "primary", anchor="§4")
+    rule = RetrievedChunk("rule", "intranet/t", "Trips are reimbursed.", 0.9, "t", "primary", anchor="§3")
+    mirror = RetrievedChunk("rule-m", "mirror/t", "TRIPS are\nreimbursed.", 0.95, "t", "mirror")
+    exception = RetrievedChunk("exception", "intranet/t", "Unless booked before approval.", 0.5, "t", "primary", anchor="§4")
     result = dedupe_canonical([mirror, rule, exception])
     assert [c.id for c in result.kept] == ["rule", "exception"] and result.dropped == {"rule-m": "rule"}
     assert same_passage(rule, mirror) and not same_passage(rule, exception)
@@ -92,16 +93,16 @@ def test_the_rule_and_its_exception_are_two_passages():
 
 
 def test_copies_of_copies_join_one_passage():
-    mirror = Chunk("m", "mirror/s", "Return books to the box.", 0.9, "s", "mirror")
-    export = Chunk("e", "export/s", "EXPORT. Return books to the box.", 0.8, "s", "export", anchor="§1")
-    primary = Chunk("p", "intranet/s", "Return books to the box.", 0.7, "s", "primary", anchor="§1")
+    mirror = RetrievedChunk("m", "mirror/s", "Return books to the box.", 0.9, "s", "mirror")
+    export = RetrievedChunk("e", "export/s", "EXPORT. Return books to the box.", 0.8, "s", "export", anchor="§1")
+    primary = RetrievedChunk("p", "intranet/s", "Return books to the box.", 0.7, "s", "primary", anchor="§1")
     for order in ([mirror, export, primary], [export, primary, mirror], [primary, mirror, export]):
         result = dedupe_canonical(order)
         assert [c.id for c in result.kept] == ["p"], order
     assert [c.id for c in dedupe_canonical([mirror, export]).kept] == ["m", "e"]
     assert dedupe_canonical([mirror, export, primary]).matched == {"m": "same normalised text", "e": "same anchor §1"}
-    bridge = Chunk("b", "mirror2/s", "Another wording.", 0.6, "s", "mirror", anchor="§1")
-    linked = dedupe_canonical([mirror, export, primary, bridge, Chunk("x", "mirror3/s", "another  WORDING.", 0.5,
+    bridge = RetrievedChunk("b", "mirror2/s", "Another wording.", 0.6, "s", "mirror", anchor="§1")
+    linked = dedupe_canonical([mirror, export, primary, bridge, RetrievedChunk("x", "mirror3/s", "another  WORDING.", 0.5,
                                                                       "s", "mirror")])
     assert linked.dropped["x"] == "p" and linked.matched["x"] == "linked through another copy"
 
@@ -110,11 +111,11 @@ def test_copies_of_copies_join_one_passage():
 @pytest.mark.parametrize("blank", [" ", "\t", "  \n"])
 def test_a_blank_canonical_id_or_anchor_is_refused(field, blank):
     """Issue 14: a whitespace canonical_id merged unrelated chunks."""
-    with pytest.raises(ValueError, match=rf"Chunk.{field} must be '' \(none declared\) or a non-blank id"):
-        Chunk("a", "s", "t", **{field: blank})
-    assert Chunk("a", "s", "t", **{field: ""}).canonical_id == ""
-    with pytest.raises(ValueError, match=rf"Chunk.{field} must be"):
-        Chunk("a", "s", "t")._replace(**{field: blank})   # a replaced value is checked like a new one
+    with pytest.raises(ValueError, match=rf"RetrievedChunk.{field} must be '' \(none declared\) or a non-blank id"):
+        RetrievedChunk("a", "s", "t", **{field: blank})
+    assert RetrievedChunk("a", "s", "t", **{field: ""}).canonical_id == ""
+    with pytest.raises(ValueError, match=rf"RetrievedChunk.{field} must be"):
+        dataclasses.replace(RetrievedChunk("a", "s", "t"), **{field: blank})   # a replaced value is checked like a new one
 
 
 def test_overlapping_lines_case(record):
@@ -135,7 +136,7 @@ def test_inclusive_ranges_and_adjacency():
     assert lines_overlap(one, two) and lines_overlap(two, one)
     assert not lines_overlap(three, four) and not lines_overlap(four, three)
     assert not lines_overlap(four, five)        # 25-33 and 32-35, but different files
-    touching = Chunk("x", "deployment-guide.md", "t", start_line=24, end_line=25)
+    touching = RetrievedChunk("x", "deployment-guide.md", "t", start_line=24, end_line=25)
     assert lines_overlap(three, touching) and lines_overlap(four, touching)
 
 
@@ -143,44 +144,44 @@ def test_reversed_input_gives_the_same_selection(record):
     assert record["overlap"]["reversed_input_selected_ids"] == record["overlap"]["selected_ids"]
     assert record["overlap"]["order_invariant"] is True
     assert select_non_overlapping(reversed(OVERLAP_CASE)) == select_non_overlapping(OVERLAP_CASE)
-    a = Chunk("a", "f.md", "a", 0.5, start_line=1, end_line=10)
-    b = Chunk("b", "f.md", "b", 0.5, start_line=5, end_line=15)
+    a = RetrievedChunk("a", "f.md", "a", 0.5, start_line=1, end_line=10)
+    b = RetrievedChunk("b", "f.md", "b", 0.5, start_line=5, end_line=15)
     for order in ([a, b], [b, a]):
         result = select_non_overlapping(order)
         assert result.selected_ids == ("a",) and result.rejected == {"b": "overlapping_lines_with:a"}
     assert [c.id for c in ranked([b, a])] == ["a", "b"]
     # one chunk seen twice with two scores ranks by its better score, whatever arrives first
-    low_b = Chunk("b", "f.md", "b", 0.1, start_line=5, end_line=15)
-    high_b = Chunk("b", "f.md", "b", 0.9, start_line=5, end_line=15)
+    low_b = RetrievedChunk("b", "f.md", "b", 0.1, start_line=5, end_line=15)
+    high_b = RetrievedChunk("b", "f.md", "b", 0.9, start_line=5, end_line=15)
     for order in ([a, low_b, high_b], [high_b, a, low_b], [low_b, a, high_b]):
         result = select_non_overlapping(order)
         assert result.selected_ids == ("b",) and result.rejected == {"a": "overlapping_lines_with:b"}
 
 
 def test_rejection_names_the_best_ranked_overlap():
-    chunks = [Chunk("low", "f.md", "l", 0.2, start_line=5, end_line=25),
-              Chunk("mid", "f.md", "m", 0.5, start_line=20, end_line=30),
-              Chunk("top", "f.md", "t", 0.9, start_line=1, end_line=10)]
+    chunks = [RetrievedChunk("low", "f.md", "l", 0.2, start_line=5, end_line=25),
+              RetrievedChunk("mid", "f.md", "m", 0.5, start_line=20, end_line=30),
+              RetrievedChunk("top", "f.md", "t", 0.9, start_line=1, end_line=10)]
     assert select_non_overlapping(chunks).rejected == {"low": "overlapping_lines_with:top"}
 
 
 def test_huge_line_numbers_cost_nothing_extra():
     """Issue 13: one chunk spanning lines 1 to 10**9 ran over 20 s; cost now follows the chunks."""
     import time
-    whole = Chunk("whole", "big.md", "w", 0.9, start_line=1, end_line=10 ** 9)
-    tail = Chunk("tail", "big.md", "t", 0.8, start_line=10 ** 9, end_line=10 ** 9 + 5)
-    after = Chunk("after", "big.md", "a", 0.7, start_line=10 ** 9 + 6, end_line=2 * 10 ** 9)
+    whole = RetrievedChunk("whole", "big.md", "w", 0.9, start_line=1, end_line=10 ** 9)
+    tail = RetrievedChunk("tail", "big.md", "t", 0.8, start_line=10 ** 9, end_line=10 ** 9 + 5)
+    after = RetrievedChunk("after", "big.md", "a", 0.7, start_line=10 ** 9 + 6, end_line=2 * 10 ** 9)
     began = time.perf_counter()
     result = select_non_overlapping([after, tail, whole])
     assert result.selected_ids == ("whole", "after") and result.rejected == {"tail": "overlapping_lines_with:whole"}
     # 2,000 nested chunks up to 2 * 10**6 lines took 120 s; and a thousand small chunks under one huge one.
-    nested = [Chunk(f"n{i:04d}", "n.md", "x", i / 2000, start_line=1 + 500 * (1999 - i),
+    nested = [RetrievedChunk(f"n{i:04d}", "n.md", "x", i / 2000, start_line=1 + 500 * (1999 - i),
                     end_line=2 * 10 ** 6 - 500 * (1999 - i)) for i in range(2000)]
     result = select_non_overlapping(nested)
     assert result.selected_ids == ("n1999",) and len(result.rejected) == 1999
     assert set(result.rejected.values()) == {"overlapping_lines_with:n1999"}
-    small = [Chunk(f"s{i:04d}", "m.md", "x", 0.9, start_line=10 * i + 1, end_line=10 * i + 5) for i in range(1000)]
-    huge = [Chunk(f"h{i:04d}", "m.md", "x", 0.1, start_line=1, end_line=10 ** 9) for i in range(1000)]
+    small = [RetrievedChunk(f"s{i:04d}", "m.md", "x", 0.9, start_line=10 * i + 1, end_line=10 * i + 5) for i in range(1000)]
+    huge = [RetrievedChunk(f"h{i:04d}", "m.md", "x", 0.1, start_line=1, end_line=10 ** 9) for i in range(1000)]
     result = select_non_overlapping(huge + small)
     assert len(result.selected) == 1000 and set(result.rejected.values()) == {"overlapping_lines_with:s0000"}
     assert time.perf_counter() - began < 2.0
@@ -190,7 +191,7 @@ def test_rejection_names_the_best_ranked_overlap_across_many():
     # Many selected chunks under one rejected range: the reason names the best-ranked of them.
     import random
     rng = random.Random(3)
-    chunks = [Chunk(f"c{i:03d}", "f.md", "x", rng.random(), start_line=s, end_line=s + rng.randrange(0, 40))
+    chunks = [RetrievedChunk(f"c{i:03d}", "f.md", "x", rng.random(), start_line=s, end_line=s + rng.randrange(0, 40))
               for i, s in enumerate(rng.randrange(1, 2000) for _ in range(400))]
     result = select_non_overlapping(chunks)
     order = ranked(chunks)
@@ -225,47 +226,27 @@ def test_crowding_cutoff_two_holds_half_the_answer(record):
 
 
 @pytest.mark.parametrize("call, error, words", [
-    (lambda: Chunk("", "s", "t"), ValueError, "Chunk.id must not be empty"),
-    (lambda: Chunk("a", "s", 5), TypeError, "Chunk.text must be a str, got int 5"),
-    (lambda: Chunk("a", "s", "t", copy="backup"), ValueError, "Chunk.copy must be one of primary, mirror, export, got 'backup'"),
-    (lambda: Chunk("a", "s", "t", score="high"), TypeError, "Chunk.score must be a number, got str 'high'"),
-    (lambda: Chunk("a", "s", "t", score=True), TypeError, "Chunk.score must be a number, got bool True"),
-    (lambda: Chunk("a", "s", "t", score=float("nan")), TypeError, "Chunk.score must be a number, got float nan"),
-    (lambda: Chunk("a", "s", "t", start_line=0), ValueError, "Chunk.start_line must be >= 1 (lines are 1-based), got 0"),
-    (lambda: Chunk("a", "s", "t", start_line=1.0), TypeError, "Chunk.start_line must be an int, got float 1.0"),
-    (lambda: Chunk("a", "s", "t", start_line=9, end_line=3), ValueError, "Chunk 'a': end_line 3 is before start_line 9"),
-    (lambda: dedupe_text("abc"), TypeError, "chunks must be a sequence of Chunk, got str"),
-    (lambda: dedupe_ids([ID_CASE[0], "x"]), TypeError, "chunks[1] must be a Chunk, got str 'x'"),
-    (lambda: select_non_overlapping([None]), TypeError, "chunks[0] must be a Chunk, got NoneType"),
-    (lambda: Chunk("a", "s", "t", anchor=3), TypeError, "Chunk.anchor must be a str, got int 3"),
-    (lambda: same_passage(ID_CASE[0], "x"), TypeError, "same_passage needs two Chunks, got Chunk and str"),
-    (lambda: dedupe_canonical({ID_CASE[0]}), TypeError, "chunks must be a sequence of Chunk, got set"),
-    (lambda: canonical_sources(None), TypeError, "chunks must be a sequence of Chunk, got NoneType"),
+    (lambda: RetrievedChunk("", "s", "t"), ValueError, "RetrievedChunk.id must not be empty"),
+    (lambda: RetrievedChunk("a", "s", 5), TypeError, "RetrievedChunk.text must be a str, got int 5"),
+    (lambda: RetrievedChunk("a", "s", "t", copy="backup"), ValueError, "RetrievedChunk.copy must be one of primary, mirror, export, got 'backup'"),
+    (lambda: RetrievedChunk("a", "s", "t", score="high"), TypeError, "RetrievedChunk.score must be a number, got str 'high'"),
+    (lambda: RetrievedChunk("a", "s", "t", score=True), TypeError, "RetrievedChunk.score must be a number, got bool True"),
+    (lambda: RetrievedChunk("a", "s", "t", score=float("nan")), TypeError, "RetrievedChunk.score must be a number, got float nan"),
+    (lambda: RetrievedChunk("a", "s", "t", start_line=0), ValueError, "RetrievedChunk.start_line must be >= 1 (lines are 1-based), got 0"),
+    (lambda: RetrievedChunk("a", "s", "t", start_line=1.0), TypeError, "RetrievedChunk.start_line must be an int, got float 1.0"),
+    (lambda: RetrievedChunk("a", "s", "t", start_line=9, end_line=3), ValueError, "RetrievedChunk 'a': end_line 3 is before start_line 9"),
+    (lambda: dedupe_text("abc"), TypeError, "chunks must be a sequence of RetrievedChunk, got str"),
+    (lambda: dedupe_ids([ID_CASE[0], "x"]), TypeError, "chunks[1] must be a RetrievedChunk, got str 'x'"),
+    (lambda: select_non_overlapping([None]), TypeError, "chunks[0] must be a RetrievedChunk, got NoneType"),
+    (lambda: RetrievedChunk("a", "s", "t", anchor=3), TypeError, "RetrievedChunk.anchor must be a str, got int 3"),
+    (lambda: same_passage(ID_CASE[0], "x"), TypeError, "same_passage needs two RetrievedChunks, got RetrievedChunk and str"),
+    (lambda: dedupe_canonical({ID_CASE[0]}), TypeError, "chunks must be a sequence of RetrievedChunk, got set"),
+    (lambda: canonical_sources(None), TypeError, "chunks must be a sequence of RetrievedChunk, got NoneType"),
 ])
 def test_bad_input_names_the_field_and_value(call, error, words):
     with pytest.raises(error) as caught:
         call()
     assert words in str(caught.value)
-
-
-def test_interval_helpers_match_plain_python():
-    import random
-    from modules.common.intervals import RangeMin, SortedStarts
-    rng = random.Random(7)
-    found, items = SortedStarts(), []
-    for value in rng.sample(range(10 ** 9), 3000):
-        found.add(value)
-        items.append(value)
-        probe = rng.randrange(10 ** 9)
-        below = [x for x in items if x <= probe]
-        assert found.floor(probe) == (max(below) if below else None)
-    assert [x for block in found.blocks for x in block] == sorted(items) and len(found.blocks) > 2
-    values = [rng.randrange(1000) for _ in range(700)]
-    table = RangeMin(values)
-    for _ in range(2000):
-        i = rng.randrange(700)
-        j = rng.randrange(i, 700)
-        assert table.query(i, j) == min(values[i:j + 1])
 
 
 def test_the_canonical_quiz_premise_holds_on_the_fixture():

@@ -144,7 +144,8 @@ def test_dev_sync_exits_1_when_it_keeps_a_file(sync_scratch, monkeypatch, capsys
 @pytest.mark.parametrize("argv, words", [
     (["sync", "--froce"], "unrecognized arguments: --froce"),
     (["check", "--froce"], "unrecognized arguments: --froce"),
-    (["golden", "nolesson"], "there is no built lesson 'nolesson'"),
+    (["golden", "nolesson"], "there is no golden output 'nolesson'"),
+    (["golden", "nolesson"], "audit"),   # the audit has a golden output too: `dev golden audit`
     (["check", "nolesson"], "there is no lesson 'nolesson'"),
     (["notebooks", "nope"], "there is no notebook 'nope'"),
     (["mutants", "nolesson"], "no graded exercises for 'nolesson'"),

@@ -15,7 +15,7 @@ from modules.order import experiments as order_experiments
 from modules.order import mechanism as order
 from modules.order import reader, simulator
 from modules.order import trace as order_trace
-from modules.order import (INSTRUCTION, SEED, WINDOW, Chunk, OrderEffect, Rng, build_fixture, build_layout,
+from modules.order import (INSTRUCTION, SEED, WINDOW, OrderEffect, Paragraph, Rng, build_fixture, build_layout,
                            build_prompt, fnv1a, good_and_bad, is_relevant, order_effect, pick, read,
                            reorder_lost_in_middle, reorder_parity_variant, retrieve, share_of_change, tokens)
 
@@ -334,7 +334,7 @@ def test_bad_input_names_the_field(world):
                        (lambda: build_prompt(query, []), "chunks"), (lambda: retrieve(query, fixture.chunks, 0), "k"),
                        (lambda: read(build_prompt(query, ranked[0][:1]), -1), "seed"),
                        (lambda: build_layout("good", ranked[0][:2], "head"), "good"),
-                       (lambda: Chunk(0, "TR001", "", frozenset({"a"}), (0.0,) * 32, 1), "Chunk.text"),
+                       (lambda: Paragraph(0, "TR001", "", frozenset({"a"}), (0.0,) * 32, 1), "Paragraph.text"),
                        (lambda: tokens(5), "text"), (lambda: order.embed(None, fixture.rows), "text"),
                        (lambda: order.retrieval_score(query, "chunk"), "chunk"),
                        (lambda: is_relevant("query", ranked[0][0]), "query"), (lambda: pick("0.5", [1.0]), "u"),

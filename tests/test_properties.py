@@ -170,7 +170,7 @@ def test_the_shared_nfc_names_a_value_that_is_not_text():
 def budget_chunks(draw):
     budget = lesson_module("budget")
     ids = draw(st.lists(st.sampled_from(IDS), unique=True, max_size=8))
-    return [budget.Chunk(cid, draw(st.text(alphabet="abc dé", max_size=30))) for cid in ids]
+    return [budget.RankedPassage(cid, draw(st.text(alphabet="abc dé", max_size=30))) for cid in ids]
 
 
 @FAST
@@ -208,7 +208,7 @@ def dedupe_chunks(draw):
     found = []
     for cid in ids:
         start = draw(st.integers(min_value=1, max_value=12))
-        found.append(dedupe.Chunk(
+        found.append(dedupe.RetrievedChunk(
             cid, draw(st.sampled_from(["a.md", "b.md", "c.md"])), draw(st.sampled_from(["x", "y", "z", "w"])),
             score=draw(st.sampled_from([0.5, 0.7, 0.9])), canonical_id=draw(st.sampled_from(["", "doc-1", "doc-2"])),
             copy=draw(st.sampled_from(dedupe.COPY_KINDS)), start_line=start,

@@ -35,13 +35,12 @@ order, so recall@k agrees with trec_eval and ir-measures.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from modules.budget import Chunk as WalkChunk, fill_budget
+from modules.budget import RankedPassage, fill_budget
 from modules.common.units import chars, lab_tokens
 from modules.context.mechanism import coverage_counts, recall_counts
-from modules.dedupe import Chunk as DedupeChunk, dedupe_canonical, dedupe_text, select_non_overlapping
+from modules.dedupe import RetrievedChunk, dedupe_canonical, dedupe_text, select_non_overlapping
 from modules.versions import AS_OF, Record, check_day, multi_version_sources, resolve_or_abstain, valid_on
 
 __all__ = ["CAUSES", "KINDS", "NOTES", "UNITS", "POLICIES", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF",
@@ -80,10 +79,21 @@ DEMO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
 DEMO_AS_OF = AS_OF          # the help desk's as-of date (lesson 04); user data has none unless given
 OPEN_START = "0001-01-01"   # valid_on needs a first day; a passage without one has always been valid
 
-# What the audit holds of one passage: the lessons' records (text replaced by its hash), and
-# what the steps read. A named tuple, as the readers' records are: one is built per passage
-# the run touches, and the record style of the lessons it feeds (lessons 03, 04 and 11).
-Held = namedtuple("Held", "chunk walk source_id version lines validity supersedes position text")
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What the audit holds of one passage the run or the qrels touch: the lessons' records
+    (lesson 03's chunk and lesson 02's, their text replaced by its hash) and what the steps
+    read. Built by Corpus from a checked readers.Passage, so it checks nothing again."""
+
+    chunk: RetrievedChunk
+    walk: RankedPassage
+    source_id: str
+    version: str
+    lines: bool          # the passage declares a line range
+    validity: str        # why it is not valid on the as-of date, "" when it is
+    supersedes: tuple
+    position: int        # its place in its source (lesson 11's neighbours), -1 when undeclared
+    text: str | None
 
 
 @dataclass(frozen=True)
@@ -117,8 +127,15 @@ class QueryAudit:
     policies: dict      # policy -> coverage per budget (with --policy), else {}
 
 
-# units: tuple of tuples of Held, by best-ranked member; alive: the Held passages left, rank order
-Selection = namedtuple("Selection", "units causes alive")
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """One query's candidates after the lessons' steps. units: tuple of tuples of Held, by
+    best-ranked member; causes: dropped id -> (cause, detail, kept id); alive: the Held
+    passages left, in rank order."""
+
+    units: tuple
+    causes: dict
+    alive: tuple
 
 
 class Corpus:
@@ -139,9 +156,9 @@ class Corpus:
         for p in passages:
             # The audit's canonical_id names one passage (its copies share it), so it is also
             # the passage's anchor: lesson 03 then joins exactly the declared copies.
-            chunk = DedupeChunk(p.id, p.source or p.id, p.digest, 0.0, p.canonical_id, p.copy,
-                                p.start_line or 1, p.end_line or 1, p.canonical_id)
-            self.held[p.id] = Held(chunk, WalkChunk(p.id, p.digest), p.source, p.version, p.start_line > 0, "",
+            chunk = RetrievedChunk(p.id, p.source or p.id, p.digest, 0.0, p.canonical_id, p.copy,
+                                   p.start_line or 1, p.end_line or 1, p.canonical_id)
+            self.held[p.id] = Held(chunk, RankedPassage(p.id, p.digest), p.source, p.version, p.start_line > 0, "",
                                    p.supersedes, p.position, p.text)
             self.size_of[p.digest] = p.size
             self.ids_of.setdefault(p.digest, []).append(p.id)
@@ -159,7 +176,7 @@ class Corpus:
                 if p.id not in valid:
                     why = (f"expired: last day {p.valid_until}" if p.valid_until and p.valid_until < self.as_of
                            else f"not yet valid: first day {p.valid_from}")
-                    self.held[p.id] = self.held[p.id]._replace(validity=why)
+                    self.held[p.id] = replace(self.held[p.id], validity=why)
 
     def __len__(self) -> int:
         return len(self.held)
@@ -261,12 +278,12 @@ def _units(alive) -> tuple:
     placed = [h for h in alive if h.position >= 0]
     if not placed:
         return tuple((h,) for h in alive)
-    from modules.practice.mechanism import Candidate, _units as practice_units
+    from modules.practice import Candidate, units as practice_units
     rank = {h.chunk.id: i for i, h in enumerate(alive)}
     by_id = {h.chunk.id: h for h in placed}
     candidates = [Candidate(h.chunk.id, 0.0, h.source_id, h.position, "-", "-", "-", "", "", 0.0, h.walk.text)
                   for h in placed]
-    units = [tuple(by_id[c.id] for c in unit) for unit in practice_units(candidates, rank, set(), {})]
+    units = [tuple(by_id[c.id] for c in unit) for unit in practice_units(candidates, rank)]
     units += [(h,) for h in alive if h.position < 0]
     return tuple(sorted(units, key=lambda unit: min(rank[h.chunk.id] for h in unit)))
 
@@ -285,7 +302,7 @@ def select_candidates(top, corpus: Corpus) -> Selection:
         else:
             alive.append(held)
     alive = _versions(alive, causes)
-    declared = [h.chunk._replace(start_line=1, end_line=1) for h in alive if h.chunk.canonical_id]
+    declared = [replace(h.chunk, start_line=1, end_line=1) for h in alive if h.chunk.canonical_id]
     if len(declared) > 1:   # a copy is one passage on another site: its lines there say nothing
         dropped = dedupe_canonical(declared).dropped
         for pid, kept in dropped.items():
@@ -295,7 +312,7 @@ def select_candidates(top, corpus: Corpus) -> Selection:
     for pid, kept in duplicates.items():
         causes[pid] = ("duplicate_text", f"the same text as {kept}", kept)
     alive = [h for h in alive if h.chunk.id not in duplicates]
-    lined = [h.chunk._replace(score=float(-index)) for index, h in enumerate(alive) if h.lines]
+    lined = [replace(h.chunk, score=float(-index)) for index, h in enumerate(alive) if h.lines]
     if len(lined) > 1:      # scores that rank them in the run's order for the lesson's sort
         rejected = select_non_overlapping(lined).rejected
         for pid, reason in rejected.items():
@@ -307,9 +324,16 @@ def select_candidates(top, corpus: Corpus) -> Selection:
     return Selection(_units(alive), causes, tuple(alive))
 
 
-# What a walk walks: one budget-lesson Chunk per unit (its text a key), each key's size, and
-# the passages of each unit by its first id. Built once per query and policy, walked per budget.
-Walkable = namedtuple("Walkable", "chunks sizes members policy")
+@dataclass(frozen=True, slots=True)
+class Walkable:
+    """What a walk walks: one RankedPassage (lesson 02) per unit (its text a key), each key's
+    size, and the passages of each unit by its first id. Built once per query and policy,
+    walked per budget."""
+
+    chunks: tuple
+    sizes: dict
+    members: dict
+    policy: str
 
 
 def walkable(selection: Selection, corpus: Corpus, policy: str = "units") -> Walkable:
@@ -320,7 +344,7 @@ def walkable(selection: Selection, corpus: Corpus, policy: str = "units") -> Wal
         key = "+".join(h.walk.text for h in unit)
         sizes[key] = sum(corpus.size_of[h.walk.text] for h in unit)
         members[unit[0].chunk.id] = unit
-        chunks.append(WalkChunk(unit[0].chunk.id, key) if len(unit) > 1 else unit[0].walk)
+        chunks.append(RankedPassage(unit[0].chunk.id, key) if len(unit) > 1 else unit[0].walk)
     return Walkable(tuple(chunks), sizes, members, policy)
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.common.checks import short
 from modules.dedupe import COPY_KINDS
@@ -68,10 +68,27 @@ class Findings:
             shown.append(example)
 
 
-# What the audit keeps of a passage: its size in the unit, its SHA-256, its metadata, and its
-# text only when a packet sent it (to compare what was sent with what the corpus says).
-Passage = namedtuple("Passage", "id size digest source version canonical_id copy start_line end_line "
-                                "valid_from valid_until supersedes position text")
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """What the audit keeps of a passage: its size in the unit, its SHA-256, its metadata, and
+    its text only when a packet sent it (to compare what was sent with what the corpus says).
+    Made only by read_corpus, whose checks name the file, line and field of a bad value; "" (or
+    0 for lines, -1 for position) means the metadata does not declare it."""
+
+    id: str
+    size: int
+    digest: str
+    source: str
+    version: str
+    canonical_id: str
+    copy: str
+    start_line: int
+    end_line: int
+    valid_from: str
+    valid_until: str
+    supersedes: tuple
+    position: int
+    text: str | None
 
 
 def regular_file(path: str, what: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.audit.readers import EXAMPLES, InputError, open_lines, read_id, read_object
 from modules.common.checks import short
@@ -32,12 +32,41 @@ TREC_RUN = "a TREC run line (qid Q0 docid rank score tag)"
 JSONL_RUN = "a JSON-lines run object {\"qid\", \"docid\", \"rank\", \"score\"}"
 DICT_RUN = "a JSON run {qid: {docid: score}}"
 
-# One run line: the doc id, its score, the rank column as written (None in a JSON run), the line.
-Entry = namedtuple("Entry", "docid score rank line")
-Packet = namedtuple("Packet", "qid docids texts line")
-# What the first pass over a run learns: its format, the doc ids it names, whether each query's
-# lines are together, and how many entries it holds.
-RunScan = namedtuple("RunScan", "format docids grouped entries")
+# The records below are made only by the readers in this file, which check every field of the
+# line they read and name the file, line and field when one is wrong (InputError); so they
+# carry no second check of their own.
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One run line: the doc id, its score, the rank column as written (None in a JSON run)
+    and the line's number."""
+
+    docid: str
+    score: float
+    rank: int | None
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Packet:
+    """What a system sent for one query: the ids in the order sent, their texts (None when the
+    packet gives none) and the line's number."""
+
+    qid: str
+    docids: tuple
+    texts: tuple | None
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunScan:
+    """What the first pass over a run learns: its format, the doc ids it names, whether each
+    query's lines are together, and how many entries it holds."""
+
+    format: str
+    docids: set
+    grouped: bool
+    entries: int
 
 
 def _relevance(text: str, shown: str, number: int, form: str) -> int:

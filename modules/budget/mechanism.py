@@ -34,7 +34,7 @@ from modules.common.units import chars, lab_tokens
 from modules.budget.window import SYSTEM_PROMPT, WORKED, evidence_budget, request_fits
 
 __all__ = [
-    "Chunk", "BudgetWalk", "Request", "CoverageSelection", "Facet", "POLICIES",
+    "RankedPassage", "BudgetWalk", "Request", "CoverageSelection", "Facet", "POLICIES",
     "fill_budget", "evidence_budget", "request_fits", "prompt_sizes", "count_overflows", "topk_sweep",
     "chunks_that_fit", "window_bar", "facets_covered", "select_for_coverage",
     "RANKED", "SYSTEM_PROMPT", "REQUESTS", "WINDOW_TOKENS", "NON_ASCII", "COVERAGE_QUESTION", "COVERAGE_SUB_QUESTIONS",
@@ -46,17 +46,17 @@ POLICIES = ("skip", "stop", "truncate")
 
 
 @dataclass(frozen=True)
-class Chunk:
+class RankedPassage:
     """One ranked piece of evidence: an id and the text that would be quoted."""
 
     id: str
     text: str
 
     def __post_init__(self) -> None:
-        text_of(self.id, "Chunk.id")
-        text_of(self.text, "Chunk.text")
+        text_of(self.id, "RankedPassage.id")
+        text_of(self.text, "RankedPassage.text")
         if not self.id.strip():
-            raise ValueError(f"Chunk.id must not be empty, got {self.id!r}")
+            raise ValueError(f"RankedPassage.id must not be empty, got {self.id!r}")
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class BudgetWalk:
     policy: str
     unit: str
     budget: int
-    kept: tuple[Chunk, ...]
+    kept: tuple[RankedPassage, ...]
     skipped_ids: tuple[str, ...]
     used: int
     cut_ids: tuple[str, ...] = ()
@@ -81,8 +81,8 @@ class BudgetWalk:
         return tuple(c.id for c in self.kept)
 
 
-def _chunks(chunks: object) -> tuple[Chunk, ...]:
-    return sequence_of(chunks, Chunk, "chunks")
+def _chunks(chunks: object) -> tuple[RankedPassage, ...]:
+    return sequence_of(chunks, RankedPassage, "chunks")
 
 
 def _counter(counter: object):
@@ -139,7 +139,7 @@ def fill_budget(chunks, budget: int, counter=chars, policy: str = "skip") -> Bud
         elif policy == "truncate" and budget > used:
             piece = _longest_prefix(chunk.text, budget - used, counter)
             if piece:
-                kept.append(Chunk(chunk.id, piece))
+                kept.append(RankedPassage(chunk.id, piece))
                 cut.append(chunk.id)
                 used += _measure(counter, piece)
                 continue
@@ -228,7 +228,7 @@ class CoverageSelection:
 
     budget: int
     unit: str
-    kept: tuple[Chunk, ...]
+    kept: tuple[RankedPassage, ...]
     pick_order: tuple[str, ...]
     covered: tuple[str, ...]
     missing: tuple[str, ...]
@@ -279,7 +279,7 @@ def assemble_request(system: str, question: str, evidence) -> str:
     """The whole request as it is sent: a chat template around the system text and the
     question, each evidence chunk inside a source header and wrapper. Count this text,
     after assembly, not an estimate made before it."""
-    chunks = sequence_of(evidence, Chunk, "evidence")
+    chunks = sequence_of(evidence, RankedPassage, "evidence")
     sources = [f'<source id="{c.id}">{c.text}</source>' for c in chunks]
     return "\n".join(["<|system|>", text_of(system, "system"), "<|end|>", "<|user|>",
                       f"Question: {text_of(question, 'question')}", *sources, "<|end|>", "<|assistant|>"])
@@ -289,9 +289,9 @@ def assemble_request(system: str, question: str, evidence) -> str:
 
 # Ranked evidence for the skip example: 150, 30 and 40 characters, budget 80.
 RANKED = (
-    Chunk("laptop-loans", entry("laptop-loans").text),   # the help-desk world's record (modules/helpdesk)
-    Chunk("copier-pin", "Copier PIN for guests is 4417."),
-    Chunk("guest-wifi", "The guest Wi-Fi network is LIB-GUEST-5G."),
+    RankedPassage("laptop-loans", entry("laptop-loans").text),   # the help-desk world's record (modules/helpdesk)
+    RankedPassage("copier-pin", "Copier PIN for guests is 4417."),
+    RankedPassage("guest-wifi", "The guest Wi-Fi network is LIB-GUEST-5G."),
 )
 SKIP_BUDGET = 80
 SKIP_BUDGET_LAB_TOKENS = 20
@@ -325,7 +325,7 @@ _QUERIES = (
 REQUESTS = tuple(Request(qid, question, lab_tokens(SYSTEM_PROMPT) + lab_tokens(question), sizes)
                  for qid, question, sizes in _QUERIES)
 
-NON_ASCII = Chunk("returns-de", "Rückgabe über die Außenbox: täglich 7–22 Uhr, außer an Feiertagen.")
+NON_ASCII = RankedPassage("returns-de", "Rückgabe über die Außenbox: täglich 7–22 Uhr, außer an Feiertagen.")
 
 # The coverage case: a two-part question, ranked by a retriever that favours the laptops. The
 # first two chunks both answer the laptop part; the Wi-Fi chunk ranks third.
@@ -333,7 +333,7 @@ COVERAGE_QUESTION = "When must loan laptops be back, and what is the guest Wi-Fi
 COVERAGE_SUB_QUESTIONS = (("laptop return", "When must loan laptops be back?"),
                           ("guest network", "What is the guest Wi-Fi network?"))
 COVERAGE_FACETS = declared_facets(COVERAGE_SUB_QUESTIONS)
-LAPTOP_FAQ = Chunk("laptop-faq", "FAQ: may I keep a loan laptop over the weekend? No: loan laptops go home for "
+LAPTOP_FAQ = RankedPassage("laptop-faq", "FAQ: may I keep a loan laptop over the weekend? No: loan laptops go home for "
                                  "one night only and must be back at the desk by noon the next day, or the next "
                                  "loan is blocked.")
 COVERAGE_RANKED = (RANKED[0], LAPTOP_FAQ, RANKED[2], RANKED[1])
@@ -344,17 +344,17 @@ COVERAGE_LABELS = ("guest-wifi", "laptop-loans")
 # The worked example's assembled request (see WORKED above), recounted as one text.
 WORKED_QUESTION = "When does the help desk open, and where can books be returned when it is closed?"
 WORKED_EVIDENCE = (   # the help-desk collection (modules/helpdesk), this lesson's chunks, four more notes
-    *(Chunk(e.id, e.text) for e in ENTRIES), *RANKED[1:], LAPTOP_FAQ, NON_ASCII,
-    Chunk("reading-room", "Quiet reading rooms are on the second and third floors. Food is not allowed there; "
+    *(RankedPassage(e.id, e.text) for e in ENTRIES), *RANKED[1:], LAPTOP_FAQ, NON_ASCII,
+    RankedPassage("reading-room", "Quiet reading rooms are on the second and third floors. Food is not allowed there; "
                           "water in a closed bottle is. Bags larger than a small backpack go in the lockers by "
                           "the stairs, which take a one-euro coin that is returned when the locker is opened again."),
-    Chunk("group-rooms", "Group study rooms seat four to eight readers and can be booked online for up to three "
+    RankedPassage("group-rooms", "Group study rooms seat four to eight readers and can be booked online for up to three "
                          "hours a day. A booking is released if nobody arrives within fifteen minutes of its "
                          "start, and the room then goes to the next reader on the waiting list."),
-    Chunk("renewals", "Most loans can be renewed online or at the help desk before they are due. Each loan can be "
+    RankedPassage("renewals", "Most loans can be renewed online or at the help desk before they are due. Each loan can be "
                       "renewed twice, unless another reader has reserved the item, in which case it must be "
                       "returned on time."),
-    Chunk("lost-card", "Report a lost library card at once, online or at the help desk; a new one is made there."),
+    RankedPassage("lost-card", "Report a lost library card at once, online or at the help desk; a new one is made there."),
 )
 WORKED_REQUEST = assemble_request(SYSTEM_PROMPT, WORKED_QUESTION, WORKED_EVIDENCE)
 WORKED_FINAL_INPUT = lab_tokens(WORKED_REQUEST)   # counted, not typed: 723

@@ -10,7 +10,7 @@ from __future__ import annotations
 from modules.budget import mechanism as lesson
 from modules.budget.mechanism import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_QUESTION, COVERAGE_RANKED, NON_ASCII,
                             OVERFULL, PLANS, POLICIES, RANKED, REQUESTS, SKIP_BUDGET, SKIP_BUDGET_LAB_TOKENS, SWEEP_KS,
-                            WINDOW_TOKENS, WORKED, WORKED_FINAL_INPUT, BudgetWalk, Chunk, chunks_that_fit,
+                            WINDOW_TOKENS, WORKED, WORKED_FINAL_INPUT, BudgetWalk, RankedPassage, chunks_that_fit,
                             evidence_budget, facets_covered, fill_budget, request_fits, select_for_coverage,
                             topk_sweep, window_bar)
 from modules.common.units import chars, lab_tokens, utf8_bytes
@@ -21,7 +21,7 @@ LAB_TOKEN_NOTE = ("A lab token is a teaching unit (whitespace pieces, each ceil(
 BAR_WIDTH = 40
 
 
-def _walk_record(walk: BudgetWalk, originals: dict[str, Chunk], counter) -> dict:
+def _walk_record(walk: BudgetWalk, originals: dict[str, RankedPassage], counter) -> dict:
     steps, running, stopped = [], 0, False
     kept = {c.id: c for c in walk.kept}
     for rank, chunk in enumerate(originals.values(), start=1):

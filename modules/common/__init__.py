@@ -3,7 +3,6 @@
     checks     input checks and encodings (sequence_of, whole_number, canonical_json, sha256_hex)
     units      counting units: characters, UTF-8 bytes, lab tokens
     facets     the facet model of a question's declared sub-questions (lessons 02 and 10)
-    intervals  sorted blocks and range minima (lesson 03's overlap sweep)
     catalogue  the fictional parts catalogue (lessons 07-09, 12, 13) and keyed opaque refs
     vectors    one validated vector type and one cosine
     runs       one catalogue run in the keys the agreement test compares (08, 12, 13)

@@ -25,14 +25,13 @@ The trace and its tables are in modules/dedupe/trace.py.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from dataclasses import dataclass, field
 
 from modules.common.checks import nfc, sequence_of
 from modules.helpdesk import entry
 
 __all__ = [
-    "Chunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
+    "RetrievedChunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
     "dedupe_ids", "dedupe_text", "normalised_text", "same_passage", "canonical_key", "canonical_sources",
     "dedupe_canonical", "lines_overlap", "ranked", "select_non_overlapping", "distinct_texts", "ID_CASE",
     "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE", "CROWDING_CASE", "CROWDING_LABELS",
@@ -44,52 +43,53 @@ COPY_KINDS = ("primary", "mirror", "export")
 IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
 
 
-# Chunk is still a validated named tuple: the audit (modules/audit) builds changed copies
-# of it with ._replace. The result records below are frozen dataclasses.
-
-class Chunk(namedtuple("Chunk", "id source text score canonical_id copy start_line end_line anchor",
-                       defaults=(0.0, "", "primary", 1, 1, ""))):
+@dataclass(frozen=True)
+class RetrievedChunk:
     """A retrieved chunk: where it lives, what it says, and (optionally) whose copy it is.
 
     `canonical_id` names the document this copy reproduces ("" means it declares
     no copy relation, and canonical dedupe leaves it alone); `anchor` names the
     passage's place in that document, the same in every copy ("" when not
     declared). Lines are 1-based and inclusive. Defaults: score 0.0, canonical_id
-    "", copy "primary", lines 1 to 1, anchor "".
+    "", copy "primary", lines 1 to 1, anchor "". A changed copy,
+    `dataclasses.replace(chunk, ...)`, is checked like a new one.
     """
 
-    __slots__ = ()
+    id: str
+    source: str
+    text: str
+    score: float = 0.0
+    canonical_id: str = ""
+    copy: str = "primary"
+    start_line: int = 1
+    end_line: int = 1
+    anchor: str = ""
 
-    def __new__(cls, *args, **kwargs):
-        self = super().__new__(cls, *args, **kwargs)
+    def __post_init__(self) -> None:
         for name in ("id", "source", "text", "canonical_id", "copy", "anchor"):
             value = getattr(self, name)
             if not isinstance(value, str):
-                raise TypeError(f"Chunk.{name} must be a str, got {type(value).__name__} {value!r}")
+                raise TypeError(f"RetrievedChunk.{name} must be a str, got {type(value).__name__} {value!r}")
         for name in ("id", "source"):
             if not getattr(self, name).strip():
-                raise ValueError(f"Chunk.{name} must not be empty, got {getattr(self, name)!r}")
+                raise ValueError(f"RetrievedChunk.{name} must not be empty, got {getattr(self, name)!r}")
         for name in ("canonical_id", "anchor"):  # "" declares nothing; blanks would merge unrelated chunks
             value = getattr(self, name)
             if value and not value.strip():
-                raise ValueError(f"Chunk.{name} must be '' (none declared) or a non-blank id, got {value!r}")
+                raise ValueError(f"RetrievedChunk.{name} must be '' (none declared) or a non-blank id, got {value!r}")
         if self.copy not in COPY_KINDS:
-            raise ValueError(f"Chunk.copy must be one of {', '.join(COPY_KINDS)}, got {self.copy!r}")
+            raise ValueError(f"RetrievedChunk.copy must be one of {', '.join(COPY_KINDS)}, got {self.copy!r}")
         if isinstance(self.score, bool) or not isinstance(self.score, (int, float)) or self.score != self.score:
-            raise TypeError(f"Chunk.score must be a number, got {type(self.score).__name__} {self.score!r}")
+            raise TypeError(f"RetrievedChunk.score must be a number, got {type(self.score).__name__} {self.score!r}")
         for name in ("start_line", "end_line"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"Chunk.{name} must be an int, got {type(value).__name__} {value!r}")
+                raise TypeError(f"RetrievedChunk.{name} must be an int, got {type(value).__name__} {value!r}")
             if value < 1:
-                raise ValueError(f"Chunk.{name} must be >= 1 (lines are 1-based), got {value}")
+                raise ValueError(f"RetrievedChunk.{name} must be >= 1 (lines are 1-based), got {value}")
         if self.end_line < self.start_line:
-            raise ValueError(f"Chunk {self.id!r}: end_line {self.end_line} is before start_line {self.start_line}")
-        return self
-
-    @classmethod
-    def _make(cls, iterable):  # so that ._replace(...) is checked like a new value
-        return cls(*iterable)
+            raise ValueError(f"RetrievedChunk {self.id!r}: end_line {self.end_line} is before "
+                             f"start_line {self.start_line}")
 
 
 class IdConflict(ValueError):
@@ -102,7 +102,7 @@ class IdConflict(ValueError):
 
 @dataclass(frozen=True)
 class TextDedupe:
-    """kept: tuple of Chunk; duplicate_text_ids: tuple of ids; duplicate_of: duplicate id -> kept id."""
+    """kept: tuple of RetrievedChunk; duplicate_text_ids: tuple of ids; duplicate_of: duplicate id -> kept id."""
 
     kept: tuple
     duplicate_text_ids: tuple
@@ -111,7 +111,7 @@ class TextDedupe:
 
 @dataclass(frozen=True)
 class CanonicalDedupe:
-    """kept: tuple of Chunk, rank order; dropped: dropped id -> id of the copy kept instead;
+    """kept: tuple of RetrievedChunk, rank order; dropped: dropped id -> id of the copy kept instead;
     reasons: kept id -> why this copy; matched: dropped id -> how it matched the kept copy."""
 
     kept: tuple
@@ -122,7 +122,7 @@ class CanonicalDedupe:
 
 @dataclass(frozen=True)
 class OverlapSelection:
-    """selected: tuple of Chunk in rank order; rejected: rejected id -> reason."""
+    """selected: tuple of RetrievedChunk in rank order; rejected: rejected id -> reason."""
 
     selected: tuple
     rejected: dict
@@ -132,13 +132,13 @@ class OverlapSelection:
         return tuple(c.id for c in self.selected)
 
 
-def _chunks(chunks: object) -> tuple[Chunk, ...]:
-    return sequence_of(chunks, Chunk, "chunks")
+def _chunks(chunks: object) -> tuple[RetrievedChunk, ...]:
+    return sequence_of(chunks, RetrievedChunk, "chunks")
 
 
-def dedupe_ids(chunks) -> tuple[Chunk, ...]:
+def dedupe_ids(chunks) -> tuple[RetrievedChunk, ...]:
     """Keep the first-ranked copy of each id; raise IdConflict if a later copy differs."""
-    first: dict[str, Chunk] = {}
+    first: dict[str, RetrievedChunk] = {}
     kept = []
     for chunk in _chunks(chunks):
         earlier = first.get(chunk.id)
@@ -173,7 +173,7 @@ def normalised_text(text: str) -> str:
     return " ".join(nfc(text).casefold().split())
 
 
-def _passage_keys(chunk: Chunk) -> tuple:
+def _passage_keys(chunk: RetrievedChunk) -> tuple:
     """The keys under which a copy of this passage could be found; none without a canonical id."""
     if not chunk.canonical_id:
         return ()
@@ -181,15 +181,15 @@ def _passage_keys(chunk: Chunk) -> tuple:
     return (("anchor", chunk.canonical_id, chunk.anchor), by_text) if chunk.anchor else (by_text,)
 
 
-def same_passage(a: Chunk, b: Chunk) -> bool:
+def same_passage(a: RetrievedChunk, b: RetrievedChunk) -> bool:
     """Copies of one passage: one canonical document, and the same declared anchor or the same
     normalised text. Chunks that declare no canonical document are never copies."""
-    if not isinstance(a, Chunk) or not isinstance(b, Chunk):
-        raise TypeError(f"same_passage needs two Chunks, got {type(a).__name__} and {type(b).__name__}")
+    if not isinstance(a, RetrievedChunk) or not isinstance(b, RetrievedChunk):
+        raise TypeError(f"same_passage needs two RetrievedChunks, got {type(a).__name__} and {type(b).__name__}")
     return bool(set(_passage_keys(a)) & set(_passage_keys(b)))
 
 
-def canonical_key(chunk: Chunk) -> str:
+def canonical_key(chunk: RetrievedChunk) -> str:
     """The document a chunk reproduces: its canonical id, or its own source when it declares none."""
     return chunk.canonical_id or chunk.source
 
@@ -199,7 +199,7 @@ def canonical_sources(chunks) -> int:
     return len({canonical_key(c) for c in _chunks(chunks)})
 
 
-def _why_kept(winner: Chunk, copies: int) -> str:
+def _why_kept(winner: RetrievedChunk, copies: int) -> str:
     if copies == 1:
         return "only copy"
     if winner.copy == "primary":
@@ -207,7 +207,7 @@ def _why_kept(winner: Chunk, copies: int) -> str:
     return f"first-ranked of {copies} copies, none primary"
 
 
-def _how_matched(copy: Chunk, winner: Chunk) -> str:
+def _how_matched(copy: RetrievedChunk, winner: RetrievedChunk) -> str:
     if copy.anchor and copy.anchor == winner.anchor:
         return f"same anchor {copy.anchor}"
     if normalised_text(copy.text) == normalised_text(winner.text):
@@ -258,12 +258,12 @@ def dedupe_canonical(chunks) -> CanonicalDedupe:
 
 # ---------------------------------------------------------------- overlapping lines
 
-def lines_overlap(a: Chunk, b: Chunk) -> bool:
+def lines_overlap(a: RetrievedChunk, b: RetrievedChunk) -> bool:
     """Same file and at least one shared line; ranges are 1-based and inclusive."""
     return a.source == b.source and a.start_line <= b.end_line and b.start_line <= a.end_line
 
 
-def ranked(chunks) -> tuple[Chunk, ...]:
+def ranked(chunks) -> tuple[RetrievedChunk, ...]:
     """Highest score first; equal scores in id order, so the input order never matters."""
     return tuple(sorted(_chunks(chunks), key=lambda c: (-c.score, c.id)))
 
@@ -275,7 +275,7 @@ def select_non_overlapping(chunks) -> OverlapSelection:
     The order is ranked(): score, then id, so the input order never changes the result.
     """
     order = dedupe_ids(ranked(chunks))   # rank first: a repeated id keeps its best score, in any input order
-    selected: list[Chunk] = []
+    selected: list[RetrievedChunk] = []
     rejected: dict[str, str] = {}
     for chunk in order:
         clash = next((kept for kept in selected if lines_overlap(kept, chunk)), None)
@@ -298,21 +298,21 @@ HOURS = entry("hours-v2").text
 
 # Id dedupe: a second channel returned returns-v1 again, unchanged.
 ID_CASE = (
-    Chunk("returns-v1", "returns-policy", RETURNS, 0.91),
-    Chunk("hours-v2", "help-desk-hours", HOURS, 0.88),
-    Chunk("returns-v1", "returns-policy", RETURNS, 0.74),
+    RetrievedChunk("returns-v1", "returns-policy", RETURNS, 0.91),
+    RetrievedChunk("hours-v2", "help-desk-hours", HOURS, 0.88),
+    RetrievedChunk("returns-v1", "returns-policy", RETURNS, 0.74),
 )
 # ...and a stale index holds another text under the same id.
 ID_CONFLICT = ID_CASE + (
-    Chunk("returns-v1", "returns-policy", RETURNS.replace("north", "south"), 0.52),
+    RetrievedChunk("returns-v1", "returns-policy", RETURNS.replace("north", "south"), 0.52),
 )
 
 # Exact text: a news post quotes the hours word for word; two overlapping windows differ slightly.
 TEXT_CASE = (
-    Chunk("hours-v2", "help-desk-hours", HOURS, 0.90),
-    Chunk("news-17", "intranet-news", HOURS, 0.86),
-    Chunk("hours-w1", "help-desk-guide", "The help desk opens at 8:30 on weekdays. On Saturdays it opens at 10:00.", 0.80),
-    Chunk("hours-w2", "help-desk-guide", "On Saturdays it opens at 10:00. It is closed on Sundays.", 0.77),
+    RetrievedChunk("hours-v2", "help-desk-hours", HOURS, 0.90),
+    RetrievedChunk("news-17", "intranet-news", HOURS, 0.86),
+    RetrievedChunk("hours-w1", "help-desk-guide", "The help desk opens at 8:30 on weekdays. On Saturdays it opens at 10:00.", 0.80),
+    RetrievedChunk("hours-w2", "help-desk-guide", "On Saturdays it opens at 10:00. It is closed on Sundays.", 0.77),
 )
 
 # Canonical documents: the returns policy (a rule, §1, and its exception for laptops, §2) on the
@@ -321,39 +321,39 @@ TEXT_CASE = (
 _EXPORTED = "Returns policy (export of 2024-03-01). " + RETURNS
 _MIRRORED = RETURNS.replace(" return books", "\nreturn books")
 CANONICAL_CASE = (
-    Chunk("returns-mirror", "mirror.example.org/returns", _MIRRORED, 0.93, "policy:returns", "mirror"),
-    Chunk("returns-export", "exports/returns-policy.txt", _EXPORTED, 0.90, "policy:returns", "export", anchor="§1"),
-    Chunk("printing-export", "exports/printing-prices.txt", "Printing costs 10 cents a page.", 0.84,
+    RetrievedChunk("returns-mirror", "mirror.example.org/returns", _MIRRORED, 0.93, "policy:returns", "mirror"),
+    RetrievedChunk("returns-export", "exports/returns-policy.txt", _EXPORTED, 0.90, "policy:returns", "export", anchor="§1"),
+    RetrievedChunk("printing-export", "exports/printing-prices.txt", "Printing costs 10 cents a page.", 0.84,
           "policy:printing", "export", anchor="§1"),
-    Chunk("returns-primary", "intranet/returns", RETURNS, 0.83, "policy:returns", "primary", anchor="§1"),
-    Chunk("printing-mirror", "mirror.example.org/printing", "Printing: 10 cents a page.", 0.71,
+    RetrievedChunk("returns-primary", "intranet/returns", RETURNS, 0.83, "policy:returns", "primary", anchor="§1"),
+    RetrievedChunk("printing-mirror", "mirror.example.org/printing", "Printing: 10 cents a page.", 0.71,
           "policy:printing", "mirror", anchor="§1"),
-    Chunk("hours-primary", "intranet/hours", HOURS, 0.66, "policy:hours", "primary", anchor="§1"),
-    Chunk("returns-laptops", "intranet/returns", LAPTOPS, 0.58, "policy:returns", "primary", anchor="§2"),
+    RetrievedChunk("hours-primary", "intranet/hours", HOURS, 0.66, "policy:hours", "primary", anchor="§1"),
+    RetrievedChunk("returns-laptops", "intranet/returns", LAPTOPS, 0.58, "policy:returns", "primary", anchor="§2"),
 )
 
 # Five full-text candidates for "production release", as retrieved (score order).
 OVERLAP_QUERY = "production release"
 OVERLAP_CASE = (
-    Chunk("chunk-0001", "release-policy.md", "Production releases need two approvals and a rollback plan ...",
+    RetrievedChunk("chunk-0001", "release-policy.md", "Production releases need two approvals and a rollback plan ...",
           7.4, start_line=12, end_line=29),
-    Chunk("chunk-0002", "release-policy.md", "... a rollback plan. Freeze windows: no production release on ...",
+    RetrievedChunk("chunk-0002", "release-policy.md", "... a rollback plan. Freeze windows: no production release on ...",
           6.9, start_line=26, end_line=34),
-    Chunk("chunk-0003", "deployment-guide.md", "To release to production, tag the build and run the deploy job ...",
+    RetrievedChunk("chunk-0003", "deployment-guide.md", "To release to production, tag the build and run the deploy job ...",
           6.1, start_line=12, end_line=24),
-    Chunk("chunk-0004", "deployment-guide.md", "After the production release, watch the error rate for 30 minutes ...",
+    RetrievedChunk("chunk-0004", "deployment-guide.md", "After the production release, watch the error rate for 30 minutes ...",
           5.8, start_line=25, end_line=33),
-    Chunk("chunk-0005", "service-config.md", "release.channel = production; release.approvals = 2",
+    RetrievedChunk("chunk-0005", "service-config.md", "release.channel = production; release.approvals = 2",
           4.2, start_line=32, end_line=35),
 )
 
 # Crowding: three near-identical chunks lead; the other half of the answer ranks fourth.
 CROWDING_QUESTION = "When does the help desk open, and where can books be returned when it is closed?"
 CROWDING_CASE = (
-    Chunk("returns-v1", "returns-policy", RETURNS, 0.94),
-    Chunk("faq-returns", "faq", RETURNS, 0.93),
-    Chunk("sign-returns", "door-signage", RETURNS, 0.92),
-    Chunk("hours-v2", "help-desk-hours", HOURS, 0.81),
+    RetrievedChunk("returns-v1", "returns-policy", RETURNS, 0.94),
+    RetrievedChunk("faq-returns", "faq", RETURNS, 0.93),
+    RetrievedChunk("sign-returns", "door-signage", RETURNS, 0.92),
+    RetrievedChunk("hours-v2", "help-desk-hours", HOURS, 0.81),
 )
 # Evaluation label: which chunks carry which half of the answer. Never given to a selector.
 CROWDING_LABELS = {"where to return": ("faq-returns", "returns-v1", "sign-returns"), "when it opens": ("hours-v2",)}

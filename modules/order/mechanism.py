@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from modules.common.checks import sequence_of, short, whole_number
 from modules.order.reader import (INSTRUCTION, POSITION_WEIGHTS, SHARE_FLOOR, TEMPERATURE, WINDOW, Prompt, Reading,
                                   build_prompt, fnv1a, position_weight, read, reader_chances, reader_scores)
-from modules.order.simulator import (CLASSES, COMMON_WORDS, CONCEPTS, LABEL, SEED, Chunk, Concept, Document,
-                                     DocumentClass, Fixture, Query, Rng, build_fixture, embed, is_relevant, pick,
-                                     retrieval_score, retrieve, token_bag, tokens)
+from modules.order.simulator import (CLASSES, COMMON_WORDS, CONCEPTS, LABEL, SEED, Concept, Document,
+                                     DocumentClass, Fixture, Paragraph, Query, Rng, build_fixture, embed,
+                                     is_relevant, pick, retrieval_score, retrieve, token_bag, tokens)
 
 __all__ = [
     # the simulator (simulator.py: the world and retrieval; reader.py: the reader)
     "LABEL", "SEED", "WINDOW", "INSTRUCTION", "POSITION_WEIGHTS", "SHARE_FLOOR", "TEMPERATURE", "CONCEPTS",
     "CLASSES", "COMMON_WORDS", "Rng", "pick", "tokens", "token_bag", "Concept", "DocumentClass", "Document",
-    "Chunk", "Query", "Fixture", "build_fixture", "embed", "retrieval_score", "retrieve", "is_relevant",
+    "Paragraph", "Query", "Fixture", "build_fixture", "embed", "retrieval_score", "retrieve", "is_relevant",
     "Prompt", "build_prompt", "fnv1a", "position_weight", "reader_scores", "reader_chances", "Reading", "read",
     # this lesson's mechanisms
     "LAYOUTS", "OrderEffect", "reorder_lost_in_middle", "reorder_parity_variant", "good_and_bad",
@@ -75,12 +75,12 @@ def reorder_parity_variant(items) -> list:
 # ---------------------------------------------------------------- layouts
 
 
-def good_and_bad(query: Query, ranking, j: int) -> tuple[Chunk, tuple[Chunk, ...]]:
+def good_and_bad(query: Query, ranking, j: int) -> tuple[Paragraph, tuple[Paragraph, ...]]:
     """From a ranking, best first: the first relevant chunk (good) and the first j irrelevant
     ones (bad), in rank order. Relevance is the evaluation label is_relevant(query, chunk)."""
     if not isinstance(query, Query):
         raise TypeError(f"query must be a Query, got {type(query).__name__} {short(query)}")
-    ranking = sequence_of(ranking, Chunk, "ranking")
+    ranking = sequence_of(ranking, Paragraph, "ranking")
     whole_number(j, "j")
     relevant = [chunk for chunk in ranking if is_relevant(query, chunk)]
     irrelevant = [chunk for chunk in ranking if not is_relevant(query, chunk)]
@@ -91,13 +91,13 @@ def good_and_bad(query: Query, ranking, j: int) -> tuple[Chunk, tuple[Chunk, ...
     return relevant[0], tuple(irrelevant[:j])
 
 
-def build_layout(good: Chunk, bad, layout: str) -> tuple[Chunk, ...]:
+def build_layout(good: Paragraph, bad, layout: str) -> tuple[Paragraph, ...]:
     """One relevant chunk among the irrelevant ones, which keep their order:
     head = good then bad; tail = bad then good; middle = bad[:j // 2] + good + bad[j // 2:]
     (for an odd j, the good chunk takes the earlier of the two middle places)."""
-    if not isinstance(good, Chunk):
-        raise TypeError(f"good must be a Chunk, got {type(good).__name__} {short(good)}")
-    bad = sequence_of(bad, Chunk, "bad")
+    if not isinstance(good, Paragraph):
+        raise TypeError(f"good must be a Paragraph, got {type(good).__name__} {short(good)}")
+    bad = sequence_of(bad, Paragraph, "bad")
     if layout == "head":
         return (good,) + bad
     if layout == "tail":
@@ -135,7 +135,7 @@ class OrderEffect:
 
 def count_changes(before, after, names: tuple = ("before", "after")) -> int:
     """How many paired picks differ, after checking that the two runs pair up and are not
-    empty. A pick is whatever the runs hold: a Chunk (the same chunk, not merely the same
+    empty. A pick is whatever the runs hold: a Paragraph (the same chunk, not merely the same
     code: chunks of one document share a code) or None for an overflow."""
     first, second = _ordered(before, names[0]), _ordered(after, names[1])
     if len(first) != len(second):

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, whole_number
-from modules.order.simulator import MASK, SEED, Chunk, Query, Rng, _check_text, pick, tokens
+from modules.order.simulator import MASK, SEED, Paragraph, Query, Rng, _check_text, pick, tokens
 
 INSTRUCTION = "Answer by looking at the chunks below and write the code of the chunk you used . "
 WINDOW = 240                     # lab tokens of the whole prompt
@@ -48,8 +48,8 @@ class Prompt:
     def __post_init__(self) -> None:
         if not isinstance(self.query, Query):
             raise TypeError(f"Prompt.query must be a Query, got {type(self.query).__name__} {short(self.query)}")
-        if not sequence_of(self.chunks, Chunk, "Prompt.chunks"):
-            raise ValueError("Prompt.chunks must hold at least one Chunk, got none")
+        if not sequence_of(self.chunks, Paragraph, "Prompt.chunks"):
+            raise ValueError("Prompt.chunks must hold at least one Paragraph, got none")
         _check_text(self.text, "Prompt.text")
         whole_number(self.tokens, "Prompt.tokens", 1)
         whole_number(self.fnv, "Prompt.fnv", 0, MASK - 1)
@@ -61,9 +61,9 @@ def build_prompt(query: Query, chunks) -> Prompt:
     whitespace, and the parts are joined by spaces), so each chunk's count is counted once."""
     if not isinstance(query, Query):
         raise TypeError(f"query must be a Query, got {type(query).__name__} {short(query)}")
-    chunks = sequence_of(chunks, Chunk, "chunks")
+    chunks = sequence_of(chunks, Paragraph, "chunks")
     if not chunks:
-        raise ValueError("chunks must hold at least one Chunk, got none")
+        raise ValueError("chunks must hold at least one Paragraph, got none")
     text = INSTRUCTION + " ".join(chunk.entry for chunk in chunks) + QUESTION + query.text
     count = FIXED_TOKENS + sum(chunk.tokens for chunk in chunks) + query.tokens
     return Prompt(query, chunks, text, count, fnv1a(text))
@@ -110,13 +110,13 @@ class Reading:
     """What the reader did with one prompt: the chunk it picked and cited (None when the
     prompt overflowed the window: no answer, counted wrong), and the prompt's lab tokens."""
 
-    chunk: Chunk | None
+    chunk: Paragraph | None
     tokens: int
     overflow: bool
 
     def __post_init__(self) -> None:
-        if self.chunk is not None and not isinstance(self.chunk, Chunk):
-            raise TypeError(f"Reading.chunk must be a Chunk or None, got {type(self.chunk).__name__} "
+        if self.chunk is not None and not isinstance(self.chunk, Paragraph):
+            raise TypeError(f"Reading.chunk must be a Paragraph or None, got {type(self.chunk).__name__} "
                             f"{short(self.chunk)}")
         whole_number(self.tokens, "Reading.tokens", 1)
         if not isinstance(self.overflow, bool) or self.overflow != (self.chunk is None):

@@ -218,7 +218,7 @@ def _check_bag(value: object, name: str) -> None:
 
 
 @dataclass(frozen=True)
-class Chunk:
+class Paragraph:
     """One paragraph as the retriever and the reader see it. `number` is its place in chunk
     order (document, then paragraph); `code` is its document's, shared by the document's
     chunks; `tokens` is the lab-token count of its prompt entry "[CODE] text ."."""
@@ -231,12 +231,12 @@ class Chunk:
     tokens: int
 
     def __post_init__(self) -> None:
-        whole_number(self.number, "Chunk.number")
-        _check_text(self.code, "Chunk.code")
-        _check_text(self.text, "Chunk.text")
-        _check_bag(self.bag, "Chunk.bag")
-        _check_vector(self.vector, "Chunk.vector")
-        whole_number(self.tokens, "Chunk.tokens", 1)
+        whole_number(self.number, "Paragraph.number")
+        _check_text(self.code, "Paragraph.code")
+        _check_text(self.text, "Paragraph.text")
+        _check_bag(self.bag, "Paragraph.bag")
+        _check_vector(self.vector, "Paragraph.vector")
+        whole_number(self.tokens, "Paragraph.tokens", 1)
 
     @property
     def entry(self) -> str:
@@ -284,7 +284,7 @@ class Fixture:
     def __post_init__(self) -> None:
         whole_number(self.seed, "Fixture.seed")
         sequence_of(self.documents, Document, "Fixture.documents")
-        sequence_of(self.chunks, Chunk, "Fixture.chunks")
+        sequence_of(self.chunks, Paragraph, "Fixture.chunks")
         sequence_of(self.queries, Query, "Fixture.queries")
 
 
@@ -300,12 +300,12 @@ def build_queries(documents, rows, seed: int = SEED, count: int = QUERIES) -> tu
     return tuple(queries)
 
 
-def build_chunks(documents, rows) -> tuple[Chunk, ...]:
+def build_chunks(documents, rows) -> tuple[Paragraph, ...]:
     """Every paragraph of every document, in document then paragraph order."""
     chunks = []
     for document in documents:
         for text in document.paragraphs:
-            chunks.append(Chunk(len(chunks), document.code, text, token_bag(text), embed(text, rows),
+            chunks.append(Paragraph(len(chunks), document.code, text, token_bag(text), embed(text, rows),
                                 len(tokens(f"[{document.code}] {text} ."))))
     return tuple(chunks)
 
@@ -323,35 +323,35 @@ def build_fixture(seed: int = SEED) -> Fixture:
 def _check_pair(query: object, chunk: object) -> None:
     if not isinstance(query, Query):
         raise TypeError(f"query must be a Query, got {type(query).__name__} {short(query)}")
-    if not isinstance(chunk, Chunk):
-        raise TypeError(f"chunk must be a Chunk, got {type(chunk).__name__} {short(chunk)}")
+    if not isinstance(chunk, Paragraph):
+        raise TypeError(f"chunk must be a Paragraph, got {type(chunk).__name__} {short(chunk)}")
 
 
-def retrieval_score(query: Query, chunk: Chunk) -> float:
+def retrieval_score(query: Query, chunk: Paragraph) -> float:
     """cosine(query, chunk) + 0.5 x the share of lab tokens the two bags share (|A & B| / |A | B|).
     Both vectors have length 1 (or are zero), so the cosine is their dot product."""
     _check_pair(query, chunk)
     return _score(query, chunk)
 
 
-def _score(query: Query, chunk: Chunk) -> float:
+def _score(query: Query, chunk: Paragraph) -> float:
     """retrieval_score without the checks, for retrieve's already checked chunks."""
     cosine = sum(map(mul, query.vector, chunk.vector))
     shared = len(query.bag & chunk.bag)
     return cosine + 0.5 * shared / (len(query.bag) + len(chunk.bag) - shared)   # |A | B| = |A| + |B| - |A & B|
 
 
-def retrieve(query: Query, chunks, k: int) -> tuple[Chunk, ...]:
+def retrieve(query: Query, chunks, k: int) -> tuple[Paragraph, ...]:
     """The k best-scoring chunks, best first; equal scores keep chunk order."""
     if not isinstance(query, Query):
         raise TypeError(f"query must be a Query, got {type(query).__name__} {short(query)}")
-    chunks = sequence_of(chunks, Chunk, "chunks")
+    chunks = sequence_of(chunks, Paragraph, "chunks")
     whole_number(k, "k", 1)
     ranked = sorted(chunks, key=lambda chunk: (-_score(query, chunk), chunk.number))
     return tuple(ranked[:k])
 
 
-def is_relevant(query: Query, chunk: Chunk) -> bool:
+def is_relevant(query: Query, chunk: Paragraph) -> bool:
     """The evaluation label: the chunk holds the query concept's document phrase and the
     query's record word among its lab tokens."""
     _check_pair(query, chunk)

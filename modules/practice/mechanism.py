@@ -28,13 +28,13 @@ from dataclasses import dataclass
 
 from modules.common.checks import sequence_of, short, whole_number
 from modules.common.units import lab_tokens
-from modules.dedupe import Chunk, dedupe_canonical
+from modules.dedupe import RetrievedChunk, dedupe_canonical
 from modules.versions import Amount, check_day, check_window, in_window, stated_amounts
 
 
 __all__ = [
     "Candidate", "Decision", "Conflict", "Plan", "Amount", "stated_amounts", "is_current", "as_chunk",
-    "canonical_dedupe", "settle_conflict", "decision_table", "QUESTION", "AS_OF", "SCOPE", "BUDGET",
+    "canonical_dedupe", "settle_conflict", "units", "decision_table", "QUESTION", "AS_OF", "SCOPE", "BUDGET",
     "TIGHT_BUDGET", "CANDIDATES", "RULES", "KEEP_REASONS", "DISCARD_REASONS", "CONFLICT_STATES",
 ]
 
@@ -144,14 +144,14 @@ def is_current(candidate: Candidate, as_of: str) -> bool:
 
 
 def as_chunk(candidate: Candidate):
-    """The candidate as lesson 03 sees a copy (a modules.dedupe.Chunk): its document is where
-    it lives, `canonical` the document it reproduces, primary when those are the same, and
-    `chunk` its anchor."""
+    """The candidate as lesson 03 sees a copy (a modules.dedupe.RetrievedChunk): its document
+    is where it lives, `canonical` the document it reproduces, primary when those are the
+    same, and `chunk` its anchor."""
     if not isinstance(candidate, Candidate):
         raise TypeError(f"candidate must be a Candidate, got {type(candidate).__name__} {short(candidate)}")
     copy = "primary" if candidate.document == candidate.canonical else "mirror"
-    return Chunk(candidate.id, candidate.document, candidate.text, candidate.similarity, candidate.canonical, copy,
-                 anchor=f"#{candidate.chunk}")
+    return RetrievedChunk(candidate.id, candidate.document, candidate.text, candidate.similarity, candidate.canonical,
+                          copy, anchor=f"#{candidate.chunk}")
 
 
 def canonical_dedupe(candidates) -> dict[str, str]:
@@ -204,10 +204,13 @@ def settle_conflict(members, rules=()) -> Conflict:
     return Conflict(ids, amounts, "unresolved", ids)
 
 
-def _units(alive, rank: dict, disputed: set, reason: dict) -> list:
+def units(alive, rank: dict, disputed=frozenset(), reason: dict | None = None) -> list:
     """Runs of adjacent chunks of one document, and a disputed conflict as one unit, ordered
-    by their best-ranked member."""
-    units: list[list[Candidate]] = []
+    by their best-ranked member. `alive` holds Candidates, `rank` maps each id to its place in
+    the ranking, `disputed` names the ids of a conflict left open; `reason`, when given, is
+    filled with why each candidate is kept ("evidence", "adjacent" or "disputed")."""
+    reason = {} if reason is None else reason
+    found: list[list[Candidate]] = []
     last_in_document: dict[str, list[Candidate]] = {}
     for c in sorted((c for c in alive if c.id not in disputed), key=lambda c: (c.document, c.chunk, rank[c.id])):
         unit = last_in_document.get(c.document)
@@ -216,13 +219,13 @@ def _units(alive, rank: dict, disputed: set, reason: dict) -> list:
             reason[c.id] = "adjacent"
         else:
             last_in_document[c.document] = unit = [c]
-            units.append(unit)
+            found.append(unit)
             reason[c.id] = "evidence"
     if disputed:
         group = [c for c in alive if c.id in disputed]
-        units.append(group)
+        found.append(group)
         reason.update({c.id: "disputed" for c in group})
-    return sorted(units, key=lambda unit: min(rank[c.id] for c in unit))
+    return sorted(found, key=lambda unit: min(rank[c.id] for c in unit))
 
 
 def _layers(candidates, as_of: str, scope: str, rules) -> tuple:
@@ -248,7 +251,7 @@ def _layers(candidates, as_of: str, scope: str, rules) -> tuple:
     alive = [c for c in alive if c.id not in reason]
     rank = {c.id: i for i, c in enumerate(candidates)}
     disputed = set(conflict.ids) if conflict.state in ("unresolved", "unreadable") else set()
-    return reason, dedupe, conflict, _units(alive, rank, disputed, reason)
+    return reason, dedupe, conflict, units(alive, rank, disputed, reason)
 
 
 def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) -> Plan:

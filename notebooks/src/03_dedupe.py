@@ -170,8 +170,8 @@ print("same selection:", reverse == selection)
 # %%
 import time
 
-huge = [dedupe.Chunk("whole", "big.md", "w", 0.9, start_line=1, end_line=10 ** 9),
-        dedupe.Chunk("tail", "big.md", "t", 0.8, start_line=10 ** 9, end_line=10 ** 9 + 5)]
+huge = [dedupe.RetrievedChunk("whole", "big.md", "w", 0.9, start_line=1, end_line=10 ** 9),
+        dedupe.RetrievedChunk("tail", "big.md", "t", 0.8, start_line=10 ** 9, end_line=10 ** 9 + 5)]
 began = time.perf_counter()
 result = dedupe.select_non_overlapping(huge)
 print(result.selected_ids, result.rejected, "fast:", time.perf_counter() - began < 0.1)

@@ -3,7 +3,7 @@
 from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load,
                   patched)
 from modules.budget import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
-                            BudgetWalk, Chunk, Facet, Request)
+                            BudgetWalk, Facet, RankedPassage, Request)
 from modules.common.units import chars, lab_tokens
 
 LESSON = "budget"
@@ -45,10 +45,10 @@ def test_task1_negative_is_an_error_zero_is_not():
 
 # ---------------------------------------------------------------- Task 2
 
-def _c(cid: str, length: int) -> Chunk:
+def _c(cid: str, length: int) -> RankedPassage:
     # Text of exactly `length` characters, made of 5-letter words so lab tokens are easy to predict.
     words = (cid[0] * 5 + " ") * (length // 6 + 1)
-    return Chunk(cid, words[:length])
+    return RankedPassage(cid, words[:length])
 
 
 def _lengths(chunks) -> Shown:
@@ -171,10 +171,10 @@ def test_task4_reserve_quiz():
 ALPHA, BETA = Facet("alpha", "Where is alpha?"), Facet("beta", "What about beta?")
 
 
-def _f(cid: str, facet_words: str, length: int) -> Chunk:
+def _f(cid: str, facet_words: str, length: int) -> RankedPassage:
     # A chunk of exactly `length` characters holding the given facet words, padded with dots.
     text = (facet_words + " " + "." * length)[:length] if facet_words else "." * length
-    return Chunk(cid, text)
+    return RankedPassage(cid, text)
 
 
 def _sizes(chunks, counter=chars) -> Shown:
@@ -264,9 +264,9 @@ def test_task5_ties_go_to_the_better_rank():
 def test_task5_the_counter_decides_the_size():
     fn = function(load(LESSON), "cover_facets")
     # Many one-letter words are short in chars but long in lab tokens; one long word is the reverse.
-    short_words = Chunk("short-words", "alpha a b c d e f g h")   # 21 chars, 9 lab tokens
-    long_word = Chunk("long-word", "alpha " + "x" * 30)           # 36 chars, 7 lab tokens
-    chunks = [short_words, long_word, Chunk("beta", "beta")]
+    short_words = RankedPassage("short-words", "alpha a b c d e f g h")   # 21 chars, 9 lab tokens
+    long_word = RankedPassage("long-word", "alpha " + "x" * 30)           # 36 chars, 7 lab tokens
+    chunks = [short_words, long_word, RankedPassage("beta", "beta")]
     _cover(fn, chunks, [ALPHA, BETA], 200, ["short-words", "beta"],
            "in chars short-words (21) is cheaper than long-word (36)", counter=chars)
     _cover(fn, chunks, [ALPHA, BETA], 200, ["long-word", "beta"],

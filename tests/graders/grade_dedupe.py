@@ -2,8 +2,8 @@
 
 from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load,
                   shown_call)
-from modules.dedupe import (CANONICAL_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, CanonicalDedupe, Chunk,
-                            OverlapSelection, TextDedupe)
+from modules.dedupe import (CANONICAL_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, CanonicalDedupe,
+                            OverlapSelection, RetrievedChunk, TextDedupe)
 
 LESSON = "dedupe"
 
@@ -22,8 +22,8 @@ def _ids(chunks) -> tuple:
     return tuple(c.id for c in chunks)
 
 
-def _c(cid, source="doc", text=None, score=0.5, start=1, end=1, canonical="", copy="primary", anchor="") -> Chunk:
-    return Chunk(cid, source, text if text is not None else f"text of {cid}", score, canonical, copy, start, end,
+def _c(cid, source="doc", text=None, score=0.5, start=1, end=1, canonical="", copy="primary", anchor="") -> RetrievedChunk:
+    return RetrievedChunk(cid, source, text if text is not None else f"text of {cid}", score, canonical, copy, start, end,
                  anchor)
 
 
@@ -119,7 +119,7 @@ def test_task2_exact_means_exact():
 BY_ID = {c.id: c for c in CANONICAL_CASE}
 
 
-def _passage(chunk: Chunk) -> Shown:
+def _passage(chunk: RetrievedChunk) -> Shown:
     # A chunk as same_passage reads it: its text, its declared place, its document, its copy.
     if not chunk.canonical_id:
         place = "with no canonical_id"
@@ -280,7 +280,7 @@ def test_task4_only_declared_copies_collapse():
 
 # ---------------------------------------------------------------- Task 5
 
-def _lines(chunk: Chunk) -> Shown:
+def _lines(chunk: RetrievedChunk) -> Shown:
     return Shown(f"{chunk.id} {chunk.source} {chunk.start_line}-{chunk.end_line}", chunk)
 
 

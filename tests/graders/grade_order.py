@@ -6,7 +6,7 @@ from fractions import Fraction
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.order import experiments
 from modules.order import mechanism as lesson
-from modules.order import Chunk, OrderEffect
+from modules.order import OrderEffect, Paragraph
 
 LESSON = "order"
 
@@ -22,13 +22,13 @@ TASKS = hinted(LESSON, (
 _VECTOR = (1.0,) + (0.0,) * 31
 
 
-def _chunk(cid: str, number: int = 0) -> Chunk:
+def _chunk(cid: str, number: int = 0) -> Paragraph:
     """A made-up chunk whose code is `cid` (number tells two chunks of one document apart)."""
-    return Chunk(number, cid, f"text of {cid}", frozenset({cid.lower()}), _VECTOR, 4)
+    return Paragraph(number, cid, f"text of {cid}", frozenset({cid.lower()}), _VECTOR, 4)
 
 
 def _ids(chunks) -> list:
-    return [c.code if isinstance(c, Chunk) else c for c in chunks]
+    return [c.code if isinstance(c, Paragraph) else c for c in chunks]
 
 
 _WORLD = {}

@@ -7,7 +7,7 @@ import unicodedata
 
 from hypothesis import given, strategies as st
 
-from modules.budget import (Chunk, Request, count_overflows, evidence_budget, fill_budget, prompt_sizes,
+from modules.budget import (RankedPassage, Request, count_overflows, evidence_budget, fill_budget, prompt_sizes,
                             select_for_coverage, window_bar)
 from modules.common.facets import Facet, content_terms, covers, declared_facets, facets_covered
 from modules.common.units import chars, lab_tokens, utf8_bytes
@@ -21,7 +21,7 @@ FACETS = (Facet("a", "Where is alpha?"), Facet("b", "What is beta?"), Facet("g",
 @st.composite
 def chunks(draw, max_size: int = 8) -> list:
     ids = draw(st.lists(st.sampled_from([f"c{i}" for i in range(12)]), unique=True, max_size=max_size))
-    return [Chunk(cid, " ".join(draw(st.lists(st.sampled_from(WORDS), max_size=6)))) for cid in ids]
+    return [RankedPassage(cid, " ".join(draw(st.lists(st.sampled_from(WORDS), max_size=6)))) for cid in ids]
 
 
 COUNTERS = st.sampled_from([chars, utf8_bytes, lab_tokens])

@@ -7,6 +7,7 @@ answer a learner is graded against must take the same decisions.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import itertools
 import tempfile
@@ -21,7 +22,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
 from modules.dedupe import mechanism as dedupe  # noqa: E402
-from modules.dedupe import Chunk  # noqa: E402
+from modules.dedupe import RetrievedChunk  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
@@ -49,7 +50,7 @@ def chunks(draw, max_size: int = 8, huge: bool = False):
     top = 10 ** 9 if huge else 30
     for cid in ids:
         start = draw(st.integers(min_value=1, max_value=top))
-        found.append(Chunk(cid, draw(st.sampled_from(["a.md", "b.md", "c.md"])), draw(st.sampled_from(TEXTS)),
+        found.append(RetrievedChunk(cid, draw(st.sampled_from(["a.md", "b.md", "c.md"])), draw(st.sampled_from(TEXTS)),
                            score=draw(st.sampled_from([0.5, 0.7, 0.9])),
                            canonical_id=draw(st.sampled_from(["", "doc-1", "doc-2"])),
                            copy=draw(st.sampled_from(dedupe.COPY_KINDS)), start_line=start,
@@ -68,10 +69,10 @@ ANYTHING = st.one_of(st.none(), st.integers(), st.floats(allow_nan=True), st.tex
 def test_chunk_accepts_valid_fields_or_names_the_bad_one(values, count):
     args = values[:count]
     try:
-        chunk = Chunk(*args)
+        chunk = RetrievedChunk(*args)
     except (ValueError, TypeError) as error:
         message = str(error)
-        assert "Chunk" in message or "argument" in message, message
+        assert "RetrievedChunk" in message or "argument" in message, message
         return
     assert all(isinstance(getattr(chunk, f), str) for f in ("id", "source", "text", "canonical_id", "copy", "anchor"))
     assert chunk.id.strip() and chunk.source.strip() and 1 <= chunk.start_line <= chunk.end_line
@@ -101,7 +102,7 @@ def test_id_and_text_dedupe(found, repeats):
     for dropped, kept in by_text.duplicate_of.items():
         assert next(c.text for c in found if c.id == dropped) == next(c.text for c in by_text.kept if c.id == kept)
     if found:
-        changed = found[0]._replace(text=found[0].text + "!")
+        changed = dataclasses.replace(found[0], text=found[0].text + "!")
         with pytest.raises(ValueError, match=repr(found[0].id)):
             dedupe.dedupe_ids(found + [changed])
 

@@ -18,7 +18,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
 from modules.order import mechanism as order  # noqa: E402
-from modules.order import Chunk  # noqa: E402
+from modules.order import Paragraph  # noqa: E402
 
 FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
@@ -35,7 +35,7 @@ def chunks(draw, min_size=1, max_size=12):
     for i in range(count):
         text = draw(TEXT)
         code = draw(st.sampled_from(["TR001", "TR002", "AR003"]))
-        found.append(Chunk(i, code, text, order.token_bag(text), order.embed(text, FIXTURE.rows),
+        found.append(Paragraph(i, code, text, order.token_bag(text), order.embed(text, FIXTURE.rows),
                            len(order.tokens(f"[{code}] {text} ."))))
     return tuple(found)
 

@@ -25,7 +25,7 @@ WRONG_ANSWERS = [
      "replace": [("        else:\n            skipped.append(chunk.id)\n",
                   "        else:\n            room = budget - used\n"
                   "            if room > 0:\n"
-                  "                kept.append(Chunk(chunk.id, chunk.text[:room]))\n"
+                  "                kept.append(RankedPassage(chunk.id, chunk.text[:room]))\n"
                   "                used += room\n"
                   "            skipped.append(chunk.id)\n")]},
     {"name": "stop at the first misfit", "task": 2,

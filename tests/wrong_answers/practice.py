@@ -22,8 +22,8 @@ WRONG_ANSWERS = [
      "replace": [('        copy = "primary" if c.document == c.canonical else "mirror"\n',
                   '        copy = "primary"\n')]},
     {"name": "the canonical document ignored (the mirror's own document used)", "task": 2,
-     "replace": [("Chunk(c.id, c.document, c.text, c.similarity, c.canonical, copy,",
-                  "Chunk(c.id, c.document, c.text, c.similarity, c.document, copy,")]},
+     "replace": [("RetrievedChunk(c.id, c.document, c.text, c.similarity, c.canonical, copy,",
+                  "RetrievedChunk(c.id, c.document, c.text, c.similarity, c.document, copy,")]},
     {"name": "re-implemented: dedupe by identical text only", "task": 2,
      "replace": [("    return dict(dedupe_canonical(chunks).dropped)\n",
                   "    first = {}\n    for c in candidates:\n        first.setdefault(c.text, c.id)\n"
