@@ -14,6 +14,7 @@ from modules.channels.mechanism import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAG
                               image_stage, locate_layer, probe, reencode, removal_effect)
 from modules.channels.failures import (CHANNEL_BUDGET_MS, CHANNEL_LATENCY_MS, FAILURES, PACKET_FIELD_LIMIT,
                                        VISIBLE, failing)
+from modules.channels.reuse import reusing
 from modules.channels.metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, judged, metric_row, precision_at_k
 from modules.channels.view import view  # noqa: F401 (the tables; methods.py finds them here)
 from modules.common import ann
@@ -207,7 +208,7 @@ def trace() -> dict:
     cache: dict = {}
 
     def run(qid, pipeline=CHANNELS, inputs=given):
-        return pipeline.run(inputs[qid], reuse=cache)
+        return reusing(pipeline, cache).run(inputs[qid])
 
     base = {qid: run(qid) for qid in queries}
     photos = {qid: query_image(qid) for qid in queries if query_image(qid) and not image_problem(*query_image(qid))}
