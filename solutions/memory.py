@@ -15,7 +15,7 @@ Stuck?            python3 -B methods.py hint memory
 
 from modules.common import ann
 from modules.catalogue import PROHIBITED_FAMILIES, opaque_ref
-from modules.common.policy import FRESHNESS, day_number
+from modules.catalogue.policy import FRESHNESS, day_number
 
 
 def withhold_reason(item, buyer: str, as_of: str):

@@ -9,7 +9,7 @@ import pytest
 from helpers import methods
 from modules.catalogue import (LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, VECTOR_VERSION,
                                       Listing, Query, listing_by_id, opaque_ref, query_by_id)
-from modules.common.policy import FRESHNESS, POLICY_VERSION, field_ages, gate
+from modules.catalogue.policy import FRESHNESS, POLICY_VERSION, field_ages, gate
 from modules.eligibility import (CATALOGUE, STATES, check_evidence, decide_state, diameter_readings, empty_cause,
                                  enumerate_refs, evaluate, matches_request, permission_gate, unkeyed_ref)
 from modules.hybrid import parse_query

@@ -10,8 +10,9 @@ from helpers import ROOT, methods
 from modules.memory import mechanism as m
 from modules.memory import store as ms
 from modules.common import ann
+from modules.context import recall_at_k
 from modules.catalogue import LISTINGS, QUERIES, opaque_ref, query_by_id
-from modules.common.policy import POLICY_VERSION, permission_gate
+from modules.catalogue.policy import POLICY_VERSION, permission_gate
 from modules.eligibility import CATALOGUE, evaluate
 
 ON, DAY_AFTER = "2026-11-01", "2026-11-02"
@@ -239,7 +240,7 @@ def test_an_index_that_waits_for_a_rebuild_fails_the_contract_and_the_fix_holds(
     probe = m.encode(m.SESSIONS[0].query.text, lazy.encoder)
     found = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
     assert "MEM-A3" in found.ids
-    assert ann.recall_at_k(found.ids, ann.exact_search(lazy.index.vectors, probe, m.RECALL_K).ids) == 1
+    assert recall_at_k(found.ids, ann.exact_search(lazy.index.vectors, probe, m.RECALL_K).ids, m.RECALL_K) == 1
     run = m.run_session(m.SESSIONS[0], lazy)   # the gate still fails closed on a recalled id with no record
     decision = dict(zip(run.output("memory-gate").withheld, run.output("memory-gate").decisions))["MEM-A3"]
     assert decision.reason_codes == ("MEMORY_NO_RECORD",) and decision.subject == opaque_ref("MEM-A3")
@@ -290,24 +291,12 @@ def test_migration_refuses_mixed_versions_and_re_encodes_everything(morning, rec
         m.encode(None, "mem-vec-1")
 
 
-def test_the_lesson_command_never_imports_dataclasses():
-    # the records are checked named tuples, as the catalogue's are: the start-up pays for no
-    # dataclass machinery (about 10 ms here: the module, then code generated per class)
-    probe = ("import runpy, sys, io, contextlib\nsys.argv = ['methods.py', 'memory', '--plain']\n"
-             "with contextlib.redirect_stdout(io.StringIO()):\n"
-             "    try:\n        runpy.run_path('methods.py', run_name='__main__')\n"
-             "    except SystemExit:\n        pass\n"
-             "print('dataclasses' in sys.modules)")
-    done = subprocess.run([sys.executable, "-B", "-S", "-c", probe], cwd=ROOT, capture_output=True, text=True)
-    assert done.stdout.split() == ["False"], done.stderr
-
-
-def test_an_encoding_is_remembered_and_a_refusal_is_not(morning):
+def test_an_encoding_is_the_same_every_time_and_a_refusal_too(morning):
     text = BY_ID["MEM-A2"].text
     first = m.encode(text, "mem-vec-1")
-    assert m.encode(text, "mem-vec-1") is first and dict(morning.index.vectors)["MEM-A2"] == first
+    assert m.encode(text, "mem-vec-1") == first and dict(morning.index.vectors)["MEM-A2"] == first
     assert m.encode(text, "mem-vec-2") != first and sum(first.values) == 5   # shaft 16 mm seal pump
-    for _ in range(2):   # every call that cannot be encoded is refused again, never remembered as an answer
+    for _ in range(2):   # every call that cannot be encoded is refused again
         with pytest.raises(ValueError, match=r"encode\('my order history please'\) .* rejected: zero vector"):
             m.encode("my order history please", "mem-vec-1")
 

@@ -36,7 +36,7 @@ Listing fields
     updated_on         ISO date the seller last changed the record
     price_eur          price as decimal text
     checked_on         ((field, ISO date), ...): when each field's value was last verified;
-                       the freshness policy (modules/common/policy.py) reads these per field
+                       the freshness policy (modules/catalogue/policy.py) reads these per field
     vector, vector_version   constructed vector, stored as given: some are deliberately
                        broken, and the vector channel must reject them with a reason
     description        seller text: untrusted data, never an instruction

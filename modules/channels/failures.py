@@ -34,7 +34,7 @@ from collections import namedtuple
 
 from modules.common.checks import short
 from modules.common.pipeline import Stage
-from modules.common.policy import STATES, decide_state, index_listings
+from modules.catalogue.policy import STATES, decide_state, index_listings
 from modules.eligibility import assemble
 from modules.hybrid import ChannelResult, FusedCandidate, Fusion
 

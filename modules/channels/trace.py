@@ -193,7 +193,7 @@ def _anomaly(raw: dict) -> dict:
     (layer, why), contrast = raw["layer"], raw["contrast"]
     public = dict(comparison, queries=[dict(r, exact_before=_names(r["exact_before"]),
                                             exact_after=_names(r["exact_after"])) for r in comparison["queries"]])
-    from modules.common.policy import POLICY_VERSION
+    from modules.catalogue.policy import POLICY_VERSION
     return {"rows": rows, "comparison": public, "layer": layer, "why": why, "policy": POLICY_VERSION,
             "restricted": len(RESTRICTED_IDS),
             "contrast": {"versions": raw["reencoded"]["versions"], "layer": contrast[0], "why": contrast[1]}}

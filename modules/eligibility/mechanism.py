@@ -1,7 +1,7 @@
 """Lesson 08, eligibility: permission, freshness and evidence states before anything is ranked.
 
 Lesson 07's channels propose candidates. Before any of them is ranked or shown, each one
-passes the gate of one versioned policy (modules/common/policy.py, which lesson 07's
+passes the gate of one versioned policy (modules/catalogue/policy.py, which lesson 07's
 fusion already runs after), and every outcome is a recorded decision: a state, reason
 codes, the policy clause ids it rests on, evidence references and next actions. Never a
 free-text verdict.
@@ -39,8 +39,8 @@ from functools import lru_cache
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Listing, Query
 from modules.common.checks import sequence_of, sha256_hex, short
 from modules.common.pipeline import Stage
-from modules.common.policy import (CLAUSES, NEXT_ACTIONS, POLICY_VERSION, STATES, Decision, decide_state,
-                                   permission_gate)
+from modules.catalogue.policy import (CLAUSES, NEXT_ACTIONS, POLICY_VERSION, STATES, Decision, decide_state,
+                                      permission_gate)
 from modules.hybrid import RETRIEVAL, QueryContract, parse_diameter
 
 __all__ = [

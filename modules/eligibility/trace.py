@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from modules.catalogue import LISTINGS, ref_key_label
 from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
-from modules.common.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
+from modules.catalogue.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
 from modules.eligibility.mechanism import (enumerate_refs, evaluate, unkeyed_ref)
 
 TRACES = (("ordinary explicit evidence", "PW-Q001"), ("unauthorized closest neighbour", "PW-Q002"),

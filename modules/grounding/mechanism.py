@@ -35,7 +35,7 @@ from functools import lru_cache
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import canonical_json, sha256_hex, short
 from modules.common.pipeline import Run, Stage
-from modules.common.policy import gate, index_listings, names_of, permission_gate
+from modules.catalogue.policy import gate, index_listings, names_of, permission_gate
 from modules.grounding.checks import (CHECKS, GATE_CODES, LAYERS, SAFE_CODES, UNIT_WORDS, USER_KEYS, USER_MESSAGES,  # noqa: F401
                                       USER_STATES, check_assembly, check_change, check_decision, check_generation,
                                       check_input, check_permission_freshness, check_presentation, check_ranking,

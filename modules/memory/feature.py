@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from functools import lru_cache
 
 from modules.common.checks import short, whole_number
 from modules.common.vectors import Vector
@@ -117,12 +116,6 @@ def encode(text: str, version: str) -> Vector:
         raise TypeError(f"text must be a str, got {type(text).__name__} {short(text)}")
     if version not in ENCODERS:
         raise ValueError(f"version must be one of {tuple(ENCODERS)}, got {short(version)}")
-    return _encoded(text, version)
-
-
-@lru_cache(maxsize=1024)
-def _encoded(text: str, version: str) -> Vector:
-    # Remembered (bounded): a day encodes the same item texts again for every index it builds.
     axis, values = _AXIS[version], [0] * len(ENCODERS[version])
     for word in _WORDS.findall(text.lower()):
         if word in axis:

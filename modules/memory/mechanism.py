@@ -33,14 +33,14 @@ in modules/memory/trace.py.
 from __future__ import annotations
 
 from collections import namedtuple
-from operator import mul
 
 from modules.common import ann
 from modules.catalogue import CATALOGUE_AS_OF, PERMISSIONS, PROHIBITED_FAMILIES, Query, opaque_ref
 from modules.common.checks import short, whole_number
 from modules.common.pipeline import Pipeline, Stage
-from modules.common.policy import (FRESHNESS, POLICY_VERSION, Decision, FieldAge, GateResult, day_number,
-                                   decide_state, permission_gate)
+from modules.common.vectors import dot, unit
+from modules.catalogue.policy import (FRESHNESS, POLICY_VERSION, Decision, FieldAge, GateResult, day_number,
+                                      decide_state, permission_gate)
 from modules.eligibility import CATALOGUE
 from modules.memory.feature import (ACCURACIES, ASSISTANT_MEMORY, DRAFT_FEATURE, ENCODERS, FIELDS,  # noqa: F401
                                     FIRST_RELEASE, KINDS, PURPOSES, SCOPES, VISIBILITIES, MemoryFeature,
@@ -223,9 +223,8 @@ def recall(so_far) -> MemoryRecall:
         return MemoryRecall("not run", f"the query has no direction in {state.encoder}", (), (), 0, state.encoder,
                             state.label)
     found = ann.search(state.index, probe, k=RECALL_K, nprobe=NPROBE)
-    vectors, unit = dict(state.index.vectors), ann.unit(probe.values)
     # the index's own score: the inner product of unit vectors is their cosine
-    scores = tuple(round(sum(map(mul, unit, ann.unit(vectors[i].values))), 4) for i in found.ids)
+    scores = tuple(round(dot(unit(probe.values), state.index.units[i]), 4) for i in found.ids)
     return MemoryRecall("ran", f"top {RECALL_K} of {len(state.index)} by cosine, {NPROBE} of {N_LISTS} lists",
                         found.ids, scores, found.compared, state.encoder, state.label)
 

@@ -30,7 +30,7 @@ from collections import namedtuple
 from modules.common import ann
 from modules.catalogue import opaque_ref
 from modules.common.checks import sequence_of, short
-from modules.common.policy import day_number
+from modules.catalogue.policy import day_number
 from modules.common.vectors import Vector
 from modules.common.pipeline import Pipeline
 from modules.memory.mechanism import N_LISTS, RECALL, SEED, MemoryItem, Session, run_session

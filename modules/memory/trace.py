@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from modules.common import ann
 from modules.catalogue import ref_key_label
-from modules.common.policy import CLAUSES, STATES
+from modules.catalogue.policy import CLAUSES, STATES
 from modules.common.runs import catalogue_row as query_row
+from modules.context import recall_at_k
 
 USED_CLAUSES = ("P1", "P2", "P2.1", "P2.2", "P6")
 
@@ -49,7 +50,7 @@ def _session(session, run, off_row: dict) -> dict:
 
 def _store(state, gates: dict) -> list:
     import datetime
-    from modules.common.policy import day_number
+    from modules.catalogue.policy import day_number
     rows = []
     for item in state.current().values():
         last = datetime.date.fromordinal(day_number(item.as_of) + item.retention_days).isoformat()
@@ -81,7 +82,7 @@ def record(day: dict) -> dict:
     deleted, corrected = day["deleted"], day["corrected"]
     versions = after.history(corrected)
     approximate, exact, rank = day["lazy_search"]
-    found, needed = ann.recall_counts(approximate, exact)
+    recall = recall_at_k(approximate, exact, len(exact))
     deletion = day["deletion"]
     return {
         "lesson": "memory",
@@ -100,7 +101,7 @@ def record(day: dict) -> dict:
         "withdrawn": day["withdrawn"],
         "deletion": {"item": deleted, "ref": deletion.ref, "on": deletion.on, "removed": dict(deletion.removed),
                      "prompt": day["propagation"]["after"], "lazy": day["propagation"]["lazy"],
-                     "lazy_recall_at_k": found / needed, "lazy_rank": rank,
+                     "lazy_recall_at_k": float(recall), "lazy_rank": rank,
                      "lazy_checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in
                                      day["checks"]["lazy"]],
                      "records": [{"ref": r.ref, "on": r.on} for r in after.deletions]},

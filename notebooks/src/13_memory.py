@@ -34,7 +34,7 @@ from modules.memory import store as memory_store
 from modules.memory import trace as memory_trace
 from modules.common import ann
 from modules.catalogue import LISTINGS, query_by_id
-from modules.common.policy import day_number
+from modules.catalogue.policy import day_number
 
 record = memory_trace.trace()
 view = memory_trace.view(record)

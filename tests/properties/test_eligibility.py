@@ -15,7 +15,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
 from modules.catalogue import LISTINGS, QUERIES, opaque_ref  # noqa: E402
-from modules.common.policy import STATES  # noqa: E402
+from modules.catalogue.policy import STATES  # noqa: E402
 from modules.eligibility import decide_state, empty_cause, evaluate, permission_gate  # noqa: E402
 
 FAST = settings(max_examples=120, deadline=None, derandomize=True, database=None,

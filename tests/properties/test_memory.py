@@ -18,7 +18,7 @@ set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 from modules.memory import mechanism as m  # noqa: E402
 from modules.memory import store as ms  # noqa: E402
 from modules.catalogue import opaque_ref  # noqa: E402
-from modules.common.policy import day_number  # noqa: E402
+from modules.catalogue.policy import day_number  # noqa: E402
 
 FAST = settings(max_examples=80, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
