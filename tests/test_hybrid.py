@@ -3,6 +3,7 @@
 import json
 import math
 import unicodedata
+from dataclasses import replace
 
 import pytest
 
@@ -138,13 +139,13 @@ def test_a_query_with_an_unusable_vector_is_refused(vector):
         with pytest.raises(ValueError, match=r"Query.vector .* rejected"):
             Query("T-2", "seal 16 mm", vector, "pw-vec-2")
         with pytest.raises(ValueError, match=r"Query.vector .* rejected"):
-            QUERIES[0]._replace(vector=vector)
+            replace(QUERIES[0], vector=vector)
     with pytest.raises(ValueError, match=r"query vector .* cannot be scored"):
         vector_channel(parse_query(QUERIES[0])._replace(vector=vector), LISTINGS)
 
 
 def test_a_query_vector_of_another_version_is_never_compared():
-    contract = parse_query(QUERIES[0]._replace(vector_version="pw-vec-1"))
+    contract = parse_query(replace(QUERIES[0], vector_version="pw-vec-1"))
     with pytest.raises(ValueError, match="the index expects 'pw-vec-2'"):
         vector_channel(contract, LISTINGS)
 

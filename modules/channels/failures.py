@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
+from dataclasses import replace
 
 from modules.common.checks import short
 from modules.common.pipeline import Stage
@@ -175,7 +176,7 @@ _TITLE_SIZE = re.compile(r"\b(\d+) mm\b")
 
 def _wrong_title(listing):
     # A feed mix-up: each title carries the next size up (16 mm -> 18 mm), the fields stay right.
-    return listing._replace(title=_TITLE_SIZE.sub(lambda m: f"{int(m.group(1)) + 2} mm", listing.title, count=1))
+    return replace(listing, title=_TITLE_SIZE.sub(lambda m: f"{int(m.group(1)) + 2} mm", listing.title, count=1))
 
 
 def _unranked(stage):
@@ -220,8 +221,8 @@ def _no_answer(stage):
 _FAILING = {
     "unit_not_kept": _unit_not_kept,
     "vector_unavailable": _unavailable,
-    "permission_missing": _feed(lambda x: x._replace(permission=None)),
-    "source_stale": _feed(lambda x: x._replace(checked_on=(("diameter_mm", "2019-01-15"), ("price_eur", "2019-01-15")))),
+    "permission_missing": _feed(lambda x: replace(x, permission=None)),
+    "source_stale": _feed(lambda x: replace(x, checked_on=(("diameter_mm", "2019-01-15"), ("price_eur", "2019-01-15")))),
     "all_conflict": _feed(_wrong_title),
     "ranker_failed": _unranked,
     "packet_over_limit": lambda stage: bounded_packet,

@@ -34,7 +34,6 @@ keyed hashes of their ids: `unkeyed_ref` shows why an unkeyed hash would not do.
 from __future__ import annotations
 
 from collections import namedtuple
-from functools import lru_cache
 
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Listing, Query
 from modules.common.checks import sequence_of, sha256_hex, short
@@ -96,9 +95,8 @@ def diameter_readings(listing: Listing) -> dict:
     return readings
 
 
-@lru_cache(maxsize=4096)
 def _title_size(title: str):
-    """The one explicit size a title states, in mm, or None (titles repeat across queries: remembered, bounded)."""
+    """The one explicit size a title states, in mm, or None."""
     state, diameter, _reason = parse_diameter(title)
     return diameter.value_mm if state == "ready" and diameter is not None else None
 
@@ -139,11 +137,6 @@ def check_evidence(listing: Listing, contract: QueryContract):
                     tuple(dict.fromkeys(f"{listing.id}:{f}" for *_, f in fired)), NEXT_ACTIONS[state])
 
 
-# Every run of a query checks the same listings against the same contract (lesson 12 runs
-# each query through many variants of the pipeline): judge each pair once (bounded).
-_checked_evidence = lru_cache(maxsize=4096)(check_evidence)
-
-
 # ---------------------------------------------------------------- this lesson's stages
 
 def check_candidates(so_far) -> Evidence:
@@ -152,7 +145,7 @@ def check_candidates(so_far) -> Evidence:
     by_id = so_far.output("source").by_id
     usable, decisions, excluded = [], [], []
     for candidate in so_far.output("fusion").candidates:
-        decision = _checked_evidence(by_id[candidate.listing_id], contract)
+        decision = check_evidence(by_id[candidate.listing_id], contract)
         if decision is None:
             usable.append(candidate.listing_id)
         else:

@@ -6,6 +6,8 @@ turns them into a JSON-ready record and printable blocks. It imports no lesson m
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from modules.catalogue import LISTINGS, ref_key_label
 from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
 from modules.catalogue.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
@@ -224,7 +226,7 @@ def trace() -> dict:
     from modules.catalogue import QUERIES, opaque_ref
     runs = {query.id: evaluate(query) for query in QUERIES}
     l004 = next(x for x in LISTINGS if x.id == "PW-L004")
-    doubled = evaluate(QUERIES[1], (l004._replace(permission="allowed"),) + LISTINGS)
+    doubled = evaluate(QUERIES[1], (replace(l004, permission="allowed"),) + LISTINGS)
     restricted = [x.id for x in LISTINGS if x.permission != "allowed"]
     guesses = [f"PW-L{n:03d}" for n in range(1000)]
     shown = [unkeyed_ref(i) for i in restricted] + [opaque_ref(i) for i in restricted]

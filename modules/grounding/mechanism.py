@@ -30,7 +30,7 @@ layer far from where the symptom shows. Nobody tunes the ranker before the walk 
 from __future__ import annotations
 
 from collections import namedtuple
-from functools import lru_cache
+from dataclasses import replace
 
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import canonical_json, sha256_hex, short
@@ -227,13 +227,8 @@ def _dropping_unit(so_far: Run):
 def _rebuilt_index(so_far: Run):
     """The nightly rebuild read listings updated since REBUILD_SINCE from a feed export that has
     no permission column, so their permission arrives missing."""
-    return _rebuild(tuple(so_far.inputs["listings"]))
-
-
-@lru_cache(maxsize=8)
-def _rebuild(listings: tuple):
-    return index_listings(tuple(x._replace(permission=None) if x.updated_on >= REBUILD_SINCE else x
-                                for x in listings))
+    return index_listings(tuple(replace(x, permission=None) if x.updated_on >= REBUILD_SINCE else x
+                                for x in so_far.inputs["listings"]))
 
 
 VARIANTS = (

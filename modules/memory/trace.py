@@ -9,6 +9,8 @@ module (labtools.registry.lesson_module finds it), so the import graph has no cy
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from modules.common import ann
 from modules.catalogue import ref_key_label
 from modules.catalogue.policy import CLAUSES, STATES
@@ -86,7 +88,7 @@ def record(day: dict) -> dict:
     deletion = day["deletion"]
     return {
         "lesson": "memory",
-        "default": {"first_release": m["FIRST_RELEASE"], "feature": m["ASSISTANT_MEMORY"]._asdict(),
+        "default": {"first_release": m["FIRST_RELEASE"], "feature": asdict(m["ASSISTANT_MEMORY"]),
                     "draft": m["DRAFT_FEATURE"].name, "draft_gaps": day["draft_gaps"], "pipeline": day["pipeline"]},
         "policy": {"version": m["GATE_VERSION"], "clauses": {**{c: CLAUSES[c] for c in USED_CLAUSES},
                                                              **m["MEMORY_CLAUSES"]},

@@ -22,6 +22,7 @@
 # %%
 import pathlib
 import sys
+from dataclasses import replace
 
 HERE = pathlib.Path.cwd()
 ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
@@ -283,7 +284,7 @@ def diff_table(title, diff):
                  + [" -> ".join(d["state"]) if d["state"] else "-"] for case, d in diff.items()]}}
 
 
-waiting, _record = memory_store.requests(served._replace(prompt_index=False))
+waiting, _record = memory_store.requests(replace(served, prompt_index=False))
 display.show(diff_table("The requests, with the index that waits for a rebuild",
                         memory_store.replay_diff(frozen, memory_store.replay(memory.SESSIONS, waiting, owners))))
 

@@ -4,6 +4,7 @@ refuse bad input with ValueError/TypeError naming the argument."""
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -79,10 +80,10 @@ def catalogues(draw):
     out = []
     for listing in chosen:
         if draw(st.booleans()):
-            listing = listing._replace(permission=draw(st.sampled_from(["allowed", "denied", "unknown", None])))
+            listing = replace(listing, permission=draw(st.sampled_from(["allowed", "denied", "unknown", None])))
         out.append(listing)
         if draw(st.integers(min_value=0, max_value=5)) == 0:
-            out.append(listing._replace(permission="allowed" if listing.permission != "allowed" else "denied"))
+            out.append(replace(listing, permission="allowed" if listing.permission != "allowed" else "denied"))
     draw(st.randoms(use_true_random=False)).shuffle(out)
     return tuple(out)
 

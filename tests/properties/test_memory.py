@@ -5,6 +5,7 @@ against itself changes nothing, and bad input is refused with an error naming it
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,7 @@ def _day(number: int) -> str:
 @given(ITEMS, BUYERS, DAYS, st.sampled_from(["allowed", "denied", "unknown", None]),
        st.sampled_from(["owner", "internal"]), st.integers(min_value=1, max_value=4000))
 def test_the_gate_never_passes_another_buyers_item(item, buyer, day, permission, visibility, retention):
-    item = item._replace(permission=permission, visibility=visibility, retention_days=retention)
+    item = replace(item, permission=permission, visibility=visibility, retention_days=retention)
     codes = m.gate_item(item, buyer, _day(day))
     if buyer != item.owner:
         assert codes == ("MEMORY_OTHER_OWNER",)
