@@ -4,6 +4,7 @@ failure stages, the metrics (checked against ir-measures) and the long-tail anom
 import json
 import random
 import time
+from dataclasses import asdict
 
 import pytest
 
@@ -219,7 +220,7 @@ def test_each_failure_runs_through_the_pipeline_and_falls_back_safely(failure):
     assert record.failure == failure.name and record.stages == failure.stages
     assert (record.state, tuple(k for k, _ in record.visible)) == fallback(failure.name, record.state_before)
     assert record.state in STATES and all(key in VISIBLE for key, _ in record.visible)
-    text = json.dumps(record._asdict())
+    text = json.dumps(asdict(record))
     assert not [s for s in RESTRICTED_IDS + RESTRICTED_STRINGS if s in text]
     if failure.state is not None:
         assert STATES.index(record.state) <= STATES.index(failure.state)

@@ -95,7 +95,7 @@ def test_items_are_frozen_and_validated(morning):
         with pytest.raises(AttributeError):
             setattr(record, name, None)
     with pytest.raises(TypeError, match="items must be a sequence of MemoryItem, got MemoryItem"):
-        ms.build(item, m.ASSISTANT_MEMORY)   # one record (a named tuple is iterable) is not a list of them
+        ms.build(item, m.ASSISTANT_MEMORY)   # one record is not a list of them
     with pytest.raises(TypeError, match="MemoryFeature.kinds must be a tuple of str"):
         replace(m.ASSISTANT_MEMORY, kinds=["machine"])
     with pytest.raises(ValueError, match="MemoryState.encoder must be one of"):

@@ -20,7 +20,8 @@ The stages defined here (see modules/common/pipeline.py):
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
+from typing import Mapping
 from types import MappingProxyType
 
 from modules.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref, ref_key
@@ -58,19 +59,56 @@ NEXT_ACTIONS = {
     "respond": ("answer from the listed evidence only",),
 }
 
-FieldRule = namedtuple("FieldRule", "field max_days required")
+
+@dataclass(frozen=True)
+class FieldRule:
+    field: str
+    max_days: int
+    required: bool   # a stale required field withholds the listing; an optional one is left out
+
+
 # A dimension stays true for years; a price goes stale in weeks.
 FRESHNESS = (FieldRule("diameter_mm", 1826, True), FieldRule("price_eur", 60, False))
-FieldAge = namedtuple("FieldAge", "field checked_on age_days max_days required fresh")
 
-Decision = namedtuple("Decision", "subject state reason_codes clause_ids evidence_refs next_actions")
-Source = namedtuple("Source", "records permissions by_id")
-#   records: one per id (the first copy); permissions: (id, permission) of every copy;
-#   by_id: the same records by id (read-only), so a stage finds a candidate without a search
-GateResult = namedtuple("GateResult", "policy as_of freshness_enforced passed withheld decisions ages omit")
-#   passed: ids that may be ranked, in id order; withheld: the ids the gate kept back (internal:
-#   output names them only by decisions[i].subject); decisions: one per withheld candidate;
-#   ages: ((listing id, FieldAge, ...), ...) for every permitted candidate; omit: ((id, field), ...)
+
+@dataclass(frozen=True)
+class FieldAge:
+    field: str
+    checked_on: str | None
+    age_days: int | None
+    max_days: int
+    required: bool
+    fresh: bool
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A recorded outcome: never a free-text verdict."""
+    subject: str          # a listing id, a query id, or a withheld listing's opaque ref
+    state: str
+    reason_codes: tuple
+    clause_ids: tuple
+    evidence_refs: tuple
+    next_actions: tuple
+
+
+@dataclass(frozen=True)
+class Source:
+    records: tuple        # one per id (the first copy)
+    permissions: tuple    # (id, permission) of every copy
+    by_id: Mapping        # the same records by id (read-only), so a stage finds a candidate without a search
+
+
+@dataclass(frozen=True)
+class GateResult:
+    policy: str
+    as_of: str
+    freshness_enforced: bool
+    passed: tuple         # ids that may be ranked, in id order
+    withheld: tuple       # the ids the gate kept back (internal: output names them only by decisions[i].subject)
+    decisions: tuple      # one per withheld candidate
+    ages: tuple           # ((listing id, FieldAge, ...), ...) for every permitted candidate
+    omit: tuple           # ((id, field), ...): stale optional fields left out of the packet
 
 
 def decide_state(states) -> str:

@@ -30,8 +30,7 @@ behaviour and what stays visible; restricted listings stay opaque refs throughou
 from __future__ import annotations
 
 import re
-from collections import namedtuple
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from modules.common.checks import short
 from modules.common.pipeline import Stage
@@ -49,9 +48,25 @@ CHANNEL_LATENCY_MS = {"lexical": 40, "structured": 15, "vector": 60, "image": 90
 SLOW_LEXICAL_MS = 1500                       # the latency the lexical timeout simulates
 PACKET_FIELD_LIMIT = 8                       # the smaller limit the packet failure simulates
 
-Failure = namedtuple("Failure", "name stages state behaviour visible")
-Fallback = namedtuple("Fallback", "failure stages state_before state behaviour visible elapsed_ms")
-#   visible: ((key, what is shown), ...); elapsed_ms: simulated time spent waiting for channels
+
+@dataclass(frozen=True)
+class Failure:
+    name: str
+    stages: tuple
+    state: str | None
+    behaviour: str
+    visible: tuple
+
+
+@dataclass(frozen=True)
+class Fallback:
+    failure: str | None
+    stages: tuple
+    state_before: str
+    state: str
+    behaviour: str
+    visible: tuple        # ((key, what is shown), ...)
+    elapsed_ms: int       # simulated time spent waiting for channels
 
 VISIBLE = {
     "original_value": "the text the shopper wrote",
@@ -132,7 +147,7 @@ def slow(stage: Stage, failure: str = "lexical_timeout") -> Stage:
             return ChannelResult(stage.name, (), (), f"timed out at the {CHANNEL_BUDGET_MS} ms budget (simulated "
                                                      f"latency {latency} ms)", "timed out")
         result = stage.run(so_far)
-        return result._replace(note=f"{result.note}; waited {latency} ms: this run permits no fallback")
+        return replace(result, note=f"{result.note}; waited {latency} ms: this run permits no fallback")
     return Stage(stage.name, stage.version + FAULT_MARK + failure, stage.layer, run, stage.kind, stage.after_halt)
 
 
@@ -154,9 +169,9 @@ def _unit_not_kept(stage):
         if contract.diameter is None:
             return contract
         written = contract.diameter.original
-        step = contract.transformations[1]._replace(output=f"unit not kept: {written!r} read as a bare number",
+        step = replace(contract.transformations[1], output=f"unit not kept: {written!r} read as a bare number",
                                                     status="unresolved")
-        return contract._replace(diameter=None, state="clarify", reason=f"the parser could not keep the unit of "
+        return replace(contract, diameter=None, state="clarify", reason=f"the parser could not keep the unit of "
                                  f"{written!r}", transformations=(contract.transformations[0], step)
                                  + contract.transformations[2:])
     return run
@@ -206,16 +221,16 @@ def bounded_packet(so_far, limit: int = PACKET_FIELD_LIMIT):
         dropped.append(f"{gone} ({count} fields)")
         fields = [pair for pair in fields if not pair[0].startswith(gone + "#")]
     if len(fields) > limit:
-        return full._replace(listings=(), fields=(), note=f"abstained: the required fields ({len(fields)}) exceed "
+        return replace(full, listings=(), fields=(), note=f"abstained: the required fields ({len(fields)}) exceed "
                                                           f"the {limit}-field limit; required left out: "
                                                           + ", ".join(f for f, _ in fields))
-    return full._replace(listings=tuple(listings), fields=tuple(fields),
+    return replace(full, listings=tuple(listings), fields=tuple(fields),
                          note=f"optional left out: {', '.join(dropped) or 'none'}; required left out: none; "
                               f"limit {limit} fields")
 
 
 def _no_answer(stage):
-    return lambda so_far: stage.run(so_far)._replace(lines=())
+    return lambda so_far: replace(stage.run(so_far), lines=())
 
 
 _FAILING = {

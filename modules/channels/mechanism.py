@@ -31,7 +31,7 @@ this module, never the reverse).
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.channels.failures import FALLBACK
 from modules.common import ann
@@ -131,8 +131,15 @@ def run_channels(query: Query, pipeline=CHANNELS, listings=LISTINGS, as_of: str 
 
 # ---------------------------------------------------------------- index quality, kept apart from relevance
 
-Probe = namedtuple("Probe", "query_id nprobe exact approximate recall compared exact_compared")
-#   recall: the share of the exact top k found (lesson 01's recall_at_k, a Fraction), as a float
+@dataclass(frozen=True)
+class Probe:
+    query_id: str
+    nprobe: int
+    exact: tuple
+    approximate: tuple
+    recall: float         # the share of the exact top k found (lesson 01's recall_at_k, a Fraction), as a float
+    compared: int
+    exact_compared: int
 
 
 def probe(index, query_id: str, image, k: int, nprobe: int) -> Probe:
@@ -182,9 +189,17 @@ def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock
 # ---------------------------------------------------------------- removal counterfactuals
 
 REMOVALS = (("vector", ("vector",)), ("image", ("image",)), ("lexical", ("lexical",)), ("generation", ("answer",)))
-Prediction = namedtuple("Prediction", "removal claim states packets")
-#   states: {query id: state after} for every query whose state is predicted to change;
-#   packets: the query ids whose packet is predicted to change. Written before measuring.
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Written before measuring."""
+    removal: str
+    claim: str
+    states: dict          # {query id: state after} for every query whose state is predicted to change
+    packets: tuple        # the query ids whose packet is predicted to change
+
+
 PREDICTIONS = (
     Prediction("vector", "text vectors mostly repeat what the words already found: no state changes, and "
                "only CH-Q002, whose words match nothing, loses packet entries", {}, ("CH-Q002",)),

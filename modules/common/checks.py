@@ -2,7 +2,7 @@
 the same words and hashes the same bytes.
 
 A message names the field and the value, and nothing is coerced: a str is not a
-sequence of passages, one record (a named tuple is iterable) is not a list of them,
+sequence of passages, one record is not a list of them,
 True is not the number 1, and "1_000" is not a budget.
 """
 

@@ -33,7 +33,7 @@ keyed hashes of their ids: `unkeyed_ref` shows why an unkeyed hash would not do.
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Listing, Query
 from modules.common.checks import sequence_of, sha256_hex, short
@@ -54,10 +54,26 @@ EMPTY_CAUSES = ("out_of_scope", "transformation_failed", "no_permitted_match", "
 PACKET_LISTINGS = 3
 PACKET_FIELDS = ("title", "family", "diameter_mm", "price_eur")
 
-Evidence = namedtuple("Evidence", "usable decisions excluded")   # usable: listing ids in fused order
-Packet = namedtuple("Packet", "listings fields omitted note")     # fields: ((field id, value), ...)
-QueryDecision = namedtuple("QueryDecision", "decision empty_cause because")
-#   because: ((subject, state, reason codes), ...): what the state was decided from
+@dataclass(frozen=True)
+class Evidence:
+    usable: tuple         # listing ids in fused order
+    decisions: tuple
+    excluded: tuple
+
+
+@dataclass(frozen=True)
+class Packet:
+    listings: tuple
+    fields: tuple         # ((field id, value), ...)
+    omitted: tuple
+    note: str
+
+
+@dataclass(frozen=True)
+class QueryDecision:
+    decision: Decision
+    empty_cause: str | None
+    because: tuple        # ((subject, state, reason codes), ...): what the state was decided from
 
 
 def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_states) -> str:

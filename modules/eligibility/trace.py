@@ -6,7 +6,7 @@ turns them into a JSON-ready record and printable blocks. It imports no lesson m
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from modules.catalogue import LISTINGS, ref_key_label
 from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
@@ -62,12 +62,12 @@ def _run(name: str, run) -> dict:
 
 def _freshness(as_of: str) -> dict:
     shown = ("PW-L003", "PW-L006", "PW-L010")
-    rows = [{"listing_id": x.id, **r._asdict()} for x in LISTINGS if x.id in shown for r in field_ages(x, as_of)]
+    rows = [{"listing_id": x.id, **asdict(r)} for x in LISTINGS if x.id in shown for r in field_ages(x, as_of)]
     earlier = "2026-08-01"
     l010 = next(x for x in LISTINGS if x.id == "PW-L010")
-    return {"as_of": as_of, "rules": [r._asdict() for r in FRESHNESS], "rows": rows,
+    return {"as_of": as_of, "rules": [asdict(r) for r in FRESHNESS], "rows": rows,
             "what_if": {"as_of": earlier, "listing_id": "PW-L010",
-                        "rows": [r._asdict() for r in field_ages(l010, earlier)]}}
+                        "rows": [asdict(r) for r in field_ages(l010, earlier)]}}
 
 
 def record(runs: dict, doubled, attack: dict) -> dict:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.catalogue import (CATALOGUE_AS_OF, LISTINGS, VECTOR_DIMENSION, VECTOR_VERSION, Listing,
                                       Query)
@@ -66,21 +66,76 @@ FAMILY_PHRASES = (("safety relief valve", "safety-relief-valve"), ("mechanical s
                   ("lip seal", "lip-seal"), ("o-ring", "o-ring"), ("gasket", "gasket"), ("bearing", "bearing"),
                   ("hose", "hose-fitting"))
 
-Diameter = namedtuple("Diameter", "value_mm unit original")   # exact mm text, unit written, words written
-Transformation = namedtuple("Transformation", "name version input output status")  # applied/unresolved/failed
-QueryContract = namedtuple("QueryContract", "query_id original terms family diameter state reason "
-                                            "transformations vector vector_version")
-Hit = namedtuple("Hit", "listing_id score evidence")          # evidence: why this channel proposed it
-Rejection = namedtuple("Rejection", "listing_id reason")      # a listing the channel could not judge
-FusedCandidate = namedtuple("FusedCandidate", "cluster_id listing_id members ordering_score channel_ranks")
-Fusion = namedtuple("Fusion", "k candidates eligible")        # eligible: the ids the gate let through
+@dataclass(frozen=True)
+class Diameter:
+    value_mm: str    # exact millimetre text
+    unit: str        # the unit written: mm or inch
+    original: str    # the words written, e.g. "0.625 inch"
 
 
-class ChannelResult(namedtuple("ChannelResult", "channel hits rejected note status")):
+@dataclass(frozen=True)
+class Transformation:
+    """One named, versioned step from the query text to the contract."""
+    name: str
+    version: str
+    input: str
+    output: str
+    status: str      # applied, unresolved or failed
+
+
+@dataclass(frozen=True)
+class QueryContract:
+    """What the pipeline reads of a query: every field derived by a named transformation."""
+    query_id: str
+    original: str
+    terms: tuple
+    family: str | None
+    diameter: Diameter | None
+    state: str
+    reason: str
+    transformations: tuple
+    vector: tuple
+    vector_version: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    listing_id: str
+    score: float
+    evidence: str    # why this channel proposed it
+
+
+@dataclass(frozen=True)
+class Rejection:
+    listing_id: str  # a listing the channel could not judge
+    reason: str
+
+
+@dataclass(frozen=True)
+class FusedCandidate:
+    cluster_id: str
+    listing_id: str       # the one shown: the lowest id the channels proposed
+    members: tuple
+    ordering_score: float
+    channel_ranks: tuple  # ((channel, its rank there), ...)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    k: int
+    candidates: tuple
+    eligible: tuple       # the ids the gate let through
+
+
+@dataclass(frozen=True)
+class ChannelResult:
     """One channel's proposals, best first (rank = 1-based position), what it refused to score,
     and its status: "ran", or "not run" with the reason in the note."""
-
-    __slots__ = ()
+    channel: str
+    hits: tuple
+    rejected: tuple
+    note: str
+    status: str
 
     @property
     def ranking(self) -> tuple:

@@ -7,7 +7,7 @@ record and the printable blocks. It imports no lesson module, so there is no imp
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from modules.catalogue import LISTINGS, query_by_id
 from modules.catalogue.policy import POLICY_VERSION, names_of
@@ -112,7 +112,7 @@ def record(runs, run, declared: dict, retrieve, fuse) -> dict:
         "declared": dict(declared, policy=POLICY_VERSION),
         "queries": [_query_row(r) for r in runs],
         "transformations": {"query_id": inch.query_id,
-                            "steps": [t._asdict() for t in inch.transformations]},
+                            "steps": [asdict(t) for t in inch.transformations]},
         "detail": detail,
         "raw_versus_rank": raw and dict(raw, rows=[{k: (round(v, 4) if isinstance(v, float) else v)
                                                     for k, v in row.items()} for row in raw["rows"]]),

@@ -32,7 +32,6 @@ in modules/memory/trace.py.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from dataclasses import dataclass
 
 from modules.common import ann
@@ -197,10 +196,33 @@ def resolve(today, remembered, ambiguous: bool = False) -> tuple:
 
 # ---------------------------------------------------------------- the three stages
 
-MemoryRecall = namedtuple("MemoryRecall", "status note ids scores compared encoder index_version")
-MemoryEntry = namedtuple("MemoryEntry", "item action today remembered conflict")
-MemoryContext = namedtuple("MemoryContext", "status entries fields conflicts next_actions")
-#   fields: (("memory:MEM-A1@v1#machine_model", value, "memory", source, accuracy, as_of), ...)
+@dataclass(frozen=True)
+class MemoryRecall:
+    status: str
+    note: str
+    ids: tuple
+    scores: tuple
+    compared: int
+    encoder: str | None
+    index_version: str | None
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    item: str
+    action: str
+    today: str | None
+    remembered: str
+    conflict: bool
+
+
+@dataclass(frozen=True)
+class MemoryContext:
+    status: str
+    entries: tuple
+    fields: tuple         # (("memory:MEM-A1@v1#machine_model", value, "memory", source, accuracy, as_of), ...)
+    conflicts: tuple
+    next_actions: tuple
 
 
 def recall(so_far) -> MemoryRecall:

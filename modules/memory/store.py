@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-from collections import namedtuple
 from dataclasses import dataclass, replace
 
 from modules.common import ann
@@ -42,9 +41,28 @@ __all__ = ["MemoryState", "CacheEntry", "TracePayload", "DeletionRecord", "build
            "requests",
            "day"]
 
-CacheEntry = namedtuple("CacheEntry", "session buyer query_id items packet")      # items: ids whose data it holds
-TracePayload = namedtuple("TracePayload", "session buyer query_id memory")        # memory: ((id or ref, value), ...)
-DeletionRecord = namedtuple("DeletionRecord", "ref on removed")                   # removed: ((store, count), ...)
+@dataclass(frozen=True)
+class CacheEntry:
+    session: str
+    buyer: str
+    query_id: str
+    items: tuple          # ids whose data it holds
+    packet: tuple
+
+
+@dataclass(frozen=True)
+class TracePayload:
+    session: str
+    buyer: str
+    query_id: str
+    memory: tuple         # ((id or ref, value), ...)
+
+
+@dataclass(frozen=True)
+class DeletionRecord:
+    ref: str
+    on: str
+    removed: tuple        # ((store, count), ...)
 
 
 @dataclass(frozen=True)
@@ -164,7 +182,7 @@ def purge(index: ann.Index, cache, traces, item_id: str) -> tuple:
     if item_id in dict(index.vectors):
         index = ann.delete(index, item_id)
     cache = tuple(entry for entry in sequence_of(cache, CacheEntry, "cache") if item_id not in entry.items)
-    traces = tuple(p._replace(memory=tuple((ref, "deleted") if i == item_id else (i, v) for i, v in p.memory))
+    traces = tuple(replace(p, memory=tuple((ref, "deleted") if i == item_id else (i, v) for i, v in p.memory))
                    for p in sequence_of(traces, TracePayload, "traces"))
     return index, cache, traces, ref
 

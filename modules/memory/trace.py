@@ -39,7 +39,7 @@ def _session(session, run, off_row: dict) -> dict:
                              "gate": list(codes.get(i, ())) or ["passed"]}
                             for n, (i, score) in enumerate(zip(found.ids, found.scores), start=1)]},
         "withheld": [_decision(d) for d in gate.decisions],
-        "entries": [e._asdict() for e in context.entries],
+        "entries": [asdict(e) for e in context.entries],
         "memory_packet": [{"field_id": f, "value": v, "marked": mark, "source": src, "accuracy": acc, "as_of": day}
                           for f, v, mark, src, acc, day in context.fields],
         "conflicts": [{"item": i, "field": f, "today": t, "remembered": r} for i, f, t, r in context.conflicts],
