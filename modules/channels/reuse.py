@@ -15,8 +15,6 @@ it (tests/test_channels.py checks record for record). The plain run
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from modules.common.pipeline import Pipeline, Stage
 
 __all__ = ["reusing"]
@@ -25,15 +23,23 @@ __all__ = ["reusing"]
 def reusing(pipeline: Pipeline, memory: dict) -> Pipeline:
     """`pipeline` with every stage's output remembered in `memory` (a dict the caller keeps).
 
-    What a stage sees is fixed by the stages before it (a channel: the stages before the
-    channels, see modules/common/pipeline.py) and by the inputs; so an output is remembered
-    under (the inputs' id, those earlier stages, the stage)."""
+    What a stage sees is fixed by the inputs and by the stages before it (for a channel, the
+    stages before the channels: see modules/common/pipeline.py), so an output is remembered
+    under the identity of the inputs dict, of those earlier stages and of the stage itself."""
     if not isinstance(memory, dict):
         raise TypeError(f"memory must be a dict, got {type(memory).__name__}")
+    key = ("pipeline", id(pipeline))
+    if key not in memory:   # one wrapped pipeline per pipeline (the entry keeps it alive)
+        memory[key] = (pipeline, _wrapped(pipeline, memory))
+    return memory[key][1]
+
+
+def _wrapped(pipeline: Pipeline, memory: dict) -> Pipeline:
     stages, seen, before_channels = [], (), ()
     for stage in pipeline.stages:
         sees = before_channels if stage.kind == "channel" else seen
-        stages.append(replace(stage, run=_remembered(stage, sees, memory)))
+        stages.append(Stage(stage.name, stage.version, stage.layer, _remembered(stage, sees, memory), stage.kind,
+                            stage.after_halt))
         seen += (stage,)
         if stage.kind != "channel":
             before_channels = seen
@@ -41,9 +47,11 @@ def reusing(pipeline: Pipeline, memory: dict) -> Pipeline:
 
 
 def _remembered(stage: Stage, earlier: tuple, memory: dict):
+    stages = tuple(id(s) for s in earlier + (stage,))
+
     def run(so_far):
-        key = (id(so_far.inputs), earlier, stage)
-        if key not in memory:   # the entry keeps the inputs alive, so their id is not reused meanwhile
-            memory[key] = (so_far.inputs, stage.run(so_far))
-        return memory[key][1]
+        key = (id(so_far.inputs), stages)
+        if key not in memory:   # the entry keeps the inputs and the stages alive: no id is reused meanwhile
+            memory[key] = (so_far.inputs, earlier, stage, stage.run(so_far))
+        return memory[key][-1]
     return run
