@@ -1,13 +1,11 @@
 """Lesson 13's figures and contracts, asserted on the mechanism and on the command."""
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 
 import pytest
 
-from helpers import ROOT, methods
+from helpers import methods
 from modules.memory import mechanism as m
 from modules.memory import store as ms
 from modules.common import ann

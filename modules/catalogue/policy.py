@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Mapping
 from types import MappingProxyType
 
-from modules.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref, ref_key
+from modules.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref
 from modules.common.checks import sequence_of, short
 from modules.common.pipeline import Halt, Stage
 
