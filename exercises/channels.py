@@ -14,7 +14,7 @@ Stuck?            python3 -B methods.py hint channels
 
 import math
 
-from modules.common.policy import STATES
+from modules.catalogue.policy import STATES
 
 # What a fallback may keep visible (Task 2).
 VISIBLE_KEYS = ("original_value", "missing_meaning", "degraded_channel", "coverage_limit", "multimodal_unavailable",

@@ -14,9 +14,11 @@ Check your work:  python3 -B methods.py check memory
 Stuck?            python3 -B methods.py hint memory
 """
 
+from dataclasses import replace
+
 from modules.common import ann
 from modules.catalogue import PROHIBITED_FAMILIES, opaque_ref
-from modules.common.policy import FRESHNESS, day_number
+from modules.catalogue.policy import FRESHNESS, day_number
 
 
 def withhold_reason(item, buyer: str, as_of: str):
@@ -83,7 +85,7 @@ def delete_everywhere(index, cache, traces, item_id: str) -> tuple:
         traces  every payload kept, each (item_id, value) pair in its `memory` replaced by
                 (ref, "deleted"): the trace keeps a record that something was deleted, not what
         ref     opaque_ref(item_id): the keyed ref that stands for the item from now on
-    Build new tuples (named tuples have ._replace); change nothing you were given.
+    Build new records (dataclasses.replace makes a changed copy); change nothing you were given.
     """
     raise NotImplementedError("delete_everywhere: write your answer here, then run: python3 -B methods.py check memory")
 

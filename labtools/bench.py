@@ -5,8 +5,8 @@
 
 1. Start-up: every built lesson command (`methods.py NAME --plain`, start to exit) against
    the standard-library floor `python3 -c "import argparse, dataclasses, json"`, median of
-   N interleaved runs, as a ratio (target <= 1.3, 1.5 for a lesson that compiles another's
-   pipeline), in a fresh copy of the lab before and after `methods.py setup`; and against
+   N interleaved runs, as a ratio (target: at most 2x after `methods.py setup`, 3x cold), in
+   a fresh copy of the lab before and after `methods.py setup`; and against
    importing the framework component a user might reach for instead (Haystack's
    LostInTheMiddleRanker, LlamaIndex's LongContextReorder), measured only where installed:
    they are not dependencies.
@@ -43,10 +43,9 @@ import time
 from labtools import course
 
 FLOOR = "import argparse, dataclasses, json"
-TARGET = 1.3
-# A command that compiles another lesson's pipeline may cost 1.5x: lessons 08 and 09 build on
-# 07's (issue 12), 12 and 13 extend 07-09's (issue 18), and the audit applies 01-04 (issue 19).
-TARGETS = {"eligibility": 1.5, "grounding": 1.5, "channels": 1.5, "memory": 1.5, "audit": 1.5}
+# Every lesson command may cost twice the floor after setup, three times in a fresh clone (issue
+# 25): readability wins every trade below that; a lesson over it shortens its default trace.
+TARGET = {"setup": 2.0, "cold": 3.0}
 FRAMEWORK_RUNS = 5
 # Building a dict of n objects is as linear as Python gets; its own cost per item still grows
 # once n objects outgrow the CPU caches. A mechanism whose ratio to it stays flat is linear.
@@ -136,7 +135,7 @@ def startup(runs: int) -> list[dict]:
     median = {name: statistics.median(values) * 1000 for name, values in times.items()}
     rows = [{"command": "floor", "median_ms": median["floor"], "no_site_ms": median["floor -S"]}]
     for name in names:
-        row = {"command": name, "target": TARGETS.get(name, TARGET)}
+        row = {"command": name, "target": dict(TARGET)}
         for state in ("cold", "setup"):
             row[f"{state}_ms"] = median[f"{name} {state}"]
             row[state] = median[f"{name} {state}"] / median["floor"]
@@ -548,11 +547,12 @@ def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_aud
     lines.append("   after `methods.py setup`, which compiles them once, as an install does (the floor's")
     lines.append("   standard library was compiled when Python was installed). -S: without the site")
     lines.append("   module, which on some machines imports packages into every interpreter.")
-    lines.append("   verdict: the setup ratio against the lesson's target.")
-    table = [[f"methods.py {row['command']}", f"{row['target']}x", f"{row['cold']:.2f}x", f"{row['cold_no_site']:.2f}x",
+    lines.append(f"   verdict: ok when setup <= {TARGET['setup']:g}x and cold <= {TARGET['cold']:g}x the floor.")
+    table = [[f"methods.py {row['command']}", f"{row['cold']:.2f}x", f"{row['cold_no_site']:.2f}x",
               f"{row['setup']:.2f}x", f"{row['setup_no_site']:.2f}x",
-              "ok" if row["setup"] <= row["target"] else "TOO SLOW"] for row in lessons]
-    lines += _table(["command", "target", "cold", "cold -S", "setup", "setup -S", "verdict"], table)
+              "ok" if row["setup"] <= row["target"]["setup"] and row["cold"] <= row["target"]["cold"] else "TOO SLOW"]
+             for row in lessons]
+    lines += _table(["command", "cold", "cold -S", "setup", "setup -S", "verdict"], table)
     if frameworks:
         lines += ["", "   Importing a framework component a user might reach for instead (5 runs):"]
         slowest = max(row["setup_ms"] for row in lessons)

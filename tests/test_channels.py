@@ -4,6 +4,7 @@ failure stages, the metrics (checked against ir-measures) and the long-tail anom
 import json
 import random
 import time
+from dataclasses import asdict
 
 import pytest
 
@@ -11,13 +12,14 @@ from modules.channels import mechanism as ch
 from modules.channels import trace as channels_trace
 from modules.channels.failures import (CHANNEL_BUDGET_MS, FAILURES, FAULT_MARK, VISIBLE, bounded_packet, failing,
                                        fallback, task_ms)
+from modules.channels.reuse import reusing
 from modules.channels.metrics import (RELEVANCE, SEGMENTS, hit_at_k, judged, metric_row, ndcg_at_k, precision_at_k,
                                       reciprocal_rank)
 from modules.common import ann
 from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, query_by_id
 from modules.catalogue.images import IMAGE_QUERIES, IMAGE_VERSION, QUERY_IMAGES, image_problem, query_image
 from modules.common.pipeline import Pipeline, Stage
-from modules.common.policy import STATES
+from modules.catalogue.policy import STATES
 from modules.common.vectors import Vector
 from modules.eligibility import evaluate
 from modules.channels.trace import query_row
@@ -62,7 +64,7 @@ def test_stage_reuse_gives_the_runs_the_pipeline_would_make():
         for query_id in ("PW-Q001", "CH-Q002", "PW-Q008"):
             inputs = {"query": ALL[query_id], "listings": LISTINGS, "as_of": "2026-11-01",
                       "image": query_image(query_id)}
-            fresh, reused = pipeline.run(dict(inputs)), pipeline.run(inputs, reuse=cache)
+            fresh, reused = pipeline.run(dict(inputs)), reusing(pipeline, cache).run(inputs)
             assert [(r.name, r.version, r.output) for r in fresh.records] == \
                    [(r.name, r.version, r.output) for r in reused.records]
             assert (fresh.halted_by, fresh.skipped) == (reused.halted_by, reused.skipped)
@@ -81,20 +83,20 @@ def test_stage_reuse_runs_a_shared_stage_once_and_a_changed_one_again():
     pipeline = Pipeline("counted", tuple(counted(stage) for stage in ch.CHANNELS.stages))
     inputs = {"query": ALL["PW-Q001"], "listings": LISTINGS, "as_of": "2026-11-01", "image": None}
     cache = {}
-    first = pipeline.run(inputs, reuse=cache)
-    assert calls == list(pipeline.names())
+    first = reusing(pipeline, cache).run(inputs)
+    assert calls == list(pipeline.names()) and first == pipeline.run(inputs)
     calls.clear()
-    assert pipeline.run(inputs, reuse=cache) == first and calls == []
+    assert reusing(pipeline, cache).run(inputs) == first and calls == []
     # Without lexical, everything before it is shared, and so are the other channels, which
     # never see it; the stages after the channels run again.
-    pipeline.without("lexical").run(inputs, reuse=cache)
+    reusing(pipeline.without("lexical"), cache).run(inputs)
     names = pipeline.names()
     assert calls == [name for name in names[names.index("gate"):]]
     calls.clear()
-    pipeline.run(dict(inputs), reuse=cache)   # equal inputs, another object: nothing is assumed
+    reusing(pipeline, cache).run(dict(inputs))   # equal inputs, another object: nothing is assumed
     assert calls == list(names)
     with pytest.raises(TypeError, match="inputs must be a dict"):
-        pipeline.run([inputs], reuse=cache)
+        reusing(pipeline, cache).run([inputs])
 
 
 # ---------------------------------------------------------------- the image channel
@@ -218,7 +220,7 @@ def test_each_failure_runs_through_the_pipeline_and_falls_back_safely(failure):
     assert record.failure == failure.name and record.stages == failure.stages
     assert (record.state, tuple(k for k, _ in record.visible)) == fallback(failure.name, record.state_before)
     assert record.state in STATES and all(key in VISIBLE for key, _ in record.visible)
-    text = json.dumps(record._asdict())
+    text = json.dumps(asdict(record))
     assert not [s for s in RESTRICTED_IDS + RESTRICTED_STRINGS if s in text]
     if failure.state is not None:
         assert STATES.index(record.state) <= STATES.index(failure.state)
@@ -407,7 +409,7 @@ def test_exact_search_over_the_index_equals_exact_search_over_the_items():
 
 def test_an_index_is_immutable_and_compares_by_its_fields():
     index = ch.IMAGE_INDEX
-    with pytest.raises(AttributeError, match="immutable"):
+    with pytest.raises(AttributeError, match="cannot assign to field"):
         index.n_lists = 4
     again = ann.build(index.vectors, ch.IMAGE_LISTS, ch.IMAGE_SEED)
     assert again == index and hash(again) == hash(index) and again != ann.build(index.vectors, 4, ch.IMAGE_SEED)

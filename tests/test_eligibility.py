@@ -2,6 +2,7 @@
 
 import json
 import os
+from dataclasses import replace
 from itertools import combinations
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from helpers import methods
 from modules.catalogue import (LISTINGS, QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS, VECTOR_VERSION,
                                       Listing, Query, listing_by_id, opaque_ref, query_by_id)
-from modules.common.policy import FRESHNESS, POLICY_VERSION, field_ages, gate
+from modules.catalogue.policy import FRESHNESS, POLICY_VERSION, field_ages, gate
 from modules.eligibility import (CATALOGUE, STATES, check_evidence, decide_state, diameter_readings, empty_cause,
                                  enumerate_refs, evaluate, matches_request, permission_gate, unkeyed_ref)
 from modules.hybrid import parse_query
@@ -52,7 +53,7 @@ def test_unknown_and_missing_permission_fail_closed():
 
 def test_duplicate_ids_with_differing_permission_fail_closed():
     # Before: the later copy won, and PW-L004 (denied) was ranked for PW-Q002.
-    allowed_copy = listing_by_id("PW-L004")._replace(permission="allowed")
+    allowed_copy = replace(listing_by_id("PW-L004"), permission="allowed")
     for listings in (LISTINGS + (allowed_copy,), (allowed_copy,) + LISTINGS):
         run = evaluate(QUERIES[1], listings)
         gate_result = run.output("gate")
@@ -99,7 +100,7 @@ def test_freshness_is_per_field_against_an_explicit_as_of_date():
     assert _decision("PW-Q003", as_of="2026-11-01").decision.state == "degraded"
     # A field checked after the as-of date was not known then; one never checked is not fresh.
     assert not field_ages(l010, "2023-01-01")[0].fresh
-    bare = l010._replace(checked_on=(("diameter_mm", "2026-10-01"),))
+    bare = replace(l010, checked_on=(("diameter_mm", "2026-10-01"),))
     assert [r.fresh for r in field_ages(bare, "2026-11-01")] == [True, False]
     with pytest.raises(ValueError, match="as_of must be an ISO date"):
         field_ages(l010, "1 Nov 2026")
@@ -295,9 +296,9 @@ def test_bad_input_names_the_field_and_value():
     with pytest.raises(TypeError, match=r"listings\[0\] must be a Listing, got str 'PW-L001'"):
         evaluate(QUERIES[0], ["PW-L001"])
     with pytest.raises(ValueError, match=r"Listing.permission must be one of"):
-        listing_by_id("PW-L001")._replace(permission="yes")
+        replace(listing_by_id("PW-L001"), permission="yes")
     with pytest.raises(ValueError, match=r"Listing.checked_on"):
-        Listing(*listing_by_id("PW-L001")[:10], (("colour", "2026-01-01"),), *listing_by_id("PW-L001")[11:])
+        replace(listing_by_id("PW-L001"), checked_on=(("colour", "2026-01-01"),))
     with pytest.raises(TypeError, match=r"listing must be a Listing"):
         field_ages("PW-L001", "2026-11-01")
     assert gate.__name__ == "gate"

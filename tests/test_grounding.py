@@ -4,6 +4,7 @@ import copy
 import hashlib
 import json
 import unicodedata
+from dataclasses import replace
 
 import pytest
 
@@ -105,8 +106,8 @@ def test_nfc_and_nfd_spellings_share_a_fingerprint():
     nfd["terms"] = [unicodedata.normalize("NFD", "d\u00e9tanche")]
     assert canonical_json(nfd) != canonical_json(contract)
     assert query_fingerprint(nfd) == query_fingerprint(contract)
-    nfd_query = query_by_id("PW-Q001")._replace(text=unicodedata.normalize("NFD", "m\u00e9canique seal 16 mm"))
-    nfc_query = nfd_query._replace(text="m\u00e9canique seal 16 mm")
+    nfd_query = replace(query_by_id("PW-Q001"), text=unicodedata.normalize("NFD", "m\u00e9canique seal 16 mm"))
+    nfc_query = replace(nfd_query, text="m\u00e9canique seal 16 mm")
     assert trace_record(run_query(nfd_query))["fingerprint"] == trace_record(run_query(nfc_query))["fingerprint"]
 
 

@@ -3,6 +3,7 @@
 import json
 import math
 import unicodedata
+from dataclasses import replace
 
 import pytest
 
@@ -30,7 +31,7 @@ def test_sixteen_mm_is_sixteen_in_a_millimetre_field_with_the_original_kept():
     contract = parse_query(query_by_id("PW-Q001"))
     assert contract.original == "mechanical seal 16 mm for a water pump"
     assert contract.state == "ready"
-    assert contract.diameter == ("16", "mm", "16 mm")
+    assert contract.diameter == hybrid.Diameter("16", "mm", "16 mm")
     unit_step = contract.transformations[1]
     assert (unit_step.name, unit_step.version, unit_step.input, unit_step.output, unit_step.status) == \
         ("unit-to-mm", "unit-to-mm/1", "16 mm", "diameter_mm 16", "applied")
@@ -39,14 +40,15 @@ def test_sixteen_mm_is_sixteen_in_a_millimetre_field_with_the_original_kept():
 def test_bare_sixteen_is_left_unresolved_and_asks():
     contract = parse_query(query_by_id("PW-Q006"))
     assert contract.state == "clarify" and contract.diameter is None
-    assert contract.transformations[1][2:] == ("16", "bare number '16' has no unit: mm or inch?", "unresolved")
+    step = contract.transformations[1]
+    assert (step.input, step.output, step.status) == ("16", "bare number '16' has no unit: mm or inch?", "unresolved")
     structured = structured_channel(contract, LISTINGS)
     assert structured.hits == () and structured.status == "not run" and "not run" in structured.note
 
 
 def test_inch_is_converted_exactly_with_the_original_kept():
     contract = parse_query(query_by_id("PW-Q003"))
-    assert contract.diameter == ("15.875", "inch", "0.625 inch")
+    assert contract.diameter == hybrid.Diameter("15.875", "inch", "0.625 inch")
     assert contract.transformations[1].output == "diameter_mm 15.875 (x 25.4)"
     assert to_mm("0.625", "inch") == "15.875" and to_mm("2", "inch") == "50.8" and to_mm("16.50", "mm") == "16.5"
 
@@ -138,13 +140,13 @@ def test_a_query_with_an_unusable_vector_is_refused(vector):
         with pytest.raises(ValueError, match=r"Query.vector .* rejected"):
             Query("T-2", "seal 16 mm", vector, "pw-vec-2")
         with pytest.raises(ValueError, match=r"Query.vector .* rejected"):
-            QUERIES[0]._replace(vector=vector)
+            replace(QUERIES[0], vector=vector)
     with pytest.raises(ValueError, match=r"query vector .* cannot be scored"):
-        vector_channel(parse_query(QUERIES[0])._replace(vector=vector), LISTINGS)
+        vector_channel(replace(parse_query(QUERIES[0]), vector=vector), LISTINGS)
 
 
 def test_a_query_vector_of_another_version_is_never_compared():
-    contract = parse_query(QUERIES[0]._replace(vector_version="pw-vec-1"))
+    contract = parse_query(replace(QUERIES[0], vector_version="pw-vec-1"))
     with pytest.raises(ValueError, match="the index expects 'pw-vec-2'"):
         vector_channel(contract, LISTINGS)
 

@@ -1,17 +1,17 @@
 """Lesson 13's figures and contracts, asserted on the mechanism and on the command."""
 
 import json
-import subprocess
-import sys
+from dataclasses import replace
 
 import pytest
 
-from helpers import ROOT, methods
+from helpers import methods
 from modules.memory import mechanism as m
 from modules.memory import store as ms
 from modules.common import ann
+from modules.context import recall_at_k
 from modules.catalogue import LISTINGS, QUERIES, opaque_ref, query_by_id
-from modules.common.policy import POLICY_VERSION, permission_gate
+from modules.catalogue.policy import POLICY_VERSION, permission_gate
 from modules.eligibility import CATALOGUE, evaluate
 
 ON, DAY_AFTER = "2026-11-01", "2026-11-02"
@@ -53,7 +53,7 @@ def test_the_default_keeps_no_memory_and_an_incomplete_feature_is_refused():
     assert gaps[-1] == "deletion_reaches misses index, packet-cache, trace-payloads"
     with pytest.raises(ValueError, match="is not allowed; it leaves undefined: visibility; consent"):
         m.with_memory(m.DRAFT_FEATURE)
-    hidden = m.ASSISTANT_MEMORY._replace(visibility="internal", owner_scope="household",
+    hidden = replace(m.ASSISTANT_MEMORY, visibility="internal", owner_scope="household",
                                  encoder="mem-vec-9")
     assert m.feature_gaps(hidden) == ["owner_scope 'household' is not one of ('owner-only',)",
                                       "visibility 'internal': the buyer must see every item",
@@ -64,7 +64,7 @@ def test_the_default_keeps_no_memory_and_an_incomplete_feature_is_refused():
 
 
 def test_a_store_refuses_what_its_feature_does_not_keep():
-    narrow = m.ASSISTANT_MEMORY._replace(purposes=("fit-advice",), retention_days=730)
+    narrow = replace(m.ASSISTANT_MEMORY, purposes=("fit-advice",), retention_days=730)
     with pytest.raises(ValueError, match="item 'MEM-A3': purpose 'reorder' is not one the feature keeps"):
         ms.build(m.ITEMS, narrow)
     with pytest.raises(ValueError, match="retention_days 3650 exceeds the feature's 730"):
@@ -93,11 +93,11 @@ def test_items_are_frozen_and_validated(morning):
         with pytest.raises(AttributeError):
             setattr(record, name, None)
     with pytest.raises(TypeError, match="items must be a sequence of MemoryItem, got MemoryItem"):
-        ms.build(item, m.ASSISTANT_MEMORY)   # one record (a named tuple is iterable) is not a list of them
+        ms.build(item, m.ASSISTANT_MEMORY)   # one record is not a list of them
     with pytest.raises(TypeError, match="MemoryFeature.kinds must be a tuple of str"):
-        m.ASSISTANT_MEMORY._replace(kinds=["machine"])
+        replace(m.ASSISTANT_MEMORY, kinds=["machine"])
     with pytest.raises(ValueError, match="MemoryState.encoder must be one of"):
-        morning._replace(encoder="mem-vec-9")
+        replace(morning, encoder="mem-vec-9")
     for change, error, words in (({"owner": ""}, TypeError, "MemoryItem.owner"),
                                  ({"scope": "household"}, ValueError, "MemoryItem.scope must be one of"),
                                  ({"visibility": "public"}, ValueError, "MemoryItem.visibility"),
@@ -108,7 +108,7 @@ def test_items_are_frozen_and_validated(morning):
                                  ({"permission": "yes"}, ValueError, "MemoryItem.permission"),
                                  ({"accuracy": "certain"}, ValueError, "MemoryItem.accuracy")):
         with pytest.raises(error, match=words):
-            item._replace(**change)
+            replace(item, **change)
     with pytest.raises(TypeError, match="Session.query must be a Query"):
         m.Session("S9", "BUYER-A", "PW-Q001")
     with pytest.raises(TypeError, match="MemoryFeature.purposes must be a tuple of str"):
@@ -131,7 +131,7 @@ def test_memory_meets_the_catalogue_gate_rules_and_its_own():
         _permitted, refused = permission_gate([(item.id, item.permission)])
         if refused:
             assert m.gate_item(item, item.owner, ON) == (refused[0][1],)
-    both = BY_ID["MEM-A4"]._replace(as_of="2020-01-01", retention_days=3650, field="diameter_mm")
+    both = replace(BY_ID["MEM-A4"], as_of="2020-01-01", retention_days=3650, field="diameter_mm")
     assert m.gate_item(both, "BUYER-A", ON) == ("MEMORY_NOT_VISIBLE", "STALE_FIELD")
     assert m.CODES["STALE_FIELD"] == ("degraded", "P6") and m.CODES["PROHIBITED_FAMILY"] == ("prohibited_scope", "P1")
 
@@ -233,13 +233,13 @@ def test_deletion_propagates_and_leaves_an_opaque_record(served):
 
 def test_an_index_that_waits_for_a_rebuild_fails_the_contract_and_the_fix_holds(served):
     state, _runs = served
-    lazy, _ = ms.requests(state._replace(prompt_index=False))
+    lazy, _ = ms.requests(replace(state, prompt_index=False))
     fixed, _ = ms.requests(state)
     assert ms.propagation(lazy, "MEM-A3")["index"] == 1 and ms.propagation(fixed, "MEM-A3")["index"] == 0
     probe = m.encode(m.SESSIONS[0].query.text, lazy.encoder)
     found = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
     assert "MEM-A3" in found.ids
-    assert ann.recall_at_k(found.ids, ann.exact_search(lazy.index.vectors, probe, m.RECALL_K).ids) == 1
+    assert recall_at_k(found.ids, ann.exact_search(lazy.index.vectors, probe, m.RECALL_K).ids, m.RECALL_K) == 1
     run = m.run_session(m.SESSIONS[0], lazy)   # the gate still fails closed on a recalled id with no record
     decision = dict(zip(run.output("memory-gate").withheld, run.output("memory-gate").decisions))["MEM-A3"]
     assert decision.reason_codes == ("MEMORY_NO_RECORD",) and decision.subject == opaque_ref("MEM-A3")
@@ -279,9 +279,9 @@ def test_migration_refuses_mixed_versions_and_re_encodes_everything(morning, rec
     with pytest.raises(ValueError, match="query vector version 'mem-vec-2', the index holds 'mem-vec-1'"):
         ann.search(morning.index, m.encode("pump seal", "mem-vec-2"), k=1, nprobe=1)
     with pytest.raises(ValueError, match="MemoryState.index must be an ann.Index of mem-vec-2"):
-        morning._replace(encoder="mem-vec-2")
+        replace(morning, encoder="mem-vec-2")
     assert m.run_session(m.SESSIONS[0], migrated).output("memory-recall").encoder == "mem-vec-2"
-    blind = m.run_session(m.Session("S0", "BUYER-A", query_by_id("PW-Q001")._replace(
+    blind = m.run_session(m.Session("S0", "BUYER-A", replace(query_by_id("PW-Q001"), 
         text="my order history please")), morning)
     assert blind.output("memory-recall").status == "not run"
     with pytest.raises(ValueError, match="version must be one of"):
@@ -290,24 +290,12 @@ def test_migration_refuses_mixed_versions_and_re_encodes_everything(morning, rec
         m.encode(None, "mem-vec-1")
 
 
-def test_the_lesson_command_never_imports_dataclasses():
-    # the records are checked named tuples, as the catalogue's are: the start-up pays for no
-    # dataclass machinery (about 10 ms here: the module, then code generated per class)
-    probe = ("import runpy, sys, io, contextlib\nsys.argv = ['methods.py', 'memory', '--plain']\n"
-             "with contextlib.redirect_stdout(io.StringIO()):\n"
-             "    try:\n        runpy.run_path('methods.py', run_name='__main__')\n"
-             "    except SystemExit:\n        pass\n"
-             "print('dataclasses' in sys.modules)")
-    done = subprocess.run([sys.executable, "-B", "-S", "-c", probe], cwd=ROOT, capture_output=True, text=True)
-    assert done.stdout.split() == ["False"], done.stderr
-
-
-def test_an_encoding_is_remembered_and_a_refusal_is_not(morning):
+def test_an_encoding_is_the_same_every_time_and_a_refusal_too(morning):
     text = BY_ID["MEM-A2"].text
     first = m.encode(text, "mem-vec-1")
-    assert m.encode(text, "mem-vec-1") is first and dict(morning.index.vectors)["MEM-A2"] == first
+    assert m.encode(text, "mem-vec-1") == first and dict(morning.index.vectors)["MEM-A2"] == first
     assert m.encode(text, "mem-vec-2") != first and sum(first.values) == 5   # shaft 16 mm seal pump
-    for _ in range(2):   # every call that cannot be encoded is refused again, never remembered as an answer
+    for _ in range(2):   # every call that cannot be encoded is refused again
         with pytest.raises(ValueError, match=r"encode\('my order history please'\) .* rejected: zero vector"):
             m.encode("my order history please", "mem-vec-1")
 

@@ -6,8 +6,8 @@ hand, so the fixture is the same on every run and machine.
 
 Public names (stable: later lessons import them; add, never rename)
 
-    Listing            one catalogue listing (immutable named tuple, validated on
-                       construction and on _replace)
+    Listing            one catalogue listing (a frozen dataclass, checked when made and
+                       by dataclasses.replace)
     Query              one shopper query: id, text, constructed vector + version
     LISTINGS           tuple of Listing, ids PW-L001 ... PW-L016, in id order
     QUERIES            tuple of Query, ids PW-Q001 ... PW-Q009, in id order
@@ -23,8 +23,7 @@ Public names (stable: later lessons import them; add, never rename)
     listing_by_id(id), query_by_id(id)
     opaque_ref(id)     -> "ref-" + 12 hex digits: a keyed hash (HMAC-SHA256) of the id
     REF_KEY_ENV        the environment variable that replaces the lab's demo key
-    ref_key()          the key the refs are made with now (for a cache of refs to key on;
-                       never shown)
+    ref_key()          the key the refs are made with now (never shown)
 
 Listing fields
     id, cluster_id     display id "PW-L001"; canonical cluster (a listing and its copy share one)
@@ -36,7 +35,7 @@ Listing fields
     updated_on         ISO date the seller last changed the record
     price_eur          price as decimal text
     checked_on         ((field, ISO date), ...): when each field's value was last verified;
-                       the freshness policy (modules/common/policy.py) reads these per field
+                       the freshness policy (modules/catalogue/policy.py) reads these per field
     vector, vector_version   constructed vector, stored as given: some are deliberately
                        broken, and the vector channel must reject them with a reason
     description        seller text: untrusted data, never an instruction
@@ -57,8 +56,7 @@ What the fixture contains on purpose
 from __future__ import annotations
 
 import os
-from collections import namedtuple
-from functools import lru_cache
+from dataclasses import dataclass
 
 from modules.common.vectors import Vector
 
@@ -97,27 +95,25 @@ def _need_day(owner: str, name: str, value: object) -> None:
         raise ValueError(f"{owner}.{name} must be an ISO date YYYY-MM-DD, got {value!r}")
 
 
-class _Validated:
-    """Named tuples whose _replace() validates as the constructor does (the stock _make skips __new__)."""
+@dataclass(frozen=True)
+class Listing:
+    """One catalogue listing: a frozen record, checked when made (and by dataclasses.replace)."""
+    id: str
+    cluster_id: str
+    title: str
+    family: str
+    listed_diameter: str
+    listed_unit: str
+    diameter_mm: str | None
+    permission: str | None
+    updated_on: str
+    price_eur: str
+    checked_on: tuple
+    vector: tuple
+    vector_version: str
+    description: str
 
-    __slots__ = ()
-
-    @classmethod
-    def _make(cls, iterable):
-        return cls(*iterable)
-
-
-_LISTING_FIELDS = ("id cluster_id title family listed_diameter listed_unit diameter_mm permission updated_on "
-                   "price_eur checked_on vector vector_version description")
-
-
-class Listing(_Validated, namedtuple("Listing", _LISTING_FIELDS)):
-    """One catalogue listing: an immutable record."""
-
-    __slots__ = ()
-
-    def __new__(cls, *args, **kwargs):
-        self = super().__new__(cls, *args, **kwargs)
+    def __post_init__(self):
         for name in ("id", "cluster_id", "title", "family", "listed_diameter", "vector_version", "price_eur"):
             _need_str("Listing", name, getattr(self, name))
         _need_str("Listing", "listed_unit", self.listed_unit, empty_ok=True)
@@ -144,24 +140,24 @@ class Listing(_Validated, namedtuple("Listing", _LISTING_FIELDS)):
             raise ValueError(f"Listing.checked_on names a field twice: {self.checked_on!r}")
         if not isinstance(self.vector, tuple):
             raise TypeError(f"Listing.vector must be a tuple, got {type(self.vector).__name__} {self.vector!r}")
-        return self
 
     def checked(self, field: str):
         """The ISO date `field` was last verified, or None."""
         return next((day for name, day in self.checked_on if name == field), None)
 
 
-class Query(_Validated, namedtuple("Query", "id text vector vector_version")):
+@dataclass(frozen=True)
+class Query:
     """One shopper query; its vector is validated (a query with a broken vector is bad input)."""
+    id: str
+    text: str
+    vector: tuple
+    vector_version: str
 
-    __slots__ = ()
-
-    def __new__(cls, *args, **kwargs):
-        self = super().__new__(cls, *args, **kwargs)
+    def __post_init__(self):
         for name in ("id", "text", "vector_version"):
             _need_str("Query", name, getattr(self, name))
         Vector(self.vector, self.vector_version, name="Query.vector")
-        return self
 
 
 def _L(id, cluster, title, family, listed, unit, mm, permission, updated, price, checked, vector, text,
@@ -268,7 +264,7 @@ DEMO_REF_KEY = b"context-lab DEMO key: public, for the lab only; a deployment se
 
 def ref_key() -> bytes:
     """The key refs are made with now: the secret in REF_KEY_ENV, else the demo key. Never
-    shown; a cache of refs keys on it, so a new key makes new refs."""
+    shown; a new key makes new refs."""
     value = os.environ.get(REF_KEY_ENV, "")
     return value.encode("utf-8") if value else DEMO_REF_KEY
 
@@ -289,13 +285,8 @@ def opaque_ref(listing_id: str) -> str:
     """
     if not isinstance(listing_id, str) or not listing_id:
         raise ValueError(f"listing_id must be a non-empty str, got {listing_id!r}")
-    return _keyed_ref(ref_key(), listing_id)
-
-
-@lru_cache(maxsize=4096)
-def _keyed_ref(key: bytes, listing_id: str) -> str:
     import hmac
-    return "ref-" + hmac.new(key, listing_id.encode("utf-8"), "sha256").hexdigest()[:12]
+    return "ref-" + hmac.new(ref_key(), listing_id.encode("utf-8"), "sha256").hexdigest()[:12]
 
 
 def withheld_replacements() -> tuple:

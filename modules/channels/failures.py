@@ -30,11 +30,11 @@ behaviour and what stays visible; restricted listings stay opaque refs throughou
 from __future__ import annotations
 
 import re
-from collections import namedtuple
+from dataclasses import dataclass, replace
 
 from modules.common.checks import short
 from modules.common.pipeline import Stage
-from modules.common.policy import STATES, decide_state, index_listings
+from modules.catalogue.policy import STATES, decide_state, index_listings
 from modules.eligibility import assemble
 from modules.hybrid import ChannelResult, FusedCandidate, Fusion
 
@@ -48,9 +48,25 @@ CHANNEL_LATENCY_MS = {"lexical": 40, "structured": 15, "vector": 60, "image": 90
 SLOW_LEXICAL_MS = 1500                       # the latency the lexical timeout simulates
 PACKET_FIELD_LIMIT = 8                       # the smaller limit the packet failure simulates
 
-Failure = namedtuple("Failure", "name stages state behaviour visible")
-Fallback = namedtuple("Fallback", "failure stages state_before state behaviour visible elapsed_ms")
-#   visible: ((key, what is shown), ...); elapsed_ms: simulated time spent waiting for channels
+
+@dataclass(frozen=True)
+class Failure:
+    name: str
+    stages: tuple
+    state: str | None
+    behaviour: str
+    visible: tuple
+
+
+@dataclass(frozen=True)
+class Fallback:
+    failure: str | None
+    stages: tuple
+    state_before: str
+    state: str
+    behaviour: str
+    visible: tuple        # ((key, what is shown), ...)
+    elapsed_ms: int       # simulated time spent waiting for channels
 
 VISIBLE = {
     "original_value": "the text the shopper wrote",
@@ -131,7 +147,7 @@ def slow(stage: Stage, failure: str = "lexical_timeout") -> Stage:
             return ChannelResult(stage.name, (), (), f"timed out at the {CHANNEL_BUDGET_MS} ms budget (simulated "
                                                      f"latency {latency} ms)", "timed out")
         result = stage.run(so_far)
-        return result._replace(note=f"{result.note}; waited {latency} ms: this run permits no fallback")
+        return replace(result, note=f"{result.note}; waited {latency} ms: this run permits no fallback")
     return Stage(stage.name, stage.version + FAULT_MARK + failure, stage.layer, run, stage.kind, stage.after_halt)
 
 
@@ -153,9 +169,9 @@ def _unit_not_kept(stage):
         if contract.diameter is None:
             return contract
         written = contract.diameter.original
-        step = contract.transformations[1]._replace(output=f"unit not kept: {written!r} read as a bare number",
+        step = replace(contract.transformations[1], output=f"unit not kept: {written!r} read as a bare number",
                                                     status="unresolved")
-        return contract._replace(diameter=None, state="clarify", reason=f"the parser could not keep the unit of "
+        return replace(contract, diameter=None, state="clarify", reason=f"the parser could not keep the unit of "
                                  f"{written!r}", transformations=(contract.transformations[0], step)
                                  + contract.transformations[2:])
     return run
@@ -175,7 +191,7 @@ _TITLE_SIZE = re.compile(r"\b(\d+) mm\b")
 
 def _wrong_title(listing):
     # A feed mix-up: each title carries the next size up (16 mm -> 18 mm), the fields stay right.
-    return listing._replace(title=_TITLE_SIZE.sub(lambda m: f"{int(m.group(1)) + 2} mm", listing.title, count=1))
+    return replace(listing, title=_TITLE_SIZE.sub(lambda m: f"{int(m.group(1)) + 2} mm", listing.title, count=1))
 
 
 def _unranked(stage):
@@ -205,23 +221,23 @@ def bounded_packet(so_far, limit: int = PACKET_FIELD_LIMIT):
         dropped.append(f"{gone} ({count} fields)")
         fields = [pair for pair in fields if not pair[0].startswith(gone + "#")]
     if len(fields) > limit:
-        return full._replace(listings=(), fields=(), note=f"abstained: the required fields ({len(fields)}) exceed "
+        return replace(full, listings=(), fields=(), note=f"abstained: the required fields ({len(fields)}) exceed "
                                                           f"the {limit}-field limit; required left out: "
                                                           + ", ".join(f for f, _ in fields))
-    return full._replace(listings=tuple(listings), fields=tuple(fields),
+    return replace(full, listings=tuple(listings), fields=tuple(fields),
                          note=f"optional left out: {', '.join(dropped) or 'none'}; required left out: none; "
                               f"limit {limit} fields")
 
 
 def _no_answer(stage):
-    return lambda so_far: stage.run(so_far)._replace(lines=())
+    return lambda so_far: replace(stage.run(so_far), lines=())
 
 
 _FAILING = {
     "unit_not_kept": _unit_not_kept,
     "vector_unavailable": _unavailable,
-    "permission_missing": _feed(lambda x: x._replace(permission=None)),
-    "source_stale": _feed(lambda x: x._replace(checked_on=(("diameter_mm", "2019-01-15"), ("price_eur", "2019-01-15")))),
+    "permission_missing": _feed(lambda x: replace(x, permission=None)),
+    "source_stale": _feed(lambda x: replace(x, checked_on=(("diameter_mm", "2019-01-15"), ("price_eur", "2019-01-15")))),
     "all_conflict": _feed(_wrong_title),
     "ranker_failed": _unranked,
     "packet_over_limit": lambda stage: bounded_packet,

@@ -31,7 +31,7 @@ this module, never the reverse).
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.channels.failures import FALLBACK
 from modules.common import ann
@@ -40,6 +40,7 @@ from modules.common.checks import short, whole_number
 from modules.catalogue.images import IMAGE_VERSION, image_problem, listing_image, query_image
 from modules.common.pipeline import Stage
 from modules.common.vectors import Vector, cosine
+from modules.context import recall_at_k
 from modules.grounding.answer import GROUNDED
 from modules.hybrid import ChannelResult, Hit, Rejection, QueryContract
 
@@ -130,8 +131,15 @@ def run_channels(query: Query, pipeline=CHANNELS, listings=LISTINGS, as_of: str 
 
 # ---------------------------------------------------------------- index quality, kept apart from relevance
 
-Probe = namedtuple("Probe", "query_id nprobe exact approximate recall compared exact_compared")
-#   recall: the share of the exact top k found, a float (ann.recall_at_k gives it as a Fraction)
+@dataclass(frozen=True)
+class Probe:
+    query_id: str
+    nprobe: int
+    exact: tuple
+    approximate: tuple
+    recall: float         # the share of the exact top k found (lesson 01's recall_at_k, a Fraction), as a float
+    compared: int
+    exact_compared: int
 
 
 def probe(index, query_id: str, image, k: int, nprobe: int) -> Probe:
@@ -139,8 +147,8 @@ def probe(index, query_id: str, image, k: int, nprobe: int) -> Probe:
     vector = Vector(*image)
     exact = ann.exact_search(index, vector, k)
     found = ann.search(index, vector, k, nprobe)
-    hits, needed = ann.recall_counts(found.ids, exact.ids)
-    return Probe(query_id, nprobe, exact.ids, found.ids, hits / needed, found.compared, exact.compared)
+    recall = float(recall_at_k(found.ids, exact.ids, len(exact.ids)))
+    return Probe(query_id, nprobe, exact.ids, found.ids, recall, found.compared, exact.compared)
 
 
 def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock=None) -> list:
@@ -168,7 +176,7 @@ def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock
                 if clock:
                     timing[0] += middle - started
                     timing[1] += clock() - middle
-                found.append((ann.recall_at_k(approximate.ids, exact.ids), approximate.compared))
+                found.append((recall_at_k(approximate.ids, exact.ids, len(exact.ids)), approximate.compared))
             row = {"size": size, "lists": lists, "nprobe": nprobe, "exact": size,
                    "recall": float(sum(r for r, _c in found) / len(found)),
                    "compared": sum(c for _r, c in found) / len(found)}
@@ -181,9 +189,17 @@ def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock
 # ---------------------------------------------------------------- removal counterfactuals
 
 REMOVALS = (("vector", ("vector",)), ("image", ("image",)), ("lexical", ("lexical",)), ("generation", ("answer",)))
-Prediction = namedtuple("Prediction", "removal claim states packets")
-#   states: {query id: state after} for every query whose state is predicted to change;
-#   packets: the query ids whose packet is predicted to change. Written before measuring.
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Written before measuring."""
+    removal: str
+    claim: str
+    states: dict          # {query id: state after} for every query whose state is predicted to change
+    packets: tuple        # the query ids whose packet is predicted to change
+
+
 PREDICTIONS = (
     Prediction("vector", "text vectors mostly repeat what the words already found: no state changes, and "
                "only CH-Q002, whose words match nothing, loses packet entries", {}, ("CH-Q002",)),
@@ -278,7 +294,7 @@ def locate_layer(comparison: dict) -> tuple:
 
 def _ungated(so_far):
     """The mistake, kept to measure it: every proposed candidate passes, unchecked."""
-    from modules.common.policy import GateResult
+    from modules.catalogue.policy import GateResult
     proposed = tuple(sorted({hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits}))
     return GateResult("none", so_far.inputs["as_of"], False, proposed, (), (), (), ())
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from modules.common.checks import short, whole_number
+from modules.common.checks import sequence_of, short, whole_number
 
 __all__ = ["RELEVANCE", "SEGMENTS", "CUTOFF", "precision_at_k", "reciprocal_rank", "dcg_at_k", "ndcg_at_k",
            "hit_at_k", "METRICS", "metric_row", "judged"]
@@ -60,77 +60,62 @@ SEGMENTS = {
 }
 
 
-def _args(ranking, grades, k):
-    if isinstance(ranking, (str, set, frozenset, dict)) or not hasattr(ranking, "__iter__"):
-        raise TypeError(f"ranking must be a sequence of listing ids, got {type(ranking).__name__} {short(ranking)}")
-    ranking = tuple(ranking)
+def _first_k(ranking, grades, k) -> tuple:
+    """The first k ids of `ranking` (all of them when k is None), after checking the three
+    arguments every metric takes."""
+    ranking = sequence_of(ranking, None, "ranking", "listing ids")
     if len(set(ranking)) != len(ranking):
         raise ValueError(f"ranking lists an id twice: {short(ranking)}")
     if not isinstance(grades, dict):
         raise TypeError(f"grades must be a dict of listing id -> grade, got {type(grades).__name__} {short(grades)}")
     for listing_id, grade in grades.items():
-        if type(grade) is not int or grade < 0:   # the usual case needs no message built
-            whole_number(grade, f"grades[{listing_id!r}]")
-    if k is not None:
-        whole_number(k, "k", minimum=1)
-    return ranking[:k] if k is not None else ranking
+        whole_number(grade, f"grades[{listing_id!r}]")
+    if k is None:
+        return ranking
+    whole_number(k, "k", minimum=1)
+    return ranking[:k]
 
 
 def precision_at_k(ranking, grades: dict, k: int) -> float:
-    return _precision(_args(ranking, grades, k), grades, k)
+    """Relevant ids among the first k, divided by k."""
+    top = _first_k(ranking, grades, k)
+    return sum(grades.get(i, 0) >= 1 for i in top) / k
 
 
 def reciprocal_rank(ranking, grades: dict, k: int | None = None) -> float:
-    return _reciprocal(_args(ranking, grades, k), grades, k)
-
-
-def dcg_at_k(ranking, grades: dict, k: int) -> float:
-    return _dcg(_args(ranking, grades, k), grades)
-
-
-def ndcg_at_k(ranking, grades: dict, k: int) -> float:
-    """DCG@k over the ideal DCG@k of every labelled grade; 0.0 when nothing is labelled relevant."""
-    return _ndcg(_args(ranking, grades, k), grades, k)
-
-
-def hit_at_k(ranking, grades: dict, k: int) -> float:
-    return _hit(_args(ranking, grades, k), grades, k)
-
-
-# Each metric on the first k ids, already checked by _args (metric_row checks a ranking once
-# and scores it four times).
-
-def _precision(top: tuple, grades: dict, k: int) -> float:
-    return sum([grades.get(i, 0) >= 1 for i in top]) / k
-
-
-def _reciprocal(top: tuple, grades: dict, k) -> float:
+    """1 / the rank of the first relevant id within k (the whole ranking when k is None); 0 if none."""
+    top = _first_k(ranking, grades, k)
     for rank, listing_id in enumerate(top, start=1):
         if grades.get(listing_id, 0) >= 1:
             return 1 / rank
     return 0.0
 
 
-def _dcg(top: tuple, grades: dict) -> float:
-    return _discounted([grades.get(i, 0) for i in top])
-
-
-def _discounted(gains: list) -> float:
+def _discounted(gains) -> float:
+    # DCG of gains in rank order: each gain over log2(rank + 1)
     return math.fsum([gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1)])
 
 
-def _ndcg(top: tuple, grades: dict, k: int) -> float:
-    best = _discounted(sorted(grades.values(), reverse=True)[:k])   # the ideal: every grade, best first
-    return _dcg(top, grades) / best if best else 0.0
+def dcg_at_k(ranking, grades: dict, k: int) -> float:
+    """The first k ids' grades, each divided by log2(rank + 1), added up."""
+    top = _first_k(ranking, grades, k)
+    return _discounted([grades.get(i, 0) for i in top])
 
 
-def _hit(top: tuple, grades: dict, k: int) -> float:
+def ndcg_at_k(ranking, grades: dict, k: int) -> float:
+    """DCG@k over the ideal DCG@k of every labelled grade; 0.0 when nothing is labelled relevant."""
+    dcg = dcg_at_k(ranking, grades, k)
+    ideal = _discounted(sorted(grades.values(), reverse=True)[:k])   # every grade, best first
+    return dcg / ideal if ideal else 0.0
+
+
+def hit_at_k(ranking, grades: dict, k: int) -> float:
+    """1.0 when any of the first k ids is relevant, else 0.0."""
+    top = _first_k(ranking, grades, k)
     return 1.0 if any(grades.get(i, 0) >= 1 for i in top) else 0.0
 
 
-_TABLE = (("P@3", precision_at_k, _precision), ("MRR@3", reciprocal_rank, _reciprocal),
-          ("nDCG@3", ndcg_at_k, _ndcg), ("hit@3", hit_at_k, _hit))
-METRICS = tuple((name, metric) for name, metric, _score in _TABLE)
+METRICS = (("P@3", precision_at_k), ("MRR@3", reciprocal_rank), ("nDCG@3", ndcg_at_k), ("hit@3", hit_at_k))
 
 
 _LABELLED = frozenset(q for q, grades in RELEVANCE.items() if any(g >= 1 for g in grades.values()))
@@ -145,9 +130,8 @@ def metric_row(rankings: dict, query_ids, k: int = CUTOFF) -> dict:
     """Each metric's mean over the judged queries among `query_ids`: {"queries": n, "P@3": ...}.
     One row per group: the caller never averages rows into one figure."""
     scored = [q for q in judged(query_ids) if q in rankings]
-    tops = {q: _args(rankings[q], RELEVANCE[q], k) for q in scored}
     row = {"queries": len(scored)}
-    for name, _metric, score in _TABLE:
-        row[name] = (math.fsum([score(tops[q], RELEVANCE[q], k) for q in scored]) / len(scored)
+    for name, metric in METRICS:
+        row[name] = (math.fsum([metric(rankings[q], RELEVANCE[q], k) for q in scored]) / len(scored)
                      if scored else None)
     return row

@@ -14,6 +14,7 @@ from modules.channels.mechanism import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAG
                               image_stage, locate_layer, probe, reencode, removal_effect)
 from modules.channels.failures import (CHANNEL_BUDGET_MS, CHANNEL_LATENCY_MS, FAILURES, PACKET_FIELD_LIMIT,
                                        VISIBLE, failing)
+from modules.channels.reuse import reusing
 from modules.channels.metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, judged, metric_row, precision_at_k
 from modules.channels.view import view  # noqa: F401 (the tables; methods.py finds them here)
 from modules.common import ann
@@ -196,7 +197,7 @@ def _anomaly(raw: dict) -> dict:
     (layer, why), contrast = raw["layer"], raw["contrast"]
     public = dict(comparison, queries=[dict(r, exact_before=_names(r["exact_before"]),
                                             exact_after=_names(r["exact_after"])) for r in comparison["queries"]])
-    from modules.common.policy import POLICY_VERSION
+    from modules.catalogue.policy import POLICY_VERSION
     return {"rows": rows, "comparison": public, "layer": layer, "why": why, "policy": POLICY_VERSION,
             "restricted": len(RESTRICTED_IDS),
             "contrast": {"versions": raw["reencoded"]["versions"], "layer": contrast[0], "why": contrast[1]}}
@@ -217,7 +218,7 @@ def _trace() -> dict:
     cache: dict = {}
 
     def run(qid, pipeline=CHANNELS, inputs=given):
-        return pipeline.run(inputs[qid], reuse=cache)
+        return reusing(pipeline, cache).run(inputs[qid])
 
     base = {qid: run(qid) for qid in queries}
     photos = {qid: query_image(qid) for qid in queries if query_image(qid) and not image_problem(*query_image(qid))}

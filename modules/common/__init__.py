@@ -3,11 +3,8 @@
     checks     input checks and encodings (sequence_of, whole_number, canonical_json, sha256_hex)
     units      counting units: characters, UTF-8 bytes, lab tokens
     facets     the facet model of a question's declared sub-questions (lessons 02 and 10)
-    catalogue  the fictional parts catalogue (lessons 07-09, 12, 13) and keyed opaque refs
     vectors    one validated vector type and one cosine
     runs       one catalogue run in the keys the agreement test compares (08, 12, 13)
     pipeline   named, versioned stages and the run record (the catalogue's one pipeline)
-    policy     the eligibility gate of assisted-use-policy/4 (permission, freshness, scope)
-    images     the catalogue's synthetic photo features (lesson 12's image channel)
     ann        the approximate (inverted-file) index beside exact search (lessons 12, 13)
 """

@@ -21,60 +21,54 @@ Public names (stable: lessons 12 and 13 use them; add, never rename)
     found = search(index, query, k=5, nprobe=2)   -> Search(ids, compared)
     exact = exact_search(items, query, k=5)       -> Search(ids, compared = len(items));
                                                      `items` may also be an Index (all it holds)
-    recall_counts(found.ids, exact.ids)           -> (found, needed) of the exact top-k
-    recall_at_k(found.ids, exact.ids)             -> fractions.Fraction of the exact top-k found
+    (recall of the exact top-k: lesson 01's modules.context.recall_at_k(found.ids, exact.ids, k))
     delete(index, item_id)                        -> a new index without the item
-    Index                                         immutable: version, n_lists, seed, centroids,
+    Index                                         a frozen record: version, n_lists, seed, centroids,
                                                   lists, vectors, index_version; len() = vectors
                                                   filed; ids(); equal when the fields are equal
+
+Scores are inner products of unit vectors (modules/common/vectors.py's `unit` and `dot`),
+which is their cosine: the index keeps each stored vector scaled to length 1 beside the
+vector itself, as an IVF index for cosine search does, so a search never rescales one.
 """
 
 from __future__ import annotations
 
-import math
-import operator
 import random
-from collections import namedtuple
-from functools import lru_cache
+from dataclasses import dataclass, field
 
-from modules.common.checks import whole_number
-from modules.common.vectors import Vector
+from modules.common.checks import sequence_of, whole_number
+from modules.common.vectors import Vector, dot, unit
 
 INDEX_VERSION = "ivf/1"
 KMEANS_ROUNDS = 6
 
-Search = namedtuple("Search", "ids compared")   # ids best first; compared: vectors scored
+
+@dataclass(frozen=True)
+class Search:
+    """What a search found: ids best first; compared: how many vectors it scored."""
+    ids: tuple
+    compared: int
 
 
+@dataclass(frozen=True)
 class Index:
     """Centroids, the ids filed under each, and the vectors themselves, all of one version.
 
-    An immutable record (a plain class with slots: the lab's start-up never imports dataclasses).
-    Two indexes are equal when their fields are; each stored vector is also kept scaled to
-    length 1, so a search does not redo it per comparison."""
+    version: the vectors' version (a query of another is refused); centroids: one unit value
+    tuple per list; lists: the item ids filed under each; vectors: ((id, Vector), ...) in build
+    order. units ({id: the vector scaled to length 1}) is made from the vectors, not given."""
+    version: str
+    n_lists: int
+    seed: int
+    centroids: tuple
+    lists: tuple
+    vectors: tuple
+    index_version: str = INDEX_VERSION
+    units: dict = field(init=False, repr=False, compare=False)
 
-    _FIELDS = ("version", "n_lists", "seed", "centroids", "lists", "vectors", "index_version")
-    __slots__ = _FIELDS + ("_units",)
-
-    def __init__(self, version: str, n_lists: int, seed: int, centroids: tuple, lists: tuple, vectors: tuple,
-                 index_version: str = INDEX_VERSION):
-        # version: the vectors' version (a query of another is refused); centroids: one value tuple
-        # per list; lists: the item ids filed under each; vectors: ((id, Vector), ...) in build order.
-        for name, value in zip(self._FIELDS, (version, n_lists, seed, centroids, lists, vectors, index_version)):
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_units", {item_id: unit(vector.values) for item_id, vector in vectors})
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"Index is immutable: cannot set {name!r}")
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Index) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
+    def __post_init__(self):
+        object.__setattr__(self, "units", {item_id: unit(vector.values) for item_id, vector in self.vectors})
 
     def __repr__(self) -> str:
         return (f"Index(version={self.version!r}, n_lists={self.n_lists}, seed={self.seed}, "
@@ -88,9 +82,7 @@ class Index:
 
 
 def _items(items) -> tuple:
-    if isinstance(items, (str, bytes, dict, set, frozenset)) or not hasattr(items, "__iter__"):
-        raise TypeError(f"items must be a sequence of (id, Vector) pairs, got {type(items).__name__}")
-    found, seen, version = tuple(items), set(), None
+    found, seen, version = sequence_of(items, None, "items", "(id, Vector) pairs"), set(), None
     for position, pair in enumerate(found):
         if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)
                 and isinstance(pair[1], Vector)):
@@ -110,40 +102,14 @@ def _items(items) -> tuple:
     return found
 
 
-@lru_cache(maxsize=4096)
-def unit(values: tuple) -> tuple:
-    """The vector scaled to length 1 (first divided by its largest component, as cosine()
-    does, so huge or tiny values neither overflow nor underflow). The inner product of two
-    unit vectors is their cosine: the index normalises each vector once instead of on every
-    comparison; tests hold it equal to modules.common.vectors.cosine. Remembered (bounded):
-    lessons 12 and 13 search with the same query photos again and again."""
-    largest = max(map(abs, values))
-    if largest == 0:
-        return tuple(0.0 for _ in values)   # an empty list's centroid: scores 0 with everything
-    scaled = [v / largest for v in values]
-    norm = math.sqrt(math.fsum(map(operator.mul, scaled, scaled)))
-    return tuple([v / norm for v in scaled])
-
-
-def _dots(probe: tuple, rows) -> list:
-    """The inner product of `probe` with each row, in one call (the index's hot loop). Each is
-    a plain left-to-right sum: the same order, so the same float, on every run and machine."""
-    return [sum(map(operator.mul, probe, row)) for row in rows]
-
-
-def _dot(a: tuple, b: tuple) -> float:
-    return _dots(a, (b,))[0]
-
-
 def _nearest(values: tuple, centroids: tuple) -> int:
     # Highest cosine; max() keeps the first of equal scores, so the lower list number wins a
     # tie and filing never depends on chance.
-    scores = _dots(values, centroids)
-    return max(range(len(scores)), key=scores.__getitem__)
+    return max(range(len(centroids)), key=lambda number: dot(values, centroids[number]))
 
 
 def _mean(rows: list) -> tuple:
-    return unit(tuple([sum(column) / len(rows) for column in zip(*rows)]))
+    return unit(tuple(sum(column) / len(rows) for column in zip(*rows)))
 
 
 def build(items, n_lists: int, seed: int) -> Index:
@@ -175,12 +141,9 @@ def build(items, n_lists: int, seed: int) -> Index:
     return Index(found[0][1].version, n_lists, seed, centroids, tuple(tuple(ids) for ids in lists), found)
 
 
-def _ranked(scored: list, k: int) -> tuple:
-    # Best (score, id) first, ties by id: sort by id, then by score, highest first (a stable
-    # sort keeps equal scores in id order, reverse=True included).
-    scored.sort(key=operator.itemgetter(1))
-    scored.sort(key=operator.itemgetter(0), reverse=True)
-    return tuple([item_id for _score, item_id in scored[:k]])
+def _best(scored, k: int) -> tuple:
+    """The ids of the k best (score, id) pairs: highest score first, ties by id."""
+    return tuple(item_id for _score, item_id in sorted(scored, key=lambda pair: (-pair[0], pair[1]))[:k])
 
 
 def exact_search(items, query: Vector, k: int) -> Search:
@@ -189,13 +152,12 @@ def exact_search(items, query: Vector, k: int) -> Search:
     whole_number(k, "k", minimum=1)
     if isinstance(items, Index):
         probe = unit(_query(query, items.version).values)
-        units = items._units
-        return Search(_ranked(list(zip(_dots(probe, units.values()), units)), k), len(units))
+        return Search(_best([(dot(probe, values), item_id) for item_id, values in items.units.items()], k),
+                      len(items.units))
     found = _items(items)
     probe = unit(_query(query, found[0][1].version if found else query.version).values)
     # The same score as search() (inner product of unit vectors), so a tie is a tie in both.
-    return Search(_ranked([(_dot(probe, unit(vector.values)), item_id) for item_id, vector in found], k),
-                  len(found))
+    return Search(_best([(dot(probe, unit(vector.values)), item_id) for item_id, vector in found], k), len(found))
 
 
 def _query(query, version: str) -> Vector:
@@ -215,30 +177,11 @@ def search(index: Index, query: Vector, k: int, nprobe: int) -> Search:
     whole_number(k, "k", minimum=1)
     whole_number(nprobe, "nprobe", minimum=1)
     probe = unit(query.values)
-    closeness = _dots(probe, index.centroids)
-    order = sorted(range(len(closeness)), key=closeness.__getitem__, reverse=True)   # stable: ties by number
-    opened = [item_id for number in order[:nprobe] for item_id in index.lists[number]]
-    scored = list(zip(_dots(probe, map(index._units.__getitem__, opened)), opened))
-    return Search(_ranked(scored, k), len(index.centroids) + len(scored))
-
-
-def recall_counts(found_ids, exact_ids) -> tuple:
-    """(found, needed): how many of the exact top-k ids the approximate search returned, out of
-    how many (index quality, not relevance: the exact neighbours may themselves be irrelevant)."""
-    for name, ids in (("found_ids", found_ids), ("exact_ids", exact_ids)):
-        if isinstance(ids, (str, set, frozenset, dict)) or not hasattr(ids, "__iter__"):
-            raise TypeError(f"{name} must be a sequence of ids, got {type(ids).__name__} {ids!r}")
-    exact = tuple(exact_ids)
-    if not exact:
-        raise ValueError("exact_ids must not be empty")
-    return len(set(found_ids) & set(exact)), len(exact)
-
-
-def recall_at_k(found_ids, exact_ids):
-    """The share of the exact top-k that the approximate search returned, as an exact Fraction
-    (recall_counts gives the two counts; a lesson that only prints the share divides them)."""
-    from fractions import Fraction   # here: only an exact evaluation needs it, a search does not
-    return Fraction(*recall_counts(found_ids, exact_ids))
+    closeness = [dot(probe, centroid) for centroid in index.centroids]
+    nearest = sorted(range(len(closeness)), key=lambda number: (-closeness[number], number))
+    opened = [item_id for number in nearest[:nprobe] for item_id in index.lists[number]]
+    scored = [(dot(probe, index.units[item_id]), item_id) for item_id in opened]
+    return Search(_best(scored, k), len(index.centroids) + len(scored))
 
 
 def delete(index: Index, item_id: str) -> Index:

@@ -2,23 +2,24 @@
 the same words and hashes the same bytes.
 
 A message names the field and the value, and nothing is coerced: a str is not a
-sequence of passages, one record (a named tuple is iterable) is not a list of them,
+sequence of passages, one record is not a list of them,
 True is not the number 1, and "1_000" is not a budget.
 """
 
 from __future__ import annotations
 
-from itertools import repeat
 
-
-def sequence_of(items: object, kind: type, name: str) -> tuple:
+def sequence_of(items: object, kind: type | None, name: str, what: str | None = None) -> tuple:
     """`items` as a tuple, after checking that it is an ordered sequence whose every item is
-    a `kind`. Sets and dict views are refused: their order depends on the hash seed."""
-    if (isinstance(items, (str, bytes, kind, set, frozenset, dict)) or not hasattr(items, "__iter__")
+    a `kind` (any item when kind is None: the caller checks them). Sets and dict views are
+    refused: their order depends on the hash seed. `what` names the items in the message
+    (default: the kind's name)."""
+    refused = (str, bytes, set, frozenset, dict) + (() if kind is None else (kind,))
+    if (isinstance(items, refused) or not hasattr(items, "__iter__")
             or type(items).__name__ in ("dict_keys", "dict_values", "dict_items")):
-        raise TypeError(f"{name} must be a sequence of {kind.__name__}, got {type(items).__name__} {items!r}")
+        raise TypeError(f"{name} must be a sequence of {what or kind.__name__}, got {type(items).__name__} {items!r}")
     found = tuple(items)
-    if not all(map(isinstance, found, repeat(kind, len(found)))):   # checked in C; the loop finds which
+    if kind is not None:
         for index, item in enumerate(found):
             if not isinstance(item, kind):
                 raise TypeError(f"{name}[{index}] must be a {kind.__name__}, got {type(item).__name__} {item!r}")

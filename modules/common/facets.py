@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from modules.common.checks import nfc, sequence_of, short, text_of
 
@@ -46,12 +45,7 @@ def _stem(word: str) -> str:
 
 def content_terms(text: str) -> tuple[str, ...]:
     """The text's content terms, each once, in first-seen order (see the module's rule)."""
-    return _terms(text_of(text, "text"))
-
-
-@lru_cache(maxsize=1024)   # bounded: a lesson reads the same few passages many times
-def _terms(text: str) -> tuple[str, ...]:
-    folded = nfc(nfc(text).casefold())   # casefolding can leave a composed text decomposed
+    folded = nfc(nfc(text_of(text, "text")).casefold())   # casefolding can leave a composed text decomposed
     return tuple(dict.fromkeys(_stem(w) for w in _WORD.findall(folded) if w not in STOPWORDS))
 
 

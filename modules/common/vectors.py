@@ -11,24 +11,24 @@ naming the field and the value, when it is
     foreign     (against an index) another version or another dimension: coordinates of
                 two versions do not mean the same thing, so they are never compared.
 
-`cosine` divides each vector by its largest component before squaring, so (1e200, 1e200,
-1e200) against (1, 1, 1) is 1.0, not 0.0 after an overflowing norm.
+`unit` divides a vector by its largest component before squaring, so (1e200, 1e200, 1e200)
+against (1, 1, 1) has cosine 1.0, not 0.0 after an overflowing norm. The approximate index
+(ann.py) stores each vector as its `unit` once and scores with `dot`: the inner product of
+two unit vectors is their cosine.
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from collections import namedtuple
-from functools import lru_cache
+from dataclasses import InitVar, dataclass
 from operator import mul
 
 from modules.common.checks import short
 
-__all__ = ["Vector", "vector_problem", "cosine", "checked_cosine"]
+__all__ = ["Vector", "vector_problem", "unit", "dot", "cosine", "checked_cosine"]
 
 _SMALLEST_NORMAL = sys.float_info.min
-_FLOATS = {float}   # finite floats and nothing else: no value needs a closer look
 
 
 def vector_problem(values, version, expect_version=None, dimension=None):
@@ -40,12 +40,11 @@ def vector_problem(values, version, expect_version=None, dimension=None):
         return TypeError, f"malformed: version must be a non-empty str, got {version!r}"
     if not values:
         return ValueError, "malformed: no numbers at all"
-    if not (set(map(type, values)) == _FLOATS and all(map(math.isfinite, values))):   # the usual case, in C
-        for value in values:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return TypeError, f"malformed: {value!r} is not a number"
-            if isinstance(value, float) and not math.isfinite(value):
-                return ValueError, f"malformed: {value!r} is not a finite number"
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return TypeError, f"malformed: {value!r} is not a number"
+        if isinstance(value, float) and not math.isfinite(value):
+            return ValueError, f"malformed: {value!r} is not a finite number"
     largest = max(map(abs, values))
     if largest == 0:
         return ValueError, "zero vector: it has no direction, so its cosine is undefined"
@@ -59,31 +58,43 @@ def vector_problem(values, version, expect_version=None, dimension=None):
     return None
 
 
-class Vector(namedtuple("Vector", "values version")):
-    """A usable vector: values (a tuple of finite numbers, not all zero) and its version label."""
+@dataclass(frozen=True)
+class Vector:
+    """A usable vector: values (a tuple of finite numbers, not all zero) and its version label.
+    `name` (not a field) is what the refusal calls it: Vector(values, version, name="query")."""
+    values: tuple
+    version: str
+    name: InitVar[str] = "vector"
 
-    __slots__ = ()
-
-    def __new__(cls, values, version, name: str = "vector"):
-        problem = vector_problem(values, version)
+    def __post_init__(self, name):
+        problem = vector_problem(self.values, self.version)
         if problem:
             error, reason = problem
-            raise error(f"{name} {short(values, 60)} rejected: {reason}")
-        return super().__new__(cls, values, version)
-
-    @classmethod
-    def _make(cls, iterable):
-        return cls(*iterable)
+            raise error(f"{name} {short(self.values, 60)} rejected: {reason}")
 
 
-@lru_cache(maxsize=4096)
-def _scaled(values: tuple) -> tuple:
-    """(the values divided by their largest component, the exactly rounded sum of their squares);
-    remembered (bounded): one query vector meets every stored vector, and each stored vector
-    every query."""
+def _scaled(values: tuple) -> list:
+    """The values divided by their largest component: squaring them can then neither
+    overflow nor underflow (1e200 squared is not a float)."""
     largest = max(map(abs, values))
-    scaled = tuple([value / largest for value in values])
-    return scaled, math.fsum(map(mul, scaled, scaled))
+    return [v / largest for v in values]
+
+
+def unit(values: tuple) -> tuple:
+    """The vector scaled to length 1 (through _scaled, so huge or tiny values are safe). A
+    vector of zeros (an empty list's centroid in the index) stays zeros: it scores 0 with
+    everything."""
+    if not any(values):
+        return tuple(0.0 for _ in values)
+    scaled = _scaled(values)
+    norm = math.sqrt(dot(scaled, scaled))
+    return tuple(v / norm for v in scaled)
+
+
+def dot(a: tuple, b: tuple) -> float:
+    """The inner product, exactly rounded (math.fsum), so it cannot depend on the order of
+    the components; of two unit vectors it is their cosine."""
+    return math.fsum(map(mul, a, b))
 
 
 def cosine(a, b) -> float:
@@ -101,12 +112,9 @@ def cosine(a, b) -> float:
     return checked_cosine(a.values, b.values)
 
 
-@lru_cache(maxsize=4096)
 def checked_cosine(a: tuple, b: tuple) -> float:
     """The cosine of two value tuples that vector_problem has already accepted, with one
-    dimension: each is divided by its largest component before squaring (no overflow).
-    Remembered (bounded): every run of a query compares the same stored vectors."""
-    (x, xx), (y, yy) = _scaled(a), _scaled(b)
-    dot = math.fsum(map(mul, x, y))
-    value = dot / math.sqrt(xx * yy)
+    dimension: a.b / (|a| |b|), each first divided by its largest component (kept within [-1, 1])."""
+    x, y = _scaled(a), _scaled(b)
+    value = dot(x, y) / math.sqrt(dot(x, x) * dot(y, y))
     return max(-1.0, min(1.0, value))

@@ -1,7 +1,7 @@
 """Lesson 08, eligibility: permission, freshness and evidence states before anything is ranked.
 
 Lesson 07's channels propose candidates. Before any of them is ranked or shown, each one
-passes the gate of one versioned policy (modules/common/policy.py, which lesson 07's
+passes the gate of one versioned policy (modules/catalogue/policy.py, which lesson 07's
 fusion already runs after), and every outcome is a recorded decision: a state, reason
 codes, the policy clause ids it rests on, evidence references and next actions. Never a
 free-text verdict.
@@ -33,14 +33,13 @@ keyed hashes of their ids: `unkeyed_ref` shows why an unkeyed hash would not do.
 
 from __future__ import annotations
 
-from collections import namedtuple
-from functools import lru_cache
+from dataclasses import dataclass
 
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Listing, Query
 from modules.common.checks import sequence_of, sha256_hex, short
 from modules.common.pipeline import Stage
-from modules.common.policy import (CLAUSES, NEXT_ACTIONS, POLICY_VERSION, STATES, Decision, decide_state,
-                                   permission_gate)
+from modules.catalogue.policy import (CLAUSES, NEXT_ACTIONS, POLICY_VERSION, STATES, Decision, decide_state,
+                                      permission_gate)
 from modules.hybrid import RETRIEVAL, QueryContract, parse_diameter
 
 __all__ = [
@@ -55,10 +54,26 @@ EMPTY_CAUSES = ("out_of_scope", "transformation_failed", "no_permitted_match", "
 PACKET_LISTINGS = 3
 PACKET_FIELDS = ("title", "family", "diameter_mm", "price_eur")
 
-Evidence = namedtuple("Evidence", "usable decisions excluded")   # usable: listing ids in fused order
-Packet = namedtuple("Packet", "listings fields omitted note")     # fields: ((field id, value), ...)
-QueryDecision = namedtuple("QueryDecision", "decision empty_cause because")
-#   because: ((subject, state, reason codes), ...): what the state was decided from
+@dataclass(frozen=True)
+class Evidence:
+    usable: tuple         # listing ids in fused order
+    decisions: tuple
+    excluded: tuple
+
+
+@dataclass(frozen=True)
+class Packet:
+    listings: tuple
+    fields: tuple         # ((field id, value), ...)
+    omitted: tuple
+    note: str
+
+
+@dataclass(frozen=True)
+class QueryDecision:
+    decision: Decision
+    empty_cause: str | None
+    because: tuple        # ((subject, state, reason codes), ...): what the state was decided from
 
 
 def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_states) -> str:
@@ -96,9 +111,8 @@ def diameter_readings(listing: Listing) -> dict:
     return readings
 
 
-@lru_cache(maxsize=4096)
 def _title_size(title: str):
-    """The one explicit size a title states, in mm, or None (titles repeat across queries: remembered, bounded)."""
+    """The one explicit size a title states, in mm, or None."""
     state, diameter, _reason = parse_diameter(title)
     return diameter.value_mm if state == "ready" and diameter is not None else None
 
@@ -139,11 +153,6 @@ def check_evidence(listing: Listing, contract: QueryContract):
                     tuple(dict.fromkeys(f"{listing.id}:{f}" for *_, f in fired)), NEXT_ACTIONS[state])
 
 
-# Every run of a query checks the same listings against the same contract (lesson 12 runs
-# each query through many variants of the pipeline): judge each pair once (bounded).
-_checked_evidence = lru_cache(maxsize=4096)(check_evidence)
-
-
 # ---------------------------------------------------------------- this lesson's stages
 
 def check_candidates(so_far) -> Evidence:
@@ -152,7 +161,7 @@ def check_candidates(so_far) -> Evidence:
     by_id = so_far.output("source").by_id
     usable, decisions, excluded = [], [], []
     for candidate in so_far.output("fusion").candidates:
-        decision = _checked_evidence(by_id[candidate.listing_id], contract)
+        decision = check_evidence(by_id[candidate.listing_id], contract)
         if decision is None:
             usable.append(candidate.listing_id)
         else:

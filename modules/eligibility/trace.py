@@ -6,9 +6,11 @@ turns them into a JSON-ready record and printable blocks. It imports no lesson m
 
 from __future__ import annotations
 
+from dataclasses import asdict, replace
+
 from modules.catalogue import LISTINGS, ref_key_label
 from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
-from modules.common.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
+from modules.catalogue.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
 from modules.eligibility.mechanism import PACKET_LISTINGS, enumerate_refs, evaluate, unkeyed_ref
 
 TRACES = (("ordinary explicit evidence", "PW-Q001"), ("unauthorized closest neighbour", "PW-Q002"),
@@ -63,12 +65,12 @@ def _run(name: str, run) -> dict:
 
 def _freshness(as_of: str) -> dict:
     shown = ("PW-L003", "PW-L006", "PW-L010")
-    rows = [{"listing_id": x.id, **r._asdict()} for x in LISTINGS if x.id in shown for r in field_ages(x, as_of)]
+    rows = [{"listing_id": x.id, **asdict(r)} for x in LISTINGS if x.id in shown for r in field_ages(x, as_of)]
     earlier = "2026-08-01"
     l010 = next(x for x in LISTINGS if x.id == "PW-L010")
-    return {"as_of": as_of, "rules": [r._asdict() for r in FRESHNESS], "rows": rows,
+    return {"as_of": as_of, "rules": [asdict(r) for r in FRESHNESS], "rows": rows,
             "what_if": {"as_of": earlier, "listing_id": "PW-L010",
-                        "rows": [r._asdict() for r in field_ages(l010, earlier)]}}
+                        "rows": [asdict(r) for r in field_ages(l010, earlier)]}}
 
 
 def record(runs: dict, doubled, attack: dict) -> dict:
@@ -275,7 +277,7 @@ def trace() -> dict:
     from modules.catalogue import QUERIES, opaque_ref
     runs = {query.id: evaluate(query) for query in QUERIES}
     l004 = next(x for x in LISTINGS if x.id == "PW-L004")
-    doubled = evaluate(QUERIES[1], (l004._replace(permission="allowed"),) + LISTINGS)
+    doubled = evaluate(QUERIES[1], (replace(l004, permission="allowed"),) + LISTINGS)
     restricted = [x.id for x in LISTINGS if x.permission != "allowed"]
     guesses = [f"PW-L{n:03d}" for n in range(1000)]
     shown = [unkeyed_ref(i) for i in restricted] + [opaque_ref(i) for i in restricted]

@@ -7,7 +7,7 @@ which re-exports every name here), so a lesson that only runs the pipeline loads
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import short
@@ -16,7 +16,10 @@ from modules.eligibility import CATALOGUE
 
 __all__ = ["Answer", "compose", "GROUNDED", "BASELINE", "run_query"]
 
-Answer = namedtuple("Answer", "lines from_fields")   # lines: ((text, (field id, ...)), ...)
+@dataclass(frozen=True)
+class Answer:
+    lines: tuple          # ((text, (field id, ...)), ...)
+    from_fields: tuple
 
 
 def compose(so_far: Run) -> Answer:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from modules.catalogue import RESTRICTED_IDS, RESTRICTED_STRINGS
 from modules.common.checks import short
-from modules.common.policy import decide_state
+from modules.catalogue.policy import decide_state
 from modules.hybrid.mechanism import UNIT_WORDS
 
 __all__ = [

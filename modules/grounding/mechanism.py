@@ -29,13 +29,12 @@ layer far from where the symptom shows. Nobody tunes the ranker before the walk 
 
 from __future__ import annotations
 
-from collections import namedtuple
-from functools import lru_cache
+from dataclasses import asdict, dataclass, replace
 
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.common.checks import canonical_json, sha256_hex, short
-from modules.common.pipeline import Run, Stage
-from modules.common.policy import gate, index_listings, names_of, permission_gate
+from modules.common.pipeline import Pipeline, Run, Stage
+from modules.catalogue.policy import gate, index_listings, names_of, permission_gate
 from modules.grounding.checks import (CHECKS, GATE_CODES, LAYERS, SAFE_CODES, UNIT_WORDS, USER_KEYS, USER_MESSAGES,  # noqa: F401
                                       USER_STATES, check_assembly, check_change, check_decision, check_generation,
                                       check_input, check_permission_freshness, check_presentation, check_ranking,
@@ -62,7 +61,7 @@ FALLBACKS = {"prohibited_scope": "refer_to_technician", "clarify": "ask_the_cust
 def _input(run: Run) -> dict:
     c = run.output("contract")
     halt = run.halt
-    return {"original": c.original, "transformations": [t._asdict() for t in c.transformations],
+    return {"original": c.original, "transformations": [asdict(t) for t in c.transformations],
             "state": c.state, "family": c.family, "diameter_mm": c.diameter and c.diameter.value_mm,
             "terms": list(c.terms), "stopped": halt and halt.reason}
 
@@ -208,7 +207,17 @@ def locate(record: dict, listing_id: str) -> str:
 
 # ---------------------------------------------------------------- broken pipelines, one stage each
 
-Variant = namedtuple("Variant", "name pipeline change query symptom seen_at")
+@dataclass(frozen=True)
+class Variant:
+    """A broken pipeline: one replaced stage, the change log entry, and where it shows."""
+    name: str
+    pipeline: Pipeline
+    change: tuple         # (stage, version, why): what the change log records
+    query: str
+    symptom: str
+    seen_at: str
+
+
 REBUILD_SINCE = "2026-10-11"
 NOTHING_QUERY = Query("GR-Q001", "marine stern seal 24 mm", (0.61, 0.30, 0.69), "pw-vec-2")
 
@@ -218,22 +227,17 @@ def _dropping_unit(so_far: Run):
     c = parse_query(so_far.inputs["query"])
     if c.diameter is None:
         return c
-    lost = c.transformations[1]._replace(version="unit-to-mm/2", output="unresolved: no unit read",
-                                         status="unresolved")
-    return c._replace(diameter=None, state="clarify", reason="no unit read",
-                      transformations=(c.transformations[0], lost) + c.transformations[2:])
+    lost = replace(c.transformations[1], version="unit-to-mm/2", output="unresolved: no unit read",
+                   status="unresolved")
+    return replace(c, diameter=None, state="clarify", reason="no unit read",
+                   transformations=(c.transformations[0], lost) + c.transformations[2:])
 
 
 def _rebuilt_index(so_far: Run):
     """The nightly rebuild read listings updated since REBUILD_SINCE from a feed export that has
     no permission column, so their permission arrives missing."""
-    return _rebuild(tuple(so_far.inputs["listings"]))
-
-
-@lru_cache(maxsize=8)
-def _rebuild(listings: tuple):
-    return index_listings(tuple(x._replace(permission=None) if x.updated_on >= REBUILD_SINCE else x
-                                for x in listings))
+    return index_listings(tuple(replace(x, permission=None) if x.updated_on >= REBUILD_SINCE else x
+                                for x in so_far.inputs["listings"]))
 
 
 VARIANTS = (

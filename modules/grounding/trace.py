@@ -6,7 +6,7 @@ into the lesson's record and printable blocks. It imports no lesson module.
 
 from __future__ import annotations
 
-from modules.common.policy import POLICY_VERSION
+from modules.catalogue.policy import POLICY_VERSION
 from modules.grounding.mechanism import (CHECKS, GATE_CODES, LAYERS, LISTINGS, NOTHING_QUERY, VARIANTS, _gate, count_exclusions, first_failing_layer, locate, permission_gate, run_query, run_variant, trace_record)
 
 PERMISSION_CODES = ("PERMISSION_DENIED", "PERMISSION_UNKNOWN", "DUPLICATE_ID_CONFLICT")

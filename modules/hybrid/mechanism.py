@@ -14,7 +14,7 @@ Three channels then propose candidates from the whole index, each with its own e
               a zero, malformed, denormal or wrong-version vector is rejected with a
               reason, never scored.
 
-The eligibility gate of lesson 08 (modules/common/policy.py) removes what may not be
+The eligibility gate of lesson 08 (modules/catalogue/policy.py) removes what may not be
 used, before anything is ranked. Fusion then collapses a listing and its copy into one
 canonical cluster and fuses the channels by rank (reciprocal rank fusion, Cormack, Clarke
 and Buettcher, SIGIR 2009, k = 60). Raw scores are never added: their scales are
@@ -32,15 +32,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections import namedtuple
-from functools import lru_cache
-from operator import itemgetter
+from dataclasses import dataclass
 
 from modules.catalogue import (CATALOGUE_AS_OF, LISTINGS, VECTOR_DIMENSION, VECTOR_VERSION, Listing,
                                       Query)
 from modules.common.checks import nfc, sequence_of, short, whole_number
 from modules.common.pipeline import Pipeline, Stage
-from modules.common.policy import GATE, QUERY_SCOPE, SOURCE
+from modules.catalogue.policy import GATE, QUERY_SCOPE, SOURCE
 from modules.common.vectors import checked_cosine, cosine, vector_problem
 
 __all__ = [
@@ -68,21 +66,76 @@ FAMILY_PHRASES = (("safety relief valve", "safety-relief-valve"), ("mechanical s
                   ("lip seal", "lip-seal"), ("o-ring", "o-ring"), ("gasket", "gasket"), ("bearing", "bearing"),
                   ("hose", "hose-fitting"))
 
-Diameter = namedtuple("Diameter", "value_mm unit original")   # exact mm text, unit written, words written
-Transformation = namedtuple("Transformation", "name version input output status")  # applied/unresolved/failed
-QueryContract = namedtuple("QueryContract", "query_id original terms family diameter state reason "
-                                            "transformations vector vector_version")
-Hit = namedtuple("Hit", "listing_id score evidence")          # evidence: why this channel proposed it
-Rejection = namedtuple("Rejection", "listing_id reason")      # a listing the channel could not judge
-FusedCandidate = namedtuple("FusedCandidate", "cluster_id listing_id members ordering_score channel_ranks")
-Fusion = namedtuple("Fusion", "k candidates eligible")        # eligible: the ids the gate let through
+@dataclass(frozen=True)
+class Diameter:
+    value_mm: str    # exact millimetre text
+    unit: str        # the unit written: mm or inch
+    original: str    # the words written, e.g. "0.625 inch"
 
 
-class ChannelResult(namedtuple("ChannelResult", "channel hits rejected note status")):
+@dataclass(frozen=True)
+class Transformation:
+    """One named, versioned step from the query text to the contract."""
+    name: str
+    version: str
+    input: str
+    output: str
+    status: str      # applied, unresolved or failed
+
+
+@dataclass(frozen=True)
+class QueryContract:
+    """What the pipeline reads of a query: every field derived by a named transformation."""
+    query_id: str
+    original: str
+    terms: tuple
+    family: str | None
+    diameter: Diameter | None
+    state: str
+    reason: str
+    transformations: tuple
+    vector: tuple
+    vector_version: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    listing_id: str
+    score: float
+    evidence: str    # why this channel proposed it
+
+
+@dataclass(frozen=True)
+class Rejection:
+    listing_id: str  # a listing the channel could not judge
+    reason: str
+
+
+@dataclass(frozen=True)
+class FusedCandidate:
+    cluster_id: str
+    listing_id: str       # the one shown: the lowest id the channels proposed
+    members: tuple
+    ordering_score: float
+    channel_ranks: tuple  # ((channel, its rank there), ...)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    k: int
+    candidates: tuple
+    eligible: tuple       # the ids the gate let through
+
+
+@dataclass(frozen=True)
+class ChannelResult:
     """One channel's proposals, best first (rank = 1-based position), what it refused to score,
     and its status: "ran", or "not run" with the reason in the note."""
-
-    __slots__ = ()
+    channel: str
+    hits: tuple
+    rejected: tuple
+    note: str
+    status: str
 
     @property
     def ranking(self) -> tuple:
@@ -166,9 +219,8 @@ def _check(contract, listings) -> tuple:
     return sequence_of(listings, Listing, "listings")
 
 
-@lru_cache(maxsize=4096)
 def _words(text: str) -> frozenset:
-    """The lower-case words of a text (every query reads the same listing texts: remembered, bounded)."""
+    """The lower-case words of a text."""
     return frozenset(_WORD.findall(text.lower()))
 
 
@@ -219,10 +271,6 @@ def check_vector(vector, version) -> str | None:
     return None if problem is None else problem[1]
 
 
-# Every query reads the same stored vectors: judge each once (bounded; a Listing's vector is a tuple).
-_stored_vector_problem = lru_cache(maxsize=4096)(check_vector)
-
-
 def vector_channel(contract: QueryContract, listings, top_k: int = VECTOR_TOP_K) -> ChannelResult:
     """The top_k listings by exact cosine; broken vectors are rejected with a reason, never scored.
     A query vector the index cannot compare is bad input: ValueError naming it."""
@@ -233,7 +281,7 @@ def vector_channel(contract: QueryContract, listings, top_k: int = VECTOR_TOP_K)
         raise problem[0](f"query vector {short(contract.vector)} cannot be scored: {problem[1]}")
     scored, rejected = [], []
     for listing in listings:
-        problem = _stored_vector_problem(listing.vector, listing.vector_version)
+        problem = check_vector(listing.vector, listing.vector_version)
         if problem:
             rejected.append(Rejection(listing.id, problem))
         else:
@@ -258,32 +306,20 @@ def reciprocal_rank_fusion(rankings, k: int = RRF_K) -> list:
     [(id, ordering_score), ...] best first, ties broken by id.
     """
     whole_number(k, "k", 1, RRF_K_MAX)
-    if (isinstance(rankings, (str, bytes, dict, set, frozenset)) or not hasattr(rankings, "__iter__")
-            or type(rankings).__name__ in ("dict_keys", "dict_values", "dict_items")):
-        raise TypeError(f"rankings must be a sequence of rankings, got {type(rankings).__name__} {short(rankings)}")
     checked = []
-    for index, ranking in enumerate(rankings):
+    for index, ranking in enumerate(sequence_of(rankings, None, "rankings", "rankings")):
         ranking = _ranking_list(ranking, f"rankings[{index}]")
         if len(set(ranking)) != len(ranking):
             twice = next(item for n, item in enumerate(ranking) if item in ranking[:n])
             raise ValueError(f"rankings[{index}] lists {twice!r} twice")
         checked.append(ranking)
-    return _fused_scores(checked, k)
-
-
-def _fused_scores(rankings, k: int) -> list:
-    # The fusion itself, for rankings already checked (the stage below builds its own).
     terms: dict = {}
-    for ranking in rankings:
+    for ranking in checked:
         for rank, item in enumerate(ranking, start=1):
             terms.setdefault(item, []).append(1.0 / (k + rank))
     # math.fsum rounds the exact sum once, so the score cannot depend on the order of the rankings.
     scores = {item: math.fsum(parts) for item, parts in terms.items()}
-    # Best score first, ties by id: sort by id, then by score, highest first (a stable sort
-    # keeps equal scores in id order, reverse=True included).
-    ranked = sorted(scores.items())
-    ranked.sort(key=itemgetter(1), reverse=True)
-    return ranked
+    return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))   # best score first, ties by id
 
 
 def cluster_rankings(rankings, cluster_of: dict) -> tuple:
@@ -316,7 +352,7 @@ def fuse(so_far, k: int = RRF_K) -> Fusion:
         for rank, cluster in enumerate(ranking, start=1):
             ranks.setdefault(cluster, []).append((channel.channel, rank))
     fused = []
-    for cluster, score in _fused_scores(by_cluster, k):
+    for cluster, score in reciprocal_rank_fusion(by_cluster, k):
         ids = tuple(sorted(members[cluster]))  # shown: the lowest id the channels proposed
         fused.append(FusedCandidate(cluster, ids[0], ids, score, tuple(ranks[cluster])))
     return Fusion(k, tuple(fused), tuple(sorted(eligible)))

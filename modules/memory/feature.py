@@ -15,8 +15,7 @@ text's words on its axis. The lab has no model: this is the whole encoder.
 from __future__ import annotations
 
 import re
-from collections import namedtuple
-from functools import lru_cache
+from dataclasses import dataclass
 
 from modules.common.checks import short, whole_number
 from modules.common.vectors import Vector
@@ -49,8 +48,8 @@ def _text(owner: str, name: str, value, choices=None) -> None:
         raise ValueError(f"{owner}.{name} must be one of {choices}, got {short(value)}")
 
 
-class MemoryFeature(namedtuple("MemoryFeature", "name purposes kinds owner_scope visibility consent retention_days "
-                                                "deletion_reaches correction encoder replay_cases")):
+@dataclass(frozen=True)
+class MemoryFeature:
     """What a memory feature must define before it is allowed; None or () means undefined.
 
         purposes          why items are kept (an item of another purpose is not stored)
@@ -64,30 +63,32 @@ class MemoryFeature(namedtuple("MemoryFeature", "name purposes kinds owner_scope
         encoder           the encoder version that makes its vectors
         replay_cases      frozen cases every change is replayed on first
 
-    An immutable record (a named tuple, like the catalogue's records), checked when it is
-    made and when `._replace(...)` makes a changed copy."""
+    A frozen record, like the catalogue's records, checked when it is made and when
+    dataclasses.replace makes a changed copy."""
+    name: str
+    purposes: tuple = ()
+    kinds: tuple = ()
+    owner_scope: str | None = None
+    visibility: str | None = None
+    consent: str | None = None
+    retention_days: int | None = None
+    deletion_reaches: tuple = ()
+    correction: str | None = None
+    encoder: str | None = None
+    replay_cases: tuple = ()
 
-    __slots__ = ()
-
-    def __new__(cls, name, purposes=(), kinds=(), owner_scope=None, visibility=None, consent=None,
-                retention_days=None, deletion_reaches=(), correction=None, encoder=None, replay_cases=()):
-        _text("MemoryFeature", "name", name)
-        for field, value in (("purposes", purposes), ("kinds", kinds), ("deletion_reaches", deletion_reaches),
-                             ("replay_cases", replay_cases)):
+    def __post_init__(self):
+        _text("MemoryFeature", "name", self.name)
+        for field, value in (("purposes", self.purposes), ("kinds", self.kinds),
+                             ("deletion_reaches", self.deletion_reaches), ("replay_cases", self.replay_cases)):
             if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
                 raise TypeError(f"MemoryFeature.{field} must be a tuple of str, got {short(value)}")
-        for field, value in (("owner_scope", owner_scope), ("visibility", visibility), ("consent", consent),
-                             ("correction", correction), ("encoder", encoder)):
+        for field, value in (("owner_scope", self.owner_scope), ("visibility", self.visibility),
+                             ("consent", self.consent), ("correction", self.correction), ("encoder", self.encoder)):
             if value is not None:
                 _text("MemoryFeature", field, value)
-        if retention_days is not None:
-            whole_number(retention_days, "MemoryFeature.retention_days", minimum=1)
-        return super().__new__(cls, name, purposes, kinds, owner_scope, visibility, consent, retention_days,
-                               deletion_reaches, correction, encoder, replay_cases)
-
-    @classmethod
-    def _make(cls, iterable):   # so that ._replace(...) is checked like a new value
-        return cls(*iterable)
+        if self.retention_days is not None:
+            whole_number(self.retention_days, "MemoryFeature.retention_days", minimum=1)
 
 
 DERIVED_STORES = ("store", "index", "packet-cache", "trace-payloads")
@@ -117,12 +118,6 @@ def encode(text: str, version: str) -> Vector:
         raise TypeError(f"text must be a str, got {type(text).__name__} {short(text)}")
     if version not in ENCODERS:
         raise ValueError(f"version must be one of {tuple(ENCODERS)}, got {short(version)}")
-    return _encoded(text, version)
-
-
-@lru_cache(maxsize=1024)
-def _encoded(text: str, version: str) -> Vector:
-    # Remembered (bounded): a day encodes the same item texts again for every index it builds.
     axis, values = _AXIS[version], [0] * len(ENCODERS[version])
     for word in _WORDS.findall(text.lower()):
         if word in axis:

@@ -32,15 +32,15 @@ in modules/memory/trace.py.
 
 from __future__ import annotations
 
-from collections import namedtuple
-from operator import mul
+from dataclasses import dataclass
 
 from modules.common import ann
 from modules.catalogue import CATALOGUE_AS_OF, PERMISSIONS, PROHIBITED_FAMILIES, Query, opaque_ref
 from modules.common.checks import short, whole_number
 from modules.common.pipeline import Pipeline, Stage
-from modules.common.policy import (FRESHNESS, POLICY_VERSION, Decision, FieldAge, GateResult, day_number,
-                                   decide_state, permission_gate)
+from modules.common.vectors import dot, unit
+from modules.catalogue.policy import (FRESHNESS, POLICY_VERSION, Decision, FieldAge, GateResult, day_number,
+                                      decide_state, permission_gate)
 from modules.eligibility import CATALOGUE
 from modules.memory.feature import (ACCURACIES, ASSISTANT_MEMORY, DRAFT_FEATURE, ENCODERS, FIELDS,  # noqa: F401
                                     FIRST_RELEASE, KINDS, PURPOSES, SCOPES, VISIBILITIES, MemoryFeature,
@@ -76,28 +76,27 @@ CODES = {
 RECALL_K, N_LISTS, NPROBE, SEED = 5, 3, 2, 13     # the approximate index's settings (lesson 12)
 
 
-class MemoryItem(namedtuple("MemoryItem", (
-        "id", "version",
-        "owner",            # the buyer it belongs to; scope says who else may see it: nobody
-        "kind",             # machine, purchase or preference
-        "field",            # what it says something about, e.g. diameter_mm
-        "value",            # exact text, e.g. "16" (millimetres, as the contract writes them)
-        "text",             # the item as recorded: what the encoder reads
-        "purpose",          # why it is kept
-        "source",           # where it came from
-        "accuracy",         # expected accuracy: stated, recorded or inferred
-        "scope",            # owner-only
-        "visibility",       # owner (on the buyer's memory page) or internal
-        "retention_days",   # usable through as_of + retention_days, never after
-        "as_of",            # ISO date it was recorded or last confirmed
-        "permission"))):    # the buyer's consent to assisted use: allowed, denied, unknown or None
-    """One retained item about one buyer; a correction is a new version of the same id. An
-    immutable record (a named tuple), checked when made and by `._replace(...)`."""
+@dataclass(frozen=True)
+class MemoryItem:
+    """One retained item about one buyer; a correction is a new version of the same id. A
+    frozen record, checked when made (and by dataclasses.replace)."""
+    id: str
+    version: int
+    owner: str            # the buyer it belongs to; scope says who else may see it: nobody
+    kind: str             # machine, purchase or preference
+    field: str            # what it says something about, e.g. diameter_mm
+    value: str            # exact text, e.g. "16" (millimetres, as the contract writes them)
+    text: str             # the item as recorded: what the encoder reads
+    purpose: str          # why it is kept
+    source: str           # where it came from
+    accuracy: str         # expected accuracy: stated, recorded or inferred
+    scope: str            # owner-only
+    visibility: str       # owner (on the buyer's memory page) or internal
+    retention_days: int   # usable through as_of + retention_days, never after
+    as_of: str            # ISO date it was recorded or last confirmed
+    permission: str | None  # the buyer's consent to assisted use: allowed, denied, unknown or None
 
-    __slots__ = ()
-
-    def __new__(cls, *args, **kwargs):
-        self = super().__new__(cls, *args, **kwargs)
+    def __post_init__(self):
         for name in ("id", "owner", "value", "text", "source"):
             _text("MemoryItem", name, getattr(self, name))
         for name, choices in (("kind", KINDS), ("field", FIELDS), ("purpose", PURPOSES),
@@ -108,33 +107,26 @@ class MemoryItem(namedtuple("MemoryItem", (
         day_number(self.as_of, "MemoryItem.as_of")
         if self.permission is not None and self.permission not in PERMISSIONS:
             raise ValueError(f"MemoryItem.permission must be one of {PERMISSIONS} or None, got {short(self.permission)}")
-        return self
-
-    @classmethod
-    def _make(cls, iterable):   # so that ._replace(...) is checked like a new value
-        return cls(*iterable)
 
     @property
     def key(self) -> str:
         return f"{self.id}@v{self.version}"
 
 
-class Session(namedtuple("Session", "id buyer query as_of")):
-    """One task of one buyer: who asks, what, on which day (an immutable, checked record)."""
+@dataclass(frozen=True)
+class Session:
+    """One task of one buyer: who asks, what, on which day (a frozen, checked record)."""
+    id: str
+    buyer: str
+    query: Query
+    as_of: str = CATALOGUE_AS_OF
 
-    __slots__ = ()
-
-    def __new__(cls, id, buyer, query, as_of=CATALOGUE_AS_OF):
-        _text("Session", "id", id)
-        _text("Session", "buyer", buyer)
-        if not isinstance(query, Query):
-            raise TypeError(f"Session.query must be a Query, got {type(query).__name__} {short(query)}")
-        day_number(as_of, "Session.as_of")
-        return super().__new__(cls, id, buyer, query, as_of)
-
-    @classmethod
-    def _make(cls, iterable):
-        return cls(*iterable)
+    def __post_init__(self):
+        _text("Session", "id", self.id)
+        _text("Session", "buyer", self.buyer)
+        if not isinstance(self.query, Query):
+            raise TypeError(f"Session.query must be a Query, got {type(self.query).__name__} {short(self.query)}")
+        day_number(self.as_of, "Session.as_of")
 
 
 # ---------------------------------------------------------------- the gate, one item at a time
@@ -204,10 +196,33 @@ def resolve(today, remembered, ambiguous: bool = False) -> tuple:
 
 # ---------------------------------------------------------------- the three stages
 
-MemoryRecall = namedtuple("MemoryRecall", "status note ids scores compared encoder index_version")
-MemoryEntry = namedtuple("MemoryEntry", "item action today remembered conflict")
-MemoryContext = namedtuple("MemoryContext", "status entries fields conflicts next_actions")
-#   fields: (("memory:MEM-A1@v1#machine_model", value, "memory", source, accuracy, as_of), ...)
+@dataclass(frozen=True)
+class MemoryRecall:
+    status: str
+    note: str
+    ids: tuple
+    scores: tuple
+    compared: int
+    encoder: str | None
+    index_version: str | None
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    item: str
+    action: str
+    today: str | None
+    remembered: str
+    conflict: bool
+
+
+@dataclass(frozen=True)
+class MemoryContext:
+    status: str
+    entries: tuple
+    fields: tuple         # (("memory:MEM-A1@v1#machine_model", value, "memory", source, accuracy, as_of), ...)
+    conflicts: tuple
+    next_actions: tuple
 
 
 def recall(so_far) -> MemoryRecall:
@@ -223,9 +238,8 @@ def recall(so_far) -> MemoryRecall:
         return MemoryRecall("not run", f"the query has no direction in {state.encoder}", (), (), 0, state.encoder,
                             state.label)
     found = ann.search(state.index, probe, k=RECALL_K, nprobe=NPROBE)
-    vectors, unit = dict(state.index.vectors), ann.unit(probe.values)
     # the index's own score: the inner product of unit vectors is their cosine
-    scores = tuple(round(sum(map(mul, unit, ann.unit(vectors[i].values))), 4) for i in found.ids)
+    scores = tuple(round(dot(unit(probe.values), state.index.units[i]), 4) for i in found.ids)
     return MemoryRecall("ran", f"top {RECALL_K} of {len(state.index)} by cosine, {NPROBE} of {N_LISTS} lists",
                         found.ids, scores, found.compared, state.encoder, state.label)
 

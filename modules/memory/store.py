@@ -25,12 +25,12 @@
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass, replace
 
 from modules.common import ann
 from modules.catalogue import opaque_ref
 from modules.common.checks import sequence_of, short
-from modules.common.policy import day_number
+from modules.catalogue.policy import day_number
 from modules.common.vectors import Vector
 from modules.common.pipeline import Pipeline
 from modules.memory.mechanism import N_LISTS, RECALL, SEED, MemoryItem, Session, run_session
@@ -41,34 +41,49 @@ __all__ = ["MemoryState", "CacheEntry", "TracePayload", "DeletionRecord", "build
            "requests",
            "day"]
 
-CacheEntry = namedtuple("CacheEntry", "session buyer query_id items packet")      # items: ids whose data it holds
-TracePayload = namedtuple("TracePayload", "session buyer query_id memory")        # memory: ((id or ref, value), ...)
-DeletionRecord = namedtuple("DeletionRecord", "ref on removed")                   # removed: ((store, count), ...)
+@dataclass(frozen=True)
+class CacheEntry:
+    session: str
+    buyer: str
+    query_id: str
+    items: tuple          # ids whose data it holds
+    packet: tuple
 
 
-class MemoryState(namedtuple("MemoryState", (
-        "items",            # every recorded version of every item, in the order recorded
-        "encoder",
-        "index",            # an ann.Index of the encoder's vectors
-        "label",            # the index version: "mem-index/N", N counting builds
-        "cache", "traces", "deletions",
-        "prompt_index"))):  # False: the index takes changes only when it is next rebuilt
+@dataclass(frozen=True)
+class TracePayload:
+    session: str
+    buyer: str
+    query_id: str
+    memory: tuple         # ((id or ref, value), ...)
+
+
+@dataclass(frozen=True)
+class DeletionRecord:
+    ref: str
+    on: str
+    removed: tuple        # ((store, count), ...)
+
+
+@dataclass(frozen=True)
+class MemoryState:
     """The store and its derived stores at one moment; every operation returns a new state
-    (an immutable record, checked when made and by `._replace(...)`)."""
+    (a frozen record, checked when made and by dataclasses.replace)."""
+    items: tuple          # every recorded version of every item, in the order recorded
+    encoder: str
+    index: ann.Index      # an ann.Index of the encoder's vectors
+    label: str            # the index version: "mem-index/N", N counting builds
+    cache: tuple = ()
+    traces: tuple = ()
+    deletions: tuple = ()
+    prompt_index: bool = True   # False: the index takes changes only when it is next rebuilt
 
-    __slots__ = ()
-
-    def __new__(cls, items, encoder, index, label, cache=(), traces=(), deletions=(), prompt_index=True):
-        sequence_of(items, MemoryItem, "MemoryState.items")
-        if encoder not in ENCODERS:
-            raise ValueError(f"MemoryState.encoder must be one of {tuple(ENCODERS)}, got {short(encoder)}")
-        if not isinstance(index, ann.Index) or index.version != encoder:
-            raise ValueError(f"MemoryState.index must be an ann.Index of {encoder}, got {short(index)}")
-        return super().__new__(cls, items, encoder, index, label, cache, traces, deletions, prompt_index)
-
-    @classmethod
-    def _make(cls, iterable):
-        return cls(*iterable)
+    def __post_init__(self):
+        sequence_of(self.items, MemoryItem, "MemoryState.items")
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"MemoryState.encoder must be one of {tuple(ENCODERS)}, got {short(self.encoder)}")
+        if not isinstance(self.index, ann.Index) or self.index.version != self.encoder:
+            raise ValueError(f"MemoryState.index must be an ann.Index of {self.encoder}, got {short(self.index)}")
 
     def current(self) -> dict:
         """{item id: its newest version}, in the order the ids were first recorded."""
@@ -128,7 +143,7 @@ def serve(state: MemoryState, session: Session) -> tuple:
     memory = tuple((i, current[i].value) for i in gate.passed) + tuple((names[i], None) for i in gate.withheld)
     entry = CacheEntry(session.id, session.buyer, session.query.id, gate.passed, packet)
     payload = TracePayload(session.id, session.buyer, session.query.id, memory)
-    return run, state._replace(cache=state.cache + (entry,), traces=state.traces + (payload,))
+    return run, replace(state, cache=state.cache + (entry,), traces=state.traces + (payload,))
 
 
 def _known(state: MemoryState, item_id: str) -> MemoryItem:
@@ -147,13 +162,13 @@ def correct(state: MemoryState, item_id: str, on: str, **changes) -> MemoryState
     unknown = sorted(set(changes) - {"value", "text", "permission", "visibility"})
     if unknown or not changes:
         raise ValueError(f"changes must name value, text, permission or visibility, got {unknown or 'none'}")
-    new = old._replace(version=old.version + 1, as_of=on, **changes)
+    new = replace(old, version=old.version + 1, as_of=on, **changes)
     items = state.items + (new,)
     cache = tuple(e for e in state.cache if item_id not in e.items)
     if new.text == old.text or not state.prompt_index:
-        return state._replace(items=items, cache=cache)
+        return replace(state, items=items, cache=cache)
     current = dict(state.current(), **{item_id: new})
-    return state._replace(items=items, cache=cache, index=_index(current, state.encoder),
+    return replace(state, items=items, cache=cache, index=_index(current, state.encoder),
                    label=_next_label(state.label))
 
 
@@ -167,7 +182,7 @@ def purge(index: ann.Index, cache, traces, item_id: str) -> tuple:
     if item_id in dict(index.vectors):
         index = ann.delete(index, item_id)
     cache = tuple(entry for entry in sequence_of(cache, CacheEntry, "cache") if item_id not in entry.items)
-    traces = tuple(p._replace(memory=tuple((ref, "deleted") if i == item_id else (i, v) for i, v in p.memory))
+    traces = tuple(replace(p, memory=tuple((ref, "deleted") if i == item_id else (i, v) for i, v in p.memory))
                    for p in sequence_of(traces, TracePayload, "traces"))
     return index, cache, traces, ref
 
@@ -183,7 +198,7 @@ def delete(state: MemoryState, item_id: str, on: str) -> tuple:
                                       ("packet-cache", len(state.cache) - len(cache)),
                                       ("trace-payloads", sum(p != q for p, q in zip(state.traces, traces)))))
     kept = tuple(item for item in state.items if item.id != item_id)
-    return state._replace(items=kept, index=index, cache=cache, traces=traces,
+    return replace(state, items=kept, index=index, cache=cache, traces=traces,
                    deletions=state.deletions + (record,)), record
 
 
@@ -191,7 +206,7 @@ def migrate(state: MemoryState, encoder: str) -> MemoryState:
     """Every current item re-encoded in `encoder` and a new index; queries follow the state's encoder."""
     if encoder not in ENCODERS:
         raise ValueError(f"encoder must be one of {tuple(ENCODERS)}, got {short(encoder)}")
-    return state._replace(encoder=encoder, index=_index(state.current(), encoder), label=_next_label(state.label),
+    return replace(state, encoder=encoder, index=_index(state.current(), encoder), label=_next_label(state.label),
                    cache=())
 
 
@@ -350,7 +365,7 @@ def day() -> dict:
         sessions.append((session, run))
         rows["morning"][session.id] = row(session, run, owners)
     after, record = requests(served)
-    lazy, _ = requests(served._replace(prompt_index=False))
+    lazy, _ = requests(replace(served, prompt_index=False))
     states = {"morning": morning, "served": served, "after": after, "lazy": lazy}
     rows["after"] = replay(m.SESSIONS, after, owners)
     probe = encode(m.SESSIONS[0].query.text, lazy.encoder)

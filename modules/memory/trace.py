@@ -9,10 +9,13 @@ module (labtools.registry.lesson_module finds it), so the import graph has no cy
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from modules.common import ann
 from modules.catalogue import ref_key_label
-from modules.common.policy import CLAUSES, STATES
+from modules.catalogue.policy import CLAUSES, STATES
 from modules.common.runs import catalogue_row as query_row
+from modules.context import recall_at_k
 from modules.eligibility.trace import wrapped_rows
 
 USED_CLAUSES = ("P1", "P2", "P2.1", "P2.2", "P6")
@@ -37,7 +40,7 @@ def _session(session, run, off_row: dict) -> dict:
                              "gate": list(codes.get(i, ())) or ["passed"]}
                             for n, (i, score) in enumerate(zip(found.ids, found.scores), start=1)]},
         "withheld": [_decision(d) for d in gate.decisions],
-        "entries": [e._asdict() for e in context.entries],
+        "entries": [asdict(e) for e in context.entries],
         "memory_packet": [{"field_id": f, "value": v, "marked": mark, "source": src, "accuracy": acc, "as_of": day}
                           for f, v, mark, src, acc, day in context.fields],
         "conflicts": [{"item": i, "field": f, "today": t, "remembered": r} for i, f, t, r in context.conflicts],
@@ -50,7 +53,7 @@ def _session(session, run, off_row: dict) -> dict:
 
 def _store(state, gates: dict) -> list:
     import datetime
-    from modules.common.policy import day_number
+    from modules.catalogue.policy import day_number
     rows = []
     for item in state.current().values():
         last = datetime.date.fromordinal(day_number(item.as_of) + item.retention_days).isoformat()
@@ -82,11 +85,11 @@ def record(day: dict) -> dict:
     deleted, corrected = day["deleted"], day["corrected"]
     versions = after.history(corrected)
     approximate, exact, rank = day["lazy_search"]
-    found, needed = ann.recall_counts(approximate, exact)
+    recall = recall_at_k(approximate, exact, len(exact))
     deletion = day["deletion"]
     return {
         "lesson": "memory",
-        "default": {"first_release": m["FIRST_RELEASE"], "feature": m["ASSISTANT_MEMORY"]._asdict(),
+        "default": {"first_release": m["FIRST_RELEASE"], "feature": asdict(m["ASSISTANT_MEMORY"]),
                     "draft": m["DRAFT_FEATURE"].name, "draft_gaps": day["draft_gaps"], "pipeline": day["pipeline"]},
         "policy": {"version": m["GATE_VERSION"], "clauses": {**{c: CLAUSES[c] for c in USED_CLAUSES},
                                                              **m["MEMORY_CLAUSES"]},
@@ -101,7 +104,7 @@ def record(day: dict) -> dict:
         "withdrawn": day["withdrawn"],
         "deletion": {"item": deleted, "ref": deletion.ref, "on": deletion.on, "removed": dict(deletion.removed),
                      "prompt": day["propagation"]["after"], "lazy": day["propagation"]["lazy"],
-                     "lazy_recall_at_k": found / needed, "lazy_rank": rank,
+                     "lazy_recall_at_k": float(recall), "lazy_rank": rank,
                      "lazy_checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in
                                      day["checks"]["lazy"]],
                      "records": [{"ref": r.ref, "on": r.on} for r in after.deletions]},

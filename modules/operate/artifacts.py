@@ -16,7 +16,7 @@ change with it.
 from __future__ import annotations
 
 from modules.common.pipeline import Pipeline
-from modules.common.policy import CLAUSES, FRESHNESS, NEXT_ACTIONS, STATES
+from modules.catalogue.policy import CLAUSES, FRESHNESS, NEXT_ACTIONS, STATES
 from modules.eligibility import PACKET_FIELDS, PACKET_LISTINGS
 from modules.hybrid import FIELD_WEIGHTS, RRF_K, VECTOR_TOP_K
 from modules.operate.mechanism import owner_of

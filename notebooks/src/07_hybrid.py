@@ -31,7 +31,7 @@ from labtools.render import block, blocks_between
 from modules.hybrid import mechanism as hybrid
 from modules.hybrid import trace as hybrid_lesson
 from modules.catalogue import LISTINGS
-from modules.common.policy import permission_gate
+from modules.catalogue.policy import permission_gate
 
 permitted, withheld = permission_gate([(x.id, x.permission) for x in LISTINGS])
 display.show({"table": {

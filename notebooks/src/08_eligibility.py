@@ -19,7 +19,7 @@
 # * An empty result names its cause, and nothing is ever invented to fill it.
 #
 # The notebook calls `modules/eligibility/mechanism.py` and the policy in
-# `modules/common/policy.py`, the code behind `python3 -B methods.py eligibility`.
+# `modules/catalogue/policy.py`, the code behind `python3 -B methods.py eligibility`.
 
 # %%
 import pathlib

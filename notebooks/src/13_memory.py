@@ -22,6 +22,7 @@
 # %%
 import pathlib
 import sys
+from dataclasses import replace
 
 HERE = pathlib.Path.cwd()
 ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
@@ -34,7 +35,7 @@ from modules.memory import store as memory_store
 from modules.memory import trace as memory_trace
 from modules.common import ann
 from modules.catalogue import LISTINGS, query_by_id
-from modules.common.policy import day_number
+from modules.catalogue.policy import day_number
 
 record = memory_trace.trace()
 view = memory_trace.view(record)
@@ -287,7 +288,7 @@ def diff_table(title, diff):
                  + [" -> ".join(d["state"]) if d["state"] else "-"] for case, d in diff.items()]}}
 
 
-waiting, _record = memory_store.requests(served._replace(prompt_index=False))
+waiting, _record = memory_store.requests(replace(served, prompt_index=False))
 display.show(diff_table("The requests, with the index that waits for a rebuild",
                         memory_store.replay_diff(frozen, memory_store.replay(memory.SESSIONS, waiting, owners))))
 

@@ -1,6 +1,7 @@
 """Grader for lesson 13, memory. Run: python3 -B methods.py check memory"""
 
 import copy
+from dataclasses import replace
 
 from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
 from modules.memory import ASSISTANT_MEMORY, ITEMS, SESSIONS, gate_item, resolve
@@ -58,7 +59,7 @@ def test_task1_retention_counts_its_last_day():
     _check_reason(fn, purchase, "BUYER-A", DAY_AFTER, why="the day after its last day it is expired")
     _check_reason(fn, purchase, "BUYER-A", "2025-10-31", why="it was not recorded yet on that day")
     _check_reason(fn, purchase, "BUYER-A", "2025-11-01", why="usable from the day it is recorded")
-    short = purchase._replace(retention_days=1, as_of="2026-10-31")
+    short = replace(purchase, retention_days=1, as_of="2026-10-31")
     _check_reason(fn, short, "BUYER-A", ON, why="kept one day: usable on the day after it was recorded")
     _check_reason(fn, short, "BUYER-A", DAY_AFTER)
 
@@ -67,7 +68,7 @@ def test_task1_permission_fails_closed():
     fn = function(load(LESSON), "withhold_reason")
     machine = ITEMS[0]
     for permission in (None, "unknown", "denied"):
-        _check_reason(fn, machine._replace(permission=permission), "BUYER-A", ON,
+        _check_reason(fn, replace(machine, permission=permission), "BUYER-A", ON,
                       why="only the exact value 'allowed' passes; anything else fails closed, with its own code")
 
 
@@ -75,12 +76,12 @@ def test_task1_checks_in_order():
     fn = function(load(LESSON), "withhold_reason")
     old = next(item for item in ITEMS if item.id == "MEM-A5")   # expired
     cases = [
-        (old._replace(permission="denied", owner="BUYER-B"), "BUYER-A", "another buyer's item is not read further"),
-        (old._replace(permission="unknown", visibility="internal"), "BUYER-A", "permission before visibility"),
-        (old._replace(visibility="internal"), "BUYER-A", "visibility before retention"),
-        (ITEMS[7]._replace(retention_days=30), "BUYER-B", "retention before freshness"),
-        (ITEMS[8]._replace(as_of="2026-11-05"), "BUYER-B", "a future record before the family"),
-        (ITEMS[8]._replace(retention_days=10, as_of="2026-10-02"), "BUYER-B", "retention before the family"),
+        (replace(old, permission="denied", owner="BUYER-B"), "BUYER-A", "another buyer's item is not read further"),
+        (replace(old, permission="unknown", visibility="internal"), "BUYER-A", "permission before visibility"),
+        (replace(old, visibility="internal"), "BUYER-A", "visibility before retention"),
+        (replace(ITEMS[7], retention_days=30), "BUYER-B", "retention before freshness"),
+        (replace(ITEMS[8], as_of="2026-11-05"), "BUYER-B", "a future record before the family"),
+        (replace(ITEMS[8], retention_days=10, as_of="2026-10-02"), "BUYER-B", "retention before the family"),
     ]
     for item, buyer, why in cases:
         _check_reason(fn, item, buyer, ON, why=why)
@@ -90,13 +91,13 @@ def test_task1_family_and_freshness():
     fn = function(load(LESSON), "withhold_reason")
     valve, size = ITEMS[8], ITEMS[7]   # MEM-B3 (a prohibited family), MEM-B2 (a diameter from 2020)
     _check_reason(fn, valve, "BUYER-B", ON, why="memory of a prohibited family is not used either")
-    _check_reason(fn, valve._replace(value="lip-seal"), "BUYER-B", ON)
-    _check_reason(fn, valve._replace(field="faces", value="safety-relief-valve"), "BUYER-B", ON,
+    _check_reason(fn, replace(valve, value="lip-seal"), "BUYER-B", ON)
+    _check_reason(fn, replace(valve, field="faces", value="safety-relief-valve"), "BUYER-B", ON,
                   why="only a family field names a family")
     _check_reason(fn, size, "BUYER-B", ON, why="a diameter is fresh for 1826 days (FRESHNESS), whatever the retention")
     for recorded in ("2021-11-01", "2021-10-31", "2021-11-02"):   # 1826, 1827, 1825 days before 2026-11-01
-        _check_reason(fn, size._replace(as_of=recorded), "BUYER-B", ON, why="an age equal to the limit is fresh")
-    _check_reason(fn, size._replace(field="units", as_of="2018-01-01"), "BUYER-B", ON,
+        _check_reason(fn, replace(size, as_of=recorded), "BUYER-B", ON, why="an age equal to the limit is fresh")
+    _check_reason(fn, replace(size, field="units", as_of="2018-01-01"), "BUYER-B", ON,
                   why="a field with no freshness rule never goes stale")
 
 

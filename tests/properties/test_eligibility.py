@@ -4,6 +4,7 @@ refuse bad input with ValueError/TypeError naming the argument."""
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 
 from modules.catalogue import LISTINGS, QUERIES, opaque_ref  # noqa: E402
-from modules.common.policy import STATES  # noqa: E402
+from modules.catalogue.policy import STATES  # noqa: E402
 from modules.eligibility import decide_state, empty_cause, evaluate, permission_gate  # noqa: E402
 
 FAST = settings(max_examples=120, deadline=None, derandomize=True, database=None,
@@ -79,10 +80,10 @@ def catalogues(draw):
     out = []
     for listing in chosen:
         if draw(st.booleans()):
-            listing = listing._replace(permission=draw(st.sampled_from(["allowed", "denied", "unknown", None])))
+            listing = replace(listing, permission=draw(st.sampled_from(["allowed", "denied", "unknown", None])))
         out.append(listing)
         if draw(st.integers(min_value=0, max_value=5)) == 0:
-            out.append(listing._replace(permission="allowed" if listing.permission != "allowed" else "denied"))
+            out.append(replace(listing, permission="allowed" if listing.permission != "allowed" else "denied"))
     draw(st.randoms(use_true_random=False)).shuffle(out)
     return tuple(out)
 

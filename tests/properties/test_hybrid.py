@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -120,7 +121,7 @@ def test_parse_diameter_reads_any_text(text):
 @FAST
 @given(st.text(alphabet="abc 16mé\u0301.", min_size=1, max_size=30).filter(str.strip))
 def test_a_query_contract_keeps_its_original_and_versions_every_step(text):
-    contract = parse_query(QUERIES[0]._replace(text=text))
+    contract = parse_query(replace(QUERIES[0], text=text))
     assert contract.original == text and contract.transformations[0].input == text
     assert all("/" in step.version for step in contract.transformations)
     assert len(LISTINGS) == 16

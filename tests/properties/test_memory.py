@@ -5,6 +5,7 @@ against itself changes nothing, and bad input is refused with an error naming it
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "context-lab-hypothesis")
 from modules.memory import mechanism as m  # noqa: E402
 from modules.memory import store as ms  # noqa: E402
 from modules.catalogue import opaque_ref  # noqa: E402
-from modules.common.policy import day_number  # noqa: E402
+from modules.catalogue.policy import day_number  # noqa: E402
 
 FAST = settings(max_examples=80, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -37,7 +38,7 @@ def _day(number: int) -> str:
 @given(ITEMS, BUYERS, DAYS, st.sampled_from(["allowed", "denied", "unknown", None]),
        st.sampled_from(["owner", "internal"]), st.integers(min_value=1, max_value=4000))
 def test_the_gate_never_passes_another_buyers_item(item, buyer, day, permission, visibility, retention):
-    item = item._replace(permission=permission, visibility=visibility, retention_days=retention)
+    item = replace(item, permission=permission, visibility=visibility, retention_days=retention)
     codes = m.gate_item(item, buyer, _day(day))
     if buyer != item.owner:
         assert codes == ("MEMORY_OTHER_OWNER",)

@@ -1,8 +1,9 @@
 """The assisted-use policy of the parts catalogue: one version id, its clauses, the evidence
 states, per-field freshness, and the gate every candidate passes before it is ranked.
 
-Lesson 08 teaches this policy; it lives here, among the support modules, because lesson
-07's rank fusion already runs after the gate (a lesson never imports a later one).
+Lesson 08 teaches this policy; it lives with the catalogue's fixture, in the world's own
+folder, because lesson 07's rank fusion already runs after the gate and lesson 08 builds
+on lesson 07 (a lesson never imports a later one): both import it from here.
 
 The stages defined here (see modules/common/pipeline.py):
 
@@ -19,11 +20,11 @@ The stages defined here (see modules/common/pipeline.py):
 
 from __future__ import annotations
 
-from collections import namedtuple
-from functools import lru_cache
+from dataclasses import dataclass
+from typing import Mapping
 from types import MappingProxyType
 
-from modules.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref, ref_key
+from modules.catalogue import PROHIBITED_FAMILIES, Listing, opaque_ref
 from modules.common.checks import sequence_of, short
 from modules.common.pipeline import Halt, Stage
 
@@ -58,31 +59,87 @@ NEXT_ACTIONS = {
     "respond": ("answer from the listed evidence only",),
 }
 
-FieldRule = namedtuple("FieldRule", "field max_days required")
+
+@dataclass(frozen=True)
+class FieldRule:
+    field: str
+    max_days: int
+    required: bool   # a stale required field withholds the listing; an optional one is left out
+
+
 # A dimension stays true for years; a price goes stale in weeks.
 FRESHNESS = (FieldRule("diameter_mm", 1826, True), FieldRule("price_eur", 60, False))
-FieldAge = namedtuple("FieldAge", "field checked_on age_days max_days required fresh")
 
-Decision = namedtuple("Decision", "subject state reason_codes clause_ids evidence_refs next_actions")
-Source = namedtuple("Source", "records permissions by_id")
-#   records: one per id (the first copy); permissions: (id, permission) of every copy;
-#   by_id: the same records by id (read-only), so a stage finds a candidate without a search
-GateResult = namedtuple("GateResult", "policy as_of freshness_enforced passed withheld decisions ages omit")
-#   passed: ids that may be ranked, in id order; withheld: the ids the gate kept back (internal:
-#   output names them only by decisions[i].subject); decisions: one per withheld candidate;
-#   ages: ((listing id, FieldAge, ...), ...) for every permitted candidate; omit: ((id, field), ...)
+
+@dataclass(frozen=True)
+class FieldAge:
+    field: str
+    checked_on: str | None
+    age_days: int | None
+    max_days: int
+    required: bool
+    fresh: bool
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A recorded outcome: never a free-text verdict."""
+    subject: str          # a listing id, a query id, or a withheld listing's opaque ref
+    state: str
+    reason_codes: tuple
+    clause_ids: tuple
+    evidence_refs: tuple
+    next_actions: tuple
+
+
+@dataclass(frozen=True)
+class Source:
+    records: tuple        # one per id (the first copy)
+    permissions: tuple    # (id, permission) of every copy
+    by_id: Mapping        # the same records by id (read-only), so a stage finds a candidate without a search
+
+
+@dataclass(frozen=True)
+class GateResult:
+    policy: str
+    as_of: str
+    freshness_enforced: bool
+    passed: tuple         # ids that may be ranked, in id order
+    withheld: tuple       # the ids the gate kept back (internal: output names them only by decisions[i].subject)
+    decisions: tuple      # one per withheld candidate
+    ages: tuple           # ((listing id, FieldAge, ...), ...) for every permitted candidate
+    omit: tuple           # ((id, field), ...): stale optional fields left out of the packet
 
 
 def decide_state(states) -> str:
     """The highest-precedence state among `states`; "respond" when none is given."""
-    if isinstance(states, (str, bytes, dict, set, frozenset)) or not hasattr(states, "__iter__"):
-        raise TypeError(f"states must be a sequence of state names, got {type(states).__name__} {short(states)}")
     given = set()
-    for state in states:
+    for state in sequence_of(states, None, "states", "state names"):
         if state not in STATES:
             raise ValueError(f"state must be one of {STATES}, got {short(state)}")
         given.add(state)
     return next((state for state in STATES if state in given), "respond")
+
+
+def permission_code(permissions) -> str | None:
+    """None when a listing id may be used, else why not: the permissions of every copy of
+    the id decide together. Only the exact str "allowed" passes; copies that disagree (in
+    value or in type) are a conflict, since no copy can vouch for another; "denied" is a
+    denial; anything else (unknown, missing, misspelt) fails closed as unknown."""
+    first = permissions[0]
+    if any(type(p) is not type(first) or p != first for p in permissions):
+        return "DUPLICATE_ID_CONFLICT"
+    if type(first) is str and first == "allowed":
+        return None
+    return "PERMISSION_DENIED" if first == "denied" else "PERMISSION_UNKNOWN"
+
+
+def _copies(pairs) -> dict:
+    """{listing id: [the permission of each copy, ...]} in first-seen order."""
+    copies: dict = {}
+    for listing_id, permission in pairs:
+        copies.setdefault(listing_id, []).append(permission)
+    return copies
 
 
 def permission_gate(pairs) -> tuple:
@@ -96,43 +153,25 @@ def permission_gate(pairs) -> tuple:
     for index, pair in enumerate(pairs):
         if len(pair) != 2 or not isinstance(pair[0], str):
             raise TypeError(f"pairs[{index}] must be a (listing_id, permission) tuple, got {short(pair)}")
-    return _permission_verdicts(pairs)
-
-
-def _permission_verdicts(pairs) -> tuple:
-    # permission_gate's rule, for pairs already checked (the gate reads them from its own index).
-    seen: dict = {}
-    for listing_id, permission in pairs:
-        seen.setdefault(listing_id, []).append(permission)
     permitted, withheld = [], []
-    for listing_id, given in seen.items():
-        if len(given) > 1 and any(type(p) is not type(given[0]) or p != given[0] for p in given):
-            withheld.append((opaque_ref(listing_id), "DUPLICATE_ID_CONFLICT"))
-        elif given[0] == "allowed" and type(given[0]) is str:
+    for listing_id, permissions in _copies(pairs).items():
+        code = permission_code(permissions)
+        if code is None:
             permitted.append(listing_id)
         else:
-            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED" if given[0] == "denied"
-                             else "PERMISSION_UNKNOWN"))
+            withheld.append((opaque_ref(listing_id), code))
     return permitted, withheld
 
 
 def day_number(day: str, name: str = "day") -> int:
     """An ISO date's day number (date.toordinal), so two dates subtract to days."""
+    import datetime
     if not isinstance(day, str) or len(day) != 10:
         raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}")
-    found = _ordinal(day)
-    if found is None:
-        raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}")
-    return found
-
-
-@lru_cache(maxsize=4096)
-def _ordinal(day: str):
-    import datetime
     try:
         return datetime.date.fromisoformat(day).toordinal()
     except ValueError:
-        return None
+        raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}") from None
 
 
 def field_ages(listing: Listing, as_of: str) -> tuple:
@@ -140,11 +179,6 @@ def field_ages(listing: Listing, as_of: str) -> tuple:
     or checked after the as-of date (not yet known then), is not fresh: fail closed."""
     if not isinstance(listing, Listing):
         raise TypeError(f"listing must be a Listing, got {type(listing).__name__} {short(listing)}")
-    return _field_ages(listing, as_of)
-
-
-@lru_cache(maxsize=4096)
-def _field_ages(listing: Listing, as_of: str) -> tuple:
     today = day_number(as_of, "as_of")
     rows = []
     for rule in FRESHNESS:
@@ -187,73 +221,56 @@ def query_scope(so_far):
     return None
 
 
+_PERMISSION_CLAUSE = {"PERMISSION_DENIED": "P2", "PERMISSION_UNKNOWN": "P2.1", "DUPLICATE_ID_CONFLICT": "P2.2"}
+
+
 def gate(so_far, freshness: bool = True) -> GateResult:
-    """Stage `gate`: permission, scope and freshness for every candidate a channel proposed."""
+    """Stage `gate`: permission, scope and freshness for every candidate a channel proposed.
+
+    Each proposed id, in the index's order: first permission (all its copies together, fail
+    closed: a withheld id is named only by its opaque ref), then, for a permitted listing
+    only, scope and the freshness of each field on the as-of date. `freshness=False` is the
+    lesson's counterfactual gate that ignores the dates."""
     as_of = so_far.inputs["as_of"]
     day_number(as_of, "as_of")
     source = so_far.output("source")
     proposed = {hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits}
-    permitted, refused = _index_verdicts(source.permissions, ref_key())
-    held = [(listing_id, decision) for listing_id, decision in refused if listing_id in proposed]
-    by_id = source.by_id
-    passed, ages, omit = [], [], []
-    for listing_id in [i for i in permitted if i in proposed]:   # only a permitted listing's fields are read
-        rows, decision, stale_optional = _judge(by_id[listing_id], as_of, freshness)
+    passed, held, ages, omit = [], [], [], []
+    for listing_id, permissions in _copies(source.permissions).items():
+        if listing_id not in proposed:
+            continue
+        # 1. permission: every copy must say exactly "allowed"
+        code = permission_code(permissions)
+        if code is not None:
+            ref = opaque_ref(listing_id)
+            held.append((listing_id, Decision(ref, "unauthorized", (code,), (_PERMISSION_CLAUSE[code],),
+                                              (f"{ref}:permission",), NEXT_ACTIONS["unauthorized"])))
+            continue
+        # 2. scope and freshness, read only for a permitted listing
+        listing = source.by_id[listing_id]
+        rows = field_ages(listing, as_of)
         ages.append((listing_id, *rows))
-        if decision is None:
+        fired = []   # (state, reason code, clause, field) of every rule the listing breaks
+        if listing.family in PROHIBITED_FAMILIES:
+            fired.append(("prohibited_scope", "PROHIBITED_FAMILY", "P1", "family"))
+        if freshness:
+            fired += [("degraded", "STALE_FIELD", "P6", row.field) for row in rows if row.required and not row.fresh]
+        if not fired:
             passed.append(listing_id)
-            omit += stale_optional
-        else:
-            held.append((listing_id, decision))
+            if freshness:   # a stale optional field only stays out of the packet
+                omit += [(listing_id, row.field) for row in rows if not row.required and not row.fresh]
+            continue
+        state = min((s for s, *_ in fired), key=STATES.index)
+        held.append((listing_id, Decision(listing_id, state, tuple(dict.fromkeys(c for _, c, _, _ in fired)),
+                                          tuple(dict.fromkeys(c for _, _, c, _ in fired)),
+                                          tuple(f"{listing_id}:{field}" for *_, field in fired), NEXT_ACTIONS[state])))
     held.sort(key=lambda pair: (STATES.index(pair[1].state), pair[1].subject))
-    return GateResult(POLICY_VERSION, as_of, freshness, tuple(sorted(passed)), tuple([i for i, _ in held]),
-                      tuple([d for _, d in held]), tuple(ages), tuple(omit))
-
-
-@lru_cache(maxsize=256)
-def _index_verdicts(permissions: tuple, key: bytes) -> tuple:
-    """(permitted ids, ((id, its Decision), ...) of the refused) for every id of an index, in
-    first-seen order. An id's verdict reads only its own copies, so one pass over the index
-    serves every query and every variant that searches it (remembered, bounded; `key` is the
-    refs' key, so a new key makes new refs)."""
-    permitted, refused = _permission_verdicts(permissions)   # the index holds checked pairs
-    allowed = set(permitted)
-    refused_ids = [i for i in dict.fromkeys(pair[0] for pair in permissions) if i not in allowed]
-    clause = {"PERMISSION_DENIED": "P2", "PERMISSION_UNKNOWN": "P2.1", "DUPLICATE_ID_CONFLICT": "P2.2"}
-    return tuple(permitted), tuple(
-        (listing_id, Decision(ref, "unauthorized", (code,), (clause[code],), (f"{ref}:permission",),
-                              NEXT_ACTIONS["unauthorized"]))
-        for listing_id, (ref, code) in zip(refused_ids, refused))
-
-
-@lru_cache(maxsize=4096)
-def _judge(listing: Listing, as_of: str, freshness: bool) -> tuple:
-    """(field ages, the Decision that withholds it or None, ((id, stale optional field), ...)) for
-    one permitted listing. Every run of a query judges the same listings: remembered, bounded."""
-    rows = field_ages(listing, as_of)
-    fired = []
-    if listing.family in PROHIBITED_FAMILIES:
-        fired.append(("prohibited_scope", "PROHIBITED_FAMILY", "P1", "family"))
-    stale = [row for row in rows if not row.fresh]
-    if freshness:
-        fired += [("degraded", "STALE_FIELD", "P6", row.field) for row in stale if row.required]
-    if not fired:
-        return rows, None, tuple((listing.id, row.field) for row in stale if not row.required) if freshness else ()
-    state = min((s for s, *_ in fired), key=STATES.index)
-    return rows, Decision(listing.id, state, tuple(dict.fromkeys(c for _, c, _, _ in fired)),
-                          tuple(dict.fromkeys(c for _, _, c, _ in fired)),
-                          tuple(f"{listing.id}:{field}" for *_, field in fired), NEXT_ACTIONS[state]), ()
-
-
-@lru_cache(maxsize=64)
-def _index_of(listings: tuple) -> Source:
-    return index_listings(listings)
+    return GateResult(POLICY_VERSION, as_of, freshness, tuple(sorted(passed)), tuple(i for i, _ in held),
+                      tuple(d for _, d in held), tuple(ages), tuple(omit))
 
 
 def _source(so_far) -> Source:
-    # Every query of a lesson searches the same catalogue: index each checked tuple of listings
-    # once (bounded); the index is immutable, so every run may share it.
-    return _index_of(sequence_of(so_far.inputs["listings"], Listing, "listings"))
+    return index_listings(so_far.inputs["listings"])
 
 
 SOURCE = Stage("source", "source/1", "source", _source)
