@@ -24,6 +24,7 @@
 # %%
 import pathlib
 import sys
+import textwrap
 
 HERE = pathlib.Path.cwd()
 ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
@@ -86,7 +87,7 @@ for place, chunk in enumerate(ranking, 1):
 # %%
 show("rule", "example")
 prompt = order.build_prompt(query, ranking[:3])
-print(prompt.text)
+print(textwrap.fill(prompt.text, 80))  # one long line, wrapped here for reading
 print("lab tokens:", prompt.tokens, "| FNV-1a:", prompt.fnv)
 for seed in range(20260218, 20260224):
     print(f"  reader seed {seed}: cites {order.read(prompt, seed).code}")

@@ -19,6 +19,7 @@
 # %%
 import pathlib
 import sys
+import textwrap
 
 HERE = pathlib.Path.cwd()
 ROOT = next(p for p in [HERE, *HERE.parents] if (p / "methods.py").exists())
@@ -134,7 +135,8 @@ corpus = audit.Corpus(passages, audit.DEMO_AS_OF)
 selection = audit.select_candidates(ranking, corpus)
 for pid in ranking:
     cause = selection.causes.get(pid)
-    print(f"{pid:<9} {cause[0] + ': ' + cause[1] if cause else 'goes on to the budget walk'}")
+    said = cause[0] + ": " + cause[1] if cause else "goes on to the budget walk"
+    print(textwrap.fill(f"{pid:<9} {said}", 80, subsequent_indent=" " * 10))
 
 # %% [markdown]
 # `hours-v3` is in the run but not in the corpus: a stale index entry. It keeps its rank
