@@ -177,8 +177,8 @@ display.show([block(sent_blocks, key) for key in ("sent-summary", "sent-ledger",
 
 # %%
 for q in sent["sent"]["per_query"]:
-    print(f"{q['query']}: sent {q['sent']} ({q['coverage']}); the lessons' walk: {q['lab_packet']} "
-          f"({q['lab_coverage']})")
+    print(f"{q['query']}: sent {q['sent']} ({q['coverage']});")
+    print(f"    the lessons' walk: {q['lab_packet']} ({q['lab_coverage']})")
 
 # %% [markdown]
 # ## Audit your own run
