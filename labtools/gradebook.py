@@ -109,8 +109,10 @@ def student_record(student: str, root: Path, folder: Path | None, why: str, reco
     forged = sum(r.get("forged_lines", 0) for r in records)
     if forged:
         errors.append(f"{forged} result line(s) without this run's key were ignored (forged or printed results)")
+    copied = [f"{r['lesson']} task {t['number']} ({t['name']}): {t['copied']}" for r in records for t in r["tasks"]
+              if t.get("copied")]
     return {"student": student, "folder": _relative(folder, root) if folder else None, "status": status,
-            "score": score, "max_score": maximum, "errors": errors, "lessons": records}
+            "score": score, "max_score": maximum, "errors": errors, "copied": copied, "lessons": records}
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -159,12 +161,12 @@ def csv_text(book: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     lessons = book["lessons"]
-    writer.writerow(["student", *lessons, "total", "max", "status", "errors"])
+    writer.writerow(["student", *lessons, "total", "max", "status", "errors", "copied"])
     for student in book["students"]:
         done = {r["lesson"]: r["done"] for r in student["lessons"]}
         writer.writerow([_cell(student["student"]), *(done.get(lesson, 0) for lesson in lessons),
                          student["score"], student["max_score"], student["status"],
-                         _cell(" | ".join(student["errors"]))])
+                         _cell(" | ".join(student["errors"])), _cell(" | ".join(student.get("copied", [])))])
     return out.getvalue()
 
 
@@ -366,6 +368,10 @@ def main(argv: list[str]) -> int:
                  else f"{out / 'gradescope'}/ID/results.json ({len(students)} of them)")
     if "junit" in places:
         wrote.append(str(places["junit"]))
+    copying = [student["student"] for student in students if student.get("copied")]
+    if copying:
+        notes.append(f"{len(copying)} submission(s) hold a function whose syntax tree equals one in modules/ or "
+                     f"solutions/ (marked \"copied\" per task in gradebook.csv and .json; scores unchanged)")
     after = integrity.current()
     if after != before:
         notes.append("WARNING: grading files changed while grading (" + ", ".join(

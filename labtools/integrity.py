@@ -133,10 +133,13 @@ def warnings() -> list[str]:
     width = max(len(row["file"]) for row in rows)
     lines = ["", "Warning: these grading files differ from the ones the course shipped "
                  "(SHA-256, first 12 digits), so a pass here may not be a pass with the course's graders:"]
-    for row in rows:
+    shown_rows = rows if len(rows) <= 20 else rows[:19]
+    for row in shown_rows:
         then = f"shipped {row['shipped'][:12]}" if row["shipped"] else "not shipped"
         now = f"now {row['now'][:12]}" if row["now"] else "now missing"
         lines.append(f"  {row['file']:<{width}}  {then:<20}  {now}")
+    if len(shown_rows) < len(rows):
+        lines.append(f"  ... and {len(rows) - len(shown_rows)} more (check --json lists every one in graders_changed)")
     lines.append("  See what changed: git diff -- tests/graders labtools modules exercises/hints")
     lines.append("  Restore them:     git checkout -- tests/graders labtools modules exercises/hints")
     lines.append("  (Maintainers: commit a harness change made on purpose, then `python3 -B methods.py dev sync` "
