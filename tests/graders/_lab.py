@@ -12,6 +12,14 @@ checks from here, so they run the same under pytest and under `methods.py check`
 `labtools/grading.py` drives it. The learner's file is always compiled from its source text
 (never from bytecode), and a link in the folder that points outside it is not followed.
 `run()` can give every task a time limit, and reports each test's result as it finishes.
+
+A task's answer must be the learner's own: `function()` and `constant()` accept a name only
+when the file's syntax tree binds it at the top level by a def or an assignment (not an
+import), and a function only when its code was compiled from that file.
+
+Under `grade --sandbox`, run.py sets `_remote`: load() then returns a RemoteModule whose
+functions run in the sandboxed process (see Remote below), and patched() applies there too;
+the graders read the same either way.
 """
 
 from __future__ import annotations

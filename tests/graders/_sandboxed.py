@@ -154,13 +154,14 @@ class Channel:
             kwargs = {k: self.decode(v, received) for k, v in request["kwargs"].items()}
             known = {id(obj): (number, obj) for number, obj in enumerate(received)}
             sink = _Sink()
+            before = {index: type(a)(a) for index, a in enumerate(args) if type(a) in (list, dict, set)}
             try:
                 with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                     result = fn(*args, **kwargs)
             except BaseException as error:  # the learner's error, sent as data
                 return {"raise": _wire.encode_error(error), "out": sink.getvalue()}
             answer = {"ok": self.encode(result, known), "out": sink.getvalue()}
-            mutable = [index for index, a in enumerate(args) if type(a) in (list, dict, set)]
+            mutable = [index for index, copy in before.items() if not _same(args[index], copy)]
             if mutable:
                 answer["after"] = {str(index): self.encode(args[index], known) for index in mutable}
             return answer
@@ -194,6 +195,19 @@ class Channel:
         number = len(self.modules) + 1
         self.modules[number] = module
         return {"module": number, "out": sink.getvalue()}
+
+
+def _same(now, before) -> bool:
+    """Whether a list, dict or set the call was given is as it was (item by item, by identity
+    first: cheap for a long list of ids)."""
+    if len(now) != len(before):
+        return False
+    if isinstance(now, list):
+        return all(a is b or a == b for a, b in zip(now, before))
+    try:
+        return now == before
+    except Exception:
+        return False
 
 
 class _Unnamed:

@@ -117,6 +117,18 @@ def _resolve(reference: str, want_class: bool):
     return found
 
 
+_CONTAINERS = {list: "L", tuple: "T", set: "S", frozenset: "Z"}
+_SCALARS = {int, str, bool, type(None)}
+
+
+def _flat(items) -> bool:
+    """Only str, int, bool, None and finite floats inside (as JSON writes them, one to one)."""
+    kinds = {type(item) for item in items}
+    if kinds <= _SCALARS:
+        return True
+    return kinds <= _SCALARS | {float} and all(math.isfinite(item) for item in items if type(item) is float)
+
+
 def encode(value, callable_ref, depth: int = 0, table: list | None = None, known: dict | None = None):
     """`value` as plain data. `callable_ref(fn)` turns a callable that is not a lab function
     into {"C": id, "name": ...} (it registers it for calls back). Records met are appended to
@@ -132,6 +144,8 @@ def encode(value, callable_ref, depth: int = 0, table: list | None = None, known
         return value
     if kind is float:
         return value if math.isfinite(value) else {"f": repr(value)}
+    if kind in _CONTAINERS and _flat(value):  # the common case, fast: a list of ids or numbers
+        return {_CONTAINERS[kind]: list(value)}
     if kind is list:
         return {"L": [encode(item, callable_ref, depth + 1, table, known) for item in value]}
     if kind is tuple:
@@ -203,7 +217,7 @@ def decode(data, callable_of, depth: int = 0, own_of=None, table: list | None = 
     if tag in ("L", "T", "S", "Z", "I") and not rest:
         if type(body) is not list:
             raise WireError(f"malformed {tag}")
-        items = [again(item) for item in body]
+        items = body if {type(item) for item in body} <= _SCALARS | {float} else [again(item) for item in body]
         try:
             return {"L": list, "T": tuple, "S": set, "Z": frozenset, "I": iter}[tag](items)
         except TypeError as error:  # an unhashable item in a set

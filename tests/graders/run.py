@@ -7,22 +7,31 @@ nothing here guards against the graded code; `methods.py check` and `grade` use 
 
     python3 -I -S -B -X pycache_prefix=EMPTY tests/graders/run.py --serve [--no-fork]
 
-is the warm grading worker that labtools/grading.py starts, one per core. It imports a
-lesson's grader once, then grades each job (one JSON line on stdin: a lesson and a private
-copy of a learner's folder) in a fresh child process:
+is the warm grading worker that labtools/grading.py starts, one per core. Its first line on
+stdin is the harness as grading.py read it ({path: text}: modules/**, the graders, the
+hints); it imports the lab modules and every grader from that, never from disk, answers
+{"ready": true}, then grades each job (one JSON line: a lesson, the learner's source text
+read by grading.py, and a random id it echoes) in a fresh child process:
 
 - the child runs in its own process group, with its working directory in the job's scratch
   folder, stdin from /dev/null, its prints (and anything its own children print) in a
   bounded file, and limits on memory, CPU time and file size; the whole group is killed
-  when the job ends, so nothing the learner's code started outlives it;
+  when the job ends, and the worker, a subreaper (PR_SET_CHILD_SUBREAPER), then kills
+  everything reparented to it: nothing the learner's code started (setsid or not) outlives
+  the job;
 - results travel back on a pipe, one line per test, each signed (HMAC-SHA256) with a key
   made for that child alone before any learner code is imported: a printed or forged line,
   or an exit status, never counts; a task passes only when every one of its tests sent a
   signed pass;
 - each task has a time limit inside the child (an alarm names the call that did not
-  return) and a watchdog outside it (for a loop that ignores the alarm); a child that dies
+  return) and a watchdog outside it, on the worker's clock, for the task's tests together
+  (for a loop that ignores or blocks the alarm); a child that dies
   or is stopped in a test costs that task only: the other tasks' tests run in a new child,
   and the message names the last call, which the child notes in memory shared with the worker.
+
+A job with "sandbox" (grade --sandbox) runs no learner code here at all: the grader runs in
+this process against a _lab.Remote, the pipe to a bubblewrap child (_sandboxed.py) that holds
+the learner's code and exchanges plain data only (_wire.py); one child per submission.
 
 With --no-fork (and where os.fork is missing) each child is a fresh interpreter instead
 (`--child`), which reads its key from stdin before importing anything else.
@@ -401,6 +410,9 @@ def become_subreaper() -> bool:
 
 def children_of(pid: int) -> list[int]:
     """Process ids whose parent is `pid` (from /proc; empty where there is no /proc)."""
+    quick = _children_files(pid)
+    if quick is not None:
+        return quick
     found = []
     try:
         entries = os.listdir("/proc")
@@ -417,6 +429,25 @@ def children_of(pid: int) -> list[int]:
         fields = text.rpartition(b")")[2].split()
         if len(fields) > 1 and fields[1].isdigit() and int(fields[1]) == pid:
             found.append(int(entry))
+    return found
+
+
+def _children_files(pid: int) -> list[int] | None:
+    """The children of every thread of `pid` from /proc/PID/task/*/children (cheap), or None
+    where the kernel does not offer them."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    found = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found += [int(part) for part in handle.read().split()]
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            continue
     return found
 
 
