@@ -253,6 +253,30 @@ import os as _os, signal as _signal
 _os.kill(_os.getppid(), _signal.SIGSTOP)
 '''
 
+_KILL_OTHER_WORKERS = _ANCESTORS + '''
+import os as _os, signal as _signal, time as _time
+def _siblings():
+    me = _os.getppid()
+    parent = _ancestors()[1] if len(_ancestors()) > 1 else None
+    found = []
+    for entry in _os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != me:
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    if int(handle.read().rpartition(")")[2].split()[1]) == parent:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+for _round in range(20):
+    for _pid in _siblings():
+        try:
+            _os.kill(_pid, _signal.SIGSTOP if _round % 2 else _signal.SIGKILL)
+        except OSError:
+            pass
+    _time.sleep(0.05)
+'''
+
 _EDIT_MODULES = _ANCESTORS + '''
 import os as _os
 def _edit():
@@ -425,6 +449,7 @@ ATTACKS = [
     Attack("a setsid() child outliving grade", _stub_plus(_SETSID_LINGER), 0, 0, fast=True),
     Attack("a child rewriting gradebook.csv found via /proc/<ppid>/cmdline", _stub_plus(_GRADEBOOK_REWRITE), 0, 0),
     Attack("os.kill(os.getppid(), SIGSTOP) at import", _stub_plus(_STOP_PARENT), 0, 0),
+    Attack("killing and stopping the other grading workers", _stub_plus(_KILL_OTHER_WORKERS), 0, 0),
     Attack("editing modules/ in the checkout", _stub_plus(_EDIT_MODULES), 0, 0, check=_warned_about_modules,
            writes_checkout=True),
     Attack("a forged answer line for the next job, via /proc/<ppid>/fd", _stub_plus(_FORGE_NEXT_ANSWER), None, 0),
@@ -649,3 +674,45 @@ def report_line(row: dict) -> str:
     expected = "any" if row["expected"] is None else row["expected"]
     return (f"  {row['mode']:<7} {row['seconds']:5.1f} s  mallory {row['mallory']!s:>4} (must: {expected!s:>5})  "
             f"{row['attack'][:60]}\n{'':>10}{verdict}")
+
+
+# ------------------------------------------------------------------ the same verdicts in both modes
+
+def agreement(lessons=None) -> dict:
+    """Every catalogued wrong answer (tests/wrong_answers/) and every reference answer, graded
+    with and without the sandbox: each wrong answer must fail its task in both modes with the
+    same verdict on every task, and each reference answer pass in both."""
+    from labtools import dev, grading
+    lessons = lessons or course.lessons()
+    folder = Path(tempfile.mkdtemp(prefix="lab-agreement-"))
+    try:
+        submissions, meta = {}, {}
+        for lesson in lessons:
+            solution = (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8")
+            versions = [("reference answers", None, solution)]
+            for wrong in dev._load_catalogue(lesson) or ():
+                versions.append((wrong["name"], wrong["task"], dev.apply_wrong_answer(solution, wrong)))
+            for number, (name, task, text) in enumerate(versions):
+                student = f"{lesson}-{number}"
+                (folder / student).mkdir()
+                (folder / student / f"{lesson}.py").write_text(text, encoding="utf-8")
+                submissions.setdefault(lesson, []).append(grading.Submission(student, folder / student, student))
+                meta[student] = (lesson, task, name)
+        modes = [False] + ([True] if grading.sandbox_problem() is None else [])
+        verdicts, seconds = {}, {}
+        for sandbox in modes:
+            started = time.perf_counter()
+            for lesson, group in submissions.items():
+                for student, results in grading.grade_submissions(group, [lesson], sandbox=sandbox).items():
+                    verdicts[(student, sandbox)] = {t["number"]: t["passed"] for t in results[0]["tasks"]}
+            seconds["sandbox" if sandbox else "plain"] = time.perf_counter() - started
+        problems = []
+        for student, (lesson, task, name) in meta.items():
+            got = [verdicts[(student, sandbox)] for sandbox in modes]
+            if task is None and not all(all(v.values()) for v in got):
+                problems.append(f"{lesson}: the reference answers fail: {got}")
+            elif task is not None and (any(v.get(task) for v in got) or any(v != got[0] for v in got)):
+                problems.append(f"{lesson} task {task} ({name}): verdicts {got}")
+        return {"versions": len(meta), "modes": len(modes), "seconds": seconds, "problems": problems}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

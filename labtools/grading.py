@@ -570,6 +570,7 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
         else:        # any warm worker takes the next lesson of any submission
             units = [[(s, i, lesson)] for s in submissions for i, lesson in enumerate(lessons)]
         queue = list(reversed(units))
+        again: list = []
         count = min(workers, len(units)) or 1
         pool = [Worker(root, lab, fork=fork) for _ in range(count)]
         # Every worker has read the harness and imported every grader before any job is given.
@@ -606,6 +607,9 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
                         outcome = worker.grade(job, timeout)
                     except Exception as error:  # the machinery failed: an error, never a pass
                         outcome = _harness_failure(job, f"{type(error).__name__}: {error}")
+                    if outcome.get("kind") == "harness":
+                        with lock:
+                            again.append((submission, index, job))
                     if copied.get((submission.student, lesson)):
                         outcome["copied"] = copied[(submission.student, lesson)]
                     with lock:
@@ -621,6 +625,19 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
             thread.start()
         for thread in threads:
             thread.join()
+        # A job whose worker was stopped or killed (by another submission's code, perhaps: a
+        # worker is that user's process) is graded again, alone, once everything else is done.
+        for submission, index, job in again:
+            for worker in pool[1:]:
+                worker.close()
+            job = dict(job, last=True)
+            try:
+                outcome = pool[0].grade(job, timeout)
+            except Exception as error:
+                outcome = _harness_failure(job, f"{type(error).__name__}: {error}")
+            if copied.get((submission.student, job["lesson"])):
+                outcome["copied"] = copied[(submission.student, job["lesson"])]
+            results[submission.student][index] = outcome
     finally:
         for worker in pool:
             worker.close()

@@ -190,7 +190,15 @@ def grading_attacks(names=None) -> int:
     print(f"{len(rows)} attack runs ({', '.join(modes)}) in {time.monotonic() - started:.0f} s: "
           f"{len(rows) - len(failed)} held, {len(failed)} did not; without the sandbox {forged} forged the "
           f"attacker's own grade (the documented gap)")
-    return 0 if not failed else 1
+    if names:
+        return 0 if not failed else 1
+    same = attacks.agreement()
+    figures = ", ".join(f"{mode} {value:.0f} s" for mode, value in same["seconds"].items())
+    print(f"the same verdicts in both modes: {same['versions']} versions (the catalogued wrong answers and the "
+          f"reference answers of every lesson; {figures}): {len(same['problems'])} disagreement(s)")
+    for problem in same["problems"][:5]:
+        print(f"  {problem}")
+    return 0 if not failed and not same["problems"] else 1
 
 
 def main(argv: list[str]) -> int:
