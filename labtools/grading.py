@@ -31,7 +31,6 @@ data (tests/graders/_wire.py), compared on the trusted side. See the README's th
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import secrets
@@ -146,6 +145,9 @@ class _Lab:
         self.root, self.snapshot = root / "lab", snapshot
         self.runner = self.root / "tests" / "graders" / "run.py"
         self.sandbox = sandbox
+        # The reference answers, for the workers' "copied" marks only (never written anywhere).
+        self.solutions = {f"solutions/{path.name}": path.read_text(encoding="utf-8", errors="replace")
+                          for path in sorted(course.SOLUTIONS.glob("*.py"))} if course.SOLUTIONS.is_dir() else {}
         self.write()
         if sandbox:
             self._sandbox_view()
@@ -286,8 +288,9 @@ class Worker:
             _live_workers.add(self.process.pid)
         self.buffer = b""
         snapshot = {name: data.decode("utf-8", "surrogateescape") for name, data in self.lab.snapshot.items()}
+        given = {"files": snapshot, "solutions": self.lab.solutions}
         try:
-            self.process.stdin.write(json.dumps(snapshot, ensure_ascii=True).encode("ascii") + b"\n")
+            self.process.stdin.write(json.dumps(given, ensure_ascii=True).encode("ascii") + b"\n")
             self.process.stdin.flush()
         except OSError:
             pass
@@ -479,47 +482,6 @@ def lessons_with_graders() -> list[str]:
     return [name for name in LESSONS if (course.GRADERS / f"grade_{name}.py").is_file()]
 
 
-# ------------------------------------------------------------------ copied answers (marked, not scored)
-
-def _normalised(node) -> str:
-    """A function's syntax tree without its docstring, as text (positions left out)."""
-    body = list(node.body)
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
-    clone = type(node)(**{field: getattr(node, field) for field in node._fields})
-    clone.body = body
-    return ast.dump(clone, annotate_fields=False)
-
-
-def _functions(text: str) -> dict[str, str]:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return {}
-    return {node.name: _normalised(node) for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-
-
-def reference_functions(snapshot: dict[str, bytes]) -> dict[str, dict[str, str]]:
-    """{function name: {normalised tree: where}} for every top-level function of the lab
-    modules and of solutions/ (when the checkout has them)."""
-    found: dict[str, dict[str, str]] = {}
-    sources = [(name, data) for name, data in snapshot.items() if name.startswith("modules/") and name.endswith(".py")]
-    if course.SOLUTIONS.is_dir():
-        sources += [(f"solutions/{path.name}", path.read_bytes()) for path in sorted(course.SOLUTIONS.glob("*.py"))]
-    for name, data in sources:
-        for function, tree in _functions(data.decode("utf-8", "replace")).items():
-            found.setdefault(function, {}).setdefault(tree, name[:-3] if name.endswith(".py") else name)
-    return found
-
-
-def copied_functions(text: str, references: dict[str, dict[str, str]]) -> dict[str, str]:
-    """The learner's top-level functions whose tree equals one of the references: {name: where}."""
-    return {name: references[name][tree] for name, tree in _functions(text).items()
-            if tree in references.get(name, {})}
-
-
 # ------------------------------------------------------------------ grading many
 
 def grade_submissions(submissions: list[Submission], lessons: list[str], limits: Limits = Limits(),
@@ -548,9 +510,8 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     try:
         snapshot = harness_snapshot()
         lab = _Lab(root, snapshot, sandbox)
-        references = reference_functions(snapshot)
         # Every submission is read into memory before any learner code runs.
-        bases, sources, copied = {}, {}, {}
+        bases, sources = {}, {}
         for index, submission in enumerate(submissions):
             scratch = root / "submissions" / str(index)
             (scratch / "code").mkdir(parents=True)
@@ -561,10 +522,7 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
                 bases[submission.student]["sandbox_command"] = _sandbox_command(root / "lab", scratch / "work",
                                                                                 limits)
             for lesson in lessons:
-                read = read_lesson(submission.folder, lesson, submission.shown)
-                sources[(submission.student, lesson)] = read
-                if "source" in read:
-                    copied[(submission.student, lesson)] = copied_functions(read["source"], references)
+                sources[(submission.student, lesson)] = read_lesson(submission.folder, lesson, submission.shown)
         if sandbox:  # one sandboxed learner process per submission, all its lessons in it
             units = [[(s, i, lesson) for i, lesson in enumerate(lessons)] for s in submissions]
         else:        # any warm worker takes the next lesson of any submission
@@ -610,8 +568,6 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
                     if outcome.get("kind") == "harness":
                         with lock:
                             again.append((submission, index, job))
-                    if copied.get((submission.student, lesson)):
-                        outcome["copied"] = copied[(submission.student, lesson)]
                     with lock:
                         results[submission.student][index] = outcome
                         remaining[submission.student] -= 1
@@ -635,8 +591,6 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
                 outcome = pool[0].grade(job, timeout)
             except Exception as error:
                 outcome = _harness_failure(job, f"{type(error).__name__}: {error}")
-            if copied.get((submission.student, job["lesson"])):
-                outcome["copied"] = copied[(submission.student, job["lesson"])]
             results[submission.student][index] = outcome
     finally:
         for worker in pool:

@@ -283,11 +283,74 @@ def load(lesson: str, fresh: bool = False):
 _bindings_of: dict[int, tuple] = {}
 
 
-def _bindings(text: str) -> dict:
+# Parsed once per source text by the worker before it forks (see analyse()), then reused.
+_analysed: dict[str, tuple] = {}
+# {function name: {normalised syntax tree: where}} of the lab modules and solutions/ (run.py sets it).
+_references: dict[str, dict[str, str]] = {}
+
+
+def _normalised(node) -> str:
+    """A function's syntax tree without its docstring, as text (positions left out)."""
+    import ast
+    body = list(node.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    clone = type(node)(**{field: getattr(node, field) for field in node._fields})
+    clone.body = body
+    return ast.dump(clone, annotate_fields=False)
+
+
+def _parse(text: str):
     import ast
     try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def functions_of(text: str) -> dict[str, str]:
+    """{name: normalised tree} of a file's top-level functions."""
+    import ast
+    tree = _parse(text)
+    return {} if tree is None else {node.name: _normalised(node) for node in tree.body
+                                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def set_references(sources: dict[str, str]) -> None:
+    """The functions a learner's may not simply copy: {where: text} of lab modules and solutions."""
+    _references.clear()
+    for where, text in sorted(sources.items()):
+        for name, tree in functions_of(text).items():
+            _references.setdefault(name, {}).setdefault(tree, where[:-3] if where.endswith(".py") else where)
+
+
+def analyse(text: str) -> dict:
+    """One parse of a learner's file: how its names are bound (for function()/constant()) and
+    which of its functions equal a reference one ({name: where}, marked "copied", not scored)."""
+    import ast
+    if text in _analysed:
+        return _analysed[text][1]
+    tree = _parse(text)
+    copied = {}
+    if tree is not None:
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in _references:
+                where = _references[node.name].get(_normalised(node))
+                if where is not None:
+                    copied[node.name] = where
+    _analysed.clear()  # one file at a time: a worker grades thousands
+    _analysed[text] = (_bindings(text, tree), copied)
+    return copied
+
+
+def _bindings(text: str, tree=False) -> dict:
+    import ast
+    if tree is False and text in _analysed:
+        return _analysed[text][0]
+    if tree is False:
+        tree = _parse(text)
+    if tree is None:
         return {}
     found: dict = {}
 
@@ -904,6 +967,9 @@ class RemoteModule:
             raise AttributeError(name)
         session = self._state["session"]
         number = self._load()
+        cache = self._state.setdefault("functions", {})
+        if cache.get(name) is not None and cache[name].generation == session.generation:
+            return cache[name]  # a function of the file, asked for again by the next test
         answer = session.request({"op": "get", "module": number, "name": name})
         if answer.get("missing"):
             raise AttributeError(name)
@@ -913,9 +979,11 @@ class RemoteModule:
             value.file = answer.get("file") if isinstance(answer.get("file"), str) else None
             if value.name is None:
                 value.name = name
+            cache[name] = value
         return value
 
     def __setattr__(self, name: str, value) -> None:
+        self._state.get("functions", {}).pop(name, None)
         session = self._state["session"]
         number = self._load()
         session.request({"op": "set", "module": number, "name": name, "value": session.encode(value)})

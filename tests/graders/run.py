@@ -747,7 +747,12 @@ def serve(fork: bool) -> None:
     signal.signal(signal.SIGTERM, _stop)
     become_subreaper()
     first = jobs.readline()  # the harness as grading.py read it, before any learner code ran
-    _lab.install_snapshot(json.loads(first) if first.strip() else None)
+    given = json.loads(first) if first.strip() else {}
+    _lab.install_snapshot(given.get("files"))
+    references = {name: data.decode("utf-8", "replace") for name, data in _lab._snapshot.items()
+                  if name.startswith("modules/") and name.endswith(".py")}
+    references.update(given.get("solutions") or {})
+    _lab.set_references(references)
     # Imported once here, not in every child: with no bytecode cache, each import there would
     # compile the module again (what the children use, and what lesson files often import).
     import importlib
@@ -779,6 +784,7 @@ def serve(fork: bool) -> None:
                 return
             job = json.loads(line)
             lesson = job["lesson"]
+            copied = _lab.analyse(job["source"]) if isinstance(job.get("source"), str) else {}
             try:
                 if lesson in failures:
                     raise failures[lesson]
@@ -797,6 +803,8 @@ def serve(fork: bool) -> None:
             # submission whose next lesson comes next excepted: it is that submission's own).
             live = sessions.remote.process if sessions.remote is not None else None
             kill_orphans(keep=(live.pid,) if live is not None else ())
+            if copied:
+                outcome["copied"] = copied
             outcome["id"] = job.get("id")
             answers.write(json.dumps(outcome).encode("utf-8") + b"\n")
             answers.flush()
