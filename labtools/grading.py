@@ -510,7 +510,21 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     try:
         snapshot = harness_snapshot()
         lab = _Lab(root, snapshot, sandbox)
-        # Every submission is read into memory before any learner code runs.
+        units_count = len(submissions) if sandbox else len(submissions) * len(lessons)
+        pool = [Worker(root, lab, fork=fork) for _ in range(min(workers, units_count) or 1)]
+        # The workers read the harness and import every grader while the submissions are read;
+        # no job is given to any of them before both are done, so no learner code runs before
+        # every submission is in memory and every worker is ready.
+        errors: list[BaseException] = []
+
+        def start(worker: Worker) -> None:
+            try:
+                worker.start()
+            except BaseException as error:  # noqa: B902 - reported below
+                errors.append(error)
+        starting = [threading.Thread(target=start, args=(worker,), daemon=True) for worker in pool]
+        for thread in starting:
+            thread.start()
         bases, sources = {}, {}
         for index, submission in enumerate(submissions):
             scratch = root / "submissions" / str(index)
@@ -523,29 +537,16 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
                                                                                 limits)
             for lesson in lessons:
                 sources[(submission.student, lesson)] = read_lesson(submission.folder, lesson, submission.shown)
+        for thread in starting:
+            thread.join()
+        if errors:
+            raise errors[0] if isinstance(errors[0], HarnessError) else HarnessError(str(errors[0]))
         if sandbox:  # one sandboxed learner process per submission, all its lessons in it
             units = [[(s, i, lesson) for i, lesson in enumerate(lessons)] for s in submissions]
         else:        # any warm worker takes the next lesson of any submission
             units = [[(s, i, lesson)] for s in submissions for i, lesson in enumerate(lessons)]
         queue = list(reversed(units))
         again: list = []
-        count = min(workers, len(units)) or 1
-        pool = [Worker(root, lab, fork=fork) for _ in range(count)]
-        # Every worker has read the harness and imported every grader before any job is given.
-        errors: list[BaseException] = []
-
-        def start(worker: Worker) -> None:
-            try:
-                worker.start()
-            except BaseException as error:  # noqa: B902 - reported below
-                errors.append(error)
-        starting = [threading.Thread(target=start, args=(worker,), daemon=True) for worker in pool]
-        for thread in starting:
-            thread.start()
-        for thread in starting:
-            thread.join()
-        if errors:
-            raise errors[0] if isinstance(errors[0], HarnessError) else HarnessError(str(errors[0]))
 
         def run_worker(worker: Worker) -> None:
             while True:
