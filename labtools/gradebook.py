@@ -8,14 +8,17 @@ files (`context.py`, ...) are graded where they are, or in a nested `exercises/`
 whole checkout handed in works). With --single, SUBMISSIONS_DIR is one student's folder (what
 Gradescope's autograder does). Nothing is written into SUBMISSIONS_DIR; DIR receives:
 
-    gradebook.csv    one row per student: tasks passed per lesson, total, status, errors
-    gradebook.json   every task of every student, with the time, the lab's commit, the
-                     grader manifest's SHA-256, the Python version and the limits used
+    gradebook.csv    one row per student: tasks passed per lesson, total, status, errors,
+                     and the tasks whose function is a copy of one in modules/ or solutions/
+    gradebook.json   every task of every student (a copied one with "copied": where from),
+                     with the time, the lab's commit, the grader manifest's SHA-256, the
+                     Python version and the limits used
     gradescope/ID/results.json   Gradescope's results format, one per student
                      (with --single: DIR/results.json, where Gradescope reads it)
 
 and --junit FILE a JUnit XML report (one test case per task). An existing file is never
-replaced unless --overwrite, and then only after a copy to NAME.YYYYMMDD-HHMMSS.bak.
+replaced unless --overwrite, and then only after a copy to NAME.YYYYMMDD-HHMMSS.bak. Every
+file is written once, atomically, after every process the grading started has ended.
 """
 
 from __future__ import annotations
