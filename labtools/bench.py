@@ -472,8 +472,10 @@ def make_class(folder, count: int, loops: int, syntax_every: int = 5, stub_every
     return kinds
 
 
-def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None, jobs: int | None = None) -> dict:
-    """`methods.py grade` on `count` generated submissions, start to exit (isolation included)."""
+def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None, jobs: int | None = None,
+                 sandbox: bool = False) -> dict:
+    """`methods.py grade` on `count` generated submissions, start to exit (isolation included;
+    with `sandbox`, `grade --sandbox`)."""
     import json
     import shutil
     import tempfile
@@ -485,6 +487,7 @@ def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None,
                    "--out", str(folder / "out"), "--plain"]
         command += ["--seconds", str(seconds)] if seconds is not None else []
         command += ["--jobs", str(jobs)] if jobs is not None else []
+        command += ["--sandbox"] if sandbox else []
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, cwd=course.ROOT,
                               env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
@@ -499,14 +502,15 @@ def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None,
         statuses[student["status"]] = statuses.get(student["status"], 0) + 1
     return {"submissions": count, "kinds": kinds, "seconds": elapsed, "statuses": statuses,
             "lessons": len(book["lessons"]), "seconds_per_task": book["limits"]["seconds_per_task"],
-            "jobs": jobs or os.cpu_count()}
+            "jobs": jobs or os.cpu_count(), "sandbox": sandbox}
 
 
 def grading_report(result: dict) -> list[str]:
     if "note" in result:
         return ["Grading a class: " + result["note"]]
     kinds = ", ".join(f"{count} {kind}" for kind, count in result["kinds"].items())
-    return [f"Grading a class: `methods.py grade` on {result['submissions']} generated submissions "
+    command = "grade --sandbox" if result.get("sandbox") else "grade"
+    return [f"Grading a class: `methods.py {command}` on {result['submissions']} generated submissions "
             f"({kinds}; {result['lessons']} lessons each), {result['jobs']} worker(s), "
             f"{result['seconds_per_task']:g} s per task: {result['seconds']:.1f} s start to exit "
             f"({result['seconds'] / max(1, result['submissions']) * 1000:.0f} ms per submission); "
@@ -652,7 +656,11 @@ def main(argv: list[str]) -> int:
     if args.grading:
         if args.submissions < 1 or not 0 <= args.loops <= args.submissions:
             parser.error("--submissions must be at least 1 and --loops between 0 and --submissions")
+        from labtools import grading
         sys.stdout.write("\n".join(grading_report(grading_time(args.submissions, args.loops))) + "\n")
+        if grading.sandbox_problem() is None:  # and under the sandbox, where bwrap can run
+            sys.stdout.write("\n".join(grading_report(grading_time(args.submissions, args.loops, sandbox=True)))
+                             + "\n")
         return 0
     sys.stdout.write(report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests, args.audit,
                             args.index))

@@ -8,14 +8,17 @@ files (`context.py`, ...) are graded where they are, or in a nested `exercises/`
 whole checkout handed in works). With --single, SUBMISSIONS_DIR is one student's folder (what
 Gradescope's autograder does). Nothing is written into SUBMISSIONS_DIR; DIR receives:
 
-    gradebook.csv    one row per student: tasks passed per lesson, total, status, errors
-    gradebook.json   every task of every student, with the time, the lab's commit, the
-                     grader manifest's SHA-256, the Python version and the limits used
+    gradebook.csv    one row per student: tasks passed per lesson, total, status, errors,
+                     and the tasks whose function is a copy of one in modules/ or solutions/
+    gradebook.json   every task of every student (a copied one with "copied": where from),
+                     with the time, the lab's commit, the grader manifest's SHA-256, the
+                     Python version and the limits used
     gradescope/ID/results.json   Gradescope's results format, one per student
                      (with --single: DIR/results.json, where Gradescope reads it)
 
 and --junit FILE a JUnit XML report (one test case per task). An existing file is never
-replaced unless --overwrite, and then only after a copy to NAME.YYYYMMDD-HHMMSS.bak.
+replaced unless --overwrite, and then only after a copy to NAME.YYYYMMDD-HHMMSS.bak. Every
+file is written once, atomically, after every process the grading started has ended.
 """
 
 from __future__ import annotations
@@ -109,8 +112,10 @@ def student_record(student: str, root: Path, folder: Path | None, why: str, reco
     forged = sum(r.get("forged_lines", 0) for r in records)
     if forged:
         errors.append(f"{forged} result line(s) without this run's key were ignored (forged or printed results)")
+    copied = [f"{r['lesson']} task {t['number']} ({t['name']}): {t['copied']}" for r in records for t in r["tasks"]
+              if t.get("copied")]
     return {"student": student, "folder": _relative(folder, root) if folder else None, "status": status,
-            "score": score, "max_score": maximum, "errors": errors, "lessons": records}
+            "score": score, "max_score": maximum, "errors": errors, "copied": copied, "lessons": records}
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -159,12 +164,12 @@ def csv_text(book: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     lessons = book["lessons"]
-    writer.writerow(["student", *lessons, "total", "max", "status", "errors"])
+    writer.writerow(["student", *lessons, "total", "max", "status", "errors", "copied"])
     for student in book["students"]:
         done = {r["lesson"]: r["done"] for r in student["lessons"]}
         writer.writerow([_cell(student["student"]), *(done.get(lesson, 0) for lesson in lessons),
                          student["score"], student["max_score"], student["status"],
-                         _cell(" | ".join(student["errors"]))])
+                         _cell(" | ".join(student["errors"])), _cell(" | ".join(student.get("copied", [])))])
     return out.getvalue()
 
 
@@ -366,6 +371,10 @@ def main(argv: list[str]) -> int:
                  else f"{out / 'gradescope'}/ID/results.json ({len(students)} of them)")
     if "junit" in places:
         wrote.append(str(places["junit"]))
+    copying = [student["student"] for student in students if student.get("copied")]
+    if copying:
+        notes.append(f"{len(copying)} submission(s) hold a function whose syntax tree equals one in modules/ or "
+                     f"solutions/ (marked \"copied\" per task in gradebook.csv and .json; scores unchanged)")
     after = integrity.current()
     if after != before:
         notes.append("WARNING: grading files changed while grading (" + ", ".join(

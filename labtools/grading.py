@@ -1,35 +1,47 @@
 """Grading learners' files: one lesson, one learner's folder, or a whole class.
 
-`check` (labtools/cli.py) and `grade` (labtools/gradebook.py) both grade through here:
+`check` (labtools/cli.py) and `grade` (labtools/gradebook.py) both grade through here.
 
-- Each submission is first copied: only its lesson files (`NAME.py`), as regular files, into
-  a private scratch folder. Its bytecode is never copied or read, and a link that points out
-  of the folder is kept as a link, which the graders then refuse to follow.
-- Warm workers (`tests/graders/run.py --serve`, one per core, started with `-I -S -B` and an
-  empty bytecode cache prefix, so no `__pycache__` in the checkout or the submission is
-  ever read) import each lesson's grader once and fork a child per lesson graded. The child
-  runs the learner's code with its working directory in the scratch folder, limits on time
-  per task, memory, CPU and file size, and its own process group, killed when it is done.
-  Results come back signed with a key made for that child (see run.py): prints, forged
-  lines and exit statuses never count.
-- `sandbox=True` runs each submission's worker under bubblewrap (`bwrap`): no network, and
-  the whole file system read-only except that submission's scratch folder.
+Both modes:
 
-What this defends against: prints, bytecode, endless loops, crashes, exits, child processes,
-and writes into the submission or the checkout by a careless program. What it does not: a
-determined attacker's code running in the grading process can find the key in memory, or
-write anywhere the user running `grade` may write. For high stakes, grade with the sandbox.
+- Before any learner code runs, every submission's lesson files are read into memory: each
+  is checked by `stat` first (a link out of its folder, a FIFO, a device, a folder, a file of
+  more than MAX_SOURCE_BYTES, or one that cannot be read is refused by name, as that
+  student's error, and is never opened for reading). Nothing is copied; the graders run the
+  text held in memory, so a write into any folder afterwards changes no one's grade.
+- The harness (the lab modules, the graders, their runner and the hints) is read into memory
+  too, and each worker gets it from there, never from the checkout.
+- Warm workers (`tests/graders/run.py --serve`, one per core, `-I -S -B`, no bytecode read)
+  import every grader before any job, and say so before any job is given to any of them.
+  Each is the subreaper of what the graded code starts: every descendant, setsid() or not,
+  is killed before the worker answers; this process is a subreaper too, for the descendants
+  of a worker that had to be killed. A stopped worker (SIGSTOP) is killed at once.
+
+Without the sandbox the learner's code runs in a child forked from a worker (limits on time
+per task, memory, CPU and file size; results signed with a key made for that child). It runs
+as the same user as `grade`: code written to attack the grading process can forge its own
+grade (find the key in memory, write to the result pipe) and can write wherever that user may.
+It cannot change another submission's grade, the gradebook, or outlive the run.
+
+With `sandbox=True` the process that decides pass or fail never runs the learner's code: it
+runs in a bubblewrap sandbox (no network, no view of the checkout, solutions/, the graders or
+any key: only the lab modules, its runner and a scratch folder), and values cross as plain
+data (tests/graders/_wire.py), compared on the trusted side. See the README's threat model.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import select
 import shutil
+import stat as stat_
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +51,8 @@ RUNNER = course.GRADERS / "run.py"
 TASK_SECONDS = 3.0     # per task, for its tests together (and for importing the file)
 MEMORY_MB = 2048       # address space of the process running the learner's code
 OUTPUT_CHARS = 2000    # of the learner's prints kept per test
+MAX_SOURCE_BYTES = 1 << 20  # a lesson file larger than this is refused by name, unread
+READY_SECONDS = 120.0  # for a worker to read the harness and import every grader
 
 
 @dataclass(frozen=True)
@@ -82,39 +96,209 @@ def sandbox_problem() -> str | None:
     return None
 
 
-def _bwrap(command: list[str], writable: Path, hidden: Path) -> list[str]:
-    return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", str(hidden),              # hides the other submissions' scratch folders
-            "--bind", str(writable), str(writable),
-            "--ro-bind", str(writable / "code"), str(writable / "code"),  # the private copy stays as copied
-            "--remount-ro", str(hidden),
-            "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
-            "--chdir", str(writable), "--", *command]
+def _interpreter() -> str:
+    """The base interpreter (a venv's python needs its venv; the sandbox has only the base)."""
+    for candidate in (getattr(sys, "_base_executable", None), sys.executable):
+        if candidate and os.path.isfile(candidate):
+            return os.path.realpath(candidate)
+    return sys.executable
+
+
+def _sandbox_command(lab: Path, work: Path, limits: Limits) -> list[str]:
+    """bwrap running the learner's side (tests/graders/_sandboxed.py): the system's /usr and the
+    interpreter's prefix read-only, /lab (the lab modules and the runner) read-only, /work (this
+    submission's scratch folder) writable; no network, no other process, no checkout."""
+    python = _interpreter()
+    command = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+               "--clearenv", "--setenv", "HOME", "/work", "--setenv", "TMPDIR", "/work",
+               "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
+               "--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "lib", "lib64", "lib32", "sbin"):
+        place = Path("/") / name
+        if place.is_symlink():
+            command += ["--symlink", os.readlink(place), str(place)]
+        elif place.is_dir():
+            command += ["--ro-bind", str(place), str(place)]
+    prefix = Path(sys.base_prefix).resolve()
+    if Path("/usr") not in prefix.parents and prefix != Path("/usr"):
+        command += ["--ro-bind", str(prefix), str(prefix)]
+    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                "--ro-bind", str(lab / "sandbox"), "/lab", "--bind", str(work), "/work", "--chdir", "/work",
+                "--", python, "-I", "-S", "-B", "/lab/runner/_sandboxed.py", "--memory-mb", str(limits.memory_mb)]
+    return command
+
+
+# ------------------------------------------------------------------ the harness, read once
+
+def harness_snapshot() -> dict[str, bytes]:
+    """Every file a grade reads, by path in the project: modules/** (whatever its folders),
+    the graders and their runner (tests/graders/*.py) and the hints (exercises/hints/*.md)."""
+    from labtools import integrity
+    return {name: path.read_bytes() for name, path in integrity.grade_inputs().items()}
+
+
+class _Lab:
+    """The private copy the workers run from: the runner files, checked against memory before
+    each worker starts; for the sandbox, the lab modules compiled, as the sandbox sees them."""
+
+    def __init__(self, root: Path, snapshot: dict[str, bytes], sandbox: bool):
+        self.root, self.snapshot = root / "lab", snapshot
+        self.runner = self.root / "tests" / "graders" / "run.py"
+        self.sandbox = sandbox
+        # The reference answers, for the workers' "copied" marks only (never written anywhere).
+        self.solutions = {f"solutions/{path.name}": path.read_text(encoding="utf-8", errors="replace")
+                          for path in sorted(course.SOLUTIONS.glob("*.py"))} if course.SOLUTIONS.is_dir() else {}
+        self.write()
+        if sandbox:
+            self._sandbox_view()
+
+    def write(self) -> None:
+        # All of it, though the workers import the lab modules and read the hints from memory:
+        # a lab module that reads a data file beside it finds the one read at the start.
+        for name, data in self.snapshot.items():
+            path = self.root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.is_file() or path.is_symlink() or path.read_bytes() != data:
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
+                elif path.is_symlink() or path.exists():
+                    path.unlink()
+                path.write_bytes(data)
+
+    def _sandbox_view(self) -> None:
+        import py_compile
+        view = self.root / "sandbox"
+        for name, data in self.snapshot.items():
+            if name.startswith("modules/"):
+                target = view / name
+            elif name in ("tests/graders/_sandboxed.py", "tests/graders/_wire.py"):
+                target = view / "runner" / Path(name).name
+            else:
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            if target.suffix == ".py" and target.name != "_sandboxed.py":
+                inside = "/lab/" + target.relative_to(view).as_posix()
+                cache = target.parent / "__pycache__" / f"{target.stem}.{sys.implementation.cache_tag}.pyc"
+                try:
+                    py_compile.compile(str(target), cfile=str(cache), dfile=inside, doraise=True)
+                except py_compile.PyCompileError:
+                    pass  # it compiles from source in the sandbox (and fails there, as the learner's problem)
 
 
 # ------------------------------------------------------------------ workers
 
+_children_lock = threading.Lock()
+_live_workers: set[int] = set()
+
+
+def _kill_orphans() -> None:
+    """Kill every child of this process that is not a live worker: what a killed worker's
+    learner code left behind (reparented here, the subreaper)."""
+    import signal
+    if not sys.platform.startswith("linux"):
+        return
+    for _ in range(200):
+        found = [pid for pid in _children() if pid not in _live_workers]
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in found:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        time.sleep(0.002)
+
+
+def _children() -> list[int]:
+    me, found = os.getpid(), []
+    try:  # every thread's children, cheaply, where the kernel offers the list
+        tasks = os.listdir(f"/proc/{me}/task")
+        quick = []
+        for task in tasks:
+            with open(f"/proc/{me}/task/{task}/children", "rb") as handle:
+                quick += [int(part) for part in handle.read().split()]
+        return quick
+    except (OSError, ValueError):
+        pass
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            if len(fields) > 1 and fields[1] == str(me).encode():
+                found.append(int(entry))
+    return found
+
+
+def _state(pid: int) -> str:
+    """A process's state letter from /proc ("T": stopped), or "" where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rpartition(b")")[2].split()
+        return fields[0].decode() if fields else ""
+    except OSError:
+        return ""
+
+
+def _become_subreaper() -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        except (OSError, AttributeError):
+            pass
+
+
 class Worker:
     """One warm grading process: it imports graders once and forks a child per lesson graded."""
 
-    def __init__(self, scratch: Path, sandbox: Path | None = None, fork: bool = True):
-        self.scratch, self.sandbox, self.fork = scratch, sandbox, fork
+    def __init__(self, scratch: Path, lab: _Lab, fork: bool = True):
+        self.scratch, self.lab, self.fork = scratch, lab, fork
         self.process: subprocess.Popen | None = None
         self.log = None
+        self.buffer = b""
 
-    def _start(self) -> None:
+    def start(self) -> None:
         no_bytecode = self.scratch / "no-bytecode"  # never created: with -B, no bytecode is read or written
-        command = [sys.executable, "-I", "-S", "-B", "-X", f"pycache_prefix={no_bytecode}", str(RUNNER), "--serve"]
+        command = [sys.executable, "-I", "-S", "-B", "-X", f"pycache_prefix={no_bytecode}", str(self.lab.runner),
+                   "--serve"]
         if not self.fork:
             command.append("--no-fork")
-        if self.sandbox is not None:
-            command = _bwrap(command, self.sandbox, self.scratch)
         self.log = tempfile.TemporaryFile(dir=self.scratch)
+        with _children_lock:
+            _kill_orphans()   # whatever an earlier worker's graded code left, before the copy is checked
+            self.lab.write()  # the runner files as read at the start, whatever was written there since
+            try:
+                self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                stderr=self.log, cwd=self.scratch)
+            except OSError as error:
+                raise HarnessError(f"the grading worker could not start: {error}") from None
+            _live_workers.add(self.process.pid)
+        self.buffer = b""
+        snapshot = {name: data.decode("utf-8", "surrogateescape") for name, data in self.lab.snapshot.items()}
+        given = {"files": snapshot, "solutions": self.lab.solutions}
         try:
-            self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=self.log, cwd=self.sandbox or self.scratch)
-        except OSError as error:
-            raise HarnessError(f"the grading worker could not start: {error}") from None
+            self.process.stdin.write(json.dumps(given, ensure_ascii=True).encode("ascii") + b"\n")
+            self.process.stdin.flush()
+        except OSError:
+            pass
+        line = self._line(time.monotonic() + READY_SECONDS)
+        if line is None or json.loads(line or b"{}").get("ready") is not True:
+            detail = self._last_words()
+            self.kill()
+            raise HarnessError("the grading worker could not start" + (f": {detail}" if detail else ""))
 
     def _last_words(self) -> str:
         try:
@@ -124,25 +308,70 @@ class Worker:
             return ""
         return lines[-1] if lines else ""
 
+    def _line(self, deadline: float) -> bytes | None:
+        """The worker's next line; None when it ends, is stopped, or the deadline passes (then it is killed)."""
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or _state(self.process.pid) in ("T", "t"):
+                self.kill()
+                return None
+            ready, _, _ = select.select([fd], [], [], min(left, 0.25))
+            if ready:
+                data = os.read(fd, 1 << 20)
+                if not data:
+                    self.kill()
+                    return None
+                self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
     def grade(self, job: dict, timeout: float) -> dict:
         if self.process is None or self.process.poll() is not None:
-            self._start()
-        process = self.process
-        timer = threading.Timer(timeout, process.terminate)
-        timer.start()
+            self.start()
+        job = dict(job, id=secrets.token_hex(16))  # an answer for another job, or a forged one, is skipped
         try:
-            process.stdin.write(json.dumps(job).encode("utf-8") + b"\n")
-            process.stdin.flush()
-            line = process.stdout.readline()
+            self.process.stdin.write(json.dumps(job).encode("utf-8") + b"\n")
+            self.process.stdin.flush()
         except OSError:
-            line = b""
-        finally:
-            timer.cancel()
-        if line:
-            return json.loads(line)
-        self.close()
+            pass
+        deadline = time.monotonic() + timeout
+        stopped = ""
+        while True:
+            line = self._line(deadline)
+            if line is None:
+                stopped = "it was stopped (SIGSTOP?) or ran out of time, and was killed" \
+                    if time.monotonic() < deadline else "it ran out of time and was killed"
+                break
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(answer, dict) and answer.get("id") == job["id"]:
+                answer.pop("id", None)
+                return answer
         detail = self._last_words()
-        return _harness_failure(job, detail or "was it stopped by the graded code?")
+        self.kill()
+        return _harness_failure(job, detail or stopped or "was it stopped by the graded code?")
+
+    def kill(self) -> None:
+        import signal
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            os.kill(process.pid, signal.SIGKILL)  # a stopped process dies of SIGKILL too
+        except OSError:
+            pass
+        process.wait()
+        with _children_lock:
+            _live_workers.discard(process.pid)
+            _kill_orphans()
+        for stream in (process.stdin, process.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
 
     def close(self) -> None:
         if self.process is not None:
@@ -153,10 +382,8 @@ class Worker:
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                self.process.terminate()
-                self.process.wait()
-            self.process.stdout.close()
-            self.process = None
+                pass
+            self.kill()
 
 
 def _harness_failure(job: dict, detail: str) -> dict:
@@ -169,7 +396,7 @@ def _job_timeout(limits: Limits) -> float:
     return 20 * (limits.seconds + 3.0) + 60.0
 
 
-# ------------------------------------------------------------------ private copies
+# ------------------------------------------------------------------ reading submissions
 
 @dataclass(frozen=True)
 class Submission:
@@ -180,24 +407,72 @@ class Submission:
     shown: str
 
 
-def _copy(submission: Submission, lessons: list[str], scratch: Path) -> dict:
-    """Copy the lesson files into scratch/code (regular files only), make scratch/work; return the job base."""
-    code, work = scratch / "code", scratch / "work"
-    code.mkdir(parents=True)
-    work.mkdir()
-    inside = submission.folder.resolve()
-    for lesson in lessons:
-        name = f"{lesson}.py"
-        source = submission.folder / name
-        if source.is_symlink():
-            real = source.resolve()
+def read_lesson(folder: Path, lesson: str, shown: str) -> dict:
+    """One lesson file of a submission, read into memory: {"source": text}, or {"refused":
+    {"kind", "message"}} for a file that is missing, a link out of the folder, not a regular
+    file, larger than MAX_SOURCE_BYTES (checked by stat, never read), unreadable or binary."""
+    name = f"{lesson}.py"
+    path = Path(folder) / name
+    where = f"{shown.rstrip('/')}/{name}"
+
+    def refused(kind: str, message: str) -> dict:
+        return {"refused": {"kind": kind, "message": message}}
+
+    try:
+        inside = Path(folder).resolve()
+        if path.is_symlink():
+            real = path.resolve()
             if inside not in real.parents:
-                os.symlink(real, code / name)  # kept as a link out: the graders refuse it, and say so
-                continue
-            source = real
-        if source.is_file():
-            shutil.copyfile(source, code / name)
-    return {"folder": str(code), "shown": submission.shown, "work": str(work), "scratch": str(scratch)}
+                return refused("link", f"{where} is a link to {real}, outside the folder: only files inside the "
+                                       f"folder are graded")
+        info = os.stat(path)
+    except FileNotFoundError:
+        if path.is_symlink():
+            return refused("link", f"{where} is a link to nothing (it points to {os.readlink(path)})")
+        return refused("missing", f"{where} is missing")
+    except PermissionError:
+        return refused("file", f"{where} cannot be read (permission denied): it was not graded")
+    except (OSError, RuntimeError) as error:
+        return refused("file", f"{where} cannot be read ({getattr(error, 'strerror', None) or error}): not graded")
+    if not stat_.S_ISREG(info.st_mode):
+        what = ("a folder" if stat_.S_ISDIR(info.st_mode) else "a FIFO (named pipe)" if stat_.S_ISFIFO(info.st_mode)
+                else "a device" if stat_.S_ISCHR(info.st_mode) or stat_.S_ISBLK(info.st_mode)
+                else "a socket" if stat_.S_ISSOCK(info.st_mode) else "not a regular file")
+        return refused("file", f"{where} is {what}, not a regular file: only regular files are graded")
+    if info.st_size > MAX_SOURCE_BYTES:
+        return refused("file", f"{where} is {info.st_size:,} bytes; a lesson file of more than "
+                               f"{MAX_SOURCE_BYTES:,} bytes is not graded (it was not read)")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except PermissionError:
+        return refused("file", f"{where} cannot be read (permission denied): it was not graded")
+    except OSError as error:
+        return refused("file", f"{where} cannot be read ({error.strerror or error}): it was not graded")
+    try:
+        opened = os.fstat(fd)
+        if not stat_.S_ISREG(opened.st_mode) or opened.st_size > MAX_SOURCE_BYTES:
+            return refused("file", f"{where} changed while it was read: it was not graded")
+        chunks, size = [], 0
+        while size <= MAX_SOURCE_BYTES:
+            chunk = os.read(fd, MAX_SOURCE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        return refused("file", f"{where} cannot be read ({error.strerror or error}): it was not graded")
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > MAX_SOURCE_BYTES:
+        return refused("file", f"{where} grew past {MAX_SOURCE_BYTES:,} bytes while it was read: not graded")
+    if b"\0" in data:
+        return refused("file", f"{where} is a binary file (it holds NUL bytes), not Python source")
+    import importlib.util
+    try:
+        return {"source": importlib.util.decode_source(data)}
+    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        return refused("syntax", f"{where} is not readable as Python source: {error}")
 
 
 def lessons_with_graders() -> list[str]:
@@ -215,8 +490,8 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     """Grade every lesson of every submission; {student: [result per lesson, in `lessons` order]}.
 
     `workers` processes (default: one per core) grade side by side. `progress(done, total)` is
-    called as each submission is finished. With `sandbox`, every submission's worker runs under
-    bwrap (see sandbox_problem()).
+    called as each submission is finished. With `sandbox`, every submission's code runs under
+    bwrap (see sandbox_problem()). When this returns, every process it started is dead.
     """
     if sandbox:
         problem = sandbox_problem()
@@ -229,52 +504,100 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     lock = threading.Lock()
     timeout = _job_timeout(limits)
     limit_fields = {"seconds": limits.seconds, "memory_mb": limits.memory_mb, "output_chars": limits.output_chars}
+    _become_subreaper()
     root = Path(tempfile.mkdtemp(prefix="lab-grade-"))
+    pool: list[Worker] = []
     try:
-        bases = {}
+        snapshot = harness_snapshot()
+        lab = _Lab(root, snapshot, sandbox)
+        units_count = len(submissions) if sandbox else len(submissions) * len(lessons)
+        pool = [Worker(root, lab, fork=fork) for _ in range(min(workers, units_count) or 1)]
+        # The workers read the harness and import every grader while the submissions are read;
+        # no job is given to any of them before both are done, so no learner code runs before
+        # every submission is in memory and every worker is ready.
+        errors: list[BaseException] = []
+
+        def start(worker: Worker) -> None:
+            try:
+                worker.start()
+            except BaseException as error:  # noqa: B902 - reported below
+                errors.append(error)
+        starting = [threading.Thread(target=start, args=(worker,), daemon=True) for worker in pool]
+        for thread in starting:
+            thread.start()
+        bases, sources = {}, {}
         for index, submission in enumerate(submissions):
-            bases[submission.student] = _copy(submission, lessons, root / "submissions" / str(index))
-        if sandbox:  # one sandboxed worker per submission, all its lessons in it
+            scratch = root / "submissions" / str(index)
+            (scratch / "code").mkdir(parents=True)
+            (scratch / "work").mkdir()
+            bases[submission.student] = {"folder": str(scratch / "code"), "shown": submission.shown,
+                                         "work": str(scratch / "work"), "scratch": str(scratch)}
+            if sandbox:
+                bases[submission.student]["sandbox_command"] = _sandbox_command(root / "lab", scratch / "work",
+                                                                                limits)
+            for lesson in lessons:
+                sources[(submission.student, lesson)] = read_lesson(submission.folder, lesson, submission.shown)
+        for thread in starting:
+            thread.join()
+        if errors:
+            raise errors[0] if isinstance(errors[0], HarnessError) else HarnessError(str(errors[0]))
+        if sandbox:  # one sandboxed learner process per submission, all its lessons in it
             units = [[(s, i, lesson) for i, lesson in enumerate(lessons)] for s in submissions]
         else:        # any warm worker takes the next lesson of any submission
             units = [[(s, i, lesson)] for s in submissions for i, lesson in enumerate(lessons)]
         queue = list(reversed(units))
+        again: list = []
 
-        def run_worker() -> None:
-            worker = None if sandbox else Worker(root, fork=fork)
-            try:
-                while True:
-                    with lock:
-                        if not queue:
-                            return
-                        unit = queue.pop()
-                    if sandbox:
-                        worker = Worker(root, sandbox=Path(bases[unit[0][0].student]["scratch"]), fork=fork)
-                    for submission, index, lesson in unit:
-                        job = dict(bases[submission.student], lesson=lesson, **limit_fields)
-                        try:
-                            outcome = worker.grade(job, timeout)
-                        except Exception as error:  # the machinery failed: an error, never a pass
-                            outcome = _harness_failure(job, f"{type(error).__name__}: {error}")
+        def run_worker(worker: Worker) -> None:
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    unit = queue.pop()
+                for position, (submission, index, lesson) in enumerate(unit):
+                    job = dict(bases[submission.student], lesson=lesson, **limit_fields)
+                    command = job.pop("sandbox_command", None)
+                    job.update(sources[(submission.student, lesson)])
+                    if command is not None:
+                        job["sandbox"] = {"command": command, "session": submission.student,
+                                          "cwd": job["work"]}
+                        job["last"] = position == len(unit) - 1
+                    try:
+                        outcome = worker.grade(job, timeout)
+                    except Exception as error:  # the machinery failed: an error, never a pass
+                        outcome = _harness_failure(job, f"{type(error).__name__}: {error}")
+                    if outcome.get("kind") == "harness":
                         with lock:
-                            results[submission.student][index] = outcome
-                            remaining[submission.student] -= 1
-                            if remaining[submission.student] == 0:
-                                finished[0] += 1
-                                if progress is not None:
-                                    progress(finished[0], len(submissions))
-                    if sandbox:
-                        worker.close()
-            finally:
-                if worker is not None:
-                    worker.close()
+                            again.append((submission, index, job))
+                    with lock:
+                        results[submission.student][index] = outcome
+                        remaining[submission.student] -= 1
+                        if remaining[submission.student] == 0:
+                            finished[0] += 1
+                            if progress is not None:
+                                progress(finished[0], len(submissions))
 
-        threads = [threading.Thread(target=run_worker, daemon=True) for _ in range(min(workers, len(units)) or 1)]
+        threads = [threading.Thread(target=run_worker, args=(worker,), daemon=True) for worker in pool]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        # A job whose worker was stopped or killed (by another submission's code, perhaps: a
+        # worker is that user's process) is graded again, alone, once everything else is done.
+        for submission, index, job in again:
+            for worker in pool[1:]:
+                worker.close()
+            job = dict(job, last=True)
+            try:
+                outcome = pool[0].grade(job, timeout)
+            except Exception as error:
+                outcome = _harness_failure(job, f"{type(error).__name__}: {error}")
+            results[submission.student][index] = outcome
     finally:
+        for worker in pool:
+            worker.close()
+        with _children_lock:
+            _kill_orphans()
         _remove(root)
     return results
 
@@ -311,29 +634,47 @@ def _catalogue() -> dict:
     return LESSONS
 
 
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f)}
+_CONTROL.update({code: f"\\x{code:02x}" for code in range(0x80, 0xa0)})
+_CONTROL.update({code: f"\\u{code:04x}" for code in (0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a))})
+
+
+def escaped(text):
+    """Text that came from learner code, safe for a terminal: control characters (ESC, CR,
+    backspace, bidi overrides...) written as escapes; newlines and tabs kept."""
+    return text.translate(_CONTROL) if isinstance(text, str) else text
+
+
 def summarize(result: dict, folder: Path) -> dict:
     """One lesson's grading result as a gradebook record: status (passed, failing, missing,
-    error), counts, and per task whether it passed and the first failing test's message."""
+    error), counts, and per task whether it passed and the first failing test's message.
+    Every message and print is escaped (see escaped()); a task whose function's syntax tree
+    equals one in modules/ or solutions/ is marked "copied" (its score is unchanged)."""
     lesson = result["lesson"]
     path = Path(folder) / f"{lesson}.py"
     record = {"lesson": lesson, "number": _catalogue()[lesson][0], "file": course.shown(path)}
-    if not path.is_file() and not path.is_symlink():
+    if result.get("kind") == "missing":
         record["status"] = "missing"
         record["error"] = f"{course.shown(path)} is missing"
     elif "error" in result:
         record["status"] = "error"
-        record["error"] = result["error"]
+        record["error"] = escaped(result["error"])
         record["kind"] = result.get("kind", "error")
-    tests = result.get("tests", [])
+    tests = [dict(test, **{key: escaped(test[key]) for key in ("message", "output") if key in test})
+             for test in result.get("tests", [])]
+    copied = result.get("copied") or {}
     tasks = []
     for task in result.get("tasks", []):
         failing = [t for t in tests if t["task"] == task["number"] and not t["passed"]]
         message = failing[0]["message"] if failing else ""
         if "error" in record:
             message = record["error"]
-        tasks.append({"number": task["number"], "name": task["name"], "title": task["title"],
-                      "passed": task["passed"] and "error" not in record, "message": message,
-                      "test": failing[0]["test"] if failing else ""})
+        entry = {"number": task["number"], "name": task["name"], "title": task["title"],
+                 "passed": task["passed"] and "error" not in record, "message": message,
+                 "test": failing[0]["test"] if failing else ""}
+        if task["name"] in copied:
+            entry["copied"] = f"copied from {copied[task['name']]}"
+        tasks.append(entry)
     record["done"] = sum(t["passed"] for t in tasks)
     record["total"] = len(tasks)
     if "status" not in record and not tasks:
@@ -344,7 +685,7 @@ def summarize(result: dict, folder: Path) -> dict:
         record["status"] = "passed" if record["done"] == record["total"] else "failing"
     for key in ("output", "process_output", "forged_lines"):
         if result.get(key):
-            record[key] = result[key]
+            record[key] = escaped(result[key])
     record["tasks"] = tasks
     record["tests"] = tests
     return record

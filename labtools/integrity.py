@@ -2,8 +2,10 @@
 knows whether a green `check` is the course's green or an edited grader's.
 
 The manifest, tests/graders/SHA256SUMS, lists every file whose edit could change a grade:
-the graders and their runner (tests/graders/*.py) and the labtools modules that turn their
-results into records and gradebooks. `refresh()` (called by `dev sync`) rewrites it, but
+the graders and their runner (tests/graders/*.py), every file under modules/ (the lab modules
+the graders import and compute expected values with, in whatever folders they live), the
+hints the graders read (exercises/hints/*.md) and the labtools modules that turn results into
+records and gradebooks. `refresh()` (called by `dev sync`) rewrites it, but
 never silently over an edit that is not committed: a manifest must not bless a change
 nobody can see in the history.
 """
@@ -22,9 +24,25 @@ LABTOOLS = course.ROOT / "labtools"
 HARNESS_MODULES = ("grading.py", "gradebook.py", "gradescope.py", "integrity.py")
 
 
+def grade_inputs() -> dict[str, object]:
+    """What a grade reads, by path in the project: every file under modules/ (bytecode caches
+    aside), the graders and their runner, and the hints the graders read."""
+    files = {}
+    modules = ROOT / "modules"
+    if modules.is_dir():
+        for path in sorted(modules.rglob("*")):
+            relative = path.relative_to(ROOT)
+            if "__pycache__" in relative.parts or path.suffix in (".pyc", ".pyo") or not path.is_file():
+                continue
+            files[relative.as_posix()] = path
+    files.update({f"tests/graders/{path.name}": path for path in sorted(GRADERS.glob("*.py"))})
+    files.update({f"exercises/hints/{path.name}": path for path in sorted((ROOT / "exercises" / "hints").glob("*.md"))})
+    return files
+
+
 def harness() -> dict[str, object]:
     """Every harness file by the name the manifest gives it (its path in the project)."""
-    files = {f"tests/graders/{path.name}": path for path in sorted(GRADERS.glob("*.py"))}
+    files = grade_inputs()
     for name in HARNESS_MODULES:
         path = LABTOOLS / name
         if path.is_file():
@@ -76,9 +94,10 @@ def uncommitted(names: list[str]) -> list[str]:
     """Those of `names` whose content is not the last commit's (new, edited or deleted files;
     outside git, every file, since nothing can be told)."""
     found = []
+    every = harness()
     for name in names:
-        path = harness().get(name)
-        now = path.read_text(encoding="utf-8") if path is not None else None
+        path = every.get(name)
+        now = path.read_text(encoding="utf-8", errors="surrogateescape") if path is not None else None
         if now != _committed(name):
             found.append(name)
     return found
@@ -114,12 +133,15 @@ def warnings() -> list[str]:
     width = max(len(row["file"]) for row in rows)
     lines = ["", "Warning: these grading files differ from the ones the course shipped "
                  "(SHA-256, first 12 digits), so a pass here may not be a pass with the course's graders:"]
-    for row in rows:
+    shown_rows = rows if len(rows) <= 20 else rows[:19]
+    for row in shown_rows:
         then = f"shipped {row['shipped'][:12]}" if row["shipped"] else "not shipped"
         now = f"now {row['now'][:12]}" if row["now"] else "now missing"
         lines.append(f"  {row['file']:<{width}}  {then:<20}  {now}")
-    lines.append("  See what changed: git diff -- tests/graders labtools   "
-                 "Restore them: git checkout -- tests/graders labtools")
+    if len(shown_rows) < len(rows):
+        lines.append(f"  ... and {len(rows) - len(shown_rows)} more (check --json lists every one in graders_changed)")
+    lines.append("  See what changed: git diff -- tests/graders labtools modules exercises/hints")
+    lines.append("  Restore them:     git checkout -- tests/graders labtools modules exercises/hints")
     lines.append("  (Maintainers: commit a harness change made on purpose, then `python3 -B methods.py dev sync` "
                  "records it.)")
     return lines

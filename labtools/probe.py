@@ -21,6 +21,11 @@ hint    WORKERS processes (default 8) behind a barrier each ask for the next hin
 
     python3 -B methods.py dev probe [--trials 200] [--saves 100] [--rounds 50]
                                     [--reset-workers 12] [--hint-workers 8]
+    python3 -B methods.py dev probe --grading [--attack NAME]...
+
+--grading runs instead the attack suite of labtools/attacks.py: every attack on `grade`, with
+and without --sandbox (where bwrap can run), and on the pytest route; one line per attack and
+mode with the time, the attacker's score and what it must be, then whether grading held.
 
 Needs os.fork (Linux, macOS). Exit status 0 when nothing was lost or failed.
 """
@@ -220,6 +225,29 @@ def _count(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def grading_attacks(names=None) -> int:
+    """`dev probe --grading`: every attack of labtools/attacks.py in each mode; 0 when all held."""
+    from labtools import attacks
+    started = time.monotonic()
+    rows = attacks.run_all(names=names, progress=lambda row: print(attacks.report_line(row), flush=True))
+    failed = [row for row in rows if row["problems"]]
+    modes = sorted({row["mode"] for row in rows})
+    forged = sum(1 for row in rows if row["mode"] == "plain" and row["expected"] is None
+                 and row["mallory"] == attacks.TASKS)
+    print(f"{len(rows)} attack runs ({', '.join(modes)}) in {time.monotonic() - started:.0f} s: "
+          f"{len(rows) - len(failed)} held, {len(failed)} did not; without the sandbox {forged} forged the "
+          f"attacker's own grade (the documented gap)")
+    if names:
+        return 0 if not failed else 1
+    same = attacks.agreement()
+    figures = ", ".join(f"{mode} {value:.0f} s" for mode, value in same["seconds"].items())
+    print(f"the same verdicts in both modes: {same['versions']} versions (the catalogued wrong answers and the "
+          f"reference answers of every lesson; {figures}): {len(same['problems'])} disagreement(s)")
+    for problem in same["problems"][:5]:
+        print(f"  {problem}")
+    return 0 if not failed and not same["problems"] else 1
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="methods.py dev probe", description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=_count, default=200, help="reset trials (default 200)")
@@ -229,7 +257,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--reset-workers", type=_count, default=12, help="resets per trial (default 12)")
     parser.add_argument("--hint-workers", type=_count, default=8, help="hints per round (default 8)")
     parser.add_argument("--lesson", default=None, help="the lesson whose file the resets race on (default: the first)")
+    parser.add_argument("--grading", action="store_true", help="run the attack suite on grading instead")
+    parser.add_argument("--attack", action="append", metavar="NAME", help="with --grading: only this attack")
     args = parser.parse_args(argv)
+    if args.grading:
+        return grading_attacks(args.attack)
     if not hasattr(os, "fork"):
         parser.error("the probe forks processes, and this system has no os.fork")
     lesson = cli.lesson_argument(parser, args.lesson) if args.lesson is not None else course.lessons()[0]

@@ -8,6 +8,11 @@ LAB_TARGET (exercises/ by default, or `solutions`, or a folder path).
   limit (LAB_MEMORY_MB, default 2048) and a CPU-time limit (that time per test, plus a minute).
 - The graders and the learner's file are compiled from source: no bytecode is read or written.
 
+- The tests run in a child pytest that this one supervises (its output is the child's): a
+  child that ends before its session finished (os._exit or sys.exit at import or in a test, a
+  crash) is a failure, never a pass, and a task that runs past its limit is stopped from
+  here, by a clock the learner's code cannot mask (SIGALRM blocked or ignored changes nothing).
+
 `methods.py check` and `methods.py grade` are the routes to trust for a grade: they also run
 the learner's code in a separate process with its own working directory (see tests/graders/run.py).
 """
@@ -26,6 +31,148 @@ for folder in (HERE.parents[1], HERE):
         sys.path.insert(0, str(folder))
 
 _state = {"asked": None, "spent": {}}
+SLACK = 2.0  # seconds the supervisor adds to a task's limit before it stops the child
+CHILD = "LAB_PYTEST_CHILD"      # set in the supervised child: the fd its progress goes to
+
+
+# ------------------------------------------------------------------ the supervisor
+
+def _asks_for_graders(config) -> bool:
+    for arg in config.args:
+        path = Path(str(arg).split("::", 1)[0])
+        path = path if path.is_absolute() else Path(config.invocation_params.dir) / path
+        try:
+            path = path.resolve()
+        except OSError:
+            continue
+        if path == HERE or HERE in path.parents:
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    if os.environ.get(CHILD) or not hasattr(os, "fork") or not _asks_for_graders(config):
+        return None
+    if config.option.collectonly:
+        return None
+    return _supervise(config)
+
+
+def _task_key(nodeid: str):
+    name = nodeid.rsplit("::", 1)[-1].split("[", 1)[0]
+    digits = name[len("test_task"):].split("_", 1)[0]
+    if name.startswith("test_task") and digits.isdigit():
+        return (nodeid.split("::", 1)[0], int(digits))
+    return None
+
+
+def _supervise(config) -> int:
+    """Run the same pytest command in a child and watch it: its progress comes on a pipe."""
+    import select
+    import signal
+    import subprocess
+    import time
+    seconds = _number("LAB_TASK_SECONDS", 3.0)
+    read_fd, write_fd = os.pipe()
+    command = [sys.executable, "-m", "pytest", *config.invocation_params.args]
+    child = subprocess.Popen(command, cwd=str(config.invocation_params.dir), pass_fds=(write_fd,),
+                             env=dict(os.environ, **{CHILD: str(write_fd)}), start_new_session=True)
+    os.close(write_fd)
+    spent: dict = {}
+    running = None   # (nodeid, task key, started)
+    finished, collected, reported = None, None, 0
+    stopped = ""
+    buffer = b""
+    open_ = True
+    try:
+        while True:
+            now = time.monotonic()
+            timeout = 0.2
+            if running is not None and running[1] is not None:
+                left = seconds + SLACK - spent.get(running[1], 0.0) - (now - running[2])
+                if left <= 0:
+                    stopped = (f"{running[0]}: task {running[1][1]} did not finish within its time limit of "
+                               f"{seconds:g} s and was stopped from outside the test process (is there a loop "
+                               f"that never ends, or code that blocks the time limit's signal?)")
+                    break
+                timeout = min(timeout, left)
+            if open_:
+                ready, _, _ = select.select([read_fd], [], [], timeout)
+                if ready:
+                    data = os.read(read_fd, 1 << 16)
+                    if not data:
+                        open_ = False
+                    buffer += data
+                    *lines, buffer = buffer.split(b"\n")
+                    for line in lines:
+                        kind, _, rest = line.decode("utf-8", "replace").partition(" ")
+                        if kind == "start":
+                            running = (rest, _task_key(rest), time.monotonic())
+                        elif kind == "end" and running is not None:
+                            if running[1] is not None:
+                                spent[running[1]] = spent.get(running[1], 0.0) + time.monotonic() - running[2]
+                            running = None
+                            reported += 1
+                        elif kind == "collected" and rest.isdigit():
+                            collected = int(rest)
+                        elif kind == "finish" and rest.lstrip("-").isdigit():
+                            finished = int(rest)
+            else:
+                time.sleep(timeout)
+            if child.poll() is not None and not open_:
+                break
+    finally:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        child.wait()
+        os.close(read_fd)
+    code = child.returncode
+    if stopped:
+        sys.stdout.write(f"\nFAILED (the grading was stopped) {stopped}\n")
+        return 1
+    if finished is None:
+        sys.stdout.write(f"\nFAILED: the test process ended before its session finished (exit status {code}), "
+                         f"after {reported} of {collected if collected is not None else 'the'} tests: did the "
+                         f"graded code call os._exit() or sys.exit(), or crash the interpreter? Nothing here "
+                         f"passed.\n")
+        return 1
+    if finished == 0 and collected is not None and reported < collected:
+        sys.stdout.write(f"\nFAILED: only {reported} of {collected} tests reported a result.\n")
+        return 1
+    return finished if finished != 0 or code == 0 else 1
+
+
+def _progress(text: str) -> None:
+    fd = os.environ.get(CHILD, "")
+    if fd.isdigit():
+        try:
+            os.write(int(fd), (text + "\n").encode("utf-8", "replace"))
+        except OSError:
+            pass
+
+
+def pytest_collection_finish(session):
+    if os.environ.get(CHILD):
+        _progress(f"collected {len(session.items)}")
+
+
+def pytest_runtest_logstart(nodeid, location):
+    if os.environ.get(CHILD):
+        _progress(f"start {nodeid}")
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if os.environ.get(CHILD):
+        _progress(f"end {nodeid}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get(CHILD):
+        _progress(f"finish {int(exitstatus)}")
 
 
 def _number(name: str, default: float) -> float:

@@ -7,22 +7,31 @@ nothing here guards against the graded code; `methods.py check` and `grade` use 
 
     python3 -I -S -B -X pycache_prefix=EMPTY tests/graders/run.py --serve [--no-fork]
 
-is the warm grading worker that labtools/grading.py starts, one per core. It imports a
-lesson's grader once, then grades each job (one JSON line on stdin: a lesson and a private
-copy of a learner's folder) in a fresh child process:
+is the warm grading worker that labtools/grading.py starts, one per core. Its first line on
+stdin is the harness as grading.py read it ({path: text}: modules/**, the graders, the
+hints); it imports the lab modules and every grader from that, never from disk, answers
+{"ready": true}, then grades each job (one JSON line: a lesson, the learner's source text
+read by grading.py, and a random id it echoes) in a fresh child process:
 
 - the child runs in its own process group, with its working directory in the job's scratch
   folder, stdin from /dev/null, its prints (and anything its own children print) in a
   bounded file, and limits on memory, CPU time and file size; the whole group is killed
-  when the job ends, so nothing the learner's code started outlives it;
+  when the job ends, and the worker, a subreaper (PR_SET_CHILD_SUBREAPER), then kills
+  everything reparented to it: nothing the learner's code started (setsid or not) outlives
+  the job;
 - results travel back on a pipe, one line per test, each signed (HMAC-SHA256) with a key
   made for that child alone before any learner code is imported: a printed or forged line,
   or an exit status, never counts; a task passes only when every one of its tests sent a
   signed pass;
 - each task has a time limit inside the child (an alarm names the call that did not
-  return) and a watchdog outside it (for a loop that ignores the alarm); a child that dies
+  return) and a watchdog outside it, on the worker's clock, for the task's tests together
+  (for a loop that ignores or blocks the alarm); a child that dies
   or is stopped in a test costs that task only: the other tasks' tests run in a new child,
   and the message names the last call, which the child notes in memory shared with the worker.
+
+A job with "sandbox" (grade --sandbox) runs no learner code here at all: the grader runs in
+this process against a _lab.Remote, the pipe to a bubblewrap child (_sandboxed.py) that holds
+the learner's code and exchanges plain data only (_wire.py); one child per submission.
 
 With --no-fork (and where os.fork is missing) each child is a fresh interpreter instead
 (`--child`), which reads its key from stdin before importing anything else.
@@ -195,6 +204,8 @@ def _child_setup(job: dict, tests: list, output_fd: int) -> None:
     os.environ["HOME"] = os.environ["TMPDIR"] = job["work"]
     _lab._display[Path(job["folder"]).resolve()] = job["shown"]
     _lab._display[Path(job["folder"])] = job["shown"]
+    if "source" in job:  # read by grading.py before any learner code ran; never read from disk here
+        _lab._sources[job["lesson"]] = (Path(job["folder"]) / f"{job['lesson']}.py", job["source"])
     _limit(job, len(tests))
 
 
@@ -256,6 +267,8 @@ def child_main() -> None:
     line = sys.stdin.buffer.readline()
     message = json.loads(line)
     key, job, tests = bytes.fromhex(message["key"]), message["job"], message["tests"]
+    if message.get("snapshot"):
+        _lab.install_snapshot(message["snapshot"])
     del line, message
     results_fd = os.dup(1)
     output_fd = os.open(os.path.join(job["scratch"], f".output-{os.getpid()}"),
@@ -290,13 +303,47 @@ def _ended(code: int) -> str:
     return f"ended with exit status {code}"
 
 
-def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive) -> None:
+def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive, tests=()) -> None:
     """Read signed records until "done", the end of the child, or the watchdog's deadline.
-    `alive()` tells whether the child still runs (without reaping it)."""
+    `alive()` tells whether the child still runs (without reaping it).
+
+    The watchdog keeps its own clock per task (this process's, which the learner's code cannot
+    mask or stop): a task's tests together get `limit` seconds, however the child's alarm fared."""
     import select
     import time
     reader = _Reader(key)
     deadline = time.monotonic() + limit
+    order = list(tests)
+    spent: dict = {}
+    reported: set = set()
+    started = [None]
+
+    def next_deadline(now: float) -> float:
+        following = next((name for name in order if name not in reported), None)
+        if following is None:
+            return now + limit
+        task = _lab.task_number(following)
+        return now + max(POLL * 2, limit - spent.get(task, 0.0))
+
+    def note(record: dict) -> float | None:
+        now = time.monotonic()
+        kind = record.get("t")
+        if kind == "imported":
+            started[0] = now
+            return next_deadline(now)
+        if kind == "result":
+            test = record.get("test")
+            if started[0] is not None and isinstance(test, str) and test.startswith("test_task"):
+                try:
+                    task = _lab.task_number(test)
+                except ValueError:
+                    task = None
+                spent[task] = spent.get(task, 0.0) + now - started[0]
+            reported.add(test)
+            started[0] = now
+            return next_deadline(now)
+        return None
+
     open_ = True
     while True:
         now = time.monotonic()
@@ -316,8 +363,9 @@ def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive) -
                         attempt.last = {"test": record.get("test", ""), "call": record.get("call", "")}
                         continue
                     attempt.records.append(record)
-                    if kind in ("imported", "result"):
-                        deadline = time.monotonic() + limit
+                    moved = note(record)
+                    if moved is not None:
+                        deadline = moved
                     if kind in ("done", "error", "broken"):
                         attempt.ended = kind
                 if attempt.ended:
@@ -343,6 +391,89 @@ def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive) -
                 attempt.ended = "died"
             break
     attempt.forged = reader.forged
+
+
+# ------------------------------------------------------------------ every descendant, gone
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux): a child that calls
+    setsid() and forks leaves its process group, but its orphans are still reparented here."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is `pid` (from /proc; empty where there is no /proc)."""
+    quick = _children_files(pid)
+    if quick is not None:
+        return quick
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        fields = text.rpartition(b")")[2].split()
+        if len(fields) > 1 and fields[1].isdigit() and int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def _children_files(pid: int) -> list[int] | None:
+    """The children of every thread of `pid` from /proc/PID/task/*/children (cheap), or None
+    where the kernel does not offer them."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    found = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found += [int(part) for part in handle.read().split()]
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def kill_orphans(keep=()) -> int:
+    """SIGKILL every child of this process not in `keep` (each killed one's own children are
+    then reparented here, and killed in the next round) and reap it; return how many."""
+    import signal
+    import time
+    killed = 0
+    for _ in range(200):
+        found = [pid for pid in children_of(os.getpid()) if pid not in keep]
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in found:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            killed += 1
+        time.sleep(0.002)
+    return killed
 
 
 def _read_output(fd: int) -> str:
@@ -388,7 +519,7 @@ def _attempt_forked(job, grader, tests) -> _Attempt:
         return not done
 
     try:
-        _collect(attempt, read_fd, key, job["seconds"] + SLACK, alive)
+        _collect(attempt, read_fd, key, job["seconds"] + SLACK, alive, tests)
     finally:
         try:
             os.killpg(pid, signal.SIGKILL)  # the child and everything it started
@@ -397,6 +528,7 @@ def _attempt_forked(job, grader, tests) -> _Attempt:
         if status[0] is None:
             status[0] = os.waitpid(pid, 0)[1]
         os.close(read_fd)
+        kill_orphans()  # and whatever left its group (setsid): reparented here, the subreaper
     if attempt.ended == "died":
         code = os.waitstatus_to_exitcode(status[0]) if hasattr(os, "waitstatus_to_exitcode") else status[0] >> 8
         attempt.ended = _ended(code)
@@ -418,11 +550,14 @@ def _attempt_exec(job, grader, tests) -> _Attempt:
     process = subprocess.Popen([sys.executable, *flags, os.path.abspath(__file__), "--child"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                cwd=job["work"], start_new_session=hasattr(os, "setsid"))
-    process.stdin.write(json.dumps({"key": key.hex(), "job": job, "tests": tests}).encode() + b"\n")
+    snapshot = ({name: data.decode("utf-8", "surrogateescape") for name, data in _lab._snapshot.items()}
+                if _lab._snapshot is not None else None)
+    process.stdin.write(json.dumps({"key": key.hex(), "job": job, "tests": tests, "snapshot": snapshot}).encode()
+                        + b"\n")
     process.stdin.close()
     try:
         _collect(attempt, process.stdout.fileno(), key, job["seconds"] + SLACK + 5.0,
-                 lambda: process.poll() is None)
+                 lambda: process.poll() is None, tests)
     finally:
         try:
             if hasattr(os, "killpg"):
@@ -434,6 +569,7 @@ def _attempt_exec(job, grader, tests) -> _Attempt:
             pass
         process.wait()
         process.stdout.close()
+        kill_orphans()
     if attempt.ended == "died":
         attempt.ended = _ended(process.returncode)
     try:
@@ -444,8 +580,19 @@ def _attempt_exec(job, grader, tests) -> _Attempt:
     return attempt
 
 
+def _refused(job: dict, grader) -> dict:
+    """A lesson file that grading.py would not read (missing, a link out, too large, not a
+    regular file, unreadable): its error, with every task listed, and no learner code run."""
+    refused = job["refused"]
+    return {"lesson": job["lesson"], "target": job["shown"], "error": refused["message"], "kind": refused["kind"],
+            "tasks": [{"number": t.number, "name": t.name, "title": t.title, "hints": len(t.hints), "passed": False,
+                       "tests": 0} for t in grader.TASKS], "tests": []}
+
+
 def grade_job(job: dict, grader, fork: bool = True) -> dict:
     """Grade one lesson of one private copy; every test of the grader gets a result."""
+    if job.get("refused"):
+        return _refused(job, grader)
     lesson = job["lesson"]
     names = [test.__name__ for test in _lab.tests_of(grader)]
     tasks = {t.number: t for t in grader.TASKS}
@@ -525,8 +672,66 @@ def grade_job(job: dict, grader, fork: bool = True) -> dict:
     return outcome
 
 
+# ------------------------------------------------------------------ the sandbox (no learner code here either)
+
+class _Sessions:
+    """The sandboxed learner process of the submission being graded, kept across its lessons."""
+
+    def __init__(self):
+        self.key, self.remote = None, None
+
+    def get(self, job: dict):
+        box = job["sandbox"]
+        if self.key != box["session"] or self.remote is None:
+            self.close()
+            self.key = box["session"]
+            self.remote = _lab.Remote(box["command"], cwd=box.get("cwd"), backstop=job["seconds"] + SLACK + 30)
+        return self.remote
+
+    def close(self) -> None:
+        if self.remote is not None:
+            self.remote.kill()
+        self.key, self.remote = None, None
+        kill_orphans()
+
+
+def grade_sandboxed(job: dict, sessions: _Sessions) -> dict:
+    """Grade one lesson with the learner's code in the sandboxed process: the grader runs here,
+    sends plain arguments there and compares the plain results here (see _lab.Remote)."""
+    from pathlib import Path
+    lesson = job["lesson"]
+    grader = _lab.grader_module(lesson)
+    if job.get("refused"):
+        return _refused(job, grader)
+    remote = sessions.get(job)
+    folder = Path(job["folder"])
+    _lab._display[folder] = job["shown"]
+    _lab._sources[lesson] = (folder / f"{lesson}.py", job["source"])
+    _lab._loaded.clear()
+    _lab._remote = remote
+    os.environ["LAB_TARGET"] = str(folder)
+    try:
+        outcome = _lab.run(lesson, seconds=job["seconds"], grader=grader,
+                           output_chars=job.get("output_chars", _lab.OUTPUT_CHARS))
+    except _lab.LabFailure as failure:
+        outcome = {"lesson": lesson, "error": str(failure), "kind": "error", "tasks": [], "tests": []}
+    finally:
+        _lab._remote = None
+        _lab._sources.pop(lesson, None)
+        _lab._loaded.clear()
+    outcome["target"] = job["shown"]
+    if remote.restarts:
+        outcome["sandbox_restarts"] = remote.restarts
+    return outcome
+
+
 def serve(fork: bool) -> None:
-    """The warm worker: one job per line on stdin, one result per line on stdout."""
+    """The warm worker: one job per line on stdin, one result per line on stdout.
+
+    Before its first job it reads the harness into memory (_lab.install_snapshot) and
+    imports every grader, then says {"ready": true}: no learner code has run by then, and
+    nothing written to disk later changes what it grades. It is the subreaper of everything
+    the graded code starts, and kills all of it before it answers a job."""
     jobs = sys.stdin.buffer
     answers = os.fdopen(os.dup(1), "wb")
     # Nothing printed by accident (a grader's import, say) may reach the answers.
@@ -540,33 +745,71 @@ def serve(fork: bool) -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, _stop)
+    become_subreaper()
+    first = jobs.readline()  # the harness as grading.py read it, before any learner code ran
+    given = json.loads(first) if first.strip() else {}
+    _lab.install_snapshot(given.get("files"))
+    references = {name: data.decode("utf-8", "replace") for name, data in _lab._snapshot.items()
+                  if name.startswith("modules/") and name.endswith(".py")}
+    references.update(given.get("solutions") or {})
+    _lab.set_references(references)
     # Imported once here, not in every child: with no bytecode cache, each import there would
     # compile the module again (what the children use, and what lesson files often import).
     import importlib
     for name in ("hashlib", "hmac", "io", "select", "tempfile", "resource", "typing", "string", "collections",
-                 "fractions", "dataclasses", "json", "math", "re", "itertools", "functools"):
+                 "fractions", "dataclasses", "json", "math", "re", "itertools", "functools", "subprocess",
+                 "mmap", "ast", "linecache"):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
     graders: dict = {}
-    fork = fork and hasattr(os, "fork")
-    while True:
-        line = jobs.readline()
-        if not line:
-            return
-        job = json.loads(line)
-        lesson = job["lesson"]
-        try:
-            if lesson not in graders:
+    failures: dict = {}
+    for relative in sorted(_lab._snapshot):
+        name = relative.rpartition("/")[2]
+        if relative.startswith("tests/graders/grade_") and name.endswith(".py"):
+            lesson = name[len("grade_"):-3]
+            try:
                 graders[lesson] = _lab.grader_module(lesson)
-            outcome = grade_job(job, graders[lesson], fork=fork)
-        except Exception as error:  # the grader cannot even be imported (on an old Python, say)
-            graders.pop(lesson, None)
-            outcome = {"lesson": lesson, "target": job.get("shown", ""), "kind": "grader",
-                       "error": _lab.grader_cannot_run(lesson, error), "tasks": [], "tests": []}
-        answers.write(json.dumps(outcome).encode("utf-8") + b"\n")
-        answers.flush()
+            except Exception as error:  # the grader cannot even be imported (on an old Python, say)
+                failures[lesson] = error
+    answers.write(b'{"ready": true}\n')
+    answers.flush()
+    fork = fork and hasattr(os, "fork")
+    sessions = _Sessions()
+    try:
+        while True:
+            line = jobs.readline()
+            if not line:
+                return
+            job = json.loads(line)
+            lesson = job["lesson"]
+            copied = _lab.analyse(job["source"]) if isinstance(job.get("source"), str) else {}
+            try:
+                if lesson in failures:
+                    raise failures[lesson]
+                if lesson not in graders:
+                    raise FileNotFoundError(f"no grader grade_{lesson}.py")
+                if job.get("sandbox"):
+                    outcome = grade_sandboxed(job, sessions)
+                else:
+                    outcome = grade_job(job, graders[lesson], fork=fork)
+            except Exception as error:
+                outcome = {"lesson": lesson, "target": job.get("shown", ""), "kind": "grader",
+                           "error": _lab.grader_cannot_run(lesson, error), "tasks": [], "tests": []}
+            if not job.get("sandbox") or job.get("last"):
+                sessions.close()
+            # Everything the graded code started is gone before the answer (the sandbox of a
+            # submission whose next lesson comes next excepted: it is that submission's own).
+            live = sessions.remote.process if sessions.remote is not None else None
+            kill_orphans(keep=(live.pid,) if live is not None else ())
+            if copied:
+                outcome["copied"] = copied
+            outcome["id"] = job.get("id")
+            answers.write(json.dumps(outcome).encode("utf-8") + b"\n")
+            answers.flush()
+    finally:
+        sessions.close()
 
 
 def main() -> None:
