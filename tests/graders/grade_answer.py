@@ -1,19 +1,12 @@
 """Grader for lesson 10, answer. Run: python3 -B methods.py check answer"""
 
-from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
+from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.answer import CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence, run_query
 from modules.context import CANDIDATES, Passage, select_context
 
 LESSON = "answer"
 
-TASKS = hinted(LESSON, (
-    Task(1, "check_citation", "Citation presence and support, checked apart"),
-    Task(2, "compose_answer", "A template answer from packet quotes only"),
-    Task(3, "classify_outcome", "Four outcomes instead of one accuracy"),
-    Task(4, "CITATION_QUIZ", "Quiz: what a passing citation check proves"),
-    Task(5, "CONFLICT_QUIZ", "Quiz: two current versions that disagree"),
-    Task(6, "no_answer_cause", "Name every no-answer by its cause"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 BY_ID = {p.id: p for p in CANDIDATES}
 HOURS, RETURNS = FACETS

@@ -1,20 +1,14 @@
 """Grader for lesson 02, budget. Run: python3 -B methods.py check budget"""
 
-from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load,
-                  patched)
+from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
+                  patched, Shown)
 from modules.budget import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
                             BudgetWalk, Facet, RankedPassage, Request)
 from modules.common.units import chars, lab_tokens
 
 LESSON = "budget"
 
-TASKS = hinted(LESSON, (
-    Task(1, "evidence_budget", "The evidence budget from every term of the window"),
-    Task(2, "skip_walk", "The skip walk, with any counter"),
-    Task(3, "count_overflows", "Count the requests a fixed top-k pushes past the window"),
-    Task(4, "RESERVE_QUIZ", "Quiz: why the output reserve and margin stay in the equation"),
-    Task(5, "cover_facets", "Cover the question's sub-questions within the budget"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 
 # ---------------------------------------------------------------- Task 1

@@ -2,20 +2,13 @@
 
 import math
 
-from _lab import (LabFailure, Task, call, expect, expect_choice, expect_error, expect_true, function, hinted, load,
+from _lab import (manifest_tasks, call, expect, expect_choice, expect_error, expect_true, function, LabFailure, load,
                   redacting)
 from modules.catalogue.fixture import RESTRICTED_IDS, opaque_ref, withheld_replacements
 
 LESSON = "channels"
 
-TASKS = hinted(LESSON, (
-    Task(1, "two_evaluations", "Index quality and relevance, kept apart"),
-    Task(2, "fallback", "Map a failure stage to its state and what stays visible"),
-    Task(3, "mean_reciprocal_rank", "MRR@k, ranks from 1"),
-    Task(4, "ndcg_at_k", "nDCG@k against the ideal ranking"),
-    Task(5, "compare_removal", "A counterfactual, query by query"),
-    Task(6, "TWO_EVALUATIONS_QUIZ", "Quiz: two evaluations of one index"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 # Grading messages never name a withheld listing: its id becomes its ref, its text a placeholder.
 _safe = redacting(withheld_replacements())

@@ -2,18 +2,13 @@
 
 from fractions import Fraction
 
-from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load,
-                  patched)
+from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
+                  patched, Shown)
 from modules.context import CANDIDATES, ContextRecord, Passage, RELEVANT_IDS
 
 LESSON = "context"
 
-TASKS = hinted(LESSON, (
-    Task(1, "packet_coverage", "Coverage of the packet, as an exact fraction"),
-    Task(2, "recall_at_k", "Recall@k of the retriever's ranking"),
-    Task(3, "fill_quote_budget", "Fill the quote budget with whole passages"),
-    Task(4, "LABELS_QUIZ", "Quiz: why the selector must not see the labels"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 
 def _p(pid: str, length: int, source: str | None = None) -> Passage:

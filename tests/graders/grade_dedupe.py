@@ -1,21 +1,13 @@
 """Grader for lesson 03, dedupe. Run: python3 -B methods.py check dedupe"""
 
-from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load,
+from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown,
                   shown_call)
 from modules.dedupe import (CANONICAL_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, CanonicalDedupe,
                             OverlapSelection, RetrievedChunk, TextDedupe)
 
 LESSON = "dedupe"
 
-TASKS = hinted(LESSON, (
-    Task(1, "dedupe_ids", "Collapse repeated ids, refuse conflicting ones"),
-    Task(2, "dedupe_text", "Exact-text dedupe"),
-    Task(3, "same_passage", "Copies of one passage, not of one document"),
-    Task(4, "dedupe_canonical", "One copy of each passage"),
-    Task(5, "lines_overlap", "Overlap on 1-based inclusive line ranges"),
-    Task(6, "select_non_overlapping", "Select without overlaps, whatever the input order"),
-    Task(7, "CANONICAL_QUIZ", "Quiz: three copies, one source"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 
 def _ids(chunks) -> tuple:

@@ -2,21 +2,15 @@
 
 from itertools import combinations, permutations
 
-from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
-                  hinted, load, redacting)
+from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
+                  redacting, Shown)
 from modules.catalogue.fixture import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref, withheld_replacements
 from modules.eligibility import STATES, evaluate
 from modules.hybrid import reciprocal_rank_fusion
 
 LESSON = "eligibility"
 
-TASKS = hinted(LESSON, (
-    Task(1, "decide_state", "Decide the state by a fixed precedence"),
-    Task(2, "permission_gate", "Fail closed on permission"),
-    Task(3, "rank_permitted", "Filter permission before ranking"),
-    Task(4, "empty_cause", "Name the cause of an empty result"),
-    Task(5, "EXPIRED_FIRST_QUIZ", "Quiz: which layer failed first"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 
 # Grading messages of permission tasks speak in refs: a withheld id becomes its opaque ref.

@@ -5,25 +5,15 @@ import copy
 import json
 import unicodedata
 
-from _lab import (Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
-                  hinted, load, redacting)
+from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
+                  redacting, Shown)
 from modules.catalogue.fixture import QUERIES, RESTRICTED_IDS, opaque_ref, query_by_id, withheld_replacements
 from modules.grounding.mechanism import (CHECKS, LAYERS, NOTHING_QUERY, USER_MESSAGES, VARIANTS, fingerprinted,
                                query_fingerprint, run_query, run_variant, trace_record, user_view)
 
 LESSON = "grounding"
 
-TASKS = hinted(LESSON, (
-    Task(1, "check_input", "Judge the input layer from its own section"),
-    Task(2, "check_permission_freshness", "Judge the gate from its own section"),
-    Task(3, "check_ranking", "Judge the ranker from its own section"),
-    Task(4, "query_fingerprint", "The hash of the contract's canonical form"),
-    Task(5, "first_failing_layer", "Walk the layers with your checks"),
-    Task(6, "user_view", "What the shopper may see"),
-    Task(7, "failure_counts", "A dashboard of first failing layers"),
-    Task(8, "REBUILD_QUIZ", "Quiz: permission exclusions tripled after a rebuild"),
-    Task(9, "RANKER_QUIZ", "Quiz: why the ranker is not the first suspect"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 # Grading messages of permission tasks speak in refs: a withheld id becomes its opaque ref.
 _safe = redacting(withheld_replacements())

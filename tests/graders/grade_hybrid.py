@@ -1,18 +1,12 @@
 """Grader for lesson 07, hybrid. Run: python3 -B methods.py check hybrid"""
 
-from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
+from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.catalogue import QUERIES
 from modules.hybrid import parse_diameter, retrieve
 
 LESSON = "hybrid"
 
-TASKS = hinted(LESSON, (
-    Task(1, "parse_size", "Read one size, and never assume its unit"),
-    Task(2, "reciprocal_rank_fusion", "Fuse rankings by rank alone"),
-    Task(3, "fuse_by_cluster", "Collapse copies by canonical cluster, then fuse"),
-    Task(4, "RAW_SCORES_QUIZ", "Quiz: why raw scores must not be added"),
-    Task(5, "alias_effect", "Aliases as a versioned step, with the candidates gained and lost"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 
 def _expect_fused(got, want, shown: str, why: str = "") -> None:

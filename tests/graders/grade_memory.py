@@ -3,20 +3,14 @@
 import copy
 from dataclasses import replace
 
-from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
+from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.memory import ASSISTANT_MEMORY, ITEMS, SESSIONS, gate_item, resolve
 from modules.memory.store import CacheEntry, TracePayload, build, correct, delete, migrate, purge, replay, \
     replay_diff, serve
 
 LESSON = "memory"
 
-TASKS = hinted(LESSON, (
-    Task(1, "withhold_reason", "The memory eligibility gate"),
-    Task(2, "current_versus_memory", "Current input wins over memory"),
-    Task(3, "delete_everywhere", "A deletion that reaches every derived store"),
-    Task(4, "replay_diff", "A replay diff between two index versions"),
-    Task(5, "ONLY_MEMORY_QUIZ", "Quiz: it is only memory"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 ON, DAY_AFTER = "2026-11-01", "2026-11-02"
 

@@ -1,18 +1,11 @@
 """Grader for lesson 14, operate. Run: python3 -B methods.py check operate"""
 
-from _lab import Shown, Task, expect_call, expect_choice, function, hinted, load
+from _lab import manifest_tasks, expect_call, expect_choice, function, load, Shown
 from modules.grounding import GROUNDED
 
 LESSON = "operate"
 
-TASKS = hinted(LESSON, (
-    Task(1, "safe_signal", "A signal that never names a restricted listing"),
-    Task(2, "name_the_layer", "Name the layer of an anomaly from its signals"),
-    Task(3, "check_support", "Faithfulness: the cited value says what the line says"),
-    Task(4, "check_non_amplification", "Faithfulness: never more than 'listed for'"),
-    Task(5, "review_answer", "Answer a review question from the pipeline's definition"),
-    Task(6, "ONE_NUMBER_QUIZ", "Quiz: why one end-to-end number cannot locate a stage"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 # Invented ids, so no grading message names a listing the catalogue withholds.
 SECRET = "XX-R900"

@@ -3,20 +3,14 @@
 import time
 from fractions import Fraction
 
-from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
+from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.order import experiments
 from modules.order import mechanism as lesson
 from modules.order import OrderEffect, Paragraph
 
 LESSON = "order"
 
-TASKS = hinted(LESSON, (
-    Task(1, "reorder_lost_in_middle", "Best first, second best last, alternating inward"),
-    Task(2, "build_layout", "Head, middle and tail layouts of one relevant chunk"),
-    Task(3, "share_of_change", "Share of cited chunks that changed between two runs"),
-    Task(4, "order_effect", "Is the order effect bigger than the run-to-run baseline?"),
-    Task(5, "COPIER_QUIZ", "Quiz: what the copier's missing position effect proves"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 
 _VECTOR = (1.0,) + (0.0,) * 31

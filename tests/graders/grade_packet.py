@@ -3,8 +3,8 @@
 import hashlib
 import unicodedata
 
-from _lab import (LabFailure, Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function,
-                  hinted, load, shown_call)
+from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, LabFailure,
+                  load, Shown, shown_call)
 from modules.packet.mechanism import HOURS, LOANS, VISITORS, Evidence, chunks_of, nfc
 from modules.packet import packet_seal as reference_seal
 from modules.packet.fidelity import KINDS, naive_compress
@@ -12,16 +12,7 @@ from modules.packet.wrapper import MALICIOUS_SAMPLES
 
 LESSON = "packet"
 
-TASKS = hinted(LESSON, (
-    Task(1, "extract_span", "Half-open span extraction"),
-    Task(2, "check_drift", "Revalidate a span after an edit"),
-    Task(3, "escape_text", "Escape evidence so it round-trips and survives normalisation"),
-    Task(4, "expand_adjacent", "Adjacent chunks: capped, marked, paid from the budget"),
-    Task(5, "packet_seal", "A seal that does not depend on dict or set order"),
-    Task(6, "fidelity_check", "Catch what a compressor dropped"),
-    Task(7, "SEAL_QUIZ", "Quiz: what a seal proves"),
-    Task(8, "TOOL_QUIZ", "Quiz: a passage that asks for a tool call"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 
 def _span(text: str, start: int, end: int) -> dict:

@@ -1,21 +1,13 @@
 """Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
 
 from dataclasses import replace
-from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
+from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.dedupe import dedupe_canonical
 from modules.practice.mechanism import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Conflict, Plan, as_chunk
 
 LESSON = "practice"
 
-TASKS = hinted(LESSON, (
-    Task(1, "is_current", "The validity window against an explicit as-of date"),
-    Task(2, "canonical_dedupe", "Apply lesson 03's canonical dedupe to the capstone"),
-    Task(3, "settle_conflict", "Different amounts: a declared rule, or keep both"),
-    Task(4, "decision_table", "The whole decision table, one reason per candidate"),
-    Task(5, "A2_QUIZ", "Quiz: if A2 is dropped"),
-    Task(6, "C1_QUIZ", "Quiz: C1 ranked first: which layer failed first"),
-    Task(7, "D_QUIZ", "Quiz: can authority settle D1/D2"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 BY_ID = {c.id: c for c in CANDIDATES}
 ALL = tuple(c.id for c in CANDIDATES)

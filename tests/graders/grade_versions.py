@@ -1,16 +1,11 @@
 """Grader for lesson 04, versions. Run: python3 -B methods.py check versions"""
 
-from _lab import Shown, Task, call_shown, expect, expect_call, expect_choice, expect_true, function, hinted, load
+from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.versions.mechanism import COLLECTION, DEPOSITS, LATE_FEES, SUPERSEDES, Record, current_public
 
 LESSON = "versions"
 
-TASKS = hinted(LESSON, (
-    Task(1, "multi_version_sources", "Find the sources that carry more than one version label"),
-    Task(2, "valid_on", "Keep what is valid on an explicit as-of day"),
-    Task(3, "resolve_or_abstain", "Select only by a declared rule, otherwise abstain"),
-    Task(4, "SCORE_QUIZ", "Quiz: why the highest score cannot resolve a conflict"),
-))
+TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON.md hints them
 
 
 def _rec(rid: str, source: str, version: str, **dates) -> Record:
