@@ -26,7 +26,7 @@ HARNESS_MODULES = ("grading.py", "gradebook.py", "gradescope.py", "integrity.py"
 
 def grade_inputs() -> dict[str, object]:
     """What a grade reads, by path in the project: every file under modules/ (bytecode caches
-    aside), the graders and their runner, and the hints the graders read."""
+    aside), the graders and their runner, the hints the graders read and course.json."""
     files = {}
     modules = ROOT / "modules"
     if modules.is_dir():
@@ -37,6 +37,8 @@ def grade_inputs() -> dict[str, object]:
             files[relative.as_posix()] = path
     files.update({f"tests/graders/{path.name}": path for path in sorted(GRADERS.glob("*.py"))})
     files.update({f"exercises/hints/{path.name}": path for path in sorted((ROOT / "exercises" / "hints").glob("*.md"))})
+    if (ROOT / "course.json").is_file():  # the graders' task lists
+        files["course.json"] = ROOT / "course.json"
     return files
 
 

@@ -1053,12 +1053,13 @@ _snapshot: dict[str, bytes] | None = None
 
 
 def snapshot_files(root: Path = ROOT) -> dict[str, Path]:
-    """The files a grade reads, by path relative to `root`: modules/**, the graders, the hints."""
+    """The files a grade reads, by path relative to `root`: modules/**, the graders, the hints,
+    course.json (labtools/integrity.py's grade_inputs lists the same for the manifest)."""
     found = {}
     for path in sorted((root / "modules").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
             found[path.relative_to(root).as_posix()] = path
-    for pattern in ("tests/graders/*.py", "exercises/hints/*.md"):
+    for pattern in ("tests/graders/*.py", "exercises/hints/*.md", "course.json"):
         for path in sorted(root.glob(pattern)):
             found[path.relative_to(root).as_posix()] = path
     return found
@@ -1343,7 +1344,12 @@ def run(lesson: str, first_failure: bool = False, only_tasks=None, *, seconds=No
 
 
 def manifest_tasks(lesson: str) -> tuple[Task, ...]:
-    """The lesson's tasks as course.json lists them, with their hints (the grader's TASKS)."""
-    sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
-    from labtools import manifest
-    return hinted(lesson, tuple(Task(number, name, title) for number, name, _kind, title in manifest.tasks(lesson)))
+    """The lesson's tasks as course.json lists them, with their hints (the grader's TASKS).
+    course.json is read as the harness read it (labtools/manifest.py checks its form; a grader
+    needs only its lesson's task list)."""
+    import json
+    course = json.loads(_harness_bytes(ROOT / "course.json").decode("utf-8"))
+    entry = next((e for e in course["lessons"] if e["name"] == lesson), None)
+    if entry is None:
+        raise ValueError(f"course.json has no lesson {lesson!r}")
+    return hinted(lesson, tuple(Task(t["number"], t["name"], t["title"]) for t in entry.get("tasks", [])))
