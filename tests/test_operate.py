@@ -15,9 +15,16 @@ from modules.operate import review as rv
 from modules.operate import signals as sg
 
 
+@pytest.fixture(scope="module", params=[(), ("--all",)], ids=["default", "all"])
+def record(request):
+    """The default record and the --all record: every figure both hold is asserted on both."""
+    return json.loads(methods("operate", *request.param, "--json").stdout)
+
+
 @pytest.fixture(scope="module")
-def record():
-    return json.loads(methods("operate", "--json").stdout)
+def full_record():
+    """The --all record: the review, the artifacts, the counterfactuals, ownership, the patterns."""
+    return json.loads(methods("operate", "--all", "--json").stdout)
 
 
 @pytest.fixture(scope="module")
@@ -39,17 +46,37 @@ def _spellings(secret: str) -> list:
 
 # ---------------------------------------------------------------- the command
 
-def test_the_command_fits_80_columns_and_is_the_same_every_run():
-    first = methods("operate", "--plain", env={"PYTHONHASHSEED": "0"}).stdout
-    second = methods("operate", "--plain", env={"PYTHONHASHSEED": "12345"}).stdout
+@pytest.mark.parametrize("more", [(), ("--all",)], ids=["default", "all"])
+def test_the_command_fits_80_columns_and_is_the_same_every_run(more):
+    first = methods("operate", *more, "--plain", env={"PYTHONHASHSEED": "0"}).stdout
+    second = methods("operate", *more, "--plain", env={"PYTHONHASHSEED": "12345"}).stdout
     assert first == second
     wide = [line for line in first.decode().splitlines() if len(line) > 80]
     assert not wide, wide[:3]
-    assert methods("operate", "--json", env={"PYTHONHASHSEED": "7"}).stdout == methods("operate", "--json").stdout
+    assert (methods("operate", *more, "--json", env={"PYTHONHASHSEED": "7"}).stdout
+            == methods("operate", *more, "--json").stdout)
 
 
-def test_no_restricted_listing_in_any_output_in_any_spelling(record):
-    for args in (("operate", "--plain"), ("operate", "--json")):
+def test_the_default_is_the_findings_and_all_adds_the_rest(full_record):
+    default = json.loads(methods("operate", "--json").stdout)
+    rest = ("review", "artifacts", "counterfactuals", "ownership", "patterns", "judgements")
+    assert default["shows"] == "default" and full_record["shows"] == "all"
+    assert sorted(set(full_record) - set(default)) == sorted(rest)
+    assert all(default[k] == full_record[k] for k in default if k != "shows")
+    short, full = (" ".join(methods("operate", *more, "--plain").stdout.decode().split()) for more in ((), ("--all",)))
+    assert "`python3 -B methods.py operate --all`" in short and "operate --all" not in full
+    for finding in ("Signals per stage", "Layer: index construction", "Layer: approximate index",
+                    "1. Retrieval", "2. Ranking", "3. Context", "4. End-to-end behaviour",
+                    "Each unfaithful explanation fails exactly its check"):
+        assert finding in short and finding in full, finding
+    for detail in ("The context contract review", "The five completion artifacts", "Three forced counterfactuals",
+                   "Lesson 07's five judgements", "Ownership against the stages", "Six failure patterns"):
+        assert detail in full and detail not in short, detail
+
+
+def test_no_restricted_listing_in_any_output_in_any_spelling():
+    for args in (("operate", "--plain"), ("operate", "--json"), ("operate", "--all", "--plain"),
+                 ("operate", "--all", "--json")):
         text = methods(*args).stdout.decode()
         assert sg.leaks(text) == [], args
         for secret in RESTRICTED_IDS:
@@ -177,10 +204,10 @@ def test_every_stage_has_a_version_and_an_owner():
         m.owner_of("reranker")
 
 
-def test_each_review_answer_points_at_a_real_stage_and_test(record):
+def test_each_review_answer_points_at_a_real_stage_and_test(full_record):
     pipelines = (m.channels_pipeline(), m.memory_pipeline())
     names = {n for p in pipelines for n in p.names()}
-    for row in record["review"]:
+    for row in full_record["review"]:
         assert row["stage"] in names and rv.has_test(row["test"]), row
         assert row["status"] == ("gap" if row["question"] in rv.GAPS else "answered")
     wrong = rv.Pointer("can generation be removed?", "generator", "12",
@@ -203,8 +230,8 @@ def test_the_artifacts_follow_a_changed_stage():
     assert "vector" not in [c["channel"] for c in no_vector["channels"]]
 
 
-def test_the_counterfactuals(record):
-    c = record["counterfactuals"]
+def test_the_counterfactuals(full_record):
+    c = full_record["counterfactuals"]
     assert c["generation"]["unchanged"] == c["generation"]["cases"] == len(QUERIES) + 1
     assert all(x["states_changed"] == 0 for x in c["vector"]["segments"].values())
     w = c["withdraw"]
@@ -220,14 +247,14 @@ def test_the_evaluation_is_four_sections_never_one_number(record):
     assert all(b["without_generation"] == b["state"] and b["packet_kept"] for b in e["behaviour"])
 
 
-def test_the_six_failure_patterns_each_with_a_lesson(record):
-    patterns = record["patterns"]
+def test_the_six_failure_patterns_each_with_a_lesson(full_record):
+    patterns = full_record["patterns"]
     assert len(patterns) == 6 and len({p[0] for p in patterns}) == 6
     assert all(p[1][:2].isdigit() and any(ch.isdigit() for ch in p[2]) for p in patterns)
 
 
-def test_ownership_covers_every_stage(record):
-    owned = [s for o in record["ownership"] for s in o["stages"]]
+def test_ownership_covers_every_stage(full_record):
+    owned = [s for o in full_record["ownership"] for s in o["stages"]]
     names = list(dict.fromkeys(list(m.channels_pipeline().names()) + list(m.memory_pipeline().names())))
     assert sorted(owned) == sorted(names)
     with pytest.raises(TypeError, match="pipeline"):
@@ -251,3 +278,9 @@ def test_the_quiz_premise_is_true_of_the_fixture():
     changed = {q: (before[q]["decision"]["state"], after[q]["decision"]["state"]) for q in before
                if before[q]["decision"]["state"] != after[q]["decision"]["state"]}
     assert changed == {"PW-Q004": ("conflict", "unauthorized")}
+
+
+def test_the_full_flag_is_a_bool():
+    from modules.operate import trace as lesson
+    with pytest.raises(TypeError, match="full"):
+        lesson.trace(full="yes")

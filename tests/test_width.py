@@ -22,6 +22,7 @@ from labtools import cli, course, dev, integrity, workflow
 
 WIDTH = 80
 LESSONS = built_lessons()
+WITH_ALL = [name for name in ("order", "channels", "operate") if name in LESSONS]   # lessons with --all
 PLAIN = {"NO_COLOR": "1", "COLUMNS": "80"}
 
 
@@ -45,6 +46,11 @@ def assert_fits(text: str, what: str) -> None:
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_a_lesson_command_fits_80_columns(lesson):
     assert_fits(methods(lesson, "--plain").stdout.decode("utf-8"), f"methods.py {lesson} --plain")
+
+
+@pytest.mark.parametrize("lesson", WITH_ALL)
+def test_a_lesson_command_with_all_fits_80_columns(lesson):
+    assert_fits(methods(lesson, "--all", "--plain").stdout.decode("utf-8"), f"methods.py {lesson} --all --plain")
 
 
 def test_the_audit_demo_fits_80_columns():
@@ -131,13 +137,13 @@ def _rich_output(blocks) -> str:
     return console.export_text()
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_rich_at_80_columns_shows_every_column_of_every_table(lesson):
+@pytest.mark.parametrize("lesson, full", [(name, False) for name in LESSONS] + [(name, True) for name in WITH_ALL])
+def test_rich_at_80_columns_shows_every_column_of_every_table(lesson, full):
     pytest.importorskip("rich")
     from labtools.registry import lesson_module
     from labtools.render import cell
     module = lesson_module(lesson)
-    for block in module.view(module.trace()):
+    for block in module.view(module.trace(full=True) if full else module.trace()):
         if "table" not in block:
             continue
         spec = block["table"]

@@ -1,8 +1,8 @@
 """Lesson 14's trace and view: what `python3 -B methods.py operate` prints.
 
 trace() runs the frozen cases through the one catalogue pipeline (and lesson 09's and 12's
-rebuilt indexes, lesson 12's removals, a withdrawn permission) and builds the record from
-the mechanism's functions; view() arranges it into printable blocks.
+rebuilt indexes; with --all also lesson 12's removals and a withdrawn permission) and builds
+the record from the mechanism's functions; view() arranges it into printable blocks.
 """
 
 from __future__ import annotations
@@ -50,8 +50,15 @@ def _anomaly(before: dict, after: dict) -> dict:
                            for s in (a, b)]}
 
 
-def trace() -> dict:
-    """Run everything the lesson shows, then build its record."""
+def trace(full: bool = False) -> dict:
+    """Run what the lesson shows, then build its record.
+
+    The default runs what the findings need: the frozen cases, the signals, the two rebuilds,
+    the evaluation report and the faithfulness checks. `full` (the command's --all) also runs
+    the review, the counterfactuals (removing the vector channel, withdrawing a permission) and
+    lesson 07's judgements, and adds the artifacts, the ownership and the failure patterns."""
+    if not isinstance(full, bool):
+        raise TypeError(f"full must be a bool, got {type(full).__name__} {full!r}")
     runs = m.frozen_runs()
     records = m.frozen_records(runs)
     memory, served = m.memory_runs()
@@ -59,22 +66,25 @@ def trace() -> dict:
     rebuilt = m.frozen_records(m.frozen_runs(VARIANTS[1].pipeline, cases=QUERIES))
     photos = m.frozen_records(m.photo_runs())
     photos_after = m.frozen_records(m.photo_runs(m.rebuilt_image_index()))
-    without_vector = m.frozen_runs(GROUNDED.without("vector"))
     without_answer = m.frozen_runs(GROUNDED.without("answer"))
-    vector = ev.remove_vector(runs, without_vector)
     briefs = {qid: fa.brief_of(runs[qid]) for qid in ("PW-Q002", "PW-Q004")}
-    return record({
-        "records": records, "runs": runs, "memory": memory, "signals": aggregate(records, memory),
+    raw = {
+        "full": full, "records": records, "runs": runs, "memory": memory, "signals": aggregate(records, memory),
         "rebuild": _anomaly(aggregate(nine), aggregate(rebuilt)),
         "image": _anomaly(aggregate(photos), aggregate(photos_after)),
         "evaluation": ev.evaluation_report(records, without_answer),
         "briefs": briefs,
-        "review": rv.review((m.channels_pipeline(), m.memory_pipeline())),
-        "vector": vector, "generation": ev.remove_generation(runs, without_answer),
-        "withdraw": ev.withdraw(records, served),
         "mistakes": _mistakes(briefs),
-        "judgements": _judgements(),
-    })
+    }
+    if full:
+        raw.update({
+            "review": rv.review((m.channels_pipeline(), m.memory_pipeline())),
+            "vector": ev.remove_vector(runs, m.frozen_runs(GROUNDED.without("vector"))),
+            "generation": ev.remove_generation(runs, without_answer),
+            "withdraw": ev.withdraw(records, served),
+            "judgements": _judgements(),
+        })
+    return record(raw)
 
 
 def _mistakes(briefs: dict) -> list:
@@ -100,14 +110,14 @@ def _judgements() -> list:
 def record(raw: dict) -> dict:
     """The lesson's record (JSON-ready) from what trace() ran."""
     records, briefs = raw["records"], raw["briefs"]
-    channels, memory = m.channels_pipeline(), m.memory_pipeline()
     faithful = {qid: {"template": [[x.text, list(x.cites)] for x in fa.explain(b)],
                       "checks": [list(c) for c in fa.run_checks(b, fa.explain(b))],
                       "reworded": [list(c) for c in fa.run_checks(b, fa.reworded(b))]}
                 for qid, b in briefs.items()}
     mistakes = raw["mistakes"]
-    return {
+    out = {
         "lesson": "operate",
+        "shows": "all" if raw["full"] else "default",
         "cases": [{"query_id": qid, "kind": m.CASE_KINDS[qid], "segment": m.segment_of(r),
                    "state": r["decision"]["state"]} for qid, r in records.items()],
         "sessions": [s.id for s, _run in raw["memory"].values()],
@@ -116,6 +126,11 @@ def record(raw: dict) -> dict:
         "anomalies": {"rebuild": raw["rebuild"], "image": raw["image"]},
         "evaluation": raw["evaluation"],
         "faithfulness": {"checks": [name for name, _f in fa.CHECKS], "cases": faithful, "mistakes": mistakes},
+    }
+    if not raw["full"]:
+        return out
+    channels, memory = m.channels_pipeline(), m.memory_pipeline()
+    return dict(out, **{
         "review": [{"question": p.question, "stage": p.stage, "lesson": p.lesson, "test": p.test, "status": status,
                     "note": note} for p, status, note in raw["review"]],
         "artifacts": {"context_contract": art.context_contract(channels),
@@ -128,7 +143,7 @@ def record(raw: dict) -> dict:
                       for o, (_role, stages_of) in zip(m.OWNERS, m.ownership(channels, memory))],
         "patterns": [list(p) for p in ev.failure_patterns(records, raw["vector"], raw["memory"], mistakes)],
         "judgements": raw["judgements"],
-    }
+    })
 
 
 # ---------------------------------------------------------------- view

@@ -1,5 +1,6 @@
-"""Lesson 14's view, second half: the evaluation report, faithfulness, the review, the
-artifacts, the counterfactuals, ownership and the failure patterns (trace.view calls it)."""
+"""Lesson 14's view, second half: the evaluation report and faithfulness (the default), then,
+under --all, the review, the artifacts, the counterfactuals, the judgements, ownership and the
+failure patterns (trace.view calls it)."""
 
 from __future__ import annotations
 
@@ -159,6 +160,11 @@ def _judgement_blocks(r: dict) -> list:
 
 
 def rest(record: dict) -> list:
-    return (_evaluation_blocks(record) + _faithfulness_blocks(record) + _review_blocks(record)
-            + _artifact_blocks(record) + _counterfactual_blocks(record) + _judgement_blocks(record)
-            + _tail_blocks(record))
+    blocks = _evaluation_blocks(record) + _faithfulness_blocks(record)
+    if record["shows"] != "all":
+        return blocks + [{"key": "more", "text": (
+            "These are the lesson's findings. `python3 -B methods.py operate --all` adds the rest: the "
+            "context contract review, the five completion artifacts, the three forced counterfactuals, "
+            "lesson 07's five judgements, the ownership table and the six failure patterns.")}]
+    return (blocks + _review_blocks(record) + _artifact_blocks(record) + _counterfactual_blocks(record)
+            + _judgement_blocks(record) + _tail_blocks(record))

@@ -25,7 +25,7 @@ from modules.operate import faithfulness as fa
 from modules.operate import mechanism as operate
 from modules.operate import trace as operate_trace
 
-record = operate_trace.trace()
+record = operate_trace.trace(full=True)   # every section, as `methods.py operate --all` prints
 view = operate_trace.view(record)
 
 
