@@ -276,13 +276,16 @@ def select_non_overlapping(chunks) -> OverlapSelection:
     """
     order = dedupe_ids(ranked(chunks))   # rank first: a repeated id keeps its best score, in any input order
     selected: list[RetrievedChunk] = []
+    kept_in: dict[str, list[RetrievedChunk]] = {}   # file -> its selected chunks: only those can overlap
     rejected: dict[str, str] = {}
     for chunk in order:
-        clash = next((kept for kept in selected if lines_overlap(kept, chunk)), None)
+        same_file = kept_in.setdefault(chunk.source, [])
+        clash = next((kept for kept in same_file if lines_overlap(kept, chunk)), None)
         if clash is None:
             selected.append(chunk)
+            same_file.append(chunk)
         else:
-            rejected[chunk.id] = f"overlapping_lines_with:{clash.id}"   # selected is in rank order
+            rejected[chunk.id] = f"overlapping_lines_with:{clash.id}"   # kept in rank order
     return OverlapSelection(tuple(selected), rejected)
 
 
