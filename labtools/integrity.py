@@ -37,6 +37,10 @@ def grade_inputs() -> dict[str, object]:
             files[relative.as_posix()] = path
     files.update({f"tests/graders/{path.name}": path for path in sorted(GRADERS.glob("*.py"))})
     files.update({f"exercises/hints/{path.name}": path for path in sorted((ROOT / "exercises" / "hints").glob("*.md"))})
+    # The graders take their task lists from the course manifest (_lab.manifest_tasks).
+    for name in ("course.json", "labtools/__init__.py", "labtools/manifest.py"):
+        if (ROOT / name).is_file():
+            files[name] = ROOT / name
     return files
 
 
