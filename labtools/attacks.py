@@ -38,7 +38,8 @@ TASKS = 4
 SECONDS = 1.0          # --seconds for every run: attacks that loop must not make the suite slow
 RUN_LIMIT = 120.0      # a `grade` run that takes longer has been stalled by the attack
 PAUSE = 1.5            # after `grade` ends: time for a surviving process to do harm
-COPIED = ("methods.py", "pyproject.toml", "labtools", "modules", "exercises", "solutions", "tests/graders")
+COPIED = ("methods.py", "pyproject.toml", "course.json", "labtools", "modules", "exercises", "solutions",
+          "tests/graders")
 
 
 @dataclass(frozen=True)
@@ -442,7 +443,7 @@ ATTACKS = [
            fast=True),
     Attack("reading solutions/context.py and exec-ing it", _stub_plus(_READ_SOLUTIONS, at_end=True), None, 0),
     Attack("answers imported from modules/", _stub_plus(
-        "from modules.context import fill_quote_budget, packet_coverage, recall_at_k\nLABELS_QUIZ = 'b'\n",
+        "from modules.context import fill_quote_budget, packet_coverage, recall_at_k\nLABELS_QUIZ = 'a'\n",
         at_end=True), 1, 1, check=_in_errors("comes from modules.context: write your own"), fast=True),
     Attack("globbing ../*/code/*.py and the class folder to overwrite classmates",
            _stub_plus(_OVERWRITE_CLASSMATES), 0, 0),
