@@ -388,6 +388,13 @@ def check(argv: list[str]) -> int:
     if args.target is not None and not args.target.is_dir():
         parser.error(f"--target {args.target} is not a folder")
     target = args.target.resolve() if args.target is not None else None
+    if target is not None:  # a whole checkout handed in: its exercises/, as grade finds it
+        found, _why = files.lesson_folder(target, course.lessons())
+        if found is not None and found != target:
+            from labtools.render import fit
+            sys.stderr.write(fit(f"check: grading {course.shown(found)}, where {course.shown(target)} keeps its "
+                                 f"lesson files") + "\n")
+            target = found
     names = [lesson_argument(parser, args.lesson)] if args.lesson is not None else course.lessons()
     if not names:
         parser.error("no lesson has exercises yet")

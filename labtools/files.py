@@ -13,6 +13,9 @@ odd_file()      a path that exists but is not a regular file (a FIFO, a socket, 
                 folder), in words: the lab never opens one, so it can never block on it
 near_misses()   files in a folder whose names are nearly a lesson file's (Context.py,
                 budget (1).py, dedupe.py.txt), for a message that says what was found
+lesson_folder() where a handed-in folder keeps its lesson files (itself, or a nested
+                exercises/ of a whole checkout): the one rule of grade, check --target
+                and pytest with LAB_TARGET
 
 Where the system has neither fcntl (POSIX) nor msvcrt (Windows), locked() cannot
 serialise commands; it says so once on stderr, and backups and replacements stay
@@ -116,6 +119,50 @@ def near_miss_note(folder: Path, lesson: str) -> str | None:
         return None
     names = ", ".join(path.name for path in found)
     return f"found {names}: the name must be {lesson}.py"
+
+
+# ------------------------------------------------------------------ a submission's lesson files
+
+SKIPPED_FOLDERS = {"__pycache__", "__MACOSX", ".git", ".venv", "venv", "node_modules"}
+SEARCH_DEPTH = 4
+
+
+def _has_lessons(folder: Path, lessons: list[str]) -> bool:
+    return any((folder / f"{lesson}.py").is_file() or (folder / f"{lesson}.py").is_symlink() for lesson in lessons)
+
+
+def lesson_folder(folder: Path, lessons: list[str]) -> tuple[Path | None, str]:
+    """The folder holding a submission's lesson files, and why none was found ("" when one was).
+
+    The folder itself if it holds a lesson file; else the one nested folder named `exercises`
+    that does (links are not followed); else the one shallowest nested folder that does. When
+    none does, the reason names the near misses found (Context.py for context.py, say)."""
+    folder = Path(folder)
+    if _has_lessons(folder, lessons):
+        return folder, ""
+    found, notes = [], []
+    for here, folders, _files in os.walk(folder, followlinks=False):
+        depth = len(Path(here).relative_to(folder).parts)
+        folders[:] = sorted(name for name in folders if not name.startswith(".") and name not in SKIPPED_FOLDERS
+                            and depth < SEARCH_DEPTH)
+        if Path(here) != folder and _has_lessons(Path(here), lessons):
+            found.append(Path(here))
+        for lesson in lessons if not found else ():
+            note = near_miss_note(Path(here), lesson)
+            if note is not None:
+                where = Path(here).relative_to(folder).as_posix()
+                notes.append(note if where == "." else f"in {where}/, {note}")
+    if not found:
+        why = "no lesson file (such as context.py) in the folder or the folders inside it"
+        return None, why + (f" ({'; '.join(notes[:3])})" if notes else "")
+    named = [path for path in found if path.name == "exercises"]
+    pool = named or found
+    shallowest = min(len(path.parts) for path in pool)
+    pool = [path for path in pool if len(path.parts) == shallowest]
+    if len(pool) > 1:
+        return None, "several folders hold lesson files: " + ", ".join(
+            path.relative_to(folder).as_posix() for path in pool)
+    return pool[0], ""
 
 
 # ------------------------------------------------------------------ the lock

@@ -33,44 +33,18 @@ import time
 from pathlib import Path
 
 from labtools import course, grading, integrity
-from labtools.files import existing, write_files
+from labtools.files import SKIPPED_FOLDERS, backup_name, existing, lesson_folder, write_files
 
-SKIPPED_FOLDERS = {"__pycache__", "__MACOSX", ".git", ".venv", "venv", "node_modules"}
-SEARCH_DEPTH = 4
 STATUSES = ("complete", "incomplete", "error", "missing")
+WIDTH = 80  # grade's terminal summary, as every plain output (labtools/render.py)
 
 
 # ------------------------------------------------------------------ finding the submissions
 
-def _has_lessons(folder: Path, lessons: list[str]) -> bool:
-    return any((folder / f"{lesson}.py").is_file() or (folder / f"{lesson}.py").is_symlink() for lesson in lessons)
-
-
 def find_exercises(folder: Path, lessons: list[str]) -> tuple[Path | None, str]:
-    """The folder holding a submission's lesson files, and why none was found ("" when one was).
-
-    The submission folder itself if it holds a lesson file; else the one nested folder named
-    `exercises` that does (links are not followed); else the one shallowest nested folder that does.
-    """
-    if _has_lessons(folder, lessons):
-        return folder, ""
-    found = []
-    for here, folders, _files in os.walk(folder, followlinks=False):
-        depth = len(Path(here).relative_to(folder).parts)
-        folders[:] = sorted(name for name in folders if not name.startswith(".") and name not in SKIPPED_FOLDERS
-                            and depth < SEARCH_DEPTH)
-        if Path(here) != folder and _has_lessons(Path(here), lessons):
-            found.append(Path(here))
-    if not found:
-        return None, "no lesson file (such as context.py) in the folder or the folders inside it"
-    named = [path for path in found if path.name == "exercises"]
-    pool = named or found
-    shallowest = min(len(path.parts) for path in pool)
-    pool = [path for path in pool if len(path.parts) == shallowest]
-    if len(pool) > 1:
-        return None, "several folders hold lesson files: " + ", ".join(
-            path.relative_to(folder).as_posix() for path in pool)
-    return pool[0], ""
+    """The folder holding a submission's lesson files, and why none was found: the one rule
+    every command uses (labtools/files.py, lesson_folder)."""
+    return lesson_folder(folder, lessons)
 
 
 def find_submissions(root: Path, lessons: list[str], single: bool = False):
@@ -114,8 +88,10 @@ def student_record(student: str, root: Path, folder: Path | None, why: str, reco
         errors.append(f"{forged} result line(s) without this run's key were ignored (forged or printed results)")
     copied = [f"{r['lesson']} task {t['number']} ({t['name']}): {t['copied']}" for r in records for t in r["tasks"]
               if t.get("copied")]
+    seconds = round(sum(t.get("seconds", 0.0) for r in records for t in r["tasks"]), 3)
     return {"student": student, "folder": _relative(folder, root) if folder else None, "status": status,
-            "score": score, "max_score": maximum, "errors": errors, "copied": copied, "lessons": records}
+            "score": score, "max_score": maximum, "errors": errors, "copied": copied, "seconds": seconds,
+            "lessons": records}
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -185,13 +161,17 @@ def junit_xml(book: dict) -> str:
     from xml.etree import ElementTree as ET
     suites = ET.Element("testsuites", name="Context Lab")
     totals = {"tests": 0, "failures": 0, "errors": 0}
+    total_seconds = 0.0
     for student in book["students"]:
         suite = ET.SubElement(suites, "testsuite", name=_xml_text(student["student"]))
         counts = {"tests": 0, "failures": 0, "errors": 0}
+        seconds = 0.0
         for lesson in student["lessons"]:
             for task in lesson["tasks"]:
                 case = ET.SubElement(suite, "testcase", classname=_xml_text(f"{student['student']}.{lesson['lesson']}"),
-                                     name=_xml_text(f"task {task['number']}: {task['name']}"), time="0")
+                                     name=_xml_text(f"task {task['number']}: {task['name']}"),
+                                     time=f"{task.get('seconds', 0.0):.3f}")
+                seconds += task.get("seconds", 0.0)
                 counts["tests"] += 1
                 if task["passed"]:
                     continue
@@ -204,8 +184,11 @@ def junit_xml(book: dict) -> str:
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
+        suite.set("time", f"{seconds:.3f}")
+        total_seconds += seconds
     for key, value in totals.items():
         suites.set(key, str(value))
+    suites.set("time", f"{total_seconds:.3f}")
     ET.indent(suites) if hasattr(ET, "indent") else None
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
@@ -222,6 +205,20 @@ def outputs(out: Path, students: list[str], single: bool, junit: Path | None) ->
     if junit is not None:
         places["junit"] = junit
     return places
+
+
+def stale_junit(out: Path) -> list[Path]:
+    """The JUnit report an earlier grade into `out` wrote (gradebook.json names it), if it is still
+    there, and out/junit.xml: a regrade without --junit must not leave it looking current."""
+    found = []
+    try:
+        named = json.loads((out / "gradebook.json").read_text(encoding="utf-8")).get("junit")
+    except (OSError, ValueError, AttributeError):
+        named = None
+    for path in ([Path(named)] if isinstance(named, str) and named else []) + [out / "junit.xml"]:
+        if (path.is_file() and not path.is_symlink()) and path not in found:
+            found.append(path)
+    return found
 
 
 # ------------------------------------------------------------------ progress
@@ -262,19 +259,20 @@ def summary(book: dict, wrote: list[str], notes: list[str], rows: int = 20) -> s
     students = book["students"]
     counts = {status: sum(s["status"] == status for s in students) for status in STATUSES}
     lines = [f"Graded {len(students)} submission(s), {len(book['lessons'])} lesson(s) each, in "
-             f"{book['grading_seconds']:.1f} s: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES), ""]
+             f"{book['grading_seconds']:.1f} s:", "  " + ", ".join(f"{counts[s]} {s}" for s in STATUSES), ""]
     width = max([len("student")] + [len(s["student"]) for s in students[:rows]])
     lines.append(f"  {'student':<{width}}  {'tasks':>7}  {'status':<10}  first problem")
     for student in students[:rows]:
         problem = student["errors"][0] if student["errors"] else _first_failure(student)
         text = f"  {student['student']:<{width}}  {student['score']:>3}/{student['max_score']:<3}  " \
                f"{student['status']:<10}  "
-        room = max(10, 88 - len(text))
+        room = max(10, WIDTH - len(text))
         lines.append(text + (problem if len(problem) <= room else problem[:room - 3] + "..."))
     if len(students) > rows:
         lines.append(f"  ... {len(students) - rows} more: every row is in gradebook.csv")
     lines += ["", "Wrote:"] + [f"  {line}" for line in wrote] + [f"  note: {note}" for note in notes]
-    return "\n".join(lines) + "\n"
+    from labtools.render import fit
+    return fit("\n".join(lines), WIDTH) + "\n"
 
 
 def _first_failure(student: dict) -> str:
@@ -287,10 +285,24 @@ def _first_failure(student: dict) -> str:
     return ""
 
 
+WRITES = """files written (nothing is ever written into SUBMISSIONS):
+  DIR/gradebook.csv     one row per student: tasks passed per lesson, status
+  DIR/gradebook.json    every task of every student, with times and limits
+  DIR/gradescope/ID/results.json
+                        Gradescope's format, one per student
+                        (with --single: DIR/results.json)
+  FILE                  with --junit FILE: a JUnit XML report, one test case
+                        per task, with its time
+  NAME.STAMP.bak        with --overwrite: each earlier file, kept beside it;
+                        without --junit, an earlier JUnit report is moved so
+
+Each submission is graded from a private copy of its lesson files, in a process
+of its own with limits; see README, For instructors."""
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="methods.py grade", description=__doc__.splitlines()[0],
-                                     epilog="Each submission is graded from a private copy of its lesson files, in "
-                                            "a process of its own with limits; see README, For instructors.")
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=WRITES)
     parser.add_argument("submissions", type=Path, help="folder with one subfolder per student (named by id)")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="where the gradebook files go")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write a JUnit XML report there")
@@ -327,9 +339,15 @@ def main(argv: list[str]) -> int:
         lessons = [name for name in lessons if name in args.lessons]  # in course order
     found, notes = find_submissions(root, lessons, single=args.single)
     if not found:
+        one, _why = lesson_folder(root, lessons)
+        if one is not None:
+            parser.error(f"{root} holds lesson files ({_relative(one, root)}) but no student folders: to grade it "
+                         f"as one student's submission, add --single")
         parser.error(f"{root} holds no student folders")
     places = outputs(out, [student for student, _folder, _why in found], args.single, args.junit)
     clash = existing(list(places.values()))
+    if "junit" not in places and stale_junit(out) and not args.overwrite:
+        clash += stale_junit(out)
     if clash and not args.overwrite:
         sys.stderr.write("methods.py grade: nothing graded: these files exist already: "
                          + ", ".join(str(path) for path in clash[:5]) + (" ..." if len(clash) > 5 else "")
@@ -365,7 +383,14 @@ def main(argv: list[str]) -> int:
             gradescope.results(student, book), indent=1, ensure_ascii=False) + "\n"
     if "junit" in places:
         files[places["junit"]] = junit_xml(book)
+        book["junit"] = str(places["junit"])
+    files[places["json"]] = json.dumps(book, indent=1, ensure_ascii=False) + "\n"
+    stale = [] if "junit" in places else stale_junit(out)
     backups = write_files(files, overwrite=args.overwrite)
+    for path in stale:  # a JUnit report of an earlier run must not pass for this one's
+        copy = backup_name(path)
+        os.replace(path, copy)
+        notes.append(f"this run wrote no JUnit report (no --junit): the earlier {path} was moved to {copy}")
     wrote = [str(places["csv"]), str(places["json"])]
     wrote.append(str(places[f"gradescope:{found[0][0]}"]) if args.single
                  else f"{out / 'gradescope'}/ID/results.json ({len(students)} of them)")
@@ -383,5 +408,6 @@ def main(argv: list[str]) -> int:
     sys.stdout.write(summary(book, wrote + backups, notes))
     warnings = integrity.warnings()
     if warnings:
-        sys.stdout.write("\n".join(warnings) + "\n")
+        from labtools.render import fit
+        sys.stdout.write(fit("\n".join(warnings), WIDTH) + "\n")
     return 0

@@ -123,7 +123,7 @@ def _results(student: dict, book: dict) -> dict:
     if book.get("graders_changed"):
         lines.append("Warning: these grading files differ from the course's manifest: "
                      + ", ".join(row["file"] for row in book["graders_changed"]))
-    return {"score": float(student["score"]), "execution_time": int(round(book["grading_seconds"])),
+    return {"score": float(student["score"]), "execution_time": round(student.get("seconds", 0.0), 3),
             "output": "\n".join(lines), "output_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"lab_commit": book["lab_commit"], "grader_manifest_sha256": book["grader_manifest_sha256"],

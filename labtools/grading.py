@@ -669,9 +669,11 @@ def summarize(result: dict, folder: Path) -> dict:
         message = failing[0]["message"] if failing else ""
         if "error" in record:
             message = record["error"]
+        seconds = sum(t.get("seconds", 0.0) for t in tests if t["task"] == task["number"]
+                      and isinstance(t.get("seconds"), (int, float)) and not isinstance(t.get("seconds"), bool))
         entry = {"number": task["number"], "name": task["name"], "title": task["title"],
                  "passed": task["passed"] and "error" not in record, "message": message,
-                 "test": failing[0]["test"] if failing else ""}
+                 "test": failing[0]["test"] if failing else "", "seconds": round(seconds, 3)}
         if task["name"] in copied:
             entry["copied"] = f"copied from {copied[task['name']]}"
         tasks.append(entry)

@@ -202,8 +202,28 @@ def _read_source(lesson: str, path: Path) -> str:
                               f"the folder are graded", "link")
     if not os.path.lexists(path) or (path.is_symlink() and not path.exists()):
         raise LoadFailure(f"{shown_path(path)} does not exist: the exercises for '{lesson}' live in that file "
-                          f"(restore it with: python3 -B methods.py reset {lesson})", "missing")
+                          f"{_restore_advice(lesson, path)}", "missing")
     return decode_text(read_limited(path, shown_path(path)), shown_path(path))
+
+
+def _learners_own(path: Path) -> bool:
+    """Whether `path` is in the learner's own exercises/ (check without --target), where `reset`
+    is the advice; anywhere else (check --target, grade, pytest with LAB_TARGET) it is a
+    submission, and `reset` would replace the reader's own file, not the submission's."""
+    try:
+        return Path(path).parent.resolve() == (ROOT / "exercises").resolve() and lesson_target_is_default()
+    except OSError:
+        return False
+
+
+def lesson_target_is_default() -> bool:
+    return (os.environ.get("LAB_TARGET", "exercises") or "exercises") == "exercises"
+
+
+def _restore_advice(lesson: str, path: Path) -> str:
+    if _learners_own(path):
+        return f"(restore it with: python3 -B methods.py reset {lesson})"
+    return f"(the submission has no {lesson}.py there, so the lesson was not graded)"
 
 
 def syntax_message(path: Path, error: SyntaxError) -> str:
@@ -422,8 +442,11 @@ def _require_own(module, name: str, found, file: str | None) -> None:
 def function(module, name: str):
     found = getattr(module, name, None)
     if not callable(found):
+        advice = (f"(python3 -B methods.py reset {_lesson(module)} restores the stub)"
+                  if _learners_own(Path(module.__file__))
+                  else "(the submission's file does not define it, so the task was not graded)")
         raise LabFailure(f"{shown_path(Path(module.__file__))} should define {name}(...), but it was not found. "
-                         f"Was it renamed or deleted? (python3 -B methods.py reset {_lesson(module)} restores the stub)")
+                         f"Was it renamed or deleted? {advice}")
     if isinstance(found, RemoteFunction):
         file = found.file
     else:
@@ -449,10 +472,12 @@ def _lesson(module) -> str:
 # into the learner's code. `_on_call`, when set (by run.py), hears about every call first.
 _current = {"test": "", "call": ""}
 _on_call = None
+_NOTHING = object()  # _current["result"] before the test's first call returned
 
 
 def _calling(shown: str) -> None:
     _current["call"] = shown
+    _current["result"] = _NOTHING
     if _on_call is not None:
         _on_call(shown)
 
@@ -474,7 +499,7 @@ def call(fn, *args, shown: str, **kwargs):
     """Call the learner's function; turn a stub or a crash into a readable failure."""
     _calling(shown)
     try:
-        return fn(*args, **kwargs)
+        result = fn(*args, **kwargs)
     except NotImplementedError:
         raise LabFailure(f"{fn.__name__} is not written yet: it still raises NotImplementedError "
                          f"(called {shown}). Replace the raise with your code.") from None
@@ -483,6 +508,57 @@ def call(fn, *args, shown: str, **kwargs):
     except Exception as error:
         raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n"
                          f"  (no error was expected here)") from None
+    _current["result"] = result  # what came back, for wrong_type_failure() if the grader cannot read it
+    return result
+
+
+# The errors a grader's own code raises when a value the learner returned is not of the kind
+# it reads (ids where Passages were due, a dict for a record, None): reported as such.
+READING_ERRORS = (AttributeError, TypeError, KeyError, IndexError)
+
+
+def _kind_of(value) -> str:
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    if type(value) in (list, tuple) and value:
+        name += f" of {type(value[0]).__name__}"
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _needed(error: BaseException, got) -> str:
+    """What the grader needed, in words, from the error its reading raised."""
+    text = _text_of(error)
+    if isinstance(error, AttributeError):
+        name = getattr(error, "name", None) or (text.rsplit("'", 2)[-2] if text.count("'") >= 4 else "")
+        if not name:
+            return "a value of the documented type"
+        obj = getattr(error, "obj", _NOTHING)
+        if type(got) in (list, tuple, set, frozenset) and any(item is obj for item in got):
+            return f"items with the field .{name} (records, not {type(obj).__name__} values)"
+        return f"a value with the field .{name}"
+    if isinstance(error, KeyError):
+        return f"a value holding the key {shown_value(error.args[0], 40) if error.args else ''}".rstrip()
+    if isinstance(error, IndexError):
+        return "a value with as many items as the task documents"
+    return "a value of the type the task documents"
+
+
+def wrong_type_failure(error: BaseException, learner: str | None = None):
+    """A LabFailure for a grader that could not read what the learner's code returned, or None.
+
+    It applies when `error` is one of READING_ERRORS, was raised by the grader's code (no frame
+    of it is in the learner's file `learner`), and a call of the learner's code in this test has
+    returned: the message is called / got (the value and its type) / expected (what was read)."""
+    if not isinstance(error, READING_ERRORS) or _current.get("result", _NOTHING) is _NOTHING:
+        return None
+    learners = {str(module.__file__) for module, _names in _bindings_of.values()} | {learner}
+    if any(frame.filename in learners for frame in traceback.extract_tb(error.__traceback__)):
+        return None  # the learner's own code raised it (a method of a value it returned, say)
+    got = _current["result"]
+    return LabFailure(f"called {_current['call']}\n  got:      {shown_value(got, 60)} ({_kind_of(got)})\n"
+                      f"  expected: {_needed(error, got)}\n"
+                      f"  (the grader could not read the value: {type(error).__name__}: {_text_of(error)[:120]})")
 
 
 def expect(actual, expected, shown: str, why: str = "") -> None:
@@ -524,7 +600,13 @@ def redacting(replacements):
         @functools.wraps(test)
         def run():
             try:
-                test()
+                try:
+                    test()
+                except READING_ERRORS as error:
+                    failure = wrong_type_failure(error)
+                    if failure is None:
+                        raise
+                    raise failure from None
             except LabFailure as failure:
                 message = str(failure)
                 for secret, shown in pairs:
@@ -1292,7 +1374,7 @@ def run(lesson: str, first_failure: bool = False, only_tasks=None, *, seconds=No
             continue
         task = declared.get(number)
         label = f"task {number} ({task.name})" if task else f"task {number}"
-        _current.update(test=name, call="")
+        _current.update(test=name, call="", result=_NOTHING)
         sink = _Sink(output_chars)
         budget = None if seconds is None else seconds - spent.get(number, 0.0)
         started = time.perf_counter()
@@ -1318,15 +1400,19 @@ def run(lesson: str, first_failure: bool = False, only_tasks=None, *, seconds=No
                        + "\n  (a function should return its answer; nothing here may exit)")
         except Exception as error:  # a grader or learner crash outside call(): show where
             passed = False
-            if _blames_the_grader(error, str(path)):
+            failure = wrong_type_failure(error, str(path))
+            if failure is not None:
+                message = str(failure)
+            elif _blames_the_grader(error, str(path)):
                 grader_errors.append(error)
                 record["grader_error"] = True
                 message = grader_cannot_run(lesson, error)
             else:
                 message = f"{type(error).__name__}: {error}\n" + "".join(traceback.format_exc(limit=-2))
         finally:
-            spent[number] = spent.get(number, 0.0) + time.perf_counter() - started
-        record.update(passed=passed, message=message)
+            took = time.perf_counter() - started
+            spent[number] = spent.get(number, 0.0) + took
+        record.update(passed=passed, message=message, seconds=round(took, 3))
         if sink.getvalue():
             record["output"] = sink.text()
         results.append(record)

@@ -30,6 +30,22 @@ for folder in (HERE.parents[1], HERE):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
+
+
+def _find_lesson_files() -> None:
+    """LAB_TARGET=DIR finds DIR's lesson files as grade and check --target do (labtools/files.py,
+    lesson_folder): DIR itself, or the nested exercises/ of a whole checkout handed in."""
+    value = os.environ.get("LAB_TARGET", "")
+    if value in ("", "exercises", "solutions") or not Path(value).expanduser().is_dir():
+        return
+    from labtools import course, files
+    folder = Path(value).expanduser().resolve()
+    found, _why = files.lesson_folder(folder, course.lessons())
+    if found is not None and found != folder:
+        os.environ["LAB_TARGET"] = str(found)
+
+
+_find_lesson_files()
 _state = {"asked": None, "spent": {}}
 SLACK = 2.0  # seconds the supervisor adds to a task's limit before it stops the child
 CHILD = "LAB_PYTEST_CHILD"      # set in the supervised child: the fd its progress goes to
@@ -238,10 +254,15 @@ def pytest_pyfunc_call(pyfuncitem):
         pytest.fail(f"not run: task {number} already ran out of its {seconds:g} s", pytrace=False)
     import time
     started = time.perf_counter()
-    _lab._current.update(test=pyfuncitem.name, call="")
+    _lab._current.update(test=pyfuncitem.name, call="", result=_lab._NOTHING)
+    failure = None
     try:
         with _lab.time_limit(seconds - spent):
             pyfuncitem.obj()
+    except _lab.READING_ERRORS as error:  # the grader could not read what the learner returned
+        failure = _lab.wrong_type_failure(error)
+        if failure is None:
+            raise
     except _lab.Overtime:
         last = _lab._current["call"]
         pytest.fail(f"task {number} did not finish within its time limit of {seconds:g} s"
@@ -249,4 +270,6 @@ def pytest_pyfunc_call(pyfuncitem):
                     pytrace=False)
     finally:
         _state["spent"][key] = spent + time.perf_counter() - started
+    if failure is not None:  # outside the except clause: no "during handling" traceback above it
+        pytest.fail(str(failure), pytrace=False)
     return True

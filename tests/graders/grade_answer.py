@@ -23,7 +23,8 @@ def _ids(passages) -> Shown:
 # ---------------------------------------------------------------- Task 1
 
 def _cite(fn, cite, quote, packet_ids, want, why):
-    expect_call(fn, cite, quote, packet_ids, Shown("<the lesson's source texts>", SOURCE_TEXTS), want=want, why=why)
+    expect_call(fn, cite, quote, packet_ids, Shown("SOURCE_TEXTS from modules.answer", SOURCE_TEXTS), want=want,
+                why=why)
 
 
 def test_task1_present_and_supported():

@@ -195,7 +195,7 @@ def test_task5_lesson_case_covers_both_sub_questions():
     _cover(fn, COVERAGE_RANKED, COVERAGE_FACETS, COVERAGE_BUDGET, ["laptop-loans", "guest-wifi"],
            "laptop-faq repeats the laptop part; guest-wifi adds the second sub-question for 40 chars (the rank "
            "walk keeps laptop-faq and then has no room for guest-wifi)",
-           label="<the lesson's 4 ranked chunks>")
+           label="COVERAGE_RANKED from modules.budget")
 
 
 def test_task5_cost_matters():
@@ -273,8 +273,9 @@ def test_task5_ignores_the_labels():
     for labels in (("guest-wifi", "laptop-loans"), ("laptop-faq", "copier-pin"), ("guest-wifi",)):
         with patched("modules.budget", COVERAGE_LABELS=labels):
             fn = function(load(LESSON, fresh=True), "cover_facets")
-            got, _shown = call_shown(fn, Shown("<the lesson's 4 ranked chunks>", COVERAGE_RANKED),
-                                     Shown("<its 2 facets>", COVERAGE_FACETS), COVERAGE_BUDGET, chars)
+            got, _shown = call_shown(fn, Shown("COVERAGE_RANKED from modules.budget", COVERAGE_RANKED),
+                                     Shown("COVERAGE_FACETS from modules.budget", COVERAGE_FACETS),
+                                     COVERAGE_BUDGET, chars)
             outputs.append(tuple(c.id for c in got))
     expect_true(outputs[0] == outputs[1] == outputs[2] == ("laptop-loans", "guest-wifi"),
                 "cover_facets's choice changed when only the evaluation labels (modules.budget.COVERAGE_LABELS) "

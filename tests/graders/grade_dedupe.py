@@ -23,7 +23,7 @@ def _c(cid, source="doc", text=None, score=0.5, start=1, end=1, canonical="", co
 
 def test_task1_identical_copies_collapse_to_the_first():
     fn = function(load(LESSON), "dedupe_ids")
-    got, shown = call_shown(fn, Shown("<the lesson's returns-v1, hours-v2, returns-v1 again>", ID_CASE))
+    got, shown = call_shown(fn, Shown("ID_CASE from modules.dedupe", ID_CASE))
     expect(_ids(got), ("returns-v1", "hours-v2"), shown + " -> ids",
            why="the second returns-v1 is an identical copy: drop it and keep the first in its place")
     expect_true(got[0] is ID_CASE[0], f"called {shown}\n  kept the copy scored {got[0].score}, expected the "
@@ -36,7 +36,7 @@ def test_task1_identical_copies_collapse_to_the_first():
 
 def test_task1_a_different_text_is_an_error_naming_id_and_field():
     fn = function(load(LESSON), "dedupe_ids")
-    shown = shown_call(fn, Shown("<the lesson's case plus a returns-v1 with another text>", ID_CONFLICT))
+    shown = shown_call(fn, Shown("ID_CONFLICT from modules.dedupe", ID_CONFLICT))
     try:
         fn(ID_CONFLICT)
     except NotImplementedError:
@@ -80,7 +80,7 @@ def _text(fn, chunks: Shown):
 
 def test_task2_lesson_case():
     fn = function(load(LESSON), "dedupe_text")
-    got, shown = _text(fn, Shown("<the lesson's hours-v2, news-17, hours-w1, hours-w2>", TEXT_CASE))
+    got, shown = _text(fn, Shown("TEXT_CASE from modules.dedupe", TEXT_CASE))
     expect(_ids(got.kept), ("hours-v2", "hours-w1", "hours-w2"), shown + " -> kept ids",
            why="news-17 repeats hours-v2 word for word; hours-w1 and hours-w2 overlap but differ, so both stay")
     expect(tuple(got.duplicate_text_ids), ("news-17",), shown + " -> duplicate_text_ids")
@@ -184,7 +184,7 @@ def _canonical(fn, chunks: Shown):
 
 def test_task4_lesson_case():
     fn = function(load(LESSON), "dedupe_canonical")
-    got, shown = _canonical(fn, Shown("<the lesson's seven chunks of three policies>", CANONICAL_CASE))
+    got, shown = _canonical(fn, Shown("CANONICAL_CASE from modules.dedupe", CANONICAL_CASE))
     expect(_ids(got.kept), ("printing-export", "returns-primary", "hours-primary", "returns-laptops"),
            shown + " -> kept ids",
            why="one copy of each passage: the returns rule's primary beats its mirror and export; printing has no "
@@ -314,7 +314,7 @@ def _select(fn, chunks: Shown):
 
 def test_task6_lesson_case():
     fn = function(load(LESSON), "select_non_overlapping")
-    (selected, rejected), shown = _select(fn, Shown("<the lesson's five candidates>", OVERLAP_CASE))
+    (selected, rejected), shown = _select(fn, Shown("OVERLAP_CASE from modules.dedupe", OVERLAP_CASE))
     expect(selected, ("chunk-0001", "chunk-0003", "chunk-0004", "chunk-0005"), shown + " -> selected ids",
            why="4 of 5 selected: the adjacent deployment-guide chunks both stay")
     expect(rejected, {"chunk-0002": "overlapping_lines_with:chunk-0001"}, shown + " -> rejected")

@@ -25,7 +25,8 @@ def _labels(records) -> Shown:
 def test_task1_the_lesson_collection():
     fn = function(load(LESSON), "multi_version_sources")
     passages = [r.as_passage() for r in current_public(COLLECTION)]
-    expect_call(fn, Shown("<the lesson's current, public candidates>", passages),
+    shown = "[r.as_passage() for r in current_public(COLLECTION)] from modules.versions.mechanism"
+    expect_call(fn, Shown(shown, passages),
                 want={"help-desk-hours": ("2", "1"), "printing-prices": ("1", "2")},
                 why="help-desk-hours is seen as 2 then 1, printing-prices as 1 then 2; the other sources have one "
                     "label")

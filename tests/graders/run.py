@@ -612,7 +612,8 @@ def grade_job(job: dict, grader, fork: bool = True) -> dict:
             kind = record.get("t")
             if kind == "result" and record.get("test") in remaining and record["test"] not in results:
                 results[record["test"]] = {key: record[key] for key in ("test", "task", "passed", "message",
-                                                                         "output", "grader_error") if key in record}
+                                                                         "output", "grader_error", "seconds")
+                                           if key in record}
             elif kind == "imported" and record.get("output"):
                 outcome["output"] = record["output"]
             elif kind in ("error", "broken"):
@@ -648,7 +649,9 @@ def grade_job(job: dict, grader, fork: bool = True) -> dict:
             message = (f"{label}: the grading process {attempt.ended} while {stopped} ran"
                        + (f"\n  last call: {last}" if last else "")
                        + "\n  (did the code call os._exit, or crash the interpreter?)")
-        results[stopped] = {"test": stopped, "task": number, "passed": False, "message": message}
+        results[stopped] = {"test": stopped, "task": number, "passed": False, "message": message,
+                            "seconds": float(job["seconds"]) if attempt.ended == "overtime" and job.get("seconds")
+                            else 0.0}
         for name in remaining:
             if name not in results and _lab.task_number(name) == number:
                 results[name] = {"test": name, "task": number, "passed": False,
