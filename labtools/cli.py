@@ -22,10 +22,6 @@ HINT_STATE = course.ROOT / ".hints-seen.json"
 
 # ------------------------------------------------------------------ small helpers
 
-def _catalogue() -> dict:
-    return LESSONS
-
-
 def lesson_argument(parser: argparse.ArgumentParser, name: str) -> str:
     """`name` if it is a lesson with exercises; otherwise a usage error (exit 2) that helps."""
     known = course.lessons()
@@ -34,10 +30,10 @@ def lesson_argument(parser: argparse.ArgumentParser, name: str) -> str:
     listing = "lessons with exercises: " + (", ".join(known) or "none yet")
     if not name.strip():
         parser.error(f"the lesson name is empty ({name!r}); leave it out for every lesson. {listing}")
-    if name in _catalogue():
+    if name in LESSONS:
         parser.error(f"lesson '{name}' has no exercises yet; {listing}")
     import difflib
-    close = difflib.get_close_matches(name, list(_catalogue()), n=1)
+    close = difflib.get_close_matches(name, list(LESSONS), n=1)
     parser.error(f"there is no lesson {short(name)}.{f' Did you mean {close[0]!r}?' if close else ''} {listing}")
     raise AssertionError("unreachable")  # parser.error exits
 
@@ -74,7 +70,7 @@ def _folder_label(target: Path | None) -> str:
 
 
 def _notebook(lesson: str) -> str | None:
-    number = _catalogue()[lesson][0]
+    number = LESSONS[lesson][0]
     path = course.ROOT / "notebooks" / f"{number}_{lesson}.ipynb"
     return course.shown(path) if path.is_file() else None
 
@@ -105,7 +101,7 @@ def unreadable(path: Path) -> str | None:
 
 def _blocked(lesson: str, folder: Path, problem: str) -> dict:
     """The record of a lesson whose file the lab cannot open: an error, with the reason."""
-    return {"lesson": lesson, "number": _catalogue()[lesson][0], "file": course.shown(folder / f"{lesson}.py"),
+    return {"lesson": lesson, "number": LESSONS[lesson][0], "file": course.shown(folder / f"{lesson}.py"),
             "status": "error", "kind": "file", "error": problem, "done": 0, "total": 0, "tasks": [], "tests": []}
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from labtools import course, files, integrity, stubgen
 from labtools.registry import RUN
+from labtools.render import fit
 
 
 generated_stub = course.generated_stub  # the stub of solutions/LESSON.py as it is now
@@ -369,12 +370,12 @@ def main(argv: list[str]) -> int:
         if args.command == "sync":
             lines = sync(force=args.force)
             for line in lines or ["everything is in sync"]:
-                print(line)
+                print(fit(line))
             return 1 if any(line.startswith("kept ") for line in lines) else 0
         if args.command == "check":
             found = check(_names(check_parser, args.lesson, course.lessons(), "lesson") or None)
             for line in found:
-                print(f"- {line}")
+                print(fit(f"- {line}"))
             print("maintainer check: " + (f"{len(found)} problem(s)" if found else "all good"))
             return 1 if found else 0
         if args.command == "notebooks":
@@ -391,8 +392,8 @@ def main(argv: list[str]) -> int:
                 new_parser.error(str(error))
             for line in lines:
                 print(line)
-            print(f"next: write the lesson in those files, then `{RUN} dev sync`, `{RUN} dev golden "
-                  f"{args.name}` and `{RUN} dev check {args.name}`")
+            print(fit(f"next: write the lesson in those files, then `{RUN} dev sync`, `{RUN} dev golden "
+                  f"{args.name}` and `{RUN} dev check {args.name}`"))
             return 0
         if args.command == "golden":
             for line in golden(_names(golden_parser, args.names, golden_names(), "golden output") or None):

@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtools import course
+from labtools import course, manifest
 
 RUNNER = course.GRADERS / "run.py"
 TASK_SECONDS = 3.0     # per task, for its tests together (and for importing the file)
@@ -629,11 +629,6 @@ def grade(lesson: str, target: Path | None = None, limits: Limits = Limits()) ->
 
 # ------------------------------------------------------------------ records
 
-def _catalogue() -> dict:
-    from labtools.registry import LESSONS
-    return LESSONS
-
-
 _CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f)}
 _CONTROL.update({code: f"\\x{code:02x}" for code in range(0x80, 0xa0)})
 _CONTROL.update({code: f"\\u{code:04x}" for code in (0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a))})
@@ -652,7 +647,7 @@ def summarize(result: dict, folder: Path) -> dict:
     equals one in modules/ or solutions/ is marked "copied" (its score is unchanged)."""
     lesson = result["lesson"]
     path = Path(folder) / f"{lesson}.py"
-    record = {"lesson": lesson, "number": _catalogue()[lesson][0], "file": course.shown(path)}
+    record = {"lesson": lesson, "number": manifest.number(lesson), "file": course.shown(path)}
     if result.get("kind") == "missing":
         record["status"] = "missing"
         record["error"] = f"{course.shown(path)} is missing"
