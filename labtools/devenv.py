@@ -63,7 +63,18 @@ def ensure_venv() -> Path:
     return python
 
 
+def workers(pytest_args: list[str]) -> list[str]:
+    """`-n auto` (one pytest-xdist worker per core) unless the arguments choose for themselves
+    (`-n 0` runs in one process, as `-p no:xdist` does)."""
+    chosen = any(arg == "-n" or arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist"
+                 for arg in pytest_args)
+    return [] if chosen else ["-n", "auto"]
+
+
 def run_tests(pytest_args: list[str]) -> int:
     python = ensure_venv()
+    # No bytecode written: the workers run side by side, and a test compares the checkout's
+    # files before and after a lesson command.
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=course.ROOT, env=env).returncode
+    return subprocess.run([str(python), "-m", "pytest", *workers(pytest_args), *pytest_args], cwd=course.ROOT,
+                          env=env).returncode

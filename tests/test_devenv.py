@@ -27,3 +27,11 @@ def test_every_group_the_test_command_installs_is_declared():
     requirements = devenv.requirements()
     for needed in ("pytest", "hypothesis", "nbformat", "nbclient", "ipykernel", "rich"):
         assert any(r.split(">")[0].split("=")[0] == needed for r in requirements), needed
+
+
+def test_the_suite_runs_on_every_core_unless_told_otherwise():
+    from labtools import devenv
+    assert devenv.workers([]) == ["-n", "auto"]
+    assert devenv.workers(["tests/test_context.py", "-x"]) == ["-n", "auto"]
+    assert devenv.workers(["-n", "0"]) == [] and devenv.workers(["-n2"]) == []
+    assert devenv.workers(["-p", "no:xdist"]) == [] and devenv.workers(["--numprocesses=3"]) == []
