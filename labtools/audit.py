@@ -45,7 +45,8 @@ def _parser():
     parser.add_argument("--tokenizer", metavar="MODULE:FUNCTION",
                         help="count budgets with your own tokenizer (text -> a count or a list of tokens)")
     parser.add_argument("--policy", action="store_true",
-                        help="compare the lessons' walks (stop, skip, units) side by side")
+                        help="compare the lessons' selections side by side: the stop, skip and units walks, "
+                             "and coverage-aware for queries that declare sub-questions")
     parser.add_argument("--k", type=number("--k", 1), default=DEFAULT_K, metavar="K",
                         help=f"candidates per query handed to the selector, and the k of recall@k (default {DEFAULT_K})")
     parser.add_argument("--as-of", dest="as_of", metavar="YYYY-MM-DD",

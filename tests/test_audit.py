@@ -602,8 +602,75 @@ def test_policies_side_by_side(tmp_path):
     data = folder(tmp_path, rows, {"q": ["A1", "c", "A2"]}, {"q": ["A1", "c"]})
     report = run_audit(str(data), budgets=[150], policy=True)
     # stop: A1, then c fits (130), A2 does not and ends the walk; skip: the same; units: A1+A2 skipped.
-    assert report.results[0].policies == {"stop": (2,), "skip": (2,), "units": (1,)}
+    assert report.results[0].policies == {"stop": (2,), "skip": (2,), "units": (1,), "coverage": None}
     assert "units walk" in methods("audit", str(data), "--policy", "--budget", "150").stdout.decode()
+
+
+RETURNS_SHORT = "Desk closed: return books to the drop box."
+RETURNS_LONG = "When the help desk is closed, return books to the drop box beside the north entrance."
+HOURS = "The help desk opens at 8:30 on weekdays."
+SUB_QUESTIONS = [["hours", "When does the help desk open?"],
+                 ["returns", "Where can books be returned when it is closed?"]]
+
+
+def _coverage_folder(tmp_path, relevant):
+    """q declares two facets; its run ranks two returns passages above the hours; p declares none."""
+    rows = [passage("r1", RETURNS_SHORT), passage("r2", RETURNS_LONG), passage("h1", HOURS)]
+    data = folder(tmp_path, rows, {"q": ["r1", "r2", "h1"], "p": ["r1", "r2", "h1"]}, {"q": relevant, "p": relevant})
+    (data / "queries.jsonl").write_text(
+        json.dumps({"_id": "p", "text": "question p"}) + "\n"
+        + json.dumps({"_id": "q", "text": "When does it open, and where do books go when closed?",
+                      "metadata": {"sub_questions": SUB_QUESTIONS}}) + "\n", encoding="utf-8")
+    return data, len(RETURNS_SHORT) + len(RETURNS_LONG)   # the skip walk fills this budget with both returns
+
+
+def test_the_coverage_policy_covers_the_facet_the_skip_walk_repeats_past(tmp_path):
+    data, budget = _coverage_folder(tmp_path, ["r1", "h1"])
+    assert len(HOURS) <= len(RETURNS_LONG)      # so r1 and h1 fit the same budget
+    report = run_audit(str(data), budgets=[budget], policy=True)
+    by_query = {r.qid: r.policies for r in report.results}
+    # skip: r1, r2 (both the returns facet), then h1 does not fit; coverage: h1 and r1, both facets.
+    assert by_query["q"]["skip"] == (1,) and by_query["q"]["coverage"] == (2,)
+    assert by_query["p"]["skip"] == (1,) and by_query["p"]["coverage"] is None   # no declared sub-questions
+    out = methods("audit", str(data), "--policy", "--budget", str(budget), "--plain").stdout.decode()
+    table = out.split("Per query: needed passages in each selection")[1].split("\n\n")[0]
+    rows = {line.split()[0]: line.split() for line in table.splitlines() if line.split()[:1] in (["p"], ["q"])}
+    assert rows["q"][-1] == "2" and rows["p"][-1] == "-" and rows["q"][3] == "1"
+    assert '"-": no declared sub-questions' in " ".join(out.split())
+    assert "coverage-aware" in out and "which a run does not give" not in out
+    without = run_audit(str(data), budgets=[budget])
+    assert without.results[0].policies == {} and "in each selection" not in methods(
+        "audit", str(data), "--budget", str(budget), "--plain").stdout.decode()
+
+
+def test_the_coverage_policy_reads_the_facets_never_the_qrels(tmp_path):
+    # Judging the long returns passage instead: r2 and h1 would fit the budget together, but the
+    # coverage-aware choice is the same as before (h1 and the cheaper r1), so it finds only h1.
+    data, budget = _coverage_folder(tmp_path, ["r2", "h1"])
+    assert len(RETURNS_LONG) + len(HOURS) <= budget
+    result = next(r for r in run_audit(str(data), budgets=[budget], policy=True).results if r.qid == "q")
+    assert result.policies["skip"] == (1,) and result.policies["coverage"] == (1,)
+
+
+@pytest.mark.parametrize("meta, field", [
+    ({"sub_questions": "hours"}, "metadata.sub_questions"),
+    ({"sub_questions": []}, "metadata.sub_questions"),
+    ({"sub_questions": [["hours"]]}, "metadata.sub_questions[0]"),
+    ({"sub_questions": [["hours", "When does it open?"], ["returns", 7]]}, "metadata.sub_questions[1]"),
+    ({"sub_questions": [["hours", "When?"]]}, "metadata.sub_questions"),
+    ({"sub_questions": [["a", "help desk open"], ["a", "returns closed"]]}, "metadata.sub_questions"),
+    ("sub_questions", "metadata"),
+])
+def test_a_malformed_sub_questions_field_names_file_line_and_field(tmp_path, meta, field):
+    data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
+    (data / "queries.jsonl").write_text('{"_id": "p", "text": "x"}\n'
+                                        + json.dumps({"_id": "q", "text": "x", "metadata": meta}) + "\n")
+    with pytest.raises(audit_io.InputError) as caught:
+        run_audit(str(data), policy=True)
+    assert (caught.value.path, caught.value.line, caught.value.field) == ("queries.jsonl", 2, field)
+    assert str(caught.value).startswith(f"queries.jsonl line 2, field {field}: ")
+    result = methods("audit", str(data), "--policy", check=False)
+    assert result.returncode == 2 and len(result.stderr.decode().splitlines()) == 1
 
 
 def test_a_tokenizer_of_your_own_counts_the_budgets(tmp_path, monkeypatch):

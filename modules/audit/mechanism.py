@@ -26,7 +26,8 @@ k, and only the walk depends on the budget. Recall@k and coverage are lesson 01'
 (context.recall_counts, context.coverage_counts). The audit of packets a system actually
 sent is in modules/audit/sent.py.
 
-The audit holds no passage text (only a packet's passages keep theirs, to compare): a
+The audit holds no passage text (only a packet's passages keep theirs, to compare, and the
+candidates of a query that declares sub-questions, for the facet model of --policy): a
 passage is its size in the unit, the SHA-256 of its text and its metadata. The ranking is
 the run's scores, highest first, equal scores in descending doc id order: trec_eval's
 order, so recall@k agrees with trec_eval and ir-measures.
@@ -37,15 +38,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
-from modules.budget import RankedPassage, fill_budget
+from modules.budget import RankedPassage, fill_budget, select_for_coverage
 from modules.common.units import chars, lab_tokens
 from modules.context.mechanism import coverage_counts, recall_counts
 from modules.dedupe import RetrievedChunk, dedupe_canonical, dedupe_text, select_non_overlapping
 from modules.versions import AS_OF, Record, check_day, multi_version_sources, resolve_or_abstain, valid_on
 
 __all__ = ["CAUSES", "KINDS", "NOTES", "UNITS", "POLICIES", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF",
-           "Corpus", "Loss", "QueryAudit", "rank_entries", "select_candidates", "walkable", "walk", "audit_query",
-           "load_tokenizer"]
+           "Corpus", "Loss", "QueryAudit", "rank_entries", "select_candidates", "walkable", "walk", "cover",
+           "audit_query"]
 
 CAUSES = ("not_retrieved", "not_in_corpus", "expired", "superseded", "version_conflict", "canonical_copy",
           "duplicate_text", "overlap", "budget_skip")
@@ -70,9 +71,10 @@ NOTES = {  # what to do next, per cause
                    "higher",
 }
 UNITS = {"chars": chars, "lab-tokens": lab_tokens}
-# The lessons' walks, side by side (--policy): lesson 02's stop and skip walks over single
-# passages, and lesson 11's skip walk over units (declared neighbours together), the default.
-POLICIES = ("stop", "skip", "units")
+# The lessons' selections, side by side (--policy): lesson 02's stop and skip walks over single
+# passages, lesson 11's skip walk over units (declared neighbours together), the default, and
+# lesson 02's coverage-aware choice (for a query that declares its sub-questions).
+POLICIES = ("stop", "skip", "units", "coverage")
 DEFAULT_K = 10
 DEFAULT_BUDGETS = {"chars": (80, 120, 400, 1000), "lab-tokens": (20, 30, 100, 250)}
 DEMO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
@@ -124,7 +126,7 @@ class QueryAudit:
     coverage: tuple
     lost: tuple
     packets: tuple
-    policies: dict      # policy -> coverage per budget (with --policy), else {}
+    policies: dict      # policy -> coverage per budget (with --policy), else {}; None: not computed
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,35 +188,6 @@ class Corpus:
 
     def size(self, pid: str) -> int:
         return self.size_of[self.held[pid].walk.text]
-
-
-def load_tokenizer(spec: str):
-    """`MODULE:FUNCTION` -> (its name, a counter str -> int): the callable may return a count
-    or a list of tokens. The module is imported from sys.path (the current folder first)."""
-    import importlib
-    import sys
-    module_name, _, function_name = spec.partition(":")
-    if not module_name or not function_name:
-        raise ValueError(f"--tokenizer: expected MODULE:FUNCTION, found {spec!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        function = getattr(importlib.import_module(module_name), function_name)
-    except (ImportError, AttributeError) as error:
-        raise ValueError(f"--tokenizer {spec}: expected an importable callable, found {error}") from None
-    if not callable(function):
-        raise ValueError(f"--tokenizer {spec}: expected a callable, found {type(function).__name__}")
-
-    def count(text: str) -> int:
-        found = function(text)
-        if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
-            return found
-        if isinstance(found, (list, tuple)):
-            return len(found)
-        raise ValueError(f"--tokenizer {spec}: expected a count or a list of tokens, found "
-                         f"{type(found).__name__}")
-    count.__name__ = spec
-    return spec, count
 
 
 def rank_entries(entries, qid: str, corpus: Corpus, findings) -> list[str]:
@@ -354,6 +327,13 @@ def walk(units: Walkable, budget: int) -> tuple[list[str], int]:
     return [h.chunk.id for first in found.kept_ids for h in units.members[first]], found.used
 
 
+def cover(selection: Selection, corpus: Corpus, facets, budget: int) -> list[str]:
+    """Lesson 02's coverage-aware choice over the same candidates as the skip walk: the ids
+    chosen, in rank order. The facet model reads each candidate's text (held for it)."""
+    chunks = [RankedPassage(h.chunk.id, h.text) for h in selection.alive]
+    return list(select_for_coverage(chunks, facets, budget, corpus.counter).kept_ids)
+
+
 def _filled(packet: list[str], limit: int = 4) -> str:
     shown = ", ".join(packet[:limit]) + (f" and {len(packet) - limit} more" if len(packet) > limit else "")
     return f" by {shown}" if packet else ""
@@ -369,8 +349,10 @@ def _budget_skip(pid: str, selection: Selection, corpus: Corpus, unit: str, pack
     return f"{size} {unit}{together}; {used} of {budget} used{_filled(packet)}"
 
 
-def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, unit: str, policies=()) -> QueryAudit:
-    """Recall@k, and per budget the coverage, the packet and a Loss for every needed id not in it."""
+def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, unit: str, policies=(),
+                facets=()) -> QueryAudit:
+    """Recall@k, and per budget the coverage, the packet and a Loss for every needed id not in it.
+    With `policies`, the coverage of each policy per budget; "coverage" is None without `facets`."""
     relevant = sorted(relevant)
     retrieved, needed = recall_counts(ranking, relevant, k)
     selection = select_candidates(ranking[:k], corpus)
@@ -402,6 +384,10 @@ def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, un
         lost.append(tuple(losses))
     compared = {}
     for policy in policies:
+        if policy == "coverage":
+            compared[policy] = (tuple(coverage_counts(set(cover(selection, corpus, facets, b)), relevant)[0]
+                                      for b in budgets) if facets else None)
+            continue
         units = walkable(selection, corpus, policy)
         compared[policy] = tuple(coverage_counts(set(walk(units, b)[0]), relevant)[0] for b in budgets)
     in_corpus = sum(1 for pid in relevant if pid in corpus)

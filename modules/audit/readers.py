@@ -1,7 +1,8 @@
 """Readers for `methods.py audit`: the BEIR folder's files, checked line by line and bounded.
 
     corpus.jsonl    {"_id", "title", "text", "metadata": {...}} one passage a line
-    queries.jsonl   {"_id", "text"} one query a line
+    queries.jsonl   {"_id", "text"} one query a line; "metadata": {"sub_questions": [[name,
+                    sub-question], ...]} optionally declares its facets (for --policy)
     qrels/NAME.tsv  BEIR (`query-id <TAB> corpus-id <TAB> score`, optional header) or TREC
                     (`qid 0 docid relevance`), told apart by the first line's shape
     run             TREC (`qid Q0 docid rank score tag`), JSON lines ({"qid", "docid", "rank",
@@ -20,7 +21,10 @@ Bounds: a line longer than MAX_LINE bytes, JSON nested deeper than Python's read
 a repeated key in one object, a score that is not finite and a path that is not a regular
 file each stop the audit with one line naming the file, the line and the field. The corpus
 is streamed: only the passages in `keep` are held (their size and hash, never the text,
-unless named in `texts`), and a line whose leading _id is not in `keep` is read no further. The qrels, run and packet readers are in modules/audit/runs.py.
+unless named in `texts`: a sent packet's passages, and with --policy the candidates of a
+query that declares sub-questions, which the facet model reads), and a line whose leading
+_id is not in `keep` is read no further. The qrels, run and packet readers are in
+modules/audit/runs.py.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import stat
 from dataclasses import dataclass
 
 from modules.common.checks import short
+from modules.common.facets import declared_facets
 from modules.dedupe import COPY_KINDS
 from modules.versions import check_day
 
@@ -295,8 +300,36 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
                       text if pid in texts else None)
 
 
-def read_queries(path: str, shown: str, findings=None) -> dict[str, str]:
-    """Query id -> text."""
+SUB_QUESTIONS = "metadata.sub_questions"
+
+
+def _sub_questions(record: dict, shown: str, number: int) -> tuple | None:
+    """A query's declared facets (lesson 02's facet model), or None when it declares none.
+
+    "metadata": {"sub_questions": [[name, sub-question], ...]}: each pair two strings,
+    each name once, each sub-question with a content word (modules.common.facets)."""
+    meta = record.get("metadata") or {}
+    if not isinstance(meta, dict):
+        raise InputError(shown, number, "metadata", f"expected a JSON object, found {type(meta).__name__}")
+    if "sub_questions" not in meta:
+        return None
+    pairs = meta["sub_questions"]
+    if not isinstance(pairs, list) or not pairs:
+        raise InputError(shown, number, SUB_QUESTIONS, f"expected a non-empty list of [name, sub-question] "
+                                                       f"pairs, found {short(pairs)}")
+    for index, pair in enumerate(pairs):
+        if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
+            raise InputError(shown, number, f"{SUB_QUESTIONS}[{index}]", f"expected a [name, sub-question] pair "
+                                                                         f"of two strings, found {short(pair)}")
+    try:
+        return declared_facets([tuple(pair) for pair in pairs])
+    except (TypeError, ValueError) as error:
+        raise InputError(shown, number, SUB_QUESTIONS, str(error)) from None
+
+
+def read_queries(path: str, shown: str, findings=None, facets=None) -> dict[str, str]:
+    """Query id -> text. `facets`, a dict, if given, receives query id -> its declared facets
+    (a tuple of Facet) for each query whose metadata declares sub_questions."""
     queries: dict[str, str] = {}
     lines: dict[str, int] = {}
     for number, line in open_lines(path, shown):
@@ -305,6 +338,9 @@ def read_queries(path: str, shown: str, findings=None) -> dict[str, str]:
         if qid in queries:
             raise InputError(shown, number, "_id", f"{qid!r} already appears on line {lines[qid]}")
         queries[qid], lines[qid] = read_id(record, "text", shown, number, empty=True), number
+        declared = _sub_questions(record, shown, number)
+        if declared is not None and facets is not None:
+            facets[qid] = declared
     return queries
 
 

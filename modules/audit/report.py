@@ -1,9 +1,11 @@
 """The whole audit: read the folder, stream the corpus, audit every judged query, add it up.
 
 run_audit reads in this order, so that memory follows what the run touches, not the corpus:
-the qrels, the packets (if any), a first pass over the run (its format, the doc ids it
-names, whether its queries are grouped), then the corpus, keeping only the passages the
-run, the qrels or the packets name, and then the run again, one query at a time.
+the qrels, the packets (if any), the queries (and their declared sub-questions), a first
+pass over the run (its format, the doc ids it names, whether its queries are grouped), then
+the corpus, keeping only the passages the run, the qrels or the packets name (and, with
+--policy, the texts of the passages the run ranks for a query that declares sub-questions),
+and then the run again, one query at a time.
 
 It refuses to report (CannotJudge) when the ids of the files do not meet: when over half
 the run's entries name passages the corpus lacks, or when no judged query appears in the
@@ -16,11 +18,11 @@ import os
 from dataclasses import dataclass
 
 from modules.audit.mechanism import (CAUSES, DEFAULT_BUDGETS, DEFAULT_K, DEMO, DEMO_AS_OF, POLICIES, UNITS, Corpus,
-                                     audit_query, load_tokenizer, rank_entries)
+                                     audit_query, rank_entries)
 from modules.audit.sent import SENT_CAUSES, audit_packet
 from modules.common.checks import whole_number
 
-__all__ = ["CannotJudge", "Ledger", "PacketLedger", "Report", "run_audit", "UNKNOWN_LIMIT"]
+__all__ = ["CannotJudge", "Ledger", "PacketLedger", "Report", "run_audit", "load_tokenizer", "UNKNOWN_LIMIT"]
 
 UNKNOWN_LIMIT = 0.5     # over this share of run entries naming unknown passages, the audit refuses
 
@@ -40,7 +42,8 @@ class Ledger:
         self.in_packet = [0] * len(self.budgets)
         self.causes = [dict.fromkeys(CAUSES, 0) for _ in self.budgets]
         self.copy_in_packet = [0] * len(self.budgets)   # lost as a copy or duplicate whose twin got in
-        self.policy_sum = {policy: [0.0] * len(self.budgets) for policy in policies}
+        # The walks run on every query; the coverage-aware choice only on those declaring sub-questions.
+        self.policy_sum = {policy: [0.0] * len(self.budgets) for policy in policies if policy != "coverage"}
 
     def add(self, result) -> None:
         self.queries += 1
@@ -55,6 +58,8 @@ class Ledger:
                 if loss.kept_in_packet and loss.cause in ("canonical_copy", "duplicate_text"):
                     self.copy_in_packet[index] += 1
         for policy, found in result.policies.items():
+            if policy not in self.policy_sum:   # coverage: compared per query, on the queries that declare it
+                continue
             for index, count in enumerate(found):
                 self.policy_sum[policy][index] += count / result.needed
 
@@ -99,6 +104,35 @@ class Report:
     warnings: list
 
 
+def load_tokenizer(spec: str):
+    """`MODULE:FUNCTION` -> (its name, a counter str -> int): the callable may return a count
+    or a list of tokens. The module is imported from sys.path (the current folder first)."""
+    import importlib
+    import sys
+    module_name, _, function_name = spec.partition(":")
+    if not module_name or not function_name:
+        raise ValueError(f"--tokenizer: expected MODULE:FUNCTION, found {spec!r}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        function = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"--tokenizer {spec}: expected an importable callable, found {error}") from None
+    if not callable(function):
+        raise ValueError(f"--tokenizer {spec}: expected a callable, found {type(function).__name__}")
+
+    def count(text: str) -> int:
+        found = function(text)
+        if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
+            return found
+        if isinstance(found, (list, tuple)):
+            return len(found)
+        raise ValueError(f"--tokenizer {spec}: expected a count or a list of tokens, found "
+                         f"{type(found).__name__}")
+    count.__name__ = spec
+    return spec, count
+
+
 def _budgets(budgets, unit: str) -> tuple[int, ...]:
     budgets = DEFAULT_BUDGETS.get(unit, DEFAULT_BUDGETS["lab-tokens"]) if budgets is None else tuple(budgets)
     if not budgets:
@@ -139,14 +173,17 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, budgets=None, un
     judged = run_io.read_qrels(files["qrels"], shown["qrels"], findings)
     relevant = {qid: [d for d, score in docs.items() if score >= 1] for qid, docs in judged.items()}
     sent = run_io.read_packets(files["packets"], shown["packets"], findings) if packets is not None else {}
-    scan = run_io.scan_run(files["run"], shown["run"], findings)
+    facets: dict = {}
+    queries = audit_io.read_queries(files["queries"], shown["queries"], findings, facets)
+    if not policy:
+        facets = {}
+    scan = run_io.scan_run(files["run"], shown["run"], findings, frozenset(facets))
     named = {pid for p in sent.values() for pid in p.docids}
     keep = scan.docids | {d for docs in relevant.values() for d in docs} | named
     seen_corpus: dict = {}
-    corpus = Corpus(audit_io.read_corpus(files["corpus"], counter, shown["corpus"], keep, named, findings,
-                                         seen_corpus), as_of, counter)
+    corpus = Corpus(audit_io.read_corpus(files["corpus"], counter, shown["corpus"], keep, named | scan.watched,
+                                         findings, seen_corpus), as_of, counter)
     lines, corpus_ids = seen_corpus["lines"], seen_corpus["ids"]
-    queries = audit_io.read_queries(files["queries"], shown["queries"], findings)
     unknown = scan.docids - corpus.held.keys()
     judged_ids = {qid for qid, docs in relevant.items() if docs}
     policies = POLICIES if policy else ()
@@ -160,7 +197,8 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, budgets=None, un
         if not relevant.get(qid):
             findings.add("run_query_without_qrels", qid)
             continue
-        results.append(audit_query(qid, ranking, relevant[qid], corpus, k, budgets, unit, policies))
+        results.append(audit_query(qid, ranking, relevant[qid], corpus, k, budgets, unit, policies,
+                                   facets.get(qid, ())))
         ledger.add(results[-1])
         if qid in sent:
             packet_results.append(audit_packet(sent[qid], ranking, relevant[qid], corpus, k, unit, findings))
@@ -190,7 +228,7 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, budgets=None, un
                 findings.add("qrels_unknown_doc", f"{qid} {docid}")
         if docs and qid not in seen:
             findings.add("judged_query_not_in_run", qid)
-            results.append(audit_query(qid, [], docs, corpus, k, budgets, unit, policies))
+            results.append(audit_query(qid, [], docs, corpus, k, budgets, unit, policies, facets.get(qid, ())))
             ledger.add(results[-1])
     settings = {"k": k, "unit": unit, "budgets": list(budgets), "as_of": as_of, "tokenizer": tokenizer}
     return Report(shown, settings, lines, len(corpus), corpus.windows, len(queries), len(judged_ids), ledger,

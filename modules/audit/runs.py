@@ -61,12 +61,14 @@ class Packet:
 @dataclass(frozen=True, slots=True)
 class RunScan:
     """What the first pass over a run learns: its format, the doc ids it names, whether each
-    query's lines are together, and how many entries it holds."""
+    query's lines are together, how many entries it holds, and the doc ids it names for the
+    watched queries (those whose passages' texts the audit must read)."""
 
     format: str
     docids: set
     grouped: bool
     entries: int
+    watched: set
 
 
 def _relevance(text: str, shown: str, number: int, form: str) -> int:
@@ -207,20 +209,23 @@ def _ids(path: str, shown: str, form: str, findings):
             yield fields[0], fields[2]
 
 
-def scan_run(path: str, shown: str, findings=None) -> RunScan:
-    """The first pass: the run's format, the doc ids it names, and whether it is grouped by query."""
+def scan_run(path: str, shown: str, findings=None, watch=frozenset()) -> RunScan:
+    """The first pass: the run's format, the doc ids it names (and those of the `watch` queries),
+    and whether it is grouped by query."""
     form = _form(path, shown)
-    docids, finished, current, grouped, entries = set(), set(), None, True, 0
+    docids, finished, current, grouped, entries, watched = set(), set(), None, True, 0, set()
     for qid, docid in _ids(path, shown, form, findings):
         entries += 1
         docids.add(docid)
+        if qid in watch:
+            watched.add(docid)
         if qid != current:
             if qid in finished:
                 grouped = False
             if current is not None:
                 finished.add(current)
             current = qid
-    return RunScan(form, docids, grouped, entries)
+    return RunScan(form, docids, grouped, entries, watched)
 
 
 def read_run(path: str, shown: str, scan: RunScan, findings=None, progress=None):

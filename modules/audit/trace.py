@@ -74,8 +74,20 @@ def _query(result, budgets, text) -> dict:
                          "lost": [dict(asdict(loss), kind=KINDS[loss.cause]) for loss in losses]}
                         for budget, found, losses, packet in zip(budgets, result.coverage, result.lost,
                                                                  result.packets)],
-            "policies": {policy: [_share(found, result.needed) for found in coverage]
+            "policies": {policy: None if coverage is None else [_share(found, result.needed) for found in coverage]
                          for policy, coverage in result.policies.items()}}
+
+
+def _declared(report, budgets) -> dict | None:
+    """The skip walk and the coverage-aware choice on the queries that declare sub-questions:
+    mean coverage per budget over those queries alone (None without --policy)."""
+    if not report.ledger.policy_sum:
+        return None
+    declared = [r for r in report.results if r.policies.get("coverage") is not None]
+    n = len(declared) or 1
+    return {"queries": [r.qid for r in declared],
+            **{policy: [round(sum(r.policies[policy][i] / r.needed for r in declared) / n, 6)
+                        for i in range(len(budgets))] for policy in ("skip", "coverage")}}
 
 
 def _sent(report) -> dict | None:
@@ -134,6 +146,7 @@ def trace(path=None, *, run=None, qrels=None, packets=None, budgets=None, unit="
         "budgets": rows,
         "queries": results,
         "largest_gaps": [q["query"] for q in largest],
+        "coverage_policy": _declared(report, budgets),
         "sent": _sent(report),
     }
 

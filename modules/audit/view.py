@@ -130,15 +130,49 @@ def _summary(record: dict) -> list[dict]:
                       + " had their kept twin in the packet. The qrels judge one copy; the packet carries "
                         "another, so coverage by id understates what the answer stage receives."})
     if rows and rows[0]["policies"]:
-        names = {"stop": "stop walk", "skip": "skip walk", "units": "units walk"}
-        found.append(_table(
-            "policies", f"The lessons' walks side by side: mean coverage per budget ({unit})",
-            "stop walk: rank order, the first passage that does not fit ends it (lesson 02); skip walk: rank "
-            "order, a misfit is skipped and the walk goes on (lesson 02); units walk: the skip walk over "
-            "lesson 11's units, declared neighbours together (the audit's walk). Coverage-aware selection "
-            "(lesson 02) needs the question's facets and the texts, which a run does not give.",
-            ["budget"] + [names[p] for p in rows[0]["policies"]],
-            [[r["budget"]] + [f"{v:.3f}" for v in r["policies"].values()] for r in rows]))
+        found += _policy_blocks(record)
+    return found
+
+
+POLICY_NAMES = {"stop": "stop walk", "skip": "skip walk", "units": "units walk", "coverage": "coverage"}
+
+
+def _policy_blocks(record: dict) -> list[dict]:
+    """--policy: the walks' mean coverage, then every selection per query (coverage-aware
+    where the query declares sub-questions)."""
+    rows, unit, budgets = record["budgets"], record["settings"]["unit"], record["settings"]["budgets"]
+    walks = list(rows[0]["policies"])
+    at_budgets = f"budget{'s' if len(budgets) > 1 else ''} {', '.join(map(str, budgets))}"
+    found = [_table(
+        "policies", f"The lessons' walks side by side: mean coverage per budget ({unit})",
+        "stop walk: rank order, the first passage that does not fit ends it (lesson 02); skip walk: rank "
+        "order, a misfit is skipped and the walk goes on (lesson 02); units walk: the skip walk over "
+        "lesson 11's units, declared neighbours together (the audit's walk). Means over every audited query.",
+        ["budget"] + [POLICY_NAMES[p] for p in walks],
+        [[r["budget"]] + [f"{v:.3f}" for v in r["policies"].values()] for r in rows])]
+    shown = record["queries"][:record["settings"]["top"]]
+    more = len(record["queries"]) - len(shown)
+    policies = list(shown[0]["policies"]) if shown else []
+    found.append(_table(
+        "policy-queries", f"Per query: needed passages in each selection ({unit})",
+        f"Each cell: needed passages selected at {at_budgets}{', in that order' if len(budgets) > 1 else ''} "
+        f"(needed: passages judged relevant). coverage: lesson 02's coverage-aware choice (select_for_coverage) "
+        f"over the skip walk's candidates: most new facets per unit of cost, facets from the query's declared "
+        f"sub-questions matched to passage texts, never the qrels; \"-\": no declared sub-questions."
+        + (f" {more} more queries in --json." if more > 0 else ""),
+        ["query", "needed"] + [POLICY_NAMES[p] for p in policies],
+        [[q["query"], q["needed"]] + [" ".join(share.split("/")[0] for share in q["policies"][p])
+                                      if q["policies"][p] is not None else "-" for p in policies]
+         for q in shown]))
+    declared = record["coverage_policy"]
+    if declared and declared["queries"]:
+        found.append({"key": "policy-declared", "text": (
+            f"On the {len(declared['queries'])} "
+            f"{'query that declares' if len(declared['queries']) == 1 else 'queries that declare'} sub-questions "
+            f"({', '.join(declared['queries'][:4])}{' ...' if len(declared['queries']) > 4 else ''}), mean "
+            f"coverage at {at_budgets}: skip walk "
+            f"{', '.join(f'{v:.3f}' for v in declared['skip'])}; coverage-aware "
+            f"{', '.join(f'{v:.3f}' for v in declared['coverage'])}.")})
     return found
 
 

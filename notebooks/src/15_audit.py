@@ -190,8 +190,10 @@ for q in sent["sent"]["per_query"]:
 # `version` and `supersedes`, `position`, `canonical_id` with `copy`,
 # `valid_from`/`valid_until`, `start_line`/`end_line`. A step whose metadata a corpus
 # lacks simply removes nothing. `--tokenizer MODULE:FUNCTION` counts budgets with your own
-# tokenizer, `--policy` compares the lessons' walks, and `docs/audit_packets.md` shows how
-# to write the packets file from LangChain, LlamaIndex or Haystack.
+# tokenizer, `--policy` compares the lessons' walks and, for a query whose `"metadata"`
+# declares `sub_questions` (q1 and q7 here), lesson 02's coverage-aware choice, and
+# `docs/audit_packets.md` shows how to write the packets file from LangChain, LlamaIndex
+# or Haystack.
 #
 # ```sh
 # python3 -B methods.py audit path/to/folder --budget 2000 --budget 4000 --k 20 --as-of 2026-07-01

@@ -95,6 +95,23 @@ QUERIES = (
     ("q8", "Can I bring food into the reading room?", ["card-v1", "wifi-v1"], []),
 )
 
+# Declared sub-questions (queries.jsonl's metadata.sub_questions): the facets lesson 02's
+# coverage-aware choice covers under `--policy`. q1 asks the two parts of lesson 01's
+# question; q7 asks for the claim route (A1) and the approval rule (A2).
+SUB_QUESTIONS = {
+    "q1": [["hours", "When does the help desk open?"],
+           ["returns", "Where can books be returned when it is closed?"]],
+    "q7": [["claims", "Where do claims go?"],
+           ["approval", "Is travel booked before the trip is approved reimbursed?"]],
+}
+
+
+def _query(qid: str, text: str) -> dict:
+    record = {"_id": qid, "text": text}
+    if qid in SUB_QUESTIONS:
+        record["metadata"] = {"sub_questions": SUB_QUESTIONS[qid]}
+    return record
+
 
 def packets() -> list[dict]:
     """What a system of the usual kind sent: it fills q1's packet with long off-topic passages,
@@ -120,7 +137,7 @@ def files() -> dict[str, str]:
         run += [f"{qid} Q0 {pid} {rank} {20 - rank / 2:.2f} demo\n" for rank, pid in enumerate(ranking, start=1)]
         qrels += [f"{qid}\t{pid}\t1\n" for pid in needed]
     return {"corpus.jsonl": jsonl(corpus()),
-            "queries.jsonl": jsonl({"_id": qid, "text": text} for qid, text, _r, _n in QUERIES),
+            "queries.jsonl": jsonl(_query(qid, text) for qid, text, _r, _n in QUERIES),
             "qrels/test.tsv": "".join(qrels),
             "run.trec": "".join(run),
             "packets.jsonl": jsonl(packets())}
