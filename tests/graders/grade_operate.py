@@ -91,6 +91,10 @@ def test_task2_other_layers_and_nothing():
                 why="with the policy changed too, the rise is not the index's alone: name the policy")
     expect_call(fn, HEALTHY, _after(permission_exclusions=10, index_version="source/2"), want=None,
                 why="fewer exclusions after a rebuild is no permission-loss anomaly, and nothing else moved")
+    same = HEALTHY["permission_exclusions"]
+    expect_call(fn, HEALTHY, _after(permission_exclusions=same, index_version="source/2-rebuild", lexical=3),
+                want="retrieval", why="a rebuild whose exclusions did not rise lost no permission fields: the "
+                                      "lexical count moved, so the layer is retrieval")
 
 
 # ---------------------------------------------------------------- Task 3

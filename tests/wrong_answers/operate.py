@@ -55,3 +55,12 @@ WRONG_ANSWERS = [
     {"name": "quiz: tune the ranker first", "task": 6,
      "replace": [('ONE_NUMBER_QUIZ = "a"', 'ONE_NUMBER_QUIZ = "d"')]},
 ]
+
+# Mutants no test can reject, each with its reason (dev mutants leaves them out of the share).
+EQUIVALENT_MUTANTS = [
+    {"where": "fold",
+     "before": 'return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())',
+     "after": "return 'XXXX'.join(c for c in unicodedata.normalize(\"NFKC\", text).casefold() if c.isalnum())",
+     "why": "every folded text gets the same separator between its characters, and casefolded alphanumerics "
+            "never contain 'XXXX', so a restricted id is found in a label exactly when it was before"},
+]
