@@ -34,9 +34,6 @@ def _number(minimum=0, maximum=None):
     return whole_number
 
 
-SEED_LIMIT = 2 ** 32  # seeds are 0 <= seed < 2**32, so two different seeds never name one run
-
-
 def _option(spec: dict):
     """One manifest option as (flags, argparse keywords)."""
     keywords = {"help": spec["help"]}
