@@ -99,7 +99,7 @@ def _lab_copies(folder) -> dict:
     return copies
 
 
-def startup(runs: int) -> list[dict]:
+def startup(runs: int, only: list[str] | None = None) -> list[dict]:
     """Median start-to-exit time of each command, all of them interleaved round by round.
 
     Each lesson command runs in two copies of the lab, cold and after setup (see _lab_copies),
@@ -112,6 +112,11 @@ def startup(runs: int) -> list[dict]:
     python = sys.executable
     commands = {"floor": ([python, "-c", FLOOR], None), "floor -S": ([python, "-S", "-c", FLOOR], None)}
     names = _built_lessons() + (["audit"] if (course.ROOT / "modules" / "audit").is_dir() else [])
+    if only:
+        unknown = [name for name in only if name not in names]
+        if unknown:
+            raise ValueError(f"--startup names no lesson command: {', '.join(unknown)} (known: {', '.join(names)})")
+        names = [name for name in names if name in only]
     with tempfile.TemporaryDirectory(prefix="context-lab-bench-") as folder:
         copies = _lab_copies(folder)
         for name in names:
@@ -539,9 +544,9 @@ def index_scaling(sizes=(10 ** 3, 10 ** 4, 10 ** 5), nprobes=(1, 2, 4, 8)) -> li
 
 
 def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_audit: bool = False,
-           with_index: bool = False) -> str:
+           with_index: bool = False, only: list[str] | None = None) -> str:
     lines = [f"Context Lab benchmark ({sys.implementation.name} {sys.version.split()[0]}, {os.cpu_count()} cores)", ""]
-    rows = startup(runs)
+    rows = startup(runs, only)
     floor = rows[0]
     lessons = [row for row in rows[1:] if not row.get("framework")]
     frameworks = [row for row in rows if row.get("framework")]
@@ -563,6 +568,8 @@ def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_aud
         lines += _table(["import", "median", "vs floor", "slowest lesson, setup, vs it"],
                         [[row["command"], _ms(row["median_ms"]), f"{row['median_ms'] / floor['median_ms']:.1f}x",
                           f"{slowest / row['median_ms']:.2f}x"] for row in frameworks])
+    if only:   # --startup: the start-up table alone, for the named commands
+        return "\n".join(lines) + "\n"
 
     lines += ["", "2. Reorder 10,000 items (best of 3; frameworks once)"]
     reorder_rows = reorders()
@@ -636,6 +643,8 @@ def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="methods.py dev bench", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="start-up runs per command (default 20)")
+    parser.add_argument("--startup", nargs="+", metavar="NAME",
+                        help="only the start-up table, for these commands (lesson names or audit)")
     parser.add_argument("--full", action="store_true", help="scale up to 10^6 candidates (default 10^5)")
     parser.add_argument("--notebooks", action="store_true", help="also time executing every notebook")
     parser.add_argument("--tests", action="store_true", help="also time the whole test suite")
@@ -662,6 +671,10 @@ def main(argv: list[str]) -> int:
             sys.stdout.write("\n".join(grading_report(grading_time(args.submissions, args.loops, sandbox=True)))
                              + "\n")
         return 0
-    sys.stdout.write(report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests, args.audit,
-                            args.index))
+    try:
+        text = report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests, args.audit,
+                      args.index, args.startup)
+    except ValueError as error:
+        parser.error(str(error))
+    sys.stdout.write(text)
     return 0
