@@ -305,18 +305,31 @@ def golden_names() -> list[str]:
     return built_lessons() + (["audit"] if (course.ROOT / "modules" / "audit").is_dir() else [])
 
 
+def golden_runs(name: str) -> list[tuple[str, list[str]]]:
+    """(golden file, arguments) for one name: NAME.txt from its default trace and, for a lesson
+    with an --all option, NAME--all.txt from the full one, so neither can drift unseen."""
+    from labtools.registry import LESSONS
+    runs = [(f"{name}.txt", [name, "--plain"])]
+    options = LESSONS[name][2] if name in LESSONS else []
+    if any("--all" in flags for flags, _keywords in options):
+        runs.append((f"{name}--all.txt", [name, "--all", "--plain"]))
+    return runs
+
+
 def golden(names: list[str] | None = None) -> list[str]:
     written = []
     for name in names or golden_names():
-        done = subprocess.run([sys.executable, "-B", str(course.ROOT / "methods.py"), name, "--plain"],
-                              capture_output=True, cwd=course.ROOT)
-        if done.returncode != 0:
-            detail = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
-            raise files.FileProblem(f"`methods.py {name} --plain` exited {done.returncode} ({detail}), so "
-                                    f"tests/golden/{name}.txt is left as it was")
-        path = course.ROOT / "tests" / "golden" / f"{name}.txt"
-        files.replace_bytes(path, done.stdout)
-        written.append(f"wrote {course.shown(path)}")
+        for file_name, arguments in golden_runs(name):
+            shown = "`methods.py " + " ".join(arguments) + "`"
+            done = subprocess.run([sys.executable, "-B", str(course.ROOT / "methods.py"), *arguments],
+                                  capture_output=True, cwd=course.ROOT)
+            if done.returncode != 0:
+                detail = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
+                raise files.FileProblem(f"{shown} exited {done.returncode} ({detail}), so "
+                                        f"tests/golden/{file_name} is left as it was")
+            path = course.ROOT / "tests" / "golden" / file_name
+            files.replace_bytes(path, done.stdout)
+            written.append(f"wrote {course.shown(path)}")
     return written
 
 

@@ -11,18 +11,29 @@ import sys
 import pytest
 
 from helpers import GOLDEN, ROOT, built_lessons, methods, tree_state
+from labtools.dev import golden_runs
 
 LESSONS = built_lessons()
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_plain_output_matches_golden(lesson):
-    golden = GOLDEN / f"{lesson}.txt"
-    assert golden.is_file(), f"no golden output for {lesson}: run `python3 -B methods.py dev golden {lesson}`"
-    got = methods(lesson, "--plain").stdout.decode("utf-8")
+GOLDEN_RUNS = [run for lesson in LESSONS for run in golden_runs(lesson)]
+
+
+@pytest.mark.parametrize("file_name, arguments", GOLDEN_RUNS, ids=[name for name, _ in GOLDEN_RUNS])
+def test_plain_output_matches_golden(file_name, arguments):
+    golden = GOLDEN / file_name
+    lesson = arguments[0]
+    assert golden.is_file(), f"no golden output {file_name}: run `python3 -B methods.py dev golden {lesson}`"
+    got = methods(*arguments).stdout.decode("utf-8")
     assert got == golden.read_text(encoding="utf-8"), (
-        f"`methods.py {lesson}` no longer prints tests/golden/{lesson}.txt; if the change is intended, "
-        f"run `python3 -B methods.py dev golden {lesson}` and review the diff")
+        f"`methods.py {' '.join(arguments)}` no longer prints tests/golden/{file_name}; if the change is "
+        f"intended, run `python3 -B methods.py dev golden {lesson}` and review the diff")
+
+
+def test_every_lesson_with_all_has_a_golden_for_it():
+    # The shortened default traces leave the rest to --all: that output is pinned as well.
+    with_all = [arguments[0] for _name, arguments in GOLDEN_RUNS if "--all" in arguments]
+    assert {"order", "channels", "operate"} <= set(with_all), with_all
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
