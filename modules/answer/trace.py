@@ -13,6 +13,7 @@ from modules.answer.mechanism import (CONFLICT_BUDGET, CONFLICT_CANDIDATES, CORP
 from modules.common.facets import declared_facets
 from modules.context import CANDIDATES, QUESTION, ContextRecord, select_context
 from modules.context.trace import conflict_row, selection
+from modules.common.tables import table_block
 
 OUTCOME_LABELS = {"right": "right source, right answer", "wrong_record": "right source, wrong record",
                   "wrong_source": "wrong source", "no_answer": "no answer"}
@@ -113,21 +114,21 @@ def _checks(run: dict) -> str:
 def _answer_blocks(record: dict) -> list[dict]:
     c = record["conflict"]
     return [
-        {"key": "facets", "table": {
-            "title": "The question's declared sub-questions (facets)",
-            "legend": "asks: the declared sub-question; terms: read from it by lesson 02's facet rule; a passage "
-                      "answers a facet when it holds all of them. Never hand-picked phrases, never the labels.",
-            "columns": ["facet", "asks", "terms"],
-            "rows": [[f["name"], f["asks"], " ".join(f["terms"])] for f in record["facets"]]}},
-        {"key": "runs", "table": {
-            "title": "The template answer over lesson 01's packets",
-            "legend": "budget: max_quote_chars; missing: facets the packet does not answer; cited: ids the "
-                      "answer cites; checks: 'ok' when the output passed the schema check (run before anything "
-                      "is shown) and every citation is present in the packet and supported by its source, "
-                      "else which check failed.",
-            "columns": ["budget", "status", "missing", "cited", "checks"],
-            "rows": [[r["max_quote_chars"], r["status"], _ids(r["missing"]), _ids(x["cite"] for x in r["citations"]),
-                      _checks(r)] for r in record["runs"]]}},
+        table_block(
+            "facets", "The question's declared sub-questions (facets)",
+            "asks: the declared sub-question; terms: read from it by lesson 02's facet rule; a passage "
+            "answers a facet when it holds all of them. Never hand-picked phrases, never the labels.",
+            ["facet", "asks", "terms"],
+            [[f["name"], f["asks"], " ".join(f["terms"])] for f in record["facets"]]),
+        table_block(
+            "runs", "The template answer over lesson 01's packets",
+            "budget: max_quote_chars; missing: facets the packet does not answer; cited: ids the "
+            "answer cites; checks: 'ok' when the output passed the schema check (run before anything "
+            "is shown) and every citation is present in the packet and supported by its source, "
+            "else which check failed.",
+            ["budget", "status", "missing", "cited", "checks"],
+            [[r["max_quote_chars"], r["status"], _ids(r["missing"]), _ids(x["cite"] for x in r["citations"]),
+              _checks(r)] for r in record["runs"]]),
         *({"key": f"answer-{r['max_quote_chars']}",
            "text": f"At {r['max_quote_chars']}, packet {_ids(r['packet_ids'])} ({r['status']}): {r['shown']}"}
           for r in record["runs"]),
@@ -148,12 +149,12 @@ def _answer_blocks(record: dict) -> list[dict]:
 def _check_blocks(record: dict) -> list[dict]:
     return [
         {"key": "citation-heading", "heading": "Citation check: presence is not support"},
-        {"key": "citation-check", "table": {
-            "title": "One-sentence answers checked against the 120-character packet (returns-v1)",
-            "legend": "present in packet: the cited id was handed to the answer stage; quote in the source: the "
-                      "quoted words occur in the cited source's own text.",
-            "columns": ["case", "cites", "present in packet", "quote in the source"],
-            "rows": [[r["case"], r["cite"], r["present"], r["supported"]] for r in record["citation_check"]]}},
+        table_block(
+            "citation-check", "One-sentence answers checked against the 120-character packet (returns-v1)",
+            "present in packet: the cited id was handed to the answer stage; quote in the source: the "
+            "quoted words occur in the cited source's own text.",
+            ["case", "cites", "present in packet", "quote in the source"],
+            [[r["case"], r["cite"], r["present"], r["supported"]] for r in record["citation_check"]]),
         {"key": "schema-heading", "heading": "Output schema: checked before display"},
         {"key": "schema-check", "text":
             "The answer is handed over as a declared JSON object (status, sentences of kind, text, quote and "
@@ -170,27 +171,29 @@ def _outcome_blocks(o: dict, labels: dict) -> list[dict]:
     rows += [[f"{labels['no_answer']}: {cause}", n] for cause, n in o["no_answer_causes"].items() if n]
     return [
         {"key": "outcomes-heading", "heading": "Four outcomes a single accuracy hides"},
-        {"key": "queries", "table": {
-            "title": "A small query set, each asking one sub-question",
-            "legend": "q: the query; asks: the facet it asks about; budget: max_quote_chars (characters of "
-                      "quote text); packet: the evidence lesson 01's selector handed on (a blocked source is "
-                      "carried beside it as a conflict, never as evidence: q6 carries help-desk-hours).",
-            "columns": ["q", "asks", "situation", "budget", "packet"],
-            "rows": [[q["query"], q["asks"], q["situation"], q["max_quote_chars"], _ids(q["packet_ids"])]
-                     for q in queries]}},
-        {"key": "outcomes", "table": {
-            "title": "What each answer cites, against the evaluation label",
-            "legend": f"q: the query; cited: the ids its answer cites; gold: the record that answers the query "
-                      f"(an evaluation label, unseen by the answer stage); cites: ok, failed, or none when "
-                      f"nothing is cited; window: whether the recounted request plus the {o['reserve']} lab "
-                      f"tokens reserved for the answer fits the query's window (fits or over).",
-            "columns": ["q", "cited", "gold", "cites", "window", "outcome"],
-            "rows": [[q["query"], _ids(q["cited"]), q["gold_id"], q["citations"],
-                      "fits" if q["fits_window"] else "over", q["outcome"] + (q["cause"] and f": {q['cause']}")]
-                     for q in queries]}},
-        {"key": "counts", "table": {
-            "title": "Counted apart", "legend": "queries: how many of the query set end that way.",
-            "columns": ["outcome", "queries"], "rows": rows}},
+        table_block(
+            "queries", "A small query set, each asking one sub-question",
+            "q: the query; asks: the facet it asks about; budget: max_quote_chars (characters of "
+            "quote text); packet: the evidence lesson 01's selector handed on (a blocked source is "
+            "carried beside it as a conflict, never as evidence: q6 carries help-desk-hours).",
+            ["q", "asks", "situation", "budget", "packet"],
+            [[q["query"], q["asks"], q["situation"], q["max_quote_chars"], _ids(q["packet_ids"])]
+             for q in queries]),
+        table_block(
+            "outcomes", "What each answer cites, against the evaluation label",
+            f"q: the query; cited: the ids its answer cites; gold: the record that answers the query "
+            f"(an evaluation label, unseen by the answer stage); cites: ok, failed, or none when "
+            f"nothing is cited; window: whether the recounted request plus the {o['reserve']} lab "
+            f"tokens reserved for the answer fits the query's window (fits or over).",
+            ["q", "cited", "gold", "cites", "window", "outcome"],
+            [[q["query"], _ids(q["cited"]), q["gold_id"], q["citations"],
+              "fits" if q["fits_window"] else "over", q["outcome"] + (q["cause"] and f": {q['cause']}")]
+             for q in queries]),
+        table_block(
+            "counts", "Counted apart",
+            "queries: how many of the query set end that way.",
+            ["outcome", "queries"],
+            rows),
         {"key": "summary", "text":
             f"Accuracy alone: {o['accuracy']}. Citations are ok on {o['citations']['ok']}, failed on "
             f"{o['citations']['failed']}, and {o['citations']['none']} answers cite nothing, counted on their own. "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from modules.audit.mechanism import CAUSES
 from modules.audit.sent import SENT_CAUSES
+from modules.common.tables import table_block
 
 __all__ = ["blocks", "printable", "LABELS", "SENT_LABELS"]
 
@@ -21,7 +22,11 @@ def _labels():
 
 def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict:
     # A table too wide for the terminal is stacked by the renderer, as every lesson's is.
-    return {"key": key, "table": {"title": title, "legend": legend, "columns": columns, "rows": rows}}
+    return table_block(
+        key, title,
+        legend,
+        columns,
+        rows)
 
 
 def printable(value):

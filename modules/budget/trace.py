@@ -14,6 +14,7 @@ from modules.budget.mechanism import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE
                             evidence_budget, facets_covered, fill_budget, request_fits, select_for_coverage,
                             topk_sweep, window_bar)
 from modules.common.units import chars, lab_tokens, utf8_bytes
+from modules.common.tables import table_block
 
 LAB_TOKEN_NOTE = ("A lab token is a teaching unit (whitespace pieces, each ceil(len/5)), not a model token. "
                   "A real model adapter counts the whole input with the model's own tokenizer and reserves "
@@ -140,24 +141,25 @@ def _ids(ids) -> str:
 def _walk_blocks(record: dict) -> list[dict]:
     walks = record["walks"]
     blocks = [
-        {"key": "ranked", "table": {
-            "title": "Ranked evidence",
-            "legend": "rank: 1 = best; chars: len() of the text; lab tokens: see the last table.",
-            "columns": ["rank", "id", "chars", "lab tokens"],
-            "rows": [[c["rank"], c["id"], c["chars"], c["lab_tokens"]] for c in record["ranked"]]}},
-        {"key": "policies", "table": {
-            "title": f"One input, three policies, budget {walks[0]['budget']} chars",
-            "legend": "kept: handed on (a cut chunk counts as kept); skipped or not reached: left out whole; "
-                      "used: chars handed on.",
-            "columns": ["policy", "kept", "skipped or not reached", "used"],
-            "rows": [[w["policy"], _ids(w["kept_ids"]), _ids(w["skipped_ids"]), w["used"]] for w in walks]}},
+        table_block(
+            "ranked", "Ranked evidence",
+            "rank: 1 = best; chars: len() of the text; lab tokens: see the last table.",
+            ["rank", "id", "chars", "lab tokens"],
+            [[c["rank"], c["id"], c["chars"], c["lab_tokens"]] for c in record["ranked"]]),
+        table_block(
+            "policies", f"One input, three policies, budget {walks[0]['budget']} chars",
+            "kept: handed on (a cut chunk counts as kept); skipped or not reached: left out whole; "
+            "used: chars handed on.",
+            ["policy", "kept", "skipped or not reached", "used"],
+            [[w["policy"], _ids(w["kept_ids"]), _ids(w["skipped_ids"]), w["used"]] for w in walks]),
     ]
     for walk in walks:
-        blocks.append({"key": f"policy-{walk['policy']}", "table": {
-            "title": f"policy {walk['policy']}: {walk['used']} of {walk['budget']} {walk['unit']} used",
-            "legend": f"{walk['unit']}: the chunk's size; running total: {walk['unit']} handed on so far.",
-            "columns": ["rank", "id", walk["unit"], "decision", "running total"],
-            "rows": [[s["rank"], s["id"], s["size"], s["decision"], s["running_total"]] for s in walk["steps"]]}})
+        blocks.append(table_block(
+            f"policy-{walk['policy']}",
+            f"policy {walk['policy']}: {walk['used']} of {walk['budget']} {walk['unit']} used",
+            f"{walk['unit']}: the chunk's size; running total: {walk['unit']} handed on so far.",
+            ["rank", "id", walk["unit"], "decision", "running total"],
+            [[s["rank"], s["id"], s["size"], s["decision"], s["running_total"]] for s in walk["steps"]]))
     cut = next(w["cut"] for w in walks if "cut" in w)
     blocks.append({"key": "truncation", "text": f"What truncation handed on as {cut['id']}:\n  \"{cut['handed_on']}\"\n"
                    f"What it dropped:\n  \"{cut['lost']}\"\nThe cut quote says every loan laptop may go home; "
@@ -177,16 +179,16 @@ def _window_blocks(window: dict) -> list[dict]:
         {"key": "equation", "text": f"The window equation, in lab tokens: {window['equation']}, where base "
                                     f"input is the {window['base_input_holds']}. Every term is declared, even "
                                     f"when it is 0; evidence is what remains."},
-        {"key": "plans", "table": {
-            "title": "Evidence budget from its parts (lab tokens)",
-            "legend": f"All in lab tokens. base input: {window['base_input_holds']}; reserve: the output "
-                      f"reserve, room kept for the answer; evidence: the window minus every other "
-                      f"term. A follow-up turn adds history and tool schemas; the last plan also keeps a margin "
-                      f"for counting error. A window of {settings['window']:,} and a reserve of "
-                      f"{settings['output_reserve']} are this lesson's test settings, not any model's capacity.",
-            "columns": ["plan", "window", "base input", "history", "tools", "reserve", "margin", "evidence"],
-            "rows": [[p["label"], p["window"], p["base_input"], p["history"], p["tools"], p["output_reserve"],
-                      p["margin"], p["evidence"]] for p in window["plans"]]}},
+        table_block(
+            "plans", "Evidence budget from its parts (lab tokens)",
+            f"All in lab tokens. base input: {window['base_input_holds']}; reserve: the output "
+            f"reserve, room kept for the answer; evidence: the window minus every other "
+            f"term. A follow-up turn adds history and tool schemas; the last plan also keeps a margin "
+            f"for counting error. A window of {settings['window']:,} and a reserve of "
+            f"{settings['output_reserve']} are this lesson's test settings, not any model's capacity.",
+            ["plan", "window", "base input", "history", "tools", "reserve", "margin", "evidence"],
+            [[p["label"], p["window"], p["base_input"], p["history"], p["tools"], p["output_reserve"],
+              p["margin"], p["evidence"]] for p in window["plans"]]),
         {"key": "worked-example", "text":
             f"Worked example: {worked['window']:,} - {worked['base_input']} - {worked['output_reserve']} = "
             f"{worked['evidence']} for evidence. History and tool schemas take "
@@ -208,22 +210,22 @@ def _sweep_blocks(sweep: dict) -> list[dict]:
     scale = max(row["largest"] for row in sweep["rows"])
     first = next(row for row in sweep["rows"] if row["overflows"])
     return [
-        {"key": "topk", "table": {
-            "title": f"Top-k over {len(sweep['requests'])} requests, window {sweep['window']} lab tokens",
-            "legend": f"average, largest: prompt size (base input + top k chunks) in lab tokens; overflows: "
-                      f"requests over the window. Bar: the largest prompt on a scale of 0 to {scale}, "
-                      f"{BAR_WIDTH} cells: '#' inside the window, '|' the window edge ({sweep['window']}), "
-                      f"'!' beyond it (overflow), '.' unused scale.",
-            "columns": ["k", "average", "largest", "overflows", "largest vs window"],
-            "rows": [[row["k"], f"{row['average']:.1f}", row["largest"], f"{row['overflows']}/{row['requests']}",
-                      window_bar(row["largest"], sweep["window"], scale, BAR_WIDTH)] for row in sweep["rows"]]}},
-        {"key": "fits", "table": {
-            "title": "How many chunks fit each request",
-            "legend": f"base: system prompt and question in lab tokens; chunks: the ranked chunks' sizes; fit: "
-                      f"the largest k whose prompt stays within {sweep['window']}; prompt: its size at that k.",
-            "columns": ["request", "base", "chunks", "fit", "prompt"],
-            "rows": [[r["id"], r["base"], " ".join(str(s) for s in r["chunk_tokens"]), r["chunks_that_fit"],
-                      r["prompt_at_fit"]] for r in sweep["requests"]]}},
+        table_block(
+            "topk", f"Top-k over {len(sweep['requests'])} requests, window {sweep['window']} lab tokens",
+            f"average, largest: prompt size (base input + top k chunks) in lab tokens; overflows: "
+            f"requests over the window. Bar: the largest prompt on a scale of 0 to {scale}, "
+            f"{BAR_WIDTH} cells: '#' inside the window, '|' the window edge ({sweep['window']}), "
+            f"'!' beyond it (overflow), '.' unused scale.",
+            ["k", "average", "largest", "overflows", "largest vs window"],
+            [[row["k"], f"{row['average']:.1f}", row["largest"], f"{row['overflows']}/{row['requests']}",
+              window_bar(row["largest"], sweep["window"], scale, BAR_WIDTH)] for row in sweep["rows"]]),
+        table_block(
+            "fits", "How many chunks fit each request",
+            f"base: system prompt and question in lab tokens; chunks: the ranked chunks' sizes; fit: "
+            f"the largest k whose prompt stays within {sweep['window']}; prompt: its size at that k.",
+            ["request", "base", "chunks", "fit", "prompt"],
+            [[r["id"], r["base"], " ".join(str(s) for s in r["chunk_tokens"]), r["chunks_that_fit"],
+              r["prompt_at_fit"]] for r in sweep["requests"]]),
         {"key": "topk-note", "text":
             f"On average {sweep['average_chunks_that_fit']} chunks fit: the mean of the fit column, each "
             f"request's own largest k. That mean is no safe k: the tightest request fits only "
@@ -239,29 +241,29 @@ def _coverage_blocks(cov: dict) -> list[dict]:
     return [
         {"key": "coverage-heading", "heading": "The objective: cover the question, not the ranking"},
         {"key": "coverage-question", "text": f"Question: {cov['question']}"},
-        {"key": "coverage-facets", "table": {
-            "title": "Its declared sub-questions (facets)",
-            "legend": "terms: the sub-question's content words after the facet rule (case folded, function "
-                      "words dropped, one plain suffix stripped); a text covers a facet when it holds them all.",
-            "columns": ["facet", "asks", "terms"],
-            "rows": [[f["name"], f["asks"], ", ".join(f["terms"])] for f in cov["facets"]]}},
+        table_block(
+            "coverage-facets", "Its declared sub-questions (facets)",
+            "terms: the sub-question's content words after the facet rule (case folded, function "
+            "words dropped, one plain suffix stripped); a text covers a facet when it holds them all.",
+            ["facet", "asks", "terms"],
+            [[f["name"], f["asks"], ", ".join(f["terms"])] for f in cov["facets"]]),
         {"key": "coverage-labels", "text": "Labels, for evaluation only (neither selection reads them): "
                                            + ", ".join(cov["labels"]["relevant_ids"])},
-        {"key": "coverage-ranked", "table": {
-            "title": f"A ranking that favours the laptops, budget {cov['budget']} chars",
-            "legend": "covers: the facets whose terms the text holds; rank walk: the skip walk above; pick: "
-                      "the step at which the coverage-aware choice took the chunk, most new facets per char "
-                      "first, ties to the better rank (- = not taken).",
-            "columns": ["rank", "id", "chars", "covers", "rank walk", "pick"],
-            "rows": [[c["rank"], c["id"], c["chars"], ", ".join(c["covers"]) or "-", c["walk"], c["pick"]]
-                     for c in cov["ranked"]]}},
-        {"key": "coverage-compare", "table": {
-            "title": "Same budget, two objectives",
-            "legend": "used: chars of the packet; facets: sub-questions covered; labelled: labelled chunks in "
-                      "the packet (evaluation only).",
-            "columns": ["selection", "packet", "used", "facets", "labelled"],
-            "rows": [[name, _ids(s["kept_ids"]), s["used"], f"{len(s['covered'])}/{len(cov['facets'])}",
-                      s["labelled_in_packet"]] for name, s in (("rank walk", walk), ("coverage", aware))]}},
+        table_block(
+            "coverage-ranked", f"A ranking that favours the laptops, budget {cov['budget']} chars",
+            "covers: the facets whose terms the text holds; rank walk: the skip walk above; pick: "
+            "the step at which the coverage-aware choice took the chunk, most new facets per char "
+            "first, ties to the better rank (- = not taken).",
+            ["rank", "id", "chars", "covers", "rank walk", "pick"],
+            [[c["rank"], c["id"], c["chars"], ", ".join(c["covers"]) or "-", c["walk"], c["pick"]]
+             for c in cov["ranked"]]),
+        table_block(
+            "coverage-compare", "Same budget, two objectives",
+            "used: chars of the packet; facets: sub-questions covered; labelled: labelled chunks in "
+            "the packet (evaluation only).",
+            ["selection", "packet", "used", "facets", "labelled"],
+            [[name, _ids(s["kept_ids"]), s["used"], f"{len(s['covered'])}/{len(cov['facets'])}",
+              s["labelled_in_packet"]] for name, s in (("rank walk", walk), ("coverage", aware))]),
         {"key": "coverage-note", "text":
             f"The rank walk keeps {_ids(walk['repeats'])} although an earlier chunk already answers the same "
             f"sub-question, so {_ids(walk['missed'])} no longer fits and the walk covers "
@@ -282,12 +284,12 @@ def view(record: dict) -> list[dict]:
         *_walk_blocks(record),
         *_window_blocks(record["window"]),
         *_sweep_blocks(record["sweep"]),
-        {"key": "units", "table": {
-            "title": "One passage, three units",
-            "legend": "chars: Python len(), code points; UTF-8 bytes: the encoded length; lab tokens: "
-                      "whitespace pieces, each ceil(len/5).",
-            "columns": ["id", "chars", "UTF-8 bytes", "lab tokens"],
-            "rows": [[units["id"], units["chars"], units["utf8_bytes"], units["lab_tokens"]]]}},
+        table_block(
+            "units", "One passage, three units",
+            "chars: Python len(), code points; UTF-8 bytes: the encoded length; lab tokens: "
+            "whitespace pieces, each ceil(len/5).",
+            ["id", "chars", "UTF-8 bytes", "lab tokens"],
+            [[units["id"], units["chars"], units["utf8_bytes"], units["lab_tokens"]]]),
         {"key": "units-note", "text": f"\"{units['text']}\"\n{units['note']}"},
         *_coverage_blocks(record["coverage"]),
     ]

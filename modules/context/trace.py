@@ -12,6 +12,7 @@ from math import gcd
 from modules.context import mechanism as lesson
 from modules.context.mechanism import (CANDIDATES, ContextRecord, Passage, check_budget, coverage_counts, recall_counts,
                              select_context)
+from modules.common.tables import table_block
 
 # A second ranking of the same eight passages, distractors first, and a budget at which a
 # selector that reads the labels would look better than the honest one.
@@ -147,32 +148,33 @@ def view(record: dict) -> list[dict]:
         {"key": "heading", "heading": "Lesson 01 - context: retrieval succeeded, the packet failed"},
         {"key": "question", "text": f"Question: {record['question']}"},
         {"key": "unit", "text": f"Unit: {record['unit']}."},
-        {"key": "candidates", "table": {
-            "title": "Candidates, as the retriever ranked them",
-            "legend": "rank: the retriever's order, 1 = best; version: a label, not a number to compare; "
-                      "chars: len() of the passage text.",
-            "columns": ["rank", "id", "source", "version", "chars"],
-            "rows": [[c["rank"], c["id"], c["source_id"], c["version"], c["chars"]] for c in record["candidates"]]}},
+        table_block(
+            "candidates", "Candidates, as the retriever ranked them",
+            "rank: the retriever's order, 1 = best; version: a label, not a number to compare; "
+            "chars: len() of the passage text.",
+            ["rank", "id", "source", "version", "chars"],
+            [[c["rank"], c["id"], c["source_id"], c["version"], c["chars"]] for c in record["candidates"]]),
         {"key": "labels", "text": "Labels, for evaluation only (the selector never sees them): "
                                   + ", ".join(record["labels"]["relevant_ids"])},
-        {"key": "summary", "table": {
-            "title": "Summary: the ranking is fixed, only the budget changes",
-            "legend": f"budget: max_quote_chars; recall@{needed}: needed passages among the first {needed} "
-                      f"ranked; coverage: needed passages in the packet, out of {needed}; used: chars of quote "
-                      f"text in the packet.",
-            "columns": ["budget", f"recall@{needed}", "coverage", "used", "packet"],
-            "rows": [[run["max_quote_chars"], run[recall_key], run["coverage"], run["used_quote_chars"],
-                      ", ".join(run["packet_ids"]) or "(empty)"] for run in record["runs"]]}},
+        table_block(
+            "summary", "Summary: the ranking is fixed, only the budget changes",
+            f"budget: max_quote_chars; recall@{needed}: needed passages among the first {needed} "
+            f"ranked; coverage: needed passages in the packet, out of {needed}; used: chars of quote "
+            f"text in the packet.",
+            ["budget", f"recall@{needed}", "coverage", "used", "packet"],
+            [[run["max_quote_chars"], run[recall_key], run["coverage"], run["used_quote_chars"],
+              ", ".join(run["packet_ids"]) or "(empty)"] for run in record["runs"]]),
     ]
     for run in record["runs"]:
-        blocks.append({"key": f"walk-{run['max_quote_chars']}", "table": {
-            "title": f"max_quote_chars = {run['max_quote_chars']}: coverage {run['coverage']}, "
-                     f"recall@{needed} {run[recall_key]}",
-            "legend": "chars: len() of the text; decision: selected, skipped (budget, or duplicate text "
-                      "of an earlier id) or blocked (its source has two version labels, shown); total: "
-                      "running sum of the selected chars.",
-            "columns": ["rank", "id", "chars", "decision", "total"],
-            "rows": [[s["rank"], s["id"], s["chars"], _decision(s), s["running_total"]] for s in run["steps"]]}})
+        blocks.append(table_block(
+            f"walk-{run['max_quote_chars']}",
+            f"max_quote_chars = {run['max_quote_chars']}: coverage {run['coverage']}, "
+            f"recall@{needed} {run[recall_key]}",
+            "chars: len() of the text; decision: selected, skipped (budget, or duplicate text "
+            "of an earlier id) or blocked (its source has two version labels, shown); total: "
+            "running sum of the selected chars.",
+            ["rank", "id", "chars", "decision", "total"],
+            [[s["rank"], s["id"], s["chars"], _decision(s), s["running_total"]] for s in run["steps"]]))
     blocks.append({"key": "conflicts", "text":
                    "Every packet also carries each blocked source as a conflict, not as evidence: "
                    "unresolved, not paid from the budget, never quoted as an answer. "
@@ -181,15 +183,15 @@ def view(record: dict) -> list[dict]:
                                                   "say what its source did not. The walk goes on after a skip, "
                                                   "so a shorter passage further down may still enter."})
     other = record["label_reader"][-1]
-    blocks.append({"key": "label-reader", "table": {
-        "title": "For comparison: a selector that reads the labels (what the lesson forbids)",
-        "legend": f"budget: max_quote_chars; honest, reads labels: coverage of each packet. The label "
-                  f"reader moves the labelled "
-                  f"passages to the front, then runs the same selector. {other['ranking'].capitalize()}: the "
-                  f"same passages ranked {', '.join(other['ids'])}.",
-        "columns": ["ranking", "budget", "honest", "reads labels"],
-        "rows": [[r["ranking"], r["max_quote_chars"], r["honest"], r["reads_labels"]]
-                 for r in record["label_reader"]]}})
+    blocks.append(table_block(
+        "label-reader", "For comparison: a selector that reads the labels (what the lesson forbids)",
+        f"budget: max_quote_chars; honest, reads labels: coverage of each packet. The label "
+        f"reader moves the labelled "
+        f"passages to the front, then runs the same selector. {other['ranking'].capitalize()}: the "
+        f"same passages ranked {', '.join(other['ids'])}.",
+        ["ranking", "budget", "honest", "reads labels"],
+        [[r["ranking"], r["max_quote_chars"], r["honest"], r["reads_labels"]]
+         for r in record["label_reader"]]))
     blocks.append({"key": "label-reader-note", "text":
                    "On the lesson's ranking the label reader gains nothing: the needed passages already rank "
                    "first. On another ranking it scores higher without choosing better, and nothing in its "

@@ -6,7 +6,7 @@ call these; lesson 11 imports that module and so never compiles this one.
 
 from __future__ import annotations
 
-from modules.common.tables import table_block as _table
+from modules.common.tables import table_block
 from modules.dedupe.mechanism import (CANONICAL_CASE, CROWDING_CASE, CROWDING_CUTOFF, CROWDING_LABELS, CROWDING_QUESTION,
                             ID_CASE, ID_CONFLICT, LINE_RANGES, OVERLAP_CASE, OVERLAP_QUERY, TEXT_CASE, IdConflict,
                             canonical_key, canonical_sources, dedupe_canonical, dedupe_ids, dedupe_text,
@@ -126,34 +126,34 @@ def view(record: dict) -> list[dict]:
     kept_of = {k["id"]: k for k in canonical["kept"]}
     blocks = [
         {"key": "heading", "heading": "Lesson 03 - dedupe: remove redundancy without merging identities carelessly"},
-        _table("ids", "1. Same id", RANKED, columns, rows(ids["candidates"])),
+        table_block("ids", "1. Same id", RANKED, columns, rows(ids["candidates"])),
         {"key": "ids-result",
          "text": f"Identical copies collapse to the first-ranked: kept {', '.join(ids['kept_ids'])} "
                  f"({ids['collapsed']} copy collapsed). Then a stale copy of returns-v1 arrives with "
                  f"another text, and dedupe_ids refuses:"},
-        _table("id-conflict", "", "The first field in which the two chunks under one id differ.",
+        table_block("id-conflict", "", "The first field in which the two chunks under one id differ.",
                ["event", "id", "differing field"], [[conflict["event"], conflict["id"], conflict["field"]]]),
         {"key": "id-conflict-why", "text": f"Message: {conflict['message']}\nWhy: {conflict['explained']}."},
-        _table("text", "2. Same text, other id", RANKED, columns, rows(text["candidates"])),
+        table_block("text", "2. Same text, other id", RANKED, columns, rows(text["candidates"])),
         {"key": "text-result",
          "text": f"Kept {', '.join(text['kept_ids'])}; duplicate_text_ids: {', '.join(text['duplicate_text_ids'])} "
                  f"(same text as {text['duplicate_of'][text['duplicate_text_ids'][0]]}). "
                  f"{' and '.join(text['overlapping_but_distinct'])} share a sentence but their texts differ, "
                  f"so both stay: exact means exact. Keeping the first-ranked copy is a tie rule, not a "
                  f"judgement about which source has authority."},
-        _table("canonical", "3. Copies of one passage across primary, mirror and export",
+        table_block("canonical", "3. Copies of one passage across primary, mirror and export",
                "canonical id: the document a chunk copies; copy: primary, mirror or export; at: the "
                "passage's anchor, its place in that document ('-' = none declared); #: the rank, 1 = best.",
                ["#", "id", "source", "canonical id", "copy", "at"],
                [[c["rank"], c["id"], c["source"], c["canonical_id"], c["copy"], c["anchor"] or "-"]
                 for c in canonical["candidates"]]),
         {"key": "canonical-rule", "text": f"Rule: {canonical['rule']}."},
-        _table("canonical-kept", "Kept: one copy of each passage",
+        table_block("canonical-kept", "Kept: one copy of each passage",
                "document: the canonical document; at: the passage's anchor in it; why: which copy of the "
                "passage was kept, and over how many copies.",
                ["id", "document", "at", "why"],
                [[k["id"], k["canonical_id"], k["anchor"] or "-", k["why"]] for k in canonical["kept"]]),
-        _table("canonical-dropped", "Dropped: copies of a kept passage",
+        table_block("canonical-dropped", "Dropped: copies of a kept passage",
                "kept instead: the copy of the same passage that stays; matched by: how the two were "
                "found to be one passage.",
                ["id", "copy", "kept instead", "matched by"],
@@ -174,7 +174,7 @@ def view(record: dict) -> list[dict]:
                      f"Both passages of {doc} stay ({', '.join(i for i in kept_of if kept_of[i]['canonical_id'] == doc)}): "
                      "keeping one chunk per canonical document would drop the laptop exception."
                      for doc in shared)},
-        _table("overlap", f"4. Overlapping lines: five full-text candidates for \"{overlap['query']}\"",
+        table_block("overlap", f"4. Overlapping lines: five full-text candidates for \"{overlap['query']}\"",
                "lines: first-last line of the chunk in its file, 1-based and inclusive; score: the "
                "full-text score (higher ranks first).",
                ["rank", "id", "file", "lines", "score"],
@@ -187,9 +187,9 @@ def view(record: dict) -> list[dict]:
                  f"Same candidates in reversed input order: {', '.join(overlap['reversed_input_selected_ids'])} "
                  f"({'the same selection' if overlap['order_invariant'] else 'A DIFFERENT SELECTION'}; "
                  f"rank is score, ties broken by id)."},
-        _table("crowding", "5. Crowding", RANKED, columns, rows(crowding["candidates"])),
+        table_block("crowding", "5. Crowding", RANKED, columns, rows(crowding["candidates"])),
         {"key": "crowding-question", "text": f"Question: {crowding['question']}"},
-        _table("crowding-packets", "Three packets for that question",
+        table_block("crowding-packets", "Three packets for that question",
                f"packet: the top {CROWDING_CUTOFF} or {len(CROWDING_CASE)} as ranked, or 'deduped "
                f"{CROWDING_CUTOFF}': the top {CROWDING_CUTOFF} after exact-text dedupe; mean: mean score of the "
                "packet's chunks; texts: distinct texts among them; parts: answer parts covered, judged with "

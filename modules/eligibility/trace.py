@@ -12,6 +12,7 @@ from modules.catalogue import LISTINGS, ref_key_label
 from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
 from modules.catalogue.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
 from modules.eligibility.mechanism import PACKET_LISTINGS, enumerate_refs, evaluate, unkeyed_ref
+from modules.common.tables import table_block
 
 TRACES = (("ordinary explicit evidence", "PW-Q001"), ("unauthorized closest neighbour", "PW-Q002"),
           ("stale and conflicting evidence: abstain", "PW-Q004"), ("empty after controls", "PW-Q005"))
@@ -129,8 +130,11 @@ def _codes_table(key: str, title: str, legend: str, decisions: list) -> dict:
         for n, code in enumerate(d["reason_codes"]):
             rows.append([d["subject"] if n == 0 else "", d["state"] if n == 0 else "", code,
                          " ".join(d["clause_ids"]) if n == 0 else ""])
-    return {"key": key, "table": {"title": title, "legend": legend,
-                                  "columns": ["subject", "state", "reason code", "clauses"], "rows": rows}}
+    return table_block(
+        key, title,
+        legend,
+        ["subject", "state", "reason code", "clauses"],
+        rows)
 
 
 def _gate_text(n: int, run: dict, first: dict) -> dict:
@@ -174,21 +178,21 @@ def _trace_blocks(n: int, run: dict, first: dict) -> list:
     blocks = [
         {"key": f"trace-{n}", "text": f"Trace {n}, {run['name']}: {q} \"{run['original']}\" "
                                       f"(query contract state: {run['contract_state']})"},
-        {"key": f"trace-{n}-channels", "table": {
-            "title": f"What the channels proposed (top {TOP})",
-            "legend": "one column per channel, best first; a withheld listing whose permission is not "
-                      "'allowed' is shown by its opaque ref; [w] = withheld by the gate before ranking.",
-            "columns": ["rank"] + [c["channel"] for c in run["channels"]],
-            "rows": [[r] + [(f"{t[r - 1]['candidate']}{' [w]' if t[r - 1]['withheld'] else ''}" if r <= len(t)
-                             else "-") for t in tops] for r in range(1, TOP + 1)]}},
+        table_block(
+            f"trace-{n}-channels", f"What the channels proposed (top {TOP})",
+            "one column per channel, best first; a withheld listing whose permission is not "
+            "'allowed' is shown by its opaque ref; [w] = withheld by the gate before ranking.",
+            ["rank"] + [c["channel"] for c in run["channels"]],
+            [[r] + [(f"{t[r - 1]['candidate']}{' [w]' if t[r - 1]['withheld'] else ''}" if r <= len(t)
+                     else "-") for t in tops] for r in range(1, TOP + 1)]),
         _gate_text(n, run, first),
-        {"key": f"trace-{n}-ranked", "table": {
-            "title": "Ranked: what passed the gate, fused by rank (RRF over the channels)",
-            "legend": "evidence: usable, or the state the evidence checks gave (incompatible: wrong family "
-                      "or size; conflict: the listing's own fields disagree).",
-            "columns": ["pos", "cluster", "listing", "ordering_score", "evidence"],
-            "rows": [[r["position"], r["cluster_id"], r["listing_id"], f"{r['ordering_score']:.6f}", r["evidence"]]
-                     for r in run["ranked"]]}},
+        table_block(
+            f"trace-{n}-ranked", "Ranked: what passed the gate, fused by rank (RRF over the channels)",
+            "evidence: usable, or the state the evidence checks gave (incompatible: wrong family "
+            "or size; conflict: the listing's own fields disagree).",
+            ["pos", "cluster", "listing", "ordering_score", "evidence"],
+            [[r["position"], r["cluster_id"], r["listing_id"], f"{r['ordering_score']:.6f}", r["evidence"]]
+             for r in run["ranked"]]),
     ]
     shown = [d for d in run["excluded"] if d["state"] != "incompatible"]
     if shown:
@@ -213,18 +217,20 @@ def view(record: dict) -> list:
     fresh, dup, refs = record["freshness"], record["duplicate_ids"], record["opaque_refs"]
     blocks = [
         {"key": "heading", "heading": "Lesson 08 - eligibility: permission, freshness and evidence states"},
-        {"key": "policy", "table": {"title": f"Policy {record['policy']['version']}", "columns": ["clause", "rule"],
-                                    "legend": "One version id, recorded by the gate and the decision alike. "
-                                              "clause: the id decisions cite; rule: what it requires.",
-                                    "rows": wrapped_rows(record["policy"]["clauses"].items(), 70)}},
-        {"key": "freshness", "table": {
-            "title": f"Freshness per field, as of {fresh['as_of']} (clause P6)",
-            "legend": "checked_on: when the field's value was last verified; age: days from then to the "
-                      "as-of date; limit: the most days the policy allows for that field; required: a stale "
-                      "required field withholds the listing, a stale optional one is left out of the packet.",
-            "columns": ["listing", "field", "checked_on", "age", "limit", "required", "fresh"],
-            "rows": [[r["listing_id"], r["field"], r["checked_on"], r["age_days"], r["max_days"], r["required"],
-                      r["fresh"]] for r in fresh["rows"]]}},
+        table_block(
+            "policy", f"Policy {record['policy']['version']}",
+            "One version id, recorded by the gate and the decision alike. "
+            "clause: the id decisions cite; rule: what it requires.",
+            ["clause", "rule"],
+            wrapped_rows(record["policy"]["clauses"].items(), 70)),
+        table_block(
+            "freshness", f"Freshness per field, as of {fresh['as_of']} (clause P6)",
+            "checked_on: when the field's value was last verified; age: days from then to the "
+            "as-of date; limit: the most days the policy allows for that field; required: a stale "
+            "required field withholds the listing, a stale optional one is left out of the packet.",
+            ["listing", "field", "checked_on", "age", "limit", "required", "fresh"],
+            [[r["listing_id"], r["field"], r["checked_on"], r["age_days"], r["max_days"], r["required"],
+              r["fresh"]] for r in fresh["rows"]]),
         {"key": "freshness-what-if",
          "text": f"The as-of date is explicit: as of {fresh['what_if']['as_of']}, {fresh['what_if']['listing_id']}'s "
                  + " and ".join(f"{r['field']} was {r['age_days']} days old ({'fresh' if r['fresh'] else 'stale'})"
@@ -248,23 +254,23 @@ def view(record: dict) -> list:
             f"the {refs['restricted']} restricted listings' refs; the same enumeration reverses "
             f"{refs['keyed_reversed']} of the keyed refs shown here, which are HMAC-SHA256 of the id under "
             f"{refs['key']}.")},
-        {"key": "summary", "table": {
-            "title": "Every catalogue query, through the same pipeline",
-            "legend": "original: the shopper's words; state: the query's decision.",
-            "columns": ["query", "original", "state"],
-            "rows": [[q["query_id"], q["original"], q["state"]] for q in record["queries"]]}},
+        table_block(
+            "summary", "Every catalogue query, through the same pipeline",
+            "original: the shopper's words; state: the query's decision.",
+            ["query", "original", "state"],
+            [[q["query_id"], q["original"], q["state"]] for q in record["queries"]]),
         {"key": "summary-empty", "text": "Why nothing was packed (the empty cause), where nothing was: "
                                          + "; ".join(f"{q['query_id']} {q['empty_cause']}" for q in record["queries"]
                                                      if q["empty_cause"])
                                          + ". The others packed evidence or asked first."},
-        {"key": "summary-reasons", "table": {
-            "title": "Their reasons and packets",
-            "legend": "stopped: stopped before retrieval (prohibited scope, or a failed transformation); "
-                      "reason codes: the decision's own; packet: the listings whose fields were packed.",
-            "columns": ["query", "stopped", "reason codes", "packet"],
-            "rows": [[q["query_id"], bool(q["stopped"]), " ".join(q["reason_codes"]),
-                      " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-"]
-                     for q in record["queries"]]}},
+        table_block(
+            "summary-reasons", "Their reasons and packets",
+            "stopped: stopped before retrieval (prohibited scope, or a failed transformation); "
+            "reason codes: the decision's own; packet: the listings whose fields were packed.",
+            ["query", "stopped", "reason codes", "packet"],
+            [[q["query_id"], bool(q["stopped"]), " ".join(q["reason_codes"]),
+              " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-"]
+             for q in record["queries"]]),
         {"key": "empty-causes", "text": "Empty results are never one bucket: " + ", ".join(record["empty_causes"])
                                         + ". An empty result is reported with its cause; it is never filled "
                                           "with an invented listing."},

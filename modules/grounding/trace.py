@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from modules.catalogue.policy import POLICY_VERSION
 from modules.grounding.mechanism import (CHECKS, GATE_CODES, LAYERS, LISTINGS, NOTHING_QUERY, VARIANTS, _gate, count_exclusions, first_failing_layer, locate, permission_gate, run_query, run_variant, trace_record)
+from modules.common.tables import table_block
 
 PERMISSION_CODES = ("PERMISSION_DENIED", "PERMISSION_UNKNOWN", "DUPLICATE_ID_CONFLICT")
 
@@ -114,15 +115,15 @@ def view(record: dict) -> list:
         {"key": "heading", "heading": "Lesson 09 - grounding: traces that explain every inclusion and exclusion"},
         {"key": "layers", "text": "One record per query, with one section per layer: " + " > ".join(record["layers"])
                                   + ". It is the record of the same pipeline run lessons 07 and 08 show."},
-        {"key": "queries", "table": {
-            "title": "Every catalogue query, one record each",
-            "legend": "state: the decision; user sees: the state shown to the shopper; packet: the listings "
-                      "whose fields were packed; fingerprint: sha256 of the contract's canonical form, first "
-                      "12 hex digits.",
-            "columns": ["query", "state", "user sees", "packet", "fingerprint"],
-            "rows": [[q["query_id"], q["state"], q["user_state"],
-                      " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-", q["fingerprint"][:12]]
-                     for q in record["queries"]]}},
+        table_block(
+            "queries", "Every catalogue query, one record each",
+            "state: the decision; user sees: the state shown to the shopper; packet: the listings "
+            "whose fields were packed; fingerprint: sha256 of the contract's canonical form, first "
+            "12 hex digits.",
+            ["query", "state", "user sees", "packet", "fingerprint"],
+            [[q["query_id"], q["state"], q["user_state"],
+              " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-", q["fingerprint"][:12]]
+             for q in record["queries"]]),
         {"key": "detail", "heading": f"The internal record of {d['query_id']}: {d['query']}"},
         {"key": "fingerprint", "text": f"Fingerprint {d['fingerprint']}\nAs of {d['as_of']}; versions "
                                        + ", ".join(f"{k}={v}" for k, v in d["change"]["versions"].items())},
@@ -133,33 +134,35 @@ def view(record: dict) -> list:
                                                 else t["output"]) for t in d["input"]["transformations"])},
     ]
     if channels:
-        blocks.append({"key": "retrieval", "table": {
-            "title": "retrieval: each channel's candidates, before the gate",
-            "legend": "one column pair per channel: the candidate (id, or opaque ref when its permission is not "
-                      "'allowed') and that channel's own raw score; rank 1 = best.",
-            "columns": ["rank"] + [x for c in channels for x in (c["channel"], "score")],
-            "rows": [[n] + [x for c in channels for x in ((c["hits"][n - 1]["candidate"], c["hits"][n - 1]["score"])
-                                                          if n <= len(c["hits"]) else ("-", None))]
-                     for n in range(1, depth + 1)]}})
+        blocks.append(table_block(
+            "retrieval", "retrieval: each channel's candidates, before the gate",
+            "one column pair per channel: the candidate (id, or opaque ref when its permission is not "
+            "'allowed') and that channel's own raw score; rank 1 = best.",
+            ["rank"] + [x for c in channels for x in (c["channel"], "score")],
+            [[n] + [x for c in channels for x in ((c["hits"][n - 1]["candidate"], c["hits"][n - 1]["score"])
+                                                  if n <= len(c["hits"]) else ("-", None))]
+             for n in range(1, depth + 1)]))
     if gate.get("ran"):
         rows = [[w["subject"], w["state"], code, " ".join(w["clause_ids"])] for w in gate["withheld"]
                 for code in w["reason_codes"][:1]]
         blocks += [
-            {"key": "gate", "table": {
-                "title": f"permission/freshness: {gate['policy']}, as of {gate['as_of']}",
-                "legend": "withheld before ranking; subject: id, or opaque ref when the permission is not "
-                          "'allowed'; reason code: the first safe code (all are in --json).",
-                "columns": ["subject", "state", "reason code", "clauses"], "rows": rows}},
+            table_block(
+                "gate", f"permission/freshness: {gate['policy']}, as of {gate['as_of']}",
+                "withheld before ranking; subject: id, or opaque ref when the permission is not "
+                "'allowed'; reason code: the first safe code (all are in --json).",
+                ["subject", "state", "reason code", "clauses"],
+                rows),
             {"key": "gate-fields", "text": f"Passed: {', '.join(p['candidate'] for p in gate['passed'])}. Stale fields: "
                                            + "; ".join(f"{r['candidate']} {r['field']} {r['age_days']} days "
                                                        f"(limit {r['max_days']})" for r in stale) + "."},
-            {"key": "ranking", "table": {
-                "title": f"ranking: reciprocal rank fusion (k = {ranking['k']}) over ranks recounted after the gate",
-                "legend": "shown: the cluster's lowest listing id; reason: the channels and the ranks the cluster "
-                          "held in them after the gate.",
-                "columns": ["pos", "cluster", "shown", "ordering_score", "reason"],
-                "rows": [[r["position"], r["cluster"], r["shown"], f"{r['ordering_score']:.6f}", _ranks(r)]
-                         for r in ranking["fused"]]}},
+            table_block(
+                "ranking",
+                f"ranking: reciprocal rank fusion (k = {ranking['k']}) over ranks recounted after the gate",
+                "shown: the cluster's lowest listing id; reason: the channels and the ranks the cluster "
+                "held in them after the gate.",
+                ["pos", "cluster", "shown", "ordering_score", "reason"],
+                [[r["position"], r["cluster"], r["shown"], f"{r['ordering_score']:.6f}", _ranks(r)]
+                 for r in ranking["fused"]]),
             {"key": "assembly", "text": "assembly: excluded by the evidence checks: "
                                         + "; ".join(f"{x['subject']} {' '.join(x['reason_codes'])}"
                                                     for x in assembly["excluded"])
@@ -179,16 +182,16 @@ def view(record: dict) -> list:
         {"key": "user-view", "text": "\n".join([f"Request: {seen['query']}", f"[{seen['state']}] {seen['message']}"]
                                                + [f"- {line['text']} [{', '.join(line['cites'])}]"
                                                   for line in seen["answer"]])},
-        {"key": "contrast", "table": {
-            "title": "Retrieved, then denied, is not nothing matched - internally",
-            "legend": f"{contrast['retrieved_then_denied']['query_id']} \"{contrast['retrieved_then_denied']['query']}\" "
-                      f"against {contrast['nothing_matched']['query_id']} \"{contrast['nothing_matched']['query']}\"; "
-                      "state: the internal decision; permission: how many candidates the gate withheld for "
-                      "permission; user sees: the state shown to the shopper.",
-            "columns": ["case", "state", "empty cause", "permission", "user sees"],
-            "rows": [[label, c["state"], c["cause"], c["permission_exclusions"], c["user_view"]["state"]]
-                     for label, c in (("retrieved, then denied", contrast["retrieved_then_denied"]),
-                                      ("nothing matched", contrast["nothing_matched"]))]}},
+        table_block(
+            "contrast", "Retrieved, then denied, is not nothing matched - internally",
+            f"{contrast['retrieved_then_denied']['query_id']} \"{contrast['retrieved_then_denied']['query']}\" "
+            f"against {contrast['nothing_matched']['query_id']} \"{contrast['nothing_matched']['query']}\"; "
+            "state: the internal decision; permission: how many candidates the gate withheld for "
+            "permission; user sees: the state shown to the shopper.",
+            ["case", "state", "empty cause", "permission", "user sees"],
+            [[label, c["state"], c["cause"], c["permission_exclusions"], c["user_view"]["state"]]
+             for label, c in (("retrieved, then denied", contrast["retrieved_then_denied"]),
+                              ("nothing matched", contrast["nothing_matched"]))]),
         {"key": "contrast-verdict", "text": "User views identical apart from the query text: "
                                             + ("yes" if contrast["user_views_equal_apart_from_the_query"] else "NO")
                                             + ". The shopper is told: "
@@ -198,21 +201,21 @@ def view(record: dict) -> list:
     for n, v in enumerate(record["variants"], start=1):
         blocks.append({"key": f"walk-{n}", "text": _walk_text(n, v)})
     blocks += [
-        {"key": "walk-summary", "table": {
-            "title": "Where the symptom showed, and where the walk points",
-            "legend": "walk: the broken pipeline's number above; replaced: the one stage it replaced; seen "
-                      "at: the layer of the internal record where someone noticed; first failing layer: the "
-                      "layer to repair.",
-            "columns": ["walk", "replaced", "seen at", "first failing layer"],
-            "rows": [[n, v["change"][0], v["seen_at"], v["first_failing_layer"]]
-                     for n, v in enumerate(record["variants"], start=1)]}},
+        table_block(
+            "walk-summary", "Where the symptom showed, and where the walk points",
+            "walk: the broken pipeline's number above; replaced: the one stage it replaced; seen "
+            "at: the layer of the internal record where someone noticed; first failing layer: the "
+            "layer to repair.",
+            ["walk", "replaced", "seen at", "first failing layer"],
+            [[n, v["change"][0], v["seen_at"], v["first_failing_layer"]]
+             for n, v in enumerate(record["variants"], start=1)]),
         {"key": "aggregate-heading", "heading": "The gate's exclusions by safe reason code, before and after the rebuild"},
-        {"key": "aggregate", "table": {
-            "title": f"Over the {agg['query_count']} catalogue queries",
-            "legend": "before: the healthy index; after: the index rebuilt from the feed export without permission; "
-                      "counts are the gate's exclusions (one per candidate, per query, per code).",
-            "columns": ["reason code", "before", "after"],
-            "rows": [[code, agg["before"][code], agg["after"][code]] for code in agg["before"]]}},
+        table_block(
+            "aggregate", f"Over the {agg['query_count']} catalogue queries",
+            "before: the healthy index; after: the index rebuilt from the feed export without permission; "
+            "counts are the gate's exclusions (one per candidate, per query, per code).",
+            ["reason code", "before", "after"],
+            [[code, agg["before"][code], agg["after"][code]] for code in agg["before"]]),
         {"key": "aggregate-chart", "chart": {
             "title": "Permission exclusions", "width": 30,
             "legend": "# = exclusions; the bar's full width is the count after the rebuild.",

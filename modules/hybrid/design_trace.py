@@ -2,6 +2,7 @@
 trace and view to end with them). The mechanism is modules/hybrid/query_design.py."""
 
 from __future__ import annotations
+from modules.common.tables import table_block
 
 __all__ = ["query_design_record", "query_design_blocks"]
 
@@ -114,22 +115,22 @@ def query_design_blocks(qd: dict) -> list:
             f"({i['fused_first_score']}) and {_ids(i['identifier_proposed'])} at {i['identified_fused_position']} "
             f"({i['identified_score']}). The declared rule ({i['rule']}) decides: {i['decided_first']} first, "
             "never the larger score.")},
-        {"key": "design-judgements", "table": {
-            "title": f"Five judgements, kept apart: the first three of {i['query_id']}",
-            "legend": "similarity: the candidate's rank in each channel that proposed it (its own scale); "
-                      "relevance: hand grade (2 fits, 0 not judged relevant); evidence and compatible: judged "
-                      "by lesson 08's checks, not here (lesson 14 shows them); eligibility: the gate's decision.",
-            "columns": ["candidate", "similarity", "relevance", "evidence", "compatible", "eligibility"],
-            "rows": [[j["listing_id"], " ".join(f"{k[:3]}#{v}" for k, v in j["channel_similarity"].items()),
-                      j["candidate_relevance"], j["evidence_sufficiency"], j["compatibility_control"],
-                      j["behaviour_eligibility"]] for j in judged]}},
-        {"key": "design-conditions", "table": {
-            "title": f"Declared conditions for {c['query_id']} \"{c['original']}\"",
-            "legend": "kind: gate (must hold), facet (shown, never filters), rank feature (orders, never "
-                      f"filters); the diameter gate's tolerance is the domain rule {c['rule']['name']}: "
-                      f"+-{c['rule']['plus_minus']} mm for {', '.join(c['rule']['families'])}.",
-            "columns": ["field", "kind", "rule"],
-            "rows": [[f, k, r or "-"] for f, k, r in c["declared"]]}},
+        table_block(
+            "design-judgements", f"Five judgements, kept apart: the first three of {i['query_id']}",
+            "similarity: the candidate's rank in each channel that proposed it (its own scale); "
+            "relevance: hand grade (2 fits, 0 not judged relevant); evidence and compatible: judged "
+            "by lesson 08's checks, not here (lesson 14 shows them); eligibility: the gate's decision.",
+            ["candidate", "similarity", "relevance", "evidence", "compatible", "eligibility"],
+            [[j["listing_id"], " ".join(f"{k[:3]}#{v}" for k, v in j["channel_similarity"].items()),
+              j["candidate_relevance"], j["evidence_sufficiency"], j["compatibility_control"],
+              j["behaviour_eligibility"]] for j in judged]),
+        table_block(
+            "design-conditions", f"Declared conditions for {c['query_id']} \"{c['original']}\"",
+            "kind: gate (must hold), facet (shown, never filters), rank feature (orders, never "
+            f"filters); the diameter gate's tolerance is the domain rule {c['rule']['name']}: "
+            f"+-{c['rule']['plus_minus']} mm for {', '.join(c['rule']['families'])}.",
+            ["field", "kind", "rule"],
+            [[f, k, r or "-"] for f, k, r in c["declared"]]),
         {"key": "design-conditions-verdicts", "text": (
             f"The exact structured filter finds {c['exact_hits']} listings for 15.9 mm; the declared gate admits "
             f"these permitted listings, in the rank feature's order (price, lowest first): "

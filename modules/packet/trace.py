@@ -16,6 +16,7 @@ from modules.packet.mechanism import (CAP_QUESTIONS, DOCUMENTS, EDITS, FEES, GUE
 from modules.packet.fidelity import KINDS, fidelity_check, naive_compress
 from modules.packet.wrapper import (INSTRUCTIONS, MALICIOUS_SAMPLES, SET_OPEN, TaskPolicy, assemble_packet,
                                     authorize_tool_call, parse_evidence, render_evidence, wire_record)
+from modules.common.tables import table_block
 
 # Fixed by the application before anything is retrieved.
 ANSWER_POLICY = TaskPolicy("answer-question", ("search_catalogue",), "reviewed")
@@ -186,10 +187,10 @@ def _numbered(title: str, text: str, key: str) -> dict:
     for number, line in enumerate(text.split("\n"), start=1):
         pieces = [line[i:i + room] for i in range(0, len(line), room)] or [""]
         rows += [[str(number) if i == 0 else "", piece] for i, piece in enumerate(pieces)]
-    return {"key": key, "table": {"title": title, "columns": ["line", "text"], "rows": rows,
-                                  "legend": "line: the line of the rendered packet; a line longer than "
-                                            f"{room} characters continues on the rows below it, with no break "
-                                            "in the packet itself."}}
+    return table_block(key, title,
+                       "line: the line of the rendered packet; a line longer than "
+                       f"{room} characters continues on the rows below it, with no break in the packet itself.",
+                       ["line", "text"], rows)
 
 
 def view(record: dict) -> list[dict]:
@@ -204,22 +205,22 @@ def view(record: dict) -> list[dict]:
             f"space {span['space']}, with sha256 {span['quote_sha256'][:16]}... The raw text spells Café with "
             f"a combining accent, so the same start is {spans['raw_code_point_start']} in raw code points and "
             f"{spans['utf8_byte_start']} in UTF-8 bytes: never mix the spaces."},
-        {"key": "revalidation", "table": {
-            "title": "Revalidating the stored span after each edit",
-            "legend": "ok: the offsets still hold the quote (compared with its hash); moved: the quote occurs "
-                      "exactly once elsewhere, at start..end (code points); drifted: it is gone or ambiguous.",
-            "columns": ["revision", "status", "start", "end"],
-            "rows": [[r["revision_now"], r["status"], r["start"], r["end"]] for r in spans["revalidated"]]}},
-        {"key": "contract", "table": {
-            "title": "The span contract each item carries, for a whole text and for a long document",
-            "legend": "A page of a 40-page PDF is cited by its locator (page, table, row) inside an explicit "
-                      "revision, with offsets inside that element: no global offset is invented. "
-                      "start, end: NFC code points, half-open.",
-            "columns": ["field", "whole text", "long document"],
-            "rows": [[name, span[name], located[name]] for name in ("doc_id", "revision", "layer", "space", "locator")]
-                    + [[name, str(span[name]), str(located[name])] for name in ("start", "end")]
-                    + [["quote_sha256", span["quote_sha256"][:16] + "...", located["quote_sha256"][:16] + "..."],
-                       ["quote", "(see above)", located["quote"]]]}},
+        table_block(
+            "revalidation", "Revalidating the stored span after each edit",
+            "ok: the offsets still hold the quote (compared with its hash); moved: the quote occurs "
+            "exactly once elsewhere, at start..end (code points); drifted: it is gone or ambiguous.",
+            ["revision", "status", "start", "end"],
+            [[r["revision_now"], r["status"], r["start"], r["end"]] for r in spans["revalidated"]]),
+        table_block(
+            "contract", "The span contract each item carries, for a whole text and for a long document",
+            "A page of a 40-page PDF is cited by its locator (page, table, row) inside an explicit "
+            "revision, with offsets inside that element: no global offset is invented. "
+            "start, end: NFC code points, half-open.",
+            ["field", "whole text", "long document"],
+            [[name, span[name], located[name]] for name in ("doc_id", "revision", "layer", "space", "locator")]
+            + [[name, str(span[name]), str(located[name])] for name in ("start", "end")]
+            + [["quote_sha256", span["quote_sha256"][:16] + "...", located["quote_sha256"][:16] + "..."],
+               ["quote", "(see above)", located["quote"]]]),
         {"key": "packet", "text":
             "The packet keeps its fields apart; evidence never reaches the instructions or the tools.\n"
             f"task: {packet['task']} (min trust {packet['min_trust']})\n"
@@ -232,78 +233,78 @@ def view(record: dict) -> list[dict]:
             f"Pasted unescaped, the same text would open {inj['naive_opening_tags']} evidence elements, one of "
             "them a forged 'admin' item. Escaping lowers the risk; it does not make a reader obey."},
         _numbered("the injected passage, rendered", inj["rendered"], "injected"),
-        {"key": "normalisation", "table": {
-            "title": "Malicious samples: does the wrapper survive NFC of the whole packet?",
-            "legend": "NFC..NFKD: the sample escaped with the five entities alone (& < > \" '), in a one-line "
-                      "layout, then the packet normalised: intact = as many < > \" & as before; broken = markup appeared or merged away. "
-                      "lab: the lab's escaping, parsed after each of the four forms (same = the same evidence). "
-                      "tools: the allowed tools after the packet was built.",
-            "columns": ["sample", *FORMS, "lab", "tools"],
-            "rows": [[r["sample"], *(r["naive"][f] for f in FORMS),
-                      "same" if set(r["lab"].values()) == {"same"} else "changed",
-                      ", ".join(r["allowed_tools_after"])] for r in record["normalisation"]]}},
-        {"key": "trust", "table": {
-            "title": "Trust tiers per item, and a task's floor",
-            "legend": "trust: the source's tier (official > reviewed > unreviewed; undeclared counts as "
-                      "unreviewed). Each task column says whether the task's floor admits the item: "
-                      + "; ".join(f"{p['task']} admits {p['min_trust']} and above" for p in tt["policies"]) + ".",
-            "columns": ["item", "trust", *(p["task"] for p in tt["policies"])],
-            "rows": [[i["id"], i["trust"], *("kept" if i["id"] in p["kept"] else "excluded" for p in tt["policies"])]
-                     for i in tt["items"]]}},
-        {"key": "tools", "table": {
-            "title": "A passage asking for a tool call changes nothing",
-            "legend": "before: the allowed tools the task fixed before retrieval; evidence asks for: tools "
-                      "named by the passages the task admitted (quoted data: "
-                      + "; ".join(f"{r['id']} names {', '.join(r['tools'])}" for p in tt["policies"]
-                                  for r in p["tool_requests_in_evidence"])
-                      + "); after: the allowed tools once the packet is built ('same': unchanged); "
-                        "open_door: whether a call to it is authorised.",
-            "columns": ["task", "before", "evidence asks for", "after", "open_door"],
-            "rows": [[p["task"], ", ".join(p["allowed_tools"]),
-                      ", ".join(t for r in p["tool_requests_in_evidence"] for t in r["tools"]) or "-",
-                      "same" if p["allowed_tools_after"] == p["allowed_tools"] else ", ".join(p["allowed_tools_after"]),
-                      "allowed" if p["open_door_allowed"] else "refused"]
-                     for p in (answer, guest)]}},
-        {"key": "adjacent", "table": {
-            "title": f"Adjacent expansion for: {LAPTOP_QUESTION}",
-            "legend": "before, after: neighbouring chunks allowed per hit; budget, used: quote characters; "
-                      "keyword reader says: a fixed keyword rule standing in for a reader (no model): 'no' when the "
-                      "packet holds 'only to registered students', else 'yes' when it holds 'go home'.",
-            "columns": ["run", "before", "after", "budget", "used", "hits left out", "keyword reader says"],
-            "rows": [[n, r["before"], r["after"], r["max_quote_chars"], r["used_quote_chars"],
-                      ", ".join(r["skipped_hits"]) or "-", r["answer"]]
-                     for n, r in enumerate(record["adjacent"], start=1)]}},
-        {"key": "adjacent_items", "table": {
-            "title": "What each run put in the packet, in packet order",
-            "legend": "relation: retrieved, or adjacent_to:<hit> for a neighbour (never shown as retrieved); "
-                      "chars: quote characters paid from the budget.",
-            "columns": ["run", "item", "relation", "chars"],
-            "rows": [[n if i == 0 else "", item["id"], item["relation"], item["chars"]]
-                     for n, r in enumerate(record["adjacent"], start=1) for i, item in enumerate(r["items"])]}},
-        {"key": "cap", "table": {
-            "title": "Per-document cap (top 3), shown both ways",
-            "legend": f"Q1: {CAP_QUESTIONS[0][0]} Q2: {CAP_QUESTIONS[1][0]} cap: chunks kept per document; "
-                      "coverage: needed passages kept, from evaluation labels the selection never sees.",
-            "columns": ["q", "cap", "kept", "capped", "coverage"],
-            "rows": [[r["question"], r["cap"], ", ".join(r["kept"]), ", ".join(r["capped"]) or "-", r["coverage"]]
-                     for r in record["per_document_cap"]]}},
-        {"key": "seal", "table": {
-            "title": "The seal: identity, not truth",
-            "legend": f"SHA-256 (hex) over the canonical JSON of the fields {', '.join(seal['field_ids'])}. "
-                      "The @1 is the field's version. flags@1 is the set of options the packet was built with: "
-                      "adjacent:1 = one chunk before each hit, cap:2 = at most two chunks per document. packet: as "
-                      "built; with every dict and set in another order; with one byte of one quote changed.",
-            "columns": ["packet", "sha256"],
-            "rows": [["as built", seal["seal"]], ["other order", seal["same_fields_other_order"]],
-                     ["byte changed", seal["one_byte_changed"]]]}},
-        {"key": "compression", "table": {
-            "title": "Compression risk: what the fidelity check finds",
-            "legend": "by: the naive compressor (first clause, no stop words, six words) or a human's careful "
-                      "hand-written summary; lost: the original's negations, numbers, dates, conditions, named entities and "
-                      "exceptions missing from the compressed text ('-': nothing lost, the check passes).",
-            "columns": ["risk", "by", "compressed", "lost"],
-            "rows": [[r["risk"], r["compressor"], r["compressed"], " ".join(r["lost"]) or "-"]
-                     for r in record["compression"]]}},
+        table_block(
+            "normalisation", "Malicious samples: does the wrapper survive NFC of the whole packet?",
+            "NFC..NFKD: the sample escaped with the five entities alone (& < > \" '), in a one-line "
+            "layout, then the packet normalised: intact = as many < > \" & as before; broken = markup appeared or merged away. "
+            "lab: the lab's escaping, parsed after each of the four forms (same = the same evidence). "
+            "tools: the allowed tools after the packet was built.",
+            ["sample", *FORMS, "lab", "tools"],
+            [[r["sample"], *(r["naive"][f] for f in FORMS),
+              "same" if set(r["lab"].values()) == {"same"} else "changed",
+              ", ".join(r["allowed_tools_after"])] for r in record["normalisation"]]),
+        table_block(
+            "trust", "Trust tiers per item, and a task's floor",
+            "trust: the source's tier (official > reviewed > unreviewed; undeclared counts as "
+            "unreviewed). Each task column says whether the task's floor admits the item: "
+            + "; ".join(f"{p['task']} admits {p['min_trust']} and above" for p in tt["policies"]) + ".",
+            ["item", "trust", *(p["task"] for p in tt["policies"])],
+            [[i["id"], i["trust"], *("kept" if i["id"] in p["kept"] else "excluded" for p in tt["policies"])]
+             for i in tt["items"]]),
+        table_block(
+            "tools", "A passage asking for a tool call changes nothing",
+            "before: the allowed tools the task fixed before retrieval; evidence asks for: tools "
+            "named by the passages the task admitted (quoted data: "
+            + "; ".join(f"{r['id']} names {', '.join(r['tools'])}" for p in tt["policies"]
+                        for r in p["tool_requests_in_evidence"])
+            + "); after: the allowed tools once the packet is built ('same': unchanged); "
+              "open_door: whether a call to it is authorised.",
+            ["task", "before", "evidence asks for", "after", "open_door"],
+            [[p["task"], ", ".join(p["allowed_tools"]),
+              ", ".join(t for r in p["tool_requests_in_evidence"] for t in r["tools"]) or "-",
+              "same" if p["allowed_tools_after"] == p["allowed_tools"] else ", ".join(p["allowed_tools_after"]),
+              "allowed" if p["open_door_allowed"] else "refused"]
+             for p in (answer, guest)]),
+        table_block(
+            "adjacent", f"Adjacent expansion for: {LAPTOP_QUESTION}",
+            "before, after: neighbouring chunks allowed per hit; budget, used: quote characters; "
+            "keyword reader says: a fixed keyword rule standing in for a reader (no model): 'no' when the "
+            "packet holds 'only to registered students', else 'yes' when it holds 'go home'.",
+            ["run", "before", "after", "budget", "used", "hits left out", "keyword reader says"],
+            [[n, r["before"], r["after"], r["max_quote_chars"], r["used_quote_chars"],
+              ", ".join(r["skipped_hits"]) or "-", r["answer"]]
+             for n, r in enumerate(record["adjacent"], start=1)]),
+        table_block(
+            "adjacent_items", "What each run put in the packet, in packet order",
+            "relation: retrieved, or adjacent_to:<hit> for a neighbour (never shown as retrieved); "
+            "chars: quote characters paid from the budget.",
+            ["run", "item", "relation", "chars"],
+            [[n if i == 0 else "", item["id"], item["relation"], item["chars"]]
+             for n, r in enumerate(record["adjacent"], start=1) for i, item in enumerate(r["items"])]),
+        table_block(
+            "cap", "Per-document cap (top 3), shown both ways",
+            f"Q1: {CAP_QUESTIONS[0][0]} Q2: {CAP_QUESTIONS[1][0]} cap: chunks kept per document; "
+            "coverage: needed passages kept, from evaluation labels the selection never sees.",
+            ["q", "cap", "kept", "capped", "coverage"],
+            [[r["question"], r["cap"], ", ".join(r["kept"]), ", ".join(r["capped"]) or "-", r["coverage"]]
+             for r in record["per_document_cap"]]),
+        table_block(
+            "seal", "The seal: identity, not truth",
+            f"SHA-256 (hex) over the canonical JSON of the fields {', '.join(seal['field_ids'])}. "
+            "The @1 is the field's version. flags@1 is the set of options the packet was built with: "
+            "adjacent:1 = one chunk before each hit, cap:2 = at most two chunks per document. packet: as "
+            "built; with every dict and set in another order; with one byte of one quote changed.",
+            ["packet", "sha256"],
+            [["as built", seal["seal"]], ["other order", seal["same_fields_other_order"]],
+             ["byte changed", seal["one_byte_changed"]]]),
+        table_block(
+            "compression", "Compression risk: what the fidelity check finds",
+            "by: the naive compressor (first clause, no stop words, six words) or a human's careful "
+            "hand-written summary; lost: the original's negations, numbers, dates, conditions, named entities and "
+            "exceptions missing from the compressed text ('-': nothing lost, the check passes).",
+            ["risk", "by", "compressed", "lost"],
+            [[r["risk"], r["compressor"], r["compressed"], " ".join(r["lost"]) or "-"]
+             for r in record["compression"]]),
         {"key": "citations", "text":
             f"Citations point at the original span, never at the summary: "
             f"{sum(r['citation_resolves_to_original'] for r in record['compression'])} of "

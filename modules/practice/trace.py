@@ -7,7 +7,7 @@ The mechanism and the fixture are in modules/practice/mechanism.py, whose trace(
 from __future__ import annotations
 from dataclasses import replace
 
-from modules.common.tables import table_block as _table
+from modules.common.tables import table_block
 from modules.common.units import lab_tokens
 from modules.dedupe import dedupe_canonical
 from modules.practice.mechanism import (AS_OF, BUDGET, CANDIDATES, CAPSTONE_QUESTIONS, D2_SPELLINGS, EXAMPLE_RULE, QUESTION,
@@ -147,13 +147,13 @@ def view(record: dict) -> list[dict]:
                  f"{record['scope']}; evidence budget: {record['budget']:,} {record['unit']}. Declared priority "
                  f"rules between sources: {', '.join(' over '.join(r) for r in record['declared_rules']) or 'none'}. "
                  f"{record['evidence_wording_note']}"},
-        _table("candidates", "Eight candidates, as the retriever ranked them",
+        table_block("candidates", "Eight candidates, as the retriever ranked them",
                "score: the retriever's similarity score; authority: the source's reputation score (not a "
                "rule); tokens: lab tokens of the text; valid from/until: ISO days, 'open' = no limit.",
                ["rank", "id", "score", "authority", "tokens", "source", "valid from", "valid until"],
                [[c["rank"], c["id"], c["similarity"], c["authority"], c["tokens"], c["source"],
                  c["valid_from"] or "open", c["valid_until"] or "open"] for c in record["candidates"]]),
-        _table("provenance", "Where each one comes from",
+        table_block("provenance", "Where each one comes from",
                "document#chunk: the document it was cut from and the passage's place in its canonical "
                "document (the same in every copy); copy of: the canonical document a copy repeats ('-': "
                "the chunk is from the canonical document itself); scope: whom and what it is about.",
@@ -173,11 +173,11 @@ def view(record: dict) -> list[dict]:
     cf, tight, rule = ref["conflict"], ref["tight_run"], ref["with_declared_rule"]
     blocks += [
         {"key": "reference", "heading": "Reference decision table (--solution)"},
-        _table("decisions", "One decision per candidate, in rank order",
+        table_block("decisions", "One decision per candidate, in rank order",
                "order: position in the packet ('-' = discarded); tokens: lab tokens of the candidate.",
                ["rank", "id", "decision", "reason", "order", "tokens"],
                [[d["rank"], d["id"], d["decision"], d["reason"], d["order"], d["tokens"]] for d in ref["decisions"]]),
-        _table("packet", f"The packet, in packet order ({ref['used_tokens']} of {ref['budget']:,} lab tokens)",
+        table_block("packet", f"The packet, in packet order ({ref['used_tokens']} of {ref['budget']:,} lab tokens)",
                "running total: lab tokens used once this candidate is in.",
                ["order", "id", "tokens", "running total"],
                [[p["order"], p["id"], p["tokens"], p["running_total"]] for p in ref["packet"]]),
@@ -191,7 +191,7 @@ def view(record: dict) -> list[dict]:
          "text": f"Conflict: {', '.join(f'''{a['id']} states {a['written']}''' for a in cf['amounts'])}; state "
                  f"{cf['state']}, kept {', '.join(cf['kept'])}. No declared rule: both stay as disputed "
                  f"evidence, the answer gives no single amount, and the sources go to content review."},
-        _table("amount-reader", "D2 written other ways, against D1's 500 euros",
+        table_block("amount-reader", "D2 written other ways, against D1's 500 euros",
                "read as: lesson 04's reader ('-' = cannot read: the pair goes to review, never counted "
                "as agreement); state: the conflict check's outcome; kept: who stays.",
                ["D2 writes", "read as", "state", "kept"],
@@ -200,7 +200,7 @@ def view(record: dict) -> list[dict]:
         {"key": "selection",
          "text": f"Selection order and final packet: {', '.join(ref['selection_order'])}. A2 ranked last by "
                  f"similarity but enters right after A1: an exception travels with its conclusion."},
-        _table("tight-walk", f"A second run at {tight['budget']} lab tokens, where the budget binds",
+        table_block("tight-walk", f"A second run at {tight['budget']} lab tokens, where the budget binds",
                "The budget walk in the order it runs: units in order of their best rank; tokens: the "
                "unit's lab tokens; used after: the running total once the step is decided.",
                ["step", "unit", "tokens", "fits", "used after"],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from modules.common.tables import table as _table
+from modules.common.tables import table
 from modules.context.mechanism import CANDIDATES, RELEVANT_IDS, as_passage, coverage_counts, select_context
 from modules.context.trace import conflict_text, selection
 from modules.versions.mechanism import (AS_OF, COLLECTION, DEPOSIT_SCORES, DEPOSITS, LATE_FEES, SUPERSEDES, check_day, current_public,
@@ -128,7 +128,7 @@ def view(record: dict) -> list[dict]:
          "text": f"Two records of help-desk-hours are both marked current. The current/public filter keeps "
                  f"{', '.join(hours['kept'])} and removes {', '.join(hours['removed'])}.\n"
                  f"Sources with more than one version label: {labels}."},
-        _table("hours-runs", "Lesson 01's question, with the stale record left current",
+        table("hours-runs", "Lesson 01's question, with the stale record left current",
                "budget: max_quote_chars (characters of quote text); coverage: needed passages in the packet; "
                "lesson 01: the same in lesson 01, where hours-v1 is not in the collection.",
                hours["runs"], "max_quote_chars=budget packet_ids=packet coverage lesson_01_coverage=lesson_01"),
@@ -139,7 +139,7 @@ def view(record: dict) -> list[dict]:
                  "carries each conflict instead, as a conflict and not as evidence: "
                  + conflict_text(hours["runs"][-1]["selection"]["unresolved"])
                  + " Lesson 10's answer stage shows both quotes and gives neither value."},
-        _table("trap", "The largest-version trap: what a maximum would pick, and what was approved",
+        table("trap", "The largest-version trap: what a maximum would pick, and what was approved",
                "lexical max: the largest label as a string; numeric max: as an integer, when every label is "
                "one ('-' otherwise); approved: what the editors' register says.",
                trap, "case labels lexical=lexical_max numeric=numeric_max approved"),
@@ -149,26 +149,26 @@ def view(record: dict) -> list[dict]:
                  + ("yes" if all(t["same_in_either_order"] for t in trap) else "NO") + " for every row; '9' and "
                  "'09' tie as integers and the tie goes to the larger string). Order-independent is not "
                  "approved: the selector never compares labels, it only notices that there is more than one."},
-        _table("limits", "Known limit: contradictions the rule cannot see",
+        table("limits", "Known limit: contradictions the rule cannot see",
                "labels: the version label of each passage; flag: whether the rule blocked the source; "
                "packet: what lesson 01's selector handed on.",
                record["known_limits"], "case ids versions=labels flagged=flag packet_ids=packet"),
-        _table("validity", "Validity before ranking",
+        table("validity", "Validity before ranking",
                f"Dates are {record['dates']}; as of: the day the filter checks ('none': no filter); removed: "
                f"what the filter takes out before ranking, with the first day of a record not yet valid "
                f"(from) or the last day of an expired one (ended); blocked: sources lesson 01's selector blocks for a "
                f"version conflict.",
                record["validity"], "as_of=as_of removed=removed_before_ranking packet_ids=packet conflicts=blocked"),
-        _table("deposit-records", "Two current sources, two amounts",
+        table("deposit-records", "Two current sources, two amounts",
                "amount: as the text writes it; published and valid from: ISO days; score: the reranker's "
                f"relevance (not authority). Both are about: {conflict['records'][0]['scope']}.",
                conflict["records"], "id source_id=source written=amount published valid_from score"),
-        _table("deposit-checks", "Resolution checks in order, with the declared supersedes map",
+        table("deposit-checks", "Resolution checks in order, with the declared supersedes map",
                "#: the step; each check is a function; the first that decides ends the run. Later "
                "checks are not run.",
                [dict(c, step=i, result=("DECIDES: " if c["decision"] else "") + c["result"])
                 for i, c in enumerate(detailed["checks"], start=1)], "step=# check result"),
-        _table("deposit-cases", "Which check decided, case by case",
+        table("deposit-cases", "Which check decided, case by case",
                "Each case changes one thing about the pair; decided by: the first check that decided "
                "('-': none did, so the answer abstains).",
                conflict["resolutions"], "case decided_by decision selected_id=selected"),
