@@ -79,13 +79,12 @@ PUBLISHED_K_SWEEP = {
 }
 
 
-def test_k_sweep_is_the_published_table(both):
-    committed, plain = both
+def test_k_sweep_is_the_published_table(committed_all, plain_all):
     got = {r["k"]: (f"{r['context_avg']:.1f}", r["largest"], r["overflow"], f4(r["recall"]), f4(r["generation"]),
-                    f4(r["cite_concept"]), f4(r["cite_record"])) for r in committed["k_sweep"]}
+                    f4(r["cite_concept"]), f4(r["cite_record"])) for r in committed_all["k_sweep"]}
     assert got == PUBLISHED_K_SWEEP
     for k, row in PUBLISHED_K_SWEEP.items():
-        assert " ".join([str(k), *map(str, row)]) in " ".join(plain.split()), k
+        assert " ".join([str(k), *map(str, row)]) in " ".join(plain_all.split()), k
 
 
 PUBLISHED_LAYOUTS = {
@@ -108,35 +107,68 @@ def test_layouts_are_the_published_table(committed_all, plain_all):
         assert " ".join([str(j), *row]) in " ".join(plain_all.split()), j
 
 
-def test_the_default_trace_runs_the_published_row_at_j_4(committed, plain):
-    assert layout_figures(committed) == {4: PUBLISHED_LAYOUTS[4]}
-    assert (committed["layouts"][0]["seed"], committed["layouts"][0]["baseline_seed"]) == (SEED, SEED + 1)
+def test_the_default_trace_reads_no_table_over_all_the_questions(committed, plain):
+    assert (committed["k_sweep"], committed["layouts"], committed["second_run"], committed["policies"]) == (
+        [], [], None, [])
     text = " ".join(plain.split())
-    assert " ".join(["4", *PUBLISHED_LAYOUTS[4]]) in text
-    for j in (0, 2, 8):
-        assert " ".join([str(j), *PUBLISHED_LAYOUTS[j]]) not in text, j
+    for k, row in PUBLISHED_K_SWEEP.items():
+        assert " ".join([str(k), *map(str, row)]) not in text, k
+    for j, row in PUBLISHED_LAYOUTS.items():
+        assert " ".join([str(j), *row]) not in text, j
+    for title in ("k sweep:", "Layouts:", "Second run,", "Reorder policies over"):
+        assert title not in text, title
+
+
+def test_one_question_is_laid_out_as_the_mechanism_reads_it(both, world):
+    committed, plain = both
+    fixture, ranked = world
+    query = fixture.queries[0]
+    one = committed["one_question"]
+    assert (one["query"], one["j"]) == (query.text, 4)
+    good, bad = good_and_bad(query, ranked[0], 4)
+    text = " ".join(plain.split())
+    for row, layout in zip(one["rows"], ("head", "middle", "tail")):
+        prompt = build_prompt(query, build_layout(good, bad, layout))
+        place = prompt.chunks.index(good)
+        picks = [read(prompt, seed).chunk for seed in (SEED, SEED + 1)]
+        assert (row["layout"], row["place"], row["chance"]) == (layout, place + 1, order.reader_chances(prompt)[place])
+        assert row["reads"] == [{"seed": seed, "code": chunk.code, "relevant": chunk == good}
+                                for seed, chunk in zip((SEED, SEED + 1), picks)]
+        assert row["changed"] == (picks[0] != picks[1])
+        cells = [f"{c['code']} {'relevant' if c['relevant'] else 'other'}" for c in row["reads"]]
+        assert " ".join([layout, str(place + 1), f4(row["chance"]), *cells]) in text, layout
+    # the place alone moves the chance: the middle's weight is the lowest
+    chance = {row["layout"]: row["chance"] for row in one["rows"]}
+    assert chance["middle"] < chance["tail"] < chance["head"]
+    hits = [sum(row["reads"][i]["relevant"] for row in one["rows"]) for i in (0, 1)]
+    changed = sum(row["changed"] for row in one["rows"])
+    assert (f"seed {SEED} picks the relevant chunk in {hits[0]} of 3 layouts, seed {SEED + 1} in {hits[1]}, and "
+            f"the next seed changes the pick in {changed} of 3") in text
 
 
 def test_every_figure_of_the_default_is_the_same_under_all(committed, committed_all):
     assert (committed["shows"], committed_all["shows"]) == ("default", "all")
-    for key in ("simulator", "fixture", "example", "budget", "k_sweep", "second_run", "frameworks",
-                "context_order", "copier"):
+    for key in ("simulator", "fixture", "example", "budget", "one_question", "frameworks", "context_order",
+                "copier"):
         assert committed[key] == committed_all[key], key
-    assert committed["layouts"] == [r for r in committed_all["layouts"] if r["j"] == 4]
-    assert committed["policies"] == [] and committed_all["policies"]
+    assert committed_all["k_sweep"] and committed_all["layouts"] and committed_all["second_run"]
+    assert committed_all["policies"]
 
 
 def test_the_default_trace_says_what_all_adds(plain, plain_all):
     text, text_all = " ".join(plain.split()), " ".join(plain_all.split())
-    assert ("--all adds the layouts at j = 0, 2 and 8 beside j = 4 and measures the reorder policies at "
-            "k = 4 and 5") in text
+    assert ("--all adds the tables over all 40 questions: the k sweep at k = 1, 3, 5, 8, 10, 11, 12 and 13; "
+            "the layouts at j = 0, 2, 4 and 8 against the run-to-run baseline, with a second run (seed 20260219) "
+            "at j = 4; and the reorder policies at k = 4 and 5.") in text
     assert "--all adds" not in text_all
-    assert "Reorder policies over the same top k" in text_all and "Reorder policies over" not in text
-    assert "With j = 0 every layout is the same prompt" in text_all and "With j = 0" not in text
+    for said in ("k sweep: the top k in rank order", "Layouts: one relevant chunk and j irrelevant ones",
+                 "Second run, seed 20260219", "Reorder policies over the same top k",
+                 "With j = 0 every layout is the same prompt"):
+        assert said in text_all and said not in text, said
 
 
-def test_second_run_is_the_published_one(both):
-    committed, plain = both
+def test_second_run_is_the_published_one(committed_all, plain_all):
+    committed, plain = committed_all, plain_all
     second = committed["second_run"]
     assert (second["seed"], second["baseline_seed"], second["j"]) == (20260219, 20260220, 4)
     assert (f4(second["head"]), f4(second["middle"]), f4(second["tail"])) == ("0.7500", "0.1500", "0.5750")
@@ -163,7 +195,10 @@ def test_seed_option_moves_the_reader_not_the_fixture():
     other = json.loads(methods("order", "--seed", "5", "--json").stdout)
     assert other["simulator"]["reader_seed"] == 5 and other["simulator"]["fixture_seed"] == SEED
     assert other["budget"] == order_trace.trace()["budget"]
-    assert other["second_run"]["seed"] == 6 and other["layouts"][0]["baseline_seed"] == 6
+    assert [[read["seed"] for read in row["reads"]] for row in other["one_question"]["rows"]] == [[5, 6]] * 3
+    other_all = json.loads(methods("order", "--seed", "5", "--all", "--json").stdout)
+    assert other_all["second_run"]["seed"] == 6 and other_all["layouts"][0]["baseline_seed"] == 6
+    assert other_all["budget"] == other["budget"] and other_all["one_question"] == other["one_question"]
 
 
 def test_trace_is_the_same_on_every_run(committed, committed_all):
@@ -303,14 +338,14 @@ def test_order_effect_against_the_baseline():
     assert order_effect((x for x in "ab"), ["a", "x"], iter(["a", "b"])).exceeds is True
 
 
-def test_the_mechanism_agrees_with_the_table(committed, world):
+def test_the_mechanism_agrees_with_the_table(committed_all, world):
     fixture, ranked = world
     picks = {}
     for layout, seed in (("head", SEED), ("middle", SEED), ("head", SEED + 1)):
         picks[layout, seed] = [read(build_prompt(q, build_layout(*good_and_bad(q, r, 4), layout)), seed).chunk
                                for q, r in zip(fixture.queries, ranked)]
     effect = order_effect(picks["head", SEED], picks["middle", SEED], picks["head", SEED + 1])
-    j4 = next(r for r in committed["layouts"] if r["j"] == 4)
+    j4 = next(r for r in committed_all["layouts"] if r["j"] == 4)
     assert (float(effect.order_share), float(effect.seed_share), effect.exceeds) == (
         j4["change_middle"], j4["run_to_run"], j4["middle_exceeds"])
 
@@ -456,16 +491,19 @@ def readme_line(start):
     return lines[0]
 
 
-def test_readme_row_05_states_the_records_figures(committed, committed_all):
+def test_readme_row_05_states_the_records_figures(committed_all):
     row = readme_line("| 05 | `order` |")
-    j4, second = committed["layouts"][0], committed["second_run"]
+    j4 = next(r for r in committed_all["layouts"] if r["j"] == 4)
+    second = committed_all["second_run"]
     assert (f"head {f4(j4['head'])}, middle {f4(j4['middle'])}, tail {f4(j4['tail'])}, and moving it to the middle "
             f"changes {f4(j4['change_middle'])} of the picks against a run-to-run baseline of "
             f"{f4(j4['run_to_run'])} (second seed: {f4(second['change_middle'])} against "
             f"{f4(second['run_to_run'])})") in row
     j8 = next(r for r in committed_all["layouts"] if r["j"] == 8)
     assert not j8["tail_exceeds"]
-    assert (f"`--all` adds the layouts at j = 0, 2 and 8 (at j = 8 the tail moves {f4(j8['change_tail'])} of the "
+    assert "The default trace prints the budget line, one question laid out at j = 4" in row
+    assert (f"`--all` adds the tables over all 40 questions: the k sweep, the layouts at j = 0, 2, 4 and 8 "
+            f"(at j = 8 the tail moves {f4(j8['change_tail'])} of the "
             f"picks, under the baseline's {f4(j8['run_to_run'])}: no order effect)") in row
     k4 = {r["policy"]: f4(r["generation"]) for r in committed_all["policies"] if r["k"] == 4}
     assert k4["lost in the middle"] == k4["parity variant"]
@@ -473,9 +511,9 @@ def test_readme_row_05_states_the_records_figures(committed, committed_all):
             f"{k4['parity variant']})") in row
 
 
-def test_readme_chart_alt_text_states_the_k_sweep(committed):
+def test_readme_chart_alt_text_states_the_k_sweep(committed_all):
     alt = readme_line("![Lesson 05, fictional reader simulator:")
-    by_k = {r["k"]: r for r in committed["k_sweep"]}
+    by_k = {r["k"]: r for r in committed_all["k_sweep"]}
     first_over = min(k for k, r in by_k.items() if r["overflow"])
     assert first_over == 11 and all(by_k[k]["cite_concept"] == 1.0 for k in by_k if k < first_over)
     assert by_k[1]["generation"] == by_k[1]["cite_record"] and by_k[10]["generation"] == by_k[10]["cite_record"]

@@ -1,5 +1,6 @@
 """Lesson 05's experiments on the FICTIONAL reader simulator (simulator.py and reader.py): the budget line,
-the k sweep, the layout experiment with its run-to-run baseline, and the reorder policies.
+one question laid out three ways, the k sweep, the layout experiment with its run-to-run baseline, and
+the reorder policies.
 
 Every number is a property of the simulator and its fictional water utility, never of a
 real model. A run builds the fixture and each query's ranking once, as ordinary values it
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from modules.order.mechanism import (LAYOUTS, build_layout, count_changes, good_and_bad, reorder_lost_in_middle,
                                      reorder_parity_variant)
-from modules.order.reader import INSTRUCTION, WINDOW, build_prompt, read
+from modules.order.reader import INSTRUCTION, WINDOW, build_prompt, read, reader_chances
 from modules.order.simulator import is_relevant, retrieve, tokens
 
 K_VALUES = (1, 3, 5, 8, 10, 11, 12, 13)
@@ -56,6 +57,23 @@ def budget_line(fixture) -> dict:
     per_chunk = sum(chunk.tokens for chunk in fixture.chunks) / len(fixture.chunks)
     return {"window": WINDOW, "instruction": instruction, "query": query, "per_chunk": per_chunk,
             "fit": (WINDOW - instruction - query) / per_chunk}
+
+
+def one_question(query, ranking, j: int, seed: int) -> list[dict]:
+    """One question's relevant chunk and its first j irrelevant ones in each layout: where the
+    relevant chunk stands, its chance, and the chunk the reader picks with `seed` and with
+    seed + 1 (the same prompt, only the seed changed; changed compares chunks, not codes)."""
+    good, bad = good_and_bad(query, ranking, j)
+    rows = []
+    for layout in LAYOUTS:
+        prompt = build_prompt(query, build_layout(good, bad, layout))
+        place = prompt.chunks.index(good)
+        picked = [read(prompt, reader_seed).chunk for reader_seed in (seed, seed + 1)]
+        rows.append({"layout": layout, "place": place + 1, "chance": reader_chances(prompt)[place],
+                     "reads": [{"seed": reader_seed, "code": chunk.code, "relevant": is_relevant(query, chunk)}
+                               for reader_seed, chunk in zip((seed, seed + 1), picked)],
+                     "changed": picked[0] != picked[1]})
+    return rows
 
 
 def k_sweep(fixture, ranked: list, seed: int) -> list[dict]:

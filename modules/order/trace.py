@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from modules.common.checks import whole_number
 from modules.order.experiments import (FRAMEWORKS, J_VALUES, K_VALUES, POLICIES, POLICY_KS, RETRIEVED, SECOND_RUN_J,
-                                       budget_line, k_sweep, layout_experiment, policy_experiment, rankings)
+                                       budget_line, k_sweep, layout_experiment, one_question, policy_experiment,
+                                       rankings)
 from modules.order.reader import (POSITION_WEIGHTS, SHARE_FLOOR, TEMPERATURE, WINDOW, build_prompt, reader_chances,
                                   reader_scores)
-from modules.order.simulator import DOCUMENTS, LABEL, SEED, build_fixture, is_relevant
+from modules.order.simulator import DOCUMENTS, LABEL, SEED, build_fixture, is_relevant, retrieve
 
 EXAMPLE_QUERY, EXAMPLE_K = 0, 3  # the worked example: query 0's top 3 chunks
 
@@ -29,19 +30,21 @@ DECISION = ("The order of the context is a design decision: the packet records i
 
 
 def trace(seed: int = SEED, full: bool = False) -> dict:
-    """The budget line, the whole k sweep, the layouts at j = 4 with the second run (seed + 1) and
-    the frameworks' reorders, all read with reader seed `seed`; the fixture always uses SEED.
+    """The budget line, one question laid out at j = 4 (read with seed `seed` and seed + 1) and
+    the frameworks' reorders; the fixture always uses SEED.
 
-    `full` (the command's --all) adds the layouts at every j (0, 2, 4, 8) and measures the
-    reorder policies at k = 4 and 5; without it `policies` is empty. Every figure the default
-    prints is the same either way."""
+    `full` (the command's --all) adds the tables over all 40 questions, read with reader seed
+    `seed`: the whole k sweep, the layouts at every j (0, 2, 4, 8) with the second run (seed + 1)
+    at j = 4, and the reorder policies at k = 4 and 5. Without it `k_sweep`, `layouts` and
+    `policies` are empty and `second_run` is None. Every figure the default prints is the same
+    either way."""
     whole_number(seed, "seed")
     if not isinstance(full, bool):
         raise TypeError(f"full must be a bool, got {type(full).__name__} {full!r}")
     fixture = build_fixture()
-    ranked = rankings(fixture)
-    layouts, second = layout_experiment(fixture, ranked, seed, J_VALUES if full else (SECOND_RUN_J,))
-    return {
+    query = fixture.queries[EXAMPLE_QUERY]
+    ranking = retrieve(query, fixture.chunks, RETRIEVED)
+    record = {
         "lesson": "order",
         "shows": "all" if full else "default",
         "simulator": {"label": LABEL, "fiction": FICTION, "fixture_seed": fixture.seed, "reader_seed": seed,
@@ -49,23 +52,32 @@ def trace(seed: int = SEED, full: bool = False) -> dict:
                       "share_floor": SHARE_FLOOR, "temperature": TEMPERATURE},
         "fixture": {"documents": len(fixture.documents), "chunks": len(fixture.chunks),
                     "queries": len(fixture.queries), "retrieved_per_query": RETRIEVED},
-        "example": example(fixture, ranked, seed),
+        "example": example(query, ranking),
         "budget": budget_line(fixture),
-        "k_sweep": k_sweep(fixture, ranked, seed),
-        "layouts": layouts,
-        "second_run": second,
-        "policies": policy_experiment(fixture, ranked, seed) if full else [],
+        "one_question": {"query": query.text, "j": SECOND_RUN_J,
+                         "rows": one_question(query, ranking, SECOND_RUN_J, seed)},
+        "k_sweep": [],
+        "layouts": [],
+        "second_run": None,
+        "policies": [],
         "frameworks": [dict(f, ten=POLICIES[f["same_as"]](range(1, 11)), four=POLICIES[f["same_as"]](range(1, 5)))
                        for f in FRAMEWORKS],
         "context_order": {"policy": "rank order", "recorded_in": "the packet", "note": DECISION},
         "copier": COPIER,
     }
+    if full:
+        # Every table over all 40 questions needs their 40 rankings: only --all retrieves them,
+        # so the default starts in a fraction of the time.
+        ranked = rankings(fixture)
+        layouts, second = layout_experiment(fixture, ranked, seed)
+        record.update(k_sweep=k_sweep(fixture, ranked, seed), layouts=layouts, second_run=second,
+                      policies=policy_experiment(fixture, ranked, seed))
+    return record
 
 
-def example(fixture, ranked: list, seed: int) -> dict:
+def example(query, ranking) -> dict:
     """One query's top chunks as the reader sees them: place weight, share, score, chance."""
-    query = fixture.queries[EXAMPLE_QUERY]
-    prompt = build_prompt(query, ranked[EXAMPLE_QUERY][:EXAMPLE_K])
+    prompt = build_prompt(query, ranking[:EXAMPLE_K])
     rows = []
     for place, (chunk, score, chance) in enumerate(zip(prompt.chunks, reader_scores(prompt),
                                                        reader_chances(prompt)), 1):
@@ -102,11 +114,6 @@ def _rule(record: dict) -> str:
 def view(record: dict) -> list[dict]:
     """Turn the trace record into printable blocks; every block has a stable key."""
     sim, budget, ex = record["simulator"], record["budget"], record["example"]
-    seed = sim["reader_seed"]
-    by_k = {row["k"]: row for row in record["k_sweep"]}
-    by_j = {row["j"]: row for row in record["layouts"]}
-    second = record["second_run"]
-    first_overflow = next(row for row in record["k_sweep"] if row["overflow"])
     blocks = [
         {"key": "title", "heading": "Lesson 05 - order: position is a hypothesis to measure"},
         {"key": "label", "text": f"{sim['label']}. {sim['fiction']}"},
@@ -127,6 +134,78 @@ def view(record: dict) -> list[dict]:
             f"{budget['fit']:.1f}. (Lab tokens; query and per chunk are means over the "
             f"{record['fixture']['queries']} questions and the {record['fixture']['chunks']} chunks of "
             f"{DOCUMENTS} documents.)"},
+        *_one_question(record),
+    ]
+    if record["shows"] == "all":
+        blocks += _all_blocks(record)
+    blocks += [
+        {"key": "frameworks", "table": {
+            "title": "What the frameworks' reorders do to ten and four items (ranks, 1 = best)",
+            "legend": "The component, in the version whose source was read: LangChain's and LlamaIndex's "
+                      "LongContextReorder order like the parity variant (best last for an even count), "
+                      "Haystack's LostInTheMiddleRanker like the lab's lost in the middle.",
+            "columns": ["framework", "version read", "ten items", "four"],
+            "rows": [[f["name"].split()[0], f["version"], " ".join(map(str, f["ten"])), " ".join(map(str, f["four"]))]
+                     for f in record["frameworks"]]}},
+        {"key": "policy-notes", "text":
+            "Lost in the middle puts the best first and the second best last, alternating inward. The parity "
+            "variant sorts ascending and alternates from the front, so for an even count the best lands last, "
+            "where this reader's weight is 0.8 instead of 1.0; for an odd count the two orders coincide. "
+            + ("The reorder policies table measures" if record["policies"] else "--all measures")
+            + " what that costs under this reader; another reader needs its own measurement."},
+        {"key": "decision", "text": record["context_order"]["note"]},
+    ]
+    if record["shows"] != "all":
+        blocks.append({"key": "more", "text":
+            f"This is the default trace. --all adds the tables over all {record['fixture']['queries']} "
+            f"questions: the k sweep at k = {_and(K_VALUES)}; the layouts at j = {_and(J_VALUES)} against the "
+            f"run-to-run baseline, with a second run (seed {sim['reader_seed'] + 1}) at j = {SECOND_RUN_J}; and "
+            f"the reorder policies at k = {_and(POLICY_KS)}."})
+    return blocks
+
+
+def _one_question(record: dict) -> list[dict]:
+    """The example question laid out at head, middle and tail: chance and picks with two seeds."""
+    one = record["one_question"]
+    seed = record["simulator"]["reader_seed"]
+    rows = {row["layout"]: row for row in one["rows"]}
+    count = one["j"] + 1
+
+    def picked(read):
+        return f"{read['code']} " + ("relevant" if read["relevant"] else "other")
+
+    def hits(index):
+        return sum(row["reads"][index]["relevant"] for row in one["rows"])
+
+    return [
+        {"key": "one-question", "table": {
+            "title": f"One question laid out: its relevant chunk and {one['j']} irrelevant ones",
+            "legend": f"The question above, '{one['query']}': its first relevant chunk and its first "
+                      f"{one['j']} irrelevant ones in rank order, the relevant one at the head, in the middle "
+                      f"or at the tail. at: its place among the {count}; chance: its chance of being picked; "
+                      f"seed {seed} and seed {seed + 1}: the code of the chunk the reader picks in that "
+                      "layout, and whether it is the relevant chunk (relevant) or an irrelevant one (other).",
+            "columns": ["layout", "at", "chance", f"seed {seed}", f"seed {seed + 1}"],
+            "rows": [[r["layout"], r["place"], _f4(r["chance"]), picked(r["reads"][0]), picked(r["reads"][1])]
+                     for r in one["rows"]]}},
+        {"key": "one-question-notes", "text":
+            f"The place alone moves the relevant chunk's chance: {rows['head']['chance']:.4f} at the head, "
+            f"{rows['middle']['chance']:.4f} in the middle, {rows['tail']['chance']:.4f} at the tail. Yet each "
+            f"layout is one draw: seed {seed} picks the relevant chunk in {hits(0)} of 3 layouts, seed "
+            f"{seed + 1} in {hits(1)}, and the next seed changes the pick in "
+            f"{sum(r['changed'] for r in one['rows'])} of 3. One question cannot tell an order effect from "
+            "the reader's run-to-run variation; that takes many questions and a baseline."},
+    ]
+
+
+def _all_blocks(record: dict) -> list[dict]:
+    """--all's tables over all the questions: the k sweep, the layouts and the reorder policies."""
+    seed = record["simulator"]["reader_seed"]
+    by_k = {row["k"]: row for row in record["k_sweep"]}
+    by_j = {row["j"]: row for row in record["layouts"]}
+    second = record["second_run"]
+    first_overflow = next(row for row in record["k_sweep"] if row["overflow"])
+    return [
         {"key": "k-sweep", "table": {
             "title": f"k sweep: the top k in rank order (reader seed {seed})",
             "legend": "avg and max: the prompt's size in lab tokens, mean and largest over the 40 questions. "
@@ -169,37 +248,14 @@ def view(record: dict) -> list[dict]:
             f"and {second['change_middle']:.3f} with seed {second['seed']}, against "
             f"{by_j[4]['run_to_run']:.3f} and {second['run_to_run']:.3f}."
             + (" With j = 0 every layout is the same prompt, so nothing moves." if 0 in by_j else "")},
-    ]
-    if record["policies"]:
-        blocks.append({"key": "policies", "table": {
+        {"key": "policies", "table": {
             "title": f"Reorder policies over the same top k (reader seed {seed})",
             "legend": "order: the ranks placed first to last (1 = best); best at: the place the best chunk "
                       "gets; gen: the share of the 40 questions whose picked chunk is relevant.",
             "columns": ["k", "policy", "order", "best at", "gen"],
             "rows": [[r["k"], r["policy"], " ".join(map(str, r["order"])), r["best_at"], _f4(r["generation"])]
-                     for r in record["policies"]]}})
-    blocks += [
-        {"key": "frameworks", "table": {
-            "title": "What the frameworks' reorders do to ten and four items (ranks, 1 = best)",
-            "legend": "The component, in the version whose source was read: LangChain's and LlamaIndex's "
-                      "LongContextReorder order like the parity variant (best last for an even count), "
-                      "Haystack's LostInTheMiddleRanker like the lab's lost in the middle.",
-            "columns": ["framework", "version read", "ten items", "four"],
-            "rows": [[f["name"].split()[0], f["version"], " ".join(map(str, f["ten"])), " ".join(map(str, f["four"]))]
-                     for f in record["frameworks"]]}},
-        {"key": "policy-notes", "text":
-            "Lost in the middle puts the best first and the second best last, alternating inward. The parity "
-            "variant sorts ascending and alternates from the front, so for an even count the best lands last, "
-            "where this reader's weight is 0.8 instead of 1.0; for an odd count the two orders coincide. "
-            + ("The reorder policies table measures" if record["policies"] else "--all measures")
-            + " what that costs under this reader; another reader needs its own measurement."},
-        {"key": "decision", "text": record["context_order"]["note"]},
+                     for r in record["policies"]]}},
     ]
-    if record["shows"] != "all":
-        blocks.append({"key": "more", "text":
-            f"This is the default trace. --all adds the layouts at j = {_and(j for j in J_VALUES if j != SECOND_RUN_J)} "
-            f"beside j = {SECOND_RUN_J} and measures the reorder policies at k = {_and(POLICY_KS)}."})
-    return blocks
 
 
 __all__ = ["trace", "view", "J_VALUES", "K_VALUES"]
