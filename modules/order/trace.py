@@ -13,6 +13,7 @@ from modules.order.experiments import (FRAMEWORKS, J_VALUES, K_VALUES, POLICIES,
 from modules.order.reader import (POSITION_WEIGHTS, SHARE_FLOOR, TEMPERATURE, WINDOW, build_prompt, reader_chances,
                                   reader_scores)
 from modules.order.simulator import DOCUMENTS, LABEL, SEED, build_fixture, is_relevant, retrieve
+from modules.common.tables import table_block
 
 EXAMPLE_QUERY, EXAMPLE_K = 0, 3  # the worked example: query 0's top 3 chunks
 
@@ -119,15 +120,15 @@ def view(record: dict) -> list[dict]:
         {"key": "label", "text": f"{sim['label']}. {sim['fiction']}"},
         {"key": "copier", "text": record["copier"]},
         {"key": "rule", "text": _rule(record)},
-        {"key": "example", "table": {
-            "title": f"One reading: the top {ex['k']} chunks for '{ex['query']}'",
-            "legend": "weight: the place's weight; score = weight x (0.3 + share of the question's lab tokens "
-                      "in the chunk); chance: exp(score / 0.12), scaled to sum to 1; relevant: holds the "
-                      f"concept's phrase and the record word '{ex['record']}'. Prompt: {ex['tokens']} lab "
-                      "tokens. Texts: " + "; ".join(f"{r['place']} '{r['text']}'" for r in ex["rows"]) + ".",
-            "columns": ["place", "code", "relevant", "weight", "score", "chance"],
-            "rows": [[r["place"], r["code"], r["relevant"], f"{r['weight']:.2f}", _f4(r["score"]), _f4(r["chance"])]
-                     for r in ex["rows"]]}},
+        table_block(
+            "example", f"One reading: the top {ex['k']} chunks for '{ex['query']}'",
+            "weight: the place's weight; score = weight x (0.3 + share of the question's lab tokens "
+            "in the chunk); chance: exp(score / 0.12), scaled to sum to 1; relevant: holds the "
+            f"concept's phrase and the record word '{ex['record']}'. Prompt: {ex['tokens']} lab "
+            "tokens. Texts: " + "; ".join(f"{r['place']} '{r['text']}'" for r in ex["rows"]) + ".",
+            ["place", "code", "relevant", "weight", "score", "chance"],
+            [[r["place"], r["code"], r["relevant"], f"{r['weight']:.2f}", _f4(r["score"]), _f4(r["chance"])]
+             for r in ex["rows"]]),
         {"key": "budget", "text":
             f"Budget line: window {budget['window']}; instruction {budget['instruction']} + query "
             f"{budget['query']:.1f} + per chunk {budget['per_chunk']:.1f} tokens; chunks that fit "
@@ -139,14 +140,14 @@ def view(record: dict) -> list[dict]:
     if record["shows"] == "all":
         blocks += _all_blocks(record)
     blocks += [
-        {"key": "frameworks", "table": {
-            "title": "What the frameworks' reorders do to ten and four items (ranks, 1 = best)",
-            "legend": "The component, in the version whose source was read: LangChain's and LlamaIndex's "
-                      "LongContextReorder order like the parity variant (best last for an even count), "
-                      "Haystack's LostInTheMiddleRanker like the lab's lost in the middle.",
-            "columns": ["framework", "version read", "ten items", "four"],
-            "rows": [[f["name"].split()[0], f["version"], " ".join(map(str, f["ten"])), " ".join(map(str, f["four"]))]
-                     for f in record["frameworks"]]}},
+        table_block(
+            "frameworks", "What the frameworks' reorders do to ten and four items (ranks, 1 = best)",
+            "The component, in the version whose source was read: LangChain's and LlamaIndex's "
+            "LongContextReorder order like the parity variant (best last for an even count), "
+            "Haystack's LostInTheMiddleRanker like the lab's lost in the middle.",
+            ["framework", "version read", "ten items", "four"],
+            [[f["name"].split()[0], f["version"], " ".join(map(str, f["ten"])), " ".join(map(str, f["four"]))]
+             for f in record["frameworks"]]),
         {"key": "policy-notes", "text":
             "Lost in the middle puts the best first and the second best last, alternating inward. The parity "
             "variant sorts ascending and alternates from the front, so for an even count the best lands last, "
@@ -178,16 +179,16 @@ def _one_question(record: dict) -> list[dict]:
         return sum(row["reads"][index]["relevant"] for row in one["rows"])
 
     return [
-        {"key": "one-question", "table": {
-            "title": f"One question laid out: its relevant chunk and {one['j']} irrelevant ones",
-            "legend": f"The question above, '{one['query']}': its first relevant chunk and its first "
-                      f"{one['j']} irrelevant ones in rank order, the relevant one at the head, in the middle "
-                      f"or at the tail. at: its place among the {count}; chance: its chance of being picked; "
-                      f"seed {seed} and seed {seed + 1}: the code of the chunk the reader picks in that "
-                      "layout, and whether it is the relevant chunk (relevant) or an irrelevant one (other).",
-            "columns": ["layout", "at", "chance", f"seed {seed}", f"seed {seed + 1}"],
-            "rows": [[r["layout"], r["place"], _f4(r["chance"]), picked(r["reads"][0]), picked(r["reads"][1])]
-                     for r in one["rows"]]}},
+        table_block(
+            "one-question", f"One question laid out: its relevant chunk and {one['j']} irrelevant ones",
+            f"The question above, '{one['query']}': its first relevant chunk and its first "
+            f"{one['j']} irrelevant ones in rank order, the relevant one at the head, in the middle "
+            f"or at the tail. at: its place among the {count}; chance: its chance of being picked; "
+            f"seed {seed} and seed {seed + 1}: the code of the chunk the reader picks in that "
+            "layout, and whether it is the relevant chunk (relevant) or an irrelevant one (other).",
+            ["layout", "at", "chance", f"seed {seed}", f"seed {seed + 1}"],
+            [[r["layout"], r["place"], _f4(r["chance"]), picked(r["reads"][0]), picked(r["reads"][1])]
+             for r in one["rows"]]),
         {"key": "one-question-notes", "text":
             f"The place alone moves the relevant chunk's chance: {rows['head']['chance']:.4f} at the head, "
             f"{rows['middle']['chance']:.4f} in the middle, {rows['tail']['chance']:.4f} at the tail. Yet each "
@@ -206,17 +207,17 @@ def _all_blocks(record: dict) -> list[dict]:
     second = record["second_run"]
     first_overflow = next(row for row in record["k_sweep"] if row["overflow"])
     return [
-        {"key": "k-sweep", "table": {
-            "title": f"k sweep: the top k in rank order (reader seed {seed})",
-            "legend": "avg and max: the prompt's size in lab tokens, mean and largest over the 40 questions. "
-                      f"over: prompts above the {WINDOW}-token window (no answer, counted wrong). The rest are "
-                      "shares of the 40 questions: recall, a relevant chunk among the k; gen, the picked chunk "
-                      "is relevant; concept, it holds the question's concept; record, it holds the "
-                      "question's record word.",
-            "columns": ["k", "avg", "max", "over", "recall", "gen", "concept", "record"],
-            "rows": [[r["k"], f"{r['context_avg']:.1f}", r["largest"], r["overflow"], _f4(r["recall"]),
-                      _f4(r["generation"]), _f4(r["cite_concept"]), _f4(r["cite_record"])]
-                     for r in record["k_sweep"]]}},
+        table_block(
+            "k-sweep", f"k sweep: the top k in rank order (reader seed {seed})",
+            "avg and max: the prompt's size in lab tokens, mean and largest over the 40 questions. "
+            f"over: prompts above the {WINDOW}-token window (no answer, counted wrong). The rest are "
+            "shares of the 40 questions: recall, a relevant chunk among the k; gen, the picked chunk "
+            "is relevant; concept, it holds the question's concept; record, it holds the "
+            "question's record word.",
+            ["k", "avg", "max", "over", "recall", "gen", "concept", "record"],
+            [[r["k"], f"{r['context_avg']:.1f}", r["largest"], r["overflow"], _f4(r["recall"]),
+              _f4(r["generation"]), _f4(r["cite_concept"]), _f4(r["cite_record"])]
+             for r in record["k_sweep"]]),
         {"key": "k-sweep-notes", "text":
             f"Recall rises {by_k[1]['recall']:.3f} -> {by_k[10]['recall']:.3f} from k = 1 to 10 while "
             f"generation falls {by_k[1]['generation']:.3f} -> {by_k[10]['generation']:.3f}: every added chunk "
@@ -225,18 +226,18 @@ def _all_blocks(record: dict) -> list[dict]:
             f"yet {first_overflow['overflow']} of 40 overflow. The cited concept stays "
             f"{by_k[10]['cite_concept']:.1f} up to k = 10 while the cited record falls with generation: the "
             "error is in the record, and only the citation shows it."},
-        {"key": "layouts", "table": {
-            "title": f"Layouts: one relevant chunk and j irrelevant ones (reader seed {seed})",
-            "legend": "head: the relevant chunk first; middle: after the first j // 2 irrelevant ones; tail: "
-                      "last. head, middle, tail: generation, the share of the 40 questions whose picked chunk "
-                      "is relevant. moved mid, moved tail: the share whose picked chunk (the same chunk, not "
-                      f"the same code) differs from head's, same seed. reseed: head read with seed {seed + 1} "
-                      "against seed {0}, the run-to-run baseline. > base: the move exceeds it.".format(seed),
-            "columns": ["j", "head", "middle", "tail", "moved mid", "moved tail", "reseed", "> base"],
-            "rows": [[r["j"], _f4(r["head"]), _f4(r["middle"]), _f4(r["tail"]), _f4(r["change_middle"]),
-                      _f4(r["change_tail"]), _f4(r["run_to_run"]),
-                      "/".join("yes" if r[f] else "no" for f in ("middle_exceeds", "tail_exceeds"))]
-                     for r in record["layouts"]]}},
+        table_block(
+            "layouts", f"Layouts: one relevant chunk and j irrelevant ones (reader seed {seed})",
+            "head: the relevant chunk first; middle: after the first j // 2 irrelevant ones; tail: "
+            "last. head, middle, tail: generation, the share of the 40 questions whose picked chunk "
+            "is relevant. moved mid, moved tail: the share whose picked chunk (the same chunk, not "
+            f"the same code) differs from head's, same seed. reseed: head read with seed {seed + 1} "
+            "against seed {0}, the run-to-run baseline. > base: the move exceeds it.".format(seed),
+            ["j", "head", "middle", "tail", "moved mid", "moved tail", "reseed", "> base"],
+            [[r["j"], _f4(r["head"]), _f4(r["middle"]), _f4(r["tail"]), _f4(r["change_middle"]),
+              _f4(r["change_tail"]), _f4(r["run_to_run"]),
+              "/".join("yes" if r[f] else "no" for f in ("middle_exceeds", "tail_exceeds"))]
+             for r in record["layouts"]]),
         {"key": "second-run", "text":
             f"Second run, seed {second['seed']}, j = {second['j']}: head {second['head']:.4f}, middle "
             f"{second['middle']:.4f}, tail {second['tail']:.4f}; moved to the middle {second['change_middle']:.4f} "
@@ -248,13 +249,13 @@ def _all_blocks(record: dict) -> list[dict]:
             f"and {second['change_middle']:.3f} with seed {second['seed']}, against "
             f"{by_j[4]['run_to_run']:.3f} and {second['run_to_run']:.3f}."
             + (" With j = 0 every layout is the same prompt, so nothing moves." if 0 in by_j else "")},
-        {"key": "policies", "table": {
-            "title": f"Reorder policies over the same top k (reader seed {seed})",
-            "legend": "order: the ranks placed first to last (1 = best); best at: the place the best chunk "
-                      "gets; gen: the share of the 40 questions whose picked chunk is relevant.",
-            "columns": ["k", "policy", "order", "best at", "gen"],
-            "rows": [[r["k"], r["policy"], " ".join(map(str, r["order"])), r["best_at"], _f4(r["generation"])]
-                     for r in record["policies"]]}},
+        table_block(
+            "policies", f"Reorder policies over the same top k (reader seed {seed})",
+            "order: the ranks placed first to last (1 = best); best at: the place the best chunk "
+            "gets; gen: the share of the 40 questions whose picked chunk is relevant.",
+            ["k", "policy", "order", "best at", "gen"],
+            [[r["k"], r["policy"], " ".join(map(str, r["order"])), r["best_at"], _f4(r["generation"])]
+             for r in record["policies"]]),
     ]
 
 
