@@ -69,7 +69,8 @@ def test_the_default_is_the_findings_and_all_adds_the_rest(full_record):
     assert [s["name"] for s in full_record["signals"][len(default["signals"]):]] == ["memory withheld"]
     # ... and lesson 12's labels to the ranking section; the other sections are the same
     e, f = default["evaluation"], full_record["evaluation"]
-    assert all(e[k] == f[k] for k in e if k not in ("ranking", "limits"))
+    assert all(e[k] == f[k] for k in e if k not in ("ranking", "limits", "behaviour"))
+    assert e["behaviour"] == [{k: row[k] for k in ("query_id", "state", "fallback")} for row in f["behaviour"]]
     assert "judged" not in e["ranking"] and f["ranking"]["judged"] == len(f["ranking"]["breakdown"]) > 0
     assert {k: v for k, v in e["ranking"].items() if k != "breakdown"} == {
         k: v for k, v in f["ranking"].items() if k not in ("breakdown", "judged", "top_relevant")}
@@ -81,9 +82,9 @@ def test_the_default_is_the_findings_and_all_adds_the_rest(full_record):
                     "Each unfaithful explanation fails exactly its check"):
         assert finding in short and finding in full, finding
     for detail in ("memory withheld", "Layer: index construction", "Layer: approximate index",
-                   "with lesson 12's labels", "The context contract review", "The five completion artifacts",
-                   "Three forced counterfactuals", "Lesson 07's five judgements", "Ownership against the stages",
-                   "Six failure patterns"):
+                   "with lesson 12's labels", "4. End-to-end behaviour, and with generation removed",
+                   "The context contract review", "The five completion artifacts", "Three forced counterfactuals",
+                   "Lesson 07's five judgements", "Ownership against the stages", "Six failure patterns"):
         assert detail in full and detail not in short, detail
 
 
@@ -257,7 +258,14 @@ def test_the_evaluation_is_four_sections_never_one_number(record):
     assert {"retrieval", "ranking", "context", "behaviour", "limits"} <= set(e)
     assert "no statistical claim" in e["limits"]
     assert e["context"]["restricted_in_packets"] == 0 and e["ranking"]["restricted_ranked"] == 0
-    assert all(b["without_generation"] == b["state"] and b["packet_kept"] for b in e["behaviour"])
+    assert [(b["query_id"], b["state"]) for b in e["behaviour"]] == [(c["query_id"], c["state"])
+                                                                       for c in record["cases"]]
+
+
+def test_without_generation_every_state_and_packet_stay(full_record):
+    behaviour = full_record["evaluation"]["behaviour"]
+    assert len(behaviour) == len(QUERIES) + 1
+    assert all(b["without_generation"] == b["state"] and b["packet_kept"] for b in behaviour)
 
 
 def test_the_six_failure_patterns_each_with_a_lesson(full_record):

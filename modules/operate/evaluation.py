@@ -3,7 +3,8 @@
 The sections are retrieval, ranking, context and end-to-end behaviour, each read from lesson
 09's trace records of the frozen cases. The ranking section judges the expected order only
 when it is given relevance labels (`judged_ranking` with lesson 12's RELEVANCE, which --all
-passes); without them it reports what the records alone show. The forced counterfactuals
+passes); without them it reports what the records alone show. The behaviour section compares
+each case with generation removed when it is given those runs (--all runs them). The forced counterfactuals
 and the failure patterns are in counterfactuals.py.
 """
 
@@ -40,9 +41,10 @@ def _breakdown(records: dict, ids) -> dict:
     return {q: records[q]["ranking"]["fused"][0]["channel_ranks"] for q in ids}
 
 
-def evaluation_report(records: dict, without_answer: dict, counted: tuple = (CATALOGUE_CASES,)) -> dict:
+def evaluation_report(records: dict, without_answer: dict | None = None, counted: tuple = (CATALOGUE_CASES,)) -> dict:
     """The four sections over {case id: trace record}; `without_answer` the same cases' runs
-    with generation removed; `counted` what the limits say the figures count."""
+    with generation removed (then the behaviour section compares each state and packet with
+    them); `counted` what the limits say the figures count."""
     segments = _by_segment(records)
     retrieval = []
     for seg, ids in segments.items():
@@ -89,11 +91,14 @@ def evaluation_report(records: dict, without_answer: dict, counted: tuple = (CAT
         "complete_traces": sum(all(CHECKS[layer](r)[0] for layer in LAYERS) for r in records.values()),
         "restricted_in_packets": sum(f.split("#")[0] in RESTRICTED_IDS for p in packets.values() for f in p),
     }
-    behaviour = [{"query_id": q, "state": r["decision"]["state"], "fallback": r["decision"]["fallback"],
-                  "without_generation": without_answer[q].output("decision").decision.state,
-                  "packet_kept": packets[q] == [f for f, _ in getattr(without_answer[q].output("packet", None),
-                                                                      "fields", ())]}
-                 for q, r in records.items()]
+    behaviour = []
+    for q, r in records.items():
+        row = {"query_id": q, "state": r["decision"]["state"], "fallback": r["decision"]["fallback"]}
+        if without_answer is not None:
+            row["without_generation"] = without_answer[q].output("decision").decision.state
+            row["packet_kept"] = packets[q] == [f for f, _ in getattr(without_answer[q].output("packet", None),
+                                                                      "fields", ())]
+        behaviour.append(row)
     return {"retrieval": retrieval, "ranking": ranking, "context": context, "behaviour": behaviour,
             "limits": limits(*counted), "cases": len(records)}
 

@@ -1,13 +1,14 @@
 """What `python3 -B methods.py operate --all` adds to lesson 14's default trace.
 
 The default (trace.py) reads the ten catalogue cases through lesson 09's pipeline alone.
-Everything here reads a later lesson too: lesson 13's memory sessions (their signal, the
-review's and ownership's pipeline), lesson 09's and lesson 12's rebuilds named by their
-layer, lesson 12's relevance labels for the ranking section, the context contract review,
-the artifacts, the counterfactuals, lesson 07's judgements, ownership and the failure
-patterns, and the record's rows of the nine queries as lesson 09 writes them (the agreement
-test compares them with lessons 07-13). It is its own module, imported by trace() only under --all, so the default starts
-without compiling or importing lessons 12 and 13.
+Everything here reads more: lesson 13's memory sessions (their signal, and its pipeline for
+the review and ownership), lesson 09's and lesson 12's rebuilds named by their layer, the
+frozen cases rerun with generation removed, lesson 12's relevance labels for the ranking
+section, the context contract review, the artifacts, the counterfactuals, lesson 07's
+judgements, ownership, the failure patterns, and the record's rows of the nine queries as
+lesson 09 writes them (the agreement test compares them with lessons 07-13). It is a module
+of its own, imported by trace() only under --all, so the default starts without compiling
+or importing lessons 12 and 13.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ def _anomaly(before: dict, after: dict) -> dict:
             "permission": [sum(v for k, v in s.get("exclusions", {}).items() if k in PERMISSION_CODES)
                            for s in (a, b)]}
 
-def run(runs: dict, records: dict, without_answer: dict) -> dict:
+def run(runs: dict, records: dict) -> dict:
     """What --all runs beyond the default, from the default's runs of the frozen cases: the
-    signals and the evaluation over the memory sessions and photo queries too, the two rebuilds,
-    the review, the counterfactuals and lesson 07's judgements."""
+    signals and the evaluation over the memory sessions and photo queries too (and with
+    generation removed), the two rebuilds, the review, the counterfactuals and lesson 07's
+    judgements."""
     memory, served = m.memory_runs()
+    without_answer = m.frozen_runs(GROUNDED.without("answer"))
     nine = {q.id: records[q.id] for q in QUERIES}
     rebuilt = m.frozen_records(m.frozen_runs(VARIANTS[1].pipeline, cases=QUERIES))
     photos = m.frozen_records(m.photo_runs())

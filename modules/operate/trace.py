@@ -1,16 +1,15 @@
 """Lesson 14's trace and view: what `python3 -B methods.py operate` prints.
 
-trace() runs the frozen catalogue cases through lesson 09's pipeline (and once more with
-generation removed) and builds the record from the mechanism's functions: the signals, the
-layered evaluation and the faithfulness checks. With --all it also runs what full.py adds
-(lesson 13's sessions, the two rebuilds, lesson 12's labels, the review, the artifacts, the
+trace() runs the frozen catalogue cases through lesson 09's pipeline and builds the record
+from the mechanism's functions: the signals, the layered evaluation and the faithfulness
+checks. With --all it also runs what full.py adds (lesson 13's sessions, the two rebuilds,
+the cases with generation removed, lesson 12's labels, the review, the artifacts, the
 counterfactuals, lesson 07's judgements, ownership and the failure patterns). view()
 arranges the record into printable blocks.
 """
 
 from __future__ import annotations
 
-from modules.grounding import GROUNDED
 from modules.operate import evaluation as ev
 from modules.operate import faithfulness as fa
 from modules.operate import mechanism as m
@@ -30,22 +29,22 @@ def trace(full: bool = False) -> dict:
 
     The default runs what its findings need: the frozen cases, their signals, the evaluation
     report and the faithfulness checks. `full` (the command's --all) also runs full.run: the
-    memory sessions, the two rebuilds, lesson 12's labels, the review, the counterfactuals and
-    lesson 07's judgements, and adds the artifacts, the ownership and the failure patterns."""
+    memory sessions, the two rebuilds, the cases with generation removed, lesson 12's labels,
+    the review, the counterfactuals and lesson 07's judgements, and adds the artifacts, the
+    ownership and the failure patterns."""
     if not isinstance(full, bool):
         raise TypeError(f"full must be a bool, got {type(full).__name__} {full!r}")
     runs = m.frozen_runs()
     records = m.frozen_records(runs)
-    without_answer = m.frozen_runs(GROUNDED.without("answer"))
     briefs = {qid: fa.brief_of(runs[qid]) for qid in ("PW-Q002", "PW-Q004")}
     raw = {"full": full, "records": records, "runs": runs, "briefs": briefs, "mistakes": _mistakes(briefs)}
     if full:
-        # Only --all reads lessons 12 and 13 (their rebuild, labels, store and pipelines): the
-        # default starts faster without importing them.
+        # Only --all reads lessons 12 and 13 (their rebuild, labels, store and pipelines) and
+        # reruns the cases without generation: the default starts faster without them.
         from modules.operate import full as more
-        raw.update(more.run(runs, records, without_answer))
+        raw.update(more.run(runs, records))
     else:
-        raw.update(signals=aggregate(records), evaluation=ev.evaluation_report(records, without_answer))
+        raw.update(signals=aggregate(records), evaluation=ev.evaluation_report(records))
     return record(raw)
 
 

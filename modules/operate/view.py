@@ -10,6 +10,20 @@ def _pairs(d: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in d.items()) or "-"
 
 
+def _behaviour_table(rows: list) -> dict:
+    if rows and "without_generation" not in rows[0]:
+        return {"title": "4. End-to-end behaviour",
+                "legend": "state and fallback: the decision and what the product does next.",
+                "columns": ["case", "state", "fallback"],
+                "rows": [[b["query_id"], b["state"], b["fallback"] or "-"] for b in rows]}
+    return {"title": "4. End-to-end behaviour, and with generation removed",
+            "legend": "state and fallback: the decision and what the product does next; without generation: "
+                      "the state with the answer stage removed; packet kept: the same packet fields.",
+            "columns": ["case", "state", "fallback", "without generation", "packet kept"],
+            "rows": [[b["query_id"], b["state"], b["fallback"] or "-", b["without_generation"], b["packet_kept"]]
+                     for b in rows]}
+
+
 def evaluation_blocks(r: dict) -> list:
     e = r["evaluation"]
     k, c = e["ranking"], e["context"]
@@ -40,13 +54,7 @@ def evaluation_blocks(r: dict) -> list:
             f"cause, the others are in state {', '.join(c['empty_unnamed_states']) or '-'}; largest "
             f"packet {c['largest_packet']} listings (limit {c['limit']}); {c['complete_traces']} of {e['cases']} "
             f"traces hold at every layer; restricted fields packed: {c['restricted_in_packets']}.")},
-        {"key": "evaluation-behaviour", "table": {
-            "title": "4. End-to-end behaviour, and with generation removed",
-            "legend": "state and fallback: the decision and what the product does next; without generation: "
-                      "the state with the answer stage removed; packet kept: the same packet fields.",
-            "columns": ["case", "state", "fallback", "without generation", "packet kept"],
-            "rows": [[b["query_id"], b["state"], b["fallback"] or "-", b["without_generation"], b["packet_kept"]]
-                     for b in e["behaviour"]]}},
+        {"key": "evaluation-behaviour", "table": _behaviour_table(e["behaviour"])},
         {"key": "evaluation-limits", "text": f"Limits: {e['limits']}."},
     ]
 
@@ -73,6 +81,6 @@ def more_block() -> dict:
     return {"key": "more", "text": (
         "These are the lesson's findings over the ten catalogue cases. `python3 -B methods.py operate --all` "
         "adds the rest: lesson 13's four memory sessions (and their withheld-memory signal), lesson 09's and "
-        "lesson 12's rebuilds named by their layer, lesson 12's relevance labels in the ranking section, the "
-        "context contract review, the five completion artifacts, the three forced counterfactuals, lesson "
+        "lesson 12's rebuilds named by their layer, lesson 12's relevance labels in the ranking section, each "
+        "case rerun with generation removed in the behaviour section, the context contract review, the five completion artifacts, the three forced counterfactuals, lesson "
         "07's five judgements, the ownership table and the six failure patterns.")}
