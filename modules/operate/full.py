@@ -50,6 +50,7 @@ def _anomaly(before: dict, after: dict) -> dict:
             "permission": [sum(v for k, v in s.get("exclusions", {}).items() if k in PERMISSION_CODES)
                            for s in (a, b)]}
 
+
 def run(runs: dict, records: dict) -> dict:
     """What --all runs beyond the default, from the default's runs of the frozen cases: the
     signals and the evaluation over the memory sessions and photo queries too (and with

@@ -82,5 +82,6 @@ def more_block() -> dict:
         "These are the lesson's findings over the ten catalogue cases. `python3 -B methods.py operate --all` "
         "adds the rest: lesson 13's four memory sessions (and their withheld-memory signal), lesson 09's and "
         "lesson 12's rebuilds named by their layer, lesson 12's relevance labels in the ranking section, each "
-        "case rerun with generation removed in the behaviour section, the context contract review, the five completion artifacts, the three forced counterfactuals, lesson "
-        "07's five judgements, the ownership table and the six failure patterns.")}
+        "case rerun with generation removed in the behaviour section, the context contract review, the five "
+        "completion artifacts, the three forced counterfactuals, lesson 07's five judgements, the ownership "
+        "table and the six failure patterns.")}
