@@ -59,17 +59,31 @@ def test_the_command_fits_80_columns_and_is_the_same_every_run(more):
 
 def test_the_default_is_the_findings_and_all_adds_the_rest(full_record):
     default = json.loads(methods("operate", "--json").stdout)
-    rest = ("review", "artifacts", "counterfactuals", "ownership", "patterns", "judgements")
+    rest = ("queries", "sessions", "anomalies", "review", "artifacts", "counterfactuals", "ownership", "patterns",
+            "judgements")
     assert default["shows"] == "default" and full_record["shows"] == "all"
-    assert sorted(set(full_record) - set(default)) == sorted(rest)
-    assert all(default[k] == full_record[k] for k in default if k != "shows")
+    assert sorted(set(full_record) - set(default)) == sorted(rest) and set(default) <= set(full_record)
+    assert all(default[k] == full_record[k] for k in default if k not in ("shows", "signals", "evaluation"))
+    # --all adds lesson 13's memory signal after the default's signals, which it keeps as they are
+    assert full_record["signals"][:-1] == default["signals"]
+    assert [s["name"] for s in full_record["signals"][len(default["signals"]):]] == ["memory withheld"]
+    # ... and lesson 12's labels to the ranking section; the other sections are the same
+    e, f = default["evaluation"], full_record["evaluation"]
+    assert all(e[k] == f[k] for k in e if k not in ("ranking", "limits", "behaviour"))
+    assert e["behaviour"] == [{k: row[k] for k in ("query_id", "state", "fallback")} for row in f["behaviour"]]
+    assert "judged" not in e["ranking"] and f["ranking"]["judged"] == len(f["ranking"]["breakdown"]) > 0
+    assert {k: v for k, v in e["ranking"].items() if k != "breakdown"} == {
+        k: v for k, v in f["ranking"].items() if k not in ("breakdown", "judged", "top_relevant")}
+    assert f["ranking"]["breakdown"] == {q: e["ranking"]["breakdown"][q] for q in f["ranking"]["breakdown"]}
+    assert "memory sessions" in f["limits"] and "memory sessions" not in e["limits"]
     short, full = (" ".join(methods("operate", *more, "--plain").stdout.decode().split()) for more in ((), ("--all",)))
     assert "`python3 -B methods.py operate --all`" in short and "operate --all" not in full
-    for finding in ("Signals per stage", "Layer: index construction", "Layer: approximate index",
-                    "1. Retrieval", "2. Ranking", "3. Context", "4. End-to-end behaviour",
+    for finding in ("Signals per stage", "1. Retrieval", "2. Ranking", "3. Context", "4. End-to-end behaviour",
                     "Each unfaithful explanation fails exactly its check"):
         assert finding in short and finding in full, finding
-    for detail in ("The context contract review", "The five completion artifacts", "Three forced counterfactuals",
+    for detail in ("memory withheld", "Layer: index construction", "Layer: approximate index",
+                   "with lesson 12's labels", "4. End-to-end behaviour, and with generation removed",
+                   "The context contract review", "The five completion artifacts", "Three forced counterfactuals",
                    "Lesson 07's five judgements", "Ownership against the stages", "Six failure patterns"):
         assert detail in full and detail not in short, detail
 
@@ -121,8 +135,8 @@ def test_signals_read_the_pipeline_records(records, record):
         for d in r["permission/freshness"].get("withheld", []) + r["assembly"].get("excluded", []))
 
 
-def test_the_rebuild_is_index_construction_and_agrees_with_lesson_09(record):
-    rebuild = record["anomalies"]["rebuild"]
+def test_the_rebuild_is_index_construction_and_agrees_with_lesson_09(full_record):
+    rebuild = full_record["anomalies"]["rebuild"]
     assert rebuild["layer"] == "index construction"
     lesson09 = json.loads(methods("grounding", "--json").stdout)["exclusions_by_reason"]
     assert rebuild["permission"] == [lesson09["permission_before"], lesson09["permission_after"]] == [21, 63]
@@ -130,8 +144,8 @@ def test_the_rebuild_is_index_construction_and_agrees_with_lesson_09(record):
     assert steady and all(a == b for a, b in steady.values())
 
 
-def test_the_image_rebuild_is_the_approximate_index_as_lesson_12_names_it(record):
-    image = record["anomalies"]["image"]
+def test_the_image_rebuild_is_the_approximate_index_as_lesson_12_names_it(full_record):
+    image = full_record["anomalies"]["image"]
     assert image["layer"] == "approximate index" and "candidates" in image["fell"]
     lesson12 = json.loads(methods("channels", "--json").stdout)["anomaly"]
     assert lesson12["layer"] == "index"
@@ -244,7 +258,14 @@ def test_the_evaluation_is_four_sections_never_one_number(record):
     assert {"retrieval", "ranking", "context", "behaviour", "limits"} <= set(e)
     assert "no statistical claim" in e["limits"]
     assert e["context"]["restricted_in_packets"] == 0 and e["ranking"]["restricted_ranked"] == 0
-    assert all(b["without_generation"] == b["state"] and b["packet_kept"] for b in e["behaviour"])
+    assert [(b["query_id"], b["state"]) for b in e["behaviour"]] == [(c["query_id"], c["state"])
+                                                                       for c in record["cases"]]
+
+
+def test_without_generation_every_state_and_packet_stay(full_record):
+    behaviour = full_record["evaluation"]["behaviour"]
+    assert len(behaviour) == len(QUERIES) + 1
+    assert all(b["without_generation"] == b["state"] and b["packet_kept"] for b in behaviour)
 
 
 def test_the_six_failure_patterns_each_with_a_lesson(full_record):
@@ -284,3 +305,15 @@ def test_the_full_flag_is_a_bool():
     from modules.operate import trace as lesson
     with pytest.raises(TypeError, match="full"):
         lesson.trace(full="yes")
+
+
+def test_the_ranking_is_judged_only_by_the_labels_it_is_given(records):
+    from modules.operate import evaluation as ev
+    first = {q: r["ranking"]["fused"][0]["shown"] for q, r in records.items() if r["ranking"].get("fused")}
+    only_first = ev.judged_ranking(records, {q: {i: 1} for q, i in first.items()})
+    assert only_first["judged"] == only_first["top_relevant"] == len(first)
+    others = ev.judged_ranking(records, {q: {i: 0, "PW-L999": 2} for q, i in first.items()})
+    assert others["top_relevant"] == 0 and others["judged"] == len(first)
+    assert ev.judged_ranking(records, {})["judged"] == 0
+    with pytest.raises(TypeError, match="labels"):
+        ev.judged_ranking(records, [("PW-Q001", {})])

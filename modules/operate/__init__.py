@@ -1,8 +1,10 @@
 """Lesson 14, operate: signals, the layered evaluation and the context contract review.
 
 The public API: the frozen cases and ownership (mechanism.py), the signals and the layer an
-anomaly names (signals.py), the faithfulness checks (faithfulness.py), the contract review
-(review.py) and the completion artifacts and counterfactuals (artifacts.py).
+anomaly names (signals.py), the faithfulness checks (faithfulness.py). The other parts are
+modules of their own: the layered evaluation report (evaluation.py), the contract review
+(review.py), the completion artifacts (artifacts.py), the counterfactuals and failure patterns
+(counterfactuals.py), and what only --all runs and prints (full.py).
 """
 
 from modules.operate.mechanism import *  # noqa: F401,F403

@@ -1,26 +1,32 @@
-"""The layered evaluation report, the forced counterfactuals and the six failure patterns.
+"""The layered evaluation report: four sections, never one number.
 
-The report has four sections, never one number: retrieval, ranking, context and end-to-end
-behaviour, each read from lesson 09's trace records of the frozen cases. The counterfactuals
-run the same cases through the pipeline with one part taken away (lesson 12's removals and a
-withdrawn permission). Each failure pattern is refuted by a figure an earlier lesson measures,
-read here from the same runs.
+The sections are retrieval, ranking, context and end-to-end behaviour, each read from lesson
+09's trace records of the frozen cases. The ranking section judges the expected order only
+when it is given relevance labels (`judged_ranking` with lesson 12's RELEVANCE, which --all
+passes); without them it reports what the records alone show. The behaviour section compares
+each case with generation removed when it is given those runs (--all runs them). The forced counterfactuals
+and the failure patterns are in counterfactuals.py.
 """
 
 from __future__ import annotations
 
-from modules.catalogue import LISTINGS, RESTRICTED_IDS
-from modules.channels.metrics import RELEVANCE, SEGMENTS, precision_at_k
+from modules.catalogue import RESTRICTED_IDS
 from modules.grounding.checks import CHECKS, LAYERS
-from modules.operate.mechanism import frozen_records, frozen_runs, segment_of, with_permission
+from modules.operate.mechanism import segment_of
 
-__all__ = ["evaluation_report", "LIMITS", "remove_vector", "remove_generation", "withdraw", "failure_patterns",
-           "WITHDRAWN"]
+__all__ = ["evaluation_report", "judged_ranking", "limits", "CATALOGUE_CASES"]
 
-LIMITS = ("ten hand-built catalogue cases, five photo queries and four memory sessions: every figure is a count "
-          "over them, no rate generalises, and no statistical claim is made; the restricted and stale listings "
-          "are injected in the fixture on purpose (three not 'allowed', two with stale fields)")
-WITHDRAWN = "PW-L003"   # an allowed listing in two packets: the source whose permission is withdrawn
+CATALOGUE_CASES = "ten hand-built catalogue cases"
+
+
+def limits(*counted: str) -> str:
+    """The report's limits, over what was counted ("ten hand-built catalogue cases", ...)."""
+    if not counted or not all(isinstance(c, str) and c for c in counted):
+        raise TypeError(f"counted must be non-empty strs, got {counted!r}")
+    what = counted[0] if len(counted) == 1 else ", ".join(counted[:-1]) + " and " + counted[-1]
+    return (f"{what}: every figure is a count over them, no rate generalises, and no statistical claim is made; "
+            "the restricted and stale listings are injected in the fixture on purpose (three not 'allowed', two "
+            "with stale fields)")
 
 
 def _by_segment(records: dict) -> dict:
@@ -30,9 +36,15 @@ def _by_segment(records: dict) -> dict:
     return out
 
 
-def evaluation_report(records: dict, without_answer: dict) -> dict:
+def _breakdown(records: dict, ids) -> dict:
+    """First place's rank in each channel, for each case in `ids`."""
+    return {q: records[q]["ranking"]["fused"][0]["channel_ranks"] for q in ids}
+
+
+def evaluation_report(records: dict, without_answer: dict | None = None, counted: tuple = (CATALOGUE_CASES,)) -> dict:
     """The four sections over {case id: trace record}; `without_answer` the same cases' runs
-    with generation removed."""
+    with generation removed (then the behaviour section compares each state and packet with
+    them); `counted` what the limits say the figures count."""
     segments = _by_segment(records)
     retrieval = []
     for seg, ids in segments.items():
@@ -44,10 +56,9 @@ def evaluation_report(records: dict, without_answer: dict) -> dict:
         retrieval.append({"segment": seg, "cases": len(ids), "candidates": per,
                           "ranked": sum(len(r["ranking"].get("fused", [])) for r in rows),
                           "empty": sum(r["decision"]["empty_cause"] is not None for r in rows)})
-    judged = [q for q in records if q in RELEVANCE and records[q]["ranking"].get("fused")]
+    ranked = [q for q in records if records[q]["ranking"].get("fused")]
     ranking = {
-        "judged": len(judged),
-        "top_relevant": sum(RELEVANCE[q].get(records[q]["ranking"]["fused"][0]["shown"], 0) >= 1 for q in judged),
+        "ranked": len(ranked),
         "channel_top_withheld": sum(any(c["hits"] and c["hits"][0]["candidate"] not in
                                         {p["candidate"] for p in r["permission/freshness"].get("passed", ())}
                                         for c in r["retrieval"]["channels"]) for r in records.values()),
@@ -55,7 +66,7 @@ def evaluation_report(records: dict, without_answer: dict) -> dict:
                                  for f in r["ranking"].get("fused", ())),
         "ties": sum(a["ordering_score"] == b["ordering_score"] for r in records.values()
                     for a, b in zip(r["ranking"].get("fused", []), r["ranking"].get("fused", [])[1:])),
-        "breakdown": {q: records[q]["ranking"]["fused"][0]["channel_ranks"] for q in judged},
+        "breakdown": _breakdown(records, ranked),
     }
     passed = {q: {p["candidate"] for p in r["permission/freshness"].get("passed", ())} for q, r in records.items()}
     packets = {q: [f["field_id"] for f in r["assembly"].get("packet", ())] for q, r in records.items()}
@@ -80,113 +91,25 @@ def evaluation_report(records: dict, without_answer: dict) -> dict:
         "complete_traces": sum(all(CHECKS[layer](r)[0] for layer in LAYERS) for r in records.values()),
         "restricted_in_packets": sum(f.split("#")[0] in RESTRICTED_IDS for p in packets.values() for f in p),
     }
-    behaviour = [{"query_id": q, "state": r["decision"]["state"], "fallback": r["decision"]["fallback"],
-                  "without_generation": without_answer[q].output("decision").decision.state,
-                  "packet_kept": packets[q] == [f for f, _ in getattr(without_answer[q].output("packet", None),
-                                                                      "fields", ())]}
-                 for q, r in records.items()]
+    behaviour = []
+    for q, r in records.items():
+        row = {"query_id": q, "state": r["decision"]["state"], "fallback": r["decision"]["fallback"]}
+        if without_answer is not None:
+            row["without_generation"] = without_answer[q].output("decision").decision.state
+            row["packet_kept"] = packets[q] == [f for f, _ in getattr(without_answer[q].output("packet", None),
+                                                                      "fields", ())]
+        behaviour.append(row)
     return {"retrieval": retrieval, "ranking": ranking, "context": context, "behaviour": behaviour,
-            "limits": LIMITS, "cases": len(records)}
+            "limits": limits(*counted), "cases": len(records)}
 
 
-def _segments(qid: str) -> list:
-    return [name for name, ids in SEGMENTS.items() if qid in ids] or ["other"]
-
-
-def remove_vector(base: dict, without: dict) -> dict:
-    """What removing the vector channel changes: per segment the cases that lose ranked candidates,
-    the states that change, and the fallback lesson 12 declares for a lost vector channel."""
-    from modules.channels.failures import FAILURES
-    lost: dict = {}
-    for qid, run in base.items():
-        before = {m for f in run.output("fusion").candidates for m in f.members} if run.output("fusion", None) else set()
-        after = ({m for f in without[qid].output("fusion").candidates for m in f.members}
-                 if without[qid].output("fusion", None) else set())
-        for seg in _segments(qid):
-            row = lost.setdefault(seg, {"cases": 0, "losing": 0, "lost": 0, "states_changed": 0})
-            row["cases"] += 1
-            row["losing"] += bool(before - after)
-            row["lost"] += len(before - after)
-            row["states_changed"] += (run.output("decision").decision.state
-                                      != without[qid].output("decision").decision.state)
-    spec = next(f for f in FAILURES if f.name == "vector_unavailable")
-    return {"segments": lost, "fallback": spec.behaviour, "fallback_state": spec.state}
-
-
-def remove_generation(base: dict, without: dict) -> dict:
-    """Generation removed: states and packets per case are unchanged; only the answer lines go."""
-    same = [qid for qid, run in base.items()
-            if run.output("decision").decision.state == without[qid].output("decision").decision.state
-            and run.output("packet", None) == without[qid].output("packet", None)]
-    lines = sum(len(run.output("answer").lines) for run in base.values())
-    return {"cases": len(base), "unchanged": len(same), "answer_lines_before": lines, "answer_lines_after": 0}
-
-
-def withdraw(base_records: dict, served, listing_id: str = WITHDRAWN) -> dict:
-    """Withdraw one source's permission: the cases that retrieved the listing, run again with it
-    denied, then where it still shows. Its id must leave every packet, ranking and record (it
-    appears as an opaque ref); lesson 13's withdrawn memory item, on the store `served` (its
-    sessions served, packets cached), shows the cache and trace side. A case that never
-    retrieved the listing cannot change."""
-    from modules.catalogue import QUERIES, opaque_ref
-    from modules.grounding import NOTHING_QUERY
-    retrieved = {q for q, r in base_records.items()
-                 if any(h["candidate"] == listing_id for c in r["retrieval"]["channels"] for h in c["hits"])}
-    cases = tuple(q for q in QUERIES + (NOTHING_QUERY,) if q.id in retrieved)
-    after = frozen_records(frozen_runs(listings=with_permission(LISTINGS, listing_id, "denied"), cases=cases))
-    text = repr(after)
-    packed = [q for q, r in base_records.items() if listing_id in r["assembly"].get("listings", ())]
-    return {"listing": listing_id, "ref": opaque_ref(listing_id), "packed_before": packed,
-            "packed_after": [q for q, r in after.items() if listing_id in r["assembly"].get("listings", ())],
-            "id_in_records_after": text.count(listing_id), "ref_in_records_after": text.count(opaque_ref(listing_id)),
-            "states_after": {q: after[q]["decision"]["state"] for q in packed}, "cases": sorted(retrieved),
-            "memory": _memory_withdrawal(served)}
-
-
-def _memory_withdrawal(served) -> list:
-    from modules.memory import mechanism as m
-    from modules.memory.store import WITHDRAWN as ITEM, correct, replay, verify
-    state = correct(served, ITEM, "2026-11-01", permission="denied")
-    return [[name, held, detail] for name, held, detail in verify(state, replay(m.SESSIONS, state), withdrawn=(ITEM,))]
-
-
-def failure_patterns(records: dict, without_vector: dict, memory: dict, mistakes: list) -> list:
-    """[(pattern, lesson, figure)]: each refuted by what the frozen runs measure; `mistakes` is the
-    faithfulness record [{"failed": [check, ...]}, ...] of the unfaithful explanations."""
-    q2 = records["PW-Q002"]
-    vec = next(c for c in q2["retrieval"]["channels"] if c["channel"] == "vector")
-    hose = next(h for h in vec["hits"] if h["candidate"] == "PW-L015")
-    hose_fate = next(e["reason_codes"][0] for e in q2["assembly"]["excluded"] if e["subject"] == "PW-L015")
-    nothing = records["GR-Q001"]
-    packet = q2["assembly"]["listings"]
-    p2, p3 = precision_at_k(packet, RELEVANCE["PW-Q002"], 2), precision_at_k(packet, RELEVANCE["PW-Q002"], 3)
-    changed = sum(v["states_changed"] for k, v in without_vector["segments"].items() if k != "other")
-    from modules.memory.mechanism import run_session
-    supported = sum("support" not in x["failed"] for x in mistakes)
-    packed = [(r, i) for r in records.values() for i in r["assembly"].get("listings", ())]
-    by_lexical = sum("lexical" in next(f["channel_ranks"] for f in r["ranking"]["fused"] if f["shown"] == i)
-                     for r, i in packed)
-    session, run = next((s, run) for s, run in memory.values()
-                        if any(e.conflict for e in run.output("memory-context").entries))
-    clash = next(e for e in run.output("memory-context").entries if e.conflict)
-    return [
-        ("similarity equals relevance", "07 hybrid",
-         f"PW-L015, a hose connector, is the vector channel's #{hose['rank']} for PW-Q002 (cosine {hose['score']}); "
-         f"the evidence check excludes it: {hose_fate}"),
-        ("citation equals correctness", "14 operate",
-         f"{supported} of the {len(mistakes)} unfaithful explanations pass the support check (every cite real, "
-         f"every number in a cited value), and each still fails another check"),
-        ("dense always beats lexical", "12 channels",
-         f"removing the vector channel changes {changed} states over the frozen cases; lexical proposed "
-         f"{by_lexical} of the {len(packed)} packed listings"),
-        ("more context is better", "12 channels",
-         f"PW-Q002's packet: precision {p2:.3f} at 2, {p3:.3f} at 3 (lesson 12's labels): the third listing "
-         f"adds nothing relevant"),
-        ("memory is magic", "13 memory",
-         f"{session.id}: remembered {clash.remembered} mm, typed {clash.today} mm today: {clash.action}, the "
-         f"conflict shown; state {run.output('decision').decision.state}, without memory "
-         f"{run_session(session).output('decision').decision.state}"),
-        ("an empty result triggers generation", "09 grounding",
-         f"{nothing['query_id']} matches nothing: empty cause {nothing['decision']['empty_cause']}, "
-         f"{len(nothing['generation']['answer'])} answer lines"),
-    ]
+def judged_ranking(records: dict, labels: dict) -> dict:
+    """The ranking section's judged figures: of the cases with labels ({case id: {listing id:
+    grade}}) and a ranking, how many rank a relevant listing (grade >= 1) first, and first
+    place's channel ranks for those cases."""
+    if not isinstance(labels, dict):
+        raise TypeError(f"labels must be a dict of case id -> {{listing id: grade}}, got {type(labels).__name__}")
+    judged = [q for q in records if q in labels and records[q]["ranking"].get("fused")]
+    return {"judged": len(judged),
+            "top_relevant": sum(labels[q].get(records[q]["ranking"]["fused"][0]["shown"], 0) >= 1 for q in judged),
+            "breakdown": _breakdown(records, judged)}
