@@ -23,6 +23,7 @@ from modules.operate import evaluation as ev
 from modules.operate import mechanism as m
 from modules.operate import review as rv
 from modules.operate.signals import PERMISSION_CODES, aggregate, name_layer, signal_map
+from modules.common.tables import table_block
 
 __all__ = ["run", "record", "anomaly_blocks", "blocks"]
 
@@ -122,11 +123,12 @@ def anomaly_blocks(r: dict) -> list:
                        ("image", "Lesson 12's image-index rebuild, over its photo queries")):
         a = r["anomalies"][key]
         out += [
-            {"key": f"anomaly-{key}", "table": {
-                "title": title,
-                "legend": "signal and label as in the signals above; before/after: the value on the healthy "
-                          "and the rebuilt index (only what changed, and the counts that did not).",
-                "columns": ["signal", "label", "before", "after"], "rows": a["rows"]}},
+            table_block(
+                f"anomaly-{key}", title,
+                "signal and label as in the signals above; before/after: the value on the healthy "
+                "and the rebuilt index (only what changed, and the counts that did not).",
+                ["signal", "label", "before", "after"],
+                a["rows"]),
             {"key": f"anomaly-{key}-layer", "text": f"Layer: {a['layer']}. {a['why'][0].upper() + a['why'][1:]}."},
         ]
     p = r["anomalies"]["rebuild"]["permission"]
@@ -158,11 +160,11 @@ def _artifact_blocks(r: dict) -> list:
     cc, dr = a["context_contract"], a["decision_record"]
     return [
         {"key": "artifacts-heading", "heading": "The five completion artifacts, generated from the pipeline"},
-        {"key": "artifact-contract", "table": {
-            "title": f"1. Context contract of '{cc['pipeline']}'",
-            "legend": "every stage with its version, the layer lesson 09 walks and the role that owns it.",
-            "columns": ["stage", "version", "layer", "owner"],
-            "rows": [[s["stage"], s["version"], s["layer"], s["owner"]] for s in cc["stages"]]}},
+        table_block(
+            "artifact-contract", f"1. Context contract of '{cc['pipeline']}'",
+            "every stage with its version, the layer lesson 09 walks and the role that owns it.",
+            ["stage", "version", "layer", "owner"],
+            [[s["stage"], s["version"], s["layer"], s["owner"]] for s in cc["stages"]]),
         {"key": "artifact-contract-fields", "text": (
             f"Packet fields required: {', '.join(cc['required'])}; optional: {', '.join(cc['optional'])}; "
             f"prohibited: {', '.join(cc['prohibited'])}; at most {cc['packet_limit']} listings; freshness: "
@@ -175,11 +177,11 @@ def _artifact_blocks(r: dict) -> list:
               f"{dr['gate_before_ranking']}; never: {'; '.join(dr['never'])}.")},
         {"key": "artifact-schema", "text": "3. Grounding trace schema (section: keys): " + "; ".join(
             f"{s}: {' '.join(keys)}" for s, keys in a["trace_schema"])},
-        {"key": "artifact-states", "table": {
-            "title": "4. Evidence-state table",
-            "legend": "by precedence (1 wins over 2 ...); cases: the frozen cases in that state.",
-            "columns": ["#", "state", "cases"],
-            "rows": [[x["precedence"], x["state"], " ".join(x["cases"]) or "-"] for x in a["evidence_states"]]}},
+        table_block(
+            "artifact-states", "4. Evidence-state table",
+            "by precedence (1 wins over 2 ...); cases: the frozen cases in that state.",
+            ["#", "state", "cases"],
+            [[x["precedence"], x["state"], " ".join(x["cases"]) or "-"] for x in a["evidence_states"]]),
         {"key": "artifact-states-actions", "text": "Each state's first next action: " + "; ".join(
             f"{x['state']}: {x['next_action']}" for x in a["evidence_states"]) + "."},
         {"key": "artifact-report", "text": "5. Layered evaluation report: the four sections above."},
@@ -191,12 +193,12 @@ def _counterfactual_blocks(r: dict) -> list:
     v, g, w = c["vector"], c["generation"], c["withdraw"]
     return [
         {"key": "counterfactuals-heading", "heading": "Three forced counterfactuals"},
-        {"key": "counterfactual-vector", "table": {
-            "title": "Remove the vector channel",
-            "legend": "segment: lesson 12's declared segments (a case may be in two); losing: cases that lose "
-                      "ranked candidates; lost: candidates lost; states: states that change.",
-            "columns": ["segment", "cases", "losing", "lost", "states"],
-            "rows": [[s, x["cases"], x["losing"], x["lost"], x["states_changed"]] for s, x in v["segments"].items()]}},
+        table_block(
+            "counterfactual-vector", "Remove the vector channel",
+            "segment: lesson 12's declared segments (a case may be in two); losing: cases that lose "
+            "ranked candidates; lost: candidates lost; states: states that change.",
+            ["segment", "cases", "losing", "lost", "states"],
+            [[s, x["cases"], x["losing"], x["lost"], x["states_changed"]] for s, x in v["segments"].items()]),
         {"key": "counterfactual-vector-fallback", "text": f"What remains: {v['fallback']} (lesson 12)."},
         {"key": "counterfactual-generation", "text": (
             f"Remove generation: {g['unchanged']} of {g['cases']} cases keep their state and packet; the "
@@ -212,13 +214,13 @@ def _counterfactual_blocks(r: dict) -> list:
 
 def _tail_blocks(r: dict) -> list:
     return [
-        {"key": "ownership", "table": {
-            "title": "Ownership against the stages",
-            "legend": "role: who owns the part; stages: the pipeline stages (lessons 07-13) it answers for; "
-                      "release owns no stage and every version.",
-            "columns": ["role", "stages"],
-            "rows": [[o["role"], " ".join(o["stages"]) or "(every stage's version)"]
-                     for o in r["ownership"]]}},
+        table_block(
+            "ownership", "Ownership against the stages",
+            "role: who owns the part; stages: the pipeline stages (lessons 07-13) it answers for; "
+            "release owns no stage and every version.",
+            ["role", "stages"],
+            [[o["role"], " ".join(o["stages"]) or "(every stage's version)"]
+             for o in r["ownership"]]),
         {"key": "patterns-heading", "heading": "Six failure patterns, each refuted by a measured figure"},
         {"key": "patterns", "text": "\n".join(f"- {p} (lesson {lesson}): {figure}." for p, lesson, figure
                                               in r["patterns"])},
@@ -226,15 +228,15 @@ def _tail_blocks(r: dict) -> list:
 
 
 def _judgement_blocks(r: dict) -> list:
-    return [{"key": "judgements", "table": {
-        "title": "Lesson 07's five judgements of PW-Q012, with lesson 08's checks",
-        "legend": "similarity: rank per channel (lex = lexical, vec = vector); relevance: hand grade; "
-                  "evidence: lesson 08's checks (sufficient, or the reason); compatible: lesson 08's control; "
-                  "eligibility: the gate. Five columns, never one score.",
-        "columns": ["candidate", "similarity", "relevance", "evidence", "compatible", "eligibility"],
-        "rows": [[j["listing_id"], " ".join(f"{k[:3]}#{v}" for k, v in j["channel_similarity"].items()),
-                  j["candidate_relevance"], j["evidence_sufficiency"], j["compatibility_control"],
-                  j["behaviour_eligibility"]] for j in r["judgements"]]}}]
+    return [table_block(
+        "judgements", "Lesson 07's five judgements of PW-Q012, with lesson 08's checks",
+        "similarity: rank per channel (lex = lexical, vec = vector); relevance: hand grade; "
+        "evidence: lesson 08's checks (sufficient, or the reason); compatible: lesson 08's control; "
+        "eligibility: the gate. Five columns, never one score.",
+        ["candidate", "similarity", "relevance", "evidence", "compatible", "eligibility"],
+        [[j["listing_id"], " ".join(f"{k[:3]}#{v}" for k, v in j["channel_similarity"].items()),
+          j["candidate_relevance"], j["evidence_sufficiency"], j["compatibility_control"],
+          j["behaviour_eligibility"]] for j in r["judgements"]])]
 
 
 def blocks(r: dict) -> list:

@@ -14,6 +14,7 @@ from modules.operate import evaluation as ev
 from modules.operate import faithfulness as fa
 from modules.operate import mechanism as m
 from modules.operate.signals import aggregate
+from modules.common.tables import table_block
 
 __all__ = ["trace", "record", "view"]
 
@@ -91,12 +92,13 @@ def _signal_blocks(r: dict) -> list:
         {"key": "signals-heading", "heading": "Signals per stage, over the frozen cases"},
         {"key": "signals-values", "text": "\n".join(f"{stage.capitalize()} - " + "; ".join(values) + "."
                                                     for stage, values in by_stage.items())},
-        {"key": "signals", "table": {
-            "title": "Who owns each signal, and how long it is kept",
-            "legend": "stage: where the signal is read; owner: the role that acts on it first; retention: "
-                      "how long the aggregate is kept (aggregates only, no case kept). Every signal is a count "
-                      "by safe code, channel, state or version: never a listing id, a title or a user.",
-            "columns": ["stage", "signal", "owner", "retention"], "rows": rows}},
+        table_block(
+            "signals", "Who owns each signal, and how long it is kept",
+            "stage: where the signal is read; owner: the role that acts on it first; retention: "
+            "how long the aggregate is kept (aggregates only, no case kept). Every signal is a count "
+            "by safe code, channel, state or version: never a listing id, a title or a user.",
+            ["stage", "signal", "owner", "retention"],
+            rows),
         {"key": "signals-actions", "text": "\n".join(
             f"{s['name']}: first {s['first_action']}; seen by {s['access']}; limit: {s['limitation']}."
             for s in r["signals"])},
@@ -109,12 +111,12 @@ def view(record: dict) -> list:
     r = record
     blocks = [
         {"key": "heading", "heading": "Lesson 14 - operate: signals, the layered evaluation and the review"},
-        {"key": "cases", "table": {
-            "title": "The frozen cases, through the one catalogue pipeline",
-            "legend": "kind: what the case stands for; segment: how the contract read the size (explicit "
-                      "unit, bare number, or other); state: the decision, the same as lessons 07-13 show.",
-            "columns": ["case", "kind", "segment", "state"],
-            "rows": [[c["query_id"], c["kind"], c["segment"], c["state"]] for c in r["cases"]]}},
+        table_block(
+            "cases", "The frozen cases, through the one catalogue pipeline",
+            "kind: what the case stands for; segment: how the contract read the size (explicit "
+            "unit, bare number, or other); state: the decision, the same as lessons 07-13 show.",
+            ["case", "kind", "segment", "state"],
+            [[c["query_id"], c["kind"], c["segment"], c["state"]] for c in r["cases"]]),
     ] + _signal_blocks(r)
     if r["shows"] != "all":
         return blocks + rest.evaluation_blocks(r) + rest.faithfulness_blocks(r) + [rest.more_block()]

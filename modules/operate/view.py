@@ -2,6 +2,7 @@
 saying what --all adds (trace.view calls them; full.py holds the blocks only --all prints)."""
 
 from __future__ import annotations
+from modules.common.tables import table_block
 
 __all__ = ["evaluation_blocks", "faithfulness_blocks", "more_block"]
 
@@ -30,14 +31,14 @@ def evaluation_blocks(r: dict) -> list:
     top = "; ".join(f"{q} " + " ".join(f"{ch}#{n}" for ch, n in ranks.items()) for q, ranks in k["breakdown"].items())
     return [
         {"key": "evaluation-heading", "heading": "The layered evaluation report: four sections, no single number"},
-        {"key": "evaluation-retrieval", "table": {
-            "title": "1. Retrieval: candidates by channel and segment",
-            "legend": "cases: frozen cases in the segment; candidates: proposals per channel, summed over the "
-                      "cases (before the gate); ranked: clusters reaching ranking; empty: cases with an empty "
-                      "cause.",
-            "columns": ["segment", "cases", "candidates", "ranked", "empty"],
-            "rows": [[x["segment"], x["cases"], _pairs(x["candidates"]), x["ranked"], x["empty"]]
-                     for x in e["retrieval"]]}},
+        table_block(
+            "evaluation-retrieval", "1. Retrieval: candidates by channel and segment",
+            "cases: frozen cases in the segment; candidates: proposals per channel, summed over the "
+            "cases (before the gate); ranked: clusters reaching ranking; empty: cases with an empty "
+            "cause.",
+            ["segment", "cases", "candidates", "ranked", "empty"],
+            [[x["segment"], x["cases"], _pairs(x["candidates"]), x["ranked"], x["empty"]]
+             for x in e["retrieval"]]),
         {"key": "evaluation-ranking", "text": (
             (f"2. Ranking: of {k['judged']} cases with lesson 12's labels and a ranking, {k['top_relevant']} rank a "
              f"relevant listing first." if "judged" in k else f"2. Ranking: {k['ranked']} cases reach a ranking.")
@@ -67,12 +68,12 @@ def faithfulness_blocks(r: dict) -> list:
             f"  {text} [{', '.join(cites)}]" if cites else f"  {text}" for text, cites in case["template"])
             + "\nPasses: " + ", ".join(name for name, held, _ in case["checks"] if held)
             + ". A reworded variant passes " + str(sum(held for _n, held, _ in case["reworded"])) + " of 7."})
-    out.append({"key": "faithfulness-mistakes", "table": {
-        "title": "Each unfaithful explanation fails exactly its check",
-        "legend": "explanation: one edit of the template; case: the query it explains; fails: the checks it "
-                  "fails (only the one it must).",
-        "columns": ["explanation", "case", "fails"],
-        "rows": [[x["name"], x["query_id"], ", ".join(x["failed"])] for x in f["mistakes"]]}})
+    out.append(table_block(
+        "faithfulness-mistakes", "Each unfaithful explanation fails exactly its check",
+        "explanation: one edit of the template; case: the query it explains; fails: the checks it "
+        "fails (only the one it must).",
+        ["explanation", "case", "fails"],
+        [[x["name"], x["query_id"], ", ".join(x["failed"])] for x in f["mistakes"]]))
     return out
 
 
