@@ -33,7 +33,7 @@ def test_plain_output_matches_golden(file_name, arguments):
 def test_every_lesson_with_all_has_a_golden_for_it():
     # The shortened default traces leave the rest to --all: that output is pinned as well.
     with_all = [arguments[0] for _name, arguments in GOLDEN_RUNS if "--all" in arguments]
-    assert {"order", "channels", "operate"} <= set(with_all), with_all
+    assert {"order", "channels", "memory", "operate"} <= set(with_all), with_all
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

@@ -20,7 +20,7 @@ BY_ID = {item.id: item for item in m.ITEMS}
 
 @pytest.fixture(scope="module")
 def record():
-    return json.loads(methods("memory", "--json").stdout)
+    return json.loads(methods("memory", "--all", "--json").stdout)   # the default's sections and the rest
 
 
 @pytest.fixture(scope="module")
@@ -340,6 +340,16 @@ def test_replay_diff_compares_like_with_like(served):
 
 
 # ---------------------------------------------------------------- the command
+
+def test_the_default_leaves_the_requests_and_the_replay_to_all(record):
+    from modules.memory import trace as lesson
+    default = lesson.trace()
+    assert default["shows"] == "default" and record["shows"] == "all"
+    assert not {"deletion", "correction", "migration", "replays", "queries"} & set(default)
+    assert [s["session"] for s in default["sessions"]] == [s["session"] for s in record["sessions"]]
+    with pytest.raises(TypeError, match="full must be a bool"):
+        lesson.trace(full="yes")
+
 
 def test_the_command_record(record):
     assert record["lesson"] == "memory" and [q["query_id"] for q in record["queries"]] == [q.id for q in QUERIES]

@@ -24,13 +24,16 @@ README_ROWS = {"hybrid": "07", "eligibility": "08", "grounding": "09", "channels
 
 @pytest.fixture(scope="module")
 def records() -> dict:
-    return {name: json.loads(methods(name, "--json").stdout) for name in LESSONS}
+    found = {name: json.loads(methods(name, "--json").stdout) for name in LESSONS}
+    found["memory --all"] = json.loads(methods("memory", "--all", "--json").stdout)   # the requests and replay
+    return found
 
 
 @pytest.fixture(scope="module")
 def plain() -> dict:
     outputs = {name: methods(name, "--plain").stdout.decode() for name in LESSONS}
     outputs["channels --all"] = methods("channels", "--all", "--plain").stdout.decode()
+    outputs["memory --all"] = methods("memory", "--all", "--plain").stdout.decode()
     return outputs
 
 
@@ -155,7 +158,7 @@ def test_two_evaluations_quiz_states_the_index_figures_at_their_nprobe(records):
 
 def test_only_memory_quiz_names_the_stores_a_deletion_reaches(records):
     _premise, options = quiz("memory", "ONLY_MEMORY_QUIZ")
-    reaches = records["memory"]["deletion"]["removed"]
+    reaches = records["memory --all"]["deletion"]["removed"]
     assert set(reaches) == {"store", "index", "packet-cache", "trace-payloads"}
     assert "(index, cached packets, traces)" in options[key("memory", "ONLY_MEMORY_QUIZ")]
 
@@ -232,23 +235,24 @@ def test_readme_row_12(records):
 
 
 def test_readme_row_13(records):
-    row, m = readme_row("memory"), records["memory"]
+    row, m, full = readme_row("memory"), records["memory"], records["memory --all"]
     item = next(s for s in m["store"] if s["id"] == "MEM-A3")
     after = (datetime.date.fromisoformat(item["last_day"]) + datetime.timedelta(days=1)).isoformat()
     assert (f"MEM-A3, recorded {item['as_of']} and kept {item['retention_days']} days, is usable through "
             f"{item['last_day']} and expired on {after}") in row
     others = sum(any("MEMORY_OTHER_OWNER" in h["gate"] for h in s["recall"]["hits"]) for s in m["sessions"])
     assert f"another buyer's items in {others} of {len(m['sessions'])} sessions" in row
-    removed = m["deletion"]["removed"]
+    assert all(s["catalogue"]["same_with_memory_off"] for s in full["sessions"])
+    removed = full["deletion"]["removed"]
     assert f"{removed['packet-cache']} cached packets and {removed['trace-payloads']} trace payloads" in row
-    assert f"keeps the vector at rank {m['deletion']['lazy_rank']}" in row
-    failed = sum(not c["held"] for c in m["deletion"]["lazy_checks"])
+    assert f"keeps the vector at rank {full['deletion']['lazy_rank']}" in row
+    failed = sum(not c["held"] for c in full["deletion"]["lazy_checks"])
     assert f"fails {failed} checks" in row
 
 
 # ---------------------------------------------------------------- what the traces say
 
-@pytest.mark.parametrize("name", LESSONS + ("channels --all",))
+@pytest.mark.parametrize("name", LESSONS + ("channels --all", "memory --all"))
 def test_plain_output_fits_80_columns_with_every_table_as_a_table(plain, name):
     text = plain[name]
     assert [line for line in text.split("\n") if len(line) > 80] == []
@@ -313,6 +317,27 @@ def test_lesson_12_names_the_first_listings_state_correctly(records):
     assert ungated["first_state"] == "unauthorized"
     assert "prohibited" not in table["title"] and "withheld" in table["title"]
     assert f"{ungated['first']} is {ungated['first_state']}" in table["legend"]
+
+
+def test_lesson_13_default_is_the_store_and_sessions_and_all_keeps_the_rest(plain, records):
+    default, full = plain["memory"], plain["memory --all"]
+    lines, rest = default.split("\n\n`python3 -B methods.py memory --all` adds")[0].split("\n"), iter(full.split("\n"))
+    assert all(line in rest for line in lines)          # every line of the default, in --all's order
+    default, full = " ".join(default.split()), " ".join(full.split())
+    assert "`python3 -B methods.py memory --all` adds" in default and "memory --all` adds" not in full
+    for detail in ("the same with memory switched off: yes", "Correction of MEM-A2", "Deletion of MEM-A3",
+                   "Embedding migration mem-vec-1 -> mem-vec-2", "Replay of the buyer's requests",
+                   "Every catalogue query with memory switched off"):
+        assert detail in full and detail not in default
+    for finding in ("The allowed feature", "Its obligations", "Each item through the gate",
+                    "memory-recall and memory-gate, per session", "memory-context: each usable item",
+                    "Conflict shown: today's diameter_mm 18 against the remembered 16"):
+        assert finding in default and finding in full
+    shown, every = records["memory"], records["memory --all"]
+    assert {k: v for k, v in every.items() if k in shown and k not in ("shows", "sessions")} == {
+        k: v for k, v in shown.items() if k not in ("shows", "sessions")}
+    assert [dict(s, catalogue={"state": s["catalogue"]["state"], "packet": s["catalogue"]["packet"]})
+            for s in every["sessions"]] == shown["sessions"]
 
 
 def test_lesson_13_retention_counts_days_after_recording_at_the_boundary(records):

@@ -19,8 +19,11 @@
                   recall stage alone); `replay_diff` compares two states' rows (candidates,
                   rank, exclusions, packet, state) and `verify` checks that deletions,
                   withdrawn consent and corrections reached every derived store
-    requests, day the lesson's scenario: the buyer's three requests, and everything the
-                  trace shows (modules/memory/trace.py formats it)
+    memory_off    catalogue queries run with memory switched off
+    requests, morning, day
+                  the lesson's scenario: the buyer's three requests; the store and the
+                  sessions the default trace shows; everything the full trace (--all) shows
+                  (modules/memory/trace.py formats both)
 """
 
 from __future__ import annotations
@@ -38,8 +41,7 @@ from modules.memory.feature import DERIVED_STORES, ENCODERS, MemoryFeature, enco
 
 __all__ = ["MemoryState", "CacheEntry", "TracePayload", "DeletionRecord", "build", "serve", "correct", "delete",
            "purge", "migrate", "mixing", "propagation", "replay", "row", "recall_rows", "replay_diff", "verify",
-           "requests",
-           "day"]
+           "requests", "memory_off", "morning", "day"]
 
 @dataclass(frozen=True)
 class CacheEntry:
@@ -352,25 +354,22 @@ def requests(state: MemoryState, on: str = REQUESTS_ON) -> tuple:
     return correct(state, CORRECTED, on, **CORRECTION), record
 
 
-def day() -> dict:
-    """Everything the lesson's trace shows, produced by the mechanism (memory_trace formats it)."""
-    from modules.memory import mechanism as m
+def memory_off(queries) -> dict:
+    """{query id: run} for catalogue queries with memory switched off, each as a session of
+    BUYER-A numbered by the query's place in the catalogue (C1 for its first query)."""
     from modules.catalogue import QUERIES
-    morning = build(m.ITEMS, m.ASSISTANT_MEMORY)
-    owners = {item.id: item.owner for item in morning.items}
-    off = {q.id: run_session(Session(f"C{n}", "BUYER-A", q)) for n, q in enumerate(QUERIES, start=1)}
-    served, sessions, rows = morning, [], {"morning": {}}
+    return {q.id: run_session(Session(f"C{QUERIES.index(q) + 1}", "BUYER-A", q)) for q in queries}
+
+
+def morning() -> dict:
+    """The store as the day begins and the four sessions served with it: what the default trace
+    shows (memory_trace formats it)."""
+    from modules.memory import mechanism as m
+    state = build(m.ITEMS, m.ASSISTANT_MEMORY)
+    served, sessions = state, []
     for session in m.SESSIONS:
         run, served = serve(served, session)
         sessions.append((session, run))
-        rows["morning"][session.id] = row(session, run, owners)
-    after, record = requests(served)
-    lazy, _ = requests(replace(served, prompt_index=False))
-    states = {"morning": morning, "served": served, "after": after, "lazy": lazy}
-    rows["after"] = replay(m.SESSIONS, after, owners)
-    probe = encode(m.SESSIONS[0].query.text, lazy.encoder)
-    found = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
-    exact = ann.exact_search(lazy.index, probe, k=m.RECALL_K)   # every vector the index holds
     tomorrow = "2026-11-02"
     return {
         "constants": {name: getattr(m, name) for name in ("FIRST_RELEASE", "ASSISTANT_MEMORY", "DRAFT_FEATURE",
@@ -378,13 +377,36 @@ def day() -> dict:
                                                           "NPROBE", "RECALL_K", "SEED")},
         "draft_gaps": feature_gaps(m.DRAFT_FEATURE), "pipeline": list(m.MEMORY.names()), "on": REQUESTS_ON,
         "store_gate": {i: (m.gate_item(item, item.owner, REQUESTS_ON), m.gate_item(item, item.owner, tomorrow))
-                       for i, item in morning.current().items()},
-        "off": off, "sessions": sessions, "states": states, "rows": rows,
+                       for i, item in state.current().items()},
+        "sessions": sessions, "states": {"morning": state, "served": served},
+    }
+
+
+def day() -> dict:
+    """Everything the lesson's full trace (--all) shows: the morning; every catalogue query with
+    memory switched off (so each session's catalogue answer can be compared with it); the
+    buyer's requests, also on the index that waits for a rebuild; the migration; and the replay
+    of the requests on the frozen sessions (memory_trace formats it)."""
+    from modules.memory import mechanism as m
+    from modules.catalogue import QUERIES
+    found = morning()
+    morning_state, served = found["states"]["morning"], found["states"]["served"]
+    owners = {item.id: item.owner for item in morning_state.items}
+    rows = {"morning": {session.id: row(session, run, owners) for session, run in found["sessions"]}}
+    after, record = requests(served)
+    lazy, _ = requests(replace(served, prompt_index=False))
+    rows["after"] = replay(m.SESSIONS, after, owners)
+    probe = encode(m.SESSIONS[0].query.text, lazy.encoder)
+    found_lazy = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
+    exact = ann.exact_search(lazy.index, probe, k=m.RECALL_K)   # every vector the index holds
+    return dict(found, **{
+        "off": memory_off(QUERIES), "states": dict(found["states"], after=after, lazy=lazy), "rows": rows,
         "deleted": DELETED, "withdrawn": WITHDRAWN, "corrected": CORRECTED, "deletion": record,
         "propagation": {"after": propagation(after, DELETED), "lazy": propagation(lazy, DELETED)},
-        "lazy_search": (found.ids, exact.ids, list(found.ids).index(DELETED) + 1 if DELETED in found.ids else None),
-        "mixing": mixing(morning, m.SESSIONS[0].query.text, "mem-vec-2"),
+        "lazy_search": (found_lazy.ids, exact.ids,
+                        list(found_lazy.ids).index(DELETED) + 1 if DELETED in found_lazy.ids else None),
+        "mixing": mixing(morning_state, m.SESSIONS[0].query.text, "mem-vec-2"),
         "diffs": {"after": replay_diff(rows["morning"], rows["after"])},
         "checks": {"after": verify(after, rows["after"], (DELETED,), (WITHDRAWN,), (CORRECTED,)),
                    "lazy": verify(lazy, recall_rows(m.SESSIONS, lazy, owners), (DELETED,), (), (CORRECTED,))},
-    }
+    })

@@ -1,10 +1,11 @@
 """Lesson 13's trace and view: what `python3 -B methods.py memory` prints.
 
-`trace()` runs modules/memory/store.py's `day` (the store, four sessions served with
-memory, the buyer's requests, an embedding migration, and the replay that checks the
-requests on the frozen sessions before they are exposed) and turns what it produced into a
-JSON-ready record; `view()` makes the printable blocks. The mechanism never imports this
-module (labtools.registry.lesson_module finds it), so the import graph has no cycle.
+`trace()` runs modules/memory/store.py's `morning` (the store and the four sessions served
+with memory) or, with --all, its `day` (also every catalogue query with memory switched off,
+the buyer's requests, an embedding migration, and the replay that checks the requests on
+the frozen sessions before they are exposed) and turns what it produced into a JSON-ready
+record; `view()` makes the printable blocks. The mechanism never imports this module
+(labtools.registry.lesson_module finds it), so the import graph has no cycle.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from modules.common import ann
 from modules.catalogue import ref_key_label
 from modules.catalogue.policy import CLAUSES, STATES
 from modules.common.runs import catalogue_row as query_row
-from modules.context import recall_at_k
 from modules.eligibility.trace import wrapped_rows
 
 USED_CLAUSES = ("P1", "P2", "P2.1", "P2.2", "P6")
@@ -28,11 +28,16 @@ def _decision(d) -> dict:
 
 
 
-def _session(session, run, off_row: dict) -> dict:
+def _session(session, run, off_row: dict | None) -> dict:
+    """One session served with memory; `off_row` (only --all runs it): its query with memory off."""
     found, gate, context = run.output("memory-recall"), run.output("memory-gate"), run.output("memory-context")
     names = dict(zip(gate.withheld, (d.subject for d in gate.decisions)))
     codes = dict(zip(gate.withheld, (d.reason_codes for d in gate.decisions)))
     row = query_row(run)
+    catalogue = {"state": row["state"], "packet": row["packet"]}
+    if off_row is not None:
+        catalogue["same_with_memory_off"] = all(row[k] == off_row[k] for k in ("state", "exclusions", "packet",
+                                                                               "ranking", "gate"))
     return {
         "session": session.id, "buyer": session.buyer, "query_id": session.query.id, "query": session.query.text,
         "recall": {"status": found.status, "note": found.note, "compared": found.compared,
@@ -45,9 +50,7 @@ def _session(session, run, off_row: dict) -> dict:
                           for f, v, mark, src, acc, day in context.fields],
         "conflicts": [{"item": i, "field": f, "today": t, "remembered": r} for i, f, t, r in context.conflicts],
         "next_actions": list(context.next_actions),
-        "catalogue": {"state": row["state"], "packet": row["packet"],
-                      "same_with_memory_off": all(row[k] == off_row[k] for k in ("state", "exclusions", "packet",
-                                                                                  "ranking", "gate"))},
+        "catalogue": catalogue,
     }
 
 
@@ -71,24 +74,28 @@ def _replay(name: str, change: str, old, new, old_rows: dict, new_rows: dict, di
             "checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in checks]}
 
 
-def trace() -> dict:
-    """One day of the memory feature as the lesson's record."""
+def trace(full: bool = False) -> dict:
+    """One day of the memory feature as the lesson's record.
+
+    The default shows the store and its obligations and the four sessions served with memory
+    (memory_store.morning). `full` (the command's --all) also runs every catalogue query with
+    memory switched off (compared with each session's catalogue answer), the buyer's requests
+    (correction, withdrawn consent, deletion, with the index that waits for a rebuild), the
+    embedding migration and the replay on the frozen sessions (memory_store.day)."""
+    if not isinstance(full, bool):
+        raise TypeError(f"full must be a bool, got {type(full).__name__} {full!r}")
     from modules.memory import store as memory_store
-    return record(memory_store.day())
+    return record(memory_store.day() if full else memory_store.morning(), full)
 
 
-def record(day: dict) -> dict:
-    """The lesson's record from what memory_store.day() produced."""
-    m, rows, states = day["constants"], day["rows"], day["states"]
-    morning, served, after, lazy = (states[k] for k in ("morning", "served", "after", "lazy"))
-    off = {query_id: query_row(run) for query_id, run in day["off"].items()}
-    deleted, corrected = day["deleted"], day["corrected"]
-    versions = after.history(corrected)
-    approximate, exact, rank = day["lazy_search"]
-    recall = recall_at_k(approximate, exact, len(exact))
-    deletion = day["deletion"]
-    return {
+def record(day: dict, full: bool = False) -> dict:
+    """The lesson's record from what memory_store.morning() (or, full, memory_store.day()) produced."""
+    m, morning = day["constants"], day["states"]["morning"]
+    # only --all runs the catalogue queries with memory switched off (memory_store.day)
+    off = {query_id: query_row(run) for query_id, run in day["off"].items()} if full else {}
+    out = {
         "lesson": "memory",
+        "shows": "all" if full else "default",
         "default": {"first_release": m["FIRST_RELEASE"], "feature": asdict(m["ASSISTANT_MEMORY"]),
                     "draft": m["DRAFT_FEATURE"].name, "draft_gaps": day["draft_gaps"], "pipeline": day["pipeline"]},
         "policy": {"version": m["GATE_VERSION"], "clauses": {**{c: CLAUSES[c] for c in USED_CLAUSES},
@@ -98,7 +105,19 @@ def record(day: dict) -> dict:
         "index": {"version": ann.INDEX_VERSION, "label": morning.label, "encoder": morning.encoder,
                   "items": len(morning.index), "n_lists": m["N_LISTS"], "nprobe": m["NPROBE"], "k": m["RECALL_K"],
                   "seed": m["SEED"], "ref_key": ref_key_label()},
-        "sessions": [_session(session, run, off[session.query.id]) for session, run in day["sessions"]],
+        "sessions": [_session(session, run, off.get(session.query.id)) for session, run in day["sessions"]],
+    }
+    if not full:
+        return out
+    # only --all measures the waiting index's recall@k: the default starts faster without lesson 01's module
+    from modules.context import recall_at_k
+    served, after = day["states"]["served"], day["states"]["after"]
+    rows, deleted, corrected = day["rows"], day["deleted"], day["corrected"]
+    versions = after.history(corrected)
+    approximate, exact, rank = day["lazy_search"]
+    recall = recall_at_k(approximate, exact, len(exact))
+    deletion = day["deletion"]
+    return dict(out, **{
         "correction": {"item": corrected, "versions": [{"version": v.version, "value": v.value, "as_of": v.as_of,
                                                         "current": v is versions[-1]} for v in versions]},
         "withdrawn": day["withdrawn"],
@@ -114,7 +133,7 @@ def record(day: dict) -> dict:
                     day["diffs"]["after"], day["checks"]["after"]),
         ],
         "queries": list(off.values()),
-    }
+    })
 
 
 # ---------------------------------------------------------------- view
@@ -141,8 +160,9 @@ def _session_text(s: dict) -> str:
     lines += [f"  Conflict shown: today's {c['field']} {c['today']} against the remembered {c['remembered']} "
               f"({c['item']}); today's input is followed." for c in s["conflicts"]]
     lines += [f"  Next action: {a}." for a in s["next_actions"]]
-    lines.append("  State, exclusions, ranking and packet the same with memory switched off: "
-                 + ("yes." if catalogue["same_with_memory_off"] else "NO."))
+    if "same_with_memory_off" in catalogue:   # only --all runs the queries with memory off
+        lines.append("  State, exclusions, ranking and packet the same with memory switched off: "
+                     + ("yes." if catalogue["same_with_memory_off"] else "NO."))
     return "\n".join(lines)
 
 
@@ -168,14 +188,11 @@ def _replay_details(r: dict) -> str:
 
 
 def view(record: dict) -> list:
-    """Printable blocks: the default, the policy, the store, the sessions, the changes, the replays."""
+    """Printable blocks: the default, the policy, the store, the sessions; under --all also the
+    changes, the replays and the catalogue queries with memory off."""
     default, policy, index = record["default"], record["policy"], record["index"]
-    feature = default["feature"]
-    deletion, migration = record["deletion"], record["migration"]
-    sessions, replay = record["sessions"], record["replays"][0]
-    versions = record["correction"]["versions"]
-    prompt, lazy = deletion["prompt"], deletion["lazy"]
-    return [
+    feature, sessions = default["feature"], record["sessions"]
+    blocks = [
         {"key": "heading", "heading": "Lesson 13 - memory: retained context with obligations"},
         {"key": "default", "text": (
             "The catalogue's first release keeps no memory between sessions. A memory feature is allowed only "
@@ -245,6 +262,18 @@ def view(record: dict) -> list:
             "rows": [[s["session"] if n == 0 else "", e["item"], e["today"], e["remembered"], e["action"],
                       e["conflict"]] for s in sessions for n, e in enumerate(s["entries"])]}},
         {"key": "packets", "text": "\n".join(_session_text(s) for s in sessions)},
+    ]
+    if record["shows"] != "all":
+        return blocks + [{"key": "more", "text": (
+            "`python3 -B methods.py memory --all` adds every catalogue query run with memory switched off, "
+            "and for each session whether its state, exclusions, ranking and packet are the same without "
+            "memory; the buyer's requests of " + record["as_of"] + " (a correction, withdrawn consent and a "
+            "deletion, also on an index that waits for its rebuild); an embedding migration; and the replay of "
+            "the requests on the frozen sessions.")}]
+    deletion, migration, replay = record["deletion"], record["migration"], record["replays"][0]
+    versions = record["correction"]["versions"]
+    prompt, lazy = deletion["prompt"], deletion["lazy"]
+    return blocks + [
         {"key": "changes", "heading": "The buyer's requests, then an embedding migration"},
         {"key": "correction", "table": {
             "title": f"Correction of {record['correction']['item']}: both versions recorded",

@@ -17,7 +17,7 @@
 # `modules/memory/feature.py` (what a feature defines, the encoder),
 # `modules/memory/store.py` (deletion, correction, migration, replay) and
 # `modules/memory/trace.py` (the record and its tables), the code behind
-# `python3 -B methods.py memory`.
+# `python3 -B methods.py memory --all` (the default prints the store and the four sessions).
 
 # %%
 import pathlib
@@ -37,7 +37,7 @@ from modules.common import ann
 from modules.catalogue import LISTINGS, query_by_id
 from modules.catalogue.policy import day_number
 
-record = memory_trace.trace()
+record = memory_trace.trace(full=True)   # --all: the requests, the migration and the replay too
 view = memory_trace.view(record)
 
 
