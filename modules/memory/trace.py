@@ -17,6 +17,7 @@ from modules.catalogue import ref_key_label
 from modules.catalogue.policy import CLAUSES, STATES
 from modules.common.runs import catalogue_row as query_row
 from modules.eligibility.trace import wrapped_rows
+from modules.common.tables import table_block
 
 USED_CLAUSES = ("P1", "P2", "P2.1", "P2.2", "P6")
 
@@ -198,69 +199,70 @@ def view(record: dict) -> list:
             "The catalogue's first release keeps no memory between sessions. A memory feature is allowed only "
             "when it defines each of: " + ", ".join(k for k in feature if k != "name") + f". The draft "
             f"\"{default['draft']}\" is refused; it leaves undefined: " + "; ".join(default["draft_gaps"]) + ".")},
-        {"key": "feature", "table": {
-            "title": f"The allowed feature, {feature['name']}",
-            "legend": "Each definition the feature makes; a store built for it refuses any item of another "
-                      "purpose or kind, or kept longer than its retention.",
-            "columns": ["definition", "value"],
-            "rows": [[k, ", ".join(v) if isinstance(v, (list, tuple)) else v] for k, v in feature.items()
-                     if k != "name"]}},
+        table_block(
+            "feature", f"The allowed feature, {feature['name']}",
+            "Each definition the feature makes; a store built for it refuses any item of another "
+            "purpose or kind, or kept longer than its retention.",
+            ["definition", "value"],
+            [[k, ", ".join(v) if isinstance(v, (list, tuple)) else v] for k, v in feature.items()
+             if k != "name"]),
         {"key": "pipeline", "text": "It extends lesson 08's pipeline with three stages and copies none: "
                                     + " > ".join(default["pipeline"]) + "."},
-        {"key": "policy", "table": {
-            "title": f"Policy {policy['version']}",
-            "legend": "P: the catalogue's clauses that memory meets too, applied by the same functions; M: "
-                      "the clauses of memory's own.",
-            "columns": ["clause", "rule"], "rows": wrapped_rows(policy["clauses"].items(), 70)}},
-        {"key": "store", "table": {
-            "title": f"The store as of {record['as_of']}: what is remembered",
-            "legend": "item@v: the item and its version; owner: the buyer it is about; kind: what sort of "
-                      "thing is kept; field and value: what the item says (sizes in mm).",
-            "columns": ["item@v", "owner", "kind", "field", "value"],
-            "rows": [[f"{s['id']}@v{s['version']}", s["owner"], s["kind"], s["field"], s["value"]]
-                     for s in record["store"]]}},
-        {"key": "obligations", "table": {
-            "title": "Its obligations",
-            "legend": "purpose: what it may be used for; source: where it came from; accuracy: stated by the "
-                      "buyer, recorded by a system, or inferred; seen by: owner = on the buyer's memory page; "
-                      "consent: the buyer's permission for assisted use (- = none recorded). Every item's scope "
-                      "is owner-only.",
-            "columns": ["item", "purpose", "source", "accuracy", "seen by", "consent"],
-            "rows": [[s["id"], s["purpose"], s["source"], s["accuracy"], s["visibility"], s["permission"]]
-                     for s in record["store"]]}},
-        {"key": "store-gate", "table": {
-            "title": f"Each item through the gate for its own buyer, on {record['as_of']} and the day after",
-            "legend": "kept: retention in days, counted after the day of recording (that day is day 0, "
-                      "as lesson 08 counts a field's age), so an item kept N days is usable on N + 1 calendar "
-                      "days; recorded: its as-of date; last day: recorded + kept, the last day it may be used "
-                      "(expired once its age in days is greater than kept); the two dates: the reason codes "
-                      "that withhold it that day (- = usable).",
-            "columns": ["item", "kept", "recorded", "last day", record["as_of"], "the day after"],
-            "rows": [[s["id"], s["retention_days"], s["as_of"], s["last_day"], " ".join(s["gate"]) or "-",
-                      " ".join(s["gate_tomorrow"]) or "-"] for s in record["store"]]}},
+        table_block(
+            "policy", f"Policy {policy['version']}",
+            "P: the catalogue's clauses that memory meets too, applied by the same functions; M: "
+            "the clauses of memory's own.",
+            ["clause", "rule"],
+            wrapped_rows(policy["clauses"].items(), 70)),
+        table_block(
+            "store", f"The store as of {record['as_of']}: what is remembered",
+            "item@v: the item and its version; owner: the buyer it is about; kind: what sort of "
+            "thing is kept; field and value: what the item says (sizes in mm).",
+            ["item@v", "owner", "kind", "field", "value"],
+            [[f"{s['id']}@v{s['version']}", s["owner"], s["kind"], s["field"], s["value"]]
+             for s in record["store"]]),
+        table_block(
+            "obligations", "Its obligations",
+            "purpose: what it may be used for; source: where it came from; accuracy: stated by the "
+            "buyer, recorded by a system, or inferred; seen by: owner = on the buyer's memory page; "
+            "consent: the buyer's permission for assisted use (- = none recorded). Every item's scope "
+            "is owner-only.",
+            ["item", "purpose", "source", "accuracy", "seen by", "consent"],
+            [[s["id"], s["purpose"], s["source"], s["accuracy"], s["visibility"], s["permission"]]
+             for s in record["store"]]),
+        table_block(
+            "store-gate", f"Each item through the gate for its own buyer, on {record['as_of']} and the day after",
+            "kept: retention in days, counted after the day of recording (that day is day 0, "
+            "as lesson 08 counts a field's age), so an item kept N days is usable on N + 1 calendar "
+            "days; recorded: its as-of date; last day: recorded + kept, the last day it may be used "
+            "(expired once its age in days is greater than kept); the two dates: the reason codes "
+            "that withhold it that day (- = usable).",
+            ["item", "kept", "recorded", "last day", record["as_of"], "the day after"],
+            [[s["id"], s["retention_days"], s["as_of"], s["last_day"], " ".join(s["gate"]) or "-",
+              " ".join(s["gate_tomorrow"]) or "-"] for s in record["store"]]),
         {"key": "index", "text": (
             f"Every item's text is encoded in {index['encoder']} and filed in one approximate index "
             f"({index['version']}, {index['n_lists']} lists, seed {index['seed']}, {index['items']} vectors) "
             f"shared by every buyer: recall takes the top {index['k']} from {index['nprobe']} lists, whoever "
             f"owns them, and scope is the gate's job. Refs are keyed with {index['ref_key']}.")},
         {"key": "sessions", "heading": f"{len(sessions)} sessions with memory"},
-        {"key": "recall", "table": {
-            "title": "memory-recall and memory-gate, per session",
-            "legend": "candidate: the item id, or its opaque ref in another buyer's session; cosine: similarity "
-                      "to the query in the store's encoder space; gate: passed, or the reason codes that "
-                      "withheld it.",
-            "columns": ["session", "buyer", "rank", "candidate", "cosine", "gate"],
-            "rows": [[s["session"] if h["rank"] == 1 else "", s["buyer"] if h["rank"] == 1 else "", h["rank"],
-                      h["candidate"], f"{h['cosine']:.4f}", " ".join(h["gate"])]
-                     for s in sessions for h in s["recall"]["hits"]]}},
-        {"key": "context", "table": {
-            "title": "memory-context: each usable item against today's input",
-            "legend": "today: what the query's contract says about the field (- = nothing); action: "
-                      "follow_today (explicit input wins), ask (a bare number), memory (packed, marked as "
-                      "memory); conflict: today and memory disagree, and the buyer is told.",
-            "columns": ["session", "item", "today", "remembered", "action", "conflict"],
-            "rows": [[s["session"] if n == 0 else "", e["item"], e["today"], e["remembered"], e["action"],
-                      e["conflict"]] for s in sessions for n, e in enumerate(s["entries"])]}},
+        table_block(
+            "recall", "memory-recall and memory-gate, per session",
+            "candidate: the item id, or its opaque ref in another buyer's session; cosine: similarity "
+            "to the query in the store's encoder space; gate: passed, or the reason codes that "
+            "withheld it.",
+            ["session", "buyer", "rank", "candidate", "cosine", "gate"],
+            [[s["session"] if h["rank"] == 1 else "", s["buyer"] if h["rank"] == 1 else "", h["rank"],
+              h["candidate"], f"{h['cosine']:.4f}", " ".join(h["gate"])]
+             for s in sessions for h in s["recall"]["hits"]]),
+        table_block(
+            "context", "memory-context: each usable item against today's input",
+            "today: what the query's contract says about the field (- = nothing); action: "
+            "follow_today (explicit input wins), ask (a bare number), memory (packed, marked as "
+            "memory); conflict: today and memory disagree, and the buyer is told.",
+            ["session", "item", "today", "remembered", "action", "conflict"],
+            [[s["session"] if n == 0 else "", e["item"], e["today"], e["remembered"], e["action"],
+              e["conflict"]] for s in sessions for n, e in enumerate(s["entries"])]),
         {"key": "packets", "text": "\n".join(_session_text(s) for s in sessions)},
     ]
     if record["shows"] != "all":
@@ -275,20 +277,20 @@ def view(record: dict) -> list:
     prompt, lazy = deletion["prompt"], deletion["lazy"]
     return blocks + [
         {"key": "changes", "heading": "The buyer's requests, then an embedding migration"},
-        {"key": "correction", "table": {
-            "title": f"Correction of {record['correction']['item']}: both versions recorded",
-            "legend": "current: the version the gate reads; the older one is kept as history and no longer used.",
-            "columns": ["version", "value", "recorded", "current"],
-            "rows": [[v["version"], v["value"], v["as_of"], v["current"]] for v in versions]}},
+        table_block(
+            "correction", f"Correction of {record['correction']['item']}: both versions recorded",
+            "current: the version the gate reads; the older one is kept as history and no longer used.",
+            ["version", "value", "recorded", "current"],
+            [[v["version"], v["value"], v["as_of"], v["current"]] for v in versions]),
         {"key": "withdrawal", "text": f"{record['withdrawn']}: consent withdrawn, recorded as a new version with "
                                       "permission 'denied'; cached packets that used it are dropped."},
-        {"key": "deletion", "table": {
-            "title": f"Deletion of {deletion['item']}: what each store still holds afterwards",
-            "legend": "counts: versions in the store, vectors in the index, cached packets and trace payloads "
-                      "naming the item, deletion records carrying its keyed ref. At once: ann.delete when the "
-                      "request arrives; at rebuild: an index that takes changes only when next rebuilt.",
-            "columns": ["store", "at once", "at rebuild"],
-            "rows": [[k, prompt[k], lazy[k]] for k in prompt]}},
+        table_block(
+            "deletion", f"Deletion of {deletion['item']}: what each store still holds afterwards",
+            "counts: versions in the store, vectors in the index, cached packets and trace payloads "
+            "naming the item, deletion records carrying its keyed ref. At once: ann.delete when the "
+            "request arrives; at rebuild: an index that takes changes only when next rebuilt.",
+            ["store", "at once", "at rebuild"],
+            [[k, prompt[k], lazy[k]] for k in prompt]),
         {"key": "deletion-record", "text": (
             f"What remains is an opaque record: {deletion['ref']} deleted on {deletion['on']}, removed "
             + ", ".join(f"{k} {v}" for k, v in deletion["removed"].items()) + ". The id, its value and its text "
@@ -309,22 +311,22 @@ def view(record: dict) -> list:
             "sides are in one space. Like any change it is replayed on the frozen sessions before exposure; "
             "notebook 13 shows that replay.")},
         {"key": "replays", "heading": "Replay on the frozen sessions before anything is exposed"},
-        {"key": "replay-diff", "table": {
-            "title": f"Replay of {replay['name']}",
-            "legend": f"old: {replay['old']}; new: {replay['new']}. Per frozen session: memory candidates gained, lost and moved in rank; exclusions (memory "
-                      "gate, catalogue gate, evidence checks) added and removed; packet field ids added and "
-                      "removed; state: the query's decision before -> after (- = unchanged).",
-            "columns": ["case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -", "state"],
-            "rows": [[case, _count(d["gained"]), _count(d["lost"]), _count(d["moved"]),
-                      _count(d["exclusions_added"]), _count(d["exclusions_removed"]), _count(d["packet_added"]),
-                      _count(d["packet_removed"]), " -> ".join(d["state"]) if d["state"] else "-"]
-                     for case, d in replay["diff"].items()]}},
+        table_block(
+            "replay-diff", f"Replay of {replay['name']}",
+            f"old: {replay['old']}; new: {replay['new']}. Per frozen session: memory candidates gained, lost and moved in rank; exclusions (memory "
+            "gate, catalogue gate, evidence checks) added and removed; packet field ids added and "
+            "removed; state: the query's decision before -> after (- = unchanged).",
+            ["case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -", "state"],
+            [[case, _count(d["gained"]), _count(d["lost"]), _count(d["moved"]),
+              _count(d["exclusions_added"]), _count(d["exclusions_removed"]), _count(d["packet_added"]),
+              _count(d["packet_removed"]), " -> ".join(d["state"]) if d["state"] else "-"]
+             for case, d in replay["diff"].items()]),
         {"key": "replay-details", "text": _replay_details(replay)},
-        {"key": "queries", "table": {
-            "title": "Every catalogue query with memory switched off",
-            "legend": "state and packet as lessons 07-09 give them (the agreement test compares every key).",
-            "columns": ["query", "state", "empty cause", "packet"],
-            "rows": [[q["query_id"], q["state"], q["empty_cause"],
-                      " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-"]
-                     for q in record["queries"]]}},
+        table_block(
+            "queries", "Every catalogue query with memory switched off",
+            "state and packet as lessons 07-09 give them (the agreement test compares every key).",
+            ["query", "state", "empty cause", "packet"],
+            [[q["query_id"], q["state"], q["empty_cause"],
+              " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-"]
+             for q in record["queries"]]),
     ]
