@@ -34,6 +34,12 @@ def _run(query_id, pipeline=ch.CHANNELS, **inputs):
     return ch.run_channels(ALL[query_id], pipeline=pipeline, **inputs)
 
 
+@pytest.fixture(scope="module")
+def full():
+    """The record of `methods.py channels --all`: the findings and every experiment behind them."""
+    return channels_trace.trace(full=True)
+
+
 def _ranking(run):
     fusion = run.output("fusion", None)
     return [f.listing_id for f in fusion.candidates] if fusion else []
@@ -182,8 +188,8 @@ def test_the_scaling_table_is_what_the_index_measures():
 
 # ---------------------------------------------------------------- removals
 
-def test_removal_predictions_are_measured_and_one_is_missed():
-    record = channels_trace.trace()
+def test_removal_predictions_are_measured_and_one_is_missed(full):
+    record = full
     verdicts = {r["removal"]: r["held"] for r in record["removals"]}
     assert verdicts == {"vector": True, "image": True, "lexical": False, "generation": True}
     lexical = next(r for r in record["removals"] if r["removal"] == "lexical")
@@ -305,8 +311,8 @@ def test_segments_follow_their_declared_rules():
         assert (query_id in SEGMENTS["long-tail family"]) == (bool(wanted) and all(families[f] <= 2 for f in wanted))
 
 
-def test_metrics_are_reported_per_group_never_as_one_figure():
-    record = channels_trace.trace()
+def test_metrics_are_reported_per_group_never_as_one_figure(full):
+    record = full
     metrics = record["metrics"]
     assert [r["segment"] for r in metrics["segments"]] == list(SEGMENTS)
     assert [r["failure"] for r in metrics["by_failure"]] == ["none", "lexical lost", "vector lost", "image lost",
@@ -314,8 +320,8 @@ def test_metrics_are_reported_per_group_never_as_one_figure():
     assert "overall" not in json.dumps(metrics) and "all queries" not in json.dumps(metrics)
 
 
-def test_a_better_metric_can_hide_a_withheld_listing_in_first_place():
-    gated, ungated = channels_trace.trace()["metrics"]["prohibited_first"]
+def test_a_better_metric_can_hide_a_withheld_listing_in_first_place(full):
+    gated, ungated = full["metrics"]["prohibited_first"]
     assert ungated["first_withheld"] and not gated["first_withheld"]
     assert ungated["first"].startswith("ref-")
     for name in ("P@3", "MRR@3", "nDCG@3", "hit@3"):
@@ -373,8 +379,8 @@ def test_the_metrics_agree_with_ir_measures():
 
 # ---------------------------------------------------------------- the anomaly
 
-def test_the_rebuild_is_located_in_the_index():
-    record = channels_trace.trace()
+def test_the_rebuild_is_located_in_the_index(full):
+    record = full
     anomaly = record["anomaly"]
     assert anomaly["layer"] == "index" and "n_lists 3 -> 9" in anomaly["why"]
     fell = {r["query_id"] for r in anomaly["rows"] if r["image_after"] < r["image_before"]}
@@ -393,9 +399,21 @@ def test_locate_layer_names_each_layer():
     assert ch.locate_layer(smaller)[0] == "index" and "nprobe 2 -> 1" in ch.locate_layer(smaller)[1]
 
 
-def test_the_lesson_never_names_a_withheld_listing():
-    text = json.dumps(channels_trace.trace(), ensure_ascii=False)
-    assert not [s for s in RESTRICTED_IDS + RESTRICTED_STRINGS if s in text]
+def test_the_lesson_never_names_a_withheld_listing(full):
+    for record in (channels_trace.trace(), full):
+        text = json.dumps(record, ensure_ascii=False)
+        assert not [s for s in RESTRICTED_IDS + RESTRICTED_STRINGS if s in text]
+    assert full["index"]["relevance"] and any(name.startswith("ref-") for r in full["index"]["relevance"]
+                                              for name in r["exact"])   # a withheld neighbour, shown as its ref
+
+
+def test_the_default_runs_the_findings_and_all_adds_the_experiments(full):
+    findings = channels_trace.trace()
+    assert findings["shows"] == "findings" and full["shows"] == "all"
+    assert {"removals", "metrics", "anomaly", "index", "queries"} <= set(full) - set(findings)
+    assert findings["failures"] == full["failures"] and findings["pipeline"] == full["pipeline"]
+    with pytest.raises(TypeError, match="full"):
+        channels_trace.trace(full="yes")
 
 
 # ---------------------------------------------------------------- the index module's additions

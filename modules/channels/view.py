@@ -1,90 +1,31 @@
 """Lesson 12's view: the trace record of modules/channels/trace.py as printable blocks, each
-table with its legend. Kept apart so that each file reads in one sitting; it reads only the
-record and the lesson's declared constants, never the trace module."""
+table with its legend. Kept apart so that each file reads in one sitting; its blocks read only
+the record and the lesson's declared constants. The blocks only --all prints live with
+--all's experiments in modules/channels/full.py."""
 
 from __future__ import annotations
 
 from modules.channels.failures import CHANNEL_BUDGET_MS
-from modules.channels.metrics import CUTOFF, METRICS
 from modules.catalogue import QUERIES
 
 
-def _f(value) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def _index_blocks(record: dict, full: bool) -> list:
-    d, ix = record["declared"], record["index"]
-    by_query: dict = {}
-    for p in ix["probes"]:
-        by_query.setdefault(p["query_id"], {})[p["nprobe"]] = p
-    blocks = [
-        {"key": "index-heading", "heading": "Two evaluations of the approximate index"},
-        {"key": "index-built", "text": (
-            f"The image index ({d['image_version']}) is an inverted file: {d['lists']} centroids from a seeded "
-            f"k-means (seed {d['seed']}), each photo filed in the list of its nearest centroid, list sizes "
-            f"{', '.join(map(str, ix['lists']))}. A search opens the nprobe nearest lists only; the pipeline "
-            f"uses nprobe {d['nprobe']} and keeps the top {d['top_k']}. PW-L001 sits in list "
-            f"{ix['copy_lists']['PW-L001']}, its relisting PW-L002 (another angle) in list "
-            f"{ix['copy_lists']['PW-L002']}.")},
-        {"key": "index-quality", "table": {
-            "title": "First evaluation, index quality: recall@3 against the exact top 3",
-            "legend": "recall np=N: the share of the exact top 3 (exact cosine over every photo) that the "
-                      "approximate search returns when it opens N lists; cost np=N: centroids plus photos "
-                      "compared (exact search compares all of them: the last column).",
-            "columns": ["query", "recall np=1", "np=2", "np=3", "cost np=1", "np=2", "np=3", "exact"],
-            "rows": [[q, _f(p[1]["recall"]), _f(p[2]["recall"]), _f(p[3]["recall"]), p[1]["compared"],
-                      p[2]["compared"], p[3]["compared"], p[1]["exact_compared"]] for q, p in by_query.items()]}},
-        {"key": "index-relevance", "table": {
-            "title": "Second evaluation, kept apart: are the exact neighbours relevant?",
-            "legend": "exact top 3: the reference itself, best first (opaque refs for listings whose "
-                      "permission is not 'allowed'), * = the labels judge it to fit the request; P@3: the "
-                      "share of the three that fit. Perfect recall of irrelevant neighbours is still "
-                      "irrelevant.",
-            "columns": ["query", "exact top 3", "P@3"],
-            "rows": [[r["query_id"], " ".join(i + ("*" if i in r["relevant"] else "") for i in r["exact"]),
-                      _f(r["precision"])] for r in ix["relevance"]]}},
+def opening_blocks(record: dict) -> list:
+    d = record["declared"]
+    return [
+        {"key": "heading", "heading": "Lesson 12 - channels: every channel can fail; each failure has a "
+                                      "fallback"},
+        {"key": "pipeline", "text": (
+            "The catalogue pipeline of lessons 07-09, extended, not copied: "
+            + " > ".join(p["stage"] for p in record["pipeline"])
+            + f". New: image ({d['image_version']} photos, an approximate index) and fallback. Channels answer "
+              f"within {CHANNEL_BUDGET_MS} ms of simulated time.")},
     ]
-    perfect = []
-    for r in ix["relevance"]:
-        found = by_query[r["query_id"]]
-        full_recall = [n for n in sorted(found) if found[n]["recall"] == 1.0]
-        if r["precision"] == 0.0 and full_recall:
-            where = ("at every nprobe" if len(full_recall) == len(found) else
-                     "at nprobe " + ", ".join(map(str, full_recall)) + f" only; at the pipeline's nprobe "
-                     f"{d['nprobe']}: {found[d['nprobe']]['recall']:.3f}")
-            perfect.append(f"{r['query_id']} (recall 1.000 {where})")
-    if perfect:
-        blocks.append({"key": "index-perfect-irrelevant", "text": (
-            "Recall 1 with P@3 0: " + "; ".join(perfect) + ". The index can return the exact neighbours "
-            "faithfully, and none of them fits.")})
-    for r in ix["directions"]:
-        copy = r["missed_is_copy_of"]
-        effect = ("no task effect: the missed photo is a copy of " + ", ".join(copy) + " (same cluster), which was "
-                  "returned, and the packet is the same" if copy and r["packet_nprobe_1"] == r["packet_nprobe_2"]
-                  else f"critical: the packet goes from {' '.join(r['packet_nprobe_2']) or '-'} to "
-                       f"{' '.join(r['packet_nprobe_1']) or '-'}; a relevant listing in the top {CUTOFF}: "
-                       f"{'yes' if r['hit_nprobe_2'] else 'no'} -> {'yes' if r['hit_nprobe_1'] else 'no'}")
-        blocks.append({"key": f"index-miss-{r['query_id']}", "text": (
-            f"At nprobe 1, {r['query_id']} misses {', '.join(r['missed'])}: recall {r['recall']:.3f}, {effect}.")})
-    if not full:
-        return blocks
-    blocks.append({"key": "index-scaling", "table": {
-        "title": "Recall@10 as the catalogue grows (seeded synthetic photos)",
-        "legend": "lists: centroids, about the square root of the size; recall@10: mean share of the exact "
-                  "top 10 found, over 12 queries; cost: mean centroids plus photos compared per search; "
-                  "exact: what exact search compares. Measured by `methods.py dev bench --index`, which "
-                  "goes on to 10^5; tests/test_channels.py recomputes every row.",
-        "columns": ["size", "lists", "nprobe", "recall@10", "cost", "exact"],
-        "rows": [[r["size"], r["lists"], r["nprobe"], _f(r["recall"]), f"{r['compared']:.1f}", r["size"]]
-                 for r in ix["scaling"]]}})
-    return blocks
 
 
-def _image_blocks(record: dict, full: bool) -> list:
+def image_blocks(record: dict) -> list:
     im = record["images"]
     share = im["share"]
-    blocks = [
+    return [
         {"key": "images-heading", "heading": "The image channel"},
         {"key": "images-share", "text": (
             f"Of the {share['queries']} queries this lesson shows, {share['usable']} carry a usable photo, "
@@ -95,74 +36,11 @@ def _image_blocks(record: dict, full: bool) -> list:
             f"{im['indexed']} of {im['listings']} listings have a usable photo. Rejected, never scored: "
             + "; ".join(f"{r['listing']} ({r['reason']})" for r in im["rejected"]) + ".")},
     ]
-    if not full:
-        return blocks
-    return blocks + [
-        {"key": "images-queries", "text": "Queries with photos, through the whole pipeline (hits: the image "
-                                           "channel's top 3 before the gate; state: after the fallback; packet: "
-                                           "the listings packed, with the channels that proposed each):"},
-    ] + [{"key": f"images-{q['query_id']}", "text": (
-        f"{q['query_id']} \"{q['text']}\", photo {q['photo']}\n"
-        f"  image: {q['note']}\n"
-        f"  hits: {' '.join(q['hits']) or '-'}\n"
-        f"  state: {q['state']}"
-        + "".join(f"\n  packet: {p}" for p in q["packet"]))} for q in im["queries"]]
 
 
-def _chunked(e: dict, per_row: int = 3) -> list:
-    """One query's removal row; long gained/lost lists continue on rows of their own."""
-    state = e["state_before"] if e["state_before"] == e["state_after"] else f"{e['state_before']} -> {e['state_after']}"
-    gained, lost = e["gained"] or ["-"], e["lost"] or ["-"]
-    rows = []
-    for n in range(0, max(len(gained), len(lost)), per_row):
-        first = n == 0
-        rows.append([e["query_id"] if first else "", state if first else "",
-                     ("changed" if e["packet_changed"] else "same") if first else "",
-                     " ".join(gained[n:n + per_row]), " ".join(lost[n:n + per_row])])
-    return rows
-
-
-def _removal_blocks(record: dict, full: bool) -> list:
-    blocks = [{"key": "removals-heading", "heading": "Removal counterfactuals: predict, then measure"}]
-    for r in record["removals"]:
-        name = r["removal"]
-        blocks.append({"key": f"removal-{name}", "text": (
-            f"Remove {name}. Predicted: {r['claim']}. Predicted packet changes: "
-            f"{', '.join(r['predicted_packets']) or 'none'}; state changes: "
-            f"{', '.join(f'{k} -> {v}' for k, v in r['predicted_states'].items()) or 'none'}.")})
-        if r["changed"] and full:
-            blocks.append({"key": f"removal-{name}-measured", "table": {
-                "title": f"Measured without {name}: the queries that changed ({len(r['changed'])} of {r['queries']})",
-                "legend": "gained, lost: listings that reach ranking only with, or only without, the stage; "
-                          "state: before -> after; packet: whether the packed fields changed.",
-                "columns": ["query", "state", "packet", "gained", "lost"],
-                "rows": [row for e in r["changed"] for row in _chunked(e)]}})
-        lines = r["answer_lines"]
-        answered = sum(1 for before, _after in lines.values() if before)
-        extra = (f" The {answered} queries that had answer lines keep their state and packet and lose only the "
-                 f"sentences: the structured evidence stays." if name == "generation" else "")
-        verdict = "held" if r["held"] else (
-            f"missed: measured packet changes {', '.join(r['measured_packets']) or 'none'}, state changes "
-            f"{', '.join(f'{k} -> {v}' for k, v in r['measured_states'].items()) or 'none'}"
-            + "".join(f"; {q} kept its packet: " + ", ".join(f"{i} is also proposed by {' and '.join(ch)}"
-                                                            for i, ch in r["kept_via"][q].items())
-                      for q in r["predicted_packets"] if q not in r["measured_packets"]))
-        if full:
-            blocks.append({"key": f"removal-{name}-verdict", "text": f"Prediction {verdict}.{extra}"})
-        else:   # the findings: the prediction and its verdict in one paragraph
-            blocks[-1] = dict(blocks[-1], text=f"{blocks[-1]['text']} Prediction {verdict}.{extra}")
-    return blocks
-
-
-def _failure_blocks(record: dict, full: bool) -> list:
+def failure_blocks(record: dict) -> list:
     f = record["failures"]
     slow = f["slow"]
-    visible = [
-        {"key": "failures-visible", "text": "The safe behaviour of each, and what stays visible (withheld listings "
-                                            "stay opaque refs or counts):"},
-    ] + [{"key": f"failure-{r['failure']}", "text": (
-        f"{r['failure']} ({r['query_id']})\n  behaviour: {r['behaviour']}\n  packet: {' '.join(r['packet']) or 'empty'}"
-        + "".join(f"\n  {v['key']}: {v['shows']}" for v in r["visible"]))} for r in f["rows"]]
     return [
         {"key": "failures-heading", "heading": "Ten failure stages, each a replaced stage of this pipeline"},
         {"key": "failures", "table": {
@@ -174,7 +52,6 @@ def _failure_blocks(record: dict, full: bool) -> list:
             "rows": [[r["failure"], "+".join(r["stages"]), r["query_id"],
                       r["decided"] if r["decided"] == r["state"] else f"{r['decided']} -> {r['state']}",
                       r["elapsed_ms"]] for r in f["rows"]]}},
-    ] + (visible if full else []) + [
         {"key": "failures-slow", "text": (
             f"A slow channel never holds the task open when a fallback is allowed. Channels have a "
             f"{f['budget_ms']} ms budget (simulated; nothing sleeps). The lexical channel at {f['slow_ms']} ms: "
@@ -185,118 +62,19 @@ def _failure_blocks(record: dict, full: bool) -> list:
     ]
 
 
-def _metric_rows(rows: list, label: str) -> list:
-    return [[r[label], r["queries"]] + [_f(r[name]) for name, _metric in METRICS] for r in rows]
-
-
-def _metric_blocks(record: dict) -> list:
-    m = record["metrics"]
-    names = [name for name, _metric in METRICS]
-    legend = (f"queries: judged queries in the group (labels exist); P@{m['cutoff']}: relevant share of the "
-              f"first {m['cutoff']}; MRR@{m['cutoff']}: mean of 1/rank of the first relevant; nDCG@{m['cutoff']}: "
-              f"graded gain, discounted by log2(rank + 1), over the ideal; hit@{m['cutoff']}: share of queries "
-              f"with a relevant listing in the first {m['cutoff']}. Means within a row only.")
-    first = m["prohibited_first"]
-    gated, ungated = first
-    return [
-        {"key": "metrics-heading", "heading": "Metrics beyond recall, never one figure"},
-        {"key": "metrics-segments", "table": {
-            "title": "By predeclared segment (healthy pipeline, fused ranking after the gate)",
-            "legend": legend, "columns": ["segment", "queries"] + names, "rows": _metric_rows(m["segments"], "segment")}},
-        {"key": "metrics-failures", "table": {
-            "title": "By failure (every judged query, under each failure)",
-            "legend": "failure: none = healthy; a channel lost (timed out, unavailable or removed: fusion "
-                      "reads only channels that ran, so all three rank alike); ranker failed = the gate's "
-                      "set listed by id. The other columns as above.",
-            "columns": ["failure", "queries"] + names, "rows": _metric_rows(m["by_failure"], "failure")}},
-        {"key": "metrics-prohibited", "table": {
-            "title": f"A better metric can put a withheld listing first ({first[0]['query_id']})",
-            "legend": "gated: the pipeline's ranking; ungated: the same channels fused with no gate; first: "
-                      "the listing ranked first (an opaque ref when the policy withholds it); withheld: the "
-                      "gate's state for it (- = it passes). "
-                      + "; ".join(f"{r['first']} is {r['first_state']} ({' '.join(r['first_codes'])})"
-                                  for r in first if r["first_state"]) + ".",
-            "columns": ["ranking", "first", "withheld"] + names,
-            "rows": [[r["ranking"], r["first"], r["first_state"]] + [_f(r[name]) for name in names]
-                     for r in first]}},
-        {"key": "metrics-prohibited-verdict", "text": (
-            f"The ungated ranking scores nDCG@{m['cutoff']} {ungated['nDCG@3']:.3f} against {gated['nDCG@3']:.3f} "
-            f"and puts a withheld listing first: the labels judge fit, and the withheld listings fit. The "
-            f"gated pipeline's 0 is the right answer here (state {m['prohibited_state']}). A metric cannot see "
-            f"permission: read it with the gate's exclusions, never instead of them.")},
-    ]
-
-
-def _anomaly_blocks(record: dict, full: bool) -> list:
-    a = record["anomaly"]
-    c = a["comparison"]
-    same_exact = all(r["exact_before"] == r["exact_after"] for r in c["queries"])
-    p0, p1 = c["parameters"]
-    blocks = [
-        {"key": "anomaly-heading", "heading": "The long-tail image anomaly"},
-        {"key": "anomaly-symptom", "table": {
-            "title": "After the nightly rebuild of the image index: candidates per photo query",
-            "legend": "image: the image channel's candidates before -> after; fused: candidates reaching "
-                      "ranking; segment: long tail = a family with at most two listings.",
-            "columns": ["query", "segment", "image", "fused"],
-            "rows": [[r["query_id"], r["segment"], f"{r['image_before']} -> {r['image_after']}",
-                      f"{r['fused_before']} -> {r['fused_after']}"] for r in a["rows"]]}},
-        {"key": "anomaly-compare", "table": {
-            "title": "What the trace compares, before -> after",
-            "legend": "same: whether the rebuild changed it; the recall row is each index against its own "
-                      "exact reference (mean over the photo queries).",
-            "columns": ["compared", "before", "after", "same"],
-            "rows": [
-                ["vector version", c["versions"][0], c["versions"][1], c["versions"][0] == c["versions"][1]],
-                ["exact neighbours (top 3)", "per query", "per query", same_exact],
-                ["index n_lists", p0["n_lists"], p1["n_lists"], p0["n_lists"] == p1["n_lists"]],
-                ["index seed", p0["seed"], p1["seed"], p0["seed"] == p1["seed"]],
-                ["nprobe", p0["nprobe"], p1["nprobe"], p0["nprobe"] == p1["nprobe"]],
-                ["photos indexed", c["coverage"][0], c["coverage"][1], c["coverage"][0] == c["coverage"][1]],
-                ["policy", a["policy"], a["policy"], True],
-                ["listings not 'allowed'", a["restricted"], a["restricted"], True],
-                ["recall@3 vs exact", _f(sum(r["recall_before"] for r in c["queries"]) / len(c["queries"])),
-                 _f(sum(r["recall_after"] for r in c["queries"]) / len(c["queries"])),
-                 all(r["recall_before"] == r["recall_after"] for r in c["queries"])]]}},
-        {"key": "anomaly-layer", "text": (
-            f"Layer: {a['layer']}. {a['why'][0].upper() + a['why'][1:]}. Permission is stable (same policy, same "
-            f"metadata), so the gate is not it; the ranker only orders what it receives, so it is not it either. "
-            f"The fix is in the index (restore the lists, or raise nprobe), checked against the exact reference "
-            f"on the long-tail segment before it is exposed.")},
-    ]
-    if full:
-        blocks.append({"key": "anomaly-contrast", "text": (
-            f"Contrast: had the rebuild re-encoded the photos with another encoder instead, the same comparison "
-            f"would name {a['contrast']['layer']}: {a['contrast']['why']}.")})
-    return blocks
-
-
 def view(record: dict) -> list:
-    """Printable blocks: the pipeline, the index, images, removals, failures, metrics, the anomaly."""
-    d, full = record["declared"], record.get("shows") == "all"
-    rows = [[q["query_id"], q["original"], q["image"] or "-", q["state"]] for q in record["queries"]]
-    photos = sum(q["photo"] != "none" for q in record["queries"])
-    blocks = [
-        {"key": "heading", "heading": "Lesson 12 - channels: every channel can fail; each failure has a "
-                                      "fallback"},
-        {"key": "pipeline", "text": (
-            "The catalogue pipeline of lessons 07-09, extended, not copied: "
-            + " > ".join(p["stage"] for p in record["pipeline"])
-            + f". New: image ({d['image_version']} photos, an approximate index) and fallback. Channels answer "
-              f"within {CHANNEL_BUDGET_MS} ms of simulated time.")},
-        {"key": "queries", "table": {
-            "title": "The catalogue's own queries: the same states as lessons 07-09",
-            "legend": f"original: the shopper's words; image: the image channel's status ({photos} of the "
-                      f"{len(rows)} carry a photo: not run = no photo, - = stopped before retrieval); state: the "
-                      "decision, identical to lessons 07-09 (a test compares every query).",
-            "columns": ["query", "original", "image", "state"], "rows": rows}},
-    ]
-    blocks += (_index_blocks(record, full) + _image_blocks(record, full) + _removal_blocks(record, full)
-               + _failure_blocks(record, full) + _metric_blocks(record) + _anomaly_blocks(record, full))
-    if not full:
-        blocks.append({"key": "more", "text": (
-            "These are the lesson's findings. `python3 -B methods.py channels --all` adds the details behind "
-            "them: recall as the catalogue grows, each photo query through the pipeline, the measured "
-            "removal tables, each failure's safe behaviour and what stays visible, and the re-encoding "
-            "contrast of the anomaly.")})
-    return blocks
+    """Printable blocks: the pipeline, the image channel and the ten failures (the findings); with
+    --all (record["shows"] == "all") every block of modules/channels/full.py's view."""
+    if record.get("shows") == "all":
+        # Only --all prints the experiments' blocks: the default starts faster without loading them.
+        from modules.channels.full import view as full_view
+        return full_view(record)
+    return opening_blocks(record) + image_blocks(record) + failure_blocks(record) + [
+        {"key": "more", "text": (
+            "These are the lesson's findings. `python3 -B methods.py channels --all` adds the experiments behind "
+            "them: the catalogue's own queries through the extended pipeline; the index's two evaluations "
+            "(recall against exact search, relevance kept apart, recall as the catalogue grows, a miss that "
+            "costs nothing and one that is critical); each photo query through the pipeline; the removal "
+            "counterfactuals, predicted then measured; each failure's safe behaviour and what stays visible; "
+            "the metrics beyond recall, by segment and by failure, with a withheld listing ranked first; and "
+            "the long-tail anomaly after an index rebuild.")}]

@@ -1,0 +1,420 @@
+"""Lesson 12's --all: the experiments behind the findings, their record and their blocks.
+
+`python3 -B methods.py channels` prints the findings: modules/channels/trace.py runs the
+image channel's share and the ten failures. `--all` adds what this module runs (every query
+through the extended pipeline, the index's two evaluations, the removals, the metrics and
+the rebuilt index), records and prints. Only --all imports it: the default starts faster
+without it. Every listing whose permission is not "allowed" is named by its opaque ref,
+wherever it appears.
+"""
+
+from __future__ import annotations
+
+from modules.channels.mechanism import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAGE_NPROBE, IMAGE_REJECTED, IMAGE_SEED,
+                                        IMAGE_TOP_K, INDEX_SCALING, PREDICTIONS, REBUILD, REMOVALS, UNGATED,
+                                        compare_indexes, image_stage, locate_layer, probe, reencode, removal_effect)
+from modules.channels.metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, judged, metric_row, precision_at_k
+from modules.channels.trace import name_of, names_of, packet_of, photo_of, query_row, ranking_of, state_of
+from modules.channels.view import failure_blocks, image_blocks, opening_blocks
+from modules.common import ann
+from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS
+from modules.catalogue.policy import POLICY_VERSION
+from modules.common.vectors import Vector
+
+TRACE_NPROBES = (1, 2, 3)
+DIRECTIONS = ("CH-Q001", "CH-Q002")   # a miss at nprobe 1 that costs nothing, and one that is critical
+PROHIBITED_QUERY = "PW-Q005"   # every listing that fits it is withheld
+
+
+def runs(raw: dict, run) -> dict:
+    """The default's `raw` (trace._trace) with --all's runs added; `run(query id, pipeline,
+    inputs)` is the default's way to run one query."""
+    queries, photos, broken = raw["queries"], raw["photos"], raw["broken"]
+    base = {qid: run(qid) for qid in queries}
+    reached = [qid for qid, found in base.items() if found.halted_by is None]
+    without = {name: CHANNELS.without(*stages) for name, stages in REMOVALS}
+    # The image channel does not run for a query without a usable photo, so removing it cannot
+    # change that query (tests check every query); it is measured where it runs.
+    removed = {name: {qid: run(qid, pipeline) if name != "image" or qid in photos else base[qid] for qid in reached}
+               for name, pipeline in without.items()}
+    scored = judged(queries)
+    # A lost channel (timed out, unavailable or removed) gives one ranking: fusion reads only the
+    # channels that ran (tests check it), so the removal runs measure the channel failures too.
+    unranked_ranking = broken["ranker_failed"].until("fusion")
+    cheap = CHANNELS.replace("image", image_stage(IMAGE_INDEX, IMAGE_REJECTED, nprobe=1))
+    rebuilt_index = ann.build(IMAGE_INDEX.vectors, REBUILD["n_lists"], REBUILD["seed"])
+    rebuilt = CHANNELS.replace("image", image_stage(rebuilt_index, IMAGE_REJECTED)).until("fusion")
+    encoded = ann.build(tuple((i, Vector(reencode(v.values), "pw-img-2")) for i, v in IMAGE_INDEX.vectors),
+                        IMAGE_LISTS, IMAGE_SEED)
+    comparison = compare_indexes((IMAGE_INDEX, IMAGE_NPROBE), (rebuilt_index, IMAGE_NPROBE),
+                                 {qid: (img, img) for qid, img in photos.items()})
+    reencoded = compare_indexes((IMAGE_INDEX, IMAGE_NPROBE), (encoded, IMAGE_NPROBE),
+                                {qid: (img, (reencode(img[0]), "pw-img-2")) for qid, img in photos.items()})
+    return dict(
+        raw, base=base,
+        probes=[probe(IMAGE_INDEX, qid, img, IMAGE_TOP_K, p) for qid, img in photos.items() for p in TRACE_NPROBES],
+        cheap={qid: run(qid, cheap) for qid in DIRECTIONS}, scaling=INDEX_SCALING, predictions=PREDICTIONS,
+        removals={name: [removal_effect(base[qid], runs[qid]) for qid in reached] for name, runs in removed.items()},
+        unranked={qid: run(qid, unranked_ranking) for qid in scored}, removed=removed, judged=scored,
+        ungated=run(PROHIBITED_QUERY, UNGATED), rebuilt={qid: run(qid, rebuilt) for qid in photos},
+        comparison=comparison, layer=locate_layer(comparison), reencoded=reencoded, contrast=locate_layer(reencoded))
+
+
+def record(raw: dict, findings: dict) -> dict:
+    """The whole record: the default's `findings` (trace.record) and what --all adds, in the lesson's order."""
+    return {"lesson": findings["lesson"], "declared": findings["declared"], "pipeline": findings["pipeline"],
+            "queries": [query_row(raw["base"][q.id]) for q in QUERIES],
+            "images": dict(findings["images"], queries=_photo_queries(raw)), "index": _index(raw),
+            "removals": _removals(raw), "failures": findings["failures"], "metrics": _metrics(raw),
+            "anomaly": _anomaly(raw)}
+
+
+def _photo_queries(raw: dict) -> list:
+    base, queries = raw["base"], raw["queries"]
+    rows = []
+    for query_id, query in queries.items():
+        if query_id.startswith("PW-"):
+            continue
+        run = base[query_id]
+        image = run.output("image")
+        fused = run.output("fusion").candidates
+        via = {f.listing_id: ", ".join(channel for channel, _rank in f.channel_ranks) for f in fused}
+        rows.append({"query_id": query_id, "text": query.text, "photo": photo_of(query_id), "status": image.status,
+                     "note": image.note, "hits": names_of(h.listing_id for h in image.hits),
+                     "state": state_of(run), "packet": [f"{i} via {via[i]}" for i in packet_of(run)]})
+    return rows
+
+
+def _index(raw: dict) -> dict:
+    index, cheap, base = IMAGE_INDEX, raw["cheap"], raw["base"]
+    probes = [{"query_id": p.query_id, "nprobe": p.nprobe, "exact": names_of(p.exact),
+               "approximate": names_of(p.approximate), "recall": float(p.recall), "compared": p.compared,
+               "exact_compared": p.exact_compared} for p in raw["probes"]]
+    relevance = []
+    for query_id in raw["photos"]:
+        exact = next(p for p in raw["probes"] if p.query_id == query_id).exact
+        grades = RELEVANCE.get(query_id, {})
+        relevance.append({"query_id": query_id, "exact": names_of(exact),
+                          "relevant": names_of(i for i in exact if grades.get(i, 0) >= 1),
+                          "precision": precision_at_k(exact, grades, len(exact))})
+    directions = []
+    for query_id, run in cheap.items():
+        probe = next(p for p in raw["probes"] if p.query_id == query_id and p.nprobe == 1)
+        missed = [i for i in probe.exact if i not in probe.approximate]
+        grades = RELEVANCE[query_id]
+        directions.append({
+            "query_id": query_id, "missed": names_of(missed), "recall": float(probe.recall),
+            "missed_is_copy_of": [name_of(i) for m in missed for i in probe.approximate
+                                  if _cluster(i) == _cluster(m)],
+            "packet_nprobe_2": packet_of(base[query_id]), "packet_nprobe_1": packet_of(run),
+            "hit_nprobe_2": precision_at_k(ranking_of(base[query_id]), grades, CUTOFF) > 0,
+            "hit_nprobe_1": precision_at_k(ranking_of(run), grades, CUTOFF) > 0})
+    where = {i: n for n, ids in enumerate(index.lists, start=1) for i in ids}
+    return {"lists": [len(ids) for ids in index.lists], "copy_lists": {"PW-L001": where["PW-L001"],
+                                                                       "PW-L002": where["PW-L002"]},
+            "probes": probes, "relevance": relevance, "directions": directions,
+            "scaling": [dict(zip(("size", "lists", "nprobe", "recall", "compared"), row)) for row in raw["scaling"]]}
+
+
+_CLUSTER = {x.id: x.cluster_id for x in LISTINGS}
+
+
+def _cluster(listing_id: str) -> str:
+    return _CLUSTER[listing_id]
+
+
+def _removals(raw: dict) -> list:
+    out = []
+    for prediction in raw["predictions"]:
+        effects = raw["removals"][prediction.removal]
+        changed = [e for e in effects if e["gained"] or e["lost"] or e["packet_changed"]
+                   or e["state_before"] != e["state_after"]]
+        states = {e["query_id"]: e["state_after"] for e in effects if e["state_before"] != e["state_after"]}
+        packets = tuple(e["query_id"] for e in effects if e["packet_changed"])
+        held = states == prediction.states and packets == prediction.packets
+        out.append({"removal": prediction.removal, "claim": prediction.claim,
+                    "predicted_states": prediction.states, "predicted_packets": list(prediction.packets),
+                    "measured_states": states, "measured_packets": list(packets), "held": held,
+                    "queries": len(effects), "changed": changed,
+                    "answer_lines": {e["query_id"]: e["answer_lines"] for e in effects},
+                    "kept_via": {e["query_id"]: e["packet_via_after"] for e in effects}})
+    return out
+
+
+def _metrics(raw: dict) -> dict:
+    healthy = {qid: ranking_of(run) for qid, run in raw["base"].items()}
+    segments = [dict(metric_row(healthy, ids), segment=name) for name, ids in SEGMENTS.items()]
+    failures = [dict(metric_row(healthy, raw["judged"]), failure="none")]
+    for name, label in (("lexical", "lexical lost"), ("vector", "vector lost"), ("image", "image lost")):
+        rankings = {qid: ranking_of(run) for qid, run in raw["removed"][name].items()}
+        failures.append(dict(metric_row(rankings, raw["judged"]), failure=label))
+    failures.append(dict(metric_row({qid: ranking_of(run) for qid, run in raw["unranked"].items()}, raw["judged"]),
+                         failure="ranker failed"))
+    query_id = raw["ungated"].inputs["query"].id
+    gated, ungated = healthy[query_id], ranking_of(raw["ungated"])
+    grades = RELEVANCE[query_id]
+    gate = {d.subject: d for d in raw["base"][query_id].output("gate").decisions}
+    compare = [{"ranking": label, "query_id": query_id, "first": name_of(ranking[0]) if ranking else None,
+                "first_withheld": bool(ranking) and ranking[0] in RESTRICTED_IDS,
+                "first_state": gate[name_of(ranking[0])].state if ranking and name_of(ranking[0]) in gate else None,
+                "first_codes": list(gate[name_of(ranking[0])].reason_codes)
+                if ranking and name_of(ranking[0]) in gate else [],
+                **{name: metric(ranking, grades, CUTOFF) for name, metric in METRICS}}
+               for label, ranking in (("gated", gated), ("ungated", ungated))]
+    return {"cutoff": CUTOFF, "segments": segments, "by_failure": failures, "prohibited_first": compare,
+            "prohibited_state": state_of(raw["base"][query_id])}
+
+
+def _anomaly(raw: dict) -> dict:
+    base, rebuilt, comparison = raw["base"], raw["rebuilt"], raw["comparison"]
+    rows = []
+    for qid in raw["photos"]:
+        before, after = base[qid], rebuilt[qid]
+        rows.append({"query_id": qid, "segment": "long tail" if qid in SEGMENTS["long-tail family"] else "head",
+                     "image_before": len(before.output("image").hits), "image_after": len(after.output("image").hits),
+                     "fused_before": len(ranking_of(before)), "fused_after": len(ranking_of(after))})
+    (layer, why), contrast = raw["layer"], raw["contrast"]
+    public = dict(comparison, queries=[dict(r, exact_before=names_of(r["exact_before"]),
+                                            exact_after=names_of(r["exact_after"])) for r in comparison["queries"]])
+    return {"rows": rows, "comparison": public, "layer": layer, "why": why, "policy": POLICY_VERSION,
+            "restricted": len(RESTRICTED_IDS),
+            "contrast": {"versions": raw["reencoded"]["versions"], "layer": contrast[0], "why": contrast[1]}}
+
+# ---------------------------------------------------------------- view
+
+
+def view(record: dict) -> list:
+    """Every block --all prints: the pipeline, the catalogue's queries, the index, images,
+    removals, failures with what stays visible, metrics and the anomaly."""
+    rows = [[q["query_id"], q["original"], q["image"] or "-", q["state"]] for q in record["queries"]]
+    photos = sum(q["photo"] != "none" for q in record["queries"])
+    queries = {"key": "queries", "table": {
+        "title": "The catalogue's own queries: the same states as lessons 07-09",
+        "legend": f"original: the shopper's words; image: the image channel's status ({photos} of the "
+                  f"{len(rows)} carry a photo: not run = no photo, - = stopped before retrieval); state: the "
+                  "decision, identical to lessons 07-09 (a test compares every query).",
+        "columns": ["query", "original", "image", "state"], "rows": rows}}
+    failures = failure_blocks(record)
+    failures[2:2] = _visible_blocks(record)   # after the table, before the slow channel
+    return (opening_blocks(record) + [queries] + _index_blocks(record) + image_blocks(record)
+            + _photo_query_blocks(record) + _removal_blocks(record) + failures + _metric_blocks(record)
+            + _anomaly_blocks(record))
+
+
+def _f(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _index_blocks(record: dict) -> list:
+    d, ix = record["declared"], record["index"]
+    by_query: dict = {}
+    for p in ix["probes"]:
+        by_query.setdefault(p["query_id"], {})[p["nprobe"]] = p
+    blocks = [
+        {"key": "index-heading", "heading": "Two evaluations of the approximate index"},
+        {"key": "index-built", "text": (
+            f"The image index ({d['image_version']}) is an inverted file: {d['lists']} centroids from a seeded "
+            f"k-means (seed {d['seed']}), each photo filed in the list of its nearest centroid, list sizes "
+            f"{', '.join(map(str, ix['lists']))}. A search opens the nprobe nearest lists only; the pipeline "
+            f"uses nprobe {d['nprobe']} and keeps the top {d['top_k']}. PW-L001 sits in list "
+            f"{ix['copy_lists']['PW-L001']}, its relisting PW-L002 (another angle) in list "
+            f"{ix['copy_lists']['PW-L002']}.")},
+        {"key": "index-quality", "table": {
+            "title": "First evaluation, index quality: recall@3 against the exact top 3",
+            "legend": "recall np=N: the share of the exact top 3 (exact cosine over every photo) that the "
+                      "approximate search returns when it opens N lists; cost np=N: centroids plus photos "
+                      "compared (exact search compares all of them: the last column).",
+            "columns": ["query", "recall np=1", "np=2", "np=3", "cost np=1", "np=2", "np=3", "exact"],
+            "rows": [[q, _f(p[1]["recall"]), _f(p[2]["recall"]), _f(p[3]["recall"]), p[1]["compared"],
+                      p[2]["compared"], p[3]["compared"], p[1]["exact_compared"]] for q, p in by_query.items()]}},
+        {"key": "index-relevance", "table": {
+            "title": "Second evaluation, kept apart: are the exact neighbours relevant?",
+            "legend": "exact top 3: the reference itself, best first (opaque refs for listings whose "
+                      "permission is not 'allowed'), * = the labels judge it to fit the request; P@3: the "
+                      "share of the three that fit. Perfect recall of irrelevant neighbours is still "
+                      "irrelevant.",
+            "columns": ["query", "exact top 3", "P@3"],
+            "rows": [[r["query_id"], " ".join(i + ("*" if i in r["relevant"] else "") for i in r["exact"]),
+                      _f(r["precision"])] for r in ix["relevance"]]}},
+    ]
+    perfect = []
+    for r in ix["relevance"]:
+        found = by_query[r["query_id"]]
+        full_recall = [n for n in sorted(found) if found[n]["recall"] == 1.0]
+        if r["precision"] == 0.0 and full_recall:
+            where = ("at every nprobe" if len(full_recall) == len(found) else
+                     "at nprobe " + ", ".join(map(str, full_recall)) + f" only; at the pipeline's nprobe "
+                     f"{d['nprobe']}: {found[d['nprobe']]['recall']:.3f}")
+            perfect.append(f"{r['query_id']} (recall 1.000 {where})")
+    if perfect:
+        blocks.append({"key": "index-perfect-irrelevant", "text": (
+            "Recall 1 with P@3 0: " + "; ".join(perfect) + ". The index can return the exact neighbours "
+            "faithfully, and none of them fits.")})
+    for r in ix["directions"]:
+        copy = r["missed_is_copy_of"]
+        effect = ("no task effect: the missed photo is a copy of " + ", ".join(copy) + " (same cluster), which was "
+                  "returned, and the packet is the same" if copy and r["packet_nprobe_1"] == r["packet_nprobe_2"]
+                  else f"critical: the packet goes from {' '.join(r['packet_nprobe_2']) or '-'} to "
+                       f"{' '.join(r['packet_nprobe_1']) or '-'}; a relevant listing in the top {CUTOFF}: "
+                       f"{'yes' if r['hit_nprobe_2'] else 'no'} -> {'yes' if r['hit_nprobe_1'] else 'no'}")
+        blocks.append({"key": f"index-miss-{r['query_id']}", "text": (
+            f"At nprobe 1, {r['query_id']} misses {', '.join(r['missed'])}: recall {r['recall']:.3f}, {effect}.")})
+    blocks.append({"key": "index-scaling", "table": {
+        "title": "Recall@10 as the catalogue grows (seeded synthetic photos)",
+        "legend": "lists: centroids, about the square root of the size; recall@10: mean share of the exact "
+                  "top 10 found, over 12 queries; cost: mean centroids plus photos compared per search; "
+                  "exact: what exact search compares. Measured by `methods.py dev bench --index`, which "
+                  "goes on to 10^5; tests/test_channels.py recomputes every row.",
+        "columns": ["size", "lists", "nprobe", "recall@10", "cost", "exact"],
+        "rows": [[r["size"], r["lists"], r["nprobe"], _f(r["recall"]), f"{r['compared']:.1f}", r["size"]]
+                 for r in ix["scaling"]]}})
+    return blocks
+
+
+def _photo_query_blocks(record: dict) -> list:
+    return [
+        {"key": "images-queries", "text": "Queries with photos, through the whole pipeline (hits: the image "
+                                           "channel's top 3 before the gate; state: after the fallback; packet: "
+                                           "the listings packed, with the channels that proposed each):"},
+    ] + [{"key": f"images-{q['query_id']}", "text": (
+        f"{q['query_id']} \"{q['text']}\", photo {q['photo']}\n"
+        f"  image: {q['note']}\n"
+        f"  hits: {' '.join(q['hits']) or '-'}\n"
+        f"  state: {q['state']}"
+        + "".join(f"\n  packet: {p}" for p in q["packet"]))} for q in record["images"]["queries"]]
+
+
+def _visible_blocks(record: dict) -> list:
+    return [
+        {"key": "failures-visible", "text": "The safe behaviour of each, and what stays visible (withheld listings "
+                                            "stay opaque refs or counts):"},
+    ] + [{"key": f"failure-{r['failure']}", "text": (
+        f"{r['failure']} ({r['query_id']})\n  behaviour: {r['behaviour']}\n  packet: {' '.join(r['packet']) or 'empty'}"
+        + "".join(f"\n  {v['key']}: {v['shows']}" for v in r["visible"]))} for r in record["failures"]["rows"]]
+
+
+def _chunked(e: dict, per_row: int = 3) -> list:
+    """One query's removal row; long gained/lost lists continue on rows of their own."""
+    state = e["state_before"] if e["state_before"] == e["state_after"] else f"{e['state_before']} -> {e['state_after']}"
+    gained, lost = e["gained"] or ["-"], e["lost"] or ["-"]
+    rows = []
+    for n in range(0, max(len(gained), len(lost)), per_row):
+        first = n == 0
+        rows.append([e["query_id"] if first else "", state if first else "",
+                     ("changed" if e["packet_changed"] else "same") if first else "",
+                     " ".join(gained[n:n + per_row]), " ".join(lost[n:n + per_row])])
+    return rows
+
+
+def _removal_blocks(record: dict) -> list:
+    blocks = [{"key": "removals-heading", "heading": "Removal counterfactuals: predict, then measure"}]
+    for r in record["removals"]:
+        name = r["removal"]
+        blocks.append({"key": f"removal-{name}", "text": (
+            f"Remove {name}. Predicted: {r['claim']}. Predicted packet changes: "
+            f"{', '.join(r['predicted_packets']) or 'none'}; state changes: "
+            f"{', '.join(f'{k} -> {v}' for k, v in r['predicted_states'].items()) or 'none'}.")})
+        if r["changed"]:
+            blocks.append({"key": f"removal-{name}-measured", "table": {
+                "title": f"Measured without {name}: the queries that changed ({len(r['changed'])} of {r['queries']})",
+                "legend": "gained, lost: listings that reach ranking only with, or only without, the stage; "
+                          "state: before -> after; packet: whether the packed fields changed.",
+                "columns": ["query", "state", "packet", "gained", "lost"],
+                "rows": [row for e in r["changed"] for row in _chunked(e)]}})
+        lines = r["answer_lines"]
+        answered = sum(1 for before, _after in lines.values() if before)
+        extra = (f" The {answered} queries that had answer lines keep their state and packet and lose only the "
+                 f"sentences: the structured evidence stays." if name == "generation" else "")
+        verdict = "held" if r["held"] else (
+            f"missed: measured packet changes {', '.join(r['measured_packets']) or 'none'}, state changes "
+            f"{', '.join(f'{k} -> {v}' for k, v in r['measured_states'].items()) or 'none'}"
+            + "".join(f"; {q} kept its packet: " + ", ".join(f"{i} is also proposed by {' and '.join(ch)}"
+                                                            for i, ch in r["kept_via"][q].items())
+                      for q in r["predicted_packets"] if q not in r["measured_packets"]))
+        blocks.append({"key": f"removal-{name}-verdict", "text": f"Prediction {verdict}.{extra}"})
+    return blocks
+
+
+def _metric_rows(rows: list, label: str) -> list:
+    return [[r[label], r["queries"]] + [_f(r[name]) for name, _metric in METRICS] for r in rows]
+
+
+def _metric_blocks(record: dict) -> list:
+    m = record["metrics"]
+    names = [name for name, _metric in METRICS]
+    legend = (f"queries: judged queries in the group (labels exist); P@{m['cutoff']}: relevant share of the "
+              f"first {m['cutoff']}; MRR@{m['cutoff']}: mean of 1/rank of the first relevant; nDCG@{m['cutoff']}: "
+              f"graded gain, discounted by log2(rank + 1), over the ideal; hit@{m['cutoff']}: share of queries "
+              f"with a relevant listing in the first {m['cutoff']}. Means within a row only.")
+    first = m["prohibited_first"]
+    gated, ungated = first
+    return [
+        {"key": "metrics-heading", "heading": "Metrics beyond recall, never one figure"},
+        {"key": "metrics-segments", "table": {
+            "title": "By predeclared segment (healthy pipeline, fused ranking after the gate)",
+            "legend": legend, "columns": ["segment", "queries"] + names, "rows": _metric_rows(m["segments"], "segment")}},
+        {"key": "metrics-failures", "table": {
+            "title": "By failure (every judged query, under each failure)",
+            "legend": "failure: none = healthy; a channel lost (timed out, unavailable or removed: fusion "
+                      "reads only channels that ran, so all three rank alike); ranker failed = the gate's "
+                      "set listed by id. The other columns as above.",
+            "columns": ["failure", "queries"] + names, "rows": _metric_rows(m["by_failure"], "failure")}},
+        {"key": "metrics-prohibited", "table": {
+            "title": f"A better metric can put a withheld listing first ({first[0]['query_id']})",
+            "legend": "gated: the pipeline's ranking; ungated: the same channels fused with no gate; first: "
+                      "the listing ranked first (an opaque ref when the policy withholds it); withheld: the "
+                      "gate's state for it (- = it passes). "
+                      + "; ".join(f"{r['first']} is {r['first_state']} ({' '.join(r['first_codes'])})"
+                                  for r in first if r["first_state"]) + ".",
+            "columns": ["ranking", "first", "withheld"] + names,
+            "rows": [[r["ranking"], r["first"], r["first_state"]] + [_f(r[name]) for name in names]
+                     for r in first]}},
+        {"key": "metrics-prohibited-verdict", "text": (
+            f"The ungated ranking scores nDCG@{m['cutoff']} {ungated['nDCG@3']:.3f} against {gated['nDCG@3']:.3f} "
+            f"and puts a withheld listing first: the labels judge fit, and the withheld listings fit. The "
+            f"gated pipeline's 0 is the right answer here (state {m['prohibited_state']}). A metric cannot see "
+            f"permission: read it with the gate's exclusions, never instead of them.")},
+    ]
+
+
+def _anomaly_blocks(record: dict) -> list:
+    a = record["anomaly"]
+    c = a["comparison"]
+    same_exact = all(r["exact_before"] == r["exact_after"] for r in c["queries"])
+    p0, p1 = c["parameters"]
+    blocks = [
+        {"key": "anomaly-heading", "heading": "The long-tail image anomaly"},
+        {"key": "anomaly-symptom", "table": {
+            "title": "After the nightly rebuild of the image index: candidates per photo query",
+            "legend": "image: the image channel's candidates before -> after; fused: candidates reaching "
+                      "ranking; segment: long tail = a family with at most two listings.",
+            "columns": ["query", "segment", "image", "fused"],
+            "rows": [[r["query_id"], r["segment"], f"{r['image_before']} -> {r['image_after']}",
+                      f"{r['fused_before']} -> {r['fused_after']}"] for r in a["rows"]]}},
+        {"key": "anomaly-compare", "table": {
+            "title": "What the trace compares, before -> after",
+            "legend": "same: whether the rebuild changed it; the recall row is each index against its own "
+                      "exact reference (mean over the photo queries).",
+            "columns": ["compared", "before", "after", "same"],
+            "rows": [
+                ["vector version", c["versions"][0], c["versions"][1], c["versions"][0] == c["versions"][1]],
+                ["exact neighbours (top 3)", "per query", "per query", same_exact],
+                ["index n_lists", p0["n_lists"], p1["n_lists"], p0["n_lists"] == p1["n_lists"]],
+                ["index seed", p0["seed"], p1["seed"], p0["seed"] == p1["seed"]],
+                ["nprobe", p0["nprobe"], p1["nprobe"], p0["nprobe"] == p1["nprobe"]],
+                ["photos indexed", c["coverage"][0], c["coverage"][1], c["coverage"][0] == c["coverage"][1]],
+                ["policy", a["policy"], a["policy"], True],
+                ["listings not 'allowed'", a["restricted"], a["restricted"], True],
+                ["recall@3 vs exact", _f(sum(r["recall_before"] for r in c["queries"]) / len(c["queries"])),
+                 _f(sum(r["recall_after"] for r in c["queries"]) / len(c["queries"])),
+                 all(r["recall_before"] == r["recall_after"] for r in c["queries"])]]}},
+        {"key": "anomaly-layer", "text": (
+            f"Layer: {a['layer']}. {a['why'][0].upper() + a['why'][1:]}. Permission is stable (same policy, same "
+            f"metadata), so the gate is not it; the ranker only orders what it receives, so it is not it either. "
+            f"The fix is in the index (restore the lists, or raise nprobe), checked against the exact reference "
+            f"on the long-tail segment before it is exposed.")},
+        {"key": "anomaly-contrast", "text": (
+            f"Contrast: had the rebuild re-encoded the photos with another encoder instead, the same comparison "
+            f"would name {a['contrast']['layer']}: {a['contrast']['why']}.")},
+    ]
+    return blocks
