@@ -20,6 +20,7 @@ from modules.common import ann
 from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS
 from modules.catalogue.policy import POLICY_VERSION
 from modules.common.vectors import Vector
+from modules.common.tables import table_block
 
 TRACE_NPROBES = (1, 2, 3)
 DIRECTIONS = ("CH-Q001", "CH-Q002")   # a miss at nprobe 1 that costs nothing, and one that is critical
@@ -188,12 +189,13 @@ def view(record: dict) -> list:
     removals, failures with what stays visible, metrics and the anomaly."""
     rows = [[q["query_id"], q["original"], q["image"] or "-", q["state"]] for q in record["queries"]]
     photos = sum(q["photo"] != "none" for q in record["queries"])
-    queries = {"key": "queries", "table": {
-        "title": "The catalogue's own queries: the same states as lessons 07-09",
-        "legend": f"original: the shopper's words; image: the image channel's status ({photos} of the "
-                  f"{len(rows)} carry a photo: not run = no photo, - = stopped before retrieval); state: the "
-                  "decision, identical to lessons 07-09 (a test compares every query).",
-        "columns": ["query", "original", "image", "state"], "rows": rows}}
+    queries = table_block(
+        "queries", "The catalogue's own queries: the same states as lessons 07-09",
+        f"original: the shopper's words; image: the image channel's status ({photos} of the "
+        f"{len(rows)} carry a photo: not run = no photo, - = stopped before retrieval); state: the "
+        "decision, identical to lessons 07-09 (a test compares every query).",
+        ["query", "original", "image", "state"],
+        rows)
     failures = failure_blocks(record)
     failures[2:2] = _visible_blocks(record)   # after the table, before the slow channel
     return (opening_blocks(record) + [queries] + _index_blocks(record) + image_blocks(record)
@@ -219,23 +221,23 @@ def _index_blocks(record: dict) -> list:
             f"uses nprobe {d['nprobe']} and keeps the top {d['top_k']}. PW-L001 sits in list "
             f"{ix['copy_lists']['PW-L001']}, its relisting PW-L002 (another angle) in list "
             f"{ix['copy_lists']['PW-L002']}.")},
-        {"key": "index-quality", "table": {
-            "title": "First evaluation, index quality: recall@3 against the exact top 3",
-            "legend": "recall np=N: the share of the exact top 3 (exact cosine over every photo) that the "
-                      "approximate search returns when it opens N lists; cost np=N: centroids plus photos "
-                      "compared (exact search compares all of them: the last column).",
-            "columns": ["query", "recall np=1", "np=2", "np=3", "cost np=1", "np=2", "np=3", "exact"],
-            "rows": [[q, _f(p[1]["recall"]), _f(p[2]["recall"]), _f(p[3]["recall"]), p[1]["compared"],
-                      p[2]["compared"], p[3]["compared"], p[1]["exact_compared"]] for q, p in by_query.items()]}},
-        {"key": "index-relevance", "table": {
-            "title": "Second evaluation, kept apart: are the exact neighbours relevant?",
-            "legend": "exact top 3: the reference itself, best first (opaque refs for listings whose "
-                      "permission is not 'allowed'), * = the labels judge it to fit the request; P@3: the "
-                      "share of the three that fit. Perfect recall of irrelevant neighbours is still "
-                      "irrelevant.",
-            "columns": ["query", "exact top 3", "P@3"],
-            "rows": [[r["query_id"], " ".join(i + ("*" if i in r["relevant"] else "") for i in r["exact"]),
-                      _f(r["precision"])] for r in ix["relevance"]]}},
+        table_block(
+            "index-quality", "First evaluation, index quality: recall@3 against the exact top 3",
+            "recall np=N: the share of the exact top 3 (exact cosine over every photo) that the "
+            "approximate search returns when it opens N lists; cost np=N: centroids plus photos "
+            "compared (exact search compares all of them: the last column).",
+            ["query", "recall np=1", "np=2", "np=3", "cost np=1", "np=2", "np=3", "exact"],
+            [[q, _f(p[1]["recall"]), _f(p[2]["recall"]), _f(p[3]["recall"]), p[1]["compared"],
+              p[2]["compared"], p[3]["compared"], p[1]["exact_compared"]] for q, p in by_query.items()]),
+        table_block(
+            "index-relevance", "Second evaluation, kept apart: are the exact neighbours relevant?",
+            "exact top 3: the reference itself, best first (opaque refs for listings whose "
+            "permission is not 'allowed'), * = the labels judge it to fit the request; P@3: the "
+            "share of the three that fit. Perfect recall of irrelevant neighbours is still "
+            "irrelevant.",
+            ["query", "exact top 3", "P@3"],
+            [[r["query_id"], " ".join(i + ("*" if i in r["relevant"] else "") for i in r["exact"]),
+              _f(r["precision"])] for r in ix["relevance"]]),
     ]
     perfect = []
     for r in ix["relevance"]:
@@ -259,15 +261,15 @@ def _index_blocks(record: dict) -> list:
                        f"{'yes' if r['hit_nprobe_2'] else 'no'} -> {'yes' if r['hit_nprobe_1'] else 'no'}")
         blocks.append({"key": f"index-miss-{r['query_id']}", "text": (
             f"At nprobe 1, {r['query_id']} misses {', '.join(r['missed'])}: recall {r['recall']:.3f}, {effect}.")})
-    blocks.append({"key": "index-scaling", "table": {
-        "title": "Recall@10 as the catalogue grows (seeded synthetic photos)",
-        "legend": "lists: centroids, about the square root of the size; recall@10: mean share of the exact "
-                  "top 10 found, over 12 queries; cost: mean centroids plus photos compared per search; "
-                  "exact: what exact search compares. Measured by `methods.py dev bench --index`, which "
-                  "goes on to 10^5; tests/test_channels.py recomputes every row.",
-        "columns": ["size", "lists", "nprobe", "recall@10", "cost", "exact"],
-        "rows": [[r["size"], r["lists"], r["nprobe"], _f(r["recall"]), f"{r['compared']:.1f}", r["size"]]
-                 for r in ix["scaling"]]}})
+    blocks.append(table_block(
+        "index-scaling", "Recall@10 as the catalogue grows (seeded synthetic photos)",
+        "lists: centroids, about the square root of the size; recall@10: mean share of the exact "
+        "top 10 found, over 12 queries; cost: mean centroids plus photos compared per search; "
+        "exact: what exact search compares. Measured by `methods.py dev bench --index`, which "
+        "goes on to 10^5; tests/test_channels.py recomputes every row.",
+        ["size", "lists", "nprobe", "recall@10", "cost", "exact"],
+        [[r["size"], r["lists"], r["nprobe"], _f(r["recall"]), f"{r['compared']:.1f}", r["size"]]
+         for r in ix["scaling"]]))
     return blocks
 
 
@@ -315,12 +317,13 @@ def _removal_blocks(record: dict) -> list:
             f"{', '.join(r['predicted_packets']) or 'none'}; state changes: "
             f"{', '.join(f'{k} -> {v}' for k, v in r['predicted_states'].items()) or 'none'}.")})
         if r["changed"]:
-            blocks.append({"key": f"removal-{name}-measured", "table": {
-                "title": f"Measured without {name}: the queries that changed ({len(r['changed'])} of {r['queries']})",
-                "legend": "gained, lost: listings that reach ranking only with, or only without, the stage; "
-                          "state: before -> after; packet: whether the packed fields changed.",
-                "columns": ["query", "state", "packet", "gained", "lost"],
-                "rows": [row for e in r["changed"] for row in _chunked(e)]}})
+            blocks.append(table_block(
+                f"removal-{name}-measured",
+                f"Measured without {name}: the queries that changed ({len(r['changed'])} of {r['queries']})",
+                "gained, lost: listings that reach ranking only with, or only without, the stage; "
+                "state: before -> after; packet: whether the packed fields changed.",
+                ["query", "state", "packet", "gained", "lost"],
+                [row for e in r["changed"] for row in _chunked(e)]))
         lines = r["answer_lines"]
         answered = sum(1 for before, _after in lines.values() if before)
         extra = (f" The {answered} queries that had answer lines keep their state and packet and lose only the "
@@ -350,25 +353,28 @@ def _metric_blocks(record: dict) -> list:
     gated, ungated = first
     return [
         {"key": "metrics-heading", "heading": "Metrics beyond recall, never one figure"},
-        {"key": "metrics-segments", "table": {
-            "title": "By predeclared segment (healthy pipeline, fused ranking after the gate)",
-            "legend": legend, "columns": ["segment", "queries"] + names, "rows": _metric_rows(m["segments"], "segment")}},
-        {"key": "metrics-failures", "table": {
-            "title": "By failure (every judged query, under each failure)",
-            "legend": "failure: none = healthy; a channel lost (timed out, unavailable or removed: fusion "
-                      "reads only channels that ran, so all three rank alike); ranker failed = the gate's "
-                      "set listed by id. The other columns as above.",
-            "columns": ["failure", "queries"] + names, "rows": _metric_rows(m["by_failure"], "failure")}},
-        {"key": "metrics-prohibited", "table": {
-            "title": f"A better metric can put a withheld listing first ({first[0]['query_id']})",
-            "legend": "gated: the pipeline's ranking; ungated: the same channels fused with no gate; first: "
-                      "the listing ranked first (an opaque ref when the policy withholds it); withheld: the "
-                      "gate's state for it (- = it passes). "
-                      + "; ".join(f"{r['first']} is {r['first_state']} ({' '.join(r['first_codes'])})"
-                                  for r in first if r["first_state"]) + ".",
-            "columns": ["ranking", "first", "withheld"] + names,
-            "rows": [[r["ranking"], r["first"], r["first_state"]] + [_f(r[name]) for name in names]
-                     for r in first]}},
+        table_block(
+            "metrics-segments", "By predeclared segment (healthy pipeline, fused ranking after the gate)",
+            legend,
+            ["segment", "queries"] + names,
+            _metric_rows(m["segments"], "segment")),
+        table_block(
+            "metrics-failures", "By failure (every judged query, under each failure)",
+            "failure: none = healthy; a channel lost (timed out, unavailable or removed: fusion "
+            "reads only channels that ran, so all three rank alike); ranker failed = the gate's "
+            "set listed by id. The other columns as above.",
+            ["failure", "queries"] + names,
+            _metric_rows(m["by_failure"], "failure")),
+        table_block(
+            "metrics-prohibited", f"A better metric can put a withheld listing first ({first[0]['query_id']})",
+            "gated: the pipeline's ranking; ungated: the same channels fused with no gate; first: "
+            "the listing ranked first (an opaque ref when the policy withholds it); withheld: the "
+            "gate's state for it (- = it passes). "
+            + "; ".join(f"{r['first']} is {r['first_state']} ({' '.join(r['first_codes'])})"
+                        for r in first if r["first_state"]) + ".",
+            ["ranking", "first", "withheld"] + names,
+            [[r["ranking"], r["first"], r["first_state"]] + [_f(r[name]) for name in names]
+             for r in first]),
         {"key": "metrics-prohibited-verdict", "text": (
             f"The ungated ranking scores nDCG@{m['cutoff']} {ungated['nDCG@3']:.3f} against {gated['nDCG@3']:.3f} "
             f"and puts a withheld listing first: the labels judge fit, and the withheld listings fit. The "
@@ -384,30 +390,30 @@ def _anomaly_blocks(record: dict) -> list:
     p0, p1 = c["parameters"]
     blocks = [
         {"key": "anomaly-heading", "heading": "The long-tail image anomaly"},
-        {"key": "anomaly-symptom", "table": {
-            "title": "After the nightly rebuild of the image index: candidates per photo query",
-            "legend": "image: the image channel's candidates before -> after; fused: candidates reaching "
-                      "ranking; segment: long tail = a family with at most two listings.",
-            "columns": ["query", "segment", "image", "fused"],
-            "rows": [[r["query_id"], r["segment"], f"{r['image_before']} -> {r['image_after']}",
-                      f"{r['fused_before']} -> {r['fused_after']}"] for r in a["rows"]]}},
-        {"key": "anomaly-compare", "table": {
-            "title": "What the trace compares, before -> after",
-            "legend": "same: whether the rebuild changed it; the recall row is each index against its own "
-                      "exact reference (mean over the photo queries).",
-            "columns": ["compared", "before", "after", "same"],
-            "rows": [
-                ["vector version", c["versions"][0], c["versions"][1], c["versions"][0] == c["versions"][1]],
-                ["exact neighbours (top 3)", "per query", "per query", same_exact],
-                ["index n_lists", p0["n_lists"], p1["n_lists"], p0["n_lists"] == p1["n_lists"]],
-                ["index seed", p0["seed"], p1["seed"], p0["seed"] == p1["seed"]],
-                ["nprobe", p0["nprobe"], p1["nprobe"], p0["nprobe"] == p1["nprobe"]],
-                ["photos indexed", c["coverage"][0], c["coverage"][1], c["coverage"][0] == c["coverage"][1]],
-                ["policy", a["policy"], a["policy"], True],
-                ["listings not 'allowed'", a["restricted"], a["restricted"], True],
-                ["recall@3 vs exact", _f(sum(r["recall_before"] for r in c["queries"]) / len(c["queries"])),
-                 _f(sum(r["recall_after"] for r in c["queries"]) / len(c["queries"])),
-                 all(r["recall_before"] == r["recall_after"] for r in c["queries"])]]}},
+        table_block(
+            "anomaly-symptom", "After the nightly rebuild of the image index: candidates per photo query",
+            "image: the image channel's candidates before -> after; fused: candidates reaching "
+            "ranking; segment: long tail = a family with at most two listings.",
+            ["query", "segment", "image", "fused"],
+            [[r["query_id"], r["segment"], f"{r['image_before']} -> {r['image_after']}",
+              f"{r['fused_before']} -> {r['fused_after']}"] for r in a["rows"]]),
+        table_block(
+            "anomaly-compare", "What the trace compares, before -> after",
+            "same: whether the rebuild changed it; the recall row is each index against its own "
+            "exact reference (mean over the photo queries).",
+            ["compared", "before", "after", "same"],
+            [
+        ["vector version", c["versions"][0], c["versions"][1], c["versions"][0] == c["versions"][1]],
+        ["exact neighbours (top 3)", "per query", "per query", same_exact],
+        ["index n_lists", p0["n_lists"], p1["n_lists"], p0["n_lists"] == p1["n_lists"]],
+        ["index seed", p0["seed"], p1["seed"], p0["seed"] == p1["seed"]],
+        ["nprobe", p0["nprobe"], p1["nprobe"], p0["nprobe"] == p1["nprobe"]],
+        ["photos indexed", c["coverage"][0], c["coverage"][1], c["coverage"][0] == c["coverage"][1]],
+        ["policy", a["policy"], a["policy"], True],
+        ["listings not 'allowed'", a["restricted"], a["restricted"], True],
+        ["recall@3 vs exact", _f(sum(r["recall_before"] for r in c["queries"]) / len(c["queries"])),
+         _f(sum(r["recall_after"] for r in c["queries"]) / len(c["queries"])),
+         all(r["recall_before"] == r["recall_after"] for r in c["queries"])]]),
         {"key": "anomaly-layer", "text": (
             f"Layer: {a['layer']}. {a['why'][0].upper() + a['why'][1:]}. Permission is stable (same policy, same "
             f"metadata), so the gate is not it; the ranker only orders what it receives, so it is not it either. "

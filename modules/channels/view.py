@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from modules.channels.failures import CHANNEL_BUDGET_MS
 from modules.catalogue import QUERIES
+from modules.common.tables import table_block
 
 
 def opening_blocks(record: dict) -> list:
@@ -28,7 +29,7 @@ def image_blocks(record: dict) -> list:
     return [
         {"key": "images-heading", "heading": "The image channel"},
         {"key": "images-share", "text": (
-            f"Of the {share['queries']} queries this lesson shows, {share['usable']} carry a usable photo, "
+            f"Of this lesson's {share['queries']} queries, {share['usable']} carry a usable photo, "
             f"{share['unusable']} an unusable one and {share['none']} none; of the catalogue's own "
             f"{len(QUERIES)} queries, {share['catalogue_with_photo']}. Any benefit of the channel is measured on "
             f"the queries that carry a photo, never claimed for the rest.")},
@@ -43,15 +44,15 @@ def failure_blocks(record: dict) -> list:
     slow = f["slow"]
     return [
         {"key": "failures-heading", "heading": "Ten failure stages, each a replaced stage of this pipeline"},
-        {"key": "failures", "table": {
-            "title": "Each failure, simulated through the pipeline's own stages",
-            "legend": "stage: the stage replaced by a failing one (its version gains +fault:<name>); state: "
-                      "what the decision stage reached -> what it is once the fallback applies; ms: "
-                      "simulated time the task waited for its channels.",
-            "columns": ["failure", "stage", "query", "state", "ms"],
-            "rows": [[r["failure"], "+".join(r["stages"]), r["query_id"],
-                      r["decided"] if r["decided"] == r["state"] else f"{r['decided']} -> {r['state']}",
-                      r["elapsed_ms"]] for r in f["rows"]]}},
+        table_block(
+            "failures", "Each failure, simulated through the pipeline's own stages",
+            "stage: the stage replaced by a failing one (its version gains +fault:<name>); state: "
+            "what the decision stage reached -> what it is once the fallback applies; ms: "
+            "simulated time the task waited for its channels.",
+            ["failure", "stage", "query", "state", "ms"],
+            [[r["failure"], "+".join(r["stages"]), r["query_id"],
+              r["decided"] if r["decided"] == r["state"] else f"{r['decided']} -> {r['state']}",
+              r["elapsed_ms"]] for r in f["rows"]]),
         {"key": "failures-slow", "text": (
             f"A slow channel never holds the task open when a fallback is allowed. Channels have a "
             f"{f['budget_ms']} ms budget (simulated; nothing sleeps). The lexical channel at {f['slow_ms']} ms: "
