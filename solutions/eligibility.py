@@ -133,23 +133,23 @@ def empty_cause_from_codes(scope_prohibited: bool, transformation_failed: bool, 
                 "PERMISSION_UNKNOWN": "unauthorized", "DUPLICATE_ID_CONFLICT": "unauthorized",
                 "FAMILY_MISMATCH": "incompatible", "DIAMETER_MISMATCH": "incompatible",
                 "TITLE_FIELD_CONFLICT": "conflict", "LISTING_UNIT_MISSING": "clarify", "STALE_FIELD": "degraded"}
-    states = []
+    counted = set()  # the state each candidate counts as
     for codes in withheld_codes:
         if not codes:
             raise ValueError("a withheld candidate must carry at least one reason code")
         for code in codes:
             if code not in state_of:
                 raise ValueError(f"unknown reason code {code!r}")
-        states.append(decide_state([state_of[code] for code in codes]))
+        counted.add(decide_state([state_of[code] for code in codes]))
     if scope_prohibited:
         return "out_of_scope"
     if transformation_failed:
         return "transformation_failed"
-    if not states:
+    if not counted:
         return "no_permitted_match"
-    if all(state == "unauthorized" for state in states):
+    if counted == {"unauthorized"}:
         return "all_unauthorized"
-    if all(state == "degraded" for state in states):
+    if counted == {"degraded"}:
         return "all_stale"
     return "all_excluded"
     # END SOLUTION
