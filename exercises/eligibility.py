@@ -4,7 +4,7 @@
 Task 1  decide_state        the strongest state wins, by a fixed precedence
 Task 2  permission_gate     only "allowed" passes; the rest leave as opaque references
 Task 3  rank_permitted      filter permission before ranking, then fuse by rank
-Task 4  empty_cause         say why a result is empty, never "no results"
+Task 4  empty_cause_from_codes  say why a result is empty from the recorded reason codes
 Task 5  EXPIRED_FIRST_QUIZ  which layer failed first when a stale listing ranks first
 
 Check your work:  python3 -B methods.py check eligibility
@@ -67,25 +67,40 @@ def rank_permitted(rankings, permission_of: dict, k: int = 60) -> list:
     raise NotImplementedError("rank_permitted: write your answer here, then run: python3 -B methods.py check eligibility")
 
 
-def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_states) -> str:
-    """Task 4. Name the cause of an empty result; the first rule that applies wins.
+def empty_cause_from_codes(scope_prohibited: bool, transformation_failed: bool, withheld_codes) -> str:
+    """Task 4. Name the cause of an empty result from the reason codes the controls recorded.
 
     `scope_prohibited`: the query asks about a prohibited family.
     `transformation_failed`: the query could not be transformed (nothing was retrieved).
-    `withheld_states`: the states of the withheld candidates that matched the request
-    (for example ["unauthorized", "degraded"]); it may be empty.
+    `withheld_codes`: one entry per withheld candidate that matched the request: the tuple
+    of reason codes recorded for it, as the trace prints them (for example
+    [("PERMISSION_DENIED",), ("STALE_FIELD",)]); the list may be empty.
 
-        1. scope_prohibited                          -> "out_of_scope"
-        2. transformation_failed                     -> "transformation_failed"
-        3. no withheld candidate matched             -> "no_permitted_match"
-        4. every one of them is "unauthorized"       -> "all_unauthorized"
-        5. every one of them is "degraded" (stale)   -> "all_stale"
-        6. otherwise (a mixture, or other states)    -> "all_excluded"
+    Each code belongs to one state (state: its codes):
 
-    >>> empty_cause(False, False, ["unauthorized", "unauthorized"])
+        prohibited_scope  PROHIBITED_FAMILY
+        unauthorized      PERMISSION_DENIED, PERMISSION_UNKNOWN, DUPLICATE_ID_CONFLICT
+        incompatible      FAMILY_MISMATCH, DIAMETER_MISMATCH
+        conflict          TITLE_FIELD_CONFLICT
+        clarify           LISTING_UNIT_MISSING
+        degraded          STALE_FIELD
+
+    A candidate counts as the strongest state among its codes (Task 1's precedence): a
+    listing that is stale and also of a prohibited family is not merely stale. Any other
+    code, or a candidate with no code at all, raises ValueError. Then the first rule that
+    applies wins:
+
+        1. scope_prohibited                             -> "out_of_scope"
+        2. transformation_failed                        -> "transformation_failed"
+        3. no withheld candidate matched                -> "no_permitted_match"
+        4. every candidate counts as "unauthorized"     -> "all_unauthorized"
+        5. every candidate counts as "degraded" (stale) -> "all_stale"
+        6. otherwise                                    -> "all_excluded"
+
+    >>> empty_cause_from_codes(False, False, [("PERMISSION_UNKNOWN",), ("PERMISSION_DENIED",)])
     'all_unauthorized'
     """
-    raise NotImplementedError("empty_cause: write your answer here, then run: python3 -B methods.py check eligibility")
+    raise NotImplementedError("empty_cause_from_codes: write your answer here, then run: python3 -B methods.py check eligibility")
 
 
 # Task 5 (quiz). PW-L006's diameter was last checked on 2020-06-15, 2330 days before the
@@ -101,4 +116,4 @@ def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_st
 EXPIRED_FIRST_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["decide_state", "permission_gate", "rank_permitted", "empty_cause", "EXPIRED_FIRST_QUIZ"]
+__all__ = ["decide_state", "permission_gate", "rank_permitted", "empty_cause_from_codes", "EXPIRED_FIRST_QUIZ"]

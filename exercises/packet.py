@@ -5,7 +5,7 @@ Task 1  extract_span     cut a half-open [start, end) span out of canonical text
 Task 2  check_drift      revalidate a stored span against an edited text
 Task 3  escape_text      escape (and unescape_text) evidence so that it cannot leave its wrapper,
                          even after Unicode normalisation of the whole packet
-Task 4  expand_adjacent  add capped neighbouring chunks, marked and paid from the budget
+Task 4  expand_after_hits  add capped neighbouring chunks, marked, paid from what the hits leave
 Task 5  packet_seal      a SHA-256 over canonical JSON, the same whatever the dict or set order
 Task 6  fidelity_check   what a compressed text lost: negations, numbers, dates, conditions,
                          named entities, exceptions
@@ -84,26 +84,32 @@ def unescape_text(text: str) -> str:
     raise NotImplementedError("unescape_text: write your answer here, then run: python3 -B methods.py check packet")
 
 
-def expand_adjacent(hits, chunks, before: int, after: int, max_quote_chars: int) -> tuple:
-    """Task 4. Add up to `before`/`after` neighbouring chunks of each hit, paid from the budget.
+def expand_after_hits(hits, chunks, before: int, after: int, max_quote_chars: int) -> tuple:
+    """Task 4. Add up to `before`/`after` neighbouring chunks of each hit, paid from what the hits leave.
+
+    The lesson's expand_adjacent pays for each hit's neighbours as soon as the hit is in,
+    so a neighbour can push a later hit out of the budget (run 3 of its trace). Here the
+    retrieved hits come first and the neighbours only get what is left.
 
     `hits` are retrieved Evidence items in rank order. `chunks` holds every chunk of
     the documents (any order, each id once); a hit's neighbours are the chunks of the same doc_id
     just before and after it when that document's chunks are sorted by start (a hit
     that is not among `chunks` has no neighbours, and is still added on its own).
-    The budget counts len(text) of every item in the result. Walk the hits in rank
-    order:
-      * a hit that is already in the packet, or does not fit, is skipped (with its neighbours);
-      * after paying for a hit, consider its neighbours nearest first (up to `before`
-        preceding ones, then up to `after` following ones); add each one that fits,
-        is not already in the packet and is not itself one of the hits;
+    The budget counts len(text) of every item in the result.
+      1. Walk the hits in rank order and pay for each one that fits; a hit already
+         taken, or one that does not fit, is skipped (a misfit does not end the walk).
+      2. Then walk the hits you kept, in rank order again. For each, consider its
+         neighbours nearest first (up to `before` preceding ones, then up to `after`
+         following ones) and add each one that fits in what is left and is not
+         already in the packet. A hit left out in step 1 brings no neighbours.
       * a neighbour is a copy of the chunk with relation "adjacent_to:<hit id>"
         (use dataclasses.replace): it was not retrieved, and must never look retrieved;
-      * add the hit's group (its kept neighbours and the hit) sorted by start.
+      * the result holds each kept hit's group (its neighbours and the hit) sorted by
+        start, the groups in the hits' rank order.
     Return the packet as a tuple. Raise ValueError if before, after or the budget is negative
     (a budget of 0 is allowed: nothing fits, the packet is empty).
     """
-    raise NotImplementedError("expand_adjacent: write your answer here, then run: python3 -B methods.py check packet")
+    raise NotImplementedError("expand_after_hits: write your answer here, then run: python3 -B methods.py check packet")
 
 
 def packet_seal(fields: dict) -> str:
@@ -166,5 +172,5 @@ SEAL_QUIZ = None  # TODO: your answer
 TOOL_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["Evidence", "extract_span", "check_drift", "escape_text", "unescape_text", "expand_adjacent",
+__all__ = ["Evidence", "extract_span", "check_drift", "escape_text", "unescape_text", "expand_after_hits",
            "packet_seal", "fidelity_check", "SEAL_QUIZ", "TOOL_QUIZ"]

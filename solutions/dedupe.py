@@ -1,6 +1,6 @@
 """Lesson 03 exercises: remove repeats without merging what is different.
 
-Task 1  dedupe_ids              collapse identical copies of an id; refuse two different chunks under one id
+Task 1  id_conflicts            every id carried by two different chunks, with the fields that differ
 Task 2  dedupe_text             keep the first-ranked chunk of each exact text, record the others
 Task 3  same_passage            are two chunks copies of one passage of one canonical document?
 Task 4  dedupe_canonical        one copy of each passage, preferring its primary copy
@@ -17,30 +17,37 @@ from modules.dedupe import CanonicalDedupe, OverlapSelection, RetrievedChunk, Te
 IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
 
 
-def dedupe_ids(chunks) -> tuple:
-    """Task 1. Collapse repeated ids, keeping the first-ranked copy in its place.
+def id_conflicts(chunks) -> tuple:
+    """Task 1. List every id that arrives as two different chunks, and the fields they differ in.
 
-    `chunks` is a sequence of RetrievedChunk, best first. A later chunk with an id seen
-    before is dropped if it is the same chunk: every field in IDENTITY_FIELDS
-    equal (the score may differ). If any of those fields differs, raise
-    ValueError with a message naming the id and the first differing field, for
-    example "id 'a' appears twice with a different text".
+    The lesson's dedupe_ids collapses identical copies of an id and raises at the first
+    copy that differs, naming its first differing field. Whoever has to repair the feed
+    needs the whole list at once: this is that report.
 
-    Return the kept chunks as a tuple, in their original order.
+    `chunks` is a sequence of RetrievedChunk, best first. Compare each later copy of an
+    id with the first copy of that id, field by field over IDENTITY_FIELDS (the score
+    is not compared: two channels may score one chunk differently and it is still the
+    same chunk).
+
+    Return a tuple of (id, fields) pairs, one for each id with at least one copy that
+    differs from its first, in the order the ids first appear in `chunks`; `fields` is
+    the tuple of every IDENTITY_FIELDS name in which any later copy differs from the
+    first, in the order of IDENTITY_FIELDS. An id seen once, or only in identical
+    copies, is not listed; with no conflict at all, return ().
+
+    >>> id_conflicts(ID_CONFLICT)   # from modules.dedupe
+    (('returns-v1', ('text',)),)
     """
     # BEGIN SOLUTION
     first = {}
-    kept = []
+    differing = {}
     for chunk in chunks:
-        earlier = first.get(chunk.id)
-        if earlier is None:
-            first[chunk.id] = chunk
-            kept.append(chunk)
-            continue
+        earlier = first.setdefault(chunk.id, chunk)
         for name in IDENTITY_FIELDS:
             if getattr(earlier, name) != getattr(chunk, name):
-                raise ValueError(f"id {chunk.id!r} appears twice with a different {name}")
-    return tuple(kept)
+                differing.setdefault(chunk.id, set()).add(name)
+    return tuple((chunk_id, tuple(name for name in IDENTITY_FIELDS if name in differing[chunk_id]))
+                 for chunk_id in first if chunk_id in differing)
     # END SOLUTION
 
 
@@ -171,5 +178,5 @@ CANONICAL_QUIZ = "b"
 # END SOLUTION
 
 
-__all__ = ["RetrievedChunk", "IDENTITY_FIELDS", "dedupe_ids", "dedupe_text", "same_passage", "dedupe_canonical",
+__all__ = ["RetrievedChunk", "IDENTITY_FIELDS", "id_conflicts", "dedupe_text", "same_passage", "dedupe_canonical",
            "lines_overlap", "select_non_overlapping", "CANONICAL_QUIZ"]

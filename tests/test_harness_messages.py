@@ -50,16 +50,18 @@ def test_a_shown_lesson_value_names_the_constant_it_comes_from(tmp_path):
 
 # ------------------------------------------------------------------ 2. a wrong type, in any grader
 
+_TEXT_KEPT = "    return TextDedupe(tuple(kept), "  # lesson 03's task 2: the kept chunks, as chunks
+_VALID = "    return tuple(r for r in records"     # lesson 04's task 2: the valid records, as records
 WRONG_TYPES = [
     # (lesson, task, old, new, what came back)
-    ("dedupe", 1, "    return tuple(kept)\n", "    return tuple(c.id for c in kept)\n", "(a tuple of str)"),
-    ("versions", 2, "    return tuple(r for r in records", "    return list(r.id for r in records", "(a list of str)"),
-    ("dedupe", 1, "    return tuple(kept)\n", "    return tuple(None for c in kept)\n", "(a tuple of NoneType)"),
+    ("dedupe", 2, _TEXT_KEPT, _TEXT_KEPT.replace("tuple(kept)", "tuple(c.id for c in kept)"), "(a TextDedupe)"),
+    ("versions", 2, _VALID, "    return list(r.id for r in records", "(a list of str)"),
+    ("versions", 2, _VALID, "    return tuple(None for r in records", "(a tuple of NoneType)"),
 ]
 
 
 @pytest.mark.parametrize("lesson, task, old, new, kind", WRONG_TYPES,
-                         ids=["dedupe-ids-for-chunks", "versions-ids-for-records", "dedupe-nones"])
+                         ids=["dedupe-ids-for-chunks", "versions-ids-for-records", "versions-nones"])
 def test_a_wrong_type_is_called_got_expected_never_a_grader_traceback(tmp_path, lesson, task, old, new, kind):
     folder = _edited(tmp_path / "sub", lesson, old, new)
     failing = _failing(folder, lesson)
@@ -71,13 +73,13 @@ def test_a_wrong_type_is_called_got_expected_never_a_grader_traceback(tmp_path, 
 
 
 def test_a_wrong_type_reads_the_same_under_pytest(tmp_path):
-    folder = _edited(tmp_path / "sub", "dedupe", "    return tuple(kept)\n", "    return tuple(c.id for c in kept)\n")
+    folder = _edited(tmp_path / "sub", "versions", _VALID, "    return tuple(r.id for r in records")
     done = subprocess.run([sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "tests/graders/grade_dedupe.py", "-k", "task1_identical"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, LAB_TARGET=str(folder)))
+                           "tests/graders/grade_versions.py", "-k", "task2_the_last_day"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ, LAB_TARGET=str(folder)))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "got:      ('returns-v1', 'hours-v2') (a tuple of str)" in done.stdout, done.stdout
-    assert not re.search(r"grade_dedupe\.py:[0-9]", done.stdout), done.stdout
+    assert "got:      ('late-fee-2025',) (a tuple of str)" in done.stdout, done.stdout
+    assert not re.search(r"grade_versions\.py:[0-9]", done.stdout), done.stdout
 
 
 # ------------------------------------------------------------------ 3. one rule for finding lesson files

@@ -204,7 +204,8 @@ charts.show(charts.crowding(record),
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/dedupe.py` and write `dedupe_ids`, `dedupe_text`, `same_passage`,
+# Open `exercises/dedupe.py` and write `id_conflicts` (every conflicting id, not only
+# the first one `dedupe_ids` stops at), `dedupe_text`, `same_passage`,
 # `dedupe_canonical`, `lines_overlap`, `select_non_overlapping` and the quiz
 # `CANONICAL_QUIZ`. Check with
 # `python3 -B methods.py check dedupe`; ask for a hint with

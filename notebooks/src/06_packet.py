@@ -178,7 +178,8 @@ show("adjacent", "adjacent_items")
 # had been. It is also paid from the same budget: with one chunk before *and* after (run 3),
 # the neighbours use enough characters that the visitor guide no longer fits. And when the
 # budget is too small for the neighbour (run 4), the hit goes alone. Expansion is a cost to
-# cap, not a free improvement.
+# cap, not a free improvement. Task 4 asks for the other policy: pay for every hit first
+# and give the neighbours only what is left, so that run 3 would keep the visitor guide.
 
 # %% [markdown]
 # ## A per-document cap, shown both ways
@@ -244,6 +245,6 @@ print("ok:", swapped["ok"])
 # ## Your turn
 #
 # Open `exercises/packet.py`: `extract_span`, `check_drift`, `escape_text` with
-# `unescape_text`, `expand_adjacent`, `packet_seal`, `fidelity_check` and the quizzes
+# `unescape_text`, `expand_after_hits`, `packet_seal`, `fidelity_check` and the quizzes
 # `SEAL_QUIZ` and `TOOL_QUIZ`. Check with `python3 -B methods.py check packet`; hints with
 # `python3 -B methods.py hint packet`.

@@ -212,6 +212,7 @@ print("only PW-L006 ->", stale_only.decision.state, stale_only.decision.reason_c
 #
 # Open `exercises/eligibility.py` and write `decide_state` (the precedence),
 # `permission_gate` (fail closed, copies that disagree, opaque references),
-# `rank_permitted` (filter, then rank), `empty_cause` (six named causes) and the quiz
+# `rank_permitted` (filter, then rank), `empty_cause_from_codes` (six named causes, read
+# from the reason codes the controls recorded) and the quiz
 # `EXPIRED_FIRST_QUIZ`. Then run `python3 -B methods.py check eligibility`; ask for a
 # nudge with `python3 -B methods.py hint eligibility`.

@@ -136,45 +136,93 @@ def test_task3_lesson_query_two():
 # ---------------------------------------------------------------- Task 4
 
 def test_task4_each_cause_has_its_name():
-    fn = function(load(LESSON), "empty_cause")
+    fn = function(load(LESSON), "empty_cause_from_codes")
     cases = [
         ((True, False, []), "out_of_scope"), ((False, True, []), "transformation_failed"),
-        ((False, False, []), "no_permitted_match"), ((False, False, ["unauthorized", "unauthorized"]), "all_unauthorized"),
-        ((False, False, ["degraded"]), "all_stale"), ((False, False, ["degraded", "conflict"]), "all_excluded"),
-        ((False, False, ["conflict"]), "all_excluded"),
+        ((False, False, []), "no_permitted_match"),
+        ((False, False, [("PERMISSION_UNKNOWN",), ("PERMISSION_DENIED",)]), "all_unauthorized"),
+        ((False, False, [("STALE_FIELD",)]), "all_stale"),
+        ((False, False, [("TITLE_FIELD_CONFLICT",), ("STALE_FIELD",)]), "all_excluded"),
+        ((False, False, [("LISTING_UNIT_MISSING",)]), "all_excluded"),
+        ((False, False, [("PROHIBITED_FAMILY",)]), "all_excluded"),
+        ((False, False, [("FAMILY_MISMATCH",), ("DIAMETER_MISMATCH",)]), "all_excluded"),
+        ((False, False, [("DIAMETER_MISMATCH", "FAMILY_MISMATCH"), ("PERMISSION_DENIED",)]), "all_excluded"),
     ]
     for args, want in cases:
-        got, shown = call_shown(fn, *args)
-        expect(got, want, shown)
+        expect_call(fn, *args, want=want)
 
 
 def test_task4_rules_apply_in_order():
-    fn = function(load(LESSON), "empty_cause")
-    got, shown = call_shown(fn, True, True, ["unauthorized"])
-    expect(got, "out_of_scope", shown, why="a prohibited scope is named before anything else")
-    got, shown = call_shown(fn, False, True, ["degraded"])
-    expect(got, "transformation_failed", shown, why="a failed transformation comes before the withheld states")
+    fn = function(load(LESSON), "empty_cause_from_codes")
+    expect_call(fn, True, True, [("PERMISSION_DENIED",)], want="out_of_scope",
+                why="a prohibited scope is named before anything else")
+    expect_call(fn, False, True, [("STALE_FIELD",)], want="transformation_failed",
+                why="a failed transformation comes before the withheld candidates")
+
+
+def test_task4_every_permission_code_is_unauthorized():
+    fn = function(load(LESSON), "empty_cause_from_codes")
+    for code in ("PERMISSION_DENIED", "PERMISSION_UNKNOWN", "DUPLICATE_ID_CONFLICT"):
+        expect_call(fn, False, False, [(code,)], want="all_unauthorized",
+                    why=f"{code} withholds a candidate for permission: its state is unauthorized")
+    expect_call(fn, False, False, [("DUPLICATE_ID_CONFLICT",), ("PERMISSION_UNKNOWN",), ("PERMISSION_DENIED",)],
+                want="all_unauthorized", why="three different permission codes: every candidate is unauthorized")
 
 
 def test_task4_all_means_all():
-    fn = function(load(LESSON), "empty_cause")
-    got, shown = call_shown(fn, False, False, ["unauthorized", "degraded"])
-    expect(got, "all_excluded", shown, why="one unauthorized candidate among others is not 'all unauthorized'")
-    got, shown = call_shown(fn, False, False, ["degraded", "unauthorized", "degraded"])
-    expect(got, "all_excluded", shown, why="nor is a mixture 'all stale'")
-    got, shown = call_shown(fn, False, False, ("degraded", "degraded"))
-    expect(got, "all_stale", shown, why="any sequence of states works, a tuple too")
+    fn = function(load(LESSON), "empty_cause_from_codes")
+    expect_call(fn, False, False, [("PERMISSION_DENIED",), ("STALE_FIELD",)], want="all_excluded",
+                why="one unauthorized candidate among others is not 'all unauthorized'")
+    expect_call(fn, False, False, [("STALE_FIELD",), ("PERMISSION_UNKNOWN",), ("STALE_FIELD",)],
+                want="all_excluded", why="nor is a mixture 'all stale'")
+    expect_call(fn, False, False, (("STALE_FIELD",), ("STALE_FIELD",)), want="all_stale",
+                why="any sequence of code tuples works, a tuple too")
 
 
-def test_task4_lesson_queries():
-    fn = function(load(LESSON), "empty_cause")
-    for query in QUERIES:
-        decided = evaluate(query).output("decision")
+def test_task4_a_candidate_counts_as_its_strongest_code():
+    fn = function(load(LESSON), "empty_cause_from_codes")
+    why = ("on 2032-06-01 PW-L008 is of a prohibited family and stale: prohibited_scope is stronger than degraded, "
+           "so it is not a stale candidate")
+    for both in (("PROHIBITED_FAMILY", "STALE_FIELD"), ("STALE_FIELD", "PROHIBITED_FAMILY")):
+        expect_call(fn, False, False, [both], want="all_excluded", why=why)
+        expect_call(fn, False, False, [("STALE_FIELD",), both], want="all_excluded", why=why)
+    expect_call(fn, False, False, [("STALE_FIELD", "STALE_FIELD")], want="all_stale",
+                why="a code given twice is still one stale candidate")
+
+
+def test_task4_unknown_codes_are_errors():
+    fn = function(load(LESSON), "empty_cause_from_codes")
+    expect_call(fn, False, False, [("STALE",)], raises=ValueError,
+                why="'STALE' is not a reason code (the code is 'STALE_FIELD'): a typo must not be ignored")
+    expect_call(fn, False, False, [("PERMISSION_DENIED",), ("permission_denied",)], raises=ValueError,
+                why="codes are exact")
+    expect_call(fn, False, False, [()], raises=ValueError,
+                why="a withheld candidate with no reason code was withheld for no recorded reason")
+
+
+# Runs of the lesson's pipeline whose result is empty: (query, pool of listing ids or None for the
+# whole catalogue, as-of date). The expected cause is the one the lesson's decision names.
+_EMPTY_RUNS = [(query.id, None, "2026-11-01") for query in QUERIES] + [
+    ("PW-Q001", ("PW-L005",), "2026-11-01"), ("PW-Q001", ("PW-L004", "PW-L007"), "2026-11-01"),
+    ("PW-Q002", ("PW-L008", "PW-L011"), "2026-11-01"), ("PW-Q004", ("PW-L006",), "2026-11-01"),
+    ("PW-Q005", ("PW-L005", "PW-L016"), "2026-11-01"), ("PW-Q002", ("PW-L001",), "2032-06-01"),
+    ("PW-Q002", ("PW-L001", "PW-L008"), "2032-06-01"),
+]
+
+
+def test_task4_lesson_runs():
+    fn = function(load(LESSON), "empty_cause_from_codes")
+    by_id = {listing.id: listing for listing in LISTINGS}
+    for query_id, pool, as_of in _EMPTY_RUNS:
+        query = next(q for q in QUERIES if q.id == query_id)
+        listings = LISTINGS if pool is None else [by_id[i] for i in pool]
+        decided = evaluate(query, listings, as_of).output("decision")
         if decided.empty_cause in (None, "out_of_scope", "transformation_failed"):
             continue
-        states = [state for subject, state, _codes in decided.because if subject != query.id]
-        got, shown = call_shown(fn, False, False, states)
-        expect(got, decided.empty_cause, shown + f"  # {query.id}")
+        codes = [codes for subject, _state, codes in decided.because if subject != query.id]
+        where = f"  # {query_id}" + ("" if pool is None else f" with only {', '.join(pool)}") + f", as of {as_of}"
+        got, shown = call_shown(fn, False, False, codes)
+        expect(got, decided.empty_cause, shown + where)
 
 
 # ---------------------------------------------------------------- Task 5

@@ -196,25 +196,42 @@ def _expand(fn, hits, before, after, budget, want, why):
 
 
 def test_task4_the_condition_sits_in_the_chunk_before():
-    fn = function(load(LESSON), "expand_adjacent")
+    fn = function(load(LESSON), "expand_after_hits")
     _expand(fn, HITS, 0, 0, 200, [("lending#2", "retrieved"), ("visitor-guide#1", "retrieved")],
             why="no expansion: the hits alone")
     _expand(fn, HITS, 1, 0, 200, [("lending#1", "adjacent_to:lending#2"), ("lending#2", "retrieved"),
                                   ("visitor-guide#1", "retrieved")],
-            why="one chunk before the laptop hit, in span order, marked as its neighbour (53 + 73 + 63 = 189)")
+            why="one chunk before the laptop hit, in span order, marked as its neighbour (53 + 63 + 73 = 189)")
 
 
-def test_task4_neighbours_are_paid_from_the_budget():
-    fn = function(load(LESSON), "expand_adjacent")
+def test_task4_a_neighbour_never_pushes_a_hit_out():
+    fn = function(load(LESSON), "expand_after_hits")
     _expand(fn, HITS, 1, 1, 200, [("lending#1", "adjacent_to:lending#2"), ("lending#2", "retrieved"),
-                                  ("lending#3", "adjacent_to:lending#2")],
-            why="53 + 73 + 29 = 155 leaves 45, too few for visitor-guide#1 (63): neighbours cost budget")
+                                  ("visitor-guide#1", "retrieved")],
+            why="the hits take 53 + 63 = 116 first; lending#1 (73) fits in the 84 left, then lending#3 (29) "
+                "no longer does (the lesson's expand_adjacent lets the neighbours push visitor-guide#1 out)")
+    _expand(fn, HITS, 1, 1, 145, [("lending#2", "retrieved"), ("lending#3", "adjacent_to:lending#2"),
+                                  ("visitor-guide#1", "retrieved")],
+            why="116 for the hits leaves 29: lending#1 (73) does not fit, lending#3 (29) fills it exactly")
     _expand(fn, HITS, 1, 0, 120, [("lending#2", "retrieved"), ("visitor-guide#1", "retrieved")],
-            why="the neighbour (73) does not fit after the hit (53 of 120), so it is skipped; the next hit fits")
+            why="the hits take 116 of 120: the neighbour (73) does not fit in the 4 left")
+
+
+def test_task4_neighbours_follow_the_hits_rank():
+    fn = function(load(LESSON), "expand_after_hits")
+    loans, visitors = chunks_of(LOANS), chunks_of(VISITORS)
+    _expand(fn, [loans[1], loans[3]], 1, 0, 181, [("lending#1", "adjacent_to:lending#2"), ("lending#2", "retrieved"),
+                                                  ("lending#4", "retrieved")],
+            why="the hits take 53 + 55 = 108; the first hit's neighbour (lending#1, 73) is served first and "
+                "fills the budget, so the second hit's cheaper neighbour (lending#3, 29) gets nothing")
+    _expand(fn, [visitors[0], loans[1]], 1, 0, 1000, [("visitor-guide#1", "retrieved"),
+                                                      ("lending#1", "adjacent_to:lending#2"),
+                                                      ("lending#2", "retrieved")],
+            why="groups come in the hits' rank order (visitor-guide#1 ranked first), each group in span order")
 
 
 def test_task4_caps_are_respected():
-    fn = function(load(LESSON), "expand_adjacent")
+    fn = function(load(LESSON), "expand_after_hits")
     fourth = chunks_of(LOANS)[3]
     _expand(fn, [fourth], 2, 5, 1000, [("lending#2", "adjacent_to:lending#4"),
                                        ("lending#3", "adjacent_to:lending#4"), ("lending#4", "retrieved")],
@@ -225,7 +242,7 @@ def test_task4_caps_are_respected():
 
 
 def test_task4_a_hit_is_never_shown_as_a_neighbour():
-    fn = function(load(LESSON), "expand_adjacent")
+    fn = function(load(LESSON), "expand_after_hits")
     first, second = chunks_of(LOANS)[0], chunks_of(LOANS)[1]
     _expand(fn, [second, first], 1, 0, 1000, [("lending#2", "retrieved"), ("lending#1", "retrieved")],
             why="lending#1 was retrieved itself (rank 2): it keeps its own place and relation")
@@ -240,7 +257,7 @@ def _expand_ids(fn, hits, chunks, before, after, budget, want, why, chunks_shown
 
 
 def test_task4_zero_budget_exact_fits_and_bad_caps():
-    fn = function(load(LESSON), "expand_adjacent")
+    fn = function(load(LESSON), "expand_after_hits")
     loans = chunks_of(LOANS)  # 73, 53, 29 and 55 characters
     _expand(fn, HITS, 1, 1, 0, [], why="a budget of 0 is allowed: nothing fits, so the packet is empty")
     _expand(fn, [loans[1]], 0, 0, 53, [("lending#2", "retrieved")],
@@ -256,7 +273,7 @@ def test_task4_zero_budget_exact_fits_and_bad_caps():
 
 
 def test_task4_a_misfit_does_not_end_the_walk():
-    fn = function(load(LESSON), "expand_adjacent")
+    fn = function(load(LESSON), "expand_after_hits")
     loans, visitors = chunks_of(LOANS), chunks_of(VISITORS)
     _expand(fn, [visitors[0], loans[2]], 0, 0, 40, [("lending#3", "retrieved")],
             why="visitor-guide#1 (63) does not fit in 40 and is skipped; the next hit (29) still fits")
@@ -270,8 +287,19 @@ def test_task4_a_misfit_does_not_end_the_walk():
             why="lending#1 is a hit, so it is not taken as #2's neighbour; #2's next neighbour (#3) still is")
 
 
+def test_task4_a_hit_left_out_brings_no_neighbours():
+    fn = function(load(LESSON), "expand_after_hits")
+    loans = chunks_of(LOANS)
+    _expand(fn, [loans[0]], 0, 1, 60, [],
+            why="lending#1 (73) does not fit in 60, so it is not in the packet, and neither is its neighbour "
+                "lending#2 (53), though it would fit: a neighbour is context for a hit that is there")
+    _expand(fn, [loans[2], loans[0]], 0, 1, 90, [("lending#3", "retrieved"), ("lending#4", "adjacent_to:lending#3")],
+            why="lending#3 (29) is kept; lending#1 (73) does not fit in the 61 left and is left out; then "
+                "lending#3's neighbour lending#4 (55) fits")
+
+
 def test_task4_caps_larger_than_the_document():
-    fn = function(load(LESSON), "expand_adjacent")
+    fn = function(load(LESSON), "expand_after_hits")
     loans = chunks_of(LOANS)
     _expand(fn, [loans[1]], 3, 0, 1000, [("lending#1", "adjacent_to:lending#2"),
                                          ("lending#2", "retrieved")],
@@ -280,7 +308,7 @@ def test_task4_caps_larger_than_the_document():
 
 
 def test_task4_a_shared_neighbour_enters_once():
-    fn = function(load(LESSON), "expand_adjacent")
+    fn = function(load(LESSON), "expand_after_hits")
     loans = chunks_of(LOANS)
     _expand(fn, [loans[0], loans[2]], 1, 1, 1000,
             [("lending#1", "retrieved"), ("lending#2", "adjacent_to:lending#1"),
@@ -290,7 +318,7 @@ def test_task4_a_shared_neighbour_enters_once():
 
 
 def test_task4_a_hit_outside_the_chunks_has_no_neighbours():
-    fn = function(load(LESSON), "expand_adjacent")
+    fn = function(load(LESSON), "expand_after_hits")
     visitor = chunks_of(VISITORS)[0]
     _expand_ids(fn, [visitor], chunks_of(LOANS), 1, 1, 1000, [("visitor-guide#1", "retrieved")],
                 why="the chunks given hold no chunk of visitor-guide: the hit has no neighbours, but it is still "

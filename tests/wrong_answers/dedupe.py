@@ -4,21 +4,40 @@ Each entry edits the reference solution: every `old` text must occur exactly onc
 """
 
 WRONG_ANSWERS = [
-    {"name": "ids: the last duplicate wins", "task": 1,
-     "replace": [("    first = {}\n    kept = []\n    for chunk in chunks:\n        earlier = first.get(chunk.id)\n",
-                  "    first = {}\n    kept = []\n    for chunk in chunks:\n        earlier = first.get(chunk.id)\n"
-                  "        if earlier is not None and all(getattr(earlier, n) == getattr(chunk, n) for n in IDENTITY_FIELDS):\n"
-                  "            kept.remove(earlier)\n            first[chunk.id] = chunk\n            kept.append(chunk)\n"
-                  "            continue\n")]},
-    {"name": "ids: a conflicting copy is silently dropped", "task": 1,
-     "replace": [("                raise ValueError(f\"id {chunk.id!r} appears twice with a different {name}\")",
-                  "                break")]},
+    {"name": "ids: the lesson's dedupe_ids retyped (raises at the first conflict)", "task": 1,
+     "replace": [("                differing.setdefault(chunk.id, set()).add(name)",
+                  "                raise ValueError(f\"id {chunk.id!r} appears twice with a different {name}\")")]},
+    {"name": "ids: only the first differing field of each copy", "task": 1,
+     "replace": [("                differing.setdefault(chunk.id, set()).add(name)",
+                  "                differing.setdefault(chunk.id, set()).add(name)\n                break")]},
+    {"name": "ids: only the first field that ever differed", "task": 1,
+     "replace": [("                differing.setdefault(chunk.id, set()).add(name)",
+                  "                differing.setdefault(chunk.id, {name})")]},
+    {"name": "ids: stops at the first conflicting id", "task": 1,
+     "replace": [("    return tuple((chunk_id, tuple(name for name in IDENTITY_FIELDS if name in differing[chunk_id]))\n"
+                  "                 for chunk_id in first if chunk_id in differing)",
+                  "    return tuple((chunk_id, tuple(name for name in IDENTITY_FIELDS if name in differing[chunk_id]))\n"
+                  "                 for chunk_id in first if chunk_id in differing)[:1]")]},
+    {"name": "ids: in the order the conflicts were found", "task": 1,
+     "replace": [("                 for chunk_id in first if chunk_id in differing)",
+                  "                 for chunk_id in differing)")]},
+    {"name": "ids: in alphabetical order", "task": 1,
+     "replace": [("                 for chunk_id in first if chunk_id in differing)",
+                  "                 for chunk_id in sorted(first) if chunk_id in differing)")]},
+    {"name": "ids: fields in the order they were found", "task": 1,
+     "replace": [("        for name in IDENTITY_FIELDS:\n            if getattr(earlier, name) != getattr(chunk, name):\n"
+                  "                differing.setdefault(chunk.id, set()).add(name)\n",
+                  "        for name in IDENTITY_FIELDS:\n            if getattr(earlier, name) != getattr(chunk, name):\n"
+                  "                differing.setdefault(chunk.id, []).append(name)\n"),
+                 ("tuple(name for name in IDENTITY_FIELDS if name in differing[chunk_id])",
+                  "tuple(dict.fromkeys(differing[chunk_id]))")]},
+    {"name": "ids: every repeated id listed, identical copies too", "task": 1,
+     "replace": [("        earlier = first.setdefault(chunk.id, chunk)\n",
+                  "        if chunk.id in first:\n            differing.setdefault(chunk.id, set())\n"
+                  "        earlier = first.setdefault(chunk.id, chunk)\n")]},
     {"name": "ids: only the text is compared, not the provenance", "task": 1,
      "replace": [("        for name in IDENTITY_FIELDS:\n            if getattr(earlier, name)",
                   "        for name in (\"text\",):\n            if getattr(earlier, name)")]},
-    {"name": "ids: the error does not name the field", "task": 1,
-     "replace": [("raise ValueError(f\"id {chunk.id!r} appears twice with a different {name}\")",
-                  "raise ValueError(f\"duplicate id {chunk.id!r}\")")]},
     {"name": "ids: the score must match too", "task": 1,
      "replace": [("        for name in IDENTITY_FIELDS:\n            if getattr(earlier, name)",
                   "        for name in IDENTITY_FIELDS + (\"score\",):\n            if getattr(earlier, name)")]},

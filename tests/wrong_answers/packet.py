@@ -3,6 +3,27 @@
 Each entry edits the reference solution: every `old` text must occur exactly once.
 """
 
+# Task 4: the solution's two walks (hits first, then neighbours), and the lesson's one walk.
+_TWO_WALKS = """    kept, taken, used = [], set(), 0
+    for hit in hits:  # 1. the retrieved hits, before any neighbour
+        if hit.id in taken or used + len(hit.text) > max_quote_chars:
+            continue
+        used += len(hit.text)
+        taken.add(hit.id)
+        kept.append(hit)
+    packet = []
+    for hit in kept:  # 2. their neighbours, from what the hits left
+        row, at"""
+_ONE_WALK = """    hit_ids = {h.id for h in hits}
+    packet, taken, used = [], set(), 0
+    for hit in hits:
+        if hit.id in taken or used + len(hit.text) > max_quote_chars:
+            continue
+        used += len(hit.text)
+        taken.add(hit.id)
+        row, at"""
+
+
 WRONG_ANSWERS = [
     {"name": "inclusive end offset", "task": 1,
      "replace": [("    return text[start:end]\n    # END SOLUTION", "    return text[start:end + 1]\n    # END SOLUTION")]},
@@ -68,16 +89,22 @@ WRONG_ANSWERS = [
     {"name": "neighbours presented as retrieved", "task": 4,
      "replace": [('group.append(replace(item, relation=f"adjacent_to:{hit.id}"))', "group.append(item)")]},
     {"name": "neighbours not paid from the budget", "task": 4,
-     "replace": [("            if item.id in hit_ids or item.id in taken or used + len(item.text) > max_quote_chars:",
-                  "            if item.id in hit_ids or item.id in taken:"),
+     "replace": [("            if item.id in taken or used + len(item.text) > max_quote_chars:",
+                  "            if item.id in taken:"),
                  ("            used += len(item.text)\n", "")]},
+    {"name": "the lesson's expand_adjacent retyped: neighbours paid as soon as their hit is in", "task": 4,
+     "replace": [(_TWO_WALKS, _ONE_WALK),
+                 ("            if item.id in taken or used", "            if item.id in hit_ids or item.id in taken or used")]},
+    {"name": "a hit left out for the budget still brings its neighbours", "task": 4,
+     "replace": [("    for hit in kept:  # 2.", "    for hit in hits:  # 2.")]},
     {"name": "caps ignored", "task": 4,
      "replace": [("near = row[max(at - before, 0):at][::-1] + row[at + 1:at + 1 + after]",
                   "near = (row[:at][::-1] + row[at + 1:]) if before or after else []")]},
     {"name": "hit first, then its neighbours (not span order)", "task": 4,
      "replace": [("        packet.extend(sorted(group, key=lambda c: c.start))", "        packet.extend(group)")]},
-    {"name": "a later hit marked as a neighbour", "task": 4,
-     "replace": [("            if item.id in hit_ids or item.id in taken", "            if item.id in taken")]},
+    {"name": "every item in span order, not group by group", "task": 4,
+     "replace": [("    return tuple(packet)\n    # END SOLUTION\n\n\ndef packet_seal",
+                  "    return tuple(sorted(packet, key=lambda c: (c.doc_id, c.start)))\n    # END SOLUTION\n\n\ndef packet_seal")]},
     {"name": "a zero budget refused", "task": 4,
      "replace": [("if before < 0 or after < 0 or max_quote_chars < 0:",
                   "if before < 0 or after < 0 or max_quote_chars <= 0:")]},
@@ -157,19 +184,19 @@ WRONG_ANSWERS = [
 # Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
 _NEAR = "near = row[max(at - before, 0):at][::-1] + row[at + 1:at + 1 + after]"
 _SELF = ("the slice now also takes row[at], which is the hit itself (ids are unique, and `at` is the hit's "
-         "place in its own document); the hit's id is in hit_ids, so the loop skips it with `continue` before "
-         "it can pay, be taken or be added, and the other neighbours keep their order and their caps")
+         "place in its own document); the hit was taken in the first walk, so the loop skips it with `continue` "
+         "before it can pay or be added, and the other neighbours keep their order and their caps")
 EQUIVALENT_MUTANTS = [
     {"where": "extract_span", "before": 'if start > end: raise ValueError(f"span bounds are reversed: start {start} is after end {end}")',
      "after": "pass", "why": "the next check refuses reversed bounds with a ValueError too; the task asks for "
                             "the error, and the reversed-bounds wording is the module's, not graded"},
     {"where": "extract_span", "before": 'raise ValueError(f"span bounds are reversed: start {start} is after end {end}")',
      "after": "pass", "why": "as above: with the raise gone, the next check raises ValueError for the same bounds"},
-    {"where": "expand_adjacent", "before": _NEAR,
+    {"where": "expand_after_hits", "before": _NEAR,
      "after": "near = row[max(at - before, 0):at][::-1] + row[at + 0:at + 1 + after]", "why": _SELF},
-    {"where": "expand_adjacent", "before": _NEAR,
+    {"where": "expand_after_hits", "before": _NEAR,
      "after": "near = row[max(at - before, 0):at][::-1] + row[at + 1 - 1:at + 1 + after]", "why": _SELF},
-    {"where": "expand_adjacent", "before": _NEAR,
+    {"where": "expand_after_hits", "before": _NEAR,
      "after": "near = row[max(at - before, 0):at + 1][::-1] + row[at + 1:at + 1 + after]",
      "why": _SELF + " (reversed, the hit comes first, ahead of the preceding neighbours)"},
 ]
