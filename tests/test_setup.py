@@ -71,8 +71,8 @@ def test_an_edited_module_is_never_run_from_stale_bytecode(tmp_path):
     text, stat = trace.read_text(encoding="utf-8"), trace.stat()
     assert "BUDGET" not in _run(lab, "methods.py", "context", "--plain").stdout
     # Same size and the same modification time: only the source hash can tell the difference.
-    assert text.count('"columns": ["budget"') == 1
-    trace.write_text(text.replace('"columns": ["budget"', '"columns": ["BUDGET"'), encoding="utf-8")
+    assert text.count('["budget", ') == 1
+    trace.write_text(text.replace('["budget", ', '["BUDGET", '), encoding="utf-8")
     os.utime(trace, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert trace.stat().st_size == stat.st_size
     shown = _run(lab, "methods.py", "context", "--plain").stdout

@@ -3,9 +3,8 @@
 `python3 -B methods.py channels` prints the findings: modules/channels/trace.py runs the
 image channel's share and the ten failures. `--all` adds what this module runs (every query
 through the extended pipeline, the index's two evaluations, the removals, the metrics and
-the rebuilt index), records and prints. Only --all imports it: the default starts faster
-without it. Every listing whose permission is not "allowed" is named by its opaque ref,
-wherever it appears.
+the rebuilt index), records and prints; only --all imports it, so the default starts faster.
+Every listing whose permission is not "allowed" is named by its opaque ref, wherever it appears.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from modules.channels.mechanism import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAG
                                         IMAGE_TOP_K, INDEX_SCALING, PREDICTIONS, REBUILD, REMOVALS, UNGATED,
                                         compare_indexes, image_stage, locate_layer, probe, reencode, removal_effect)
 from modules.channels.metrics import CUTOFF, METRICS, RELEVANCE, SEGMENTS, judged, metric_row, precision_at_k
-from modules.channels.trace import name_of, names_of, packet_of, photo_of, query_row, ranking_of, state_of
+from modules.channels.rows import name_of, names_of, packet_of, photo_of, query_row, ranking_of, state_of
 from modules.channels.view import failure_blocks, image_blocks, opening_blocks
 from modules.common import ann
 from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS

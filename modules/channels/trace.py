@@ -16,51 +16,13 @@ from modules.channels.mechanism import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAG
                                         IMAGE_TOP_K, REBUILD)
 from modules.channels.failures import (CHANNEL_BUDGET_MS, CHANNEL_LATENCY_MS, FAILURES, PACKET_FIELD_LIMIT,
                                        VISIBLE, failing)
-from modules.channels.view import view  # noqa: F401 (the tables; methods.py finds them here)
-from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref
+from modules.channels.rows import name_of, packet_of, photo_of, query_row
+from modules.channels.view import findings_view
+from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, QUERIES
 from modules.catalogue.images import IMAGE_QUERIES, IMAGE_VERSION, image_problem, query_image
-from modules.common.runs import catalogue_row
 
 FAILURE_QUERY, FAILURE_QUERIES = "PW-Q009", {"vector_unavailable": "CH-Q001", "packet_over_limit": "PW-Q002"}
 SLOW = {"lexical": 1500}
-
-
-def query_row(run) -> dict:
-    """One catalogue query as this lesson shows it: the keys every catalogue lesson shows (the
-    same run, so the same values), and the photo and the image channel's status."""
-    image = run.output("image", None)
-    return dict(catalogue_row(run), photo=photo_of(run.output("contract").query_id), image=image and image.status)
-
-
-def name_of(listing_id: str) -> str:
-    """The listing's id, or its opaque ref when its permission is not "allowed"."""
-    return opaque_ref(listing_id) if listing_id in RESTRICTED_IDS else listing_id
-
-
-def names_of(ids) -> list:
-    return [name_of(i) for i in ids]
-
-
-def photo_of(query_id: str) -> str:
-    """"usable", "unusable" or "none": the photo the query carries."""
-    image = query_image(query_id)
-    if image is None:
-        return "none"
-    return "usable" if image_problem(*image) is None else "unusable"
-
-
-def ranking_of(run) -> list:
-    fusion = run.output("fusion", None)
-    return [f.listing_id for f in fusion.candidates] if fusion else []
-
-
-def packet_of(run) -> list:
-    packet = run.output("packet", None)
-    return list(packet.listings) if packet else []
-
-
-def state_of(run) -> str:
-    return run.output("fallback").state
 
 
 def _images(raw: dict) -> dict:
@@ -144,6 +106,16 @@ def record(raw: dict) -> dict:
         "pipeline": [{"stage": name, "version": version} for name, version in CHANNELS.versions().items()],
         "images": _images(raw), "failures": _failures(raw),
     }
+
+
+def view(record: dict) -> list:
+    """Printable blocks: the findings (view.py); with --all (record["shows"] == "all") every block
+    of modules/channels/full.py's view."""
+    if record.get("shows") == "all":
+        # Only --all prints the experiments' blocks: the default starts faster without loading them.
+        from modules.channels.full import view as full_view
+        return full_view(record)
+    return findings_view(record)
 
 
 __all__ = ["trace", "record", "view", "query_row", "VISIBLE"]

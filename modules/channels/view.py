@@ -63,13 +63,9 @@ def failure_blocks(record: dict) -> list:
     ]
 
 
-def view(record: dict) -> list:
-    """Printable blocks: the pipeline, the image channel and the ten failures (the findings); with
-    --all (record["shows"] == "all") every block of modules/channels/full.py's view."""
-    if record.get("shows") == "all":
-        # Only --all prints the experiments' blocks: the default starts faster without loading them.
-        from modules.channels.full import view as full_view
-        return full_view(record)
+def findings_view(record: dict) -> list:
+    """Printable blocks of the default trace: the pipeline, the image channel and the ten
+    failures (the findings), and what --all adds."""
     return opening_blocks(record) + image_blocks(record) + failure_blocks(record) + [
         {"key": "more", "text": (
             "These are the lesson's findings. `python3 -B methods.py channels --all` adds the experiments behind "
