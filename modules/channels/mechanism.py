@@ -40,7 +40,6 @@ from modules.common.checks import short, whole_number
 from modules.catalogue.images import IMAGE_VERSION, image_problem, listing_image, query_image
 from modules.common.pipeline import Stage
 from modules.common.vectors import Vector, cosine
-from modules.context import recall_at_k
 from modules.grounding.answer import GROUNDED
 from modules.hybrid import ChannelResult, Hit, Rejection, QueryContract
 
@@ -144,6 +143,7 @@ class Probe:
 
 def probe(index, query_id: str, image, k: int, nprobe: int) -> Probe:
     """One query's approximate top-k against the exact top-k over the same vectors."""
+    from modules.context import recall_at_k   # lesson 01's recall; only the index's evaluation needs it
     vector = Vector(*image)
     exact = ann.exact_search(index, vector, k)
     found = ann.search(index, vector, k, nprobe)
@@ -157,6 +157,7 @@ def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock
     `clock` (time.perf_counter), each row also holds the build's seconds and the mean seconds
     of one approximate and one exact search; the bench passes one, the lesson does not."""
     from modules.catalogue.images import synthetic_images
+    from modules.context import recall_at_k   # lesson 01's recall, as in probe()
     rows = []
     for size in sizes:
         made = synthetic_images(size + queries, seed)
