@@ -93,6 +93,22 @@ for seed in range(20260218, 20260224):
     print(f"  reader seed {seed}: cites {order.read(prompt, seed).code}")
 
 # %% [markdown]
+# ## One question in three layouts
+#
+# Before any experiment over the forty questions, question 0 again, with its first relevant
+# chunk and its first four irrelevant ones, the relevant chunk placed at the head, in the
+# middle and at the tail. `python3 -B methods.py order` prints this by default; the
+# experiments over the forty questions below run under `--all`.
+
+# %%
+show("one-question", "one-question-notes")
+
+# %% [markdown]
+# The place moves the relevant chunk's chance a long way, yet a single draw per layout
+# says little: the next seed changes every pick. Measuring an order effect takes many
+# questions and a run-to-run baseline, which is what the rest of the lesson does.
+
+# %% [markdown]
 # ## The budget line and the k sweep
 #
 # First the arithmetic: how many chunks fit the window on average?
