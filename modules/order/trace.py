@@ -19,8 +19,8 @@ EXAMPLE_QUERY, EXAMPLE_K = 0, 3  # the worked example: query 0's top 3 chunks
 
 FICTION = ("Everything in this lesson is fictional: 200 help documents of an invented water utility, 40 "
            "questions about them and an invented embedding, read by this labelled simulator. It is the "
-           "published teaching simulator, rebuilt from its specification so that it prints the published "
-           "tables; no figure below describes a real model.")
+           "published teaching simulator, rebuilt from its specification so that its published tables "
+           "(under --all) come out digit for digit; no figure here describes a real model.")
 COPIER = ("Lesson 01's quote copier has no position effect: it copies every chunk in order. That proves "
           "nothing about other readers. Position effects belong to particular readers: Liu et al., "
           "\"Lost in the Middle: How Language Models Use Long Contexts\" (TACL 2024) found accuracy "
