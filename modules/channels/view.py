@@ -68,8 +68,8 @@ def findings_view(record: dict) -> list:
     failures (the findings), and what --all adds."""
     return opening_blocks(record) + image_blocks(record) + failure_blocks(record) + [
         {"key": "more", "text": (
-            "These are the lesson's findings. `python3 -B methods.py channels --all` adds the experiments behind "
-            "them: the catalogue's own queries through the extended pipeline; the index's two evaluations "
+            "This default prints the image channel's share and the ten failures with their fallbacks. "
+            "`python3 -B methods.py channels --all` adds the rest of the lesson: the catalogue's own queries through the extended pipeline; the index's two evaluations "
             "(recall against exact search, relevance kept apart, recall as the catalogue grows, a miss that "
             "costs nothing and one that is critical); each photo query through the pipeline; the removal "
             "counterfactuals, predicted then measured; each failure's safe behaviour and what stays visible; "
