@@ -99,6 +99,11 @@ def _lab_copies(folder) -> dict:
     return copies
 
 
+def startup_commands() -> list[str]:
+    """The commands the start-up table times: every built lesson, and the audit."""
+    return _built_lessons() + (["audit"] if (course.ROOT / "modules" / "audit").is_dir() else [])
+
+
 def startup(runs: int, only: list[str] | None = None) -> list[dict]:
     """Median start-to-exit time of each command, all of them interleaved round by round.
 
@@ -111,12 +116,7 @@ def startup(runs: int, only: list[str] | None = None) -> list[dict]:
     import tempfile
     python = sys.executable
     commands = {"floor": ([python, "-c", FLOOR], None), "floor -S": ([python, "-S", "-c", FLOOR], None)}
-    names = _built_lessons() + (["audit"] if (course.ROOT / "modules" / "audit").is_dir() else [])
-    if only:
-        unknown = [name for name in only if name not in names]
-        if unknown:
-            raise ValueError(f"--startup names no lesson command: {', '.join(unknown)} (known: {', '.join(names)})")
-        names = [name for name in names if name in only]
+    names = [name for name in startup_commands() if not only or name in only]
     with tempfile.TemporaryDirectory(prefix="context-lab-bench-") as folder:
         copies = _lab_copies(folder)
         for name in names:
@@ -671,10 +671,9 @@ def main(argv: list[str]) -> int:
             sys.stdout.write("\n".join(grading_report(grading_time(args.submissions, args.loops, sandbox=True)))
                              + "\n")
         return 0
-    try:
-        text = report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests, args.audit,
-                      args.index, args.startup)
-    except ValueError as error:
-        parser.error(str(error))
-    sys.stdout.write(text)
+    unknown = [name for name in args.startup or [] if name not in startup_commands()]
+    if unknown:
+        parser.error(f"--startup: no command {', '.join(map(repr, unknown))} (known: {', '.join(startup_commands())})")
+    sys.stdout.write(report(args.runs, 10 ** 6 if args.full else 10 ** 5, args.notebooks, args.tests, args.audit,
+                            args.index, args.startup))
     return 0

@@ -63,12 +63,12 @@ GRAMMAR = {
     "dev notebooks": (NOTEBOOKS, []),
     "dev golden": (LESSONS, []),
     "dev mutants": (LESSONS, ["--jobs", "--json"]),
-    "dev bench": ([], ["--runs", "--full", "--notebooks", "--tests"]),
+    "dev bench": ([], ["--runs", "--full", "--notebooks", "--tests", "--startup"]),
     "dev probe": ([], ["--trials", "--rounds", "--reset-workers", "--hint-workers", "--lesson"]),
     "dev test": ([], ["-x", "-q", "--co"]),
 }
 TAKES_VALUE = {"--target", "--level", "--interval", "--budget", "--seed", "--as-of", "--query", "--jobs", "--runs",
-               "--trials", "--rounds", "--reset-workers", "--hint-workers", "--lesson"}
+               "--trials", "--rounds", "--reset-workers", "--hint-workers", "--lesson", "--startup"}
 DEV = [command.split()[1] for command in GRAMMAR if command.startswith("dev ")] + ["nosuch", "", "-h"]
 
 

@@ -150,6 +150,8 @@ def test_dev_sync_exits_1_when_it_keeps_a_file(sync_scratch, monkeypatch, capsys
     (["notebooks", "nope"], "there is no notebook 'nope'"),
     (["mutants", "nolesson"], "no graded exercises for 'nolesson'"),
     (["probe", "--trials", "1_0"], "ASCII digits"),
+    (["bench", "--startup", "nolesson"], "--startup: no command 'nolesson' (known: context, "),
+    (["bench", "--startup"], "expected at least one argument"),
     (["nosuch"], "invalid choice"),
     ([], "required"),
 ])
