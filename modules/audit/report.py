@@ -86,6 +86,8 @@ class PacketLedger:
 
 @dataclass(frozen=True)
 class Report:
+    """A whole audit: the files and settings, the counts read and held, the ledger and every query's
+    result."""
     files: dict
     settings: dict
     passages: int           # corpus lines read

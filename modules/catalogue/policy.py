@@ -62,6 +62,7 @@ NEXT_ACTIONS = {
 
 @dataclass(frozen=True)
 class FieldRule:
+    """How long one listing field stays fresh, and what a stale value costs."""
     field: str
     max_days: int
     required: bool   # a stale required field withholds the listing; an optional one is left out
@@ -73,6 +74,8 @@ FRESHNESS = (FieldRule("diameter_mm", 1826, True), FieldRule("price_eur", 60, Fa
 
 @dataclass(frozen=True)
 class FieldAge:
+    """One field of one listing on the as-of date: when it was last checked, its age and whether it
+    is fresh."""
     field: str
     checked_on: str | None
     age_days: int | None
@@ -94,6 +97,7 @@ class Decision:
 
 @dataclass(frozen=True)
 class Source:
+    """What stage `source` hands on: the catalogue's records and the permission of every copy."""
     records: tuple        # one per id (the first copy)
     permissions: tuple    # (id, permission) of every copy
     by_id: Mapping        # the same records by id (read-only), so a stage finds a candidate without a search
@@ -101,6 +105,8 @@ class Source:
 
 @dataclass(frozen=True)
 class GateResult:
+    """What the gate decided: the ids that may be ranked, the ones withheld with their decisions,
+    and each field's age."""
     policy: str
     as_of: str
     freshness_enforced: bool

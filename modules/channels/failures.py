@@ -51,6 +51,8 @@ PACKET_FIELD_LIMIT = 8                       # the smaller limit the packet fail
 
 @dataclass(frozen=True)
 class Failure:
+    """One simulated failure: the stages it replaces, the state it calls for (None: the run's own
+    state stands; otherwise the stronger of the two), the safe behaviour and what stays visible."""
     name: str
     stages: tuple
     state: str | None
@@ -60,6 +62,8 @@ class Failure:
 
 @dataclass(frozen=True)
 class Fallback:
+    """What stage `fallback` did with a run: the failure it saw, the state before and after, and
+    what the shopper is shown."""
     failure: str | None
     stages: tuple
     state_before: str

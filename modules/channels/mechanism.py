@@ -132,6 +132,8 @@ def run_channels(query: Query, pipeline=CHANNELS, listings=LISTINGS, as_of: str 
 
 @dataclass(frozen=True)
 class Probe:
+    """One photo query's approximate top k against the exact top k, with the vectors each search
+    compared."""
     query_id: str
     nprobe: int
     exact: tuple

@@ -56,6 +56,8 @@ PACKET_FIELDS = ("title", "family", "diameter_mm", "price_eur")
 
 @dataclass(frozen=True)
 class Evidence:
+    """What stage `evidence` kept: the usable listings in fused order, and the decisions on those it
+    excluded."""
     usable: tuple         # listing ids in fused order
     decisions: tuple
     excluded: tuple
@@ -63,6 +65,8 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Packet:
+    """The evidence packet: its listings, their permitted fields as (field id, value), what was left
+    out and a note."""
     listings: tuple
     fields: tuple         # ((field id, value), ...)
     omitted: tuple
@@ -71,6 +75,8 @@ class Packet:
 
 @dataclass(frozen=True)
 class QueryDecision:
+    """What stage `decision` reached for a query: the decision, why its result is empty (if it is)
+    and what it rests on."""
     decision: Decision
     empty_cause: str | None
     because: tuple        # ((subject, state, reason codes), ...): what the state was decided from

@@ -18,6 +18,7 @@ __all__ = ["Answer", "compose", "GROUNDED", "BASELINE", "run_query"]
 
 @dataclass(frozen=True)
 class Answer:
+    """The templated answer: one line per packet listing with the field ids it cites."""
     lines: tuple          # ((text, (field id, ...)), ...)
     from_fields: tuple
 

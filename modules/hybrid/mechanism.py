@@ -68,6 +68,7 @@ FAMILY_PHRASES = (("safety relief valve", "safety-relief-valve"), ("mechanical s
 
 @dataclass(frozen=True)
 class Diameter:
+    """A diameter as the shopper wrote it and in exact millimetres."""
     value_mm: str    # exact millimetre text
     unit: str        # the unit written: mm or inch
     original: str    # the words written, e.g. "0.625 inch"
@@ -100,6 +101,7 @@ class QueryContract:
 
 @dataclass(frozen=True)
 class Hit:
+    """One listing a channel proposes, with its score there and why."""
     listing_id: str
     score: float
     evidence: str    # why this channel proposed it
@@ -107,12 +109,15 @@ class Hit:
 
 @dataclass(frozen=True)
 class Rejection:
+    """A listing a channel could not score, and why."""
     listing_id: str  # a listing the channel could not judge
     reason: str
 
 
 @dataclass(frozen=True)
 class FusedCandidate:
+    """One candidate after fusion: its cluster, the listing shown for it, its score and its rank in
+    each channel."""
     cluster_id: str
     listing_id: str       # the one shown: the lowest id the channels proposed
     members: tuple
@@ -122,6 +127,8 @@ class FusedCandidate:
 
 @dataclass(frozen=True)
 class Fusion:
+    """What stage `fusion` hands on: the RRF constant k, the fused candidates best first, and the
+    ids the gate let through."""
     k: int
     candidates: tuple
     eligible: tuple       # the ids the gate let through

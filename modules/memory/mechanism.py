@@ -198,6 +198,7 @@ def resolve(today, remembered, ambiguous: bool = False) -> tuple:
 
 @dataclass(frozen=True)
 class MemoryRecall:
+    """What stage `memory-recall` found: the nearest items in the shared index, whoever owns them."""
     status: str
     note: str
     ids: tuple
@@ -209,6 +210,7 @@ class MemoryRecall:
 
 @dataclass(frozen=True)
 class MemoryEntry:
+    """One usable memory item against today's input: the action taken and whether the two disagree."""
     item: str
     action: str
     today: str | None
@@ -218,6 +220,8 @@ class MemoryEntry:
 
 @dataclass(frozen=True)
 class MemoryContext:
+    """What stage `memory-context` packs: the memory fields, marked as memory, with the conflicts
+    and next actions."""
     status: str
     entries: tuple
     fields: tuple         # (("memory:MEM-A1@v1#machine_model", value, "memory", source, accuracy, as_of), ...)

@@ -45,6 +45,7 @@ __all__ = ["MemoryState", "CacheEntry", "TracePayload", "DeletionRecord", "build
 
 @dataclass(frozen=True)
 class CacheEntry:
+    """One cached packet: the session and buyer it served and the memory items whose data it holds."""
     session: str
     buyer: str
     query_id: str
@@ -54,6 +55,7 @@ class CacheEntry:
 
 @dataclass(frozen=True)
 class TracePayload:
+    """The memory values one session's trace recorded (a deleted item's data must leave them too)."""
     session: str
     buyer: str
     query_id: str
@@ -62,6 +64,8 @@ class TracePayload:
 
 @dataclass(frozen=True)
 class DeletionRecord:
+    """What a deletion leaves behind: the item's keyed ref, the day and how many entries each store
+    lost."""
     ref: str
     on: str
     removed: tuple        # ((store, count), ...)

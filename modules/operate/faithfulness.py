@@ -45,6 +45,7 @@ _STOP = frozenset("a an and the of for to in on is it its as be or by".split())
 
 @dataclass(frozen=True)
 class Line:
+    """One sentence of an explanation and the field ids it cites."""
     text: str
     cites: tuple = ()
 
@@ -277,6 +278,8 @@ def run_checks(brief: Brief, lines: tuple) -> list:
 
 @dataclass(frozen=True)
 class Mistake:
+    """A plausible unfaithful explanation: how it edits the template, and the one check it must
+    fail."""
     name: str
     query_id: str
     fails: str            # the one check it must fail

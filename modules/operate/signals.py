@@ -56,6 +56,8 @@ def safe_label(label: str) -> str:
 
 @dataclass(frozen=True)
 class Spec:
+    """Who owns a signal, what to do first when it moves, how long it is kept, who may see it and
+    its limit."""
     owner: str
     first_action: str
     retention: str
