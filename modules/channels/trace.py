@@ -76,10 +76,13 @@ def _trace(full: bool) -> dict:
         # reuse those stages (reuse.py). The default's dozen runs share almost nothing and run plainly.
         from modules.channels import full as experiments
         from modules.channels.reuse import reusing
-    cache: dict = {}
+        memory: dict = {}
 
-    def run(qid, pipeline=CHANNELS, inputs=given):
-        return reusing(pipeline, cache).run(inputs[qid]) if full else pipeline.run(inputs[qid])
+        def run(qid, pipeline=CHANNELS, inputs=given):
+            return reusing(pipeline, memory).run(inputs[qid])
+    else:
+        def run(qid, pipeline=CHANNELS, inputs=given):
+            return pipeline.run(inputs[qid])
 
     photos = {qid: query_image(qid) for qid in queries if query_image(qid) and not image_problem(*query_image(qid))}
     broken = {f.name: failing(CHANNELS, f.name) for f in FAILURES}
