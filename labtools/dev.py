@@ -162,10 +162,10 @@ def manifest_task_problems(lesson: str, solution: str) -> list[str]:
         elif name not in answers:
             found.append(f"course.json: task {number} of {lesson} is {name}, but solutions/{lesson}.py has no "
                          f"answer region (# BEGIN SOLUTION) for it: mark its answer")
-        quiz = name.isupper()
-        if (kind == "quiz") != quiz:
-            found.append(f"course.json: task {number} of {lesson} ({name}) has kind {kind!r}; a quiz is an "
-                         f"UPPER_CASE constant and a function a def: fix its kind")
+        constant = name.isupper()
+        if (kind in ("quiz", "predict")) != constant:
+            found.append(f"course.json: task {number} of {lesson} ({name}) has kind {kind!r}; a quiz or a "
+                         f"prediction is an UPPER_CASE constant and a function a def: fix its kind")
     for name in sorted(answers - manifest.answer_names(lesson)):
         found.append(f"solutions/{lesson}.py has an answer region for {name}, which course.json does not list "
                      f"as a task of {lesson}: add the task")

@@ -13,7 +13,9 @@ notebook builder. A lesson's number is its position in the list.
                   "tasks": [{"number": 1, "name": "packet_coverage", "kind": "function",
                              "title": "..."}]}]}
 
-Task kinds: "function" (the learner writes a def) or "quiz" (a constant, one letter). A task
+Task kinds: "function" (the learner writes a def), "quiz" (a constant, one letter) or
+"predict" (a constant holding a value the learner predicts before running anything: a
+number, a string, a tuple; its grader compares it with what the mechanism computes). A task
 whose answer is two functions names the second in "also" (escape_text with unescape_text).
 Hints live in exercises/hints/NAME.md, one `## Task N: name` section per task.
 """
@@ -33,7 +35,7 @@ _TASK_KEYS = {"number", "name", "kind", "title", "also"}
 WORLDS = ("helpdesk", "catalogue", "capstone", "own")  # "own": the lesson's own small fixture
 OPTION_TYPES = ("text", "whole_number")
 OPTION_ACTIONS = ("store", "append", "store_true")
-TASK_KINDS = ("function", "quiz")
+TASK_KINDS = ("function", "quiz", "predict")
 
 
 class ManifestError(ValueError):
