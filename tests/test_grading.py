@@ -24,7 +24,8 @@ from xml.etree import ElementTree
 import pytest
 
 from helpers import ROOT, methods, tree_state
-from labtools import bench, cli, course, dev, grading
+from labtools import cli, course, grading
+from devtools import bench, dev
 from labtools.grading import exports, gradebook, gradescope, integrity
 
 LESSONS = course.lessons()

@@ -11,7 +11,8 @@ import shutil
 import pytest
 
 from labtools.grading import harness as _lab, hints as hint_files
-from labtools import cli, course, dev, workflow
+from labtools import cli, course, workflow
+from devtools import dev
 from labtools.grading import integrity
 
 LESSONS = course.lessons()

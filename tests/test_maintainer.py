@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from helpers import ROOT
-from labtools import course, dev, stubgen
+from labtools import course, stubgen
+from devtools import dev
 
 
 @pytest.mark.parametrize("lesson", course.lessons())
@@ -171,7 +172,7 @@ def _module_name(path):
 
 def import_graph() -> dict:
     """Module -> the lab modules it imports (anywhere in it, at the top or inside a function)."""
-    sources = {_module_name(p): p for top in ("labtools", "modules") for p in sorted((ROOT / top).rglob("*.py"))}
+    sources = {_module_name(p): p for top in ("labtools", "devtools", "modules") for p in sorted((ROOT / top).rglob("*.py"))}
     sources["methods"] = ROOT / "methods.py"
     graph = {}
     for name, path in sources.items():
@@ -221,6 +222,15 @@ def test_the_import_graph_has_no_cycle():
     # A lesson's trace module imports its mechanism, never the reverse (labtools.registry.
     # lesson_module finds it); render never imports the terminal renderer, nor dev the bench.
     assert cycles(import_graph()) == []
+
+
+def test_the_product_never_imports_the_maintainer_tools():
+    # devtools/ is left out of a student release and of the Gradescope zip: nothing a learner
+    # or an instructor runs (labtools/, modules/, methods.py) may need it.
+    graph = import_graph()
+    needs = {name: [target for target in targets if target.split(".")[0] == "devtools"]
+             for name, targets in graph.items() if name.split(".")[0] != "devtools"}
+    assert {name: targets for name, targets in needs.items() if targets} == {}
 
 
 def test_the_cycle_finder_finds_cycles():

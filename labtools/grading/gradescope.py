@@ -178,11 +178,14 @@ def run_script(lessons: list[str] | None = None) -> str:
     return RUN.replace("{lessons}", "".join(f" --lesson {name}" for name in lessons or []))
 
 
-# What the autograder needs of the lab: the command line, the lesson modules the graders
-# import, the graders and the hints they read (exercises/hints). No solutions, exercise
-# files, notebooks or other tests.
-INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/*.py", "labtools/grading/*.py",
-           "modules/**/*.py", "tests/graders/*.py", "tests/graders/SHA256SUMS", "exercises/hints/*.md")
+# What the autograder needs of the lab to run `methods.py grade`: the command line (methods.py
+# and the few labtools modules `grade` imports), this package, the lesson modules the graders
+# import, the graders and the hints they read (exercises/hints). No solutions, exercise files,
+# notebooks, other tests, learner commands or maintainer tools (devtools/).
+INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/__init__.py", "labtools/course.py",
+           "labtools/files.py", "labtools/main.py", "labtools/manifest.py", "labtools/registry.py",
+           "labtools/render.py", "labtools/grading/*.py", "modules/**/*.py", "tests/graders/*.py",
+           "tests/graders/SHA256SUMS", "exercises/hints/*.md")
 
 
 def files() -> list[str]:

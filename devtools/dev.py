@@ -210,7 +210,7 @@ def problems(lesson: str) -> list[str]:
     # files), the learner's path decides instead: one process per file, as `check` grades.
     # The stub runs every test (it must fail each); a wrong answer only its task's tests, up to
     # the first that fails: the verdict is the same, and a slow wrong answer stops early.
-    from labtools import mutate
+    from devtools import mutate
     shown_exercise = str(exercise_path)
     items = [(shown_exercise, stub)] + [(shown_exercise, text, {"tasks": [wrong["task"]], "first_failure": True})
                                         for text, wrong in zip(texts[1:], labels)]
@@ -276,7 +276,7 @@ def _seed_escapes(lesson: str, wrong: dict, item: tuple) -> list[str]:
     each seed of its "hash_seeds": the seeds that once let it pass, so that an unlucky seed
     in CI can never be the first to find a grader that rejects it only by luck."""
     from concurrent.futures import ThreadPoolExecutor
-    from labtools import mutate
+    from devtools import mutate
     seeds = wrong["hash_seeds"]
     if not (isinstance(seeds, list) and all(type(s) is int and 0 <= s <= 4294967295 for s in seeds)):
         return [f"wrong answer {wrong['name']!r}: hash_seeds must be a list of whole numbers from 0 to "
@@ -336,7 +336,7 @@ def golden(names: list[str] | None = None) -> list[str]:
 
 # ------------------------------------------------------------------ main
 
-# Their arguments go on to pytest, labtools/bench.py, labtools/mutate.py and labtools/probe.py,
+# Their arguments go on to pytest, devtools/bench.py, devtools/mutate.py and devtools/probe.py,
 # which parse them strictly themselves.
 PASSED_ON = ("test", "bench", "mutants", "probe", "gradescope")
 
@@ -393,13 +393,13 @@ def main(argv: list[str]) -> int:
             print("maintainer check: " + (f"{len(found)} problem(s)" if found else "all good"))
             return 1 if found else 0
         if args.command == "notebooks":
-            from labtools import notebooks
+            from devtools import notebooks
             known = [path.stem for path in notebooks.sources()]
             for path in notebooks.build(_names(nb_parser, args.names, known, "notebook") or None):
                 print(f"wrote {course.shown(path)}")
             return 0
         if args.command == "new":
-            from labtools import scaffold
+            from devtools import scaffold
             try:
                 lines = scaffold.new_lesson(course.ROOT, args.name, args.title, args.world)
             except ValueError as error:
@@ -417,18 +417,18 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(f"methods.py dev {args.command}: {problem}\n")
         return 1
     if args.command == "test":
-        from labtools import devenv
+        from devtools import devenv
         return devenv.run_tests(rest)
     if args.command == "mutants":
-        from labtools import mutate
+        from devtools import mutate
         return mutate.main(rest)
     if args.command == "gradescope":
         from labtools.grading import gradescope
         return gradescope.main(rest)
     if args.command == "probe":
-        from labtools import probe
+        from devtools import probe
         return probe.main(rest)
-    from labtools import bench
+    from devtools import bench
     return bench.main(rest)
 
 
