@@ -36,7 +36,7 @@ from modules import order
 from modules.order import experiments
 from modules.order import trace as order_trace
 
-record = order_trace.trace(full=True)   # --all: every layout j and the reorder policies
+record = order_trace.trace()   # the whole lesson, as `python3 -B methods.py order` prints it
 blocks = order_trace.view(record)
 
 
@@ -45,7 +45,7 @@ def show(first, last=None):
     display.show(blocks_between(blocks, first, last) if last else block(blocks, first))
 
 
-show("label")
+show("opening", "label")
 
 # %% [markdown]
 # ## The simulated world
@@ -93,22 +93,6 @@ for seed in range(20260218, 20260224):
     print(f"  reader seed {seed}: cites {order.read(prompt, seed).code}")
 
 # %% [markdown]
-# ## One question in three layouts
-#
-# Before any experiment over the forty questions, question 0 again, with its first relevant
-# chunk and its first four irrelevant ones, the relevant chunk placed at the head, in the
-# middle and at the tail. `python3 -B methods.py order` prints this by default; the
-# experiments over the forty questions below run under `--all`.
-
-# %%
-show("one-question", "one-question-notes")
-
-# %% [markdown]
-# The place moves the relevant chunk's chance a long way, yet a single draw per layout
-# says little: the next seed changes every pick. Measuring an order effect takes many
-# questions and a run-to-run baseline, which is what the rest of the lesson does.
-
-# %% [markdown]
 # ## The budget line and the k sweep
 #
 # First the arithmetic: how many chunks fit the window on average?
@@ -145,6 +129,21 @@ print("k = 11: average prompt", round(by_k[11]["context_avg"], 1), "| largest", 
 # cited record falls with generation: the reader finds the right topic and picks a chunk
 # of it with the wrong record word. The error is in the record, and only the citation
 # shows it.
+
+# %% [markdown]
+# ## One question in three layouts
+#
+# Before the experiment over the forty questions, question 0 again, with its first relevant
+# chunk and its first four irrelevant ones, the relevant chunk placed at the head, in the
+# middle and at the tail.
+
+# %%
+show("one-question", "one-question-notes")
+
+# %% [markdown]
+# The place moves the relevant chunk's chance a long way, yet a single draw per layout
+# says little: the next seed changes every pick. Measuring an order effect takes many
+# questions and a run-to-run baseline, which is what the rest of the lesson does.
 
 # %% [markdown]
 # ## The controlled layout experiment
