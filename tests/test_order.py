@@ -438,3 +438,20 @@ def test_module_state_stays_the_same_size():
     for seed in (2, 3):
         order_trace.trace(seed=seed)
     assert sizes() == before
+
+
+# ---------------------------------------------------------------- tasks that teach (issue 36)
+
+def test_the_lessons_own_functions_fail_the_tasks_they_start_from(tmp_path):
+    """Each function task starts from a function of modules/order; pasted in as the answer (the
+    catalogue's "the lesson's own ..." entries, all four in one file: each task's graders call
+    only its own function), it must fail that task's graders while the other tasks pass."""
+    from labtools import dev, grading
+    text = (ROOT / "solutions" / "order.py").read_text(encoding="utf-8")
+    pasted = [wrong for wrong in dev._load_catalogue("order") if wrong["name"].startswith("the lesson's own")]
+    assert sorted(wrong["task"] for wrong in pasted) == [1, 2, 3, 4]
+    for wrong in pasted:
+        text = dev.apply_wrong_answer(text, wrong)
+    (tmp_path / "order.py").write_text(text, encoding="utf-8")
+    passed = {task["number"]: task["passed"] for task in grading.grade("order", tmp_path)["tasks"]}
+    assert passed == {1: False, 2: False, 3: False, 4: False, 5: True, 6: True}

@@ -256,8 +256,21 @@ show("decision")
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/order.py` and write the five tasks: `reorder_lost_in_middle` (without
-# the parity quirk, in linear time), `build_layout`, `share_of_change` (the same chunk,
-# not the same code), `order_effect` (is the change of order bigger than the run-to-run
-# baseline?) and the quiz `COPIER_QUIZ`. Then run `python3 -B methods.py check order`;
-# ask for a nudge with `python3 -B methods.py hint order`.
+# Open `exercises/order.py`. Each task starts from a function above and asks for what it
+# does not do:
+#
+# 1. `reorder_for_edges(items, first_weight, last_weight)`: the lab's reorder always puts
+#    the best first; put it at whichever edge the reader weighs more (for a reader whose
+#    end is stronger, ten items become 2 4 6 8 10 9 7 5 3 1), in linear time.
+# 2. `place_at(good, bad, position)`: the relevant chunk at any place from 1 to j + 1, the
+#    places a position sweep needs beyond head, middle and tail.
+# 3. `classify_changes(before, after, good)`: split the changed picks into lost, gained and
+#    other, which the share of change counts alike.
+# 4. `order_effect_over_seeds(first, reordered, reseeded_runs)`: judge a change of order
+#    against the largest of several reseeded runs, not against one.
+# 5. `J1_MIDDLE_CHANGE`: predict, before running anything, the middle layout's share of
+#    change at j = 1 (the trace stops at j = 0, 2, 4 and 8).
+# 6. `COPIER_QUIZ`: what the copier's missing position effect proves.
+#
+# Then run `python3 -B methods.py check order`; ask for a nudge with
+# `python3 -B methods.py hint order`.
