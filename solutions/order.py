@@ -41,8 +41,9 @@ def reorder_for_edges(items, first_weight: float, last_weight: float):
     modules/order's reorder_lost_in_middle is the first case only: it always puts the
     best first. Return a list or a tuple (either is accepted) and leave `items`
     unchanged. Run in linear time: no `list.insert` in a loop (each insert at the
-    front moves every item already there). Weights must be numbers (int or float,
-    not bool): raise TypeError naming the weight otherwise.
+    front moves every item already there). `items` may be any sequence (a list, a
+    tuple, a range). Weights must be numbers (int or float, not bool): raise TypeError
+    with a message that names the weight (first_weight or last_weight) otherwise.
 
     >>> list(reorder_for_edges(["a", "b", "c", "d"], 0.8, 1.0))
     ['b', 'd', 'c', 'a']
@@ -72,7 +73,8 @@ def place_at(good: Paragraph, bad, position: int):
 
     Return a list or a tuple (either is accepted); do not change `bad`. Raise
     TypeError when `position` is not an int (a bool is not a position), and
-    ValueError naming it when it is outside 1 .. j + 1 (never clamp it to an edge).
+    ValueError when it is outside 1 .. j + 1, with a message that states the position
+    and the largest allowed, j + 1 (never clamp it to an edge).
     """
     # BEGIN SOLUTION
     others = list(bad)
@@ -145,7 +147,8 @@ def order_effect_over_seeds(first, reordered, reseeded_runs) -> OrderEffect:
 
     Shares are exact Fractions. `first` and `reordered` may be generators (read once);
     `reseeded_runs` is a list or a tuple of runs. Raise ValueError when there is no
-    reseeded run, or when any run differs in length from `first`, or `first` is empty.
+    reseeded run (with a message that names reseeded_runs), or when any run differs in
+    length from `first`, or `first` is empty.
 
     >>> order_effect_over_seeds("abcd", "axyd", ["abzd", "wbzd"])
     OrderEffect(order_share=Fraction(1, 2), seed_share=Fraction(1, 2), exceeds=False)

@@ -23,6 +23,22 @@ def _chunk(cid: str, number: int = 0) -> Paragraph:
                      tokens=4)
 
 
+def _raises_naming(fn, args: tuple, error, words: tuple, shown: str, why: str) -> None:
+    """The call must raise `error` with a message that holds each of `words` (the docstring
+    says what the message names)."""
+    try:
+        fn(*args)
+    except error as raised:
+        missing = [word for word in words if word not in str(raised)]
+        expect_true(not missing, f"called {shown}\n  it raised {type(raised).__name__}: {raised}\n  expected: a "
+                                 f"message that names {', '.join(missing)} ({why})")
+        return
+    except Exception as raised:
+        raise LabFailure(f"called {shown}\n  it raised {type(raised).__name__}: {raised}\n  expected: "
+                         f"{error.__name__} ({why})") from None
+    raise LabFailure(f"called {shown}\n  it returned normally\n  expected: it raises {error.__name__} ({why})")
+
+
 def _ids(chunks) -> list:
     return [c.code if isinstance(c, Paragraph) else c for c in chunks]
 
@@ -122,9 +138,12 @@ def test_task1_keeps_the_input_and_checks_the_weights():
     expect(items, [1, 2, 3, 4, 5], "reorder_for_edges(items, 0.8, 1.0) -> items afterwards",
            why="return a new sequence; the caller's ranking must stay as it was")
     _reorder(fn, (1, 2, 3, 4), 1.0, 0.8, [1, 3, 4, 2], "a tuple in is fine too")
-    for first, last in (("1.0", 0.8), (1.0, None), (True, 0.8)):
-        expect_call(fn, [1, 2, 3], first, last, raises=TypeError,
-                    why="a weight must be a number (int or float, not bool): a typo must not pick an edge")
+    _reorder(fn, range(1, 6), 0.8, 1.0, [2, 4, 5, 3, 1], "a range is a sequence too", "range(1, 6)")
+    for first, last, name in (("1.0", 0.8, "first_weight"), (1.0, None, "last_weight"), (True, 0.8, "first_weight")):
+        _raises_naming(fn, ([1, 2, 3], first, last), TypeError, (name,),
+                       f"reorder_for_edges([1, 2, 3], {first!r}, {last!r})",
+                       "a weight must be a number (int or float, not bool), and the error names the weight: a "
+                       "typo must not pick an edge")
 
 
 def test_task1_linear_time():
@@ -198,8 +217,10 @@ def test_task2_positions_outside_the_range_are_errors():
     fn = function(load(LESSON), "place_at")
     good, bad = Shown("G", _chunk("G")), Shown("['d1', 'd2']", [_chunk("d1"), _chunk("d2")])
     for position in (0, 4, -1):
-        expect_call(fn, good, bad, position, raises=ValueError,
-                    why="positions run from 1 to j + 1 = 3; out of range is a mistake to report, not an edge")
+        _raises_naming(fn, (good.value, bad.value, position), ValueError, (str(position), "3"),
+                       f"place_at(G, ['d1', 'd2'], {position})",
+                       "positions run from 1 to j + 1 = 3; out of range is a mistake to report with the position "
+                       "and the range, not an edge")
     for position in (1.0, "1", True):
         expect_call(fn, good, bad, position, raises=TypeError,
                     why="a position is an int (True is not the first place)")
@@ -301,8 +322,10 @@ def test_task4_generators_and_bad_runs():
     expect(got, OrderEffect(Fraction(1, 2), Fraction(1, 4), True), shown,
            why="`first` is compared with every run, but a generator can be walked only once: make it a list")
     fn = function(load(LESSON), "order_effect_over_seeds")
-    expect_call(fn, list("ab"), list("ax"), [], raises=ValueError,
-                why="no reseeded run means no baseline: an order effect cannot be judged against nothing")
+    _raises_naming(fn, (list("ab"), list("ax"), []), ValueError, ("reseeded_runs",),
+                   "order_effect_over_seeds(['a', 'b'], ['a', 'x'], [])",
+                   "no reseeded run means no baseline: an order effect cannot be judged against nothing, and the "
+                   "error names reseeded_runs")
     expect_call(fn, list("ab"), list("ax"), [list("ab"), list("a")], raises=ValueError,
                 why="every reseeded run must pair up with `first`")
     expect_call(fn, [], [], [[]], raises=ValueError, why="no picks: the share of nothing is undefined")
