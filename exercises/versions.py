@@ -52,8 +52,8 @@ def valid_during(records, start: str, end: str):
     instead of being filtered away. A record overlaps the period when it starts on or
     before `end` and does not end before `start`. Return a list or a tuple (either is
     accepted). Raise ValueError when `start` or `end` is not a calendar day
-    'YYYY-MM-DD' (check_day, imported above, checks one), or when `end` is before
-    `start`.
+    'YYYY-MM-DD', with a message that names the argument, start or end (check_day,
+    imported above, checks one day and names it), or when `end` is before `start`.
     """
     raise NotImplementedError("valid_during: write your answer here, then run: python3 -B methods.py check versions")
 

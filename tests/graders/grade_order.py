@@ -1,5 +1,6 @@
 """Grader for lesson 05, order. Run: python3 -B methods.py check order"""
 
+import re
 import time
 from fractions import Fraction
 
@@ -29,7 +30,7 @@ def _raises_naming(fn, args: tuple, error, words: tuple, shown: str, why: str) -
     try:
         fn(*args)
     except error as raised:
-        missing = [word for word in words if word not in str(raised)]
+        missing = [word for word in words if not re.search(rf"(?<!\w){re.escape(word)}(?!\w)", str(raised))]
         expect_true(not missing, f"called {shown}\n  it raised {type(raised).__name__}: {raised}\n  expected: a "
                                  f"message that names {', '.join(missing)} ({why})")
         return

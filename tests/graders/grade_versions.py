@@ -1,5 +1,7 @@
 """Grader for lesson 04, versions. Run: python3 -B methods.py check versions"""
 
+import re
+
 from _lab import (manifest_tasks, call_shown, constant, expect, expect_call, expect_true, function, load, LabFailure,
                   Shown)
 from modules.context.mechanism import as_passage
@@ -22,6 +24,21 @@ def _ids(records) -> tuple:
 
 def _labels(records) -> Shown:
     return Shown("[" + ", ".join(f"{r.id}: {r.source_id} v{r.version}" for r in records) + "]", records)
+
+
+def _raises_naming(fn, args: tuple, error, word: str, shown: str, why: str) -> None:
+    """The call must raise `error` with a message that names `word` (as a word of its own)."""
+    try:
+        fn(*args)
+    except error as raised:
+        expect_true(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", str(raised)) is not None,
+                    f"called {shown}\n  it raised {type(raised).__name__}: {raised}\n  expected: a message that "
+                    f"names {word} ({why})")
+        return
+    except Exception as raised:
+        raise LabFailure(f"called {shown}\n  it raised {type(raised).__name__}: {raised}\n  expected: "
+                         f"{error.__name__} ({why})") from None
+    raise LabFailure(f"called {shown}\n  it returned normally\n  expected: it raises {error.__name__} ({why})")
 
 
 def _sequence(got, shown: str, what: str = "the result") -> list:
@@ -118,10 +135,11 @@ def test_task2_open_ends_and_order():
 
 def test_task2_days_must_be_iso_and_in_order():
     fn = function(load(LESSON), "valid_during")
-    for start, end in (("2026/07/01", "2026-07-02"), ("2026-07-01", "2 July 2026"), ("2026-02-30", "2026-03-01"),
-                       ("2026-07-01", "2026-13-01")):
-        expect_call(fn, Shown("LATE_FEES", LATE_FEES), start, end, raises=ValueError,
-                    why="a day that is not a calendar day 'YYYY-MM-DD' cannot be compared safely")
+    for start, end, bad in (("2026/07/01", "2026-07-02", "start"), ("2026-07-01", "2 July 2026", "end"),
+                            ("2026-02-30", "2026-03-01", "start"), ("2026-07-01", "2026-13-01", "end")):
+        _raises_naming(fn, (LATE_FEES, start, end), ValueError, bad, f"valid_during(LATE_FEES, {start!r}, {end!r})",
+                       f"a day that is not a calendar day 'YYYY-MM-DD' cannot be compared safely; the message "
+                       f"names the argument ({bad})")
     expect_call(fn, Shown("LATE_FEES", LATE_FEES), "2026-07-03", "2026-06-28", raises=ValueError,
                 why="a period that ends before it starts is a mistake to report, not an empty answer")
 
