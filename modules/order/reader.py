@@ -26,10 +26,11 @@ FIXED_TOKENS = len(tokens(INSTRUCTION)) + len(tokens(QUESTION))   # 20 + 2 lab t
 
 def fnv1a(text: str) -> int:
     """32-bit FNV-1a over the text's characters' code points: start at the offset, and for each
-    code point xor it in, multiply by the prime and keep the low 32 bits."""
-    value = FNV_OFFSET
+    code point xor it in, multiply by the prime and keep the low 32 bits (& 0xFFFFFFFF). The
+    loop runs once per character of every prompt, so its constants are written out."""
+    value = 2166136261                                      # FNV_OFFSET
     for code in map(ord, text):
-        value = ((value ^ code) * FNV_PRIME) % MASK
+        value = ((value ^ code) * 16777619) & 0xFFFFFFFF    # FNV_PRIME, and the low 32 bits
     return value
 
 
