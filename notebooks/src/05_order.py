@@ -133,7 +133,7 @@ print("k = 11: average prompt", round(by_k[11]["context_avg"], 1), "| largest", 
 # %% [markdown]
 # ## One question in three layouts
 #
-# Before the experiment over the forty questions, question 0 again, with its first relevant
+# Before the layout experiment over the forty questions, question 0 again, with its first relevant
 # chunk and its first four irrelevant ones, the relevant chunk placed at the head, in the
 # middle and at the tail.
 
@@ -236,7 +236,8 @@ for count in (4, 5, 10):
 # first place 1.0 and the last 0.8, so the cost can be measured rather than asserted:
 
 # %%
-show("policies", "policy-notes")
+show("policies")
+show("policy-notes")
 
 # %% [markdown]
 # Read the numbers for what they are: a property of this simulator and this ranking. A
