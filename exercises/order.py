@@ -116,8 +116,9 @@ def order_effect_over_seeds(first, reordered, reseeded_runs) -> OrderEffect:
 
     Shares are exact Fractions. `first` and `reordered` may be generators (read once);
     `reseeded_runs` is a list or a tuple of runs. Raise ValueError when there is no
-    reseeded run (with a message that names reseeded_runs), or when any run differs in
-    length from `first`, or `first` is empty.
+    reseeded run (with a message that names reseeded_runs), when `reordered` or any
+    reseeded run differs in length from `first` (never pair them up with zip, which
+    drops the extra picks), or when `first` is empty.
 
     >>> order_effect_over_seeds("abcd", "axyd", ["abzd", "wbzd"])
     OrderEffect(order_share=Fraction(1, 2), seed_share=Fraction(1, 2), exceeds=False)

@@ -329,6 +329,9 @@ def test_task4_generators_and_bad_runs():
                    "error names reseeded_runs")
     expect_call(fn, list("ab"), list("ax"), [list("ab"), list("a")], raises=ValueError,
                 why="every reseeded run must pair up with `first`")
+    expect_call(fn, list("abcd"), list("ax"), [list("abcd")], raises=ValueError,
+                why="`reordered` must pair up with `first` too: zip() would compare 2 of the 4 picks and "
+                    "divide by 4")
     expect_call(fn, [], [], [[]], raises=ValueError, why="no picks: the share of nothing is undefined")
 
 

@@ -117,6 +117,10 @@ WRONG_ANSWERS = [
                  ("    if not first:\n        raise ValueError(\"first must not be empty\")\n"
                   "    if any(len(run) != len(first) for run in runs):\n",
                   "    if any(False for run in runs):\n")]},
+    {"name": "the reordered run paired up with zip, its length never checked", "task": 4,
+     "replace": [("    runs = [list(reordered)] + [list(run) for run in reseeded_runs]\n",
+                  "    runs = [list(reordered)] + [list(run) for run in reseeded_runs]\n"
+                  "    runs[0] = (runs[0] + first[len(runs[0]):])[:len(first)]\n")]},
     {"name": "shares as floats", "task": 4,
      "replace": [("    shares = [Fraction(sum(1 for a, b in zip(first, run) if a != b), len(first)) for run in runs]\n",
                   "    shares = [sum(1 for a, b in zip(first, run) if a != b) / len(first) for run in runs]\n")]},
