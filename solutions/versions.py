@@ -31,7 +31,8 @@ def reused_labels(passages) -> dict:
     source counts when two or more of its passages carry it with different texts
     (texts compared exactly, as strings). Two passages with one label and the same
     text are copies, not a conflict; two different labels are the rule's case, not
-    this one. List each source's reused labels once each, in the order first seen,
+    this one. List each source's reused labels once each, in the order each label
+    first appears in `passages` (not the order in which its second text turns up),
     as a list or a tuple (either is accepted); leave out sources with none.
 
     >>> reused_labels([Record("a", "hours", "2", "t", "8:30"), Record("b", "hours", "2", "t", "7:30")])
@@ -89,7 +90,8 @@ def resolve_with_chains(records, supersedes: dict) -> dict:
     records (expired, say). So a present record replaces every id it reaches through
     the map, step by step, through records present or not. A link from a record that
     is absent and not reached from a present one counts for nothing. A present record
-    that reaches itself (a cycle) makes the register unusable: raise ValueError naming it.
+    that reaches itself (a cycle) makes the register unusable: raise ValueError with a
+    message that names that record's id.
 
     The outcome has the shape of resolve_or_abstain's: when exactly one record is
     standing (replaced by no present record),

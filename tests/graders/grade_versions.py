@@ -90,6 +90,17 @@ def test_task1_each_label_once_in_first_seen_order():
             "labels as written, each once, in the order first seen (9 before 10), never sorted")
     passages = [_rec("a", "s", "1", "x"), _rec("b", "s", "2", "y"), _rec("c", "s", "2", "z"), _rec("d", "s", "1", "x")]
     _reused(fn, passages, {"s": ("2",)}, "label 1 has one text (twice), label 2 two texts")
+    passages = [_rec("a", "s", "9", "x"), _rec("b", "s", "10", "p"), _rec("c", "s", "10", "q"), _rec("d", "s", "9", "y")]
+    _reused(fn, passages, {"s": ("9", "10")},
+            "label 9 appears first (passage a), though its second text turns up last (passage d): the order is "
+            "the order the labels first appear")
+
+
+def test_task1_texts_compared_exactly():
+    fn = function(load(LESSON), "reused_labels")
+    _reused(fn, [_rec("a", "s", "2", "Opens at 9:00."), _rec("b", "s", "2", "opens at 9:00. ")], {"s": ("2",)},
+            "texts are compared exactly, as strings: another capital or a trailing space is another text, and "
+            "nobody has checked that the two say the same")
 
 
 # ---------------------------------------------------------------- Task 2
@@ -214,6 +225,11 @@ def test_task3_never_the_largest_label_and_no_cycles():
         expect_call(fn, Shown("[a, b]", [a, b]), links, raises=ValueError,
                     why="a record that replaces itself through the chain makes the register unusable; following "
                         "it would loop or pick at random")
+    plans = [_rec("plan-1", "s", "1"), _rec("plan-2", "t", "1")]
+    links = {"plan-1": ["ghost"], "ghost": ["plan-1"]}
+    _raises_naming(fn, (plans, links), ValueError, "plan-1", f"resolve_with_chains(['plan-1', 'plan-2'], {links!r})",
+                   "plan-1 reaches itself through ghost; the message names it, so an editor knows which entry of "
+                   "the register to fix")
 
 
 # ---------------------------------------------------------------- Task 4

@@ -27,6 +27,14 @@ WRONG_ANSWERS = [
      "replace": [("        seen = texts.setdefault((item.source_id, item.version), [])\n",
                   "        seen = texts.setdefault(item.version, [])\n"),
                  ("len(texts[source, label]) > 1", "len(texts[label]) > 1")]},
+    {"name": "labels in the order their second text turns up", "task": 1,
+     "replace": [("        labels = order.setdefault(item.source_id, [])\n        if item.version not in labels:\n"
+                  "            labels.append(item.version)\n",
+                  "        labels = order.setdefault(item.source_id, [])\n        if len(seen) == 2:\n"
+                  "            labels.append(item.version)\n")]},
+    {"name": "texts compared after lower-casing and stripping", "task": 1,
+     "replace": [("        if item.text not in seen:\n            seen.append(item.text)\n",
+                  "        if item.text.lower().strip() not in seen:\n            seen.append(item.text.lower().strip())\n")]},
     {"name": "the lesson's own valid_on: the first day of the period only", "task": 2,
      "replace": [(_DURING, "    from modules.versions import valid_on\n    return valid_on(records, start)\n")]},
     {"name": "valid over the whole period, not on some day of it", "task": 2,
@@ -48,6 +56,9 @@ WRONG_ANSWERS = [
                   "    from modules.versions import resolve_or_abstain\n"
                   "    return resolve_or_abstain(records, supersedes)\n"
                   "    replaced = set()\n    for start in present:\n")]},
+    {"name": "a cycle reported without naming the record", "task": 3,
+     "replace": [("raise ValueError(f\"supersedes has a cycle: {start!r} replaces itself through the chain\")",
+                  "raise ValueError(\"supersedes has a cycle\")")]},
     {"name": "one step of the chain only", "task": 3,
      "replace": [("                todo.extend(supersedes.get(old, ()))\n", "")]},
     {"name": "links from absent records count too", "task": 3,
