@@ -189,7 +189,7 @@ J1_MIDDLE_CHANGE = 0.0
 #   "a"  that position effects are an artefact of simulators, since the copier has none
 #   "b"  only that this one reader has no position effect; others must be measured
 #   "c"  that the packet need not record its order, since a reader may ignore it
-#   "d"  that reordering for the middle harms every reader, since the copier needs none
+#   "d"  that a reorder is wasted work for every reader, since the copier needs none
 # Set COPIER_QUIZ to one letter.
 # BEGIN SOLUTION
 COPIER_QUIZ = "b"

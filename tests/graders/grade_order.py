@@ -372,8 +372,8 @@ COPIER_MISCONCEPTIONS = {
          "another reader's effect is an artefact",
     "c": "the order still matters to any reader that weighs places (this simulator does): the packet records "
          "its order so a measurement can be repeated",
-    "d": "a reader without a position effect says nothing about what a reorder does to another reader; "
-         "that is measured, reader by reader",
+    "d": "a reader without a position effect says nothing about what a reorder does to another reader: this "
+         "simulator's middle is far below its ends, so where the evidence sits is measured, reader by reader",
 }
 
 

@@ -134,6 +134,6 @@ WRONG_ANSWERS = [
      "replace": [('COPIER_QUIZ = "b"', 'COPIER_QUIZ = "a"')]},
     {"name": "quiz: the packet need not record its order", "task": 6,
      "replace": [('COPIER_QUIZ = "b"', 'COPIER_QUIZ = "c"')]},
-    {"name": "quiz: reordering harms every reader", "task": 6,
+    {"name": "quiz: a reorder is wasted work for every reader", "task": 6,
      "replace": [('COPIER_QUIZ = "b"', 'COPIER_QUIZ = "d"')]},
 ]
