@@ -17,8 +17,8 @@ from modules.order.simulator import DOCUMENTS, LABEL, SEED, build_fixture, is_re
 EXAMPLE_QUERY, EXAMPLE_K = 0, 3  # the worked example: query 0's top 3 chunks
 
 OPENING = ("What this shows, over 40 questions: more chunks raise recall yet lower right citations (k "
-           "sweep); a relevant chunk in the middle is cited less than at the ends (layouts), judged against "
-           "the reader's own run-to-run variation.")
+           "sweep); a relevant chunk in the middle is cited less than at the ends, against a run-to-run "
+           "baseline (layouts); what the reorders do here.")
 FICTION = ("An invented water utility's help documents, read by the published teaching simulator rebuilt "
            "from its specification; no figure describes a real model.")
 COPIER = ("Lesson 01's quote copier has no position effect: it copies every chunk in order. That proves "
@@ -262,11 +262,24 @@ def _policies(record: dict) -> list[dict]:
 
 
 def _policy_finding(rows: list) -> str:
-    """What the policies table measured at each k, in one sentence per k."""
-    sentences = []
-    for k in sorted({row["k"] for row in rows}):
-        gen = {row["policy"]: _f4(row["generation"]) for row in rows if row["k"] == k}
-        sentences.append(f"At k = {k}: " + ", ".join(f"{name} {value}" for name, value in gen.items()) + ".")
+    """What the policies table measured: each k's generation, then what placing the best last
+    cost where the two reorders differ, and whether any reorder beat rank order."""
+    by_k = {}
+    for row in rows:
+        by_k.setdefault(row["k"], {})[row["policy"]] = row
+    sentences = [f"At k = {k}: " + ", ".join(f"{name} {_f4(row['generation'])}" for name, row in by_k[k].items())
+                 + "." for k in sorted(by_k)]
+    for k in sorted(by_k):
+        first, last = by_k[k]["lost in the middle"], by_k[k]["parity variant"]
+        if first["order"] != last["order"]:
+            cost = round(first["generation"] - last["generation"], 9)
+            effect = "costs nothing" if cost == 0 else f"costs {_f4(cost)}" if cost > 0 else f"gains {_f4(-cost)}"
+            sentences.append(f"Measured, not asserted: at k = {k} the best placed last {effect} against lost in "
+                             "the middle on these questions.")
+    behind = [k for k in sorted(by_k) if any(row["generation"] > by_k[k]["rank order"]["generation"]
+                                             for row in by_k[k].values())]
+    sentences.append("No reorder beats rank order here." if not behind else
+                     "A reorder beats rank order at k = " + ", ".join(map(str, behind)) + ".")
     return " ".join(sentences)
 
 
