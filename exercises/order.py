@@ -65,7 +65,8 @@ def place_at(good: Paragraph, bad, position: int):
                                  position 2 -> (d1, G, d2, d3, d4)
                                  position 5 -> (d1, d2, d3, d4, G)
 
-    Return a list or a tuple (either is accepted); do not change `bad`. Raise
+    `bad` may be a list or a tuple. Return a list or a tuple (either is accepted);
+    do not change `bad`. Raise
     TypeError when `position` is not an int (a bool is not a position), and
     ValueError when it is outside 1 .. j + 1, with a message that states the position
     and the largest allowed, j + 1 (never clamp it to an edge).

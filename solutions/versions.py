@@ -100,8 +100,8 @@ def resolve_with_chains(records, supersedes: dict) -> dict:
         {"decision": "abstain-and-review", "selected_id": None,
          "presented_ids": [<the standing ids, or all ids if none stands, in the order of records>],
          "reason": <text>}
-    presented_ids may be a list or a tuple (either is accepted). Never use scores,
-    amounts, dates or version labels.
+    presented_ids may be a list or a tuple (either is accepted); reason is a non-empty
+    str saying why. Never use scores, amounts, dates or version labels.
     """
     # BEGIN SOLUTION
     present = [r.id for r in records]
