@@ -189,6 +189,10 @@ def test_task3_a_chain_through_an_absent_record():
     longer = {"d": ["c"], "c": ["b"], "b": ["a"]}
     _expect_outcome(fn, [_rec("a", "s", "1"), _rec("d", "s", "4")], longer, "selected", "d", ["d"],
                     why="d reaches a through c and b, two absent steps")
+    diamond = {"d": ["b", "c"], "b": ["a"], "c": ["a"]}
+    _expect_outcome(fn, [_rec("a", "s", "1"), _rec("d", "s", "4")], diamond, "selected", "d", ["d"],
+                    why="d reaches a along two paths (through b and through c); reaching an id twice is not a "
+                        "cycle: only a record that reaches itself is")
 
 
 def test_task3_the_deposit_and_direct_links():

@@ -59,6 +59,11 @@ WRONG_ANSWERS = [
     {"name": "a cycle reported without naming the record", "task": 3,
      "replace": [("raise ValueError(f\"supersedes has a cycle: {start!r} replaces itself through the chain\")",
                   "raise ValueError(\"supersedes has a cycle\")")]},
+    {"name": "an id reached along two paths taken for a cycle", "task": 3,
+     "replace": [("            if old not in reached:\n",
+                  "            if old in reached:\n"
+                  "                raise ValueError(f\"supersedes has a cycle through {old!r}\")\n"
+                  "            if old not in reached:\n")]},
     {"name": "one step of the chain only", "task": 3,
      "replace": [("                todo.extend(supersedes.get(old, ()))\n", "")]},
     {"name": "links from absent records count too", "task": 3,
