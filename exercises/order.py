@@ -1,14 +1,20 @@
 # TODO: fill in each answer, then run: python3 -B methods.py check order
-"""Lesson 05 exercises: put chunks in a chosen order, then measure what order does.
+"""Lesson 05 exercises: put chunks where a measured reader reads best, then measure what order does.
 
-Task 1  reorder_lost_in_middle  best first, second best last, alternating inward
-Task 2  build_layout            one relevant chunk at the head, in the middle or at the tail
-Task 3  share_of_change         how many picked chunks changed between two runs
-Task 4  order_effect            did a change of order move more than a change of seed?
-Task 5  COPIER_QUIZ             what the quote copier's missing position effect proves
+Task 1  reorder_for_edges         the best item at the reader's stronger edge, alternating inward
+Task 2  place_at                  the relevant chunk at any place, for a position sweep
+Task 3  classify_changes          which changed picks were lost, gained, or moved among the others
+Task 4  order_effect_over_seeds   an order effect against the largest of several reseeded runs
+Task 5  J1_MIDDLE_CHANGE          predict: the middle's share of change at j = 1
+Task 6  COPIER_QUIZ               what the quote copier's missing position effect proves
 
 Everything runs on the lesson's FICTIONAL reader simulator (modules/order/simulator.py
-and reader.py): a labelled simulator of a reader, no model.
+and reader.py): a labelled simulator of a reader, no model. The lesson's own functions
+(reorder_lost_in_middle, build_layout, share_of_change, order_effect in
+modules/order/mechanism.py) are the starting point; each task asks for something they do not do.
+
+Container rule (every task): a sequence you return may be a list or a tuple (either is
+accepted); a mapping is a dict.
 
 Check your work:  python3 -B methods.py check order
 Stuck?            python3 -B methods.py hint order
@@ -16,111 +22,132 @@ Stuck?            python3 -B methods.py hint order
 
 from fractions import Fraction
 
-from modules.order import LAYOUTS, OrderEffect, Paragraph
+from modules.order import OrderEffect, Paragraph
 
 
-def reorder_lost_in_middle(items) -> list:
-    """Task 1. Return a new list: the strongest items at both ends, the weakest in the middle.
+def reorder_for_edges(items, first_weight: float, last_weight: float):
+    """Task 1. Place the best item at the edge this reader weighs more, then alternate inward.
 
-    `items` is any sequence given best first (rank 1, rank 2, ...). The best
-    item comes first, the second best last, the third best second, the fourth
-    best second to last, and so on, alternating inward:
+    `items` is any sequence given best first (rank 1, rank 2, ...). `first_weight`
+    and `last_weight` are the reader's measured weights of the first and the last
+    place (this lesson's simulator: 1.0 and 0.8; a reader that favours recent text
+    may weigh the end more). The best item goes to the stronger edge (the first
+    place when the two weights are equal), the second best to the other edge, the
+    third best next to the best, the fourth next to the second, and so on inward.
 
-        ranks 1..10  ->  1 3 5 7 9 10 8 6 4 2
-        ranks 1..4   ->  1 3 4 2
-        ranks 1..5   ->  1 3 5 4 2
+        first stronger (1.0, 0.8), ranks 1..10  ->  1 3 5 7 9 10 8 6 4 2
+        last stronger  (0.8, 1.0), ranks 1..10  ->  2 4 6 8 10 9 7 5 3 1
+        last stronger  (0.8, 1.0), ranks 1..5   ->  2 4 5 3 1
 
-    The best item is first whatever the count (even or odd). Do not change
-    `items`. Run in linear time: no `list.insert` in a loop (each insert at the
-    front moves every item already there).
+    modules/order's reorder_lost_in_middle is the first case only: it always puts the
+    best first. Return a list or a tuple (either is accepted) and leave `items`
+    unchanged. Run in linear time: no `list.insert` in a loop (each insert at the
+    front moves every item already there). `items` may be any sequence (a list, a
+    tuple, a range). Weights must be numbers (int or float, not bool): raise TypeError
+    with a message that names the weight (first_weight or last_weight) otherwise.
 
-    >>> reorder_lost_in_middle(["a", "b", "c", "d"])
-    ['a', 'c', 'd', 'b']
+    >>> list(reorder_for_edges(["a", "b", "c", "d"], 0.8, 1.0))
+    ['b', 'd', 'c', 'a']
     """
-    raise NotImplementedError("reorder_lost_in_middle: write your answer here, then run: python3 -B methods.py check order")
+    raise NotImplementedError("reorder_for_edges: write your answer here, then run: python3 -B methods.py check order")
 
 
-def build_layout(good: Paragraph, bad, layout: str) -> tuple:
-    """Task 2. Place one relevant chunk among the irrelevant ones; return a tuple.
+def place_at(good: Paragraph, bad, position: int):
+    """Task 2. Put the relevant chunk at place `position` (1 = first) among the irrelevant ones.
 
-    `good` is the relevant chunk, `bad` the j irrelevant ones in rank order (the
-    lesson takes them from good_and_bad(query, ranking, j)). The irrelevant chunks
-    keep their given order; only the good chunk's place depends on `layout`:
+    `good` is the relevant chunk, `bad` the j irrelevant ones in rank order. The
+    irrelevant chunks keep their given order; the good chunk goes to place
+    `position`, counted from 1, so that position 1 is the lesson's head layout and
+    position j + 1 its tail. A sweep over every position, as Liu et al. moved the
+    answer through 20 documents, needs every place, not only head, middle and tail:
 
-        "head"    good then bad
-        "tail"    bad then good
-        "middle"  bad[:j // 2] + good + bad[j // 2:]  (with an odd j, the earlier
-                  of the two middle places)
+        bad = (d1, d2, d3, d4):  position 1 -> (G, d1, d2, d3, d4)
+                                 position 2 -> (d1, G, d2, d3, d4)
+                                 position 5 -> (d1, d2, d3, d4, G)
 
-    With 4 irrelevant chunks d1..d4 the middle layout is (d1, d2, G, d3, d4);
-    with 3 it is (d1, G, d2, d3). Do not change `bad`. Raise ValueError for any
-    other layout name, naming it.
+    `bad` may be a list or a tuple. Return a list or a tuple (either is accepted);
+    do not change `bad`. Raise
+    TypeError when `position` is not an int (a bool is not a position), and
+    ValueError when it is outside 1 .. j + 1, with a message that states the position
+    and the largest allowed, j + 1 (never clamp it to an edge).
     """
-    raise NotImplementedError("build_layout: write your answer here, then run: python3 -B methods.py check order")
+    raise NotImplementedError("place_at: write your answer here, then run: python3 -B methods.py check order")
 
 
-def share_of_change(before, after) -> Fraction:
-    """Task 3. Return the share of paired picks that differ.
+def classify_changes(before, after, good) -> dict:
+    """Task 3. Split the picks that changed between two runs by what the change did.
 
-    `before` and `after` list what the reader picked for each question, in the same
-    question order, for two runs (say: same seed, head and middle layouts; or the
-    same layout with seed and seed + 1). A pick is a Paragraph, or None when the prompt
-    overflowed the window. Compare the chunks themselves: two chunks of one document
-    share a code, and a pick that moved to the other chunk of the same document has
-    changed. Any ordered iterable will do: a list, a tuple, or a generator read
-    once, such as `(r.chunk for r in readings)`. None against None is no change,
-    None against a chunk is a change. Return an exact Fraction over all the pairs.
-    Raise ValueError when the two runs differ in length (the pairs would not line
-    up) or are empty.
+    `before` and `after` hold the reader's pick for each question (a Paragraph, or
+    None when the prompt overflowed), in the same question order; `good` holds each
+    question's relevant chunk, in that order too. share_of_change counts every
+    changed pick alike; this splits them:
 
-    >>> share_of_change(["a", "b", None, "d"], ["a", "x", None, "y"])
-    Fraction(1, 2)
+        lost    before picked the question's good chunk, after did not
+        gained  before did not, after picked the good chunk
+        other   neither picked it, and the two picks differ (another irrelevant
+                chunk, or None against a chunk)
+
+    Compare chunks, not codes (two chunks of one document share a code). lost -
+    gained is the change in right answers; lost + gained + other is the number of
+    changed picks. Return a dict {"lost": int, "gained": int, "other": int}. Each
+    argument may be a list, a tuple or a generator (read once). Raise ValueError
+    when the three differ in length or are empty.
+
+    >>> classify_changes(["G1", "x", "y", "G4"], ["z", "G2", "w", "G4"], ["G1", "G2", "G3", "G4"])
+    {'lost': 1, 'gained': 1, 'other': 1}
     """
-    raise NotImplementedError("share_of_change: write your answer here, then run: python3 -B methods.py check order")
+    raise NotImplementedError("classify_changes: write your answer here, then run: python3 -B methods.py check order")
 
 
-def order_effect(first, reordered, reseeded) -> OrderEffect:
-    """Task 4. Decide whether a change of order moved more citations than a change of seed.
+def order_effect_over_seeds(first, reordered, reseeded_runs) -> OrderEffect:
+    """Task 4. Judge a change of order against the largest of several run-to-run baselines.
 
-    All three list the reader's pick (a Paragraph, or None) for each question, in the
-    same question order:
+    `first` and `reordered` hold the reader's picks (a Paragraph, or None) for each
+    question, seed s, before and after only the order changed. `reseeded_runs` holds
+    one or more runs of the original order read with other seeds (s + 1, s + 2, ...).
+    One reseed is one sample of the run-to-run variation; the lesson's order_effect
+    compares against that one. Here the baseline is the LARGEST share any reseeded
+    run changed against `first`, so an order effect must move more picks than every
+    reseed did. Return OrderEffect(order_share, seed_share, exceeds):
 
-        first      one run: seed s, the original order
-        reordered  seed s again, only the order changed (say: head -> middle)
-        reseeded   the original order again, only the seed changed (s + 1)
+        order_share  the share of paired picks that differ, first against reordered
+        seed_share   the largest such share, first against each reseeded run
+        exceeds      True only when order_share is larger than seed_share (equal is
+                     not more)
 
-    A random reader changes some picks even when nothing changes, so reseeding is
-    the run-to-run baseline; in this simulator it is large (0.425 of the picks at
-    j = 4), so a change of order must be judged against it, never against zero.
-    Return OrderEffect(order_share, seed_share, exceeds):
+    Shares are exact Fractions. `first` and `reordered` may be generators (read once);
+    `reseeded_runs` is a list or a tuple of runs. Raise ValueError when there is no
+    reseeded run (with a message that names reseeded_runs), when `reordered` or any
+    reseeded run differs in length from `first` (never pair them up with zip, which
+    drops the extra picks), or when `first` is empty.
 
-        order_share  share_of_change(first, reordered)
-        seed_share   share_of_change(first, reseeded)
-        exceeds      True only when order_share is larger than seed_share; a change
-                     no larger than the baseline (equal included) is not an order effect
-
-    Any argument may be a generator, read once: `first` is compared twice.
-
-    >>> order_effect(["a", "b", "c", "d"], ["a", "x", "y", "d"], ["a", "b", "z", "d"])
-    OrderEffect(order_share=Fraction(1, 2), seed_share=Fraction(1, 4), exceeds=True)
+    >>> order_effect_over_seeds("abcd", "axyd", ["abzd", "wbzd"])
+    OrderEffect(order_share=Fraction(1, 2), seed_share=Fraction(1, 2), exceeds=False)
     """
-    raise NotImplementedError("order_effect: write your answer here, then run: python3 -B methods.py check order")
+    raise NotImplementedError("order_effect_over_seeds: write your answer here, then run: python3 -B methods.py check order")
 
 
-# Task 5 (quiz). Lesson 01's quote copier copies every chunk of its packet, in order,
+# Task 5 (predict, before you run anything). The trace lays out j = 0, 2, 4 and 8 irrelevant
+# chunks. Take j = 1: one relevant chunk and one irrelevant chunk per question, read with
+# the published seed 20260218. What share of the 40 questions changes its picked chunk when
+# the relevant chunk moves from the head layout to the middle layout? Set J1_MIDDLE_CHANGE
+# to a number from 0 to 1 (a float, or a Fraction). Work it out from how build_layout
+# places the middle, then check it (the hint shows how).
+J1_MIDDLE_CHANGE = None  # TODO: your answer
+
+
+# Task 6 (quiz). Lesson 01's quote copier copies every chunk of its packet, in order,
 # whatever the order is: moving a chunk to the middle changes nothing it does. This
 # lesson's simulator, on the same kind of move, picks a relevant chunk for 0.7750 of
 # the questions with the relevant chunk at the head and 0.2000 in the middle (j = 4).
 # What does the copier's lack of a position effect show?
-#   "a"  that position effects are an artefact of the simulator, since the copier,
-#        which really reads, has none
-#   "b"  that the packet need not record its order: one reader of the course ignores it
-#   "c"  that lost-in-the-middle reordering harms every reader, since the copier needs none
-#   "d"  only that this one reader has no position effect; it proves nothing about
-#        another reader, which must be measured on its own, as the simulator is here
+#   "a"  that position effects are an artefact of simulators, since the copier has none
+#   "b"  only that this one reader has no position effect; others must be measured
+#   "c"  that the packet need not record its order, since a reader may ignore it
+#   "d"  that a reorder is wasted work for every reader, since the copier needs none
 # Set COPIER_QUIZ to one letter.
 COPIER_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["Paragraph", "OrderEffect", "reorder_lost_in_middle", "build_layout", "share_of_change", "order_effect",
-           "COPIER_QUIZ"]
+__all__ = ["Paragraph", "OrderEffect", "reorder_for_edges", "place_at", "classify_changes",
+           "order_effect_over_seeds", "J1_MIDDLE_CHANGE", "COPIER_QUIZ"]

@@ -292,8 +292,8 @@ def recall_coverage(record: dict):
 
 # ------------------------------------------------------------------ the README's chart
 
-# path: (lesson, the trace's arguments, the chart); lesson 05's k sweep is in its --all trace only
-README_CHARTS = {"docs/k_sweep.svg": ("order", {"full": True}, k_sweep)}
+# path: (lesson, the trace's arguments, the chart)
+README_CHARTS = {"docs/k_sweep.svg": ("order", {}, k_sweep)}
 
 
 def readme_charts() -> dict:

@@ -233,7 +233,7 @@ def test_lesson_05_charts_draw_the_trace_record():
     pytest.importorskip("matplotlib")
     from labtools import charts
     from modules.order import trace as order_trace
-    record = order_trace.trace(full=True)   # the k sweep and the layouts are --all's tables
+    record = order_trace.trace()   # the k sweep and the layouts are in the default trace
     fig = charts.k_sweep(record)
     drawn = _lines(fig.axes[0])
     for field, label in charts.K_SWEEP_SERIES:

@@ -294,9 +294,62 @@ def test_parse_amount_still_reads_plain_amounts():
 
 def test_the_score_quiz_premise_holds_on_the_fixture():
     from helpers import ROOT
-    quiz = (ROOT / "solutions" / "versions.py").read_text(encoding="utf-8").split("# Task 4 (quiz).")[1]
+    quiz = (ROOT / "solutions" / "versions.py").read_text(encoding="utf-8").split("# Task 5 (quiz).")[1]
     quiz = " ".join(" ".join(line.lstrip("# ") for line in quiz.splitlines()).split())
     assert "500-crown passage 0.91 and the 600-crown passage 0.84" in quiz
     assert DEPOSIT_SCORES == {"deposit-rules": 0.91, "deposit-notice": 0.84}
     assert [versions.parse_amount(r.text) for r in DEPOSITS] == [(500, "crowns"), (600, "crowns")]
 
+
+# Every figure the curriculum lists for lesson 04, as the default trace prints it.
+CURRICULUM_FIGURES = [
+    "help-desk-hours: 2, 1", "120 returns-v1 1/2 1/2", "400 returns-v1, wifi-v1, parking-v1, card-v1 1/2 2/2",
+    "help-desk-hours (2, 1)", "hours-v2 \"The help desk opens at 8:30", "hours-v1 \"The help desk opens at 9:00",
+    "integers 9 vs 10 9 10 9", "padded integers 09 vs 9 9 9 09", "dates 2026-03-01 vs 2026-02-15 2026-03-01 - 2026-02-15",
+    "release names oak vs birch oak - birch",
+    "two sources disagree hours-v2, leaflet-v1 2, 1 no", "a label reused hours-v2, hours-draft 2, 2 no",
+    "2026-06-30 late-fee-2026 (from 2026-07-01) late-fee-2025", "2026-07-01 late-fee-2025 (ended 2026-06-30) late-fee-2026",
+    "none - - late-fees",
+    "deposit-rules room-booking-rules 500 crowns 2025-12-10 2026-01-01 0.910",
+    "deposit-notice facilities-notices 600 crowns 2026-04-20 2026-05-01 0.840",
+    "1 parsing", "2 unit", "3 scope", "4 authority", "5 publication time", "6 validity",
+    "7 supersedes DECIDES: declared: deposit-notice supersedes the others",
+    "supersedes map declared supersedes selected deposit-notice", "nothing declared - abstain-and-review -",
+    "as of 2026-04-30 validity selected deposit-rules", "precedence declared authority selected deposit-rules",
+    "notice says 60 euros unit abstain-and-review -", "notice in words parsing abstain-and-review -",
+    "The highest score would pick deposit-rules", "review of the sources",
+]
+
+
+def test_every_curriculum_figure_prints_in_the_default_trace():
+    text = " ".join(methods("versions").stdout.decode().split())
+    missing = [figure for figure in CURRICULUM_FIGURES if figure not in text]
+    assert not missing, missing
+
+
+def test_lesson_01_never_retrieves_hours_v1_as_the_trace_says():
+    # Issue 35: the trace said hours-v1 "is not in the collection"; it exists (superseded by
+    # hours-v2) and lesson 01's ranking never retrieves it.
+    from modules.context.mechanism import RANKING
+    from modules.helpdesk import entry
+    assert entry("hours-v1").source_id == "help-desk-hours" and "hours-v1" not in RANKING
+    assert "hours-v1" in {r.id for r in COLLECTION}
+
+
+# ---------------------------------------------------------------- tasks that teach (issue 36)
+
+def test_the_lessons_own_functions_fail_the_tasks_they_start_from(tmp_path):
+    """Each function task starts from a function of modules/versions; pasted in as the answer
+    (the catalogue's "the lesson's own ..." entries, all three in one file: each task's
+    graders call only its own function), it must fail that task's graders while the others pass."""
+    from helpers import ROOT
+    from devtools import dev
+    from labtools import grading
+    text = (ROOT / "solutions" / "versions.py").read_text(encoding="utf-8")
+    pasted = [wrong for wrong in dev._load_catalogue("versions") if wrong["name"].startswith("the lesson's own")]
+    assert sorted(wrong["task"] for wrong in pasted) == [1, 2, 3]
+    for wrong in pasted:
+        text = dev.apply_wrong_answer(text, wrong)
+    (tmp_path / "versions.py").write_text(text, encoding="utf-8")
+    passed = {task["number"]: task["passed"] for task in grading.grade("versions", tmp_path)["tasks"]}
+    assert passed == {1: False, 2: False, 3: False, 4: True, 5: True}

@@ -24,7 +24,7 @@ from labtools.grading import integrity
 
 WIDTH = 80
 LESSONS = built_lessons()
-WITH_ALL = [name for name in ("order", "channels", "memory", "operate") if name in LESSONS]   # lessons with --all
+WITH_ALL = [name for name in ("channels", "memory", "operate") if name in LESSONS]   # lessons with --all
 PLAIN = {"NO_COLOR": "1", "COLUMNS": "80"}
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MappingView, Set
 from dataclasses import dataclass
+from fractions import Fraction
 
 from modules.common.checks import sequence_of, short, whole_number
 from modules.order.reader import (INSTRUCTION, POSITION_WEIGHTS, SHARE_FLOOR, TEMPERATURE, WINDOW, Prompt, Reading,
@@ -122,7 +123,6 @@ class OrderEffect:
     exceeds: bool
 
     def __post_init__(self) -> None:
-        from fractions import Fraction  # here, not at the top: the lesson command never needs it
         for name in ("order_share", "seed_share"):
             value = getattr(self, name)
             if type(value) is not Fraction or not 0 <= value <= 1:
@@ -149,11 +149,10 @@ def count_changes(before, after, names: tuple = ("before", "after")) -> int:
     return changed
 
 
-def share_of_change(before, after) -> "Fraction":
+def share_of_change(before, after) -> Fraction:
     """The share of paired picks that differ, as an exact Fraction. `before` and `after` are
     the picks of the same queries in the same order (lists, tuples or generators, each read
     once); sets and dict views are refused, since their order depends on the hash seed."""
-    from fractions import Fraction
     first = _ordered(before, "before")
     return Fraction(count_changes(first, after), len(first))
 
@@ -165,8 +164,7 @@ def order_effect(first, reordered, reseeded) -> OrderEffect:
     `reseeded`: the same order, only the seed changed (seed + 1). Both shares are measured
     against `first`; exceeds is order_share > seed_share (equal is not more).
     """
-    from fractions import Fraction
     first = _ordered(first, "first")
     order_share = Fraction(count_changes(first, reordered, ("first", "reordered")), len(first))
     seed_share = Fraction(count_changes(first, reseeded, ("first", "reseeded")), len(first))
-    return OrderEffect(order_share, seed_share, order_share > seed_share)
+    return OrderEffect(order_share=order_share, seed_share=seed_share, exceeds=order_share > seed_share)

@@ -25,12 +25,12 @@ FIXED_TOKENS = len(tokens(INSTRUCTION)) + len(tokens(QUESTION))   # 20 + 2 lab t
 
 
 def fnv1a(text: str) -> int:
-    """32-bit FNV-1a over the text's characters' code points: for each one, xor it in, multiply
-    by the prime and keep the low 32 bits (& 0xFFFFFFFF is % 2**32, written as the loop runs
-    fastest: the constants inline, about 0.1 microseconds a character)."""
-    value = 2166136261                                   # FNV_OFFSET
+    """32-bit FNV-1a over the text's characters' code points: start at the offset, and for each
+    code point xor it in, multiply by the prime and keep the low 32 bits (& 0xFFFFFFFF). The
+    loop runs once per character of every prompt, so its constants are written out."""
+    value = 2166136261                                      # FNV_OFFSET
     for code in map(ord, text):
-        value = ((value ^ code) * 16777619) & 0xFFFFFFFF   # FNV_PRIME
+        value = ((value ^ code) * 16777619) & 0xFFFFFFFF    # FNV_PRIME, and the low 32 bits
     return value
 
 
@@ -40,7 +40,7 @@ class Prompt:
     (which seeds the reader's draw), with the query and the chunks it was built from."""
 
     query: Query
-    chunks: tuple
+    chunks: tuple[Paragraph, ...]
     text: str
     tokens: int
     fnv: int
@@ -66,7 +66,7 @@ def build_prompt(query: Query, chunks) -> Prompt:
         raise ValueError("chunks must hold at least one Paragraph, got none")
     text = INSTRUCTION + " ".join(chunk.entry for chunk in chunks) + QUESTION + query.text
     count = FIXED_TOKENS + sum(chunk.tokens for chunk in chunks) + query.tokens
-    return Prompt(query, chunks, text, count, fnv1a(text))
+    return Prompt(query=query, chunks=chunks, text=text, tokens=count, fnv=fnv1a(text))
 
 
 def position_weight(index: int, count: int) -> float:
@@ -137,6 +137,6 @@ def read(prompt: Prompt, seed: int = SEED, window: int = WINDOW) -> Reading:
         raise TypeError(f"prompt must be a Prompt, got {type(prompt).__name__} {short(prompt)}")
     whole_number(seed, "seed")
     if prompt.tokens > whole_number(window, "window", 1):
-        return Reading(None, prompt.tokens, True)
+        return Reading(chunk=None, tokens=prompt.tokens, overflow=True)
     r = Rng(seed ^ prompt.fnv)
-    return Reading(prompt.chunks[pick(r(), reader_chances(prompt))], prompt.tokens, False)
+    return Reading(chunk=prompt.chunks[pick(r(), reader_chances(prompt))], tokens=prompt.tokens, overflow=False)

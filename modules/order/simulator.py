@@ -90,7 +90,7 @@ def tokens(text: str) -> list[str]:
     return pieces
 
 
-def token_bag(text: str) -> frozenset:
+def token_bag(text: str) -> frozenset[str]:
     """The set of a text's lab tokens (each piece once)."""
     return frozenset(tokens(text))
 
@@ -118,7 +118,8 @@ class DocumentClass:
     weight: float
 
 
-CONCEPTS = tuple(Concept(*row) for row in (
+CONCEPTS = tuple(Concept(key=key, kind=kind, document_phrase=document, query_phrase=query)
+                 for key, kind, document, query in (
     ("tier", "tariff", "tier limit", "which band am i in"),
     ("unit", "tariff", "unit price", "what a ton of water costs"),
     ("account", "tariff", "account type", "home or business"),
@@ -140,9 +141,9 @@ CONCEPTS = tuple(Concept(*row) for row in (
     ("filter", "maintenance", "filter replacement", "cleaning part"),
     ("calib", "maintenance", "calibration record", "accuracy tweak"),
 ))
-CLASSES = (DocumentClass("tariff", "TR", 0.22), DocumentClass("fault", "AR", 0.24),
-           DocumentClass("meter", "SY", 0.20), DocumentClass("outage", "KS", 0.18),
-           DocumentClass("maintenance", "BK", 0.16))
+CLASSES = tuple(DocumentClass(name=name, code=code, weight=weight) for name, code, weight in (
+    ("tariff", "TR", 0.22), ("fault", "AR", 0.24), ("meter", "SY", 0.20), ("outage", "KS", 0.18),
+    ("maintenance", "BK", 0.16)))
 COMMON_WORDS = ("entry", "area", "term", "task", "form", "okay", "note")
 DOCUMENTS, QUERIES = 200, 40
 DIMENSIONS, ROW_LENGTH = 32, 64  # the embedding has 32 values; each projection row has 64
@@ -155,7 +156,7 @@ class Document:
 
     code: str
     main: Concept
-    paragraphs: tuple
+    paragraphs: tuple[str, ...]
 
 
 def build_documents(seed: int = SEED, count: int = DOCUMENTS) -> tuple[Document, ...]:
@@ -172,7 +173,7 @@ def build_documents(seed: int = SEED, count: int = DOCUMENTS) -> tuple[Document,
             topic = pool[int(r() * len(pool))]
             word = COMMON_WORDS[int(r() * len(COMMON_WORDS))]
             paragraphs.append(f"{topic.document_phrase} for {word} goes with {main.document_phrase} and is filed")
-        documents.append(Document(f"{kind.code}{i + 1:03d}", main, tuple(paragraphs)))
+        documents.append(Document(code=f"{kind.code}{i + 1:03d}", main=main, paragraphs=tuple(paragraphs)))
     return tuple(documents)
 
 
@@ -226,8 +227,8 @@ class Paragraph:
     number: int
     code: str
     text: str
-    bag: frozenset
-    vector: tuple
+    bag: frozenset[str]
+    vector: tuple[float, ...]
     tokens: int
 
     def __post_init__(self) -> None:
@@ -254,8 +255,8 @@ class Query:
     text: str
     concept: Concept
     record: str
-    bag: frozenset
-    vector: tuple
+    bag: frozenset[str]
+    vector: tuple[float, ...]
     tokens: int
 
     def __post_init__(self) -> None:
@@ -276,10 +277,10 @@ class Fixture:
     projection rows the embedding used."""
 
     seed: int
-    documents: tuple
-    chunks: tuple
-    queries: tuple
-    rows: tuple
+    documents: tuple[Document, ...]
+    chunks: tuple[Paragraph, ...]
+    queries: tuple[Query, ...]
+    rows: tuple[tuple[float, ...], ...]   # one projection row of 64 values per concept
 
     def __post_init__(self) -> None:
         whole_number(self.seed, "Fixture.seed")
@@ -295,8 +296,8 @@ def build_queries(documents, rows, seed: int = SEED, count: int = QUERIES) -> tu
         r = Rng(seed + 104729 * i)
         document = documents[int(r() * len(documents))]
         text = f"{document.main.query_phrase} {COMMON_WORDS[int(r() * len(COMMON_WORDS))]}"
-        queries.append(Query(i, text, document.main, text.split()[-1], token_bag(text), embed(text, rows),
-                             len(tokens(text))))
+        queries.append(Query(number=i, text=text, concept=document.main, record=text.split()[-1],
+                             bag=token_bag(text), vector=embed(text, rows), tokens=len(tokens(text))))
     return tuple(queries)
 
 
@@ -305,8 +306,8 @@ def build_chunks(documents, rows) -> tuple[Paragraph, ...]:
     chunks = []
     for document in documents:
         for text in document.paragraphs:
-            chunks.append(Paragraph(len(chunks), document.code, text, token_bag(text), embed(text, rows),
-                                len(tokens(f"[{document.code}] {text} ."))))
+            chunks.append(Paragraph(number=len(chunks), code=document.code, text=text, bag=token_bag(text),
+                                    vector=embed(text, rows), tokens=len(tokens(f"[{document.code}] {text} ."))))
     return tuple(chunks)
 
 
@@ -314,7 +315,8 @@ def build_fixture(seed: int = SEED) -> Fixture:
     """The fictional world: 200 documents, their chunks and 40 questions, all from `seed`."""
     whole_number(seed, "seed")
     documents, rows = build_documents(seed), projection_rows(seed)
-    return Fixture(seed, documents, build_chunks(documents, rows), build_queries(documents, rows, seed), rows)
+    return Fixture(seed=seed, documents=documents, chunks=build_chunks(documents, rows),
+                   queries=build_queries(documents, rows, seed), rows=rows)
 
 
 # ---------------------------------------------------------------- 4. retrieval and relevance

@@ -7,47 +7,42 @@ utility's help documents, never of a real model.
 from __future__ import annotations
 
 from modules.common.checks import whole_number
-from modules.order.experiments import (FRAMEWORKS, J_VALUES, K_VALUES, POLICIES, POLICY_KS, RETRIEVED, SECOND_RUN_J,
-                                       budget_line, k_sweep, layout_experiment, one_question, policy_experiment,
-                                       rankings)
+from modules.common.tables import table_block
+from modules.order.experiments import (FRAMEWORKS, POLICIES, RETRIEVED, SECOND_RUN_J, budget_line, k_sweep,
+                                       layout_experiment, one_question, policy_experiment, rankings)
 from modules.order.reader import (POSITION_WEIGHTS, SHARE_FLOOR, TEMPERATURE, WINDOW, build_prompt, reader_chances,
                                   reader_scores)
-from modules.order.simulator import DOCUMENTS, LABEL, SEED, build_fixture, is_relevant, retrieve
-from modules.common.tables import table_block
+from modules.order.simulator import DOCUMENTS, LABEL, SEED, build_fixture, is_relevant
 
 EXAMPLE_QUERY, EXAMPLE_K = 0, 3  # the worked example: query 0's top 3 chunks
 
-FICTION = ("Everything in this lesson is fictional: 200 help documents of an invented water utility, 40 "
-           "questions about them and an invented embedding, read by this labelled simulator. It is the "
-           "published teaching simulator, rebuilt from its specification so that its published tables "
-           "(under --all) come out digit for digit; no figure here describes a real model.")
+OPENING = ("What this shows, over 40 questions: more chunks raise recall yet lower right citations (k "
+           "sweep); a relevant chunk in the middle is cited less than at the ends, against a run-to-run "
+           "baseline (layouts); what the reorders do here.")
+FICTION = ("An invented water utility's help documents, read by the published teaching simulator rebuilt "
+           "from its specification; no figure describes a real model.")
 COPIER = ("Lesson 01's quote copier has no position effect: it copies every chunk in order. That proves "
-          "nothing about other readers. Position effects belong to particular readers: Liu et al., "
-          "\"Lost in the Middle: How Language Models Use Long Contexts\" (TACL 2024) found accuracy "
-          "highest with the answer at the start or end and lowest in the middle, for the models and "
-          "tasks they tested (multi-document QA over 20 documents); a later model must be measured again.")
+          "nothing about other readers. Liu et al., \"Lost in the Middle: How Language Models Use Long "
+          "Contexts\" (TACL 2024) found accuracy highest with the answer at the start or end and lowest in "
+          "the middle, for the models and tasks they tested (multi-document QA over 20 documents); a later "
+          "model must be measured again, as this simulator is measured here.")
 DECISION = ("The order of the context is a design decision: the packet records its policy (here: rank "
             "order, best first), or a measurement made on it cannot be repeated.")
 
 
-def trace(seed: int = SEED, full: bool = False) -> dict:
-    """The budget line, one question laid out at j = 4 (read with seed `seed` and seed + 1) and
-    the frameworks' reorders; the fixture always uses SEED.
-
-    `full` (the command's --all) adds the tables over all 40 questions, read with reader seed
-    `seed`: the whole k sweep, the layouts at every j (0, 2, 4, 8) with the second run (seed + 1)
-    at j = 4, and the reorder policies at k = 4 and 5. Without it `k_sweep`, `layouts` and
-    `policies` are empty and `second_run` is None. Every figure the default prints is the same
-    either way."""
+def trace(seed: int = SEED) -> dict:
+    """The whole lesson, read with reader seed `seed` (the fixture always uses SEED): the
+    budget line, one reading, the k sweep over all 40 questions, one question laid out at
+    j = 4, the layouts at j = 0, 2, 4 and 8 with their run-to-run baseline (seed + 1) and a
+    second run at j = 4 (reader seed + 1, its baseline seed + 2), the reorder policies at
+    k = 4 and 5 and the frameworks' reorders."""
     whole_number(seed, "seed")
-    if not isinstance(full, bool):
-        raise TypeError(f"full must be a bool, got {type(full).__name__} {full!r}")
     fixture = build_fixture()
-    query = fixture.queries[EXAMPLE_QUERY]
-    ranking = retrieve(query, fixture.chunks, RETRIEVED)
-    record = {
+    ranked = rankings(fixture)
+    query, ranking = fixture.queries[EXAMPLE_QUERY], ranked[EXAMPLE_QUERY]
+    layouts, second = layout_experiment(fixture, ranked, seed)
+    return {
         "lesson": "order",
-        "shows": "all" if full else "default",
         "simulator": {"label": LABEL, "fiction": FICTION, "fixture_seed": fixture.seed, "reader_seed": seed,
                       "window_lab_tokens": WINDOW, "position_weights": dict(POSITION_WEIGHTS),
                       "share_floor": SHARE_FLOOR, "temperature": TEMPERATURE},
@@ -55,25 +50,17 @@ def trace(seed: int = SEED, full: bool = False) -> dict:
                     "queries": len(fixture.queries), "retrieved_per_query": RETRIEVED},
         "example": example(query, ranking),
         "budget": budget_line(fixture),
+        "k_sweep": k_sweep(fixture, ranked, seed),
         "one_question": {"query": query.text, "j": SECOND_RUN_J,
                          "rows": one_question(query, ranking, SECOND_RUN_J, seed)},
-        "k_sweep": [],
-        "layouts": [],
-        "second_run": None,
-        "policies": [],
+        "layouts": layouts,
+        "second_run": second,
+        "policies": policy_experiment(fixture, ranked, seed),
         "frameworks": [dict(f, ten=POLICIES[f["same_as"]](range(1, 11)), four=POLICIES[f["same_as"]](range(1, 5)))
                        for f in FRAMEWORKS],
         "context_order": {"policy": "rank order", "recorded_in": "the packet", "note": DECISION},
         "copier": COPIER,
     }
-    if full:
-        # Every table over all 40 questions needs their 40 rankings: only --all retrieves them,
-        # so the default starts in a fraction of the time.
-        ranked = rankings(fixture)
-        layouts, second = layout_experiment(fixture, ranked, seed)
-        record.update(k_sweep=k_sweep(fixture, ranked, seed), layouts=layouts, second_run=second,
-                      policies=policy_experiment(fixture, ranked, seed))
-    return record
 
 
 def example(query, ranking) -> dict:
@@ -90,12 +77,6 @@ def example(query, ranking) -> dict:
             "tokens": prompt.tokens, "rows": rows}
 
 
-def _and(values) -> str:
-    """1, 2 and 3."""
-    names = [str(value) for value in values]
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
-
-
 def _f4(value: float) -> str:
     return f"{value:.4f}"
 
@@ -107,18 +88,18 @@ def _rule(record: dict) -> str:
             f"Over {sim['window_lab_tokens']} lab tokens it overflows: no answer, counted wrong. Otherwise "
             f"each chunk scores its place's weight (first {weights['first']}, last {weights['last']}, others "
             f"{weights['other']}) x ({sim['share_floor']} + the share of the question's lab tokens in the "
-            f"chunk), and one draw from a generator seeded with the reader seed ({sim['reader_seed']}) XOR "
-            f"the prompt's FNV-1a hash picks a chunk with odds exp(score / {sim['temperature']}). It cites "
-            "that chunk's code. Another order is another prompt, so another draw.")
+            f"chunk), and one draw seeded with the reader seed ({sim['reader_seed']}) XOR the prompt's FNV-1a "
+            f"hash picks a chunk with odds exp(score / {sim['temperature']}); it cites that chunk's code. "
+            "Another order is another prompt, so another draw.")
 
 
 def view(record: dict) -> list[dict]:
     """Turn the trace record into printable blocks; every block has a stable key."""
     sim, budget, ex = record["simulator"], record["budget"], record["example"]
-    blocks = [
+    return [
         {"key": "title", "heading": "Lesson 05 - order: position is a hypothesis to measure"},
+        {"key": "opening", "text": OPENING},
         {"key": "label", "text": f"{sim['label']}. {sim['fiction']}"},
-        {"key": "copier", "text": record["copier"]},
         {"key": "rule", "text": _rule(record)},
         table_block(
             "example", f"One reading: the top {ex['k']} chunks for '{ex['query']}'",
@@ -135,34 +116,51 @@ def view(record: dict) -> list[dict]:
             f"{budget['fit']:.1f}. (Lab tokens; query and per chunk are means over the "
             f"{record['fixture']['queries']} questions and the {record['fixture']['chunks']} chunks of "
             f"{DOCUMENTS} documents.)"},
+        *_k_sweep(record),
         *_one_question(record),
-    ]
-    if record["shows"] == "all":
-        blocks += _all_blocks(record)
-    blocks += [
-        table_block(
-            "frameworks", "What the frameworks' reorders do to ten and four items (ranks, 1 = best)",
-            "The component, in the version whose source was read: LangChain's and LlamaIndex's "
-            "LongContextReorder order like the parity variant (best last for an even count), "
-            "Haystack's LostInTheMiddleRanker like the lab's lost in the middle.",
-            ["framework", "version read", "ten items", "four"],
-            [[f["name"].split()[0], f["version"], " ".join(map(str, f["ten"])), " ".join(map(str, f["four"]))]
-             for f in record["frameworks"]]),
-        {"key": "policy-notes", "text":
-            "Lost in the middle puts the best first and the second best last, alternating inward. The parity "
-            "variant sorts ascending and alternates from the front, so for an even count the best lands last, "
-            "where this reader's weight is 0.8 instead of 1.0; for an odd count the two orders coincide. "
-            + ("The reorder policies table measures" if record["policies"] else "--all measures")
-            + " what that costs under this reader; another reader needs its own measurement."},
+        *_layouts(record),
+        *_policies(record),
+        {"key": "copier", "text": record["copier"]},
         {"key": "decision", "text": record["context_order"]["note"]},
     ]
-    if record["shows"] != "all":
-        blocks.append({"key": "more", "text":
-            f"This is the default trace. --all adds the tables over all {record['fixture']['queries']} "
-            f"questions: the k sweep at k = {_and(K_VALUES)}; the layouts at j = {_and(J_VALUES)} against the "
-            f"run-to-run baseline, with a second run (seed {sim['reader_seed'] + 1}) at j = {SECOND_RUN_J}; and "
-            f"the reorder policies at k = {_and(POLICY_KS)}."})
-    return blocks
+
+
+def _k_sweep(record: dict) -> list[dict]:
+    """The k sweep and what it shows: recall against generation, the window, the citation."""
+    seed = record["simulator"]["reader_seed"]
+    total = record["fixture"]["queries"]
+    by_k = {row["k"]: row for row in record["k_sweep"]}
+    first_overflow = next((row for row in record["k_sweep"] if row["overflow"]), None)
+    steady = record["k_sweep"][0]["k"]   # the last k before the cited concept first moves
+    for row in record["k_sweep"]:
+        if row["cite_concept"] != by_k[1]["cite_concept"]:
+            break
+        steady = row["k"]
+    window = ("No k overflows the window." if first_overflow is None else
+              "The window collides with the largest request, not the average: at "
+              f"k = {first_overflow['k']} the average prompt is {first_overflow['context_avg']:.1f} lab tokens "
+              f"and the largest {first_overflow['largest']}, so {first_overflow['overflow']} of {total} overflow.")
+    return [
+        table_block(
+            "k-sweep", f"k sweep: the top k in rank order (reader seed {seed})",
+            f"avg and max: the prompt's size in lab tokens, mean and largest over the {total} questions. "
+            f"over: prompts above the {WINDOW}-token window (no answer, counted wrong). The rest are "
+            f"shares of the {total} questions: recall, a relevant chunk among the k; gen, the picked chunk "
+            "is relevant; concept, it holds the question's concept; record, it holds the "
+            "question's record word.",
+            ["k", "avg", "max", "over", "recall", "gen", "concept", "record"],
+            [[r["k"], f"{r['context_avg']:.1f}", r["largest"], r["overflow"], _f4(r["recall"]),
+              _f4(r["generation"]), _f4(r["cite_concept"]), _f4(r["cite_record"])]
+             for r in record["k_sweep"]]),
+        {"key": "k-sweep-notes", "text":
+            f"From k = 1 to 10 recall rises {_f4(by_k[1]['recall'])} -> {_f4(by_k[10]['recall'])} while "
+            f"generation goes {_f4(by_k[1]['generation'])} -> {_f4(by_k[10]['generation'])}: every added chunk "
+            f"is one more candidate to pick. {window} The cited concept stays {_f4(by_k[1]['cite_concept'])} "
+            f"up to k = {steady} while the cited record falls with generation "
+            f"({_f4(by_k[1]['cite_record'])} -> {_f4(by_k[10]['cite_record'])}): the reader finds the topic "
+            "and picks a chunk with the wrong record word. The error is in the record, and only the citation "
+            "shows it."},
+    ]
 
 
 def _one_question(record: dict) -> list[dict]:
@@ -170,7 +168,6 @@ def _one_question(record: dict) -> list[dict]:
     one = record["one_question"]
     seed = record["simulator"]["reader_seed"]
     rows = {row["layout"]: row for row in one["rows"]}
-    count = one["j"] + 1
 
     def picked(read):
         return f"{read['code']} " + ("relevant" if read["relevant"] else "other")
@@ -180,83 +177,110 @@ def _one_question(record: dict) -> list[dict]:
 
     return [
         table_block(
-            "one-question", f"One question laid out: its relevant chunk and {one['j']} irrelevant ones",
-            f"The question above, '{one['query']}': its first relevant chunk and its first "
-            f"{one['j']} irrelevant ones in rank order, the relevant one at the head, in the middle "
-            f"or at the tail. at: its place among the {count}; chance: its chance of being picked; "
-            f"seed {seed} and seed {seed + 1}: the code of the chunk the reader picks in that "
-            "layout, and whether it is the relevant chunk (relevant) or an irrelevant one (other).",
+            "one-question", f"One question, '{one['query']}', laid out three ways",
+            f"Its first relevant chunk and its first {one['j']} irrelevant ones, the relevant one at the "
+            f"head, in the middle or at the tail. at: its place among the {one['j'] + 1}; chance: its "
+            f"chance of being picked; seed {seed}, seed {seed + 1}: the code the reader picks with that "
+            "seed, and whether it is the relevant chunk (relevant) or an irrelevant one (other).",
             ["layout", "at", "chance", f"seed {seed}", f"seed {seed + 1}"],
             [[r["layout"], r["place"], _f4(r["chance"]), picked(r["reads"][0]), picked(r["reads"][1])]
              for r in one["rows"]]),
         {"key": "one-question-notes", "text":
-            f"The place alone moves the relevant chunk's chance: {rows['head']['chance']:.4f} at the head, "
-            f"{rows['middle']['chance']:.4f} in the middle, {rows['tail']['chance']:.4f} at the tail. Yet each "
-            f"layout is one draw: seed {seed} picks the relevant chunk in {hits(0)} of 3 layouts, seed "
-            f"{seed + 1} in {hits(1)}, and the next seed changes the pick in "
-            f"{sum(r['changed'] for r in one['rows'])} of 3. One question cannot tell an order effect from "
-            "the reader's run-to-run variation; that takes many questions and a baseline."},
+            f"The place alone moves the relevant chunk's chance ({_f4(rows['head']['chance'])} at the head, "
+            f"{_f4(rows['middle']['chance'])} in the middle, {_f4(rows['tail']['chance'])} at the tail), yet "
+            f"each layout is one draw: seed {seed} picks the relevant chunk in {hits(0)} of 3 layouts, seed "
+            f"{seed + 1} in {hits(1)}. One question cannot tell an order effect from the reader's run-to-run "
+            "variation; the layouts below take all the questions and a baseline."},
     ]
 
 
-def _all_blocks(record: dict) -> list[dict]:
-    """--all's tables over all the questions: the k sweep, the layouts and the reorder policies."""
+def _layouts(record: dict) -> list[dict]:
+    """The layout experiment, its second run and the baseline it is judged against."""
     seed = record["simulator"]["reader_seed"]
-    by_k = {row["k"]: row for row in record["k_sweep"]}
+    total = record["fixture"]["queries"]
     by_j = {row["j"]: row for row in record["layouts"]}
     second = record["second_run"]
-    first_overflow = next(row for row in record["k_sweep"] if row["overflow"])
+    j = second["j"]
     return [
-        table_block(
-            "k-sweep", f"k sweep: the top k in rank order (reader seed {seed})",
-            "avg and max: the prompt's size in lab tokens, mean and largest over the 40 questions. "
-            f"over: prompts above the {WINDOW}-token window (no answer, counted wrong). The rest are "
-            "shares of the 40 questions: recall, a relevant chunk among the k; gen, the picked chunk "
-            "is relevant; concept, it holds the question's concept; record, it holds the "
-            "question's record word.",
-            ["k", "avg", "max", "over", "recall", "gen", "concept", "record"],
-            [[r["k"], f"{r['context_avg']:.1f}", r["largest"], r["overflow"], _f4(r["recall"]),
-              _f4(r["generation"]), _f4(r["cite_concept"]), _f4(r["cite_record"])]
-             for r in record["k_sweep"]]),
-        {"key": "k-sweep-notes", "text":
-            f"Recall rises {by_k[1]['recall']:.3f} -> {by_k[10]['recall']:.3f} from k = 1 to 10 while "
-            f"generation falls {by_k[1]['generation']:.3f} -> {by_k[10]['generation']:.3f}: every added chunk "
-            f"is one more candidate to pick. The window collides with the largest request, not the average: "
-            f"at k = {first_overflow['k']} the average prompt is {first_overflow['context_avg']:.1f} lab tokens, "
-            f"yet {first_overflow['overflow']} of 40 overflow. The cited concept stays "
-            f"{by_k[10]['cite_concept']:.1f} up to k = 10 while the cited record falls with generation: the "
-            "error is in the record, and only the citation shows it."},
         table_block(
             "layouts", f"Layouts: one relevant chunk and j irrelevant ones (reader seed {seed})",
             "head: the relevant chunk first; middle: after the first j // 2 irrelevant ones; tail: "
-            "last. head, middle, tail: generation, the share of the 40 questions whose picked chunk "
+            f"last. head, middle, tail: generation, the share of the {total} questions whose picked chunk "
             "is relevant. moved mid, moved tail: the share whose picked chunk (the same chunk, not "
             f"the same code) differs from head's, same seed. reseed: head read with seed {seed + 1} "
-            "against seed {0}, the run-to-run baseline. > base: the move exceeds it.".format(seed),
+            f"against seed {seed}, the run-to-run baseline. > base: each move exceeds it (mid/tail).",
             ["j", "head", "middle", "tail", "moved mid", "moved tail", "reseed", "> base"],
             [[r["j"], _f4(r["head"]), _f4(r["middle"]), _f4(r["tail"]), _f4(r["change_middle"]),
               _f4(r["change_tail"]), _f4(r["run_to_run"]),
               "/".join("yes" if r[f] else "no" for f in ("middle_exceeds", "tail_exceeds"))]
              for r in record["layouts"]]),
         {"key": "second-run", "text":
-            f"Second run, seed {second['seed']}, j = {second['j']}: head {second['head']:.4f}, middle "
-            f"{second['middle']:.4f}, tail {second['tail']:.4f}; moved to the middle {second['change_middle']:.4f} "
-            f"against a run-to-run baseline of {second['run_to_run']:.4f} (seed {second['baseline_seed']})."},
+            f"Second run, seed {second['seed']}, j = {j}: head {_f4(second['head'])}, middle "
+            f"{_f4(second['middle'])}, tail {_f4(second['tail'])}; moved to the middle "
+            f"{_f4(second['change_middle'])} against a run-to-run baseline of {_f4(second['run_to_run'])} "
+            f"(seed {second['baseline_seed']})."},
         {"key": "baseline", "text":
-            "The run-to-run column is large in this simulator: reading the same prompt with the next seed "
-            f"moves {by_j[4]['run_to_run']:.3f} of the picks at j = 4. An order effect is judged against that, "
-            f"never against zero: at j = 4 the middle moves {by_j[4]['change_middle']:.3f} with seed {seed} "
-            f"and {second['change_middle']:.3f} with seed {second['seed']}, against "
-            f"{by_j[4]['run_to_run']:.3f} and {second['run_to_run']:.3f}."
+            f"The run-to-run column is large in this simulator: at j = {j} the next seed alone moves "
+            f"{_f4(by_j[j]['run_to_run'])} of the picks. An order effect is judged against that, never "
+            f"against zero: at j = {j} the middle moves {_f4(by_j[j]['change_middle'])} with seed {seed} and "
+            f"{_f4(second['change_middle'])} with seed {second['seed']}, against {_f4(by_j[j]['run_to_run'])} "
+            f"and {_f4(second['run_to_run'])}: "
+            + ("an order effect on both seeds." if by_j[j]["middle_exceeds"] and second["middle_exceeds"]
+               else "not an order effect on both seeds.")
+            + " A move under the baseline is none, however far from zero (the > base column)."
             + (" With j = 0 every layout is the same prompt, so nothing moves." if 0 in by_j else "")},
-        table_block(
-            "policies", f"Reorder policies over the same top k (reader seed {seed})",
-            "order: the ranks placed first to last (1 = best); best at: the place the best chunk "
-            "gets; gen: the share of the 40 questions whose picked chunk is relevant.",
-            ["k", "policy", "order", "best at", "gen"],
-            [[r["k"], r["policy"], " ".join(map(str, r["order"])), r["best_at"], _f4(r["generation"])]
-             for r in record["policies"]]),
     ]
 
 
-__all__ = ["trace", "view", "J_VALUES", "K_VALUES"]
+def _policies(record: dict) -> list[dict]:
+    """The reorder policies measured, then what the frameworks' reorders do."""
+    seed = record["simulator"]["reader_seed"]
+    total = record["fixture"]["queries"]
+    return [
+        table_block(
+            "policies", f"Reorder policies over the same top k (reader seed {seed})",
+            "order: the ranks placed first to last (1 = best); best at: the place the best chunk "
+            f"gets; gen: the share of the {total} questions whose picked chunk is relevant.",
+            ["k", "policy", "order", "best at", "gen"],
+            [[r["k"], r["policy"], " ".join(map(str, r["order"])), r["best_at"], _f4(r["generation"])]
+             for r in record["policies"]]),
+        table_block(
+            "frameworks", "What the frameworks' reorders do to ten and four items (ranks, 1 = best)",
+            "framework: the component, in the version whose source was read: LangChain's and "
+            "LlamaIndex's LongContextReorder order like the parity variant, Haystack's "
+            "LostInTheMiddleRanker like the lab's lost in the middle.",
+            ["framework", "version read", "ten items", "four"],
+            [[f["name"].split()[0], f["version"], " ".join(map(str, f["ten"])), " ".join(map(str, f["four"]))]
+             for f in record["frameworks"]]),
+        {"key": "policy-notes", "text":
+            "Lost in the middle puts the best first and the second best last, alternating inward. The parity "
+            "variant sorts ascending and alternates from the front, so for an even count the best lands last, "
+            "where this reader's weight is 0.8 instead of 1.0; for an odd count the two orders coincide. "
+            + _policy_finding(record["policies"])
+            + " Another reader needs its own measurement."},
+    ]
+
+
+def _policy_finding(rows: list) -> str:
+    """What the policies table measured: each k's generation, then what placing the best last
+    cost where the two reorders differ, and whether any reorder beat rank order."""
+    by_k = {}
+    for row in rows:
+        by_k.setdefault(row["k"], {})[row["policy"]] = row
+    sentences = [f"At k = {k}: " + ", ".join(f"{name} {_f4(row['generation'])}" for name, row in by_k[k].items())
+                 + "." for k in sorted(by_k)]
+    for k in sorted(by_k):
+        first, last = by_k[k]["lost in the middle"], by_k[k]["parity variant"]
+        if first["order"] != last["order"]:
+            cost = round(first["generation"] - last["generation"], 9)
+            effect = "costs nothing" if cost == 0 else f"costs {_f4(cost)}" if cost > 0 else f"gains {_f4(-cost)}"
+            sentences.append(f"Measured, not asserted: at k = {k} the best placed last {effect} against lost in "
+                             "the middle on these questions.")
+    behind = [k for k in sorted(by_k) if any(row["generation"] > by_k[k]["rank order"]["generation"]
+                                             for row in by_k[k].values())]
+    sentences.append("No reorder beats rank order here." if not behind else
+                     "A reorder beats rank order at k = " + ", ".join(map(str, behind)) + ".")
+    return " ".join(sentences)
+
+
+__all__ = ["trace", "view"]

@@ -103,7 +103,7 @@ class Record:
 
     def as_passage(self) -> Passage:
         """The record as lesson 01's Passage (which also checks the shared fields)."""
-        return Passage(self.id, self.source_id, self.version, self.title, self.text)
+        return Passage(id=self.id, source_id=self.source_id, version=self.version, title=self.title, text=self.text)
 
 
 def _records(records: object) -> tuple[Record, ...]:
@@ -197,7 +197,7 @@ def stated_amounts(text: str) -> tuple[Amount, ...]:
                 readable = (first == n and number.isascii() and WHOLE.fullmatch(number) is not None
                             and len(number.replace(",", "")) <= MAX_DIGITS)
                 value = int(tokens[n][0].replace(",", "")) if readable else None
-                found.append(Amount(value, unit, text[tokens[lo][1]:tokens[hi][2]]))
+                found.append(Amount(value=value, unit=unit, written=text[tokens[lo][1]:tokens[hi][2]]))
                 break
     return tuple(found)
 
@@ -366,7 +366,8 @@ def from_helpdesk(entry_id: str, **fields) -> Record:
     """A help-desk record (modules/helpdesk) as this lesson's Record, with its status,
     audience and validity given here."""
     found = entry(entry_id)
-    return Record(found.id, found.source_id, found.version, found.title, found.text, **fields)
+    return Record(id=found.id, source_id=found.source_id, version=found.version, title=found.title, text=found.text,
+                  **fields)
 
 
 HOURS_V1 = from_helpdesk("hours-v1")   # the editors superseded it by hours-v2; nobody updated its status
@@ -375,18 +376,18 @@ COLLECTION = tuple(from_helpdesk(i, audience="staff") if i == "staff-rota" else 
                    for i in ("returns-v1", "hours-v2", "hours-v1", "staff-rota", "returns-faq", "wifi-v1",
                              "printing-v1", "printing-v2", "parking-v1", "card-v1"))
 LATE_FEES = (  # ranked: the expired rule scores highest
-    Record("late-fee-2025", "late-fees", "2025", "Late laptop fee",
-           "A laptop returned late costs 5 euros per day.", valid_from="2025-01-01", valid_until="2026-06-30"),
-    Record("late-fee-2026", "late-fees", "2026", "Late laptop fee",
-           "A laptop returned late costs 8 euros per day.", valid_from="2026-07-01"),
+    Record(id="late-fee-2025", source_id="late-fees", version="2025", title="Late laptop fee",
+           text="A laptop returned late costs 5 euros per day.", valid_from="2025-01-01", valid_until="2026-06-30"),
+    Record(id="late-fee-2026", source_id="late-fees", version="2026", title="Late laptop fee",
+           text="A laptop returned late costs 8 euros per day.", valid_from="2026-07-01"),
 )
 DEPOSIT_SCOPE = "study room key deposit"
 DEPOSITS = (  # two current sources about the same deposit
-    Record("deposit-rules", "room-booking-rules", "3", "Study room key deposit",
-           "The key deposit for a study room is 500 crowns, refunded when the key is returned.",
+    Record(id="deposit-rules", source_id="room-booking-rules", version="3", title="Study room key deposit",
+           text="The key deposit for a study room is 500 crowns, refunded when the key is returned.",
            scope=DEPOSIT_SCOPE, published="2025-12-10"),
-    Record("deposit-notice", "facilities-notices", "2026-05", "Study room key deposit",
-           "Study room keys: the key deposit is now 600 crowns, refunded when the key is returned.",
+    Record(id="deposit-notice", source_id="facilities-notices", version="2026-05", title="Study room key deposit",
+           text="Study room keys: the key deposit is now 600 crowns, refunded when the key is returned.",
            valid_from="2026-05-01", scope=DEPOSIT_SCOPE, published="2026-04-20"),
 )
 DEPOSIT_SCORES = {"deposit-rules": 0.91, "deposit-notice": 0.84}  # reranker relevance, not authority

@@ -124,13 +124,17 @@ def view(record: dict) -> list[dict]:
     trap = record["largest_version_trap"]
     return [
         {"key": "heading", "heading": "Lesson 04 - versions: surface ambiguity instead of guessing freshness"},
+        {"key": "opening", "text": "What this shows: two current versions of the hours blocked, not guessed; "
+                                   "why the largest version is no rule; what the rule misses; an expired rule "
+                                   "filtered by an as-of day; 500 vs 600 crowns settled only by a declared rule."},
         {"key": "hours-filter",
          "text": f"Two records of help-desk-hours are both marked current. The current/public filter keeps "
                  f"{', '.join(hours['kept'])} and removes {', '.join(hours['removed'])}.\n"
                  f"Sources with more than one version label: {labels}."},
         table("hours-runs", "Lesson 01's question, with the stale record left current",
                "budget: max_quote_chars (characters of quote text); coverage: needed passages in the packet; "
-               "lesson 01: the same in lesson 01, where hours-v1 is not in the collection.",
+               "lesson 01: the coverage of the same question in lesson 01, whose ranking never retrieves "
+               "hours-v1 (it exists, superseded by hours-v2).",
                hours["runs"], "max_quote_chars=budget packet_ids=packet coverage lesson_01_coverage=lesson_01"),
         {"key": "hours-blocked",
          "text": f"Blocked at both budgets, with their labels: {', '.join(hours['runs'][0]['blocked'])}. "

@@ -189,7 +189,7 @@ show("deposit-cases")
 # the rule, and it is written down. An amount in another unit or one that cannot be
 # read stops the run early, at review.
 #
-# The lesson's graded exercise is the last check on its own:
+# The last check on its own is `resolve_or_abstain`:
 
 # %%
 for links in (versions.SUPERSEDES, {}):
@@ -205,6 +205,18 @@ for links in (versions.SUPERSEDES, {}):
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/versions.py`: `multi_version_sources`, `valid_on` (mind the last
-# day), `resolve_or_abstain`, and the quiz `SCORE_QUIZ`. Check with
-# `python3 -B methods.py check versions`; hints with `python3 -B methods.py hint versions`.
+# Open `exercises/versions.py`. Each task starts from a function above and asks for what
+# it does not do:
+#
+# 1. `reused_labels`: the rule's blind spot from the limits table, one label carried by
+#    passages with different texts (hours-v2 and hours-draft).
+# 2. `valid_during`: the records valid on any day of a period, so that a change inside
+#    the period (the late fee on 1 July) reaches the packet and is flagged.
+# 3. `resolve_with_chains`: a declared supersedes map followed through records that are no
+#    longer present (c replaced b, b replaced a), with a cycle reported as an error.
+# 4. `PUBLICATION_RULE_OUTCOME`: predict which check decides the deposit pair when the later
+#    publication is declared to win (a case the trace does not print).
+# 5. `SCORE_QUIZ`: why the highest score cannot settle the conflict.
+#
+# Check with `python3 -B methods.py check versions`; hints with
+# `python3 -B methods.py hint versions`.

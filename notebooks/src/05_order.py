@@ -36,7 +36,7 @@ from modules import order
 from modules.order import experiments
 from modules.order import trace as order_trace
 
-record = order_trace.trace(full=True)   # --all: every layout j and the reorder policies
+record = order_trace.trace()   # the whole lesson, as `python3 -B methods.py order` prints it
 blocks = order_trace.view(record)
 
 
@@ -45,7 +45,7 @@ def show(first, last=None):
     display.show(blocks_between(blocks, first, last) if last else block(blocks, first))
 
 
-show("label")
+show("opening", "label")
 
 # %% [markdown]
 # ## The simulated world
@@ -93,22 +93,6 @@ for seed in range(20260218, 20260224):
     print(f"  reader seed {seed}: cites {order.read(prompt, seed).code}")
 
 # %% [markdown]
-# ## One question in three layouts
-#
-# Before any experiment over the forty questions, question 0 again, with its first relevant
-# chunk and its first four irrelevant ones, the relevant chunk placed at the head, in the
-# middle and at the tail. `python3 -B methods.py order` prints this by default; the
-# experiments over the forty questions below run under `--all`.
-
-# %%
-show("one-question", "one-question-notes")
-
-# %% [markdown]
-# The place moves the relevant chunk's chance a long way, yet a single draw per layout
-# says little: the next seed changes every pick. Measuring an order effect takes many
-# questions and a run-to-run baseline, which is what the rest of the lesson does.
-
-# %% [markdown]
 # ## The budget line and the k sweep
 #
 # First the arithmetic: how many chunks fit the window on average?
@@ -145,6 +129,21 @@ print("k = 11: average prompt", round(by_k[11]["context_avg"], 1), "| largest", 
 # cited record falls with generation: the reader finds the right topic and picks a chunk
 # of it with the wrong record word. The error is in the record, and only the citation
 # shows it.
+
+# %% [markdown]
+# ## One question in three layouts
+#
+# Before the layout experiment over the forty questions, question 0 again, with its first relevant
+# chunk and its first four irrelevant ones, the relevant chunk placed at the head, in the
+# middle and at the tail.
+
+# %%
+show("one-question", "one-question-notes")
+
+# %% [markdown]
+# The place moves the relevant chunk's chance a long way, yet a single draw per layout
+# says little: the next seed changes every pick. Measuring an order effect takes many
+# questions and a run-to-run baseline, which is what the rest of the lesson does.
 
 # %% [markdown]
 # ## The controlled layout experiment
@@ -237,7 +236,8 @@ for count in (4, 5, 10):
 # first place 1.0 and the last 0.8, so the cost can be measured rather than asserted:
 
 # %%
-show("policies", "policy-notes")
+show("policies")
+show("policy-notes")
 
 # %% [markdown]
 # Read the numbers for what they are: a property of this simulator and this ranking. A
@@ -257,8 +257,21 @@ show("decision")
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/order.py` and write the five tasks: `reorder_lost_in_middle` (without
-# the parity quirk, in linear time), `build_layout`, `share_of_change` (the same chunk,
-# not the same code), `order_effect` (is the change of order bigger than the run-to-run
-# baseline?) and the quiz `COPIER_QUIZ`. Then run `python3 -B methods.py check order`;
-# ask for a nudge with `python3 -B methods.py hint order`.
+# Open `exercises/order.py`. Each task starts from a function above and asks for what it
+# does not do:
+#
+# 1. `reorder_for_edges(items, first_weight, last_weight)`: the lab's reorder always puts
+#    the best first; put it at whichever edge the reader weighs more (for a reader whose
+#    end is stronger, ten items become 2 4 6 8 10 9 7 5 3 1), in linear time.
+# 2. `place_at(good, bad, position)`: the relevant chunk at any place from 1 to j + 1, the
+#    places a position sweep needs beyond head, middle and tail.
+# 3. `classify_changes(before, after, good)`: split the changed picks into lost, gained and
+#    other, which the share of change counts alike.
+# 4. `order_effect_over_seeds(first, reordered, reseeded_runs)`: judge a change of order
+#    against the largest of several reseeded runs, not against one.
+# 5. `J1_MIDDLE_CHANGE`: predict, before running anything, the middle layout's share of
+#    change at j = 1 (the trace stops at j = 0, 2, 4 and 8).
+# 6. `COPIER_QUIZ`: what the copier's missing position effect proves.
+#
+# Then run `python3 -B methods.py check order`; ask for a nudge with
+# `python3 -B methods.py hint order`.
