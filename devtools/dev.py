@@ -5,8 +5,7 @@ sync        regenerate exercises/ from solutions/ (never overwrites a learner's 
             without --force, and then only after a backup)
 check       prove the course is consistent: stubs in sync, signatures equal, every
             solution passes, every stub fails every test of its tasks, every task
-            has hints and tests, every catalogued wrong answer is caught, the grader
-            manifest is current
+            has hints and tests, every catalogued wrong answer is caught
 notebooks   build notebooks/NN_NAME.ipynb from notebooks/src/NN_NAME.py and execute them
 golden      rewrite the golden outputs the tests compare (review the diff!)
 mutants     mutate the solutions' answer regions; report the share the graders reject
@@ -27,7 +26,6 @@ import tempfile
 from pathlib import Path
 
 from labtools import course, files, stubgen
-from labtools.grading import integrity
 from labtools.registry import RUN
 from labtools.render import fit
 
@@ -47,7 +45,8 @@ def committed_stub(lesson: str) -> str | None:
 # ------------------------------------------------------------------ sync
 
 def sync(force: bool = False, lessons: list[str] | None = None) -> list[str]:
-    """Write stubs and the grader manifest; return what was done, one line each.
+    """Write the stubs; return what was done, one line each. (No hash manifest to refresh:
+    what `check` compares the grading files against is derived, see integrity.py.)
 
     An exercise file is replaced without a backup only when it is exactly a generated
     stub: from the solution as it is now (then there is nothing to do) or as it was last
@@ -80,7 +79,6 @@ def sync(force: bool = False, lessons: list[str] | None = None) -> list[str]:
                 files.make_folder(path.parent)
             files.replace_text(path, stub)
             done.append(f"wrote {course.shown(path)}")
-        done += integrity.refresh(force=force)  # never silently over an uncommitted grader edit
     return done
 
 
@@ -294,9 +292,6 @@ def check(lessons: list[str] | None = None) -> list[str]:
     found = [] if lessons else course_problems()
     for lesson in lessons or course.lessons():
         found += problems(lesson)
-    for name in integrity.changed():
-        found.append(f"{name} differs from tests/graders/SHA256SUMS: "
-                     f"run `python3 -B methods.py dev sync` and commit the manifest")
     return found
 
 
@@ -353,10 +348,9 @@ def _names(parser: argparse.ArgumentParser, names: list[str], known: list[str], 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="methods.py dev", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sync_parser = sub.add_parser("sync", help="regenerate exercises/ and the grader manifest")
+    sync_parser = sub.add_parser("sync", help="regenerate exercises/ from solutions/")
     sync_parser.add_argument("--force", action="store_true",
-                             help="replace edited exercise files (after a backup); record uncommitted grader "
-                                  "edits in the manifest")
+                             help="replace edited exercise files (after a backup)")
     check_parser = sub.add_parser("check", help="prove stubs, solutions, graders and hints agree")
     check_parser.add_argument("lesson", nargs="*", help="lessons to check (default: every lesson with exercises)")
     nb_parser = sub.add_parser("notebooks", help="build and execute the notebooks")

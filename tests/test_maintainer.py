@@ -19,9 +19,14 @@ def test_maintainer_check(lesson):
     assert not found, "\n".join(found)
 
 
-def test_grader_manifest_is_current():
-    from labtools.grading import integrity
-    assert not integrity.changed(), "run `python3 -B methods.py dev sync` and commit tests/graders/SHA256SUMS"
+def test_no_hash_manifest_is_kept_in_the_repository():
+    # What check compares the grading files against is derived (labtools/grading/integrity.py:
+    # the commit in a clone, a manifest written by the release and zip builders elsewhere), so
+    # a lesson edit commits no hash file.
+    done = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert [name for name in done.stdout.splitlines() if name.rpartition("/")[2] == "SHA256SUMS"] == []
 
 
 def test_a_wrong_answer_that_passes_is_reported(monkeypatch):
@@ -74,7 +79,6 @@ def sync_scratch(tmp_path, monkeypatch):
     monkeypatch.setattr(course, "EXERCISES", exercises)
     monkeypatch.setattr(course, "BACKUPS", tmp_path / "backups")
     monkeypatch.setattr(course, "LOCK", tmp_path / "lab.lock")
-    monkeypatch.setattr(dev.integrity, "MANIFEST", tmp_path / "SHA256SUMS")
     return exercises
 
 

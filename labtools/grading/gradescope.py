@@ -185,7 +185,7 @@ def run_script(lessons: list[str] | None = None) -> str:
 INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/__init__.py", "labtools/course.py",
            "labtools/files.py", "labtools/main.py", "labtools/manifest.py", "labtools/registry.py",
            "labtools/render.py", "labtools/grading/*.py", "modules/**/*.py", "tests/graders/*.py",
-           "tests/graders/SHA256SUMS", "exercises/hints/*.md")
+           "exercises/hints/*.md")
 
 
 def files() -> list[str]:
@@ -199,7 +199,10 @@ def files() -> list[str]:
 def autograder_zip(lessons: list[str] | None = None) -> bytes:
     """The zip Gradescope takes: setup.sh and run_autograder at its root, the lab beside them;
     with `lessons`, run_autograder grades only those. The same bytes for the same files
-    (fixed dates, sorted names)."""
+    (fixed dates, sorted names). It carries its own manifest (labtools/grading/SHA256SUMS,
+    integrity.py) of the grading files it ships, as shipped: results.json warns of any edit."""
+    from labtools.grading import integrity
+    shipped = {name: (course.ROOT / name).read_bytes() for name in files()}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         def add(name: str, data: bytes, mode: int) -> None:
@@ -209,8 +212,8 @@ def autograder_zip(lessons: list[str] | None = None) -> bytes:
             archive.writestr(info, data)
         add("setup.sh", SETUP.encode(), 0o755)
         add("run_autograder", run_script(lessons).encode(), 0o755)
-        for name in files():
-            add(name, (course.ROOT / name).read_bytes(), 0o644)
+        for name, data in sorted({**shipped, integrity.MANIFEST_NAME: integrity.manifest_for(shipped).encode()}.items()):
+            add(name, data, 0o644)
     return buffer.getvalue()
 
 
