@@ -223,7 +223,11 @@ charts.show(fig, f"Permission exclusions go from {counts['permission_before']} t
 # ## Your turn
 #
 # Open `exercises/grounding.py`. Write three of the layer checks (`check_input`,
-# `check_permission_freshness`, `check_ranking`), each from its own section only; the
-# `query_fingerprint`; then `first_failing_layer`, `user_view` and `failure_counts` on top
-# of your own checks; and two quizzes. Run `python3 -B methods.py check grounding`; ask
-# for a nudge with `python3 -B methods.py hint grounding`.
+# `check_permission_freshness`, `check_ranking`), each from its own section only and each
+# catching one defect the lab's check of the same name lets through; a
+# `request_fingerprint` that finds the same question across component upgrades; then
+# `first_failing_layer`, a `user_view` that also withholds an answer the generation check
+# rejects, and `regression_counts`, a dashboard of what a change broke, on top of your own
+# checks; two quizzes; and one prediction: PW-Q002's packet through the rebuilt index,
+# before you run it. Run `python3 -B methods.py check grounding`; ask for a nudge with
+# `python3 -B methods.py hint grounding`.
