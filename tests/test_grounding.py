@@ -324,3 +324,37 @@ def test_the_modules_own_functions_fail_the_tasks(tmp_path):
         "test_task4_key_order_does_not_matter",
         "test_task6_an_answer_line_that_fails_generation_is_not_shown", "test_task7_regression_counts",
         "test_task7_unmatched_queries_are_refused"])
+
+
+def test_the_default_trace_shows_every_curriculum_figure():
+    # Issue 35: every figure the curriculum lists for lesson 09 prints without an option.
+    text = " ".join(methods("grounding", "--plain").stdout.decode().split())
+    figures = [
+        "input > source > retrieval > permission/freshness > ranking > assembly > decision > presentation > "
+        "generation > change",                                        # the ten layers, in walk order
+        "Fingerprint e166ffd6ed31625965f5637c8827841fefdc47a0c16b1e533f446ffea6bab5ee",   # PW-Q002, for replay
+        "unit-to-mm (unit-to-mm/1, applied): 16 mm -> diameter_mm 16",  # a transformation, named and versioned
+        "ref-d6dacd426e3c unauthorized PERMISSION_DENIED P2",         # an exclusion, by opaque ref and code
+        "C-01 PW-L001 0.048916 lexical #1, structured #1, vector #2",   # a rank reason
+        "PW-L001#title, PW-L001#family",                               # packet field ids
+        "decision: respond; reason codes EVIDENCE_ELIGIBLE; clauses P7; empty cause -; fallback -.",
+        "PW-L011: not retrieved", "ref-d6dacd426e3c: retrieved, then excluded at permission/freshness",
+        "retrieved, then denied unauthorized all_unauthorized 3 no_match",
+        "nothing matched incompatible no_permitted_match 3 no_match",
+        "User views identical apart from the query text: yes.",
+        "First failing layer: input.", "First failing layer: source.", "First failing layer: permission/freshness.",
+        "1 contract decision input", "2 source permission/freshness source", "3 gate generation permission/freshness",
+        "PERMISSION_DENIED 14 0", "PERMISSION_UNKNOWN 7 63",
+        "Permission exclusions 21 -> 63; policy version assisted-use-policy/4 -> assisted-use-policy/4.",
+        "First failing layer of the rebuild: source (walk 2).",
+    ]
+    missing = [figure for figure in figures if figure not in text]
+    assert not missing, missing
+
+
+def test_the_rebuild_is_named_by_one_of_the_ten_layers():
+    # Lessons 12 and 14 name this rebuild by lesson 09's layers: the layer whose own section
+    # shows the defect (8 of 16 records without a permission) is "source".
+    rebuilt = trace_record(run_variant(VARIANTS[1], query_by_id("PW-Q001")))
+    assert first_failing_layer(rebuilt) == ("source", "8 of 16 records have no permission")
+    assert VARIANTS[1].change[0] == "source" and "source" in LAYERS

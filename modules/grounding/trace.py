@@ -6,6 +6,7 @@ into the lesson's record and printable blocks. It imports no lesson module.
 
 from __future__ import annotations
 
+from modules.catalogue import QUERIES, opaque_ref, query_by_id
 from modules.catalogue.policy import POLICY_VERSION
 from modules.grounding.mechanism import (CHECKS, GATE_CODES, LAYERS, LISTINGS, NOTHING_QUERY, VARIANTS, _gate, count_exclusions, first_failing_layer, locate, permission_gate, run_query, run_variant, trace_record)
 from modules.common.tables import table_block
@@ -70,8 +71,10 @@ def record(detail: dict, records: list, nothing: dict, walks: list, counts: dict
             "permission_after": sum(after[c] for c in PERMISSION_CODES),
             "source_version": [detail["change"]["baseline"]["source"], walks[1]["variant"].change[1]],
             "policy_version": [POLICY_VERSION, walks[1]["after"]["permission/freshness"]["policy"]],
+            "first_failing_layer": walks[1]["first"] and walks[1]["first"][0],
             "reading": "Permission exclusions rose while the policy did not change: metadata was lost on the way "
-                       "into the index. Repair the rebuild; never relax fail-closed to make the count drop."},
+                       "into the index, so the layer to repair is the one that holds the index's records. Repair "
+                       "the rebuild; never relax fail-closed to make the count drop."},
     }
 
 
@@ -113,6 +116,10 @@ def view(record: dict) -> list:
     seen = record["user_view"]
     blocks = [
         {"key": "heading", "heading": "Lesson 09 - grounding: traces that explain every inclusion and exclusion"},
+        {"key": "intro", "text": "What this shows: every catalogue query traced, one layer per section; one "
+                                 "record in full and what the shopper may see of it; then three broken pipelines, "
+                                 "each walked to the first layer that failed, and the gate's exclusions before and "
+                                 "after an index rebuild."},
         {"key": "layers", "text": "One record per query, with one section per layer: " + " > ".join(record["layers"])
                                   + ". It is the record of the same pipeline run lessons 07 and 08 show."},
         table_block(
@@ -223,14 +230,14 @@ def view(record: dict) -> list:
                      [f"after ({agg['source_version'][1]})", agg["permission_after"], agg["permission_after"]]]}},
         {"key": "aggregate-reading", "text": f"Permission exclusions {agg['permission_before']} -> "
                                              f"{agg['permission_after']}; policy version {agg['policy_version'][0]} -> "
-                                             f"{agg['policy_version'][1]}. {agg['reading']}"},
+                                             f"{agg['policy_version'][1]}. {agg['reading']} First failing layer of "
+                                             f"the rebuild: {agg['first_failing_layer']} (walk 2)."},
     ]
     return blocks
 
 
 def trace(query: str = "PW-Q002") -> dict:
     """Every catalogue query through the healthy pipeline, one in detail, then the three broken ones."""
-    from modules.catalogue import QUERIES, opaque_ref, query_by_id
     permitted, _ = permission_gate([(x.id, x.permission) for x in LISTINGS])
     records = [trace_record(run_query(q)) for q in QUERIES]
     detail = records[QUERIES.index(query_by_id(query))]

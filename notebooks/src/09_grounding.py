@@ -187,8 +187,10 @@ for layer, (held, why) in cut.items():
 # exclusions over the same nine queries triple, from 21 to 63, while the policy version
 # stays `assisted-use-policy/4`. The codes show what happened: `PERMISSION_DENIED` became
 # `PERMISSION_UNKNOWN`, because eight listings arrived without a permission value and the
-# gate failed closed on them. The fix is to repair the rebuild, never to relax fail-closed
-# until the count drops.
+# gate failed closed on them. Walk 2 names the layer: `source`, the layer that holds the
+# index's records, whose own section shows 8 of 16 records without a permission (lessons
+# 12 and 14 name this rebuild by the same layer). The fix is to repair the rebuild, never
+# to relax fail-closed until the count drops.
 
 # %%
 show("aggregate", "aggregate-chart", "aggregate-reading")
