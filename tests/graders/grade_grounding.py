@@ -93,6 +93,14 @@ def test_task1_a_failed_step_on_one_size_fails():
     record["input"]["transformations"][1].update(input="0.625 inch 0.75 inch", status="failed", output="failed")
     held, shown = _verdict(fn, record, "PW-Q003 whose unit step failed on '0.625 inch 0.75 inch'")
     expect(held, True, shown + "[0]", why="'0.625' and '0.75' are two numbers: two sizes, a reason to ask")
+    record = _record("PW-Q003")
+    record["input"]["transformations"][1].update(input="16 mm 1.2.3 mm", status="failed", output="failed")
+    held, shown = _verdict(fn, record, "PW-Q003 whose unit step failed on '16 mm 1.2.3 mm'")
+    expect(held, False, shown + "[0]", why="'1.2.3' is not a number (one '.' at most): one size, and the step gave up")
+    record = _record("PW-Q002")
+    record["input"]["transformations"][2].update(status="failed")
+    held, shown = _verdict(fn, record, "PW-Q002 whose family-terms step (not the unit step) failed")
+    expect(held, True, shown + "[0]", why="the one-size rule is about the unit-to-mm step only")
 
 
 def test_task1_original_and_versions():
@@ -173,13 +181,20 @@ def test_task2_a_permission_exclusion_names_a_ref_only():
     fn = function(load(LESSON), "check_permission_freshness")
     denied = opaque_ref("PW-L004")
     for subject, label in (("PW-L004", "its listing id"), (denied.upper().replace("REF-", "ref-"), "upper-case hex"),
-                           (denied[:-1], "a ref one hex digit short"), ("ref-" + "g" * 12, "'ref-' and 12 letters g")):
+                           (denied[:-1], "a ref one hex digit short"), ("ref-" + "g" * 12, "'ref-' and 12 letters g"),
+                           ("ref-x" + denied[5:], "a ref whose first digit is 'x'"),
+                           ("ref-" + "X" * 12, "'ref-' and 12 letters X")):
         record = _record("PW-Q001")
         row = next(w for w in record["permission/freshness"]["withheld"] if w["subject"] == denied)
         row["subject"] = subject
         held, shown = _verdict(fn, record, f"PW-Q001 whose PERMISSION_DENIED exclusion names its subject by {label}")
         expect(held, False, shown + "[0]", why="a listing withheld for permission is named by 'ref-' and 12 lowercase "
                                                "hex digits, never by its id")
+    record = _record("PW-Q001")
+    row = next(w for w in record["permission/freshness"]["withheld"] if w["subject"] == denied)
+    row.update(subject="PW-L004", reason_codes=["PERMISSION_DENIED", "STALE_FIELD"])
+    held, shown = _verdict(fn, record, "PW-Q001 whose exclusion PERMISSION_DENIED and STALE_FIELD names its listing id")
+    expect(held, False, shown + "[0]", why="one PERMISSION_ code is enough: the subject must be an opaque ref")
     held, shown = _verdict(fn, _record("PW-Q001"), "PW-Q001, whose PROHIBITED_FAMILY exclusion names PW-L008")
     expect(held, True, shown + "[0]", why="only PERMISSION_ codes need an opaque ref: PW-L008 is permitted, its family "
                                           "is prohibited")

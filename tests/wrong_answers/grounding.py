@@ -204,6 +204,11 @@ WRONG_ANSWERS = [
 
 # Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
 EQUIVALENT_MUTANTS = [
+    {"where": "check_ranking",
+     "before": "return False, f\"{row['cluster']} shows {row['shown']}, not its lowest member {min(row['members'])}\"",
+     "after": "return False, f\"{row['cluster']} shows {row['shown']}, not its lowest member {max(row['members'])}\"",
+     "why": "the why sentence is free text for the reader; the graders check held, and a why's wording is not "
+            "graded (issue 34: no test asserts prose)"},
     {"where": "nfc", "before": "return value", "after": "return None",
      "why": "the contract's values are str, None, lists and dicts (the docstring says so); the only value that "
             "reaches this line is None, so returning None returns the value"},
