@@ -202,7 +202,7 @@ def test_no_answer_cause_order_and_refusals():
         no_answer_cause(abstain, [], facets, 1)
     for query in QUERIES:
         packet, reply, size, fits = run_query(query)
-        assert packet.used_quote_chars <= query[4]
+        assert packet.used_quote_chars <= query.max_quote_chars
 
 
 def test_the_command_prints_each_answer_and_the_outcomes():

@@ -302,7 +302,7 @@ def test_task3_lesson_query_set_counts():
     counts = {}
     for query in QUERIES:
         _packet_record, composed, _size, _fits = run_query(query)
-        qid, gold_id = query[0], query[-1]
+        qid, gold_id = query.id, query.gold_id
         got, _shown = call_shown(fn, Shown(f"<{qid}'s answer>", composed), gold_id, Shown("CORPUS", CORPUS))
         counts[got] = counts.get(got, 0) + 1
     expect(counts, {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 4},
@@ -397,10 +397,10 @@ def test_task6_the_lesson_query_set():
     for query in QUERIES:
         packet, composed, _size, fits = run_query(query)
         skipped = tuple(CORPUS[i] for i in packet.budget_skipped_ids)
-        facets = declared_facets((query[1],))
-        got, _shown = call_shown(fn, Shown(f"<{query[0]}'s answer>", composed), _ids(skipped),
-                                 Shown(f"<{query[0]}'s facets>", facets), Shown(f"fits_window={fits}", fits))
-        found.append((query[0], got))
+        facets = declared_facets((query.sub_question,))
+        got, _shown = call_shown(fn, Shown(f"<{query.id}'s answer>", composed), _ids(skipped),
+                                 Shown(f"<{query.id}'s facets>", facets), Shown(f"fits_window={fits}", fits))
+        found.append((query.id, got))
     expect(found, [("q1", {}), ("q2", {}), ("q3", {}), ("q4", {}), ("q5", {"book returns": "budget skip"}),
                    ("q6", {"opening hours": "conflict"}), ("q7", {"opening hours": "window overflow"}),
                    ("q8", {"book returns": "missing facet"})],
