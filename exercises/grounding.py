@@ -198,8 +198,8 @@ REBUILD_QUIZ = None  # TODO: your answer
 # age penalty to the ranker. Why do you walk the trace first?
 #   "a"  an age penalty is fine; a walk is needed only when the packet is empty
 #   "b"  ranking is the first layer the walk checks, so it is checked first anyway
-#   "c"  the walk names the source layer, because the index lost the check dates
-#   "d"  the walk names permission/freshness: a penalty hides PW-L006 here only
+#   "c"  the walk names permission/freshness: a penalty hides PW-L006 here only
+#   "d"  the walk names the source layer, because the index lost the check dates
 # Set RANKER_QUIZ to one letter.
 RANKER_QUIZ = None  # TODO: your answer
 

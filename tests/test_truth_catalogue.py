@@ -72,7 +72,7 @@ def hits(channels: list, name: str) -> dict:
 
 def test_the_quiz_keys_are_the_ones_the_course_spreads_over_the_letters():
     keys = {("hybrid", "RAW_SCORES_QUIZ"): "c", ("eligibility", "EXPIRED_FIRST_QUIZ"): "d",
-            ("grounding", "REBUILD_QUIZ"): "b", ("grounding", "RANKER_QUIZ"): "d",
+            ("grounding", "REBUILD_QUIZ"): "b", ("grounding", "RANKER_QUIZ"): "c",
             ("channels", "TWO_EVALUATIONS_QUIZ"): "d", ("memory", "ONLY_MEMORY_QUIZ"): "b"}
     assert {place: key(*place) for place in keys} == keys
     # the key still points at the option that carries the lesson's reason

@@ -549,10 +549,10 @@ def test_task8_rebuild_quiz():
 
 
 def test_task9_ranker_quiz():
-    _choice("RANKER_QUIZ", "d", 9, {
+    _choice("RANKER_QUIZ", "c", 9, {
         "a": "a non-empty packet can still hold a stale listing; the walk is how you find which layer let it in.",
         "b": "the walk checks permission/freshness before ranking; the ranker is not where a walk starts.",
-        "c": "the index kept PW-L006's dates; the walk's source check held and permission/freshness failed."})
+        "d": "the index kept PW-L006's dates; the walk's source check held and permission/freshness failed."})
 
 
 def test_task10_rebuilt_packet_prediction():
