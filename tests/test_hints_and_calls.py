@@ -20,7 +20,7 @@ LEVELS_WHEN_MOVED = {
     "context": [3, 3, 4, 3], "budget": [4, 4, 3, 2, 4], "dedupe": [3, 3, 3, 3, 3, 3, 3], "versions": [3, 3, 3, 2],
     "order": [4, 3, 4, 4, 2], "packet": [3, 3, 3, 3, 3, 3, 2, 2], "hybrid": [3, 3, 3, 2, 4],
     "eligibility": [3, 4, 3, 3, 2], "grounding": [3, 4, 4, 3, 3, 4, 3, 2, 2, 3], "answer": [4, 4, 4, 2, 2, 4, 3],
-    "practice": [4, 4, 4, 4, 2, 2, 2],
+    "practice": [4, 4, 4, 4, 2, 2, 2, 3],
 }
 
 

@@ -298,3 +298,47 @@ def test_the_quiz_premises_hold_on_the_fixture(quiz, task):
         assert "D1 (finance-office, authority 0.9) says 500 euros" in premise
         assert (by_id["D1"].source, by_id["D1"].authority, by_id["D2"].source, by_id["D2"].authority) == (
             "finance-office", 0.9, "finance-faq", 0.6)
+
+
+# ---------------------------------------------------------------- tasks that teach
+
+def test_the_modules_own_functions_fail_the_tasks(tmp_path):
+    # Issue 36: the reading's functions, pasted in (given the task's signature), fail the tests of
+    # what each task adds, and only those for tasks 2 to 4.
+    from helpers import graded_with_pasted
+    passed = graded_with_pasted("practice", tmp_path / "pasted", [
+        (practice.is_current, "validity"), (practice.canonical_dedupe, "canonical_dedupe"),
+        (practice.settle_conflict, "settle_conflict"), (practice.decision_table, "decision_table")],
+        preamble="from modules.practice.mechanism import _candidates, _layers, _rules, as_chunk\n"
+                 "from modules.versions import check_day, in_window\n"
+                 "from modules.common.checks import short, whole_number\n",
+        edits=[("def canonical_dedupe(candidates) -> dict[str, str]:",
+                "def canonical_dedupe(candidates, rank) -> dict[str, str]:"),
+               ("def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) -> Plan:\n    \"\"\"Run",
+                "def decision_table(candidates, as_of: str, scope: str, budget: int, rules=(), wrapper_tokens=0) "
+                "-> Plan:\n    \"\"\"Run")])
+    failed = sorted(name for name, ok in passed.items() if not ok)
+    assert {name for name in failed if name.startswith("test_task1")} == {
+        name for name in passed if name.startswith("test_task1")}       # a yes or no is not a state
+    assert [name for name in failed if not name.startswith("test_task1")] == [
+        "test_task2_the_rank_decides_not_the_list_order", "test_task3_declared_rules_are_followed_in_a_chain",
+        "test_task3_rules_that_contradict_themselves_are_refused", "test_task4_every_passage_pays_for_its_wrapper"]
+
+
+def test_the_default_trace_shows_every_curriculum_figure_but_the_exercises_answer():
+    # Issue 35: the scenario's figures print by default; the reference decision table is task
+    # 4's answer, stays behind --solution, and the default says so in one line.
+    plain = methods("practice", "--plain").stdout.decode()
+    text = " ".join(plain.split())
+    figures = ["1 A1 0.920 0.800 69 volunteer-office 2026-01-01 open",
+               "4 C1 0.880 0.800 24 volunteer-office 2025-01-01 2025-12-31",
+               "5 D2 0.850 0.600 25 finance-faq", "6 D1 0.830 0.900 23 finance-office",
+               "8 A2 0.640 0.800 49 volunteer-office",
+               "B1 intranet-mirror/travel-policy#3 travel-policy volunteer conference travel",
+               "E1 staff-travel-policy#3 - staff conference travel",
+               "evidence budget: 1,000 lab tokens", "Declared priority rules between sources: none.",
+               *practice.CAPSTONE_QUESTIONS]
+    missing = [figure for figure in figures if figure not in text]
+    assert not missing, missing
+    said = [line for line in plain.splitlines() if "--solution" in line]
+    assert len(said) == 1 and "Reference decision table" not in plain, said
