@@ -142,6 +142,9 @@ EVIDENCE_WORDING_NOTE = (
 def view(record: dict) -> list[dict]:
     blocks = [
         {"key": "heading", "heading": "Lesson 11 - practice: the capstone"},
+        {"key": "intro", "text": "What this shows: one question and the eight candidates it retrieved, each "
+                                 "testing a rule of an earlier lesson (freshness, scope, copies, conflict, units, "
+                                 "budget). Deciding them is your exercise; the scenario below is all you need."},
         {"key": "scenario",
          "text": f"Question: {record['question']}\nAs of {record['as_of']}; the question's scope: "
                  f"{record['scope']}; evidence budget: {record['budget']:,} {record['unit']}. Declared priority "
@@ -162,13 +165,15 @@ def view(record: dict) -> list[dict]:
                  c["scope"]] for c in record["candidates"]]),
         {"key": "texts", "text": "\n".join(f"{c['id']}: {c['text']}" for c in record["candidates"])},
         {"key": "exercise",
-         "text": "Your exercise (exercises/practice.py): produce the decision table - selection order, a reason "
-                 "for every discarded candidate, the canonical dedupe, the conflict state and the final packet - "
-                 "then answer:\n" + "\n".join(f"{i}. {q}" for i, q in enumerate(record["questions"], start=1))},
+         "text": "Your exercise (exercises/practice.py): produce the decision table (task 4) - selection order, "
+                 "a reason for every discarded candidate, the canonical dedupe, the conflict state and the final "
+                 "packet - then answer (tasks 5 to 7):\n"
+                 + "\n".join(f"{i}. {q}" for i, q in enumerate(record["questions"], start=1))},
     ]
     ref = record.get("reference")
     if ref is None:
-        blocks.append({"key": "hint", "text": "Run with --solution to print the reference decision table."})
+        blocks.append({"key": "hint", "text": "Task 4's answer, the reference decision table, prints only with "
+                                              "--solution."})
         return blocks
     cf, tight, rule = ref["conflict"], ref["tight_run"], ref["with_declared_rule"]
     blocks += [
