@@ -102,9 +102,19 @@ def test_task1_expiring_within_the_warning():
 def test_task1_a_bad_warning_is_refused():
     fn = function(load(LESSON), "validity")
     for warn in (-1, True, 1.5):
-        expect_error(ValueError, fn, BY_ID["C1"], AS_OF, warn_days=warn,
-                     shown=f"validity(<C1>, {AS_OF!r}, warn_days={warn!r})",
+        shown = f"validity(<C1>, {AS_OF!r}, warn_days={warn!r})"
+        expect_error(ValueError, fn, BY_ID["C1"], AS_OF, warn_days=warn, shown=shown,
                      why="warn_days must be a whole number >= 0")
+        _names(fn, (BY_ID["C1"], AS_OF), {"warn_days": warn}, "warn_days", shown)
+
+
+def _names(fn, args, kwargs, name, shown):
+    """The ValueError the docstring promises names `name`."""
+    try:
+        fn(*args, **kwargs)
+    except ValueError as error:
+        expect_true(name in str(error), f"called {shown}\n  it raised ValueError: {error}\n  expected: a message "
+                                        f"that names {name!r}")
 
 
 # ---------------------------------------------------------------- Task 2
@@ -153,6 +163,7 @@ def test_task2_the_rank_decides_not_the_list_order():
             candidates=(other, BY_ID["B1"], BY_ID["A1"]), rank={"A1": 9, "B1": 0, "B2": 1})
     expect_error(ValueError, fn, (BY_ID["A1"], BY_ID["B1"]), {"A1": 0},
                  shown="canonical_dedupe(<A1, B1>, {'A1': 0})", why="B1 has no place in rank: say so")
+    _names(fn, ((BY_ID["A1"], BY_ID["B1"]), {"A1": 0}), {}, "B1", "canonical_dedupe(<A1, B1>, {'A1': 0})")
 
 
 def test_task2_same_decision_as_lesson_03():
