@@ -83,22 +83,16 @@ def _check_lines(checks: list) -> str:
 
 
 def _walk_text(n: int, v: dict) -> str:
-    """One broken pipeline: what it decided internally, what the shopper actually sees, then the
-    checks: every failed one, each held one whose figures moved (with the healthy figures), and
-    the held, unchanged layers named once."""
+    """One broken pipeline: its change, its symptom and the layer the walk names, then the checks:
+    every failed one, each held one whose figures moved, and the held, unchanged layers named once."""
     was = {c["layer"]: c["why"] for c in v["checks_before"]}
     failed = [f"  {c['layer']}: FAILED - {c['why']}" for c in v["checks"] if not c["held"]]
     moved = [f"  {c['layer']}: held, figures moved - {c['why']}" for c in v["checks"]
              if c["held"] and c["why"] != was[c["layer"]]]
     same = [c["layer"] for c in v["checks"] if c["held"] and c["why"] == was[c["layer"]]]
-    return "\n".join([
-        f"{n}. {v['name']} ({v['change'][0]} -> {v['change'][1]}), on {v['query_id']}.",
-        f"What the broken run decided, in its internal record only: {v['symptom']}; state {v['state_before']} -> {v['state_after']}, packet "
-        f"{' '.join(v['packet_before']) or '-'} -> {' '.join(v['packet_after']) or '-'}.",
-        f"The shopper sees none of that: a layer's check fails, so the user view withholds the run "
-        f"({v['user_view_before']} -> {v['user_view_after']}: \"{v['user_message_after']}\"). "
-        f"First failing layer: {v['first_failing_layer']}."]
-        + failed + moved + [f"  held, as in the healthy run: {', '.join(same) or '-'}."])
+    return "\n".join([f"{n}. {v['name']} ({v['change'][0]} -> {v['change'][1]}), on {v['query_id']}: "
+                      f"{v['symptom']}. First failing layer: {v['first_failing_layer']}."]
+                     + failed + moved + [f"  held, as in the healthy run: {', '.join(same) or '-'}."])
 
 
 def _ranks(row: dict) -> str:
@@ -204,6 +198,19 @@ def view(record: dict) -> list:
                                             + ". The shopper is told: "
                                             + contrast["nothing_matched"]["user_view"]["message"]},
         {"key": "walks", "heading": "Regression localisation: walk the layers, name the first that failed"},
+        table_block(
+            "broken-runs", "Three broken pipelines, one replaced stage each: what they decided",
+            "walk: the number used below (its query there); state and packet: the internal decision "
+            "and the listings packed, healthy -> broken; user sees: the state shown to the shopper.",
+            ["walk", "state", "packet", "user sees"],
+            [[n, f"{v['state_before']} -> {v['state_after']}",
+              f"{' '.join(v['packet_before']) or '-'} -> {' '.join(v['packet_after']) or '-'}",
+              f"{v['user_view_before']} -> {v['user_view_after']}"]
+             for n, v in enumerate(record["variants"], start=1)]),
+        {"key": "walks-shown", "text": "Every broken run fails a check at or before the decision, so the user view "
+                                       "withholds it; the shopper is told: "
+                                       + record["variants"][0]["user_message_after"]
+                                       + " Each walk below names the layer to repair."},
     ]
     for n, v in enumerate(record["variants"], start=1):
         blocks.append({"key": f"walk-{n}", "text": _walk_text(n, v)})

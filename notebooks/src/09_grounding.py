@@ -151,7 +151,7 @@ show("user-view", "contrast", "contrast-verdict")
 for variant in grounding.VARIANTS:
     changed = [s.name for s in variant.pipeline.stages if s != grounding.GROUNDED.stage(s.name)]
     print(f"{variant.name}: replaces stage {changed}")
-show("walk-1", "walk-2", "walk-3", "walk-summary")
+show("broken-runs", "walks-shown", "walk-1", "walk-2", "walk-3", "walk-summary")
 
 # %% [markdown]
 # Tuning the ranker would have treated a symptom in every case: the first failing layer
