@@ -137,7 +137,7 @@ def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
 #   "a"  that the answer is correct, since every claim is backed by a source
 #   "b"  that the retriever ranked the gold record first among those it found
 #   "c"  nothing useful: a check that a wrong answer passes should be dropped
-#   "d"  only that the quote is in a record it was given, not the right record
+#   "d"  only that the quote is in a record it was given, not the right one
 # Set CITATION_QUIZ to one letter.
 # BEGIN SOLUTION
 CITATION_QUIZ = "d"

@@ -304,8 +304,8 @@ def test_the_edit_table_makes_the_mutants_the_if_chain_made():
 PINNED_MUTANTS = {
     # Re-pinned after this round's solution edits, on Python 3.11 as the test and CI run it (3.10
     # agrees; 3.12+ prints some deleted-branch mutants' `before` with other f-string quotes).
-    "answer": ("d0c59b7b99cef8332aa4b26725ad3b300c556180ddf3e18ca3d0d54461128d03",
-        "2f3b0b5ff121f0722c4d5d254ba2edc0880014c096ecf698db7fdb202cc8988b"),
+    "answer": ("7c7416641b08079cb89d6efe952ea3022440bd690092120763b6e538daec8470",
+        "153ca5af01b3693fad47e471516ab84b4165e242877b95c109a2660d82718305"),
     "budget": ("34deef66b4b40da52148a5f44b2176264e4498433d42a1341faeac6d0d2c6575",
         "ed81987b9112f6f487735786e765c3ad69e2ab89912d74c6a8ea1d105675d6f7"),
     "channels": ("78a47d6c95f223842d0e4f2481bd7c3415816ed1f9daeb4ec77e281c2f0f16ee",
