@@ -259,23 +259,25 @@ A2_QUIZ = "b"
 C1_QUIZ = "a"
 # END SOLUTION
 
-# Task 7 (quiz). D1 (finance-office, authority 0.9) says 500 euros; D2 (finance-faq,
-# authority 0.6) says 600 euros; both are current and about the same scope.
-#   "a"  keep D1 alone, since its authority score is the higher one
-#   "b"  keep D2 alone, since it ranked higher by similarity
-#   "c"  keep both and give no single amount until a rule exists
-#   "d"  report the average, 550 euros, and cite both sources
+# Task 7 (quiz). The trace keeps D2 (finance-faq, authority 0.6, 600 euros) and D1
+# (finance-office, authority 0.9, 500 euros) both, as disputed evidence. A reputation
+# update now scores finance-faq 0.95, above finance-office; still no rule is declared.
+# What happens to D1 and D2 at 1,000 lab tokens?
+#   "a"  D2 is kept alone now, since its authority is the higher one
+#   "b"  D1 is kept alone, since its title makes it the allowance table
+#   "c"  both stay as disputed evidence, and no single amount is given
+#   "d"  both are discarded, since no rule can say which one is right
 # Set D_QUIZ to one letter.
 # BEGIN SOLUTION
 D_QUIZ = "c"
 # END SOLUTION
 
 
-# Task 8 (predict). The trace shows the packet with the declared rule (finance-office over
-# finance-faq) at 1,000 lab tokens, and the packet without it at 160. Before you run
-# anything: with that rule declared AND a budget of 160 lab tokens, which ids form the
-# packet, in packet order? Set PACKET_WITH_RULE_AT_160 to a tuple of ids, such as
-# ("A1", "F1").
+# Task 8 (predict). The trace runs the walk at 160 lab tokens with no rule declared: A1, A2,
+# F1, the conflict skipped whole. Before you run anything: with the rule finance-office
+# over finance-faq declared in advance, at the same 160 lab tokens, which ids form the
+# packet, in packet order? Set PACKET_WITH_RULE_AT_160 to a tuple (or a list) of ids, such
+# as ("A1", "F1").
 # BEGIN SOLUTION
 PACKET_WITH_RULE_AT_160 = ("A1", "A2", "D1")
 # END SOLUTION

@@ -461,9 +461,9 @@ def test_task6_c1_quiz():
 
 def test_task7_d_quiz():
     _choice("D_QUIZ", "c", 7, {
-        "a": "an authority score is a reputation, not a priority declared in advance.",
-        "b": "similarity says how alike a passage is to the question, not whose amount is right.",
-        "d": "an average of two disagreeing amounts is an amount neither source states."})
+        "a": "an authority score is a reputation, not a priority declared in advance: raising it settles nothing.",
+        "b": "D1's title is wording inside retrieved evidence, not a rule the application declared before retrieval.",
+        "d": "an unsettled conflict travels whole as disputed evidence; dropping both would hide the dispute."})
 
 
 def test_task8_packet_with_rule_at_160_prediction():
