@@ -90,8 +90,8 @@ def _walk_text(n: int, v: dict) -> str:
     moved = [f"  {c['layer']}: held, figures moved - {c['why']}" for c in v["checks"]
              if c["held"] and c["why"] != was[c["layer"]]]
     same = [c["layer"] for c in v["checks"] if c["held"] and c["why"] == was[c["layer"]]]
-    return "\n".join([f"{n}. {v['name']} ({v['change'][0]} -> {v['change'][1]}), on {v['query_id']}: "
-                      f"{v['symptom']}. First failing layer: {v['first_failing_layer']}."]
+    return "\n".join([f"{n}. {v['name']} ({v['change'][0]} -> {v['change'][1]}), on {v['query_id']}. "
+                      f"Symptom, internal only: {v['symptom']}. First failing layer: {v['first_failing_layer']}."]
                      + failed + moved + [f"  held, as in the healthy run: {', '.join(same) or '-'}."])
 
 

@@ -137,15 +137,16 @@ show("user-view", "contrast", "contrast-verdict")
 # that failed. Three broken pipelines, each built from the healthy one by replacing one
 # stage, show why the order matters:
 #
-# * the size parser after a refactor drops the unit: the symptom is a question to the
-#   shopper (decision), the walk names **input**;
+# * the size parser after a refactor drops the unit: the symptom is a decision to ask the
+#   shopper which unit (decision), the walk names **input**;
 # * the nightly index rebuild reads a feed export with no permission column: the symptom
 #   is a jump in permission exclusions (the gate), the walk names **source**;
 # * the freshness rule is switched off: the symptom is a 2020 seal offered as current
 #   (the answer), the walk names **permission/freshness**.
 #
-# A pipeline that fails a layer up to the decision is not shown to the shopper: the view
-# says the assistant cannot answer right now.
+# Each symptom is in the internal record only. A pipeline that fails a layer up to the
+# decision is not shown to the shopper: the view says the assistant cannot answer right
+# now, so the shopper is never asked for the unit nor offered the 2020 seal.
 
 # %%
 for variant in grounding.VARIANTS:
