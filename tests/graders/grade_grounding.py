@@ -195,6 +195,11 @@ def test_task2_a_permission_exclusion_names_a_ref_only():
     row.update(subject="PW-L004", reason_codes=["PERMISSION_DENIED", "STALE_FIELD"])
     held, shown = _verdict(fn, record, "PW-Q001 whose exclusion PERMISSION_DENIED and STALE_FIELD names its listing id")
     expect(held, False, shown + "[0]", why="one PERMISSION_ code is enough: the subject must be an opaque ref")
+    record = _record("PW-Q001")
+    row = next(w for w in record["permission/freshness"]["withheld"] if w["subject"] == denied)
+    row.update(subject="PW-L004", reason_codes=["STALE_FIELD", "PERMISSION_DENIED"])
+    held, shown = _verdict(fn, record, "PW-Q001 whose exclusion STALE_FIELD and PERMISSION_DENIED names its listing id")
+    expect(held, False, shown + "[0]", why="a PERMISSION_ code anywhere in the list, not only first, calls for a ref")
     held, shown = _verdict(fn, _record("PW-Q001"), "PW-Q001, whose PROHIBITED_FAMILY exclusion names PW-L008")
     expect(held, True, shown + "[0]", why="only PERMISSION_ codes need an opaque ref: PW-L008 is permitted, its family "
                                           "is prohibited")
@@ -263,6 +268,13 @@ def test_task3_one_cluster_per_listing_shown_by_its_lowest_id():
     record["ranking"]["fused"][0]["shown"] = "PW-L002"
     held, shown = _verdict(fn, record, "PW-Q002 whose cluster C-01 (PW-L001, PW-L002) shows PW-L002")
     expect(held, False, shown + "[0]", why="a cluster shows its lowest member, as lesson 03's canonical rule does")
+    record = _record("PW-Q002")
+    record["ranking"]["fused"][0]["members"] = ["PW-L002", "PW-L001"]
+    held, shown = _verdict(fn, record, "PW-Q002 whose cluster C-01 lists PW-L002 first and shows PW-L001")
+    expect(held, True, shown + "[0]", why="the lowest member is min() of the ids, wherever the list puts it")
+    record["ranking"]["fused"][0]["shown"] = "PW-L002"
+    held, shown = _verdict(fn, record, "PW-Q002 whose cluster C-01 lists PW-L002 first and shows it")
+    expect(held, False, shown + "[0]", why="the first member listed is not the lowest: PW-L001 < PW-L002")
 
 
 def test_task3_reads_only_its_own_section():
@@ -409,6 +421,12 @@ def test_task6_user_view_of_healthy_records():
                    why="the request, the user state, its fixed message and the cited lines; nothing else")
             expect_true(list(got) == ["query", "state", "message", "answer"],
                         f"called {shown}\n  keys {list(got)}\n  expected: query, state, message, answer, in order")
+            for line in got["answer"]:      # a copy: whoever edits the view must not edit the record
+                line["cites"].append("PW-L999#price_eur")
+                line["text"] = ""
+            expect(record["generation"]["answer"], _record(query.id)["generation"]["answer"],
+                   f"{shown}, then the view's lines edited; the record's generation answer",
+                   why="the view holds a copy of each line and of its cites list, not the record's own objects")
 
 
 def test_task6_denied_reads_like_nothing_matched():

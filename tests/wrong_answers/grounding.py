@@ -57,6 +57,9 @@ WRONG_ANSWERS = [
     {"name": "upper-case hex digits accepted in a ref", "task": 2,
      "replace": [('all(c in "0123456789abcdef" for c in subject[4:])',
                   'all(c in "0123456789abcdefABCDEF" for c in subject[4:])')]},
+    {"name": "only the first reason code is read for PERMISSION_", "task": 2,
+     "replace": [('if any(code.startswith("PERMISSION_") for code in codes) and not opaque:',
+                  'if codes[0].startswith("PERMISSION_") and not opaque:')]},
     {"name": "every exclusion must name a ref, the prohibited family too", "task": 2,
      "replace": [('if any(code.startswith("PERMISSION_") for code in codes) and not opaque:', 'if not opaque:')]},
 
@@ -81,6 +84,8 @@ WRONG_ANSWERS = [
      "replace": [('            if member in members:\n                return False, f"{member} is a member of two clusters"\n', '')]},
     {"name": "the lab's check: the shown listing is not checked", "task": 3,
      "replace": [('        if row["shown"] != min(row["members"]):\n', '        if row["shown"] not in row["members"]:\n')]},
+    {"name": "a cluster must show the first member listed, not the lowest", "task": 3,
+     "replace": [('if row["shown"] != min(row["members"]):', 'if row["shown"] != row["members"][0]:')]},
     {"name": "a cluster shows its highest member", "task": 3,
      "replace": [('        if row["shown"] != min(row["members"]):\n', '        if row["shown"] != max(row["members"]):\n')]},
 
@@ -132,6 +137,9 @@ WRONG_ANSWERS = [
                   '        if not held:\n            return layer\n    return None\n')]},
 
     # Task 6: user_view
+    {"name": "the view shares the record's cites lists instead of copying them", "task": 6,
+     "replace": [('"answer": [{"text": line["text"], "cites": list(line["cites"])} for line in lines]}',
+                  '"answer": [{"text": line["text"], "cites": line["cites"]} for line in lines]}')]},
     {"name": "the internal state is shown to the shopper", "task": 6,
      "replace": [('            state = "no_match"\n    lines =',
                   '            state = "no_match"\n    state = record["decision"]["state"] if state != "unavailable" else state\n'
