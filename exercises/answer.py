@@ -23,7 +23,8 @@ def check_citation(cite: str, quote: str, packet_ids, source_texts: dict) -> tup
     """Task 1. Return (present, supported) for one cited sentence.
 
     present:   `cite` is one of `packet_ids` (the ids handed to the answer stage).
-    supported: `quote` is non-empty and occurs, word for word, inside
+    supported: `quote` is non-empty and occurs exactly as written (the same
+               characters: case, spaces and punctuation too) inside
                `source_texts[cite]`, the cited source's own text. An id that
                `source_texts` does not know supports nothing (False, no error).
 

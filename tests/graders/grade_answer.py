@@ -55,6 +55,10 @@ def test_task1_quote_not_in_the_cited_source():
           "the id is present, but its source says 'north entrance': presence is not support")
     _cite(fn, "returns-v1", BY_ID["hours-v2"].text, ["returns-v1", "hours-v2"], (True, False),
           "the quote is true to hours-v2, but the sentence cites returns-v1, whose text does not contain it")
+    _cite(fn, "returns-v1", "Drop Box beside the North entrance", ["returns-v1"], (True, False),
+          "the source writes 'drop box beside the north entrance': a quote keeps its source's case exactly")
+    _cite(fn, "returns-v1", "drop box  beside the north entrance", ["returns-v1"], (True, False),
+          "two spaces where the source has one: a quote is the source's own characters, spacing included")
 
 
 def test_task1_unknown_id_and_empty_quote():
@@ -194,6 +198,11 @@ def test_task2_quotes_only_the_sentence_that_answers():
            why="no single sentence says when the help desk opens ('help desk' in one, 'opens' in the next), so no "
                "sentence can be quoted as the answer")
     _expect_only_packet_quotes(answer, (spread,), shown)
+    decimal = Passage("desk-v2", "desk-hours", "1", "Desk", "From May, the help desk opens at 8.30 on weekdays.")
+    answer, shown = _compose(fn, (HOURS,), (decimal,), "a passage that writes the time as 8.30")
+    expect([(s.kind, s.quote) for s in answer.sentences],
+           [("claim", "From May, the help desk opens at 8.30 on weekdays.")], shown + " -> (kind, quote)",
+           why="a sentence ends at '.', '!' or '?' FOLLOWED BY WHITESPACE: the '.' in 8.30 ends nothing")
 
 
 def test_task2_identical_copies_are_not_a_conflict():

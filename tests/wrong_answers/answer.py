@@ -22,6 +22,13 @@ WRONG_ANSWERS = [
      "replace": [("    present = cite in set(packet_ids)\n", "    present = cite in source_texts\n")]},
 
     # Task 2: compose_answer
+    {"name": "support compared without case", "task": 1,
+     "replace": [('quote in source', 'quote.lower() in source.lower()')]},
+    {"name": "support compared with spaces squeezed", "task": 1,
+     "replace": [('quote in source', '" ".join(quote.split()) in " ".join(source.split())')]},
+    {"name": "sentences split at every '.', 8.30 too", "task": 2,
+     "replace": [('re.split(r"(?<=[.!?])\s+", passage.text)',
+                  '[s.strip() for s in re.split(r"(?<=[.!?])", passage.text) if s.strip()]')]},
     {"name": "full answer when a facet is missing", "task": 2,
      "replace": [('status = "conflict" if disputed else ("partial" if missing else "full")',
                   'status = "conflict" if disputed else "full"')]},
