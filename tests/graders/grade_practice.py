@@ -236,6 +236,15 @@ def test_task3_first_amount_and_every_loser():
     expect((got.state, got.kept), ("unresolved", ("D1", "D2", "D4")), shown + " -> (state, kept)",
            why="the rule puts finance-office over finance-faq, but nothing is declared about volunteer-office: "
                "a winner needs a rule over every member that disagrees with it")
+    twin = replace(BY_ID["D1"], id="D6", text="Volunteers may claim 500 euros per conference trip.")
+    rules = EXAMPLE_RULE + (("finance-office", "volunteer-office"),)
+    got, shown = call_shown(fn, Shown("<D4 700 (volunteer-office), D2 600, D1 500, D6 500 (finance-office)>",
+                                      (third, BY_ID["D2"], BY_ID["D1"], twin)), rules)
+    expect((got.state, got.kept, got.rule),
+           ("resolved", ("D1", "D6"), "finance-office over finance-faq, volunteer-office"),
+           shown + " -> (state, kept, rule)",
+           why="finance-office is declared over both other sources: every member of the winning source stays, "
+               "and the rule names the losing sources sorted")
 
 
 def test_task3_declared_rules_are_followed_in_a_chain():

@@ -67,6 +67,10 @@ WRONG_ANSWERS = [
                   "    return {i: next(c.canonical for c in candidates if c.id == i) for i in dropped}\n")]},
 
     # Task 3: settle_conflict
+    {"name": "only the first winning member is kept, not its source's others", "task": 3,
+     "replace": [("kept = tuple(c.id for c in members if c.source == winner.source)", "kept = (winner.id,)")]},
+    {"name": "losing sources named in member order, not sorted", "task": 3,
+     "replace": [('", ".join(sorted({c.source for c in losers}))', '", ".join(dict.fromkeys(c.source for c in losers))')]},
     {"name": "the lab's rules: each pair must be written out (no chain)", "task": 3,
      "replace": [("    changed = True\n    while changed:", "    changed = False\n    while changed:")]},
     {"name": "a chain followed one step only", "task": 3,
