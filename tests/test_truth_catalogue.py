@@ -284,10 +284,14 @@ def test_lesson_08_prints_the_gate_table_once_and_states_the_packet_cap(records)
 def test_lesson_09_walks_say_what_the_shopper_sees_and_name_held_layers_once(records):
     from modules.grounding import trace as lesson
     view = lesson.view(records["grounding"])
+    # what the shopper sees is one table row per walk, and the message is said once, beside it
+    rows = render.block(view, "broken-runs")["table"]["rows"]
+    said = " ".join(render.block(view, "walks-shown")["text"].split())
     for n, v in enumerate(records["grounding"]["variants"], start=1):
         text = " ".join(render.block(view, f"walk-{n}")["text"].split())
         assert v["user_view_after"] == "unavailable"
-        assert f"-> {v['user_view_after']}: \"{v['user_message_after']}\"" in text
+        assert f"{v['user_view_before']} -> {v['user_view_after']}" in [str(cell) for cell in rows[n - 1]]
+        assert v["user_message_after"] in said and v["user_message_after"] not in text
         assert "the shopper now sees" not in text
         before = {c["layer"]: c["why"] for c in v["checks_before"]}
         unchanged = [c["layer"] for c in v["checks"] if c["held"] and c["why"] == before[c["layer"]]]
