@@ -27,7 +27,7 @@ WRONG_ANSWERS = [
     {"name": "support compared with spaces squeezed", "task": 1,
      "replace": [('quote in source', '" ".join(quote.split()) in " ".join(source.split())')]},
     {"name": "sentences split at every '.', 8.30 too", "task": 2,
-     "replace": [('re.split(r"(?<=[.!?])\s+", passage.text)',
+     "replace": [('re.split(r"(?<=[.!?])\\s+", passage.text)',
                   '[s.strip() for s in re.split(r"(?<=[.!?])", passage.text) if s.strip()]')]},
     {"name": "full answer when a facet is missing", "task": 2,
      "replace": [('status = "conflict" if disputed else ("partial" if missing else "full")',
