@@ -337,6 +337,9 @@ def test_the_default_trace_shows_every_curriculum_figure():
         "ref-d6dacd426e3c unauthorized PERMISSION_DENIED P2",         # an exclusion, by opaque ref and code
         "C-01 PW-L001 0.048916 lexical #1, structured #1, vector #2",   # a rank reason
         "PW-L001#title, PW-L001#family",                               # packet field ids
+        "PW-Q008 prohibited_scope out_of_scope -",                     # a prohibited scope: no packet
+        "Stopped before retrieval, so no channel ran, nothing was retrieved and no packet was assembled: "
+        "PW-Q007 (QUERY_TRANSFORM_FAILED), PW-Q008 (PROHIBITED_QUERY_SCOPE).",
         "decision: respond; reason codes EVIDENCE_ELIGIBLE; clauses P7; empty cause -; fallback -.",
         "PW-L011: not retrieved", "ref-d6dacd426e3c: retrieved, then excluded at permission/freshness",
         "retrieved, then denied unauthorized all_unauthorized 3 no_match",

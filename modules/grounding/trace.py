@@ -125,6 +125,9 @@ def view(record: dict) -> list:
             [[q["query_id"], q["state"], q["user_state"],
               " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-", q["fingerprint"][:12]]
              for q in record["queries"]]),
+        {"key": "stopped", "text": "Stopped before retrieval, so no channel ran, nothing was retrieved and no "
+                                   "packet was assembled: " + ", ".join(
+            f"{q['query_id']} ({q['stopped']})" for q in record["queries"] if q["stopped"]) + "."},
         {"key": "detail", "heading": f"The internal record of {d['query_id']}: {d['query']}"},
         {"key": "fingerprint", "text": f"Fingerprint {d['fingerprint']}\nAs of {d['as_of']}; versions "
                                        + ", ".join(f"{k}={v}" for k, v in d["change"]["versions"].items())},
