@@ -57,8 +57,8 @@ display.say("sections: " + ", ".join(record))
 # | `ranking` | what did the ranker receive, and why does each cluster sit where it does? |
 # | `assembly` | which ranked candidates were usable, which field ids were packed? |
 # | `decision` | which state, from which reasons, with which fallback? |
-# | `generation` | which lines, citing which packet fields? |
 # | `presentation` | what the shopper sees |
+# | `generation` | which lines, citing which packet fields? |
 # | `change` | which component versions, against the baseline and the change log? |
 
 # %%
