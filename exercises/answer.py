@@ -101,14 +101,15 @@ def classify_outcome(answer: Answer, gold_id: str, corpus: dict) -> str:
 # Set CITATION_QUIZ to one letter.
 CITATION_QUIZ = None  # TODO: your answer
 
-# Task 5 (quiz). Lesson 04's candidates at 400 characters: hours-v1 ("opens at 9:00") was
-# left marked current beside hours-v2 ("opens at 8:30"), so select_context blocks
-# help-desk-hours and the packet carries it as an unresolved conflict with both quotes,
-# not as evidence. What should the answer say about the opening hours?
-#   "a"  both hours with their ids, no single value, the source to review
-#   "b"  the 8:30 hours, because version 2 is the larger version label
-#   "c"  the 8:30 hours, because hours-v2 ranked above hours-v1 in retrieval
-#   "d"  only the returns part, as if the hours were absent from the packet
+# Task 5 (quiz). The trace answers lesson 04's candidates at 400 characters, where
+# help-desk-hours is blocked: hours-v1 ("opens at 9:00") was left marked current beside
+# hours-v2 ("opens at 8:30"). Take the same candidates at 80 characters: returns-v1 no
+# longer fits, so the packet holds only wifi-v1 and card-v1, and it still carries
+# help-desk-hours as an unresolved conflict with both quotes. What does the answer say?
+#   "a"  both hours as disputed with their ids, and book returns as missing
+#   "b"  the 8:30 hours, as version 2 is the larger label; returns missing
+#   "c"  nothing at all: it abstains, as no evidence answers either facet
+#   "d"  both hours as disputed, and a wifi-v1 quote for the returns part
 # Set CONFLICT_QUIZ to one letter.
 CONFLICT_QUIZ = None  # TODO: your answer
 

@@ -78,6 +78,15 @@ def test_the_conflict_quiz_premise_holds_on_the_fixture():
     record = select_context(CONFLICT_CANDIDATES, 400)
     assert "opens at 9:00" in CORPUS["hours-v1"].text and "opens at 8:30" in CORPUS["hours-v2"].text
     assert record.conflicts["help-desk-hours"] == ("2", "1") and "hours-v1" not in record.packet_ids
+    # the quiz's case, at 80 characters (the trace prints 400): its key, "a"
+    assert "Take the same candidates at 80 characters" in text
+    record = select_context(CONFLICT_CANDIDATES, 80)
+    assert record.packet_ids == ("wifi-v1", "card-v1")
+    assert "help-desk-hours" in [c.source_id for c in record.unresolved]
+    reply = compose_answer(FACETS, record.packet, record.unresolved)
+    assert (reply.status, reply.disputed, reply.missing) == ("conflict", ("opening hours",), ("book returns",))
+    assert [(s.kind, s.cite) for s in reply.sentences] == [
+        ("conflict", ""), ("disputed", "hours-v2"), ("disputed", "hours-v1"), ("gap", "")]
 
 
 def test_citation_check_separates_presence_from_support(record):

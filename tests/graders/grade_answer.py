@@ -341,8 +341,8 @@ def test_task4_citation_quiz():
 def test_task5_conflict_quiz():
     _choice("CONFLICT_QUIZ", "a", 5, {
         "b": "a larger version label does not prove which record was approved; hours-v1 was left marked current.",
-        "c": "a higher rank is a retrieval score, not a decision on which version is true.",
-        "d": "the hours are in the packet, as a conflict: hiding it tells the reader nothing is known."})
+        "c": "the conflict travels beside the evidence with both quotes: the hours are disputed, not missing.",
+        "d": "wifi-v1 says nothing about returns: a facet no passage covers is named as missing, never filled."})
 
 
 # ---------------------------------------------------------------- Task 6

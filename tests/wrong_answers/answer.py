@@ -120,8 +120,8 @@ WRONG_ANSWERS = [
     {"name": "quiz: drop the citation check", "task": 4,
      "replace": [('CITATION_QUIZ = "d"', 'CITATION_QUIZ = "c"')]},
     {"name": "quiz: the larger label wins", "task": 5, "replace": [('CONFLICT_QUIZ = "a"', 'CONFLICT_QUIZ = "b"')]},
-    {"name": "quiz: the higher rank wins", "task": 5, "replace": [('CONFLICT_QUIZ = "a"', 'CONFLICT_QUIZ = "c"')]},
-    {"name": "quiz: hide the conflict", "task": 5, "replace": [('CONFLICT_QUIZ = "a"', 'CONFLICT_QUIZ = "d"')]},
+    {"name": "quiz: a conflict alone means abstain", "task": 5, "replace": [('CONFLICT_QUIZ = "a"', 'CONFLICT_QUIZ = "c"')]},
+    {"name": "quiz: fill the missing part from the packet", "task": 5, "replace": [('CONFLICT_QUIZ = "a"', 'CONFLICT_QUIZ = "d"')]},
 
     # Task 6: cause_by_facet
     {"name": "the lab's function: one cause for the whole answer", "task": 6,
