@@ -32,7 +32,8 @@ from modules.grounding import LAYERS, SAFE_CODES, UNIT_WORDS, USER_MESSAGES, USE
 
 
 def check_input(record: dict) -> tuple:
-    """Task 1. Judge the input layer from record["input"] alone; return (held, why).
+    """Task 1. Judge the input layer from record["input"] alone; return a tuple (held, why):
+    held a bool, why a non-empty sentence.
 
     The section holds "original" (the text the shopper typed) and "transformations", a
     list of steps, each {"name", "version", "input", "output", "status"}. The layer did
@@ -57,7 +58,8 @@ def check_input(record: dict) -> tuple:
 
 
 def check_permission_freshness(record: dict) -> tuple:
-    """Task 2. Judge the gate from record["permission/freshness"] alone; return (held, why).
+    """Task 2. Judge the gate from record["permission/freshness"] alone; return a tuple
+    (held, why): held a bool, why a non-empty sentence.
 
     When section["ran"] is False (the query stopped before retrieval) the layer held.
     Otherwise the section holds "passed" (a list of {"candidate", "permission"}),
@@ -80,7 +82,8 @@ def check_permission_freshness(record: dict) -> tuple:
 
 
 def check_ranking(record: dict) -> tuple:
-    """Task 3. Judge the ranker from record["ranking"] alone; return (held, why).
+    """Task 3. Judge the ranker from record["ranking"] alone; return a tuple (held, why):
+    held a bool, why a non-empty sentence.
 
     When section["ran"] is False the layer held. Otherwise the section holds "k",
     "received" (the ids the gate passed to the ranker) and "fused": rows best first, each
@@ -132,7 +135,7 @@ def request_fingerprint(contract: dict) -> str:
 
 
 def first_failing_layer(record: dict):
-    """Task 5. Walk LAYERS in order; return (layer, why) for the first layer whose check in
+    """Task 5. Walk LAYERS in order; return a tuple (layer, why) for the first layer whose check in
     CHECKS (the dict above: your checks plus the lab's) returns held False, or None when
     every layer held. Stop at the first failure: a later layer's failure is often a
     consequence, and naming it would send someone to fix the wrong thing.

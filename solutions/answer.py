@@ -19,7 +19,7 @@ from modules.context import Passage
 
 
 def check_citation(cite: str, quote: str, packet_ids, source_texts: dict) -> tuple:
-    """Task 1. Return (present, supported) for one cited sentence.
+    """Task 1. Return a tuple (present, supported), two bools, for one cited sentence.
 
     present:   `cite` is one of `packet_ids` (the ids handed to the answer stage).
     supported: `quote` is non-empty and occurs exactly as written (the same
