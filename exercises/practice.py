@@ -1,13 +1,16 @@
 # TODO: fill in each answer, then run: python3 -B methods.py check practice
 """Lesson 11 exercises, the capstone: produce the decision table, then explain it.
 
-Task 1  is_current       the validity window against an explicit as-of date
-Task 2  canonical_dedupe  apply lesson 03's canonical dedupe: drop copies of a passage, never a passage
-Task 3  settle_conflict   amounts that disagree: settle by a declared rule, or keep both
-Task 4  decision_table    every layer in order: one decision and one reason per candidate
-Task 5  A2_QUIZ           what happens to the answer if A2 is dropped
-Task 6  C1_QUIZ           if C1 ranks first after reranking, which layer failed first
-Task 7  D_QUIZ            can D1/D2 be settled by authority, and what rule would be needed
+Each task asks for something modules/practice/mechanism.py does not do; its docstring says what.
+
+Task 1  validity                 the validity window's four states, with a review warning
+Task 2  canonical_dedupe         lesson 03's canonical dedupe, for candidates out of rank order
+Task 3  settle_conflict          amounts that disagree: settle by declared rules, followed in a chain
+Task 4  decision_table           every layer in order, counting each passage's evidence wrapper
+Task 5  A2_QUIZ                  what happens to the answer if A2 is dropped
+Task 6  C1_QUIZ                  if C1 ranks first after reranking, which layer failed first
+Task 7  D_QUIZ                   can D1/D2 be settled by authority, and what rule would be needed
+Task 8  PACKET_WITH_RULE_AT_160  predict: the packet with the declared rule at the tight budget
 
 See the scenario:  python3 -B methods.py practice
 Check your work:   python3 -B methods.py check practice
@@ -21,33 +24,50 @@ from modules.dedupe import RetrievedChunk, dedupe_canonical
 from modules.practice import Amount, Candidate, Conflict, Decision, Plan, stated_amounts
 
 
-def is_current(candidate: Candidate, as_of: str) -> bool:
-    """Task 1. Is `candidate` valid on the date `as_of` ("YYYY-MM-DD")?
+def validity(candidate: Candidate, as_of: str, warn_days: int = 30) -> str:
+    """Task 1. Where `as_of` ("YYYY-MM-DD") falls in the candidate's validity window.
 
-    Valid means valid_from <= as_of <= valid_until, both ends included. An
-    empty string for either end means that side is open. Compare dates, not
-    today's clock: the as-of date is an explicit input, so a replay next year
-    gives the same answer.
+    The lab's is_current answers yes or no. A content team also wants to know WHY a
+    policy is out (not yet valid, or expired: the discard reasons differ), and which
+    current policies expire before the next review. Return one of:
+
+    * "not_yet_valid"  as_of is before valid_from;
+    * "expired"        as_of is after valid_until;
+    * "expiring"       valid on as_of, and valid_until is at most `warn_days` days after
+                       as_of (0 days: its last valid day is as_of itself);
+    * "current"        valid on as_of otherwise (an open end, "", never expires).
+
+    Both ends of the window are included; "" means that side is open. Compare dates
+    (datetime.date), never today's clock: the as-of date is an explicit input. A
+    `warn_days` that is not a whole number >= 0 (bool refused) is a ValueError naming it.
     """
-    raise NotImplementedError("is_current: write your answer here, then run: python3 -B methods.py check practice")
+    raise NotImplementedError("validity: write your answer here, then run: python3 -B methods.py check practice")
 
 
-def canonical_dedupe(candidates) -> dict:
-    """Task 2. Apply lesson 03's canonical dedupe; return {dropped id: id of the copy kept}.
+def canonical_dedupe(candidates, rank: dict) -> dict:
+    """Task 2. Lesson 03's canonical dedupe for candidates that arrive OUT of rank order;
+    return {dropped id: id of the copy kept}.
 
-    Do not write a new rule: lesson 03's `dedupe_canonical` (imported above) keeps one
-    copy of each passage and every distinct passage of a document. Describe each
-    candidate, in rank order, as a lesson 03 `RetrievedChunk`: its id, its `document` as the
-    source, its text and similarity; `canonical` as the canonical_id; the copy kind
-    "primary" when the candidate's document is its canonical document and "mirror"
-    otherwise; and an anchor that names the passage's place in the canonical document,
-    f"#{chunk}" (the same in every copy). Return the `dropped` dict of the result.
+    The lab's canonical_dedupe reads the list's order as the rank. Candidates merged from
+    two retrievers, or grouped by source for display, come in another order; `rank` maps
+    every candidate's id to its place after reranking (smaller = better). Lesson 03's
+    rule keeps the original when present, else the BEST-RANKED copy, and it reads rank
+    from the order of the chunks it is given: so hand it the chunks sorted by rank.
+
+    Do not write a new rule: use lesson 03's `dedupe_canonical` (imported above). Describe
+    each candidate as a lesson 03 `RetrievedChunk`: its id, its `document` as the source,
+    its text and similarity; `canonical` as the canonical_id; the copy kind "primary" when
+    the candidate's document is its canonical document and "mirror" otherwise; and an
+    anchor that names the passage's place in the canonical document, f"#{chunk}" (the
+    same in every copy). Return the `dropped` dict of the result. A candidate whose id
+    `rank` does not hold is a ValueError naming the id.
     """
     raise NotImplementedError("canonical_dedupe: write your answer here, then run: python3 -B methods.py check practice")
 
 
 def settle_conflict(members, rules=()) -> Conflict:
-    """Task 3. Compare the amounts the members state; settle only by a declared rule.
+    """Task 3. Compare the amounts the members state; settle only by declared rules, which
+    (unlike the lab's settle_conflict) are followed in a chain.
 
     Read amounts with lesson 04's reader, `stated_amounts(text)` (imported above): it
     returns the Amounts a text states, each with a `value` (None when the amount is
@@ -58,77 +78,98 @@ def settle_conflict(members, rules=()) -> Conflict:
     * Two or more members and an amount that cannot be read:
       Conflict(ids, amounts, "unreadable", ids). Never treat it as agreement.
     * All the same (value, unit) (or fewer than two members): Conflict(ids, amounts, "none", ids).
-    * Different amounts: `rules` holds (winner_source, loser_source) pairs declared
-      in advance. If some member's source has a rule over the source of every member
-      stating a different (value, unit) than it, the conflict is resolved:
+    * Different amounts: `rules` holds (winner_source, loser_source) pairs declared in
+      advance, and priority is TRANSITIVE: ("finance-office", "volunteer-office") and
+      ("volunteer-office", "finance-faq") together put finance-office over finance-faq,
+      though no single pair says so (the lab's function needs that pair written out). If
+      some member's source is above the source of every member stating a different
+      (value, unit) than it, the conflict is resolved:
       Conflict(ids, amounts, "resolved", <ids of that source's members>,
       rule=f"{winner_source} over {<losing sources, sorted, joined by ', '>}").
       Check the members in the order given and take the first that qualifies.
-    * Otherwise: Conflict(ids, amounts, "unresolved", ids). Similarity,
-      authority and rank never settle anything.
+    * Otherwise: Conflict(ids, amounts, "unresolved", ids). Similarity, authority and
+      rank never settle anything.
+
+    Rules in which a source ends up above itself (a cycle, such as (a, b) and (b, a))
+    contradict themselves: raise ValueError naming that source (the first in sorted
+    order), whatever the members.
     """
     raise NotImplementedError("settle_conflict: write your answer here, then run: python3 -B methods.py check practice")
 
 
-def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) -> Plan:
-    """Task 4. Run the layers in order and decide every candidate, with its reason.
+def decision_table(candidates, as_of: str, scope: str, budget: int, rules=(), wrapper_tokens: int = 0) -> Plan:
+    """Task 4. Run the layers in order and decide every candidate, with its reason,
+    counting what each passage costs once it is sent.
+
+    The lab's decision_table counts the text of each passage. But a packet is sent with
+    every passage inside an evidence wrapper (its id and tags), and lesson 02's rule is
+    to count what is sent: each kept passage costs lab_tokens(text) + `wrapper_tokens`.
 
     `candidates` are best-ranked first. A candidate's reason is set by the
     first layer that removes it:
 
-    1. freshness: not is_current -> "expired" if its valid_until is before
-       as_of, else "not_yet_valid".
+    1. freshness: validity(c, as_of) is "expired" or "not_yet_valid" -> that reason
+       ("expiring" and "current" both pass).
     2. scope: candidate.scope != scope -> "off_topic".
-    3. canonical: canonical_dedupe over the survivors -> "copy".
+    3. canonical: canonical_dedupe(survivors, rank), rank being each candidate's
+       position in `candidates` -> "copy".
     4. conflict: settle_conflict(survivors, rules); a member not in `kept` ->
        "superseded_by_rule".
     5. units: the survivors form units. The members of a conflict that is
-       "unresolved" or "unreadable" form one unit (reason "disputed"), in rank order. Every other survivor joins
-       its document's unit if its chunk number is one more than the last chunk
-       already in that unit (reason "adjacent"), else it starts a new unit
-       (reason "evidence"); take each document's chunks in chunk order.
-    6. budget: units in the order of their best-ranked member; a unit whose
-       total lab_tokens still fits is kept whole, otherwise all of its members
-       are discarded with "budget". Never keep part of a unit.
+       "unresolved" or "unreadable" form one unit (reason "disputed"), in rank order.
+       Every other survivor joins its document's unit if its chunk number is one more
+       than the last chunk already in that unit (reason "adjacent"), else it starts a
+       new unit (reason "evidence"); take each document's chunks in chunk order.
+    6. budget: units in the order of their best-ranked member; a unit whose size (the
+       sum over its members of lab_tokens(text) + wrapper_tokens) still fits is kept
+       whole, otherwise all of its members are discarded with "budget". Never keep part
+       of a unit; a unit that does not fit is skipped and the walk goes on.
 
-    Return Plan(decisions=<one Decision(id, "keep" or "discard", reason,
-    packet position from 1, or None) per candidate, in rank order>,
-    packet=<kept ids in packet order>, dedupe=<canonical_dedupe's result>,
-    conflict=<settle_conflict's result>, used_tokens=<lab tokens kept>, budget=budget).
+    Return Plan(decisions=<one Decision(id, "keep" or "discard", reason, packet
+    position from 1, or None) per candidate, in rank order>, packet=<kept ids in packet
+    order, a tuple>, dedupe=<canonical_dedupe's result>, conflict=<settle_conflict's
+    result>, used_tokens=<lab tokens kept, wrappers included>, budget=budget).
     """
     raise NotImplementedError("decision_table: write your answer here, then run: python3 -B methods.py check practice")
 
 
 # Task 5 (quiz). The packet is A1, A2, D2, D1, F1. Someone trims it and drops A2, the
 # lowest-ranked candidate. What happens to the answer?
-#   "a"  the answer states A1's conclusion without its exception, so it promises
-#        reimbursement for travel booked before approval, and its citations still pass
-#   "b"  nothing that matters: A2 ranked last, so it carried the least evidence
-#   "c"  B1 takes A2's place, since the mirror is a copy of the travel policy
-#   "d"  the answer abstains, because the conclusion is missing
+#   "a"  nothing that matters: A2 ranked last, so it carried the least evidence
+#   "b"  A1's rule goes out without its exception, yet its citations pass
+#   "c"  B1 takes A2's place in the packet, since the mirror copies the policy
+#   "d"  the answer abstains, because the policy's conclusion is now missing
 # Set A2_QUIZ to one letter.
 A2_QUIZ = None  # TODO: your answer
 
 # Task 6 (quiz). After a change, the reranker puts C1 (valid until 2025-12-31) first for a
 # query run as of 2026-06-01. Which layer failed first?
-#   "a"  ranking: the reranker overweights C1 and needs tuning
-#   "b"  generation: the answer stage should notice the old date in the text
-#   "c"  assembly: the budget should have skipped C1
-#   "d"  freshness: the validity filter should have removed C1 before anything was ranked
+#   "a"  freshness: C1 should have been filtered out before anything ranked
+#   "b"  ranking: the reranker overweights C1, so its weights need more tuning
+#   "c"  generation: the answer stage should notice the old date in the text
+#   "d"  assembly: the budget should have skipped C1 when the packet filled
 # Set C1_QUIZ to one letter.
 C1_QUIZ = None  # TODO: your answer
 
-# Task 7 (quiz). D1 (finance-office, authority 0.9) says 500 euros; D2 (finance-faq,
-# authority 0.6) says 600 euros; both are current and about the same scope.
-#   "a"  keep D1: its authority score is higher
-#   "b"  keep D2: it ranked higher by similarity
-#   "c"  neither score settles it; only a priority rule declared in advance (for example
-#        "the finance office's allowance table takes priority over the finance FAQ", or a
-#        supersedes link) may; without one keep both, give no single amount, send to review
-#   "d"  report the average, 550 euros, citing both
+# Task 7 (quiz). The trace keeps D2 (finance-faq, authority 0.6, 600 euros) and D1
+# (finance-office, authority 0.9, 500 euros) both, as disputed evidence. A reputation
+# update now scores finance-faq 0.95, above finance-office; still no rule is declared.
+# What happens to D1 and D2 at 1,000 lab tokens?
+#   "a"  D2 is kept alone now, since its authority is the higher one
+#   "b"  D1 is kept alone, since its title makes it the allowance table
+#   "c"  both stay as disputed evidence, and no single amount is given
+#   "d"  both are discarded, since no rule can say which one is right
 # Set D_QUIZ to one letter.
 D_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["Amount", "Candidate", "is_current", "canonical_dedupe", "settle_conflict", "decision_table",
-           "A2_QUIZ", "C1_QUIZ", "D_QUIZ"]
+# Task 8 (predict). The trace runs the walk at 160 lab tokens with no rule declared: A1, A2,
+# F1, the conflict skipped whole. Before you run anything: with the rule finance-office
+# over finance-faq declared in advance, at the same 160 lab tokens, which ids form the
+# packet, in packet order? Set PACKET_WITH_RULE_AT_160 to a tuple (or a list) of ids, such
+# as ("A1", "F1").
+PACKET_WITH_RULE_AT_160 = None  # TODO: your answer
+
+
+__all__ = ["Amount", "Candidate", "validity", "canonical_dedupe", "settle_conflict", "decision_table",
+           "A2_QUIZ", "C1_QUIZ", "D_QUIZ", "PACKET_WITH_RULE_AT_160"]

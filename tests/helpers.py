@@ -39,3 +39,26 @@ def tree_state() -> str:
         stat = path.stat()
         rows.append(f"{path.relative_to(ROOT)} {stat.st_size} {stat.st_mtime_ns}")
     return "\n".join(rows)
+
+
+def graded_with_pasted(lesson: str, folder: Path, pasted: list, preamble: str = "", edits: tuple = ()) -> dict:
+    """Grade solutions/LESSON.py with functions from modules/ pasted over some answers, as a learner
+    who copies the reading would: each (function, task name) is written out from its source under
+    the task's name at the end of the file, after `preamble` (the imports it needs); `edits`, pairs
+    (old, new), adapt a call to the file's own helpers. Returns {test name: passed} of every test.
+    Issue 36: the module's own function must fail at least one test of its task."""
+    import inspect
+    import textwrap
+    sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
+    from labtools import cli, grading
+    text = (ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8") + "\n\n" + preamble + "\n"
+    for function, name in pasted:
+        source = textwrap.dedent(inspect.getsource(function))
+        text += "\n\n" + source.replace(f"def {function.__name__}(", f"def {name}(", 1)
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{lesson}.py").write_text(text, encoding="utf-8")
+    record = cli.grade([lesson], folder, grading.Limits(seconds=20.0))[0]
+    return {test["test"]: test["passed"] for test in record["tests"]}

@@ -299,3 +299,65 @@ def test_bad_input_names_the_field_and_value(call, error, words):
 def test_exclusions_list_the_gate_then_the_evidence_checks():
     rows = exclusions(record("PW-Q004"))
     assert [layer for _, layer, _ in rows] == ["permission/freshness"] * 5 + ["assembly"] * 7
+
+
+# ---------------------------------------------------------------- tasks that teach
+
+def test_the_modules_own_functions_fail_the_tasks(tmp_path):
+    # Issue 36: a learner who pastes the reading's function fails its task, and only on the test
+    # of what the task adds (each docstring says what "the lab's ... lets through").
+    from helpers import graded_with_pasted
+    from modules.grounding import checks
+    passed = graded_with_pasted("grounding", tmp_path / "pasted", [
+        (checks.check_input, "check_input"), (checks.check_permission_freshness, "check_permission_freshness"),
+        (checks.check_ranking, "check_ranking"), (grounding.query_fingerprint, "request_fingerprint"),
+        (checks.user_view, "user_view"), (checks.failure_counts, "regression_counts")],
+        preamble="from modules.common.checks import short\n",
+        # the lab's user_view walks the layers up to the decision; the file's walk takes no `layers`
+        edits=[("broken = first_failing_layer(record, layers=LAYERS[:LAYERS.index(\"decision\") + 1])",
+                "found = first_failing_layer(record)\n    broken = found is not None and found[0] in LAYERS[:7]")])
+    assert sorted(name for name, ok in passed.items() if not ok) == sorted([
+        "test_task1_a_failed_step_on_one_size_fails", "test_task2_a_permission_exclusion_names_a_ref_only",
+        "test_task3_one_cluster_per_listing_shown_by_its_lowest_id",
+        "test_task4_a_component_upgrade_keeps_it_another_request_does_not",
+        "test_task4_the_hash_of_the_canonical_request", "test_task4_unicode_spelling_does_not_matter",
+        "test_task4_key_order_does_not_matter",
+        "test_task6_an_answer_line_that_fails_generation_is_not_shown", "test_task7_regression_counts",
+        "test_task7_unmatched_queries_are_refused"])
+
+
+def test_the_default_trace_shows_every_curriculum_figure():
+    # Issue 35: every figure the curriculum lists for lesson 09 prints without an option.
+    text = " ".join(methods("grounding", "--plain").stdout.decode().split())
+    figures = [
+        "input > source > retrieval > permission/freshness > ranking > assembly > decision > presentation > "
+        "generation > change",                                        # the ten layers, in walk order
+        "Fingerprint e166ffd6ed31625965f5637c8827841fefdc47a0c16b1e533f446ffea6bab5ee",   # PW-Q002, for replay
+        "unit-to-mm (unit-to-mm/1, applied): 16 mm -> diameter_mm 16",  # a transformation, named and versioned
+        "ref-d6dacd426e3c unauthorized PERMISSION_DENIED P2",         # an exclusion, by opaque ref and code
+        "C-01 PW-L001 0.048916 lexical #1, structured #1, vector #2",   # a rank reason
+        "PW-L001#title, PW-L001#family",                               # packet field ids
+        "PW-Q008 prohibited_scope out_of_scope -",                     # a prohibited scope: no packet
+        "Stopped before retrieval, so no channel ran, nothing was retrieved and no packet was assembled: "
+        "PW-Q007 (QUERY_TRANSFORM_FAILED), PW-Q008 (PROHIBITED_QUERY_SCOPE).",
+        "decision: respond; reason codes EVIDENCE_ELIGIBLE; clauses P7; empty cause -; fallback -.",
+        "PW-L011: not retrieved", "ref-d6dacd426e3c: retrieved, then excluded at permission/freshness",
+        "retrieved, then denied unauthorized all_unauthorized 3 no_match",
+        "nothing matched incompatible no_permitted_match 3 no_match",
+        "User views identical apart from the query text: yes.",
+        "First failing layer: input.", "First failing layer: source.", "First failing layer: permission/freshness.",
+        "1 contract decision input", "2 source permission/freshness source", "3 gate generation permission/freshness",
+        "PERMISSION_DENIED 14 0", "PERMISSION_UNKNOWN 7 63",
+        "Permission exclusions 21 -> 63; policy version assisted-use-policy/4 -> assisted-use-policy/4.",
+        "First failing layer of the rebuild: source (walk 2).",
+    ]
+    missing = [figure for figure in figures if figure not in text]
+    assert not missing, missing
+
+
+def test_the_rebuild_is_named_by_one_of_the_ten_layers():
+    # Lessons 12 and 14 name this rebuild by lesson 09's layers: the layer whose own section
+    # shows the defect (8 of 16 records without a permission) is "source".
+    rebuilt = trace_record(run_variant(VARIANTS[1], query_by_id("PW-Q001")))
+    assert first_failing_layer(rebuilt) == ("source", "8 of 16 records have no permission")
+    assert VARIANTS[1].change[0] == "source" and "source" in LAYERS

@@ -305,8 +305,8 @@ def test_the_edit_table_makes_the_mutants_the_if_chain_made():
 PINNED_MUTANTS = {
     # Re-pinned after this round's solution edits, on Python 3.11 as the test and CI run it (3.10
     # agrees; 3.12+ prints some deleted-branch mutants' `before` with other f-string quotes).
-    "answer": ("aac1cd8f7ab6046e9936de7fe1a4464d8013cd3b4802bd13ddf9657532cc4586",
-        "ef29d80fa2943b5af04d01c34ca2fe57837b0a2362a5be9c0229b8f406ff0092"),
+    "answer": ("7c7416641b08079cb89d6efe952ea3022440bd690092120763b6e538daec8470",
+        "153ca5af01b3693fad47e471516ab84b4165e242877b95c109a2660d82718305"),
     "budget": ("34deef66b4b40da52148a5f44b2176264e4498433d42a1341faeac6d0d2c6575",
         "ed81987b9112f6f487735786e765c3ad69e2ab89912d74c6a8ea1d105675d6f7"),
     "channels": ("78a47d6c95f223842d0e4f2481bd7c3415816ed1f9daeb4ec77e281c2f0f16ee",
@@ -317,8 +317,8 @@ PINNED_MUTANTS = {
         "1fad60f351e596df4fb2fa9e5227936dfad85535803f53aa675d2e7609c046ef"),
     "eligibility": ("e7c94f0a810bc2379dee408fbb5d9955553e68a77ec1c3aa2c9bbb270ec8c277",
         "649f0a067c2a81dcb1fab8e222b8f5213221bea2f398575428bdcd6806e2b5fd"),
-    "grounding": ("32d4ac5c8e38000f840a3ec0bd8b129be22f84e56e7ee309a373ae211c3ffe09",
-        "d313ebc5bb1a1a6f323d587330b5c0dd85a90503a62a2025ac3905344fee0c16"),
+    "grounding": ("9ac4031fa354a3b5f08e5a21954f946520cb3117da748a4a9ce3f1ae41f13fd5",
+        "ab8ad82615844af44dcad5992fbc95df15559d9e4d38910cc1cb3a1a1741b824"),
     "hybrid": ("04caa5af592a66cd223cd5a55afd511e5eaa447204be873fd58814352846c490",
         "5094d8ad230f9c7335214397293044e2d6b137b4d0261837e49bfd3b55503772"),
     "memory": ("e91f0734a18572c6464815df1084965e51f75b5d3637dd9716347e692833b9ee",
@@ -329,8 +329,8 @@ PINNED_MUTANTS = {
         "faffeeddf7cbc94fa3f473bd4e0998812ff08e872628b4a457e711bc9641ce9c"),
     "packet": ("015d26ddd0fad0fda738f9caea57a58fb708a4e5d99a3f6aed12b4f4283e4998",
         "e6750cff7ab1b8fffc2029a09d3bcccd8683e16ee49f6ee11bae72119df84b86"),
-    "practice": ("95c7b01defff49bc2fd8193b530cc1900a6b11c73644afe5dd584b07b6886fa3",
-        "585297e28e15196f2d30f7c4dfdeab51fd23941da47f97d4e0fa878c1fdb2f29"),
+    "practice": ("ee0a003a056f207b11e450a35a9eac4cae745e5d5397c69401df9473aedf8b2f",
+        "b26fba7d70347c39088e421e5c626f010f4cd387b54ab8fe69dd54fe66d5cc6c"),
     "versions": ("c9890308a1a96e06edd91a231d9e3d898fdfb7c7e94392bc27230955fd50a665",
         "675509096bb566b9d9fb35fbcc7cb6d76ef33bc31f32d853e3455ee30f62f98d"),
 }

@@ -64,7 +64,7 @@ def hits(channels: list, name: str) -> dict:
 
 def test_the_quiz_keys_are_the_ones_the_course_spreads_over_the_letters():
     keys = {("hybrid", "RAW_SCORES_QUIZ"): "c", ("eligibility", "EXPIRED_FIRST_QUIZ"): "d",
-            ("grounding", "REBUILD_QUIZ"): "b", ("grounding", "RANKER_QUIZ"): "a",
+            ("grounding", "REBUILD_QUIZ"): "b", ("grounding", "RANKER_QUIZ"): "c",
             ("channels", "TWO_EVALUATIONS_QUIZ"): "d", ("memory", "ONLY_MEMORY_QUIZ"): "b"}
     assert {place: key(*place) for place in keys} == keys
     # the key still points at the option that carries the lesson's reason
@@ -193,10 +193,14 @@ def test_lesson_08_prints_the_gate_table_once_and_states_the_packet_cap(records)
 def test_lesson_09_walks_say_what_the_shopper_sees_and_name_held_layers_once(records):
     from modules.grounding import trace as lesson
     view = lesson.view(records["grounding"])
+    # what the shopper sees is one table row per walk, and the message is said once, beside it
+    rows = render.block(view, "broken-runs")["table"]["rows"]
+    said = " ".join(render.block(view, "walks-shown")["text"].split())
     for n, v in enumerate(records["grounding"]["variants"], start=1):
         text = " ".join(render.block(view, f"walk-{n}")["text"].split())
         assert v["user_view_after"] == "unavailable"
-        assert f"-> {v['user_view_after']}: \"{v['user_message_after']}\"" in text
+        assert f"{v['user_view_before']} -> {v['user_view_after']}" in [str(cell) for cell in rows[n - 1]]
+        assert v["user_message_after"] in said and v["user_message_after"] not in text
         assert "the shopper now sees" not in text
         before = {c["layer"]: c["why"] for c in v["checks_before"]}
         unchanged = [c["layer"] for c in v["checks"] if c["held"] and c["why"] == before[c["layer"]]]

@@ -35,7 +35,7 @@ __all__ = [
     "Facet", "Sentence", "Answer", "OUTCOMES", "NO_ANSWER_CAUSES", "STATUSES", "KINDS", "ANSWER_SCHEMA",
     "covers", "compose_answer", "answer_output", "check_output", "shown_answer", "check_citations",
     "is_grounded", "classify_outcome", "no_answer_cause", "request_text", "run_query", "FACETS", "CONFLICT_CANDIDATES",
-    "CORPUS", "SOURCE_TEXTS", "QUERIES", "DEFAULT_BUDGETS",
+    "CORPUS", "SOURCE_TEXTS", "EvalQuery", "QUERIES", "DEFAULT_BUDGETS",
 ]
 
 OUTCOMES = ("right", "wrong_record", "wrong_source", "no_answer")
@@ -144,21 +144,23 @@ def compose_answer(facets, packet, conflicts=()) -> Answer:
         elif len(by_text) == 1 and not recorded:
             answered += 1
             (text, (cid, _)), = by_text.items()
-            sentences.append(Sentence("claim", text, text, cid))
+            sentences.append(Sentence(kind="claim", text=text, quote=text, cite=cid))
         else:
             disputed.append(facet.name)
             ids = ", ".join(cid for cid, _ in by_text.values())
-            sentences.append(Sentence("conflict", f"The packet's sources disagree on {facet.name} ({ids}); "
-                                                  f"no single value is given and the sources go to content review."))
-            sentences.extend(Sentence("disputed", f"{who} says: {text}", text, cid)
+            sentences.append(Sentence(kind="conflict", text=f"The packet's sources disagree on {facet.name} ({ids}); "
+                                                       f"no single value is given and the sources go to content "
+                                                       f"review."))
+            sentences.extend(Sentence(kind="disputed", text=f"{who} says: {text}", quote=text, cite=cid)
                              for text, (cid, who) in by_text.items())
     if not answered and not disputed:
-        return Answer("abstain", (Sentence("abstain", f"The packet holds nothing on {' or '.join(missing)}, "
-                                                      f"so no answer is given."),), tuple(missing), ())
-    sentences.extend(Sentence("gap", f"The packet holds nothing on {name}, so that part is not answered.")
+        nothing = Sentence(kind="abstain", text=f"The packet holds nothing on {' or '.join(missing)}, "
+                                                f"so no answer is given.")
+        return Answer(status="abstain", sentences=(nothing,), missing=tuple(missing))
+    sentences.extend(Sentence(kind="gap", text=f"The packet holds nothing on {name}, so that part is not answered.")
                      for name in missing)
     status = "conflict" if disputed else ("partial" if missing else "full")
-    return Answer(status, tuple(sentences), tuple(missing), tuple(disputed))
+    return Answer(status=status, sentences=tuple(sentences), missing=tuple(missing), disputed=tuple(disputed))
 
 
 # ---------------------------------------------------------------- output, checks and outcomes
@@ -275,31 +277,52 @@ CONFLICT_BUDGET = 400
 WINDOW, OUTPUT_RESERVE = WORKED["window"], WORKED["output_reserve"]   # lesson 02's test settings
 SMALL_WINDOW = 240   # a smaller model's window, in lab tokens, with the same reserve
 
-# (id, declared sub-question, situation, the retriever's ranking, max_quote_chars, window in
-# lab tokens, gold id). Each query asks one sub-question of lesson 01's question. The gold id
-# is an evaluation label, the record that answers it; the answer stage never sees it.
+@dataclass(frozen=True)
+class EvalQuery:
+    """One query of the evaluation set: it asks one declared sub-question of lesson 01's
+    question. The gold id is an evaluation label, the record that answers it; the answer
+    stage never sees it."""
+
+    id: str
+    sub_question: tuple[str, str]   # (facet name, what it asks): one of lesson 01's SUB_QUESTIONS
+    situation: str
+    ranking: tuple[str, ...]        # the retriever's ranking, ids of CORPUS
+    max_quote_chars: int
+    window: int                     # the model's window, in lab tokens
+    gold_id: str
+
+
 QUERIES = (
-    ("q1", _HOURS, "as in lesson 01", ("hours-v2", "wifi-v1"), 400, WINDOW, "hours-v2"),
-    ("q2", _RETURNS, "a copy ranks second", ("returns-v1", "returns-faq", "card-v1"), 400, WINDOW, "returns-v1"),
-    ("q3", _HOURS, "stale index", ("hours-v1", "wifi-v1"), 400, WINDOW, "hours-v2"),
-    ("q4", _HOURS, "similar source first", ("cafe-v1", "hours-v2"), 120, WINDOW, "hours-v2"),
-    ("q5", _RETURNS, "small quote budget", ("returns-v1",), 80, WINDOW, "returns-v1"),
-    ("q6", _HOURS, "both versions current", ("hours-v2", "hours-v1"), 400, WINDOW, "hours-v2"),
-    ("q7", _HOURS, "smaller window", ("hours-v2", "parking-v1", "card-v1"), 400, SMALL_WINDOW, "hours-v2"),
-    ("q8", _RETURNS, "nothing retrieved", ("wifi-v1", "card-v1"), 400, WINDOW, "returns-v1"),
+    EvalQuery(id="q1", sub_question=_HOURS, situation="as in lesson 01", ranking=("hours-v2", "wifi-v1"),
+              max_quote_chars=400, window=WINDOW, gold_id="hours-v2"),
+    EvalQuery(id="q2", sub_question=_RETURNS, situation="a copy ranks second",
+              ranking=("returns-v1", "returns-faq", "card-v1"), max_quote_chars=400, window=WINDOW,
+              gold_id="returns-v1"),
+    EvalQuery(id="q3", sub_question=_HOURS, situation="stale index", ranking=("hours-v1", "wifi-v1"),
+              max_quote_chars=400, window=WINDOW, gold_id="hours-v2"),
+    EvalQuery(id="q4", sub_question=_HOURS, situation="similar source first", ranking=("cafe-v1", "hours-v2"),
+              max_quote_chars=120, window=WINDOW, gold_id="hours-v2"),
+    EvalQuery(id="q5", sub_question=_RETURNS, situation="small quote budget", ranking=("returns-v1",),
+              max_quote_chars=80, window=WINDOW, gold_id="returns-v1"),
+    EvalQuery(id="q6", sub_question=_HOURS, situation="both versions current", ranking=("hours-v2", "hours-v1"),
+              max_quote_chars=400, window=WINDOW, gold_id="hours-v2"),
+    EvalQuery(id="q7", sub_question=_HOURS, situation="smaller window", ranking=("hours-v2", "parking-v1", "card-v1"),
+              max_quote_chars=400, window=SMALL_WINDOW, gold_id="hours-v2"),
+    EvalQuery(id="q8", sub_question=_RETURNS, situation="nothing retrieved", ranking=("wifi-v1", "card-v1"),
+              max_quote_chars=400, window=WINDOW, gold_id="returns-v1"),
 )
 
 
-def run_query(query) -> tuple[ContextRecord, Answer, int, bool]:
+def run_query(query: EvalQuery) -> tuple[ContextRecord, Answer, int, bool]:
     """One query of QUERIES through the whole stage: (packet, answer, final input in lab
     tokens, fits the window). A request that overflows its window never reaches the answer
     stage; its answer is an abstention that says so."""
-    qid, (name, asks), _situation, ranking, budget, window, _gold = query
-    facets = declared_facets(((name, asks),))
-    packet = select_context([CORPUS[pid] for pid in ranking], budget)
+    name, asks = query.sub_question
+    facets = declared_facets((query.sub_question,))
+    packet = select_context([CORPUS[pid] for pid in query.ranking], query.max_quote_chars)
     final_input = lab_tokens(request_text(asks, packet.packet, packet.unresolved))
-    fits = request_fits(final_input, OUTPUT_RESERVE, window)
+    fits = request_fits(final_input, OUTPUT_RESERVE, query.window)
     if not fits:
-        return packet, Answer("abstain", (Sentence("abstain", "The request does not fit its window; no answer "
-                                                              "was generated."),), (name,)), final_input, fits
+        overflow = Sentence(kind="abstain", text="The request does not fit its window; no answer was generated.")
+        return packet, Answer(status="abstain", sentences=(overflow,), missing=(name,)), final_input, fits
     return packet, compose_answer(facets, packet.packet, packet.unresolved), final_input, fits

@@ -55,19 +55,21 @@ def _malformed(good: dict) -> list[dict]:
 def _evaluate() -> dict:
     rows = []
     for query in QUERIES:
-        qid, (name, asks), situation, ranking, budget, window, gold_id = query
+        name, asks = query.sub_question
         packet, answer, final_input, fits = run_query(query)
-        outcome = classify_outcome(answer, gold_id, CORPUS)
+        outcome = classify_outcome(answer, query.gold_id, CORPUS)
         skipped = [CORPUS[pid] for pid in packet.budget_skipped_ids]
         checks = check_citations(answer, packet.handed_ids, SOURCE_TEXTS)
         citations = "none" if not checks else "ok" if all(c["present"] and c["supported"] for c in checks) \
             else "failed"
-        rows.append({"query": qid, "asks": name, "question": asks, "situation": situation, "ranking": list(ranking),
-                     "max_quote_chars": budget, "packet_ids": list(packet.packet_ids),
+        rows.append({"query": query.id, "asks": name, "question": asks, "situation": query.situation,
+                     "ranking": list(query.ranking), "max_quote_chars": query.max_quote_chars,
+                     "packet_ids": list(packet.packet_ids),
                      "conflicts": [c.source_id for c in packet.unresolved], "final_input": final_input,
-                     "window": window, "fits_window": fits, "cited": list(answer.cited_ids), "gold_id": gold_id,
+                     "window": query.window, "fits_window": fits, "cited": list(answer.cited_ids),
+                     "gold_id": query.gold_id,
                      "citations": citations, "outcome": outcome, "schema_problems": check_output(answer_output(answer)),
-                     "cause": no_answer_cause(answer, skipped, declared_facets(((name, asks),)), fits)
+                     "cause": no_answer_cause(answer, skipped, declared_facets((query.sub_question,)), fits)
                      if outcome == "no_answer" else ""})
     counts = {k: sum(r["outcome"] == k for r in rows) for k in OUTCOMES}
     causes = {cause: sum(r["cause"] == cause for r in rows) for cause in NO_ANSWER_CAUSES}
@@ -91,7 +93,7 @@ def trace() -> dict:
     conflict["lesson01_conflicts"] = {k: list(v) for k, v in packet.conflicts.items()}
     for query in QUERIES:
         record = run_query(query)[0]
-        selections.append(selection([CORPUS[i] for i in query[3]], record))
+        selections.append(selection([CORPUS[i] for i in query.ranking], record))
     full = {k: runs[-1][k] for k in ("status", "sentences", "missing", "disputed")}
     return {"lesson": "answer", "question": QUESTION,
             "facets": [{"name": f.name, "asks": f.asks, "terms": list(f.terms)} for f in FACETS],
@@ -210,6 +212,10 @@ def view(record: dict) -> list[dict]:
     """Printable blocks, each with a key."""
     return [
         {"key": "heading", "heading": "Lesson 10 - answer: an honest, inspectable answer stage"},
+        {"key": "intro", "text": "What this shows: a template answer built only from packet quotes at lesson "
+                                 "01's three budgets (abstain, partial, full); a version conflict shown, not "
+                                 "settled; citations checked for presence and support; the output schema; and "
+                                 "eight queries counted by outcome, each no-answer by its cause."},
         {"key": "question", "text": "Question: " + record["question"]},
         *_answer_blocks(record),
         *_check_blocks(record),

@@ -19,8 +19,8 @@ __all__ = ["Answer", "compose", "GROUNDED", "BASELINE", "run_query"]
 @dataclass(frozen=True)
 class Answer:
     """The templated answer: one line per packet listing with the field ids it cites."""
-    lines: tuple          # ((text, (field id, ...)), ...)
-    from_fields: tuple
+    lines: tuple[tuple[str, tuple[str, ...]], ...]   # (text, the field ids it cites), one per line
+    from_fields: tuple[str, ...]                      # every field id of the packet
 
 
 def compose(so_far: Run) -> Answer:
@@ -29,7 +29,7 @@ def compose(so_far: Run) -> Answer:
     packet = so_far.output("packet", None)
     fields = dict(packet.fields) if packet else {}
     if decision.state not in ("respond", "degraded") or not packet:
-        return Answer((), tuple(fields))
+        return Answer(lines=(), from_fields=tuple(fields))
     lines = []
     for listing_id in packet.listings:
         cited = [f"{listing_id}#{name}" for name in ("title", "diameter_mm", "family", "price_eur")
@@ -38,7 +38,7 @@ def compose(so_far: Run) -> Answer:
         text = (f"{fields[cited[0]]}: {fields[f'{listing_id}#diameter_mm']} mm, {fields[f'{listing_id}#family']}, "
                 + (f"{price} EUR." if price else "price not current."))
         lines.append((text, tuple(cited)))
-    return Answer(tuple(lines), tuple(fields))
+    return Answer(lines=tuple(lines), from_fields=tuple(fields))
 
 
 GROUNDED = CATALOGUE.extend(Stage("answer", "template/1", "generation", compose, after_halt=True),

@@ -8,6 +8,8 @@ names the one whose own output was wrong.
 
 from __future__ import annotations
 
+import json
+
 from modules.catalogue import RESTRICTED_IDS, RESTRICTED_STRINGS
 from modules.common.checks import short
 from modules.catalogue.policy import decide_state
@@ -156,7 +158,6 @@ def check_decision(record: dict) -> tuple:
 
 
 def check_presentation(record: dict) -> tuple:
-    import json
     seen = record["presentation"]
     text = json.dumps(seen, ensure_ascii=False)
     leaks = [s for s in ("ref-", *RESTRICTED_IDS, *RESTRICTED_STRINGS) if s in text]

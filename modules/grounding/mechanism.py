@@ -29,9 +29,10 @@ layer far from where the symptom shows. Nobody tunes the ranker before the walk 
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import asdict, dataclass, replace
 
-from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
+from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query, opaque_ref
 from modules.common.checks import canonical_json, sha256_hex, short
 from modules.common.pipeline import Pipeline, Run, Stage
 from modules.catalogue.policy import gate, index_listings, names_of, permission_gate
@@ -148,8 +149,6 @@ def _change(run: Run) -> dict:
 def query_fingerprint(contract: dict) -> str:
     """sha256 of the canonical JSON of the contract, every str (keys and values) in NFC first:
     two Unicode spellings of one request, or one dict in two key orders, share a fingerprint."""
-    import unicodedata
-
     def nfc(value):
         if isinstance(value, str):
             return unicodedata.normalize("NFC", value)
@@ -185,7 +184,6 @@ def trace_record(run: Run) -> dict:
 def locate(record: dict, listing_id: str) -> str:
     """Internal only: where one listing went. Not retrieved and retrieved-then-withheld differ here,
     though the user view shows neither."""
-    from modules.catalogue import opaque_ref
     names = {listing_id, opaque_ref(listing_id)}
     for subject, layer, codes in exclusions(record):
         if subject in names:
@@ -212,7 +210,7 @@ class Variant:
     """A broken pipeline: one replaced stage, the change log entry, and where it shows."""
     name: str
     pipeline: Pipeline
-    change: tuple         # (stage, version, why): what the change log records
+    change: tuple[str, str, str]   # (stage, version, why): what the change log records
     query: str
     symptom: str
     seen_at: str
@@ -241,19 +239,21 @@ def _rebuilt_index(so_far: Run):
 
 
 VARIANTS = (
-    Variant("unit parser drops the unit",
-            GROUNDED.replace("contract", Stage("contract", "contract/3", "input", _dropping_unit)),
-            ("contract", "contract/3", "size parser refactor"), "PW-Q001",
-            "the assistant asks which unit, though the shopper typed 16 mm", "decision"),
-    Variant("index rebuilt without permission fields",
-            GROUNDED.replace("source", Stage("source", "source/2-rebuild", "source", _rebuilt_index)),
-            ("source", "source/2-rebuild", "nightly rebuild from the new feed export"), "PW-Q001",
-            "permission exclusions triple overnight; the policy version is unchanged", "permission/freshness"),
-    Variant("freshness rule switched off",
-            GROUNDED.replace("gate", Stage("gate", "assisted-use-policy/4+freshness-off", "permission/freshness",
-                                           lambda so_far: gate(so_far, freshness=False))),
-            ("gate", "assisted-use-policy/4+freshness-off", "freshness switched off for a load test"), "PW-Q004",
-            "a seal from the 2020 catalogue is offered as current", "generation"),
+    Variant(name="unit parser drops the unit",
+            pipeline=GROUNDED.replace("contract", Stage("contract", "contract/3", "input", _dropping_unit)),
+            change=("contract", "contract/3", "size parser refactor"), query="PW-Q001",
+            symptom="the assistant asks which unit, though the shopper typed 16 mm", seen_at="decision"),
+    Variant(name="index rebuilt without permission fields",
+            pipeline=GROUNDED.replace("source", Stage("source", "source/2-rebuild", "source", _rebuilt_index)),
+            change=("source", "source/2-rebuild", "nightly rebuild from the new feed export"), query="PW-Q001",
+            symptom="permission exclusions triple overnight; the policy version is unchanged",
+            seen_at="permission/freshness"),
+    Variant(name="freshness rule switched off",
+            pipeline=GROUNDED.replace("gate", Stage("gate", "assisted-use-policy/4+freshness-off",
+                                                    "permission/freshness",
+                                                    lambda so_far: gate(so_far, freshness=False))),
+            change=("gate", "assisted-use-policy/4+freshness-off", "freshness switched off for a load test"),
+            query="PW-Q004", symptom="a seal from the 2020 catalogue is offered as current", seen_at="generation"),
 )
 
 

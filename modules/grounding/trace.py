@@ -6,6 +6,7 @@ into the lesson's record and printable blocks. It imports no lesson module.
 
 from __future__ import annotations
 
+from modules.catalogue import QUERIES, opaque_ref, query_by_id
 from modules.catalogue.policy import POLICY_VERSION
 from modules.grounding.mechanism import (CHECKS, GATE_CODES, LAYERS, LISTINGS, NOTHING_QUERY, VARIANTS, _gate, count_exclusions, first_failing_layer, locate, permission_gate, run_query, run_variant, trace_record)
 from modules.common.tables import table_block
@@ -70,8 +71,10 @@ def record(detail: dict, records: list, nothing: dict, walks: list, counts: dict
             "permission_after": sum(after[c] for c in PERMISSION_CODES),
             "source_version": [detail["change"]["baseline"]["source"], walks[1]["variant"].change[1]],
             "policy_version": [POLICY_VERSION, walks[1]["after"]["permission/freshness"]["policy"]],
+            "first_failing_layer": walks[1]["first"] and walks[1]["first"][0],
             "reading": "Permission exclusions rose while the policy did not change: metadata was lost on the way "
-                       "into the index. Repair the rebuild; never relax fail-closed to make the count drop."},
+                       "into the index, so the layer to repair is the one that holds the index's records. Repair "
+                       "the rebuild; never relax fail-closed to make the count drop."},
     }
 
 
@@ -80,22 +83,16 @@ def _check_lines(checks: list) -> str:
 
 
 def _walk_text(n: int, v: dict) -> str:
-    """One broken pipeline: what it decided internally, what the shopper actually sees, then the
-    checks: every failed one, each held one whose figures moved (with the healthy figures), and
-    the held, unchanged layers named once."""
+    """One broken pipeline: its change, its symptom and the layer the walk names, then the checks:
+    every failed one, each held one whose figures moved, and the held, unchanged layers named once."""
     was = {c["layer"]: c["why"] for c in v["checks_before"]}
     failed = [f"  {c['layer']}: FAILED - {c['why']}" for c in v["checks"] if not c["held"]]
     moved = [f"  {c['layer']}: held, figures moved - {c['why']}" for c in v["checks"]
              if c["held"] and c["why"] != was[c["layer"]]]
     same = [c["layer"] for c in v["checks"] if c["held"] and c["why"] == was[c["layer"]]]
-    return "\n".join([
-        f"{n}. {v['name']} ({v['change'][0]} -> {v['change'][1]}), on {v['query_id']}.",
-        f"What the broken run decided, in its internal record only: {v['symptom']}; state {v['state_before']} -> {v['state_after']}, packet "
-        f"{' '.join(v['packet_before']) or '-'} -> {' '.join(v['packet_after']) or '-'}.",
-        f"The shopper sees none of that: a layer's check fails, so the user view withholds the run "
-        f"({v['user_view_before']} -> {v['user_view_after']}: \"{v['user_message_after']}\"). "
-        f"First failing layer: {v['first_failing_layer']}."]
-        + failed + moved + [f"  held, as in the healthy run: {', '.join(same) or '-'}."])
+    return "\n".join([f"{n}. {v['name']} ({v['change'][0]} -> {v['change'][1]}), on {v['query_id']}. "
+                      f"Symptom, internal only: {v['symptom']}. First failing layer: {v['first_failing_layer']}."]
+                     + failed + moved + [f"  held, as in the healthy run: {', '.join(same) or '-'}."])
 
 
 def _ranks(row: dict) -> str:
@@ -113,6 +110,10 @@ def view(record: dict) -> list:
     seen = record["user_view"]
     blocks = [
         {"key": "heading", "heading": "Lesson 09 - grounding: traces that explain every inclusion and exclusion"},
+        {"key": "intro", "text": "What this shows: every catalogue query traced, one layer per section; one "
+                                 "record in full and what the shopper may see of it; then three broken pipelines, "
+                                 "each walked to the first layer that failed, and the gate's exclusions before and "
+                                 "after an index rebuild."},
         {"key": "layers", "text": "One record per query, with one section per layer: " + " > ".join(record["layers"])
                                   + ". It is the record of the same pipeline run lessons 07 and 08 show."},
         table_block(
@@ -124,6 +125,9 @@ def view(record: dict) -> list:
             [[q["query_id"], q["state"], q["user_state"],
               " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-", q["fingerprint"][:12]]
              for q in record["queries"]]),
+        {"key": "stopped", "text": "Stopped before retrieval, so no channel ran, nothing was retrieved and no "
+                                   "packet was assembled: " + ", ".join(
+            f"{q['query_id']} ({q['stopped']})" for q in record["queries"] if q["stopped"]) + "."},
         {"key": "detail", "heading": f"The internal record of {d['query_id']}: {d['query']}"},
         {"key": "fingerprint", "text": f"Fingerprint {d['fingerprint']}\nAs of {d['as_of']}; versions "
                                        + ", ".join(f"{k}={v}" for k, v in d["change"]["versions"].items())},
@@ -197,6 +201,19 @@ def view(record: dict) -> list:
                                             + ". The shopper is told: "
                                             + contrast["nothing_matched"]["user_view"]["message"]},
         {"key": "walks", "heading": "Regression localisation: walk the layers, name the first that failed"},
+        table_block(
+            "broken-runs", "Three broken pipelines, one replaced stage each: what they decided",
+            "walk: the number used below (its query there); state and packet: the internal decision "
+            "and the listings packed, healthy -> broken; user sees: the state shown to the shopper.",
+            ["walk", "state", "packet", "user sees"],
+            [[n, f"{v['state_before']} -> {v['state_after']}",
+              f"{' '.join(v['packet_before']) or '-'} -> {' '.join(v['packet_after']) or '-'}",
+              f"{v['user_view_before']} -> {v['user_view_after']}"]
+             for n, v in enumerate(record["variants"], start=1)]),
+        {"key": "walks-shown", "text": "Every broken run fails a check at or before the decision, so the user view "
+                                       "withholds it; the shopper is told: "
+                                       + record["variants"][0]["user_message_after"]
+                                       + " Each walk below names the layer to repair."},
     ]
     for n, v in enumerate(record["variants"], start=1):
         blocks.append({"key": f"walk-{n}", "text": _walk_text(n, v)})
@@ -223,14 +240,14 @@ def view(record: dict) -> list:
                      [f"after ({agg['source_version'][1]})", agg["permission_after"], agg["permission_after"]]]}},
         {"key": "aggregate-reading", "text": f"Permission exclusions {agg['permission_before']} -> "
                                              f"{agg['permission_after']}; policy version {agg['policy_version'][0]} -> "
-                                             f"{agg['policy_version'][1]}. {agg['reading']}"},
+                                             f"{agg['policy_version'][1]}. {agg['reading']} First failing layer of "
+                                             f"the rebuild: {agg['first_failing_layer']} (walk 2)."},
     ]
     return blocks
 
 
 def trace(query: str = "PW-Q002") -> dict:
     """Every catalogue query through the healthy pipeline, one in detail, then the three broken ones."""
-    from modules.catalogue import QUERIES, opaque_ref, query_by_id
     permitted, _ = permission_gate([(x.id, x.permission) for x in LISTINGS])
     records = [trace_record(run_query(q)) for q in QUERIES]
     detail = records[QUERIES.index(query_by_id(query))]

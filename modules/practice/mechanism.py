@@ -103,11 +103,11 @@ class Conflict:
     states (lesson 04's reader; value None when unreadable); state: one of CONFLICT_STATES;
     kept: the ids that stay in the packet; rule: the declared rule that settled it, if any."""
 
-    ids: tuple
-    amounts: tuple
+    ids: tuple[str, ...]
+    amounts: tuple[Amount, ...]
     state: str
-    kept: tuple
-    rule: object = ""
+    kept: tuple[str, ...]
+    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,9 +116,9 @@ class Plan:
     dedupe: dropped copy id -> id of the copy kept (lesson 03); conflict: a Conflict;
     used_tokens / budget: lab tokens."""
 
-    decisions: tuple
-    packet: tuple
-    dedupe: dict
+    decisions: tuple[Decision, ...]
+    packet: tuple[str, ...]
+    dedupe: dict[str, str]
     conflict: Conflict
     used_tokens: int
     budget: int
@@ -150,8 +150,8 @@ def as_chunk(candidate: Candidate):
     if not isinstance(candidate, Candidate):
         raise TypeError(f"candidate must be a Candidate, got {type(candidate).__name__} {short(candidate)}")
     copy = "primary" if candidate.document == candidate.canonical else "mirror"
-    return RetrievedChunk(candidate.id, candidate.document, candidate.text, candidate.similarity, candidate.canonical,
-                          copy, anchor=f"#{candidate.chunk}")
+    return RetrievedChunk(id=candidate.id, source=candidate.document, text=candidate.text, score=candidate.similarity,
+                          canonical_id=candidate.canonical, copy=copy, anchor=f"#{candidate.chunk}")
 
 
 def canonical_dedupe(candidates) -> dict[str, str]:
@@ -190,18 +190,18 @@ def settle_conflict(members, rules=()) -> Conflict:
     amounts = tuple(found[0] for _, found in stated if found)
     ids = tuple(c.id for c in members)
     if len(members) > 1 and any(a.value is None for a in amounts):
-        return Conflict(ids, amounts, "unreadable", ids)
+        return Conflict(ids=ids, amounts=amounts, state="unreadable", kept=ids)
     said = [(a.value, a.unit) for a in amounts]
     if len(set(said)) <= 1:
-        return Conflict(ids, amounts, "none", ids)
+        return Conflict(ids=ids, amounts=amounts, state="none", kept=ids)
     declared = set(rules)
     for winner, mine in zip(members, said):
         others = [c for c, theirs in zip(members, said) if theirs != mine]
         if all((winner.source, c.source) in declared for c in others):
             kept = tuple(c.id for c in members if c.source == winner.source)
-            return Conflict(ids, amounts, "resolved", kept, f"{winner.source} over "
-                            + ", ".join(sorted({c.source for c in others})))
-    return Conflict(ids, amounts, "unresolved", ids)
+            return Conflict(ids=ids, amounts=amounts, state="resolved", kept=kept,
+                            rule=f"{winner.source} over " + ", ".join(sorted({c.source for c in others})))
+    return Conflict(ids=ids, amounts=amounts, state="unresolved", kept=ids)
 
 
 def units(alive, rank: dict, disputed=frozenset(), reason: dict | None = None) -> list:
@@ -270,9 +270,10 @@ def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) ->
         else:
             reason.update({c.id: "budget" for c in unit})
     order = {pid: i for i, pid in enumerate(packet, start=1)}
-    decisions = tuple(Decision(c.id, "keep" if c.id in order else "discard", reason[c.id], order.get(c.id))
-                      for c in candidates)
-    return Plan(decisions, tuple(packet), dedupe, conflict, used, budget)
+    decisions = tuple(Decision(id=c.id, decision="keep" if c.id in order else "discard", reason=reason[c.id],
+                               order=order.get(c.id)) for c in candidates)
+    return Plan(decisions=decisions, packet=tuple(packet), dedupe=dedupe, conflict=conflict, used_tokens=used,
+                budget=budget)
 
 
 # ---------------------------------------------------------------- the fixture
@@ -292,32 +293,44 @@ _A2 = ("Exception to the conclusion above: travel booked before the coordinator 
        "booking could not wait.")
 
 CANDIDATES = (
-    Candidate("A1", 0.92, "travel-policy", 3, "travel-policy", "volunteer-office", SCOPE, "2026-01-01", "",
-              0.8, _A1),
-    Candidate("E1", 0.91, "staff-travel-policy", 3, "staff-travel-policy", "staff-office",
-              "staff conference travel", "2026-01-01", "", 0.8,
-              "Conclusion: staff who travel to a conference on behalf of the library are reimbursed for their "
-              "train or bus fare and two nights of lodging, up to 800 euros per trip. Claims go to the "
-              "finance office within sixty days."),
-    Candidate("B1", 0.90, "intranet-mirror/travel-policy", 3, "travel-policy", "intranet-mirror", SCOPE,
-              "2026-01-01", "", 0.5, "[Mirror of travel-policy, copied 2026-03-02] " + _A1),
-    Candidate("C1", 0.88, "travel-policy-2025", 2, "travel-policy-2025", "volunteer-office", SCOPE,
-              "2025-01-01", "2025-12-31", 0.8,
-              "Volunteers are reimbursed up to 300 euros per conference trip, lodging included; no prior "
-              "approval is needed."),
-    Candidate("D2", 0.85, "finance-faq", 12, "finance-faq", "finance-faq", SCOPE, "2026-01-01", "", 0.6,
-              "FAQ: how much can a volunteer claim for a conference trip? The allowance is 600 euros per "
-              "trip, lodging included."),
-    Candidate("D1", 0.83, "allowance-table-2026", 1, "allowance-table-2026", "finance-office", SCOPE,
-              "2026-01-01", "", 0.9,
-              "Allowance table 2026: the conference travel allowance for volunteers is 500 euros per trip, "
-              "lodging included."),
-    Candidate("F1", 0.79, "volunteer-handbook", 7, "volunteer-handbook", "volunteer-office", SCOPE,
-              "2026-01-01", "", 0.7,
-              "Volunteer handbook, section 7: the coordinator signs a trip form for every conference a "
-              "volunteer attends for the library, and keeps a copy with the volunteer's record."),
-    Candidate("A2", 0.64, "travel-policy", 4, "travel-policy", "volunteer-office", SCOPE, "2026-01-01", "",
-              0.8, _A2),
+    Candidate(id="A1", similarity=0.92, authority=0.8, document="travel-policy",
+              chunk=3, canonical="travel-policy", source="volunteer-office",
+              scope=SCOPE, valid_from="2026-01-01", valid_until="",
+              text=_A1),
+    Candidate(id="E1", similarity=0.91, authority=0.8, document="staff-travel-policy",
+              chunk=3, canonical="staff-travel-policy", source="staff-office",
+              scope="staff conference travel", valid_from="2026-01-01", valid_until="",
+              text="Conclusion: staff who travel to a conference on behalf of the library are reimbursed for their "
+                   "train or bus fare and two nights of lodging, up to 800 euros per trip. Claims go to the "
+                   "finance office within sixty days."),
+    Candidate(id="B1", similarity=0.90, authority=0.5, document="intranet-mirror/travel-policy",
+              chunk=3, canonical="travel-policy", source="intranet-mirror",
+              scope=SCOPE, valid_from="2026-01-01", valid_until="",
+              text="[Mirror of travel-policy, copied 2026-03-02] " + _A1),
+    Candidate(id="C1", similarity=0.88, authority=0.8, document="travel-policy-2025",
+              chunk=2, canonical="travel-policy-2025", source="volunteer-office",
+              scope=SCOPE, valid_from="2025-01-01", valid_until="2025-12-31",
+              text="Volunteers are reimbursed up to 300 euros per conference trip, lodging included; no prior "
+                   "approval is needed."),
+    Candidate(id="D2", similarity=0.85, authority=0.6, document="finance-faq",
+              chunk=12, canonical="finance-faq", source="finance-faq",
+              scope=SCOPE, valid_from="2026-01-01", valid_until="",
+              text="FAQ: how much can a volunteer claim for a conference trip? The allowance is 600 euros per "
+                   "trip, lodging included."),
+    Candidate(id="D1", similarity=0.83, authority=0.9, document="allowance-table-2026",
+              chunk=1, canonical="allowance-table-2026", source="finance-office",
+              scope=SCOPE, valid_from="2026-01-01", valid_until="",
+              text="Allowance table 2026: the conference travel allowance for volunteers is 500 euros per trip, "
+                   "lodging included."),
+    Candidate(id="F1", similarity=0.79, authority=0.7, document="volunteer-handbook",
+              chunk=7, canonical="volunteer-handbook", source="volunteer-office",
+              scope=SCOPE, valid_from="2026-01-01", valid_until="",
+              text="Volunteer handbook, section 7: the coordinator signs a trip form for every conference a "
+                   "volunteer attends for the library, and keeps a copy with the volunteer's record."),
+    Candidate(id="A2", similarity=0.64, authority=0.8, document="travel-policy",
+              chunk=4, canonical="travel-policy", source="volunteer-office",
+              scope=SCOPE, valid_from="2026-01-01", valid_until="",
+              text=_A2),
 )
 
 CAPSTONE_QUESTIONS = (

@@ -1,5 +1,6 @@
 """Lesson 11's trace and view: the scenario `python3 -B methods.py practice` prints, and with
-`--solution` the reference decision table, each table in one row order.
+`--solution` the reference decision table (task 4's answer) and the answers to tasks 5 to 7, each
+table in one row order.
 
 The mechanism and the fixture are in modules/practice/mechanism.py, whose trace() and view() call these.
 """
@@ -98,16 +99,17 @@ def trace(solution: bool = False) -> dict:
                         "tokens": lab_tokens(c.text), "text": c.text}
                        for rank, c in enumerate(CANDIDATES, start=1)],
         "questions": list(CAPSTONE_QUESTIONS),
+        # The curriculum's figures, by default: they show the lab's rules at work on cases
+        # other than task 4's table (another spelling of D2's amount, a budget that binds).
+        "amount_reader": _reader(),
+        "tight_run": _walk(TIGHT_BUDGET),
+        "budget_only": {"packet": [c.id for c in CANDIDATES], "tokens": sum(lab_tokens(c.text) for c in CANDIDATES)},
     }
     if not solution:
         return record
     plan = decision_table(CANDIDATES, AS_OF, SCOPE, BUDGET, RULES)
     with_rule = decision_table(CANDIDATES, AS_OF, SCOPE, BUDGET, EXAMPLE_RULE)
     reference = _plan_record(plan, CANDIDATES)
-    reference["amount_reader"] = _reader()
-    reference["tight_run"] = _walk(TIGHT_BUDGET)
-    reference["budget_only"] = {"packet": [c.id for c in CANDIDATES],
-                                "tokens": sum(lab_tokens(c.text) for c in CANDIDATES)}
     reference["with_declared_rule"] = {
         "rule": [list(r) for r in EXAMPLE_RULE], "conflict_state": with_rule.conflict.state,
         "packet": list(with_rule.packet),
@@ -140,8 +142,14 @@ EVIDENCE_WORDING_NOTE = (
 
 
 def view(record: dict) -> list[dict]:
+    tight = record["tight_run"]
     blocks = [
         {"key": "heading", "heading": "Lesson 11 - practice: the capstone"},
+        {"key": "intro", "text": "What this shows: one question and the eight candidates it retrieved, each "
+                                 "testing a rule of an earlier lesson (freshness, scope, copies, conflict, units, "
+                                 "budget). Deciding them is your exercise; the scenario is all you need. Then two of the "
+                                 "lab's rules at work on other cases: the conflict check reading an amount however "
+                                 "it is written, and the budget walk at 160 lab tokens."},
         {"key": "scenario",
          "text": f"Question: {record['question']}\nAs of {record['as_of']}; the question's scope: "
                  f"{record['scope']}; evidence budget: {record['budget']:,} {record['unit']}. Declared priority "
@@ -161,16 +169,39 @@ def view(record: dict) -> list[dict]:
                [[c["id"], f"{c['document']}#{c['chunk']}", "-" if c["canonical"] == c["document"] else c["canonical"],
                  c["scope"]] for c in record["candidates"]]),
         {"key": "texts", "text": "\n".join(f"{c['id']}: {c['text']}" for c in record["candidates"])},
+        table_block("amount-reader", "D2's amount written other ways, against D1's 500 euros",
+               "read as: lesson 04's reader ('-' = cannot read: the pair goes to review, never counted "
+               "as agreement); state: the conflict check's outcome with no declared rule; kept: who stays.",
+               ["D2 writes", "read as", "state", "kept"],
+               [[r["written"], "-" if r["value"] is None else f"{r['value']} {r['unit']}", r["state"],
+                 ", ".join(r["kept"])] for r in record["amount_reader"]]),
+        table_block("tight-walk", f"A second run at {tight['budget']} lab tokens, where the budget binds",
+               "The budget walk in the order it runs: units (what survives the earlier layers) in order of "
+               "their best rank; tokens: the unit's lab "
+               "tokens; used after: the running total once the step is decided.",
+               ["step", "unit", "tokens", "fits", "used after"],
+               [[s["step"], ", ".join(s["unit"]), s["tokens"], s["fits"], s["used_after"]] for s in tight["steps"]]),
+        {"key": "tight-result",
+         "text": f"Packet at {tight['budget']}: {', '.join(tight['packet'])} ({tight['used_tokens']} lab tokens); "
+                 + ", ".join(k for k, v in tight["discarded"].items() if v == "budget") + " discarded for the "
+                 "budget. D2 alone would fit, but the conflict enters whole or not at all; the walk skips it and "
+                 "still takes F1: skip, never stop."},
+        {"key": "budget-only",
+         "text": f"For contrast: a budget-only selector keeps all eight ({record['budget_only']['tokens']} lab "
+                 f"tokens fit in {record['budget']:,}): the budget is not a freshness, scope, copy or conflict "
+                 "check."},
         {"key": "exercise",
-         "text": "Your exercise (exercises/practice.py): produce the decision table - selection order, a reason "
-                 "for every discarded candidate, the canonical dedupe, the conflict state and the final packet - "
-                 "then answer:\n" + "\n".join(f"{i}. {q}" for i, q in enumerate(record["questions"], start=1))},
+         "text": "Your exercise (exercises/practice.py): produce the decision table (task 4) - selection order, "
+                 "a reason for every discarded candidate, the canonical dedupe, the conflict state and the final "
+                 "packet - then answer (tasks 5 to 7):\n"
+                 + "\n".join(f"{i}. {q}" for i, q in enumerate(record["questions"], start=1))},
     ]
     ref = record.get("reference")
     if ref is None:
-        blocks.append({"key": "hint", "text": "Run with --solution to print the reference decision table."})
+        blocks.append({"key": "hint", "text": "Task 4's answer, the reference decision table, and the answers "
+                                              "to these questions print only with --solution."})
         return blocks
-    cf, tight, rule = ref["conflict"], ref["tight_run"], ref["with_declared_rule"]
+    cf, rule = ref["conflict"], ref["with_declared_rule"]
     blocks += [
         {"key": "reference", "heading": "Reference decision table (--solution)"},
         table_block("decisions", "One decision per candidate, in rank order",
@@ -191,28 +222,9 @@ def view(record: dict) -> list[dict]:
          "text": f"Conflict: {', '.join(f'''{a['id']} states {a['written']}''' for a in cf['amounts'])}; state "
                  f"{cf['state']}, kept {', '.join(cf['kept'])}. No declared rule: both stay as disputed "
                  f"evidence, the answer gives no single amount, and the sources go to content review."},
-        table_block("amount-reader", "D2 written other ways, against D1's 500 euros",
-               "read as: lesson 04's reader ('-' = cannot read: the pair goes to review, never counted "
-               "as agreement); state: the conflict check's outcome; kept: who stays.",
-               ["D2 writes", "read as", "state", "kept"],
-               [[r["written"], "-" if r["value"] is None else f"{r['value']} {r['unit']}", r["state"],
-                 ", ".join(r["kept"])] for r in ref["amount_reader"]]),
         {"key": "selection",
          "text": f"Selection order and final packet: {', '.join(ref['selection_order'])}. A2 ranked last by "
                  f"similarity but enters right after A1: an exception travels with its conclusion."},
-        table_block("tight-walk", f"A second run at {tight['budget']} lab tokens, where the budget binds",
-               "The budget walk in the order it runs: units in order of their best rank; tokens: the "
-               "unit's lab tokens; used after: the running total once the step is decided.",
-               ["step", "unit", "tokens", "fits", "used after"],
-               [[s["step"], ", ".join(s["unit"]), s["tokens"], s["fits"], s["used_after"]] for s in tight["steps"]]),
-        {"key": "tight-result",
-         "text": f"Packet at {tight['budget']}: {', '.join(tight['packet'])} ({tight['used_tokens']} lab tokens). "
-                 + ", ".join(f"{k} ({v})" for k, v in tight["discarded"].items()) + " discarded. D2 alone would "
-                 "fit, but the conflict enters whole or not at all; the walk skips it and still takes F1: skip, "
-                 "never stop."},
-        {"key": "budget-only",
-         "text": f"For contrast: a budget-only selector keeps all eight ({ref['budget_only']['tokens']} lab "
-                 f"tokens fit in {ref['budget']:,}): the budget is not a freshness, scope, copy or conflict check."},
         {"key": "declared-rule",
          "text": f"With a rule declared in advance ({' over '.join(rule['rule'][0])}): conflict "
                  f"{rule['conflict_state']}, packet {', '.join(rule['packet'])}, discarded "

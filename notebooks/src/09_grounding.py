@@ -57,8 +57,8 @@ display.say("sections: " + ", ".join(record))
 # | `ranking` | what did the ranker receive, and why does each cluster sit where it does? |
 # | `assembly` | which ranked candidates were usable, which field ids were packed? |
 # | `decision` | which state, from which reasons, with which fallback? |
-# | `generation` | which lines, citing which packet fields? |
 # | `presentation` | what the shopper sees |
+# | `generation` | which lines, citing which packet fields? |
 # | `change` | which component versions, against the baseline and the change log? |
 
 # %%
@@ -137,21 +137,22 @@ show("user-view", "contrast", "contrast-verdict")
 # that failed. Three broken pipelines, each built from the healthy one by replacing one
 # stage, show why the order matters:
 #
-# * the size parser after a refactor drops the unit: the symptom is a question to the
-#   shopper (decision), the walk names **input**;
+# * the size parser after a refactor drops the unit: the symptom is a decision to ask the
+#   shopper which unit (decision), the walk names **input**;
 # * the nightly index rebuild reads a feed export with no permission column: the symptom
 #   is a jump in permission exclusions (the gate), the walk names **source**;
 # * the freshness rule is switched off: the symptom is a 2020 seal offered as current
 #   (the answer), the walk names **permission/freshness**.
 #
-# A pipeline that fails a layer up to the decision is not shown to the shopper: the view
-# says the assistant cannot answer right now.
+# Each symptom is in the internal record only. A pipeline that fails a layer up to the
+# decision is not shown to the shopper: the view says the assistant cannot answer right
+# now, so the shopper is never asked for the unit nor offered the 2020 seal.
 
 # %%
 for variant in grounding.VARIANTS:
     changed = [s.name for s in variant.pipeline.stages if s != grounding.GROUNDED.stage(s.name)]
     print(f"{variant.name}: replaces stage {changed}")
-show("walk-1", "walk-2", "walk-3", "walk-summary")
+show("broken-runs", "walks-shown", "walk-1", "walk-2", "walk-3", "walk-summary")
 
 # %% [markdown]
 # Tuning the ranker would have treated a symptom in every case: the first failing layer
@@ -187,8 +188,10 @@ for layer, (held, why) in cut.items():
 # exclusions over the same nine queries triple, from 21 to 63, while the policy version
 # stays `assisted-use-policy/4`. The codes show what happened: `PERMISSION_DENIED` became
 # `PERMISSION_UNKNOWN`, because eight listings arrived without a permission value and the
-# gate failed closed on them. The fix is to repair the rebuild, never to relax fail-closed
-# until the count drops.
+# gate failed closed on them. Walk 2 names the layer: `source`, the layer that holds the
+# index's records, whose own section shows 8 of 16 records without a permission (lessons
+# 12 and 14 name this rebuild by the same layer). The fix is to repair the rebuild, never
+# to relax fail-closed until the count drops.
 
 # %%
 show("aggregate", "aggregate-chart", "aggregate-reading")
@@ -223,7 +226,11 @@ charts.show(fig, f"Permission exclusions go from {counts['permission_before']} t
 # ## Your turn
 #
 # Open `exercises/grounding.py`. Write three of the layer checks (`check_input`,
-# `check_permission_freshness`, `check_ranking`), each from its own section only; the
-# `query_fingerprint`; then `first_failing_layer`, `user_view` and `failure_counts` on top
-# of your own checks; and two quizzes. Run `python3 -B methods.py check grounding`; ask
-# for a nudge with `python3 -B methods.py hint grounding`.
+# `check_permission_freshness`, `check_ranking`), each from its own section only and each
+# catching one defect the lab's check of the same name lets through; a
+# `request_fingerprint` that finds the same question across component upgrades; then
+# `first_failing_layer`, a `user_view` that also withholds an answer the generation check
+# rejects, and `regression_counts`, a dashboard of what a change broke, on top of your own
+# checks; two quizzes; and one prediction: PW-Q002's packet through the rebuilt index,
+# before you run it. Run `python3 -B methods.py check grounding`; ask for a nudge with
+# `python3 -B methods.py hint grounding`.

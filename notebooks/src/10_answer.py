@@ -216,8 +216,10 @@ charts.show(fig, "Two right answers; one stale record and one wrong source, both
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/answer.py`: `check_citation` (presence and support), `compose_answer`
-# (full, partial, conflict or abstain), `classify_outcome` (the four outcomes), two
-# quizzes, and `no_answer_cause` (window overflow, conflict, budget skip or missing facet).
+# Open `exercises/answer.py`: `check_citation` (presence and support); a `compose_answer`
+# that quotes only the sentence answering each facet, where the lab's quotes the whole
+# passage; a `classify_outcome` that counts a claim without citation on its own; two
+# quizzes; `cause_by_facet`, which names why each unanswered part of a partial answer went
+# unanswered; and one prediction, the smallest quote budget that gives a full answer.
 # Check with `python3 -B methods.py check answer`; ask for a nudge with
 # `python3 -B methods.py hint answer`.

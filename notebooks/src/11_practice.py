@@ -185,7 +185,11 @@ show("tight-walk", "tight-result")
 #
 # ## Your turn
 #
-# Open `exercises/practice.py`: `is_current`, `canonical_dedupe` (which applies lesson
-# 03's `dedupe_canonical`), `settle_conflict` (which reads amounts with lesson 04's
-# `stated_amounts`), `decision_table` and the three quiz constants. The grader checks every
-# decision and its reason, not only the final packet: `python3 -B methods.py check practice`.
+# Open `exercises/practice.py`. Each task asks for something the lesson's module does
+# not do: `validity` names the state of a validity window and warns before a policy
+# expires; `canonical_dedupe` applies lesson 03's `dedupe_canonical` to candidates that
+# arrive out of rank order; `settle_conflict` follows declared priority rules in a chain
+# and refuses rules that contradict themselves; `decision_table` counts each passage's
+# evidence wrapper against the budget; then the three quiz constants and one prediction
+# (the packet with the declared rule at 160 lab tokens). The grader checks every decision
+# and its reason, not only the final packet: `python3 -B methods.py check practice`.

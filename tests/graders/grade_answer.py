@@ -1,7 +1,11 @@
 """Grader for lesson 10, answer. Run: python3 -B methods.py check answer"""
 
-from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
-from modules.answer import CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence, run_query
+import re
+
+from labtools.grading.harness import manifest_tasks, call_shown, constant, expect, expect_call, expect_true, function, load, Shown
+from modules.answer import (CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence, compose_answer, covers,
+                            run_query)
+from modules.common.facets import declared_facets
 from modules.context import CANDIDATES, Passage, select_context
 
 LESSON = "answer"
@@ -51,6 +55,10 @@ def test_task1_quote_not_in_the_cited_source():
           "the id is present, but its source says 'north entrance': presence is not support")
     _cite(fn, "returns-v1", BY_ID["hours-v2"].text, ["returns-v1", "hours-v2"], (True, False),
           "the quote is true to hours-v2, but the sentence cites returns-v1, whose text does not contain it")
+    _cite(fn, "returns-v1", "Drop Box beside the North entrance", ["returns-v1"], (True, False),
+          "the source writes 'drop box beside the north entrance': a quote keeps its source's case exactly")
+    _cite(fn, "returns-v1", "drop box  beside the north entrance", ["returns-v1"], (True, False),
+          "two spaces where the source has one: a quote is the source's own characters, spacing included")
 
 
 def test_task1_unknown_id_and_empty_quote():
@@ -70,6 +78,10 @@ def _compose(fn, facets, packet, label):
     return answer, shown
 
 
+def _sentences(text: str) -> list:
+    return re.split(r"(?<=[.!?])\s+", text)
+
+
 def _expect_only_packet_quotes(answer, packet, shown):
     texts = {p.id: p.text for p in packet}
     for sentence in answer.sentences:
@@ -77,10 +89,10 @@ def _expect_only_packet_quotes(answer, packet, shown):
             expect_true(sentence.cite in texts,
                         f"called {shown}\n  a {sentence.kind} sentence cites {sentence.cite!r}, which is not in the "
                         f"packet {sorted(texts)}: the answer may only use what it was handed")
-            expect_true(sentence.quote == texts[sentence.cite],
+            expect_true(sentence.quote in _sentences(texts[sentence.cite]),
                         f"called {shown}\n  the sentence citing {sentence.cite!r} quotes {sentence.quote!r}\n"
-                        f"  expected the passage's own text {texts[sentence.cite]!r}: a template answer repeats "
-                        f"its quote word for word, so the citation check can verify it")
+                        f"  expected one whole sentence of that passage, word for word (its sentences: "
+                        f"{_sentences(texts[sentence.cite])!r}), so the citation check can verify it")
         else:
             expect_true(not sentence.cite and not sentence.quote,
                         f"called {shown}\n  a {sentence.kind!r} sentence carries cite={sentence.cite!r} "
@@ -117,6 +129,9 @@ def test_task2_partial_answer_names_the_missing_part():
     expect_true(len(gaps) == 1 and "opening hours" in gaps[0],
                 f"called {shown}\n  gap sentences: {gaps}\n  expected one gap sentence that names 'opening hours', "
                 f"so the reader knows which part is missing")
+    expect(_kinds(answer), [("claim", "returns-v1"), ("gap", "")], shown + " -> (kind, cite) per sentence",
+           why="the hours facet comes first in the question, but its gap sentence comes after every claim: what "
+               "is known first, then what is missing")
 
 
 def test_task2_abstains_when_nothing_answers():
@@ -155,6 +170,39 @@ def test_task2_conflict_presents_both_and_picks_neither():
                         f"called {shown}\n  disputed sentence {sentence.text!r}\n  expected it to name its source "
                         f"{passage.source_id!r} and version {passage.version!r}")
     _expect_only_packet_quotes(answer, packet, shown)
+
+
+def test_task2_quotes_only_the_sentence_that_answers():
+    # The lab's compose_answer quotes whole passages; the task's quotes the answering sentence.
+    fn = function(load(LESSON), "compose_answer")
+    leaflet = CORPUS["leaflet-v1"]
+    answer, shown = _compose(fn, (HOURS,), (leaflet,), "leaflet-v1: 'Welcome! The help desk opens at 9:00 ...'")
+    expect([(s.kind, s.quote, s.cite) for s in answer.sentences],
+           [("claim", "The help desk opens at 9:00 on weekdays.", "leaflet-v1")], shown + " -> (kind, quote, cite)",
+           why="'Welcome!' answers nothing: quote the first sentence that covers the facet, and only it")
+    notice = Passage("notice-v1", "notices", "1", "Notice",
+                     "Books are due back in three weeks. The help desk opens at 9:00 on weekdays.")
+    answer, shown = _compose(fn, (HOURS,), (leaflet, notice), "leaflet-v1 and a notice whose hours sentence is "
+                                                              "the same words")
+    expect(_kinds(answer), [("claim", "leaflet-v1")], shown + " -> (kind, cite) per sentence",
+           why="the two answering sentences are the same words: they agree, whatever else each passage says")
+    expect(answer.status, "full", shown + " -> status")
+    twice = Passage("week-v1", "week-hours", "1", "Week",
+                    "The help desk opens at 9:00 on weekdays. On Saturdays the help desk opens at 11:00.")
+    answer, shown = _compose(fn, (HOURS,), (twice,), "a passage with two sentences that cover the hours")
+    expect([(s.kind, s.quote) for s in answer.sentences], [("claim", "The help desk opens at 9:00 on weekdays.")],
+           shown + " -> (kind, quote)", why="the quote is the FIRST sentence that covers the facet")
+    spread = Passage("desk-v1", "desk-guide", "1", "Desk", "The help desk is in the main hall. It opens at 9:00.")
+    answer, shown = _compose(fn, (HOURS,), (spread,), "a passage whose hours terms are spread over two sentences")
+    expect(answer.status, "abstain", shown + " -> status",
+           why="no single sentence says when the help desk opens ('help desk' in one, 'opens' in the next), so no "
+               "sentence can be quoted as the answer")
+    _expect_only_packet_quotes(answer, (spread,), shown)
+    decimal = Passage("desk-v2", "desk-hours", "1", "Desk", "From May, the help desk opens at 8.30 on weekdays.")
+    answer, shown = _compose(fn, (HOURS,), (decimal,), "a passage that writes the time as 8.30")
+    expect([(s.kind, s.quote) for s in answer.sentences],
+           [("claim", "From May, the help desk opens at 8.30 on weekdays.")], shown + " -> (kind, quote)",
+           why="a sentence ends at '.', '!' or '?' FOLLOWED BY WHITESPACE: the '.' in 8.30 ends nothing")
 
 
 def test_task2_identical_copies_are_not_a_conflict():
@@ -243,12 +291,27 @@ def test_task3_any_claim_from_the_gold_source_is_a_wrong_record():
              "the gold record is among the claims", "a full answer citing cafe-v1 and hours-v2")
 
 
+def test_task3_a_claim_without_citation_is_counted_apart():
+    # The lab's classify_outcome has no "uncited"; the task's counts such an answer on its own.
+    fn = function(load(LESSON), "classify_outcome")
+    text = CORPUS["hours-v2"].text
+    _outcome(fn, Answer("full", (Sentence("claim", text, text, ""),)), "hours-v2", "uncited",
+             "nobody can check a claim without a citation: count it apart, neither right nor wrong",
+             "a full answer whose claim quotes hours-v2 and cites nothing")
+    _outcome(fn, Answer("full", (_claim("hours-v2"), Sentence("claim", "Returns go to the box.", "", ""))), "hours-v2",
+             "uncited", "one claim without a citation is enough: the answer states something nobody can check",
+             "a full answer citing hours-v2, with a second claim that cites nothing")
+    _outcome(fn, Answer("abstain", (Sentence("abstain", "No answer."), Sentence("claim", text, text, "")),
+                        ("opening hours",)), "hours-v2", "no_answer",
+             "the status decides first: an abstention is no answer", "an abstention with an uncited claim")
+
+
 def test_task3_lesson_query_set_counts():
     fn = function(load(LESSON), "classify_outcome")
     counts = {}
     for query in QUERIES:
         _packet_record, composed, _size, _fits = run_query(query)
-        qid, gold_id = query[0], query[-1]
+        qid, gold_id = query.id, query.gold_id
         got, _shown = call_shown(fn, Shown(f"<{qid}'s answer>", composed), gold_id, Shown("CORPUS", CORPUS))
         counts[got] = counts.get(got, 0) + 1
     expect(counts, {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 4},
@@ -259,23 +322,34 @@ def test_task3_lesson_query_set_counts():
 
 # ---------------------------------------------------------------- Tasks 4 and 5
 
-def _quiz(name, want, task):
-    expect_choice(LESSON, name, want, task, "Reread the lesson's part on it")
+def _choice(name: str, best: str, task: int, misreads: dict) -> None:
+    """A quiz constant: one letter, the best one; a wrong letter is told the misconception it holds."""
+    answer = constant(load(LESSON), name)
+    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == best, f"{name} = {answer!r} is not the best answer: {misreads.get(answer, '')} "
+                                f"(hint: python3 -B methods.py hint {LESSON} {task})")
 
 
 def test_task4_citation_quiz():
-    _quiz("CITATION_QUIZ", "c", 4)
+    _choice("CITATION_QUIZ", "d", 4, {
+        "a": "q3's claim is backed by hours-v1 and is still wrong: a source behind a claim is not the right source.",
+        "b": "the check compares the answer with its packet; it says nothing about how the retriever ranked.",
+        "c": "the check still catches an id the packet lacks and a quote its source never said; keep it, and "
+             "know what it cannot see."})
 
 
 def test_task5_conflict_quiz():
-    _quiz("CONFLICT_QUIZ", "b", 5)
+    _choice("CONFLICT_QUIZ", "a", 5, {
+        "b": "a larger version label does not prove which record was approved; hours-v1 was left marked current.",
+        "c": "the conflict travels beside the evidence with both quotes: the hours are disputed, not missing.",
+        "d": "wifi-v1 says nothing about returns: a facet no passage covers is named as missing, never filled."})
 
 
 # ---------------------------------------------------------------- Task 6
 
-def _cause(fn, answer, skipped, fits, want, why, label):
+def _causes(fn, answer, skipped, facets, fits, want, why, label):
     # fits is passed by position and shown by name: a bare True or False would not say what it means.
-    expect_call(fn, Shown(f"<{label}>", answer), _ids(tuple(skipped)), Shown("FACETS", FACETS),
+    expect_call(fn, Shown(f"<{label}>", answer), _ids(tuple(skipped)), Shown("FACETS", facets),
                 Shown(f"fits_window={fits}", fits), want=want, why=why)
 
 
@@ -284,58 +358,76 @@ ABSTAIN_BOTH = Answer("abstain", (Sentence("abstain", "Nothing on opening hours 
 ABSTAIN_RETURNS = Answer("abstain", (Sentence("abstain", "Nothing on book returns."),), ("book returns",))
 
 
-def test_task6_a_budget_skip_is_not_an_overflow():
-    fn = function(load(LESSON), "no_answer_cause")
-    _cause(fn, ABSTAIN_RETURNS, [BY_ID["returns-v1"]], True, "budget skip",
-           "q5: the request fitted its window; returns-v1 was skipped by the quote budget and it covers the "
-           "missing book returns", "q5's abstention")
-    _cause(fn, ABSTAIN_RETURNS, [BY_ID["returns-v1"]], False, "window overflow",
-           "when the request does not fit its window no answer stage ran: that decides first",
-           "an abstention whose request overflowed")
+def test_task6_a_partial_answer_names_the_cause_of_its_gap():
+    # The lab's no_answer_cause refuses a partial answer; the task names its gap's cause.
+    fn = function(load(LESSON), "cause_by_facet")
+    record = select_context(CANDIDATES, 120)
+    skipped = [BY_ID[i] for i in record.budget_skipped_ids]
+    partial = compose_answer(FACETS, record.packet)
+    _causes(fn, partial, skipped, FACETS, True, {"opening hours": "budget skip"},
+            "at 120 the returns part is answered; hours-v2 was retrieved and skipped by the budget",
+            "the partial answer at 120")
+    full = compose_answer(FACETS, select_context(CANDIDATES, 400).packet)
+    _causes(fn, full, [BY_ID["parking-v1"]], FACETS, True, {}, "every facet was answered: nothing to explain",
+            "the full answer at 400")
 
 
-def test_task6_missing_facet_when_nothing_skipped_covers_it():
-    fn = function(load(LESSON), "no_answer_cause")
-    _cause(fn, ABSTAIN_RETURNS, [], True, "missing facet", "nothing was skipped: nothing retrieved covers it",
-           "q8's abstention")
-    _cause(fn, ABSTAIN_RETURNS, [BY_ID["hours-v2"], BY_ID["parking-v1"]], True, "missing facet",
-           "hours-v2 and parking-v1 were skipped, but neither covers book returns (the missing facet)",
-           "an abstention on book returns")
-    _cause(fn, ABSTAIN_RETURNS, [BY_ID["hours-v2"]], True, "missing facet",
-           "hours-v2 covers opening hours, which is not missing here: only the missing facets count",
-           "an abstention missing only book returns")
-    _cause(fn, ABSTAIN_BOTH, [BY_ID["hours-v2"]], True, "budget skip",
-           "opening hours is missing and the skipped hours-v2 covers it", "an abstention missing both facets")
-
-
-def test_task6_conflict_before_budget():
-    fn = function(load(LESSON), "no_answer_cause")
+def test_task6_a_conflict_beside_a_budget_skip():
+    fn = function(load(LESSON), "cause_by_facet")
     conflict = Answer("conflict", (Sentence("conflict", "The sources disagree on opening hours."),
                                    Sentence("disputed", "v2 says", CORPUS["hours-v2"].text, "hours-v2"),
                                    Sentence("disputed", "v1 says", CORPUS["hours-v1"].text, "hours-v1")),
                       ("book returns",), ("opening hours",))
-    _cause(fn, conflict, [BY_ID["returns-v1"]], True, "conflict",
-           "the status is conflict: the packet disagrees with itself, whatever else was skipped",
-           "a conflict answer")
-    _cause(fn, conflict, [], False, "window overflow", "an overflowing request decides first", "a conflict answer")
+    _causes(fn, conflict, [BY_ID["returns-v1"]], FACETS, True, {"opening hours": "conflict", "book returns": "budget skip"},
+            "two facets, two causes: the hours are disputed, the returns passage was skipped by the budget",
+            "a conflict on the hours, the returns missing")
+    _causes(fn, conflict, [], FACETS, True, {"opening hours": "conflict", "book returns": "missing facet"},
+            "nothing skipped covers book returns: nothing retrieved does", "the same answer, nothing skipped")
+    _causes(fn, conflict, [BY_ID["returns-v1"]], FACETS, False,
+            {"opening hours": "window overflow", "book returns": "window overflow"},
+            "an overflowing request reached no answer stage: that decides every facet", "the same, over its window")
+
+
+def test_task6_only_the_missing_facets_count():
+    fn = function(load(LESSON), "cause_by_facet")
+    _causes(fn, ABSTAIN_RETURNS, [BY_ID["hours-v2"], BY_ID["parking-v1"]], (RETURNS,), True,
+            {"book returns": "missing facet"},
+            "hours-v2 and parking-v1 were skipped, but neither covers book returns", "an abstention on book returns")
+    _causes(fn, ABSTAIN_BOTH, [BY_ID["hours-v2"]], FACETS, True,
+            {"opening hours": "budget skip", "book returns": "missing facet"},
+            "the skipped hours-v2 covers the hours; nothing skipped covers the returns", "an abstention on both facets")
+    _causes(fn, ABSTAIN_RETURNS, [BY_ID["returns-v1"]], (HOURS, RETURNS), True, {"book returns": "budget skip"},
+            "opening hours is not missing in this answer, so it gets no cause", "an abstention missing book returns")
 
 
 def test_task6_the_lesson_query_set():
-    fn = function(load(LESSON), "no_answer_cause")
-    from modules.common.facets import declared_facets
+    fn = function(load(LESSON), "cause_by_facet")
     found = []
     for query in QUERIES:
         packet, composed, _size, fits = run_query(query)
-        if composed.status not in ("abstain", "conflict"):
-            continue
         skipped = tuple(CORPUS[i] for i in packet.budget_skipped_ids)
-        facets = declared_facets((query[1],))
-        got, _shown = call_shown(fn, Shown(f"<{query[0]}'s answer>", composed), _ids(skipped),
-                                 Shown(f"<{query[0]}'s facets>", facets), Shown(f"fits_window={fits}", fits))
-        found.append((query[0], got))
-    expect(found, [("q5", "budget skip"), ("q6", "conflict"), ("q7", "window overflow"), ("q8", "missing facet")],
-           "no_answer_cause over the lesson's no-answers",
-           why="four no-answers, four causes: each needs its own fix")
+        facets = declared_facets((query.sub_question,))
+        got, _shown = call_shown(fn, Shown(f"<{query.id}'s answer>", composed), _ids(skipped),
+                                 Shown(f"<{query.id}'s facets>", facets), Shown(f"fits_window={fits}", fits))
+        found.append((query.id, got))
+    expect(found, [("q1", {}), ("q2", {}), ("q3", {}), ("q4", {}), ("q5", {"book returns": "budget skip"}),
+                   ("q6", {"opening hours": "conflict"}), ("q7", {"opening hours": "window overflow"}),
+                   ("q8", {"book returns": "missing facet"})],
+           "cause_by_facet over the lesson's eight queries",
+           why="q1-q4 answer their facet (rightly or not); the four no-answers have four causes")
+
+
+# ---------------------------------------------------------------- Task 7
+
+def test_task7_smallest_full_budget_prediction():
+    predicted = constant(load(LESSON), "SMALLEST_FULL_BUDGET")
+    expect_true(isinstance(predicted, int) and not isinstance(predicted, bool),
+                f"SMALLEST_FULL_BUDGET is {predicted!r}; set it to a whole number of characters, such as 250")
+    want = next(b for b in range(1, 401) if compose_answer(FACETS, select_context(CANDIDATES, b).packet).status == "full")
+    expect_true(predicted == want,
+                f"SMALLEST_FULL_BUDGET = {predicted!r} is not the smallest max_quote_chars that gives a full answer. "
+                "Which two passages must both fit, and how many characters does each take? "
+                f"(hint: python3 -B methods.py hint {LESSON} 7)")
 
 
 def test_task2_normalises_before_matching():

@@ -5,11 +5,12 @@ import copy
 import json
 import unicodedata
 
-from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
-                  redacting, Shown)
+from labtools.grading.harness import (manifest_tasks, call_shown, constant, expect, expect_call, expect_error, expect_true, function,
+                  load, redacting, Shown)
 from modules.catalogue.fixture import QUERIES, RESTRICTED_IDS, opaque_ref, query_by_id, withheld_replacements
-from modules.grounding.mechanism import (CHECKS, LAYERS, NOTHING_QUERY, USER_MESSAGES, VARIANTS, fingerprinted,
-                               query_fingerprint, run_query, run_variant, trace_record, user_view)
+from modules.grounding.mechanism import (CHECKS, LAYERS, NOTHING_QUERY, USER_MESSAGES, VARIANTS, first_failing_layer,
+                                        fingerprinted, query_fingerprint, run_query, run_variant, trace_record,
+                                        user_view)
 
 LESSON = "grounding"
 
@@ -74,6 +75,32 @@ def test_task1_a_lost_unit_fails():
     record["input"]["transformations"][1].update(status="unresolved", output="no unit read")
     held, shown = _verdict(fn, record, "PW-Q003 with '0.625 inch' left unresolved")
     expect(held, False, shown + "[0]", why="'inch' is a unit word too")
+
+
+def test_task1_a_failed_step_on_one_size_fails():
+    # The lab's check_input lets any "failed" step through; the task's does not.
+    fn = function(load(LESSON), "check_input")
+    for query_id in ("PW-Q001", "PW-Q003"):
+        record = _record(query_id)
+        step = record["input"]["transformations"][1]
+        step.update(status="failed", output="failed: could not read the size")
+        held, shown = _verdict(fn, record, f"{query_id} whose unit step failed on the one size {step['input']!r}")
+        expect(held, False, shown + "[0]", why="'failed' answers two sizes in one query; on one size the step gave up "
+                                               "on a size it should have read")
+    held, shown = _verdict(fn, _record("PW-Q007"), "PW-Q007, whose unit step failed on '16 mm 18 mm'")
+    expect(held, True, shown + "[0]", why="two sizes in one query are a reason to ask the shopper, not a defect")
+    record = _record("PW-Q003")
+    record["input"]["transformations"][1].update(input="0.625 inch 0.75 inch", status="failed", output="failed")
+    held, shown = _verdict(fn, record, "PW-Q003 whose unit step failed on '0.625 inch 0.75 inch'")
+    expect(held, True, shown + "[0]", why="'0.625' and '0.75' are two numbers: two sizes, a reason to ask")
+    record = _record("PW-Q003")
+    record["input"]["transformations"][1].update(input="16 mm 1.2.3 mm", status="failed", output="failed")
+    held, shown = _verdict(fn, record, "PW-Q003 whose unit step failed on '16 mm 1.2.3 mm'")
+    expect(held, False, shown + "[0]", why="'1.2.3' is not a number (one '.' at most): one size, and the step gave up")
+    record = _record("PW-Q002")
+    record["input"]["transformations"][2].update(status="failed")
+    held, shown = _verdict(fn, record, "PW-Q002 whose family-terms step (not the unit step) failed")
+    expect(held, True, shown + "[0]", why="the one-size rule is about the unit-to-mm step only")
 
 
 def test_task1_original_and_versions():
@@ -149,6 +176,35 @@ def test_task2_permission_and_reason_codes():
     expect(held, False, shown + "[0]", why="an exclusion without a reason cannot be audited")
 
 
+def test_task2_a_permission_exclusion_names_a_ref_only():
+    # The lab's check_permission_freshness does not look at the subjects; the task's does.
+    fn = function(load(LESSON), "check_permission_freshness")
+    denied = opaque_ref("PW-L004")
+    for subject, label in (("PW-L004", "its listing id"), (denied.upper().replace("REF-", "ref-"), "upper-case hex"),
+                           (denied[:-1], "a ref one hex digit short"), ("ref-" + "g" * 12, "'ref-' and 12 letters g"),
+                           ("ref-x" + denied[5:], "a ref whose first digit is 'x'"),
+                           ("ref-" + "X" * 12, "'ref-' and 12 letters X")):
+        record = _record("PW-Q001")
+        row = next(w for w in record["permission/freshness"]["withheld"] if w["subject"] == denied)
+        row["subject"] = subject
+        held, shown = _verdict(fn, record, f"PW-Q001 whose PERMISSION_DENIED exclusion names its subject by {label}")
+        expect(held, False, shown + "[0]", why="a listing withheld for permission is named by 'ref-' and 12 lowercase "
+                                               "hex digits, never by its id")
+    record = _record("PW-Q001")
+    row = next(w for w in record["permission/freshness"]["withheld"] if w["subject"] == denied)
+    row.update(subject="PW-L004", reason_codes=["PERMISSION_DENIED", "STALE_FIELD"])
+    held, shown = _verdict(fn, record, "PW-Q001 whose exclusion PERMISSION_DENIED and STALE_FIELD names its listing id")
+    expect(held, False, shown + "[0]", why="one PERMISSION_ code is enough: the subject must be an opaque ref")
+    record = _record("PW-Q001")
+    row = next(w for w in record["permission/freshness"]["withheld"] if w["subject"] == denied)
+    row.update(subject="PW-L004", reason_codes=["STALE_FIELD", "PERMISSION_DENIED"])
+    held, shown = _verdict(fn, record, "PW-Q001 whose exclusion STALE_FIELD and PERMISSION_DENIED names its listing id")
+    expect(held, False, shown + "[0]", why="a PERMISSION_ code anywhere in the list, not only first, calls for a ref")
+    held, shown = _verdict(fn, _record("PW-Q001"), "PW-Q001, whose PROHIBITED_FAMILY exclusion names PW-L008")
+    expect(held, True, shown + "[0]", why="only PERMISSION_ codes need an opaque ref: PW-L008 is permitted, its family "
+                                          "is prohibited")
+
+
 def test_task2_reads_only_its_own_section():
     fn = function(load(LESSON), "check_permission_freshness")
     for record, label, want in ((_only(_record("PW-Q003"), "permission/freshness"),
@@ -201,6 +257,26 @@ def test_task3_broken_rankings_fail():
     expect(held, True, shown + "[0]", why="a tie is not a rise: equal scores may stand next to each other")
 
 
+def test_task3_one_cluster_per_listing_shown_by_its_lowest_id():
+    # The lab's check_ranking checks clusters, not their members; the task's checks both.
+    fn = function(load(LESSON), "check_ranking")
+    record = _record("PW-Q002")
+    record["ranking"]["fused"][1]["members"] = ["PW-L003", "PW-L012"]
+    held, shown = _verdict(fn, record, "PW-Q002 with PW-L012 a member of C-02 and of C-11")
+    expect(held, False, shown + "[0]", why="one listing belongs to one cluster, or it is ranked and packed twice")
+    record = _record("PW-Q002")
+    record["ranking"]["fused"][0]["shown"] = "PW-L002"
+    held, shown = _verdict(fn, record, "PW-Q002 whose cluster C-01 (PW-L001, PW-L002) shows PW-L002")
+    expect(held, False, shown + "[0]", why="a cluster shows its lowest member, as lesson 03's canonical rule does")
+    record = _record("PW-Q002")
+    record["ranking"]["fused"][0]["members"] = ["PW-L002", "PW-L001"]
+    held, shown = _verdict(fn, record, "PW-Q002 whose cluster C-01 lists PW-L002 first and shows PW-L001")
+    expect(held, True, shown + "[0]", why="the lowest member is min() of the ids, wherever the list puts it")
+    record["ranking"]["fused"][0]["shown"] = "PW-L002"
+    held, shown = _verdict(fn, record, "PW-Q002 whose cluster C-01 lists PW-L002 first and shows it")
+    expect(held, False, shown + "[0]", why="the first member listed is not the lowest: PW-L001 < PW-L002")
+
+
 def test_task3_reads_only_its_own_section():
     fn = function(load(LESSON), "check_ranking")
     for query_id, want in (("PW-Q002", True), ("PW-Q007", True)):
@@ -214,51 +290,65 @@ def _contract(query_id: str = "PW-Q002") -> dict:
     return fingerprinted(_record(query_id))
 
 
+def _request(contract: dict) -> str:
+    """The reference: the lab's query_fingerprint of the contract without its versions."""
+    return query_fingerprint({key: value for key, value in contract.items() if key != "versions"})
+
+
 def _fingerprint(fn, contract: dict, label: str) -> tuple[str, str]:
-    got, shown = call_shown(fn, Shown(f"<{label}>", copy.deepcopy(contract)))
+    given = copy.deepcopy(contract)
+    got, shown = call_shown(fn, Shown(f"<{label}>", given))
     expect_true(isinstance(got, str), f"called {shown}\n  got a {type(got).__name__}\n  expected: a str of 64 hex digits")
+    expect_true(given == contract, f"called {shown}\n  the contract you were given changed\n  expected: it unchanged; "
+                                   "build a new dict without 'versions'")
     return got, shown
 
 
-def test_task4_the_hash_of_the_canonical_contract():
-    fn = function(load(LESSON), "query_fingerprint")
+def test_task4_the_hash_of_the_canonical_request():
+    fn = function(load(LESSON), "request_fingerprint")
     for query_id in ("PW-Q002", "PW-Q003", "PW-Q008"):
         contract = _contract(query_id)
         got, shown = _fingerprint(fn, contract, f"the contract of {query_id}")
-        expect(got, query_fingerprint(contract), shown,
-               why="sha256_hex(canonical_json(<the contract, every str in NFC>))")
+        expect(got, _request(contract), shown,
+               why="sha256_hex(canonical_json(<the contract without 'versions', every str in NFC>))")
+        bare = {key: value for key, value in contract.items() if key != "versions"}
+        got, shown = _fingerprint(fn, bare, f"the contract of {query_id} without a 'versions' key")
+        expect(got, _request(contract), shown, why="a contract may come without its versions")
+
+
+def test_task4_a_component_upgrade_keeps_it_another_request_does_not():
+    # The lab's query_fingerprint changes with every component version; the task's must not.
+    fn = function(load(LESSON), "request_fingerprint")
+    contract = _contract()
+    base, _shown = _fingerprint(fn, contract, "PW-Q002's contract")
+    upgraded = dict(contract, versions=dict(contract["versions"], source="source/2-rebuild"))
+    got, shown = _fingerprint(fn, upgraded, "PW-Q002's contract through the rebuilt index")
+    expect(got, base, shown, why="the same question after an upgrade: one request fingerprint, so yesterday's runs of "
+                                 "it are found and compared with today's")
+    for change, label in ((dict(contract, diameter_mm="18"), "the same contract for 18 mm"),
+                          (dict(contract, query="carbon ceramic pump seal 18 mm"), "the query text for 18 mm")):
+        got, shown = _fingerprint(fn, change, label)
+        expect_true(got != base, f"called {shown}\n  got the same fingerprint as PW-Q002's\n"
+                                 "  expected: a different one: another request is another question")
 
 
 def test_task4_key_order_does_not_matter():
-    fn = function(load(LESSON), "query_fingerprint")
+    fn = function(load(LESSON), "request_fingerprint")
     contract = _contract()
     backwards = dict(reversed(list(contract.items())))
     backwards["versions"] = dict(reversed(list(contract["versions"].items())))
     got, shown = _fingerprint(fn, backwards, "PW-Q002's contract with its keys in reverse order")
-    expect(got, query_fingerprint(contract), shown,
-           why="one request, one fingerprint: key order is not part of the request")
+    expect(got, _request(contract), shown, why="one request, one fingerprint: key order is not part of the request")
 
 
 def test_task4_unicode_spelling_does_not_matter():
-    fn = function(load(LESSON), "query_fingerprint")
+    fn = function(load(LESSON), "request_fingerprint")
     nfc = dict(_contract(), query="joint d\u00e9tanche 16 mm", terms=["d\u00e9tanche", "joint"],
-               versions={"r\u00e9sum\u00e9": "v/1", "contract": "contract/2"})
+               family={"fr\u00e9quence": "\u00e9t\u00e9"})
     nfd = json.loads(unicodedata.normalize("NFD", json.dumps(nfc, ensure_ascii=False)))
     got, shown = _fingerprint(fn, nfd, "a contract spelled in NFD (e + combining accent)")
-    expect(got, query_fingerprint(nfc), shown,
+    expect(got, _request(nfc), shown,
            why="NFC and NFD spell the same text; normalise every str, keys and values, to NFC before hashing")
-
-
-def test_task4_a_changed_component_changes_it():
-    fn = function(load(LESSON), "query_fingerprint")
-    contract = _contract()
-    base, _shown = _fingerprint(fn, contract, "PW-Q002's contract")
-    for change, label in ((dict(contract, versions=dict(contract["versions"], source="source/2-rebuild")),
-                           "the same contract through the rebuilt index"),
-                          (dict(contract, diameter_mm="18"), "the same contract for 18 mm")):
-        got, shown = _fingerprint(fn, change, label)
-        expect_true(got != base, f"called {shown}\n  got the same fingerprint as PW-Q002's\n"
-                                 "  expected: a different one: a replay must tell 'same query, new index' apart")
 
 
 # ---------------------------------------------------------------- Tasks 5 to 7: built on the checks
@@ -331,6 +421,12 @@ def test_task6_user_view_of_healthy_records():
                    why="the request, the user state, its fixed message and the cited lines; nothing else")
             expect_true(list(got) == ["query", "state", "message", "answer"],
                         f"called {shown}\n  keys {list(got)}\n  expected: query, state, message, answer, in order")
+            for line in got["answer"]:      # a copy: whoever edits the view must not edit the record
+                line["cites"].append("PW-L999#price_eur")
+                line["text"] = ""
+            expect(record["generation"]["answer"], _record(query.id)["generation"]["answer"],
+                   f"{shown}, then the view's lines edited; the record's generation answer",
+                   why="the view holds a copy of each line and of its cites list, not the record's own objects")
 
 
 def test_task6_denied_reads_like_nothing_matched():
@@ -376,32 +472,118 @@ def test_task6_a_broken_run_is_not_shown():
                why="the decision is the last layer that must hold before anything is shown")
 
 
-def test_task7_failure_counts():
+def test_task6_an_answer_line_that_fails_generation_is_not_shown():
+    # The lab's user_view shows these lines (generation comes after the decision); the task's does not.
     module = load(LESSON)
-    fn = function(module, "failure_counts")
+    fn = function(module, "user_view")
+    with _lab_checks(module):
+        for line, label in (({"text": "Lip seal, 7.80 EUR.", "cites": ["PW-L010#price_eur"]},
+                             "a line citing PW-L010#price_eur, a field outside the packet"),
+                            ({"text": "Also fits 18 mm shafts.", "cites": []}, "a line citing nothing")):
+            record = _record("PW-Q002")
+            record["generation"]["answer"].append(line)
+            got, shown = call_shown(fn, Shown(f"<PW-Q002 with {label}>", record))
+            expect(got, {"query": record["query"], "state": "unavailable", "message": USER_MESSAGES["unavailable"],
+                         "answer": []}, shown,
+                   why="a line the generation check rejects must not reach the shopper, and neither may the rest "
+                       "of that answer")
+
+
+def _regressions(before, after) -> dict:
+    """The reference: queries whose record held before and fails after, by the layer it fails at."""
+    was = {r["query_id"]: first_failing_layer(r) for r in before}
+    counts = dict.fromkeys(LAYERS, 0)
+    for record in after:
+        failed = first_failing_layer(record)
+        if was[record["query_id"]] is None and failed is not None:
+            counts[failed[0]] += 1
+    return counts
+
+
+def _failing_ranking(query_id: str) -> dict:
+    record = _record(query_id)
+    record["ranking"]["fused"].reverse()
+    return record
+
+
+def test_task7_regression_counts():
+    # The lab's failure_counts takes one list; a dashboard of regressions compares two runs.
+    module = load(LESSON)
+    fn = function(module, "regression_counts")
     with _lab_checks(module):
         healthy = [_record(q.id) for q in QUERIES]
-        twice = _broken(0)
-        twice["ranking"]["fused"].reverse()
-        records = healthy + [_broken(0), _broken(1), _broken(2), _broken(1), twice]
-        got, shown = call_shown(fn, Shown("<the nine healthy records, four broken ones, and one failing at both input "
-                                          "and ranking>", iter(records)))
-        want = dict.fromkeys(("all_held",) + LAYERS, 0)
-        want.update({"all_held": 9, "input": 2, "source": 2, "permission/freshness": 1})
-        expect(got, want, shown, why="each record counts once, under its first failing layer")
-        expect(list(got), list(want), shown + " keys", why="'all_held', then every layer in the order of LAYERS, zeros "
-                                                           "included, so a dashboard shows a layer going from 0 to 3")
-        expect_call(fn, [], want=dict.fromkeys(("all_held",) + LAYERS, 0))
+        before = healthy[:8] + [_failing_ranking("PW-Q009")]
+        after = ([_broken(0), _broken(2)] + [r for r in healthy if r["query_id"] not in ("PW-Q001", "PW-Q004")]
+                 [:-1] + [_failing_ranking("PW-Q009")])[::-1]
+        got, shown = call_shown(fn, Shown("<the nine queries before (PW-Q009 failing at ranking)>", before),
+                                Shown("<the nine after, in reverse order: PW-Q001 through the broken parser, PW-Q004 "
+                                      "with freshness off, PW-Q009 still failing at ranking>", iter(after)))
+        want = _regressions(before, after)
+        expect(got, want, shown, why="match the records by query_id; PW-Q001 and PW-Q004 regressed; PW-Q009 failed "
+                                     "before too, so it is no regression")
+        expect(list(got), list(LAYERS), shown + " keys", why="every layer in the order of LAYERS, zeros included, so "
+                                                            "a dashboard shows a layer going from 0 to 3")
+        rebuilt = [trace_record(run_variant(VARIANTS[1], q)) for q in QUERIES[:3]]
+        expect_call(fn, tuple(healthy[:3]), rebuilt, want=_regressions(healthy[:3], rebuilt),
+                    why="the rebuilt index breaks every query at the source layer")
+        expect_call(fn, [], [], want=dict.fromkeys(LAYERS, 0))
 
 
-# ---------------------------------------------------------------- Tasks 8 and 9
+def test_task7_unmatched_queries_are_refused():
+    module = load(LESSON)
+    fn = function(module, "regression_counts")
+    with _lab_checks(module):
+        healthy = [_record(q.id) for q in QUERIES[:3]]
+        for before, after, label, name in (
+                (healthy, healthy[:2], "PW-Q003 before only", "PW-Q003"),
+                (healthy[1:], healthy, "PW-Q001 after only", "PW-Q001"),
+                (healthy + [healthy[0]], healthy + [healthy[0]], "PW-Q001 twice on each side", "PW-Q001")):
+            shown = f"regression_counts(<{label}>)"
+            expect_error(ValueError, fn, before, after, shown=shown,
+                         why=f"a query on one side only, or twice, cannot be compared: name it ({name!r})")
+            try:
+                fn(before, after)
+            except ValueError as error:
+                expect_true(name in str(error), f"called {shown}\n  it raised ValueError: {error}\n  expected: a "
+                                                f"message that names the query id {name!r}")
+
+
+# ---------------------------------------------------------------- Tasks 8 to 10
+
+def _choice(name: str, best: str, task: int, misreads: dict) -> None:
+    """A quiz constant: one letter, the best one; a wrong letter is told the misconception it holds."""
+    answer = constant(load(LESSON), name)
+    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == best, f"{name} = {answer!r} is not the best answer: {misreads.get(answer, '')} "
+                                f"(hint: python3 -B methods.py hint {LESSON} {task})")
+
 
 def test_task8_rebuild_quiz():
-    expect_choice(LESSON, "REBUILD_QUIZ", "b", 8, "Reread the lesson's part on the index rebuild")
+    _choice("REBUILD_QUIZ", "b", 8, {
+        "a": "allowing unknown permissions relaxes fail-closed; the count drops because the product got less safe.",
+        "c": "the policy did not change, so a new policy version only hides the jump; the records still lack "
+             "their permission.",
+        "d": "the ranker never sees the withheld listings; no threshold brings back what the gate fails closed on."})
 
 
 def test_task9_ranker_quiz():
-    expect_choice(LESSON, "RANKER_QUIZ", "a", 9, "Reread the lesson's walk of the freshness-off pipeline")
+    _choice("RANKER_QUIZ", "c", 9, {
+        "a": "a non-empty packet can still hold a stale listing; the walk is how you find which layer let it in.",
+        "b": "the walk checks permission/freshness before ranking; the ranker is not where a walk starts.",
+        "d": "the index kept PW-L006's dates; the walk's source check held and permission/freshness failed."})
+
+
+def test_task10_rebuilt_packet_prediction():
+    predicted = constant(load(LESSON), "REBUILT_PACKET")
+    expect_true(isinstance(predicted, (list, tuple)) and all(isinstance(x, str) for x in predicted),
+                f"REBUILT_PACKET is {predicted!r}; set it to a tuple (or a list) of listing ids, such as "
+                "(\"PW-L001\", \"PW-L002\")")
+    run = trace_record(run_variant(VARIANTS[1], query_by_id("PW-Q002")))
+    want = tuple(run["assembly"]["listings"])
+    expect_true(tuple(predicted) == want,
+                f"REBUILT_PACKET = {tuple(predicted)!r} is not what the rebuilt index packs for PW-Q002. Which of "
+                "PW-Q002's usable listings were updated on or after 2026-10-11, and what moves up when they are "
+                f"withheld? (hint: python3 -B methods.py hint {LESSON} 10)")
 
 
 # Every test speaks in refs: a failure message never names a withheld listing, whatever the answer did.

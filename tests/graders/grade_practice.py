@@ -1,9 +1,11 @@
 """Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
 
 from dataclasses import replace
-from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
+from labtools.grading.harness import (manifest_tasks, call_shown, constant, expect, expect_call, expect_error, expect_true, function, load,
+                  Shown)
 from modules.dedupe import dedupe_canonical
-from modules.practice.mechanism import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Conflict, Plan, as_chunk
+from modules.practice.mechanism import (AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Conflict, Plan,
+                                        as_chunk, decision_table)
 
 LESSON = "practice"
 
@@ -47,10 +49,11 @@ def _named(candidates) -> Shown:
     return Shown(f"<{', '.join(c.id for c in candidates)}>", candidates)
 
 
-def _plan(fn, candidates, as_of=AS_OF, scope=SCOPE, budget=BUDGET, rules=(), label="the lesson's eight candidates"):
+def _plan(fn, candidates, as_of=AS_OF, scope=SCOPE, budget=BUDGET, rules=(), label="the lesson's eight candidates",
+          **wrapper):
     # rules is passed by position and shown by name: an empty () would not say what it is.
     plan, shown = call_shown(fn, Shown(f"<{label}>", candidates), as_of, scope, budget,
-                             Shown(f"rules={rules!r}", rules))
+                             Shown(f"rules={rules!r}", rules), **wrapper)
     expect_true(isinstance(plan, Plan), f"called {shown}\n  got a {type(plan).__name__}\n  expected: a Plan")
     rows = {d.id: (d.decision, d.reason, d.order) for d in plan.decisions}
     expect([d.id for d in plan.decisions], [c.id for c in candidates], shown + " -> decision ids",
@@ -60,40 +63,66 @@ def _plan(fn, candidates, as_of=AS_OF, scope=SCOPE, budget=BUDGET, rules=(), lab
 
 # ---------------------------------------------------------------- Task 1
 
-def _current(fn, cid, as_of, want, why, candidate=None):
+def _validity(fn, cid, as_of, want, why, candidate=None, **warn):
     candidate = candidate or BY_ID[cid]
     window = f"<{cid}: valid {candidate.valid_from or 'open'} to {candidate.valid_until or 'open'}>"
-    expect_call(fn, Shown(window, candidate), as_of, want=want, why=why)
+    expect_call(fn, Shown(window, candidate), as_of, want=want, why=why, **warn)
 
 
 def test_task1_lesson_as_of_date():
-    fn = function(load(LESSON), "is_current")
-    _current(fn, "C1", AS_OF, False, "C1's window closed on 2025-12-31, before 2026-06-01")
+    fn = function(load(LESSON), "validity")
+    _validity(fn, "C1", AS_OF, "expired", "C1's window closed on 2025-12-31, before 2026-06-01")
     for cid in ("A1", "A2", "D1", "D2", "F1"):
-        _current(fn, cid, AS_OF, True, f"{cid} is valid from 2026-01-01 with no end")
+        _validity(fn, cid, AS_OF, "current", f"{cid} is valid from 2026-01-01 with no end: an open end never expires")
 
 
 def test_task1_both_ends_inclusive():
-    fn = function(load(LESSON), "is_current")
-    _current(fn, "C1", "2025-12-31", True, "the last valid day is still valid")
-    _current(fn, "C1", "2025-01-01", True, "the first valid day is valid")
-    _current(fn, "C1", "2026-01-01", False, "the day after the last valid day is not")
+    fn = function(load(LESSON), "validity")
+    _validity(fn, "C1", "2026-01-01", "expired", "the day after the last valid day is not valid")
+    _validity(fn, "C1", "2025-01-01", "current", "the first valid day is valid, and 364 days are left")
+    _validity(fn, "A1", "2025-12-31", "not_yet_valid", "A1 starts on 2026-01-01: the day before, it is not valid yet")
+    _validity(fn, "C1", "2024-12-31", "not_yet_valid", "C1 starts on 2025-01-01")
 
 
-def test_task1_not_yet_valid_and_open_ends():
-    fn = function(load(LESSON), "is_current")
-    _current(fn, "A1", "2025-06-01", False, "A1 starts on 2026-01-01: on 2025-06-01 it is not valid yet")
-    _current(fn, "C1", "2024-12-31", False, "C1 starts on 2025-01-01")
+def test_task1_expiring_within_the_warning():
+    # The lab's is_current says only True or False; the task names the state.
+    fn = function(load(LESSON), "validity")
+    _validity(fn, "C1", "2025-12-31", "expiring", "its last valid day is the as-of date: 0 days left")
+    _validity(fn, "C1", "2025-12-01", "expiring", "30 days left, and warn_days is 30: at most 30 counts")
+    _validity(fn, "C1", "2025-11-30", "current", "31 days left: beyond the 30-day warning")
+    _validity(fn, "C1", "2025-11-30", "expiring", "31 days left, within a 60-day warning", warn_days=60)
+    _validity(fn, "C1", "2025-12-30", "current", "1 day left, but warn_days 0 warns only on the last day",
+              warn_days=0)
     open_both = replace(BY_ID["F1"], valid_from="", valid_until="")
-    _current(fn, "F1 (both ends open)", "1999-01-01", True, "empty ends are open", open_both)
-    _current(fn, "F1 (both ends open)", "2099-12-31", True, "empty ends are open", open_both)
+    _validity(fn, "F1 (both ends open)", "1999-01-01", "current", "empty ends are open", open_both)
+    _validity(fn, "F1 (both ends open)", "2099-12-31", "current", "an open end never expires", open_both,
+              warn_days=100000)
+
+
+def test_task1_a_bad_warning_is_refused():
+    fn = function(load(LESSON), "validity")
+    for warn in (-1, True, 1.5):
+        shown = f"validity(<C1>, {AS_OF!r}, warn_days={warn!r})"
+        expect_error(ValueError, fn, BY_ID["C1"], AS_OF, warn_days=warn, shown=shown,
+                     why="warn_days must be a whole number >= 0")
+        _names(fn, (BY_ID["C1"], AS_OF), {"warn_days": warn}, "warn_days", shown)
+
+
+def _names(fn, args, kwargs, name, shown):
+    """The ValueError the docstring promises names `name`."""
+    try:
+        fn(*args, **kwargs)
+    except ValueError as error:
+        expect_true(name in str(error), f"called {shown}\n  it raised ValueError: {error}\n  expected: a message "
+                                        f"that names {name!r}")
 
 
 # ---------------------------------------------------------------- Task 2
 
-def _dedupe(fn, ids, want, why, candidates=None):
+def _dedupe(fn, ids, want, why, candidates=None, rank=None):
     candidates = candidates or _cands(ids)
-    expect_call(fn, _named(candidates), want=want, why=why)
+    rank = {c.id: i for i, c in enumerate(candidates)} if rank is None else rank
+    expect_call(fn, _named(candidates), rank, want=want, why=why)
 
 
 def test_task2_copy_dropped_passages_kept():
@@ -120,6 +149,21 @@ def test_task2_only_copies():
     other = replace(BY_ID["B1"], id="B2", document="archive-mirror/travel-policy")
     _dedupe(fn, (), {"B1": "B2"}, "two mirrors of one passage and no original: keep the best-ranked (B2)",
             candidates=(other, BY_ID["B1"]))
+
+
+def test_task2_the_rank_decides_not_the_list_order():
+    # The lab's canonical_dedupe reads the list's order as the rank; the task's reads `rank`.
+    fn = function(load(LESSON), "canonical_dedupe")
+    other = replace(BY_ID["B1"], id="B2", document="archive-mirror/travel-policy")
+    _dedupe(fn, (), {"B1": "B2"}, "listed B1 first, but ranked B2 first (rank 0): the best-ranked mirror stays",
+            candidates=(BY_ID["B1"], other), rank={"B2": 0, "B1": 1})
+    _dedupe(fn, (), {"B2": "B1"}, "listed B2 first, but ranked B1 first: B1 stays",
+            candidates=(other, BY_ID["B1"]), rank={"B1": 3, "B2": 7})
+    _dedupe(fn, (), {"B1": "A1", "B2": "A1"}, "the original wins whatever the ranks",
+            candidates=(other, BY_ID["B1"], BY_ID["A1"]), rank={"A1": 9, "B1": 0, "B2": 1})
+    expect_error(ValueError, fn, (BY_ID["A1"], BY_ID["B1"]), {"A1": 0},
+                 shown="canonical_dedupe(<A1, B1>, {'A1': 0})", why="B1 has no place in rank: say so")
+    _names(fn, ((BY_ID["A1"], BY_ID["B1"]), {"A1": 0}), {}, "B1", "canonical_dedupe(<A1, B1>, {'A1': 0})")
 
 
 def test_task2_same_decision_as_lesson_03():
@@ -192,6 +236,47 @@ def test_task3_first_amount_and_every_loser():
     expect((got.state, got.kept), ("unresolved", ("D1", "D2", "D4")), shown + " -> (state, kept)",
            why="the rule puts finance-office over finance-faq, but nothing is declared about volunteer-office: "
                "a winner needs a rule over every member that disagrees with it")
+    twin = replace(BY_ID["D1"], id="D6", text="Volunteers may claim 500 euros per conference trip.")
+    rules = EXAMPLE_RULE + (("finance-office", "volunteer-office"),)
+    got, shown = call_shown(fn, Shown("<D4 700 (volunteer-office), D2 600, D1 500, D6 500 (finance-office)>",
+                                      (third, BY_ID["D2"], BY_ID["D1"], twin)), rules)
+    expect((got.state, got.kept, got.rule),
+           ("resolved", ("D1", "D6"), "finance-office over finance-faq, volunteer-office"),
+           shown + " -> (state, kept, rule)",
+           why="finance-office is declared over both other sources: every member of the winning source stays, "
+               "and the rule names the losing sources sorted")
+
+
+def test_task3_declared_rules_are_followed_in_a_chain():
+    # The lab's settle_conflict needs each pair written out; the task's follows a chain.
+    fn = function(load(LESSON), "settle_conflict")
+    chain = (("finance-office", "volunteer-office"), ("volunteer-office", "finance-faq"))
+    _settle(fn, ("D2", "D1"), chain, (("D2", "D1"), (600, 500), "resolved", ("D1",)),
+            "finance-office is above volunteer-office, which is above finance-faq: so finance-office is above "
+            "finance-faq, though no single rule says so")
+    _settle(fn, ("D2", "D1"), chain[::-1], (("D2", "D1"), (600, 500), "resolved", ("D1",)),
+            "the order the rules are declared in does not matter")
+    longer = (("finance-office", "a"), ("a", "b"), ("b", "finance-faq"))
+    _settle(fn, ("D2", "D1"), longer, (("D2", "D1"), (600, 500), "resolved", ("D1",)),
+            "a chain of any length: finance-office > a > b > finance-faq")
+    _settle(fn, ("D2", "D1"), (("finance-office", "a"), ("b", "finance-faq")),
+            (("D2", "D1"), (600, 500), "unresolved", ("D2", "D1")),
+            "a and b are not linked: no chain reaches from finance-office to finance-faq")
+
+
+def test_task3_rules_that_contradict_themselves_are_refused():
+    fn = function(load(LESSON), "settle_conflict")
+    for rules, name in (((("finance-office", "finance-faq"), ("finance-faq", "finance-office")), "finance-faq"),
+                        ((("src-c", "src-d"), ("src-d", "src-b"), ("src-b", "src-c")), "src-b")):
+        shown = f"settle_conflict(<D2, D1>, {rules!r})"
+        expect_error(ValueError, fn, _cands(("D2", "D1")), rules, shown=shown,
+                     why="a cycle puts a source above itself: a priority that contradicts itself settles nothing")
+        try:
+            fn(_cands(("D2", "D1")), rules)
+        except ValueError as error:
+            expect_true(name in str(error),
+                        f"called {shown}\n  it raised ValueError: {error}\n  expected: a message naming the "
+                        f"source {name!r} (the first in sorted order of those above themselves)")
 
 
 def _d2_writes(written: str):
@@ -306,6 +391,22 @@ def test_task4_a_budget_that_binds():
     expect(plan.used_tokens, 157, shown + " -> used_tokens")
 
 
+def test_task4_every_passage_pays_for_its_wrapper():
+    # The lab's decision_table counts the text only; the task's counts what is sent.
+    fn = function(load(LESSON), "decision_table")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=TIGHT_BUDGET, wrapper_tokens=4)
+    expect(plan.packet, ("A1", "A2"), shown + " -> packet",
+           why="A1 + A2 cost 69 + 49 + 2 x 4 = 126; the conflict (48 + 8) would make 182; F1 (39 + 4) would "
+               "make 169: neither fits 160 once the wrappers are counted")
+    expect(rows["F1"], ("discard", "budget", None), shown + " -> F1")
+    expect(plan.used_tokens, 126, shown + " -> used_tokens", why="the wrappers are sent, so they are counted")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=225, wrapper_tokens=4)
+    expect((plan.packet, plan.used_tokens), (("A1", "A2", "D2", "D1", "F1"), 225), shown + " -> (packet, used_tokens)",
+           why="205 lab tokens of text and five wrappers of 4: exactly 225, and exactly full is allowed")
+    plan, rows, shown = _plan(fn, CANDIDATES, budget=224, wrapper_tokens=4)
+    expect(rows["F1"], ("discard", "budget", None), shown + " -> F1", why="one token short with the wrappers")
+
+
 def test_task4_an_unreadable_amount_is_disputed():
     fn = function(load(LESSON), "decision_table")
     d2 = replace(BY_ID["D2"], text="FAQ: the allowance is six hundred euros per trip, lodging included.")
@@ -334,25 +435,53 @@ def test_task4_freshness_runs_first():
     for cid in ("A1", "E1", "B1", "D2", "D1", "F1", "A2"):
         expect(rows[cid], ("discard", "not_yet_valid", None), f"{shown} -> {cid}",
                why=f"{cid} is valid only from 2026-01-01; freshness decides before scope or copies")
+    plan, rows, shown = _plan(fn, CANDIDATES, as_of="2025-12-15")
+    expect(rows["C1"], ("keep", "evidence", 1), shown + " -> C1",
+           why="on 2025-12-15 C1 is 'expiring' (16 days left): still valid, so still evidence")
     plan, rows, shown = _plan(fn, CANDIDATES, scope="staff conference travel")
     expect(rows["E1"], ("keep", "evidence", 1), shown + " -> E1", why="for a question about staff, E1 is the evidence")
     expect(rows["C1"], ("discard", "expired", None), shown + " -> C1", why="C1 fails freshness before scope")
     expect(rows["B1"], ("discard", "off_topic", None), shown + " -> B1", why="B1 fails scope before the copy check")
 
 
-# ---------------------------------------------------------------- Tasks 5 to 7
+# ---------------------------------------------------------------- Tasks 5 to 8
 
-def _quiz(name, want, task):
-    expect_choice(LESSON, name, want, task, "Reread the scenario and the lessons it draws on")
+def _choice(name: str, best: str, task: int, misreads: dict) -> None:
+    """A quiz constant: one letter, the best one; a wrong letter is told the misconception it holds."""
+    answer = constant(load(LESSON), name)
+    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == best, f"{name} = {answer!r} is not the best answer: {misreads.get(answer, '')} "
+                                f"(hint: python3 -B methods.py hint {LESSON} {task})")
 
 
 def test_task5_a2_quiz():
-    _quiz("A2_QUIZ", "a", 5)
+    _choice("A2_QUIZ", "b", 5, {
+        "a": "rank measures similarity to the question, not what a passage adds: A2 is A1's exception.",
+        "c": "B1 is a copy of A1's passage, not of A2's; dedupe dropped it and nothing replaces A2.",
+        "d": "A1 is still in the packet; the answer states its conclusion, only without the exception."})
 
 
 def test_task6_c1_quiz():
-    _quiz("C1_QUIZ", "d", 6)
+    _choice("C1_QUIZ", "a", 6, {
+        "b": "the reranker ranked what it was given; an expired policy should never have reached it.",
+        "c": "generation comes after ranking and assembly: the first failure is earlier in the walk.",
+        "d": "the budget counts tokens, not dates; C1 fits any budget and would be kept."})
 
 
 def test_task7_d_quiz():
-    _quiz("D_QUIZ", "c", 7)
+    _choice("D_QUIZ", "c", 7, {
+        "a": "an authority score is a reputation, not a priority declared in advance: raising it settles nothing.",
+        "b": "D1's title is wording inside retrieved evidence, not a rule the application declared before retrieval.",
+        "d": "an unsettled conflict travels whole as disputed evidence; dropping both would hide the dispute."})
+
+
+def test_task8_packet_with_rule_at_160_prediction():
+    predicted = constant(load(LESSON), "PACKET_WITH_RULE_AT_160")
+    expect_true(isinstance(predicted, (list, tuple)) and all(isinstance(x, str) for x in predicted),
+                f"PACKET_WITH_RULE_AT_160 is {predicted!r}; set it to a tuple (or a list) of ids, such as "
+                "(\"A1\", \"F1\")")
+    want = decision_table(CANDIDATES, AS_OF, SCOPE, TIGHT_BUDGET, EXAMPLE_RULE).packet
+    expect_true(tuple(predicted) == want,
+                f"PACKET_WITH_RULE_AT_160 = {tuple(predicted)!r} is not the packet the lesson's layers give. With "
+                "the rule, is D1 still in a unit with D2? Walk the units in rank order at 160: does the walk stop "
+                f"at the first unit that does not fit? (hint: python3 -B methods.py hint {LESSON} 8)")
