@@ -121,8 +121,8 @@ LEAKY = {
     "eligibility": [
         ("    filtered = [[listing_id for listing_id in ranking if permission_of.get(listing_id) == \"allowed\"]\n"
          "                for ranking in rankings]\n", "    filtered = rankings\n"),
-        ('            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED"))',
-         '            withheld.append((listing_id, "PERMISSION_DENIED"))'),
+        ("        withheld.append((opaque_ref(listing_id), reason))",
+         "        withheld.append((listing_id, reason))"),
     ],
     "grounding": [
         ('    return {"query": record["query"], "state": state, "message": USER_MESSAGES[state],',
