@@ -307,3 +307,12 @@ def test_channel_result_ranking_is_one_based_positions():
     result = ChannelResult("lexical", (Hit("b", 2.0, ""), Hit("a", 1.0, "")), (), "", "ran")
     assert result.ranking == ("b", "a")
     assert [q.id for q in QUERIES] == [f"PW-Q00{i}" for i in range(1, 10)]
+
+
+def test_a_set_in_a_message_is_shown_sorted_whatever_the_hash_seed():
+    # The message notebook 07 prints; a set's own order follows PYTHONHASHSEED (issue 35).
+    with pytest.raises(TypeError) as caught:
+        reciprocal_rank_fusion([{"b", "a", "c"}])
+    assert str(caught.value) == "rankings[0] must be a sequence of str, got set {'a', 'b', 'c'}"
+    from modules.common.checks import short
+    assert short(frozenset({"y", "x"})) == "frozenset({'x', 'y'})" and short({3, 1, 2}) == "{1, 2, 3}"
