@@ -45,7 +45,7 @@ __all__ = [
     "Diameter", "Transformation", "QueryContract", "Hit", "Rejection", "ChannelResult", "FusedCandidate",
     "Fusion", "to_mm", "parse_diameter", "parse_query", "lexical_channel", "structured_channel",
     "vector_channel", "check_vector", "cosine", "reciprocal_rank_fusion", "cluster_rankings", "fuse",
-    "raw_score_sum", "retrieve", "RETRIEVAL", "FIELD_WEIGHTS", "RRF_K", "RRF_K_MAX", "VECTOR_TOP_K",
+    "cluster_scores", "raw_score_sum", "retrieve", "RETRIEVAL", "FIELD_WEIGHTS", "RRF_K", "RRF_K_MAX", "VECTOR_TOP_K",
     "MM_PER_INCH",
 ]
 
@@ -365,13 +365,30 @@ def fuse(so_far, k: int = RRF_K) -> Fusion:
     return Fusion(k, tuple(fused), tuple(sorted(eligible)))
 
 
-def raw_score_sum(channels, scales=None) -> list:
-    """The mistake, kept to compare against: add raw channel scores (each times an optional scale)."""
+def cluster_scores(channels, cluster_of: dict) -> dict:
+    """{channel: {cluster: raw score}} over the channels that ran: in each channel a cluster keeps
+    the score of its best-ranked member, and a listing missing from `cluster_of` (one the gate
+    withheld) is left out. The scores stay on each channel's own scale."""
+    found: dict = {}
+    for result in channels:
+        if result.status != "ran":
+            continue
+        scores = found.setdefault(result.channel, {})
+        for hit in result.hits:   # best first: the first member met is the best-ranked one
+            if hit.listing_id in cluster_of:
+                scores.setdefault(cluster_of[hit.listing_id], hit.score)
+    return found
+
+
+def raw_score_sum(channels, cluster_of: dict, scales=None) -> list:
+    """The mistake, kept to compare against: add each cluster's raw channel scores (cluster_scores),
+    each channel's times its scale in `scales` (1 when not given; {"vector": 100} writes the
+    cosine as a percentage). Returns [(cluster, total), ...] best first, ties by cluster id."""
     scales = scales or {}
     totals: dict = {}
-    for result in channels:
-        for hit in result.hits:
-            totals[hit.listing_id] = totals.get(hit.listing_id, 0.0) + scales.get(result.channel, 1) * hit.score
+    for channel, scores in cluster_scores(channels, cluster_of).items():
+        for cluster, score in scores.items():
+            totals[cluster] = totals.get(cluster, 0.0) + scales.get(channel, 1) * score
     return sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
