@@ -320,3 +320,55 @@ def test_a_set_in_a_message_is_shown_sorted_whatever_the_hash_seed():
     assert str(caught.value) == "rankings[0] must be a sequence of str, got set {'a', 'b', 'c'}"
     from modules.common.checks import short
     assert short(frozenset({"y", "x"})) == "frozenset({'x', 'y'})" and short({3, 1, 2}) == "{1, 2, 3}"
+
+
+# ---------------------------------------------------------------- the default trace is the lesson
+
+def test_every_curriculum_figure_prints_in_the_default_trace():
+    shown = " ".join(methods("hybrid", "--plain").stdout.decode().split())
+    figures = [
+        # the query contract: original kept, every step named and versioned, a bare 16 unresolved
+        "PW-Q001 mechanical seal 16 mm for a water pump ready 16 no", "PW-Q003 lip seal 0.625 inch ready 15.875 no",
+        "PW-Q006 pump seal 16 clarify - no", "PW-Q007 seal 16 mm or 18 mm failed - yes",
+        "PW-Q006: bare number '16' has no unit: mm or inch?", "unit-to-mm/1 0.625 inch diameter_mm 15.875 (x 25.4) applied",
+        # the channels, with declared field weights, exact filters and checked vectors
+        "field weights title x3, description x1; RRF k = 60", "1 PW-L001 9 mechanical seal pump seal water",
+        "PW-L011 unit missing: the diameter is not a stable value",
+        "PW-L012 vector version 'pw-vec-1', the index expects 'pw-vec-2'", "PW-L013 zero vector",
+        "PW-L014 malformed: expected 3 numbers, got 2",
+        # the gate before fusion; clusters, not display ids; the ordering_score
+        "passed 10 of the 15 proposed listings and withheld 5 before fusion",
+        "1 C-01 PW-L001 PW-L001 PW-L002 1 1 1 0.049180", "it is not a probability",
+        # raw scores must not be added
+        "C-14 3 - 0.999 3.999 7 102.857 3 4", "moved 5 of 9 clusters under raw addition; rank fusion changed: no",
+        # similarity is not relevance; seller text is inert
+        'PW-L015 "Garden hose connector 19 mm"', "lexical 7, vector 2, fused position 4", "Identical runs: yes",
+        # query design: aliases gained and lost, a narrowing rewrite, an identifier, declared conditions
+        "Gained at ranking: PW-L009, PW-L010, PW-L011; lost: none", "Ranked 10 -> 5",
+        "PW-L009 (graded 2)", "The declared rule (identifier/1) decides: PW-L009 first",
+        "diameter_mm gate seal-shaft/1", "PW-L010 15.875 vs 15.9 +-0.1: in 8.40",
+    ]
+    missing = [figure for figure in figures if figure not in shown]
+    assert not missing, f"not in the default trace: {missing}"
+
+
+@pytest.mark.parametrize("task, source", [
+    (2, "from modules.hybrid import reciprocal_rank_fusion as lesson_rrf\n\n\n"
+        "def weighted_rank_fusion(rankings, weights, k=60):\n"
+        "    return lesson_rrf(rankings, k)\n"),
+], ids=["weighted_rank_fusion"])
+def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
+    from module_answers import failures_of_pasted
+    assert not failures_of_pasted("hybrid", task, "", tmp_path / "reference", monkeypatch)  # the control
+    assert failures_of_pasted("hybrid", task, source, tmp_path / "pasted", monkeypatch)
+
+
+@pytest.mark.parametrize("container", ["tuple", "list"])
+def test_alias_effect_accepts_a_list_or_a_tuple_for_every_sequence(container, tmp_path, monkeypatch):
+    # The course's container rule: the grader no longer refuses a tuple where it expected a list.
+    from module_answers import failures_of_pasted
+    source = ("reference_alias_effect = alias_effect\n\n\n"
+              "def alias_effect(terms, aliases, version, search):\n"
+              f"    return {{key: {container}(value) for key, value in "
+              "reference_alias_effect(terms, aliases, version, search).items()}\n")
+    assert not failures_of_pasted("hybrid", 5, source, tmp_path / container, monkeypatch)

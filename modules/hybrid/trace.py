@@ -165,12 +165,25 @@ def _num(value):
     return f"{value:.4f}"
 
 
+def _by_reason(record: dict) -> list:
+    """[(reason, [query ids]), ...] in the order each reason first occurs: one line per reason
+    instead of a table row per query that repeats it."""
+    grouped: dict = {}
+    for q in record["queries"]:
+        grouped.setdefault(q["reason"], []).append(q["query_id"])
+    return list(grouped.items())
+
+
 def view(record: dict) -> list:
     """Printable blocks: contracts, channels, the gate, fusion, the raw-score trap, the inert seller text
     and the query-design section."""
     d, detail = record["declared"], record["detail"]
     blocks = [
         {"heading": "Lesson 07 - hybrid: candidate channels and the query contract", "key": "heading"},
+        {"key": "intro", "text": (
+            "What this shows: every query becomes a contract (a size only with a written unit); three channels "
+            "propose for one query, the gate removes what may not be used, and rank fusion orders the rest; "
+            "adding raw scores instead reorders with the scale; then aliases, rewrites, identifiers, conditions.")},
         {"key": "declared",
          "text": "Declared: field weights " + ", ".join(f"{k} x{v}" for k, v in d["field_weights"].items())
                  + f"; RRF k = {d['rrf_k']}; vector top {d['vector_top_k']}, version {d['vector_version']}; "
@@ -187,12 +200,9 @@ def view(record: dict) -> list:
         {"key": "stopped", "text": "Stopped before retrieval, by reason: "
                                    + "; ".join(f"{q['query_id']} {q['stopped']}" for q in record["queries"]
                                                if q["stopped"]) + ". The rest were retrieved."},
-        table_block(
-            "reasons", "Why each contract is in its state",
-            "reason: what the unit-to-mm step found in the text (one size with a written unit, "
-            "a bare number, or several sizes).",
-            ["query", "reason"],
-            [[q["query_id"], q["reason"]] for q in record["queries"]]),
+        {"key": "reasons", "text": "Why each contract is in its state (what the unit-to-mm step found): "
+                                   + "; ".join(f"{', '.join(ids)}: {reason}" for reason, ids in _by_reason(record))
+                                   + ("" if _by_reason(record)[-1][0].endswith("?") else ".")},
         table_block(
             "transformations",
             f"Every transformation of {record['transformations']['query_id']}, named and versioned",
