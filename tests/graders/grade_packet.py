@@ -405,23 +405,27 @@ def test_task5_same_seal_whatever_the_order():
     expect_call(fn, Shown("<FIELDS with evidence as a tuple>", as_tuple), want=first, why="a tuple dumps as a list")
 
 
+def _expect_refused(fn, fields: dict, where: str, what: str, because: str) -> None:
+    """packet_seal(fields) must raise TypeError naming `where`, the place of the `what` it cannot seal."""
+    shown = shown_call(fn, fields)
+    try:
+        fn(fields)
+    except NotImplementedError:
+        raise LabFailure(f"packet_seal is not written yet (called {shown})") from None
+    except TypeError as error:
+        expect_true(where in str(error), f"called {shown}\n  it raised TypeError: {error}\n  expected a "
+                                         f"message naming where the {what} sits: {where}")
+        return
+    except Exception as error:
+        raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n  expected: "
+                         f"TypeError naming {where}") from None
+    raise LabFailure(f"called {shown}\n  it returned a seal\n  expected: TypeError naming {where} ({because})")
+
+
 def test_task5_a_set_that_cannot_be_sorted_names_its_field():
     fn = function(load(LESSON), "packet_seal")
     for fields, where in (({"a": {1, "x"}}, "fields['a']"), ({"b@1": [{"c": {2, "y"}}]}, "fields['b@1'][0]['c']")):
-        shown = shown_call(fn, fields)
-        try:
-            fn(fields)
-        except NotImplementedError:
-            raise LabFailure(f"packet_seal is not written yet (called {shown})") from None
-        except TypeError as error:
-            expect_true(where in str(error), f"called {shown}\n  it raised TypeError: {error}\n  expected a "
-                                             f"message naming where the set sits: {where}")
-            continue
-        except Exception as error:
-            raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n  expected: "
-                             f"TypeError naming {where}") from None
-        raise LabFailure(f"called {shown}\n  it returned normally\n  expected: TypeError naming {where} (a "
-                         f"set of mixed types has no reliable order)")
+        _expect_refused(fn, fields, where, "set", "a set of mixed types has no reliable order")
     expect_call(fn, {"a@1": {"x", "y"}}, want=reference_seal({"a@1": ["x", "y"]}),
                 why="a set of str is fine: it is sealed as a sorted list")
 
@@ -431,20 +435,8 @@ def test_task5_a_float_is_refused_and_named():
     for fields, where in (({"score@1": 0.5}, "fields['score@1']"),
                           ({"evidence@1": [{"id": "lending#1", "weight": 1e-07}]}, "fields['evidence@1'][0]['weight']"),
                           ({"a@1": float("nan")}, "fields['a@1']")):
-        shown = shown_call(fn, fields)
-        try:
-            fn(fields)
-        except NotImplementedError:
-            raise LabFailure(f"packet_seal is not written yet (called {shown})") from None
-        except TypeError as error:
-            expect_true(where in str(error), f"called {shown}\n  it raised TypeError: {error}\n  expected a "
-                                             f"message naming where the float sits: {where}")
-            continue
-        except Exception as error:
-            raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n  expected: "
-                             f"TypeError naming {where}") from None
-        raise LabFailure(f"called {shown}\n  it returned a seal\n  expected: TypeError naming {where} (Python "
-                         f"writes 1e-07 where JavaScript writes 1e-7: a float's text is not one seal everywhere)")
+        _expect_refused(fn, fields, where, "float", "Python writes 1e-07 where JavaScript writes 1e-7: a float's "
+                                                    "text is not one seal everywhere")
     expect_call(fn, {"count@1": 8, "fee@1": "0.50", "ok@1": True}, want=reference_seal({"count@1": 8, "fee@1": "0.50",
                                                                                    "ok@1": True}),
                 why="ints, strs and bools are sealed as before: only floats are refused")
