@@ -522,7 +522,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "guest-notes#2 unreviewed excluded kept", "guest-notes#2 names open_door, send_email",
         "read-guest-notes search_catalogue (unchanged)", "a call to open_door is refused for both",
         "renew-loan renew_loan reader no needs_confirmation", "renew-loan renew_loan reader yes allowed",
-        "renew-loan send_email guest-notes#2 yes refused",
+        "renew-loan send_email guest-notes#2 yes refused", "declared output schema by code before display",
+        "The 11 malicious samples above run as tests",
         # adjacent chunks: capped, marked, paid from the budget; the per-document cap both ways
         "3 1 1 200 155 visitor-guide#1 no (registered students only)", "lending#1 adjacent_to:lending#2 73",
         "Q1 none faq#1, faq#2, faq#3 - 0/1", "Q1 1 faq#1, renewals#1 faq#2, faq#3 1/1",

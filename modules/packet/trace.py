@@ -307,6 +307,12 @@ def view(record: dict) -> list[dict]:
               "needs_confirmation (a tool that acts, not yet confirmed), or allowed.",
             ["task", "tool", "asked by", "confirmed", "status"],
             [[c["task"], c["tool"], c["asked_by"], c["confirmed"], c["status"]] for c in privilege["calls"]]),
+        {"key": "defence", "text": (
+            "Each defence alone is partial: escaping keeps the structure, not the reader's obedience; a trust "
+            "tier is only as good as whoever assigned it; fixed tools and a person's confirmation limit what a "
+            "persuaded reader can do; and the answer is checked against a declared output schema by code before "
+            f"display (lesson 10 builds that check). The {len(record['normalisation'])} malicious samples above "
+            "run as tests. Together they lower the risk.")},
         table_block(
             "adjacent", f"Adjacent expansion for: {LAPTOP_QUESTION}",
             "before, after: neighbouring chunks allowed per hit; budget, used: quote characters; "

@@ -166,13 +166,7 @@ show("trust", "tools")
 # the task was never given that tool.
 
 # %%
-show("privilege")
-
-# %% [markdown]
-# Each of these defences is partial. Escaping keeps structure, not obedience; a trust tier
-# is only as good as whoever assigned it; a fixed tool list limits the damage a persuaded
-# reader can do. Together, with the answer checked by code before display, they lower the
-# risk.
+show("privilege", "defence")
 
 # %% [markdown]
 # ## Adjacent chunks: the condition sat one chunk earlier
