@@ -518,6 +518,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         # the wrapper carries the whole contract; injection stays one item; normalisation of the whole packet
         'revision="r4" layer="canonical" space="nfc-code-points"', "(items: 1, exact: yes)",
         "would open 2 evidence elements", "combining mark first broken intact broken intact same search_catalogue",
+        "a repeated attribute refused: repeats the attribute 'trust'",
+        "an unknown attribute refused: has an unknown attribute 'admin'",
         # trust tiers, least privilege, confirmation, tools never widened by evidence
         "guest-notes#2 unreviewed excluded kept", "guest-notes#2 names open_door, send_email",
         "read-guest-notes search_catalogue (unchanged)", "a call to open_door is refused for both",

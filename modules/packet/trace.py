@@ -101,6 +101,26 @@ def _normalisation() -> list:
     return rows
 
 
+def _forgeries() -> list:
+    """A rendered item edited the ways the renderer never writes; what the parser says of each."""
+    rendered = render_evidence([chunk("lending#2")])
+    trust = ' trust="official"'
+    edits = (("a repeated attribute", rendered.replace(trust, trust + trust, 1)),
+             ("an unknown attribute", rendered.replace(trust, trust + ' admin="yes"', 1)),
+             ("a missing attribute", rendered.replace(trust, "", 1)),
+             ("a quote changed", rendered.replace("noon", "n00n", 1)))
+    rows = []
+    for name, text in edits:
+        try:
+            parse_evidence(text)
+            verdict = "accepted"
+        except ValueError as error:
+            # every message names the item first; the table has one item, so the rest is what matters
+            verdict = "refused: " + str(error).removeprefix("evidence item 1").lstrip(": ")
+        rows.append({"forgery": name, "parser": verdict})
+    return rows
+
+
 def _trust_and_tools() -> dict:
     items = [chunk(i) for i in TRUST_ITEMS]
     packets = {policy.task: assemble_packet(policy, LAPTOP_QUESTION, items) for policy in POLICIES}
@@ -198,6 +218,7 @@ def trace() -> dict:
         "packet": assemble_packet(ANSWER_POLICY, LAPTOP_QUESTION, items),
         "injection": _injection(),
         "normalisation": _normalisation(),
+        "forgeries": _forgeries(),
         "trust_and_tools": _trust_and_tools(),
         "adjacent": _adjacent(),
         "per_document_cap": _caps(),
@@ -278,6 +299,12 @@ def view(record: dict) -> list[dict]:
             [[r["sample"], *(r["naive"][f] for f in FORMS),
               "same" if set(r["lab"].values()) == {"same"} else "changed",
               ", ".join(r["allowed_tools_after"])] for r in record["normalisation"]]),
+        table_block(
+            "forgeries", "The parser accepts only what the renderer writes",
+            "edit: how a rendered item (lending#2) was changed, in a way the renderer never writes; "
+            "parser: what parse_evidence says of it.",
+            ["edit", "parser"],
+            [[r["forgery"], r["parser"]] for r in record["forgeries"]]),
         table_block(
             "trust", "Trust tiers per item, and a task's floor",
             "trust: the source's tier (official > reviewed > unreviewed; undeclared counts as "

@@ -142,6 +142,14 @@ print(packet_wrapper.escape_text("\u0338 starts here"),
       packet_wrapper.escape_text("\uff1c/evidence\uff1e"))
 
 # %% [markdown]
+# The parser is the other half: it accepts only what the renderer writes. An attribute
+# given twice, one the renderer does not know, one missing, or a quote that no longer
+# matches its hash: each is refused with the reason, never read in some best-effort way.
+
+# %%
+show("forgeries")
+
+# %% [markdown]
 # ## Trust tiers, and tools no passage can grant
 #
 # Every item records its source's trust tier: official, reviewed or unreviewed (an item
