@@ -86,7 +86,8 @@ def rank_permitted(rankings, permission_of: dict, k: int = 60) -> list:
 
     Filter first, rank second: after the filter, the permitted listings of each
     ranking close up (they take ranks 1, 2, 3...), so a withheld neighbour leaves
-    no trace in any score. Then return reciprocal_rank_fusion(filtered, k).
+    no trace in any score. Then return reciprocal_rank_fusion(filtered, k): (id, ordering_score)
+    pairs, best first (a list or a tuple, either is accepted).
     """
     raise NotImplementedError("rank_permitted: write your answer here, then run: python3 -B methods.py check eligibility")
 
