@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from modules.catalogue import LISTINGS, ref_key_label
+from modules.catalogue import LISTINGS, QUERIES, opaque_ref, ref_key_label
 from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
 from modules.catalogue.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
 from modules.eligibility.mechanism import PACKET_LISTINGS, enumerate_refs, evaluate, unkeyed_ref
@@ -300,7 +300,6 @@ def view(record: dict) -> list:
 
 def trace() -> dict:
     """The four traces in detail, the fail-closed holes, and every catalogue query's decision."""
-    from modules.catalogue import QUERIES, opaque_ref
     runs = {query.id: evaluate(query) for query in QUERIES}
     l004 = next(x for x in LISTINGS if x.id == "PW-L004")
     doubled = evaluate(QUERIES[1], (replace(l004, permission="allowed"),) + LISTINGS)

@@ -2,19 +2,20 @@
 trace and view to end with them). The mechanism is modules/hybrid/query_design.py."""
 
 from __future__ import annotations
+
+from modules.catalogue import RESTRICTED_IDS, opaque_ref
 from modules.common.tables import table_block
+from modules.hybrid import query_design as qd
 
 __all__ = ["query_design_record", "query_design_blocks"]
 
 
 def _safe(listing_id: str) -> str:
-    from modules.catalogue import RESTRICTED_IDS, opaque_ref
     return opaque_ref(listing_id) if listing_id in RESTRICTED_IDS else listing_id
 
 
 def query_design_record() -> dict:
     """The four query designs on their new queries, each against the contract as it is."""
-    from modules.hybrid import query_design as qd
     pipelines = qd.design_pipelines()
     runs = {}
     for name, qid in (("aliases", "PW-Q010"), ("rewrite", "PW-Q011"), ("identifier", "PW-Q012"),

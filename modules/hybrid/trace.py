@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from modules.catalogue import LISTINGS, query_by_id
+from modules.catalogue import LISTINGS, QUERIES, query_by_id
 from modules.catalogue.policy import POLICY_VERSION, names_of
 from modules.hybrid.mechanism import (FIELD_WEIGHTS, MM_PER_INCH, RETRIEVAL, RRF_K, VECTOR_TOP_K, VECTOR_VERSION,
                                       cluster_scores, raw_score_sum, reciprocal_rank_fusion, retrieve)
@@ -318,7 +318,6 @@ DETAIL_QUERY = "PW-Q001"  # the query whose channels and fusion are shown in ful
 
 def trace(detail_query: str = DETAIL_QUERY) -> dict:
     """Every query's contract and retrieval, one query's channels and fusion, the two side-by-sides."""
-    from modules.catalogue import QUERIES, query_by_id
     detail = query_by_id(detail_query)
     # Every query's contract and whether the policy stops it; the detail query's whole retrieval.
     contracts = RETRIEVAL.until("query-scope")
