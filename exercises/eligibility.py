@@ -143,10 +143,10 @@ EXPIRED_FIRST_QUIZ = None  # TODO: your answer
 # Task 6 (predict). Before running anything: the trace runs PW-Q002 ("carbon ceramic pump
 # seal 16 mm") as of 2026-11-01, and its packet holds PW-L001, PW-L003 and PW-L009 (the cap
 # is 3 listings; PW-L012 is the fourth usable one). Run the same query, over the same
-# catalogue, as of 2027-06-01. Read the freshness table (a diameter stays fresh for 1826
-# days, a price for 60; a stale diameter withholds a listing, a stale price is only left
-# out of the packet) and predict the decision's state and the listings its packet holds,
-# in packet order. Set PW_Q002_ON_2027_06_01 to (state, (listing id, ...)), for example
+# catalogue (no field is checked again in between), as of 2027-06-01, 212 days later.
+# Read the freshness table (a diameter stays fresh for 1826 days, a price for 60; a stale
+# diameter withholds a listing, a stale price is only left out of the packet) and predict
+# the decision's state and the listings its packet holds, in packet order. Set PW_Q002_ON_2027_06_01 to (state, (listing id, ...)), for example
 # ("respond", ("PW-L001", "PW-L003", "PW-L009")); a list is accepted for the ids too.
 PW_Q002_ON_2027_06_01 = None  # TODO: your answer
 

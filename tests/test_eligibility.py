@@ -358,3 +358,18 @@ def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeyp
     from module_answers import failures_of_pasted
     assert not failures_of_pasted("eligibility", task, "", tmp_path / "reference", monkeypatch)  # the control
     assert failures_of_pasted("eligibility", task, source, tmp_path / "pasted", monkeypatch)
+
+
+def test_the_predict_tasks_premise_holds_on_the_fixture():
+    from helpers import ROOT
+    from modules.catalogue.policy import day_number
+    premise = (ROOT / "exercises" / "eligibility.py").read_text(encoding="utf-8").split("# Task 6 (predict).")[1]
+    premise = " ".join(line.lstrip("# ") for line in premise.split("PW_Q002_ON_2027_06_01 = ")[0].splitlines())
+    days = day_number("2027-06-01") - day_number("2026-11-01")
+    assert f"as of 2027-06-01, {days} days later" in premise
+    today = _decision("PW-Q002")
+    run = evaluate(query_by_id("PW-Q002"))
+    assert today.decision.state == "respond" and run.output("packet").listings == ("PW-L001", "PW-L003", "PW-L009")
+    assert run.output("evidence").usable[3] == "PW-L012" and "PW-L012 is the fourth usable one" in premise
+    assert "a diameter stays fresh for 1826 days, a price for 60" in premise
+    assert {rule.field: rule.max_days for rule in FRESHNESS} == {"diameter_mm": 1826, "price_eur": 60}

@@ -372,3 +372,17 @@ def test_alias_effect_accepts_a_list_or_a_tuple_for_every_sequence(container, tm
               f"    return {{key: {container}(value) for key, value in "
               "reference_alias_effect(terms, aliases, version, search).items()}\n")
     assert not failures_of_pasted("hybrid", 5, source, tmp_path / container, monkeypatch)
+
+
+def test_the_predict_tasks_premise_holds_on_the_fixture():
+    from helpers import ROOT
+    premise = (ROOT / "exercises" / "hybrid.py").read_text(encoding="utf-8").split("# Task 6 (predict).")[1]
+    premise = " ".join(line.lstrip("# ") for line in premise.split("PW_Q002_FIRST_CLUSTER = ")[0].splitlines())
+    run = retrieve(query_by_id("PW-Q002"))
+    channels = {c.channel: c.ranking for c in run.of_kind("channel")}
+    assert channels["vector"][0] == "PW-L004" and "PW-L004" not in run.output("gate").passed
+    assert "the vector channel's next are PW-L015, PW-L001, PW-L002 and PW-L003" in premise
+    assert channels["vector"][1:5] == ("PW-L015", "PW-L001", "PW-L002", "PW-L003")
+    assert channels["lexical"][0] == channels["structured"][0] == "PW-L001"
+    assert run.output("gate").decisions and "PW-Q002" not in methods("hybrid", "--plain").stdout.decode().split(
+        "Query design")[0].split("Channels for")[1]   # the trace shows PW-Q001's channels, not PW-Q002's

@@ -561,3 +561,13 @@ def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeyp
     from module_answers import failures_of_pasted
     assert not failures_of_pasted("packet", task, "", tmp_path / "reference", monkeypatch)  # the control
     assert failures_of_pasted("packet", task, source, tmp_path / "pasted", monkeypatch)
+
+
+def test_the_predict_tasks_premise_holds_on_the_fixture():
+    premise = (ROOT / "exercises" / "packet.py").read_text(encoding="utf-8").split("# Task 9 (predict).")[1]
+    premise = " ".join(line.lstrip("# ") for line in premise.split("ADJACENT_1_1_150 = ")[0].splitlines())
+    for chunk_id in ("lending#1", "lending#2", "lending#3", "visitor-guide#1"):
+        assert f"{chunk_id} {'is ' if chunk_id == 'lending#1' else ''}{len(chunk(chunk_id).text)}" in premise
+    runs = packet_trace.trace()["adjacent"]
+    assert [(r["before"], r["after"], r["max_quote_chars"]) for r in runs] == [(0, 0, 200), (1, 0, 200), (1, 1, 200),
+                                                                               (1, 0, 120)]  # the run is not printed
