@@ -3,7 +3,7 @@
 Task 1  span_from_utf8   move a span given in UTF-8 bytes of raw text into the contract's space
 Task 2  check_drift      revalidate a stored span against an edited text
 Task 3  escape_text      escape (and unescape_text) evidence so that it cannot leave its wrapper,
-                         even after Unicode normalisation of the whole packet
+                         even after Unicode normalisation of the whole packet, nor act on a terminal
 Task 4  expand_after_hits  add capped neighbouring chunks, marked, paid from what the hits leave
 Task 5  packet_seal      a SHA-256 over canonical JSON, the same whatever the dict or set order,
                          that refuses floats (their text is not the same in every language)
@@ -100,6 +100,12 @@ def escape_text(text: str) -> str:
             contains one of & < > " ' (U+226E and U+226F decompose to < and >);
           - a combining mark (unicodedata.category(c) starts with "M") at the very start
             of the text, where NFC would merge it into the markup before it;
+          - one change from the lesson's escape_text: a control character
+            (unicodedata.category(c) == "Cc") other than a line break "\n" or a tab "\t".
+            The packet is read by people too, in terminals and log viewers: an ESC starts
+            a sequence that can erase or recolour what is shown ("\x1b[2K"), and a
+            carriage return "\r" lets the next text overwrite the line, so a passage
+            could hide what it says;
       * everything else stays as it is ("Café" is unchanged).
     unescape_text(escape_text(t)) must give back t exactly, for every string t
     (including ones that already look like entities, such as "&lt;" or "&#x41;").
@@ -111,9 +117,10 @@ def escape_text(text: str) -> str:
     named = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
     out = []
     for index, char in enumerate(text):
+        control = unicodedata.category(char) == "Cc" and char not in "\n\t"   # ESC, CR, NUL: they act on a terminal
         if char in named:
             out.append(named[char])
-        elif (unicodedata.normalize("NFKC", char) != char
+        elif (control or unicodedata.normalize("NFKC", char) != char
               or any(part in named for part in unicodedata.normalize("NFD", char))
               or (index == 0 and unicodedata.category(char).startswith("M"))):
             out.append(f"&#x{ord(char):x};")

@@ -550,13 +550,18 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "def span_from_utf8(raw_text, byte_start, byte_end):\n"
         "    lesson_extract_span(raw_text, byte_start, byte_end)\n"
         "    return byte_start, byte_end\n"),
+    (3, "from modules.packet.wrapper import escape_text as lesson_escape, unescape_text as lesson_unescape\n\n\n"
+        "def escape_text(text):\n"
+        "    return lesson_escape(text)\n\n\n"
+        "def unescape_text(text):\n"
+        "    return lesson_unescape(text)\n"),
     (5, "from modules.packet.mechanism import packet_seal as lesson_packet_seal\n\n\n"
         "def packet_seal(fields):\n"
         "    return lesson_packet_seal(fields)\n"),
     (6, "from modules.packet.fidelity import fidelity_check as lesson_fidelity_check\n\n\n"
         "def fidelity_check(original, compressed):\n"
         "    return lesson_fidelity_check(original, compressed)\n"),
-], ids=["span_from_utf8", "packet_seal", "fidelity_check"])
+], ids=["span_from_utf8", "escape_text", "packet_seal", "fidelity_check"])
 def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
     from module_answers import failures_of_pasted
     assert not failures_of_pasted("packet", task, "", tmp_path / "reference", monkeypatch)  # the control

@@ -264,8 +264,9 @@ print("ok:", swapped["ok"])
 #
 # Open `exercises/packet.py`. `span_from_utf8` takes a span an extractor reported in UTF-8
 # bytes of the raw text into the contract's NFC code points (the lesson only says never to
-# mix them); `check_drift`, `escape_text` with `unescape_text` and `expand_after_hits`
-# follow the lesson; `packet_seal` adds one rule the lesson's seal lacks (no floats), and
+# mix them); `check_drift` and `expand_after_hits` follow the lesson; `escape_text` with
+# `unescape_text` also escapes the control characters that act on a terminal (a reviewer
+# reads packets too), `packet_seal` adds one rule the lesson's seal lacks (no floats), and
 # `fidelity_check` looks both ways (what a summary added, too). Then the quizzes
 # `SEAL_QUIZ` and `TOOL_QUIZ`, and a prediction, `ADJACENT_1_1_150`: a fifth expansion run,
 # written down before you run it. Check with `python3 -B methods.py check packet`; hints
