@@ -1,6 +1,6 @@
 """Lesson 07 exercises: read a size honestly, then fuse channels by rank.
 
-Task 1  parse_size              read one size from shopper text; never assume a unit
+Task 1  parse_size              read one size from shopper text, imperial fractions too; never assume a unit
 Task 2  weighted_rank_fusion    rank fusion with a declared weight per channel (weighted RRF)
 Task 3  fuse_by_cluster         collapse copies by canonical cluster, then fuse; raw scores unused
 Task 4  RAW_SCORES_QUIZ         why raw channel scores must not be added
@@ -10,6 +10,8 @@ Task 6  PW_Q002_FIRST_CLUSTER   predict which cluster PW-Q002 fuses first, and f
 Check your work:  python3 -B methods.py check hybrid
 Stuck?            python3 -B methods.py hint hybrid
 """
+
+from decimal import Decimal
 
 from modules.hybrid import reciprocal_rank_fusion, to_mm
 
@@ -29,8 +31,15 @@ def parse_size(text: str) -> tuple:
     UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches"); anything else glued to
     the number ("16.mm", "16x") leaves it without a unit. Case does not matter.
 
+    One extension the lesson's parse_diameter does not have: seals are sold in
+    imperial fractions, so a number may also be a fraction "a/b" of whole numbers
+    whose denominator is 2, 4, 8, 16, 32 or 64 ("5/8 inch" is 0.625 inch: 15.875 mm;
+    "5/8inch" too). Any other fraction ("1/3", "5/0") is not a number and is ignored,
+    like "1.2.3". A whole number before a fraction ("1 1/4 inch") is two numbers.
+
       one number with a unit    -> ("ready", <millimetres as exact decimal text>)
-                                   use to_mm(number_text, unit): to_mm("0.625", "inch") == "15.875"
+                                   use to_mm(number_text, unit): to_mm("0.625", "inch") == "15.875";
+                                   a fraction's number_text is its exact decimal ("5/8" -> "0.625")
       one number with no unit   -> ("clarify", None): ask, never assume millimetres
       no number at all          -> ("ready", None): no size was requested
       more than one number      -> ("failed", None): which one is meant?
@@ -39,6 +48,8 @@ def parse_size(text: str) -> tuple:
     ('ready', '16')
     >>> parse_size("pump seal 16")
     ('clarify', None)
+    >>> parse_size("lip seal 5/8 inch")
+    ('ready', '15.875')
     """
     # BEGIN SOLUTION
     words = [word.rstrip(".;:!?") for word in text.lower().replace(",", " ").split()]
@@ -46,12 +57,19 @@ def parse_size(text: str) -> tuple:
     for index, word in enumerate(words):
         # "16.mm": the point cuts the unit off, so the number stays without one
         number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".")
-        if not number.isascii() or not number.replace(".", "", 1).isdigit() or number[0] == ".":
+        above, slash, below = number.partition("/")
+        if slash:   # an imperial fraction: its exact decimal (a power of two divides a power of ten)
+            if not (above.isascii() and above.isdigit() and below in ("2", "4", "8", "16", "32", "64")):
+                continue
+            value = str(Decimal(int(above)) / Decimal(int(below)))
+        elif not number.isascii() or not number.replace(".", "", 1).isdigit() or number[0] == ".":
             continue
+        else:
+            value = number
         glued = word[len(number):]
         after = words[index + 1] if index + 1 < len(words) else ""
         unit = UNIT_WORDS.get(glued) if glued else UNIT_WORDS.get(after)
-        sizes.append((number, unit))
+        sizes.append((value, unit))
     if not sizes:
         return "ready", None
     if len(sizes) > 1:

@@ -353,10 +353,14 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
 
 
 @pytest.mark.parametrize("task, source", [
+    (1, "from modules.hybrid import parse_diameter as lesson_parse\n\n\n"
+        "def parse_size(text):\n"
+        "    state, diameter, _reason = lesson_parse(text)\n"
+        "    return state, diameter and diameter.value_mm\n"),
     (2, "from modules.hybrid import reciprocal_rank_fusion as lesson_rrf\n\n\n"
         "def weighted_rank_fusion(rankings, weights, k=60):\n"
         "    return lesson_rrf(rankings, k)\n"),
-], ids=["weighted_rank_fusion"])
+], ids=["parse_size", "weighted_rank_fusion"])
 def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
     from module_answers import failures_of_pasted
     assert not failures_of_pasted("hybrid", task, "", tmp_path / "reference", monkeypatch)  # the control

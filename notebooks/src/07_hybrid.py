@@ -232,7 +232,8 @@ display.show([b for b in view if b.get("key", "").startswith("design-") and b["k
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/hybrid.py` and write `parse_size` (explicit units only);
+# Open `exercises/hybrid.py` and write `parse_size` (explicit units only, and the imperial
+# fractions such as "5/8 inch" that the lesson's parser reads as two numbers);
 # `weighted_rank_fusion`, rank fusion with a declared weight per channel, which the
 # lesson's `reciprocal_rank_fusion` does not have; `fuse_by_cluster` (copies collapse,
 # raw scores unused); the quiz `RAW_SCORES_QUIZ`; `alias_effect` (the candidates an alias

@@ -80,6 +80,26 @@ def test_task1_a_full_stop_ends_the_sentence_not_the_number():
         expect_call(fn, text, want=want, why=why)
 
 
+def test_task1_imperial_fractions():
+    fn = function(load(LESSON), "parse_size")
+    for text, want, why in (
+        ("lip seal 5/8 inch", ("ready", "15.875"), "5/8 inch is 0.625 inch, exactly 15.875 mm (PW-Q003's size)"),
+        ("seal 5/8inch", ("ready", "15.875"), "the unit may be glued to a fraction as to any number"),
+        ("seal 3/64 inch", ("ready", "1.190625"), "3/64 = 0.046875 exactly: a power of two divides a power of ten"),
+        ("o-ring 1/2 mm", ("ready", "0.5"), "a fraction of a millimetre is a size too"),
+        ("seal 10/4 inch", ("ready", "63.5"), "an improper fraction is still one number: 2.5 inch"),
+        ("seal 5/8", ("clarify", None), "a bare fraction has no unit either: ask"),
+        ("seal 1 1/4 inch", ("failed", None), "a whole number before a fraction is two numbers: which one is meant?"),
+        ("seal 1/3 inch", ("ready", None), "a third has no exact decimal, and 3 is not an allowed denominator: "
+                                           "the word is not a number, so no size was requested"),
+        ("seal 5/0 mm", ("ready", None), "a zero denominator is not a fraction: the word is ignored"),
+        ("lip seal 1/3 or 16 mm", ("ready", "16"), "the ignored '1/3' ends nothing: the walk goes on to 16 mm"),
+        ("seal 1/16 inch", ("ready", "1.5875"), "sixteenths are allowed"),
+        ("seal 1/32 inch", ("ready", "0.79375"), "thirty-seconds are allowed"),
+    ):
+        expect_call(fn, text, want=want, why=why)
+
+
 def test_task1_agrees_with_the_lesson_queries():
     fn = function(load(LESSON), "parse_size")
     for query in QUERIES:
