@@ -2,7 +2,7 @@
 
 Task 1  parse_size              read one size from shopper text, imperial fractions too; never assume a unit
 Task 2  weighted_rank_fusion    rank fusion with a declared weight per channel (weighted RRF)
-Task 3  fuse_by_cluster         collapse copies by canonical cluster, then fuse; raw scores unused
+Task 3  fuse_by_cluster         collapse copies by canonical cluster, keep a window of clusters, then fuse
 Task 4  RAW_SCORES_QUIZ         why raw channel scores must not be added
 Task 5  alias_effect            authorised aliases as a versioned step, and the candidates gained and lost
 Task 6  PW_Q002_FIRST_CLUSTER   predict which cluster PW-Q002 fuses first, and from which ranks
@@ -122,8 +122,9 @@ def weighted_rank_fusion(rankings, weights, k: int = 60) -> list:
     # END SOLUTION
 
 
-def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
-    """Task 3. Collapse each channel's hits to canonical clusters, then fuse by rank.
+def fuse_by_cluster(channel_hits: dict, cluster_of: dict, depth: int, k: int = 60) -> list:
+    """Task 3. Collapse each channel's hits to canonical clusters, keep each channel's first
+    `depth` clusters, then fuse by rank.
 
     `channel_hits` maps a channel name to its hits, best first, each hit a
     (listing_id, raw_score) pair. The raw scores come from unrelated scales
@@ -133,12 +134,20 @@ def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
 
     Within one channel a cluster takes the position of its first (best) member
     and its later members are dropped, so the next cluster moves up: the ranks
-    of a channel are 1, 2, 3... over distinct clusters. Then fuse the channels'
-    cluster rankings with the lesson's reciprocal_rank_fusion(..., k) (imported above).
-    Return [(cluster_id, ordering_score), ...] as it does: a list or a tuple of pairs
-    (either is accepted).
+    of a channel are 1, 2, 3... over distinct clusters.
+
+    One change from the lesson's fusion, which fuses every hit: only the first `depth`
+    clusters of each channel vote (a fusion window, as search engines' rank fusion has).
+    The window counts clusters, not listings: a copy never takes a place in it.
+    Raise ValueError if depth < 1.
+
+    Then fuse the channels' cluster rankings with the lesson's reciprocal_rank_fusion(...,
+    k) (imported above). Return [(cluster_id, ordering_score), ...] as it does: a list or
+    a tuple of pairs (either is accepted).
     """
     # BEGIN SOLUTION
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
     rankings = []
     for hits in channel_hits.values():
         seen, ranking = set(), []
@@ -147,7 +156,7 @@ def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
             if cluster not in seen:
                 seen.add(cluster)
                 ranking.append(cluster)
-        rankings.append(ranking)
+        rankings.append(ranking[:depth])
     return reciprocal_rank_fusion(rankings, k)
     # END SOLUTION
 

@@ -360,7 +360,11 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
     (2, "from modules.hybrid import reciprocal_rank_fusion as lesson_rrf\n\n\n"
         "def weighted_rank_fusion(rankings, weights, k=60):\n"
         "    return lesson_rrf(rankings, k)\n"),
-], ids=["parse_size", "weighted_rank_fusion"])
+    (3, "from modules.hybrid import cluster_rankings, reciprocal_rank_fusion as lesson_rrf\n\n\n"
+        "def fuse_by_cluster(channel_hits, cluster_of, depth, k=60):\n"
+        "    rankings = [[listing_id for listing_id, _ in hits] for hits in channel_hits.values()]\n"
+        "    return lesson_rrf(cluster_rankings(rankings, cluster_of), k)\n"),
+], ids=["parse_size", "weighted_rank_fusion", "fuse_by_cluster"])
 def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
     from module_answers import failures_of_pasted
     assert not failures_of_pasted("hybrid", task, "", tmp_path / "reference", monkeypatch)  # the control

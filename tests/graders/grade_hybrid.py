@@ -192,8 +192,9 @@ def test_task2_matches_the_lesson():
 
 # ---------------------------------------------------------------- Task 3
 
-def _fuse(fn, hits, clusters, k=60):
-    return call_shown(fn, hits, clusters, k)
+def _fuse(fn, hits, clusters, k=60, depth=10):
+    # depth and k are passed by position and shown by name
+    return call_shown(fn, hits, clusters, Shown(f"depth={depth}", depth), Shown(f"k={k}", k))
 
 
 def test_task3_raw_scores_are_not_added():
@@ -228,13 +229,29 @@ def test_task3_clusters_not_display_ids():
                   why="two display ids, one canonical cluster: both channels vote for C-01 at rank 1")
 
 
+def test_task3_the_window_counts_clusters_not_listings():
+    fn = function(load(LESSON), "fuse_by_cluster")
+    hits = {"lexical": [("L1", 9.0), ("L2", 9.0), ("L3", 8.0), ("L4", 7.0)], "vector": [("L4", 0.99), ("L3", 0.9)]}
+    clusters = {"L1": "C-01", "L2": "C-01", "L3": "C-03", "L4": "C-04"}
+    got, shown = _fuse(fn, hits, clusters, depth=2)
+    _expect_fused(got, [("C-03", 1 / 62 + 1 / 62), ("C-01", 1 / 61), ("C-04", 1 / 61)], shown,
+                  why="with depth 2 the lexical channel votes for C-01 and C-03 (L2 is C-01's copy and takes no "
+                      "place in the window); the vector channel for C-04 and C-03")
+    got, shown = _fuse(fn, hits, clusters, depth=1)
+    _expect_fused(got, [("C-01", 1 / 61), ("C-04", 1 / 61)], shown, why="depth 1: each channel's first cluster only")
+    got, shown = _fuse(fn, hits, clusters, depth=50)
+    _expect_fused(got, [("C-04", 1 / 63 + 1 / 61), ("C-03", 1 / 62 + 1 / 62), ("C-01", 1 / 61)], shown,
+                  why="a window deeper than the channel keeps everything")
+    expect_call(fn, hits, clusters, 0, 60, raises=ValueError, why="a window of 0 clusters fuses nothing: an error")
+
+
 def test_task3_matches_the_lesson():
     fn = function(load(LESSON), "fuse_by_cluster")
     for query in QUERIES[:3]:
         run, hits = _gated(query)
         clusters = {x.id: x.cluster_id for x in run.output("source").records if x.id in run.output("gate").passed}
         got, shown = call_shown(fn, Shown(f"<the channel hits of {query.id} after the gate>", hits),
-                                Shown("<clusters>", clusters), 60)
+                                Shown("<clusters>", clusters), Shown("depth=20", 20), 60)
         _expect_fused(got, [(f.cluster_id, f.ordering_score) for f in run.output("fusion").candidates], shown,
                       why="the lesson's fused table for this query")
 

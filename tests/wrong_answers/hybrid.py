@@ -83,6 +83,15 @@ WRONG_ANSWERS = [
                   "        for cluster, raw in best.items():\n"
                   "            totals[cluster] = totals.get(cluster, 0.0) + raw\n"
                   "    return sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))\n")]},
+    {"name": "the lesson's fusion pasted in: every cluster votes, no window", "task": 3,
+     "replace": [("        rankings.append(ranking[:depth])", "        rankings.append(ranking)")]},
+    {"name": "the window counts listings, so a copy takes a place in it", "task": 3,
+     "replace": [("        for listing_id, _raw_score in hits:\n            cluster = cluster_of[listing_id]",
+                  "        for listing_id, _raw_score in hits[:depth]:\n            cluster = cluster_of[listing_id]")]},
+    {"name": "the window one cluster short", "task": 3,
+     "replace": [("        rankings.append(ranking[:depth])", "        rankings.append(ranking[:depth - 1])")]},
+    {"name": "a window of 0 accepted", "task": 3,
+     "replace": [("    if depth < 1:\n", "    if depth < 0:\n")]},
     {"name": "deduplicated by display id, not by cluster", "task": 3,
      "replace": [("            cluster = cluster_of[listing_id]\n", "            cluster = listing_id\n")]},
     {"name": "a copy keeps its own rank slot", "task": 3,
