@@ -3,7 +3,7 @@
 
 Task 1  query_state         the state of a whole query: precedence only when nothing is usable
 Task 2  listing_and_seller_gate  the lesson's gate with a second permission, the seller's
-Task 3  rank_permitted      filter permission before ranking, then fuse by rank
+Task 3  rank_permitted      filter permission (a cluster fails closed as one product) before ranking
 Task 4  empty_cause_from_codes  say why a result is empty from the recorded reason codes
 Task 5  EXPIRED_FIRST_QUIZ  which layer failed first when a stale listing ranks first
 Task 6  PW_Q002_ON_2027_06_01  predict the state and packet of a query seven months later
@@ -76,13 +76,20 @@ def listing_and_seller_gate(pairs, seller_of: dict, seller_permission: dict) -> 
     raise NotImplementedError("listing_and_seller_gate: write your answer here, then run: python3 -B methods.py check eligibility")
 
 
-def rank_permitted(rankings, permission_of: dict, k: int = 60) -> list:
-    """Task 3. Remove every listing that is not permitted from every ranking, then fuse by rank.
+def rank_permitted(rankings, permission_of: dict, cluster_of: dict, k: int = 60) -> list:
+    """Task 3. Remove every listing that may not be used from every ranking, then fuse by rank.
 
     `rankings` is a list of channel rankings (lists of listing ids, best first);
-    `permission_of` maps a listing id to its permission. A listing passes only if
-    its permission is exactly "allowed"; a listing missing from `permission_of`
-    has unknown permission and fails closed.
+    `permission_of` maps a listing id to its permission; `cluster_of` maps a listing id to
+    its canonical cluster (a listing and its copy share one). A listing passes only if its
+    permission is exactly "allowed"; a listing missing from `permission_of` has unknown
+    permission and fails closed.
+
+    One change from the lesson's gate, which judges each id on its own: this deployment
+    treats a canonical cluster as one product. A listing passes only if every listing of
+    its cluster (every id `cluster_of` maps to that cluster) passes too: when one copy is
+    denied or unknown, the product is withheld in all its listings. A listing missing from
+    `cluster_of` is a cluster of its own.
 
     Filter first, rank second: after the filter, the permitted listings of each
     ranking close up (they take ranks 1, 2, 3...), so a withheld neighbour leaves

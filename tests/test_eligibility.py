@@ -353,7 +353,12 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
     (2, "from modules.catalogue.policy import permission_gate as lesson_permission_gate\n\n\n"
         "def listing_and_seller_gate(pairs, seller_of, seller_permission):\n"
         "    return lesson_permission_gate(pairs)\n"),
-], ids=["query_state", "listing_and_seller_gate"])
+    (3, "from modules.catalogue.policy import permission_gate as lesson_permission_gate\n"
+        "from modules.hybrid import reciprocal_rank_fusion as lesson_rrf\n\n\n"
+        "def rank_permitted(rankings, permission_of, cluster_of, k=60):\n"
+        "    permitted, _withheld = lesson_permission_gate(list(permission_of.items()))\n"
+        "    return lesson_rrf([[i for i in ranking if i in permitted] for ranking in rankings], k)\n"),
+], ids=["query_state", "listing_and_seller_gate", "rank_permitted"])
 def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
     from module_answers import failures_of_pasted
     assert not failures_of_pasted("eligibility", task, "", tmp_path / "reference", monkeypatch)  # the control

@@ -213,7 +213,8 @@ print("only PW-L006 ->", stale_only.decision.state, stale_only.decision.reason_c
 # Open `exercises/eligibility.py`. Task 1, `query_state`, asks for the rule the decision
 # stage adds on top of the precedence (trace 1 answers although a denied seal matched);
 # Task 2, `listing_and_seller_gate`, adds a second permission the lesson's gate does not
-# have, the seller's; then `rank_permitted` (filter, then rank), `empty_cause_from_codes`
+# have, the seller's; then `rank_permitted` (filter, then rank, with a canonical cluster
+# failing closed as one product, which the lesson's gate does not do), `empty_cause_from_codes`
 # (six named causes, read from the reason codes the controls recorded), the quiz
 # `EXPIRED_FIRST_QUIZ`, and a prediction, `PW_Q002_ON_2027_06_01`: what the same query
 # decides seven months later, written down before you run it. Then run

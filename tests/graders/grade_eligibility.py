@@ -182,7 +182,8 @@ def test_task3_denied_neighbour_leaves_no_trace():
     fn = function(load(LESSON), "rank_permitted")
     rankings = [["D", "A", "B"], ["A", "D"]]
     permission_of = {"A": "allowed", "B": "allowed", "D": "denied"}
-    got, shown = call_shown(fn, rankings, permission_of, 60)
+    clusters = {"A": "cA", "B": "cB", "D": "cD"}
+    got, shown = call_shown(fn, rankings, permission_of, clusters, 60)
     _expect_fused(got, [("A", 2 / 61), ("B", 1 / 62)], shown,
                   why="after the filter A is rank 1 in both rankings and B rank 2: D was never ranked")
 
@@ -191,18 +192,42 @@ def test_task3_unknown_and_missing_fail_closed():
     fn = function(load(LESSON), "rank_permitted")
     rankings = [["U", "M", "A"]]
     permission_of = {"U": "unknown", "A": "allowed"}
-    got, shown = call_shown(fn, rankings, permission_of, 60)
+    got, shown = call_shown(fn, rankings, permission_of, {"U": "cU", "A": "cA"}, 60)
     _expect_fused(got, [("A", 1 / 61)], shown,
-                  why="U is unknown and M has no permission at all: both fail closed")
+                  why="U is unknown and M has no permission (nor a cluster) at all: both fail closed")
+
+
+def test_task3_a_cluster_fails_closed_as_one_product():
+    fn = function(load(LESSON), "rank_permitted")
+    rankings = [["A1", "B", "A2"], ["A2", "C"]]
+    permission_of = {"A1": "allowed", "A2": "allowed", "A3": "denied", "B": "allowed", "C": "allowed"}
+    clusters = {"A1": "cA", "A2": "cA", "A3": "cA", "B": "cB", "C": "cC"}
+    got, shown = call_shown(fn, rankings, permission_of, clusters, 60)
+    _expect_fused(got, [("B", 1 / 61), ("C", 1 / 61)], shown,
+                  why="A3 is denied and shares cluster cA with A1 and A2: the product is withheld in all its "
+                      "listings, even those no channel ranked alongside it, whatever their own permission says")
+    got, shown = call_shown(fn, rankings, dict(permission_of, A3="allowed"), clusters, 60)
+    _expect_fused(got, [("A2", 1 / 63 + 1 / 61), ("A1", 1 / 61), ("B", 1 / 62), ("C", 1 / 62)], shown,
+                  why="every listing of cA is allowed now: each is ranked on its own, as the lesson's gate does")
+    unknown_copy = {"A1": "allowed", "A2": "allowed", "B": "allowed", "C": "allowed"}
+    got, shown = call_shown(fn, rankings, unknown_copy, clusters, 60)
+    _expect_fused(got, [("B", 1 / 61), ("C", 1 / 61)], shown,
+                  why="A3 has no permission at all: unknown fails closed, and so does its cluster")
+    got, shown = call_shown(fn, [["B", "Z"]], {"B": "allowed", "Z": "allowed"}, {"B": "cB"}, 60)
+    _expect_fused(got, [("B", 1 / 61), ("Z", 1 / 62)], shown,
+                  why="Z has no cluster in cluster_of: it is a cluster of its own, judged by its own permission")
 
 
 def test_task3_lesson_query_two():
     fn = function(load(LESSON), "rank_permitted")
     rankings = [list(c.ranking) for c in evaluate(QUERIES[1]).of_kind("channel")]
     permission_of = {listing.id: listing.permission for listing in LISTINGS}
+    clusters = {listing.id: listing.cluster_id for listing in LISTINGS}
     got, shown = call_shown(fn, Shown("<PW-Q002's three channel rankings>", rankings),
-                            Shown("<catalogue permissions>", permission_of), 60)
-    want = reciprocal_rank_fusion([[i for i in r if permission_of[i] == "allowed"] for r in rankings], 60)
+                            Shown("<catalogue permissions>", permission_of), Shown("<catalogue clusters>", clusters), 60)
+    blocked = {clusters[i] for i, p in permission_of.items() if p != "allowed"}
+    want = reciprocal_rank_fusion([[i for i in r if permission_of[i] == "allowed" and clusters[i] not in blocked]
+                                   for r in rankings], 60)
     _expect_fused(got, want, shown, why="the closest vector neighbour is denied and must not be ranked")
     expect_true(all(i not in RESTRICTED_IDS for i, _ in got), f"called {shown}\n  a restricted id was ranked: {got!r}")
 

@@ -71,14 +71,26 @@ WRONG_ANSWERS = [
                   "        withheld.append((opaque_ref(listing_id), reason))\n"
                   "    withheld.sort(key=lambda pair: pair[1].startswith(\"SELLER\"))\n    return permitted, withheld\n")]},
     {"name": "ranked first, filtered after", "task": 3,
-     "replace": [("    filtered = [[listing_id for listing_id in ranking if permission_of.get(listing_id) == \"allowed\"]\n"
-                  "                for ranking in rankings]\n    return reciprocal_rank_fusion(filtered, k)\n",
-                  "    fused = reciprocal_rank_fusion(rankings, k)\n"
-                  "    return [(i, s) for i, s in fused if permission_of.get(i) == \"allowed\"]\n")]},
+     "replace": [("    return reciprocal_rank_fusion(filtered, k)\n    # END SOLUTION\n\n\ndef empty_cause_from_codes",
+                  "    kept = {i for ranking in filtered for i in ranking}\n"
+                  "    return [(i, s) for i, s in reciprocal_rank_fusion(rankings, k) if i in kept]\n"
+                  "    # END SOLUTION\n\n\ndef empty_cause_from_codes")]},
     {"name": "only denied listings are filtered", "task": 3,
-     "replace": [('permission_of.get(listing_id) == "allowed"]', 'permission_of.get(listing_id) != "denied"]')]},
+     "replace": [('if permission == "allowed"}', 'if permission != "denied"}')]},
     {"name": "a listing missing from the permissions is assumed allowed", "task": 3,
-     "replace": [('permission_of.get(listing_id) == "allowed"]', 'permission_of.get(listing_id, "allowed") == "allowed"]')]},
+     "replace": [("                 if listing_id in allowed and (", "                 if (listing_id in allowed or listing_id not in permission_of) and (")]},
+    {"name": "the lesson's gate pasted in: each id judged on its own, clusters ignored", "task": 3,
+     "replace": [("(listing_id not in cluster_of or cluster_of[listing_id] not in blocked)", "True")]},
+    {"name": "a cluster blocked only by a denied copy (an unknown copy passes)", "task": 3,
+     "replace": [("    blocked = {cluster for listing_id, cluster in cluster_of.items() if listing_id not in allowed}",
+                  '    blocked = {cluster for listing_id, cluster in cluster_of.items() if permission_of.get(listing_id) == "denied"}')]},
+    {"name": "a cluster blocked only by the copies the channels ranked", "task": 3,
+     "replace": [("    blocked = {cluster for listing_id, cluster in cluster_of.items() if listing_id not in allowed}",
+                  "    ranked = {i for ranking in rankings for i in ranking}\n"
+                  "    blocked = {cluster for listing_id, cluster in cluster_of.items() if listing_id in ranked and listing_id not in allowed}")]},
+    {"name": "a listing without a cluster is dropped", "task": 3,
+     "replace": [("(listing_id not in cluster_of or cluster_of[listing_id] not in blocked)",
+                  "(listing_id in cluster_of and cluster_of[listing_id] not in blocked)")]},
     {"name": "every empty result is one bucket", "task": 4,
      "replace": [('    if counted == {"unauthorized"}:\n        return "all_unauthorized"\n'
                   '    if counted == {"degraded"}:\n        return "all_stale"\n',
