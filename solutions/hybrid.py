@@ -1,16 +1,19 @@
 """Lesson 07 exercises: read a size honestly, then fuse channels by rank.
 
-Task 1  parse_size              read one size from shopper text; never assume a unit
-Task 2  reciprocal_rank_fusion  fuse rankings by rank alone (RRF, k = 60, ranks from 1)
-Task 3  fuse_by_cluster         collapse copies by canonical cluster, then fuse; raw scores unused
+Task 1  parse_size              read one size from shopper text, imperial fractions too; never assume a unit
+Task 2  weighted_rank_fusion    rank fusion with a declared weight per channel (weighted RRF)
+Task 3  fuse_by_cluster         collapse copies by canonical cluster, keep a window of clusters, then fuse
 Task 4  RAW_SCORES_QUIZ         why raw channel scores must not be added
 Task 5  alias_effect            authorised aliases as a versioned step, and the candidates gained and lost
+Task 6  PW_Q002_FIRST_CLUSTER   predict which cluster PW-Q002 fuses first, and from which ranks
 
 Check your work:  python3 -B methods.py check hybrid
 Stuck?            python3 -B methods.py hint hybrid
 """
 
-from modules.hybrid import to_mm
+from decimal import Decimal
+
+from modules.hybrid import reciprocal_rank_fusion, to_mm
 
 UNIT_WORDS = {"mm": "mm", "millimetre": "mm", "millimetres": "mm", "millimeter": "mm", "millimeters": "mm",
               "inch": "inch", "inches": "inch"}
@@ -28,8 +31,15 @@ def parse_size(text: str) -> tuple:
     UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches"); anything else glued to
     the number ("16.mm", "16x") leaves it without a unit. Case does not matter.
 
+    One extension the lesson's parse_diameter does not have: seals are sold in
+    imperial fractions, so a number may also be a fraction "a/b" of whole numbers
+    whose denominator is 2, 4, 8, 16, 32 or 64 ("5/8 inch" is 0.625 inch: 15.875 mm;
+    "5/8inch" too). Any other fraction ("1/3", "5/0") is not a number and is ignored,
+    like "1.2.3". A whole number before a fraction ("1 1/4 inch") is two numbers.
+
       one number with a unit    -> ("ready", <millimetres as exact decimal text>)
-                                   use to_mm(number_text, unit): to_mm("0.625", "inch") == "15.875"
+                                   use to_mm(number_text, unit): to_mm("0.625", "inch") == "15.875";
+                                   a fraction's number_text is its exact decimal ("5/8" -> "0.625")
       one number with no unit   -> ("clarify", None): ask, never assume millimetres
       no number at all          -> ("ready", None): no size was requested
       more than one number      -> ("failed", None): which one is meant?
@@ -38,6 +48,8 @@ def parse_size(text: str) -> tuple:
     ('ready', '16')
     >>> parse_size("pump seal 16")
     ('clarify', None)
+    >>> parse_size("lip seal 5/8 inch")
+    ('ready', '15.875')
     """
     # BEGIN SOLUTION
     words = [word.rstrip(".;:!?") for word in text.lower().replace(",", " ").split()]
@@ -45,12 +57,19 @@ def parse_size(text: str) -> tuple:
     for index, word in enumerate(words):
         # "16.mm": the point cuts the unit off, so the number stays without one
         number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".")
-        if not number.isascii() or not number.replace(".", "", 1).isdigit() or number[0] == ".":
+        above, slash, below = number.partition("/")
+        if slash:   # an imperial fraction: its exact decimal (a power of two divides a power of ten)
+            if not (above.isascii() and above.isdigit() and below in ("2", "4", "8", "16", "32", "64")):
+                continue
+            value = str(Decimal(int(above)) / Decimal(int(below)))
+        elif not number.isascii() or not number.replace(".", "", 1).isdigit() or number[0] == ".":
             continue
+        else:
+            value = number
         glued = word[len(number):]
         after = words[index + 1] if index + 1 < len(words) else ""
         unit = UNIT_WORDS.get(glued) if glued else UNIT_WORDS.get(after)
-        sizes.append((number, unit))
+        sizes.append((value, unit))
     if not sizes:
         return "ready", None
     if len(sizes) > 1:
@@ -62,38 +81,50 @@ def parse_size(text: str) -> tuple:
     # END SOLUTION
 
 
-def reciprocal_rank_fusion(rankings, k: int = 60) -> list:
-    """Task 2. Fuse rankings by rank alone (Cormack, Clarke and Buettcher, 2009).
+def weighted_rank_fusion(rankings, weights, k: int = 60) -> list:
+    """Task 2. Rank fusion with a declared weight per ranking (weighted reciprocal rank fusion,
+    which search engines offer beside the plain kind).
 
-    `rankings` is a list of rankings; each ranking is a list of distinct ids,
-    best first. The first id of a ranking has rank 1 (not 0). An id earns
-    1 / (k + rank) from every ranking that holds it, and nothing from a ranking
-    that does not: an id found by one channel only is still fused.
+    The lesson's reciprocal_rank_fusion gives every channel the same say. A catalogue team
+    may declare that the lexical channel counts twice: then an id earns weight / (k + rank)
+    from every ranking that holds it (rank from 1), and nothing from a ranking that does not.
+    The weight multiplies a rank's term, never a raw score: scores still play no part.
 
-    Return a list of (id, ordering_score) pairs, highest score first; equal
-    scores are ordered by id (alphabetically). Raise ValueError if k < 1. A
-    ranking must be a list or a tuple: a set has no order of its own (it comes
-    out in an order that changes with the hash seed), so raise TypeError if a
-    ranking is a set or a frozenset.
+    `rankings`: a list or a tuple of rankings, each a list or a tuple of distinct ids, best
+    first (a set or frozenset raises TypeError: its order follows the hash seed; an id twice
+    in one ranking raises ValueError). `weights`: one number (int or float) per ranking, in
+    the same order; ValueError if there are more or fewer weights than rankings, or if a
+    weight is not greater than 0. ValueError if k < 1. With every weight 1 the result is the
+    lesson's reciprocal_rank_fusion.
 
-    >>> reciprocal_rank_fusion([["a", "b"], ["b"]], k=60)
-    [('b', 0.03252247488101534), ('a', 0.01639344262295082)]
+    Return a list or a tuple (either is accepted) of (id, ordering_score) pairs, highest
+    score first, equal scores ordered by id.
+
+    >>> weighted_rank_fusion([["b", "a"], ["a", "b"]], [2, 1], k=60)
+    [('b', 0.04891591750396616), ('a', 0.048651507139079855)]
     """
     # BEGIN SOLUTION
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
+    if len(weights) != len(rankings):
+        raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings: give one weight per ranking")
     scores = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights):
         if isinstance(ranking, (set, frozenset)):
             raise TypeError(f"a ranking must be a list or tuple, got {type(ranking).__name__}")
+        if not weight > 0:
+            raise ValueError(f"a weight must be greater than 0, got {weight!r}")
+        if len(set(ranking)) != len(ranking):
+            raise ValueError(f"a ranking lists an id twice: {list(ranking)!r}")
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
     # END SOLUTION
 
 
-def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
-    """Task 3. Collapse each channel's hits to canonical clusters, then fuse by rank.
+def fuse_by_cluster(channel_hits: dict, cluster_of: dict, depth: int, k: int = 60) -> list:
+    """Task 3. Collapse each channel's hits to canonical clusters, keep each channel's first
+    `depth` clusters, then fuse by rank.
 
     `channel_hits` maps a channel name to its hits, best first, each hit a
     (listing_id, raw_score) pair. The raw scores come from unrelated scales
@@ -103,11 +134,20 @@ def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
 
     Within one channel a cluster takes the position of its first (best) member
     and its later members are dropped, so the next cluster moves up: the ranks
-    of a channel are 1, 2, 3... over distinct clusters. Then fuse the channels'
-    cluster rankings with reciprocal_rank_fusion(..., k). Return
-    [(cluster_id, ordering_score), ...] as reciprocal_rank_fusion does.
+    of a channel are 1, 2, 3... over distinct clusters.
+
+    One change from the lesson's fusion, which fuses every hit: only the first `depth`
+    clusters of each channel vote (a fusion window, as search engines' rank fusion has).
+    The window counts clusters, not listings: a copy never takes a place in it.
+    Raise ValueError if depth < 1.
+
+    Then fuse the channels' cluster rankings with the lesson's reciprocal_rank_fusion(...,
+    k) (imported above). Return [(cluster_id, ordering_score), ...] as it does: a list or
+    a tuple of pairs (either is accepted).
     """
     # BEGIN SOLUTION
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
     rankings = []
     for hits in channel_hits.values():
         seen, ranking = set(), []
@@ -116,7 +156,7 @@ def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
             if cluster not in seen:
                 seen.add(cluster)
                 ranking.append(cluster)
-        rankings.append(ranking)
+        rankings.append(ranking[:depth])
     return reciprocal_rank_fusion(rankings, k)
     # END SOLUTION
 
@@ -124,11 +164,10 @@ def fuse_by_cluster(channel_hits: dict, cluster_of: dict, k: int = 60) -> list:
 # Task 4 (quiz). The lexical channel scores weighted term counts (title x3, description
 # x1): PW-L001 scores 9 for PW-Q001 and 13 for PW-Q002. The vector channel scores a
 # cosine, at most 1. A colleague ranks by lexical + cosine. What is wrong?
-#   "a"  nothing, as long as both scores are higher-is-better
-#   "b"  the sum can exceed 1, so it is no longer a probability of compatibility
-#   "c"  the scales are unrelated, so the sum mostly repeats the lexical order, and writing
-#        the same cosines as percentages would reorder the results with no new evidence
-#   "d"  cosines can be negative, which makes the sum undefined
+#   "a"  nothing: both scores grow as the match gets better
+#   "b"  the sum can pass 1, so it is no longer a probability of fit
+#   "c"  the scales are unrelated: a rescaled cosine reorders it
+#   "d"  a cosine can be negative, so the sum is undefined
 # Set RAW_SCORES_QUIZ to one letter.
 # BEGIN SOLUTION
 RAW_SCORES_QUIZ = "c"
@@ -142,14 +181,16 @@ def alias_effect(terms, aliases: dict, version: str, search) -> dict:
     `terms` is a sequence of the query's words; `aliases` maps a shopper's word to the
     catalogue's term ({"nbr": "nitrile"}); `version` names the alias table ("aliases/1");
     `search(terms)` returns the listing ids a channel proposes for a tuple of terms.
-    A word is aliased only when it is a key of `aliases` as a whole word. Return
-      {"original": the terms as given, a tuple,
-       "terms":    the terms after aliasing, each once, sorted (a tuple),
+    A word is aliased only when it is a key of `aliases` as a whole word. Return a dict
+      {"original": the terms as given,
+       "terms":    the terms after aliasing, each once, sorted,
        "step":     ("aliases", version, the original terms joined by spaces,
                     "word -> term" pairs joined by ", " in the order of the terms,
                     or "(no alias)"),
        "gained":   sorted ids search finds for the new terms and not for the original,
        "lost":     sorted ids search finds for the original and not for the new terms}
+    where "original", "terms", "step", "gained" and "lost" are each a list or a tuple (either is
+    accepted).
     """
     # BEGIN SOLUTION
     original = tuple(terms)
@@ -163,5 +204,18 @@ def alias_effect(terms, aliases: dict, version: str, search) -> dict:
     # END SOLUTION
 
 
-__all__ = ["UNIT_WORDS", "parse_size", "reciprocal_rank_fusion", "fuse_by_cluster", "RAW_SCORES_QUIZ",
-           "alias_effect"]
+# Task 6 (predict). Before running anything: the trace shows PW-Q001's channels and fused
+# table. For PW-Q002 ("carbon ceramic pump seal 16 mm") the vector channel's nearest
+# listing is PW-L004, which is denied and withheld by the gate before fusion; the vector
+# channel's next are PW-L015, PW-L001, PW-L002 and PW-L003, and both the lexical and the
+# structured channel put PW-L001 first. Which canonical cluster does rank fusion put first
+# for PW-Q002, and at which rank does it count in the lexical, structured and vector
+# channel? Set PW_Q002_FIRST_CLUSTER to (cluster id, (lexical rank, structured rank,
+# vector rank)), for example ("C-02", (2, 2, 3)); a list is accepted for the ranks.
+# BEGIN SOLUTION
+PW_Q002_FIRST_CLUSTER = ("C-01", (1, 1, 2))
+# END SOLUTION
+
+
+__all__ = ["UNIT_WORDS", "parse_size", "weighted_rank_fusion", "fuse_by_cluster", "RAW_SCORES_QUIZ",
+           "alias_effect", "PW_Q002_FIRST_CLUSTER"]

@@ -302,3 +302,79 @@ def test_bad_input_names_the_field_and_value():
     with pytest.raises(TypeError, match=r"listing must be a Listing"):
         field_ages("PW-L001", "2026-11-01")
     assert gate.__name__ == "gate"
+
+
+# ---------------------------------------------------------------- the default trace is the lesson
+
+def test_every_curriculum_figure_prints_in_the_default_trace():
+    # The curriculum's figures for lesson 08, as they print (whitespace normalised, so a table
+    # row or a wrapped sentence reads as one line): no option is needed to see any of them.
+    shown = " ".join(methods("eligibility", "--plain").stdout.decode().split())
+    ref = {i: opaque_ref(i) for i in ("PW-L004", "PW-L005", "PW-L016")}
+    figures = [
+        "assisted-use-policy/4",
+        "prohibited_scope > unauthorized > incompatible > conflict > clarify > degraded > respond",
+        # freshness per field against an explicit as-of date
+        "PW-L006 diameter_mm 2020-06-15 2330 1826 yes no", "PW-L006 price_eur 2020-06-15 2330 60 no no",
+        "PW-L010 diameter_mm 2023-04-11 1300 1826 yes yes", "PW-L010 price_eur 2026-07-20 104 60 no no",
+        "as of 2026-08-01, PW-L010's diameter_mm was 1208 days old (fresh) and price_eur was 12 days old (fresh)",
+        # the gate, before ranking: fail closed, opaque refs, prohibited family, stale
+        "PW-L008 prohibited_scope PROHIBITED_FAMILY P1", f"{ref['PW-L005']} unauthorized PERMISSION_UNKNOWN P2.1",
+        f"{ref['PW-L004']} unauthorized PERMISSION_DENIED P2", f"{ref['PW-L016']} unauthorized PERMISSION_DENIED P2",
+        "PW-L006 degraded STALE_FIELD P6",
+        # the four traces and their recorded decisions
+        "Decision for PW-Q001: respond", "evidence refs: PW-L001:diameter_mm PW-L003:diameter_mm",
+        f"Closest vector neighbour: {ref['PW-L004']}, withheld (unauthorized); reached ranking: no",
+        "Decision for PW-Q002: respond", "4 are usable, so PW-L012 (ranked below the first 3) is left out",
+        "PW-L007 0.032787 conflict TITLE_FIELD_CONFLICT P4", "Empty cause: all_excluded",
+        "Decision for PW-Q004: conflict", "reason codes: TITLE_FIELD_CONFLICT STALE_FIELD", "clause ids: P4 P6 P7",
+        "Decision for PW-Q005: unauthorized", "Empty cause: all_unauthorized",
+        "reason codes: PERMISSION_UNKNOWN PERMISSION_DENIED",
+        # the two holes: duplicate ids and unkeyed refs
+        "DUPLICATE_ID_CONFLICT, clause P2.2); reached ranking: no", "reverses 3 of the 3 restricted",
+        "reverses 0 of the keyed",
+        # every query's state and the named cause of every empty result
+        "PW-Q003 lip seal 0.625 inch degraded no", "PW-Q006 pump seal 16 clarify no",
+        "PW-Q007 seal 16 mm or 18 mm clarify yes", "PW-Q008 safety relief valve seal 16 mm prohibited_scope yes",
+        "PW-Q003 STALE_FIELD_OMITTED PW-L010", "PW-Q007 QUERY_TRANSFORM_FAILED transformation_failed",
+        "PW-Q008 PROHIBITED_QUERY_SCOPE out_of_scope",
+        "out_of_scope, transformation_failed, no_permitted_match, all_unauthorized, all_stale, all_excluded",
+    ]
+    missing = [figure for figure in figures if figure not in shown]
+    assert not missing, f"not in the default trace: {missing}"
+
+
+# ---------------------------------------------------------------- tasks that the reading does not answer
+
+@pytest.mark.parametrize("task, source", [
+    (1, "from modules.catalogue.policy import decide_state as lesson_decide_state\n\n\n"
+        "def query_state(usable, matched_states, stale_left_out):\n"
+        "    return lesson_decide_state(matched_states)\n"),
+    (2, "from modules.catalogue.policy import permission_gate as lesson_permission_gate\n\n\n"
+        "def listing_and_seller_gate(pairs, seller_of, seller_permission):\n"
+        "    return lesson_permission_gate(pairs)\n"),
+    (3, "from modules.catalogue.policy import permission_gate as lesson_permission_gate\n"
+        "from modules.hybrid import reciprocal_rank_fusion as lesson_rrf\n\n\n"
+        "def rank_permitted(rankings, permission_of, cluster_of, k=60):\n"
+        "    permitted, _withheld = lesson_permission_gate(list(permission_of.items()))\n"
+        "    return lesson_rrf([[i for i in ranking if i in permitted] for ranking in rankings], k)\n"),
+], ids=["query_state", "listing_and_seller_gate", "rank_permitted"])
+def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
+    from module_answers import failures_of_pasted
+    assert not failures_of_pasted("eligibility", task, "", tmp_path / "reference", monkeypatch)  # the control
+    assert failures_of_pasted("eligibility", task, source, tmp_path / "pasted", monkeypatch)
+
+
+def test_the_predict_tasks_premise_holds_on_the_fixture():
+    from helpers import ROOT
+    from modules.catalogue.policy import day_number
+    premise = (ROOT / "exercises" / "eligibility.py").read_text(encoding="utf-8").split("# Task 6 (predict).")[1]
+    premise = " ".join(line.lstrip("# ") for line in premise.split("PW_Q002_ON_2027_06_01 = ")[0].splitlines())
+    days = day_number("2027-06-01") - day_number("2026-11-01")
+    assert f"as of 2027-06-01, {days} days later" in premise
+    today = _decision("PW-Q002")
+    run = evaluate(query_by_id("PW-Q002"))
+    assert today.decision.state == "respond" and run.output("packet").listings == ("PW-L001", "PW-L003", "PW-L009")
+    assert run.output("evidence").usable[3] == "PW-L012" and "PW-L012 is the fourth usable one" in premise
+    assert "a diameter stays fresh for 1826 days, a price for 60" in premise
+    assert {rule.field: rule.max_days for rule in FRESHNESS} == {"diameter_mm": 1826, "price_eur": 60}

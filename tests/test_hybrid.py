@@ -222,10 +222,14 @@ def test_raw_score_addition_reorders_when_only_a_scale_changes(record):
     assert raw["moved_by_rescaling"] == 5 and len(raw["rows"]) == 9 and raw["rrf_changed_by_rescaling"] is False
     lookalike = next(r for r in raw["rows"] if r["cluster_id"] == "C-14")
     assert (lookalike["position_plain"], lookalike["position_scaled"], lookalike["position_rrf"]) == (7, 3, 4)
-    channels = retrieve(query_by_id("PW-Q001")).of_kind("channel")
-    plain = [listing for listing, _ in raw_score_sum(channels)]
-    scaled = [listing for listing, _ in raw_score_sum(channels, {"vector": 100})]
-    assert plain[0] == "PW-L001" and scaled.index("PW-L015") < plain.index("PW-L015")
+    # the printed figures come from the function the learner reads
+    run = retrieve(query_by_id("PW-Q001"))
+    cluster_of = {m: f.cluster_id for f in run.output("fusion").candidates for m in f.members}
+    plain = raw_score_sum(run.of_kind("channel"), cluster_of)
+    scaled = raw_score_sum(run.of_kind("channel"), cluster_of, {"vector": 100})
+    assert [(c, round(t, 4)) for c, t in plain] == sorted(((r["cluster_id"], r["sum_plain"]) for r in raw["rows"]),
+                                                          key=lambda pair: (-pair[1], pair[0]))
+    assert [c for c, _ in scaled].index("C-14") == 2 and [c for c, _ in plain].index("C-14") == 6
 
 
 def test_similarity_is_not_relevance(record):
@@ -307,3 +311,86 @@ def test_channel_result_ranking_is_one_based_positions():
     result = ChannelResult("lexical", (Hit("b", 2.0, ""), Hit("a", 1.0, "")), (), "", "ran")
     assert result.ranking == ("b", "a")
     assert [q.id for q in QUERIES] == [f"PW-Q00{i}" for i in range(1, 10)]
+
+
+def test_a_set_in_a_message_is_shown_sorted_whatever_the_hash_seed():
+    # The message notebook 07 prints; a set's own order follows PYTHONHASHSEED (issue 35).
+    with pytest.raises(TypeError) as caught:
+        reciprocal_rank_fusion([{"b", "a", "c"}])
+    assert str(caught.value) == "rankings[0] must be a sequence of str, got set {'a', 'b', 'c'}"
+    from modules.common.checks import short
+    assert short(frozenset({"y", "x"})) == "frozenset({'x', 'y'})" and short({3, 1, 2}) == "{1, 2, 3}"
+
+
+# ---------------------------------------------------------------- the default trace is the lesson
+
+def test_every_curriculum_figure_prints_in_the_default_trace():
+    shown = " ".join(methods("hybrid", "--plain").stdout.decode().split())
+    figures = [
+        # the query contract: original kept, every step named and versioned, a bare 16 unresolved
+        "PW-Q001 mechanical seal 16 mm for a water pump ready 16 no", "PW-Q003 lip seal 0.625 inch ready 15.875 no",
+        "PW-Q006 pump seal 16 clarify - no", "PW-Q007 seal 16 mm or 18 mm failed - yes",
+        "PW-Q006: bare number '16' has no unit: mm or inch?", "unit-to-mm/1 0.625 inch diameter_mm 15.875 (x 25.4) applied",
+        # the channels, with declared field weights, exact filters and checked vectors
+        "field weights title x3, description x1; RRF k = 60", "1 PW-L001 9 mechanical seal pump seal water",
+        "PW-L011 unit missing: the diameter is not a stable value",
+        "PW-L012 vector version 'pw-vec-1', the index expects 'pw-vec-2'", "PW-L013 zero vector",
+        "PW-L014 malformed: expected 3 numbers, got 2",
+        # the gate before fusion; clusters, not display ids; the ordering_score
+        "passed 10 of the 15 proposed listings and withheld 5 before fusion",
+        "1 C-01 PW-L001 PW-L001 PW-L002 1 1 1 0.049180", "it is not a probability",
+        # raw scores must not be added
+        "C-14 3 - 0.999 3.999 7 102.857 3 4", "moved 5 of 9 clusters under raw addition; rank fusion changed: no",
+        # similarity is not relevance; seller text is inert
+        'PW-L015 "Garden hose connector 19 mm"', "lexical 7, vector 2, fused position 4", "Identical runs: yes",
+        # query design: aliases gained and lost, a narrowing rewrite, an identifier, declared conditions
+        "Gained at ranking: PW-L009, PW-L010, PW-L011; lost: none", "Ranked 10 -> 5",
+        "PW-L009 (graded 2)", "The declared rule (identifier/1) decides: PW-L009 first",
+        "diameter_mm gate seal-shaft/1", "PW-L010 15.875 vs 15.9 +-0.1: in 8.40",
+    ]
+    missing = [figure for figure in figures if figure not in shown]
+    assert not missing, f"not in the default trace: {missing}"
+
+
+@pytest.mark.parametrize("task, source", [
+    (1, "from modules.hybrid import parse_diameter as lesson_parse\n\n\n"
+        "def parse_size(text):\n"
+        "    state, diameter, _reason = lesson_parse(text)\n"
+        "    return state, diameter and diameter.value_mm\n"),
+    (2, "from modules.hybrid import reciprocal_rank_fusion as lesson_rrf\n\n\n"
+        "def weighted_rank_fusion(rankings, weights, k=60):\n"
+        "    return lesson_rrf(rankings, k)\n"),
+    (3, "from modules.hybrid import cluster_rankings, reciprocal_rank_fusion as lesson_rrf\n\n\n"
+        "def fuse_by_cluster(channel_hits, cluster_of, depth, k=60):\n"
+        "    rankings = [[listing_id for listing_id, _ in hits] for hits in channel_hits.values()]\n"
+        "    return lesson_rrf(cluster_rankings(rankings, cluster_of), k)\n"),
+], ids=["parse_size", "weighted_rank_fusion", "fuse_by_cluster"])
+def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
+    from module_answers import failures_of_pasted
+    assert not failures_of_pasted("hybrid", task, "", tmp_path / "reference", monkeypatch)  # the control
+    assert failures_of_pasted("hybrid", task, source, tmp_path / "pasted", monkeypatch)
+
+
+@pytest.mark.parametrize("container", ["tuple", "list"])
+def test_alias_effect_accepts_a_list_or_a_tuple_for_every_sequence(container, tmp_path, monkeypatch):
+    # The course's container rule: the grader no longer refuses a tuple where it expected a list.
+    from module_answers import failures_of_pasted
+    source = ("reference_alias_effect = alias_effect\n\n\n"
+              "def alias_effect(terms, aliases, version, search):\n"
+              f"    return {{key: {container}(value) for key, value in "
+              "reference_alias_effect(terms, aliases, version, search).items()}\n")
+    assert not failures_of_pasted("hybrid", 5, source, tmp_path / container, monkeypatch)
+
+
+def test_the_predict_tasks_premise_holds_on_the_fixture():
+    from helpers import ROOT
+    premise = (ROOT / "exercises" / "hybrid.py").read_text(encoding="utf-8").split("# Task 6 (predict).")[1]
+    premise = " ".join(line.lstrip("# ") for line in premise.split("PW_Q002_FIRST_CLUSTER = ")[0].splitlines())
+    run = retrieve(query_by_id("PW-Q002"))
+    channels = {c.channel: c.ranking for c in run.of_kind("channel")}
+    assert channels["vector"][0] == "PW-L004" and "PW-L004" not in run.output("gate").passed
+    assert "the vector channel's next are PW-L015, PW-L001, PW-L002 and PW-L003" in premise
+    assert channels["vector"][1:5] == ("PW-L015", "PW-L001", "PW-L002", "PW-L003")
+    assert channels["lexical"][0] == channels["structured"][0] == "PW-L001"
+    assert run.output("gate").decisions and "PW-Q002" not in methods("hybrid", "--plain").stdout.decode().split(
+        "Query design")[0].split("Channels for")[1]   # the trace shows PW-Q001's channels, not PW-Q002's

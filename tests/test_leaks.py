@@ -119,10 +119,9 @@ def test_there_is_something_to_scan():
 # Learner answers that let withheld listings through: grading must say so without naming them.
 LEAKY = {
     "eligibility": [
-        ("    filtered = [[listing_id for listing_id in ranking if permission_of.get(listing_id) == \"allowed\"]\n"
-         "                for ranking in rankings]\n", "    filtered = rankings\n"),
-        ('            withheld.append((opaque_ref(listing_id), "PERMISSION_DENIED"))',
-         '            withheld.append((listing_id, "PERMISSION_DENIED"))'),
+        ("    return reciprocal_rank_fusion(filtered, k)\n", "    return reciprocal_rank_fusion(rankings, k)\n"),
+        ("        withheld.append((opaque_ref(listing_id), reason))",
+         "        withheld.append((listing_id, reason))"),
     ],
     "grounding": [
         ('    return {"query": record["query"], "state": state, "message": USER_MESSAGES[state],',

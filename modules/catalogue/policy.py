@@ -20,6 +20,7 @@ The stages defined here (see modules/common/pipeline.py):
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from typing import Mapping
 from types import MappingProxyType
@@ -87,20 +88,20 @@ class FieldAge:
 @dataclass(frozen=True)
 class Decision:
     """A recorded outcome: never a free-text verdict."""
-    subject: str          # a listing id, a query id, or a withheld listing's opaque ref
-    state: str
-    reason_codes: tuple
-    clause_ids: tuple
-    evidence_refs: tuple
-    next_actions: tuple
+    subject: str                  # a listing id, a query id, or a withheld listing's opaque ref
+    state: str                    # one of STATES
+    reason_codes: tuple[str, ...]
+    clause_ids: tuple[str, ...]   # the CLAUSES the reason codes rest on
+    evidence_refs: tuple[str, ...]
+    next_actions: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Source:
     """What stage `source` hands on: the catalogue's records and the permission of every copy."""
-    records: tuple        # one per id (the first copy)
-    permissions: tuple    # (id, permission) of every copy
-    by_id: Mapping        # the same records by id (read-only), so a stage finds a candidate without a search
+    records: tuple[Listing, ...]                   # one per id (the first copy)
+    permissions: tuple[tuple[str, object], ...]    # (id, permission) of every copy, as the feed gave it
+    by_id: Mapping[str, Listing]   # the same records by id (read-only), so a stage finds a candidate without a search
 
 
 @dataclass(frozen=True)
@@ -110,11 +111,11 @@ class GateResult:
     policy: str
     as_of: str
     freshness_enforced: bool
-    passed: tuple         # ids that may be ranked, in id order
-    withheld: tuple       # the ids the gate kept back (internal: output names them only by decisions[i].subject)
-    decisions: tuple      # one per withheld candidate
-    ages: tuple           # ((listing id, FieldAge, ...), ...) for every permitted candidate
-    omit: tuple           # ((id, field), ...): stale optional fields left out of the packet
+    passed: tuple[str, ...]         # ids that may be ranked, in id order
+    withheld: tuple[str, ...]       # the ids kept back (internal: output names them by decisions[i].subject only)
+    decisions: tuple[Decision, ...]  # one per withheld candidate
+    ages: tuple[tuple, ...]         # (listing id, FieldAge, FieldAge, ...) for every permitted candidate
+    omit: tuple[tuple[str, str], ...]   # (id, field): stale optional fields left out of the packet
 
 
 def decide_state(states) -> str:
@@ -171,7 +172,6 @@ def permission_gate(pairs) -> tuple:
 
 def day_number(day: str, name: str = "day") -> int:
     """An ISO date's day number (date.toordinal), so two dates subtract to days."""
-    import datetime
     if not isinstance(day, str) or len(day) != 10:
         raise ValueError(f"{name} must be an ISO date YYYY-MM-DD, got {short(day)}")
     try:

@@ -17,7 +17,8 @@ def sequence_of(items: object, kind: type | None, name: str, what: str | None = 
     refused = (str, bytes, set, frozenset, dict) + (() if kind is None else (kind,))
     if (isinstance(items, refused) or not hasattr(items, "__iter__")
             or type(items).__name__ in ("dict_keys", "dict_values", "dict_items")):
-        raise TypeError(f"{name} must be a sequence of {what or kind.__name__}, got {type(items).__name__} {items!r}")
+        raise TypeError(f"{name} must be a sequence of {what or kind.__name__}, got {type(items).__name__} "
+                        f"{stable_repr(items)}")
     found = tuple(items)
     if kind is not None:
         for index, item in enumerate(found):
@@ -26,9 +27,19 @@ def sequence_of(items: object, kind: type | None, name: str, what: str | None = 
     return found
 
 
+def stable_repr(value: object) -> str:
+    """repr(value), except that a set or frozenset lists its items sorted by their repr: a set's
+    own order follows the hash seed, and a message must read the same on every run."""
+    if isinstance(value, (set, frozenset)) and value:
+        items = ", ".join(sorted(repr(item) for item in value))
+        return f"{{{items}}}" if type(value) is set else f"{type(value).__name__}({{{items}}})"
+    return repr(value)
+
+
 def short(value: object, limit: int = 40) -> str:
-    """repr(value), cut to `limit` characters, so an error never echoes a 5,000-digit number."""
-    text = repr(value)
+    """repr(value) (a set's items sorted), cut to `limit` characters, so an error never echoes a
+    5,000-digit number."""
+    text = stable_repr(value)
     return text if len(text) <= limit else f"{text[:limit - 12]}...({len(text)} chars)"
 
 

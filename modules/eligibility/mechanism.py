@@ -58,18 +58,18 @@ PACKET_FIELDS = ("title", "family", "diameter_mm", "price_eur")
 class Evidence:
     """What stage `evidence` kept: the usable listings in fused order, and the decisions on those it
     excluded."""
-    usable: tuple         # listing ids in fused order
-    decisions: tuple
-    excluded: tuple
+    usable: tuple[str, ...]            # listing ids in fused order
+    decisions: tuple[Decision, ...]    # one per excluded listing
+    excluded: tuple[str, ...]          # their listing ids, in the same order
 
 
 @dataclass(frozen=True)
 class Packet:
     """The evidence packet: its listings, their permitted fields as (field id, value), what was left
     out and a note."""
-    listings: tuple
-    fields: tuple         # ((field id, value), ...)
-    omitted: tuple
+    listings: tuple[str, ...]
+    fields: tuple[tuple[str, object], ...]   # (field id "PW-L001#title", value), ...
+    omitted: tuple[str, ...]                 # field ids left out as stale
     note: str
 
 
@@ -79,7 +79,7 @@ class QueryDecision:
     and what it rests on."""
     decision: Decision
     empty_cause: str | None
-    because: tuple        # ((subject, state, reason codes), ...): what the state was decided from
+    because: tuple[tuple[str, str, tuple[str, ...]], ...]   # (subject, state, reason codes): what it was decided from
 
 
 def empty_cause(scope_prohibited: bool, transformation_failed: bool, withheld_states) -> str:
@@ -154,9 +154,11 @@ def check_evidence(listing: Listing, contract: QueryContract):
     if not fired:
         return None
     state = min((s for s, *_ in fired), key=STATES.index)
-    return Decision(listing.id, state, tuple(dict.fromkeys(c for _, c, _, _ in fired)),
-                    tuple(dict.fromkeys(c for _, _, c, _ in fired)),
-                    tuple(dict.fromkeys(f"{listing.id}:{f}" for *_, f in fired)), NEXT_ACTIONS[state])
+    return Decision(subject=listing.id, state=state,
+                    reason_codes=tuple(dict.fromkeys(code for _, code, _, _ in fired)),
+                    clause_ids=tuple(dict.fromkeys(clause for _, _, clause, _ in fired)),
+                    evidence_refs=tuple(dict.fromkeys(f"{listing.id}:{field}" for _, _, _, field in fired)),
+                    next_actions=NEXT_ACTIONS[state])
 
 
 # ---------------------------------------------------------------- this lesson's stages
@@ -173,21 +175,22 @@ def check_candidates(so_far) -> Evidence:
         else:
             decisions.append(decision)
             excluded.append(candidate.listing_id)
-    return Evidence(tuple(usable), tuple(decisions), tuple(excluded))
+    return Evidence(usable=tuple(usable), decisions=tuple(decisions), excluded=tuple(excluded))
 
 
 def assemble(so_far) -> Packet:
     """Stage `packet`: whole fields of the best usable listings, each with its own field id."""
     contract = so_far.output("contract")
     if contract.state != "ready":
-        return Packet((), (), (), f"not assembled: the query contract is {contract.state!r}")
+        return Packet(listings=(), fields=(), omitted=(),
+                      note=f"not assembled: the query contract is {contract.state!r}")
     by_id = so_far.output("source").by_id
     stale = set(so_far.output("gate").omit)
     chosen = so_far.output("evidence").usable[:PACKET_LISTINGS]
     fields = tuple([(f"{i}#{f}", getattr(by_id[i], f)) for i in chosen for f in PACKET_FIELDS if (i, f) not in stale])
     omitted = tuple(f"{i}#{f}" for i in chosen for f in PACKET_FIELDS if (i, f) in stale)
-    return Packet(chosen, fields, omitted, f"the best {PACKET_LISTINGS} usable listings, fields "
-                                           + ", ".join(PACKET_FIELDS))
+    return Packet(listings=chosen, fields=fields, omitted=omitted,
+                  note=f"the best {PACKET_LISTINGS} usable listings, fields " + ", ".join(PACKET_FIELDS))
 
 
 def _matched(so_far, contract) -> list:
@@ -204,7 +207,7 @@ def decide(so_far) -> QueryDecision:
     if halt is not None:
         d = halt.detail
         cause = "out_of_scope" if d.state == "prohibited_scope" else "transformation_failed"
-        return QueryDecision(d, cause, ((d.subject, d.state, d.reason_codes),))
+        return QueryDecision(decision=d, empty_cause=cause, because=((d.subject, d.state, d.reason_codes),))
     contract, packet = so_far.output("contract"), so_far.output("packet")
     qid = contract.query_id
     because, refs, cause = [], [], None
@@ -226,13 +229,16 @@ def decide(so_far) -> QueryDecision:
     because.sort(key=lambda b: STATES.index(b[1]))  # strongest first, stable within a state
     if not because:
         refs = [f"{i}:diameter_mm" for i in packet.listings]
-        return QueryDecision(Decision(qid, "respond", ("EVIDENCE_ELIGIBLE",), ("P7",), tuple(refs),
-                                      NEXT_ACTIONS["respond"]), None, ())
+        return QueryDecision(decision=Decision(subject=qid, state="respond", reason_codes=("EVIDENCE_ELIGIBLE",),
+                                               clause_ids=("P7",), evidence_refs=tuple(refs),
+                                               next_actions=NEXT_ACTIONS["respond"]),
+                             empty_cause=None, because=())
     state = decide_state([b[1] for b in because])
     codes = tuple(dict.fromkeys(code for b in because for code in b[2]))
     clauses = tuple(dict.fromkeys(_CLAUSE_OF[code] for code in codes)) + ("P7",)
-    return QueryDecision(Decision(qid, state, codes, clauses, tuple(dict.fromkeys(refs)), NEXT_ACTIONS[state]),
-                         cause, tuple(because))
+    return QueryDecision(decision=Decision(subject=qid, state=state, reason_codes=codes, clause_ids=clauses,
+                                           evidence_refs=tuple(dict.fromkeys(refs)), next_actions=NEXT_ACTIONS[state]),
+                         empty_cause=cause, because=tuple(because))
 
 
 _CLAUSE_OF = {"QUERY_UNIT_MISSING": "P5", "STALE_FIELD_OMITTED": "P6.1", "NO_COMPATIBLE_MATCH": "P3",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from modules.catalogue import LISTINGS, ref_key_label
+from modules.catalogue import LISTINGS, QUERIES, opaque_ref, ref_key_label
 from modules.common.runs import catalogue_row as query_row  # noqa: F401 (lesson 12's tests read it here)
 from modules.catalogue.policy import CLAUSES, FRESHNESS, POLICY_VERSION, STATES, field_ages, names_of
 from modules.eligibility.mechanism import PACKET_LISTINGS, enumerate_refs, evaluate, unkeyed_ref
@@ -130,19 +130,15 @@ def _codes_table(key: str, title: str, legend: str, decisions: list) -> dict:
         for n, code in enumerate(d["reason_codes"]):
             rows.append([d["subject"] if n == 0 else "", d["state"] if n == 0 else "", code,
                          " ".join(d["clause_ids"]) if n == 0 else ""])
-    return table_block(
-        key, title,
-        legend,
-        ["subject", "state", "reason code", "clauses"],
-        rows)
+    return table_block(key, title, legend, ["subject", "state", "reason code", "clauses"], rows)
 
 
 def _gate_text(n: int, run: dict, first: dict) -> dict:
     """The gate's table in full for the first trace; later traces say only how theirs differs."""
     if n == 1:
         return _codes_table("trace-1-withheld", f"The gate withheld {len(run['withheld'])} before ranking",
-                            "state: the strongest state the candidate's reasons give; clauses: the policy "
-                            "clauses they rest on.", run["withheld"])
+                            "state: the strongest state the candidate's reasons give; reason code: each "
+                            "control that fired; clauses: the policy clauses they rest on.", run["withheld"])
     key = lambda d: (d["subject"], d["state"], tuple(d["reason_codes"]))  # noqa: E731
     mine, theirs = {key(d) for d in run["withheld"]}, {key(d) for d in first["withheld"]}
     if mine == theirs:
@@ -172,34 +168,57 @@ def _packet_text(run: dict) -> str:
     return text
 
 
+def _evidence_cell(row: dict, run: dict) -> str:
+    """`usable`, or the evidence state with its reason codes and clauses."""
+    if row["evidence"] == "usable":
+        return "usable"
+    d = next(d for d in run["excluded"] if d["subject"] == row["listing_id"])
+    return " ".join([d["state"], *d["reason_codes"], *d["clause_ids"]])
+
+
+def _ranked_blocks(n: int, run: dict) -> list:
+    """The ranked candidates: one row each, except that the incompatible ones (the most common
+    verdict, and the least interesting) are summarised in one line under the table."""
+    rows = [r for r in run["ranked"] if r["evidence"] != "incompatible"]
+    wrong = [r for r in run["ranked"] if r["evidence"] == "incompatible"]
+    legend = ("pos: fused rank; cluster: the canonical cluster (a listing and its copy share one); "
+              "ordering_score: the RRF sum, an order, not a probability; evidence: usable, or the state "
+              "the evidence checks gave with its reason codes and clauses." if n == 1 else
+              "the same columns as in trace 1.")
+    blocks = []
+    if rows:
+        blocks.append(table_block(
+            f"trace-{n}-ranked", f"Ranked: what passed the gate, fused by rank ({len(run['ranked'])} clusters)",
+            legend, ["pos", "cluster", "listing", "ordering_score", "evidence"],
+            [[r["position"], r["cluster_id"], r["listing_id"], f"{r['ordering_score']:.6f}", _evidence_cell(r, run)]
+             for r in rows]))
+    if wrong:
+        lead = ("Also ranked, each" if rows else
+                f"Ranked: what passed the gate, fused by rank ({len(run['ranked'])} clusters), every one")
+        blocks.append({"key": f"trace-{n}-incompatible", "text": (
+            f"{lead} incompatible (P3: wrong family or size), as pos listing ordering_score: "
+            + ", ".join(f"{r['position']} {r['listing_id']} {r['ordering_score']:.6f}" for r in wrong) + ".")})
+    return blocks
+
+
 def _trace_blocks(n: int, run: dict, first: dict) -> list:
     q = run["query_id"]
     tops = [c["top"] for c in run["channels"]]
+    legend = ("one column per channel, best first; a listing whose permission is not 'allowed' is shown by its "
+              "opaque ref; [w] = withheld by the gate before ranking." if n == 1 else
+              "the same columns as in trace 1; [w] = withheld by the gate.")
     blocks = [
         {"key": f"trace-{n}", "text": f"Trace {n}, {run['name']}: {q} \"{run['original']}\" "
                                       f"(query contract state: {run['contract_state']})"},
         table_block(
-            f"trace-{n}-channels", f"What the channels proposed (top {TOP})",
-            "one column per channel, best first; a withheld listing whose permission is not "
-            "'allowed' is shown by its opaque ref; [w] = withheld by the gate before ranking.",
+            f"trace-{n}-channels", f"What the channels proposed (top {TOP})", legend,
             ["rank"] + [c["channel"] for c in run["channels"]],
             [[r] + [(f"{t[r - 1]['candidate']}{' [w]' if t[r - 1]['withheld'] else ''}" if r <= len(t)
                      else "-") for t in tops] for r in range(1, TOP + 1)]),
         _gate_text(n, run, first),
-        table_block(
-            f"trace-{n}-ranked", "Ranked: what passed the gate, fused by rank (RRF over the channels)",
-            "evidence: usable, or the state the evidence checks gave (incompatible: wrong family "
-            "or size; conflict: the listing's own fields disagree).",
-            ["pos", "cluster", "listing", "ordering_score", "evidence"],
-            [[r["position"], r["cluster_id"], r["listing_id"], f"{r['ordering_score']:.6f}", r["evidence"]]
-             for r in run["ranked"]]),
+        *_ranked_blocks(n, run),
+        {"key": f"trace-{n}-packet", "text": _packet_text(run)},
     ]
-    shown = [d for d in run["excluded"] if d["state"] != "incompatible"]
-    if shown:
-        blocks.append(_codes_table(f"trace-{n}-excluded", f"Evidence checks excluded {len(run['excluded'])}; "
-                                   f"those not simply incompatible:", "the same columns as the gate's table.",
-                                   shown))
-    blocks.append({"key": f"trace-{n}-packet", "text": _packet_text(run)})
     near = run["closest_neighbour"]
     if near and near["withheld"]:
         moral = " Similarity never restores permission." if near["state"] == "unauthorized" else ""
@@ -217,12 +236,16 @@ def view(record: dict) -> list:
     fresh, dup, refs = record["freshness"], record["duplicate_ids"], record["opaque_refs"]
     blocks = [
         {"key": "heading", "heading": "Lesson 08 - eligibility: permission, freshness and evidence states"},
+        {"key": "intro", "text": (
+            "What this shows: one versioned policy decides, before anything is ranked, which listings may be "
+            "used (permission, scope, freshness per field); four traces end in a recorded state; then two "
+            "fail-closed holes and every catalogue query's state, with the cause of each empty result.")},
         table_block(
             "policy", f"Policy {record['policy']['version']}",
             "One version id, recorded by the gate and the decision alike. "
             "clause: the id decisions cite; rule: what it requires.",
             ["clause", "rule"],
-            wrapped_rows(record["policy"]["clauses"].items(), 70)),
+            wrapped_rows(record["policy"]["clauses"].items(), 72)),
         table_block(
             "freshness", f"Freshness per field, as of {fresh['as_of']} (clause P6)",
             "checked_on: when the field's value was last verified; age: days from then to the "
@@ -256,20 +279,17 @@ def view(record: dict) -> list:
             f"{refs['key']}.")},
         table_block(
             "summary", "Every catalogue query, through the same pipeline",
-            "original: the shopper's words; state: the query's decision.",
-            ["query", "original", "state"],
-            [[q["query_id"], q["original"], q["state"]] for q in record["queries"]]),
-        {"key": "summary-empty", "text": "Why nothing was packed (the empty cause), where nothing was: "
-                                         + "; ".join(f"{q['query_id']} {q['empty_cause']}" for q in record["queries"]
-                                                     if q["empty_cause"])
-                                         + ". The others packed evidence or asked first."},
+            "original: the shopper's words; state: the query's decision; stopped: stopped before retrieval "
+            "(prohibited scope, or a failed transformation).",
+            ["query", "original", "state", "stopped"],
+            [[q["query_id"], q["original"], q["state"], bool(q["stopped"])] for q in record["queries"]]),
         table_block(
-            "summary-reasons", "Their reasons and packets",
-            "stopped: stopped before retrieval (prohibited scope, or a failed transformation); "
-            "reason codes: the decision's own; packet: the listings whose fields were packed.",
-            ["query", "stopped", "reason codes", "packet"],
-            [[q["query_id"], bool(q["stopped"]), " ".join(q["reason_codes"]),
-              " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or "-"]
+            "summary-reasons", "Their reasons, and what was packed or why nothing was",
+            "reason codes: the decision's own; packet or empty cause: the listings whose fields were packed, "
+            "or the named cause of an empty result (- where the query asked first).",
+            ["query", "reason codes", "packet or empty cause"],
+            [[q["query_id"], " ".join(q["reason_codes"]),
+              " ".join(dict.fromkeys(f.split("#")[0] for f in q["packet"])) or q["empty_cause"] or "-"]
              for q in record["queries"]]),
         {"key": "empty-causes", "text": "Empty results are never one bucket: " + ", ".join(record["empty_causes"])
                                         + ". An empty result is reported with its cause; it is never filled "
@@ -280,7 +300,6 @@ def view(record: dict) -> list:
 
 def trace() -> dict:
     """The four traces in detail, the fail-closed holes, and every catalogue query's decision."""
-    from modules.catalogue import QUERIES, opaque_ref
     runs = {query.id: evaluate(query) for query in QUERIES}
     l004 = next(x for x in LISTINGS if x.id == "PW-L004")
     doubled = evaluate(QUERIES[1], (replace(l004, permission="allowed"),) + LISTINGS)

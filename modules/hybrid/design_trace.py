@@ -2,19 +2,20 @@
 trace and view to end with them). The mechanism is modules/hybrid/query_design.py."""
 
 from __future__ import annotations
+
+from modules.catalogue import RESTRICTED_IDS, opaque_ref
 from modules.common.tables import table_block
+from modules.hybrid import query_design as qd
 
 __all__ = ["query_design_record", "query_design_blocks"]
 
 
 def _safe(listing_id: str) -> str:
-    from modules.catalogue import RESTRICTED_IDS, opaque_ref
     return opaque_ref(listing_id) if listing_id in RESTRICTED_IDS else listing_id
 
 
 def query_design_record() -> dict:
     """The four query designs on their new queries, each against the contract as it is."""
-    from modules.hybrid import query_design as qd
     pipelines = qd.design_pipelines()
     runs = {}
     for name, qid in (("aliases", "PW-Q010"), ("rewrite", "PW-Q011"), ("identifier", "PW-Q012"),
@@ -131,11 +132,15 @@ def query_design_blocks(qd: dict) -> list:
             f"+-{c['rule']['plus_minus']} mm for {', '.join(c['rule']['families'])}.",
             ["field", "kind", "rule"],
             [[f, k, r or "-"] for f, k, r in c["declared"]]),
-        {"key": "design-conditions-verdicts", "text": (
-            f"The exact structured filter finds {c['exact_hits']} listings for 15.9 mm; the declared gate admits "
-            f"these permitted listings, in the rank feature's order (price, lowest first): "
-            + "; ".join(f"{v[0]} ({v[2][0][2]}, {v[2][2][2]} EUR)" for v in c["verdicts"])
-            + ". The family facet counts them (" + ", ".join(f"{k} {n}" for k, n in c["facet_counts"].items())
+        table_block(
+            "design-conditions-verdicts",
+            f"What the declared gate admits for {c['query_id']} (the exact structured filter finds {c['exact_hits']})",
+            f"listing: a permitted listing the gate admits, in the rank feature's order (price, lowest first); "
+            f"diameter: its diameter in mm against 15.9 +-{c['rule']['plus_minus']}, in or out; price: EUR.",
+            ["listing", "diameter", "price"],
+            [[v[0], v[2][0][2], v[2][2][2]] for v in c["verdicts"]]),
+        {"key": "design-conditions-finding", "text": (
+            "The family facet counts them (" + ", ".join(f"{k} {n}" for k, n in c["facet_counts"].items())
             + ") and filters nothing. The tolerance is the rule's, never a margin retrieval picked. Lesson 08's "
               "compatibility control compares exactly: adopting the rule there is a policy change, replayed on "
               "the frozen cases first (lesson 13).")},

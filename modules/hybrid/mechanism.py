@@ -45,7 +45,7 @@ __all__ = [
     "Diameter", "Transformation", "QueryContract", "Hit", "Rejection", "ChannelResult", "FusedCandidate",
     "Fusion", "to_mm", "parse_diameter", "parse_query", "lexical_channel", "structured_channel",
     "vector_channel", "check_vector", "cosine", "reciprocal_rank_fusion", "cluster_rankings", "fuse",
-    "raw_score_sum", "retrieve", "RETRIEVAL", "FIELD_WEIGHTS", "RRF_K", "RRF_K_MAX", "VECTOR_TOP_K",
+    "cluster_scores", "raw_score_sum", "retrieve", "RETRIEVAL", "FIELD_WEIGHTS", "RRF_K", "RRF_K_MAX", "VECTOR_TOP_K",
     "MM_PER_INCH",
 ]
 
@@ -89,13 +89,13 @@ class QueryContract:
     """What the pipeline reads of a query: every field derived by a named transformation."""
     query_id: str
     original: str
-    terms: tuple
+    terms: tuple[str, ...]
     family: str | None
     diameter: Diameter | None
-    state: str
+    state: str                              # ready, clarify or failed
     reason: str
-    transformations: tuple
-    vector: tuple
+    transformations: tuple[Transformation, ...]
+    vector: tuple[float, ...]
     vector_version: str
 
 
@@ -120,9 +120,9 @@ class FusedCandidate:
     each channel."""
     cluster_id: str
     listing_id: str       # the one shown: the lowest id the channels proposed
-    members: tuple
+    members: tuple[str, ...]
     ordering_score: float
-    channel_ranks: tuple  # ((channel, its rank there), ...)
+    channel_ranks: tuple[tuple[str, int], ...]   # (channel, the cluster's rank there), in channel order
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,8 @@ class Fusion:
     """What stage `fusion` hands on: the RRF constant k, the fused candidates best first, and the
     ids the gate let through."""
     k: int
-    candidates: tuple
-    eligible: tuple       # the ids the gate let through
+    candidates: tuple[FusedCandidate, ...]
+    eligible: tuple[str, ...]   # the ids the gate let through
 
 
 @dataclass(frozen=True)
@@ -139,8 +139,8 @@ class ChannelResult:
     """One channel's proposals, best first (rank = 1-based position), what it refused to score,
     and its status: "ran", or "not run" with the reason in the note."""
     channel: str
-    hits: tuple
-    rejected: tuple
+    hits: tuple[Hit, ...]
+    rejected: tuple[Rejection, ...]
     note: str
     status: str
 
@@ -214,8 +214,9 @@ def parse_query(query: Query) -> QueryContract:
              Transformation("unit-to-mm", "unit-to-mm/1", *unit_step),
              Transformation("family-terms", "family-terms/1", normal, family or "(no family named)", "applied"),
              Transformation("terms", "terms/1", normal, " ".join(terms), "applied"))
-    return QueryContract(query.id, query.text, terms, family, diameter, state, reason, steps,
-                         query.vector, query.vector_version)
+    return QueryContract(query_id=query.id, original=query.text, terms=terms, family=family, diameter=diameter,
+                         state=state, reason=reason, transformations=steps, vector=query.vector,
+                         vector_version=query.vector_version)
 
 
 # ---------------------------------------------------------------- channels
@@ -361,17 +362,35 @@ def fuse(so_far, k: int = RRF_K) -> Fusion:
     fused = []
     for cluster, score in reciprocal_rank_fusion(by_cluster, k):
         ids = tuple(sorted(members[cluster]))  # shown: the lowest id the channels proposed
-        fused.append(FusedCandidate(cluster, ids[0], ids, score, tuple(ranks[cluster])))
-    return Fusion(k, tuple(fused), tuple(sorted(eligible)))
+        fused.append(FusedCandidate(cluster_id=cluster, listing_id=ids[0], members=ids, ordering_score=score,
+                                    channel_ranks=tuple(ranks[cluster])))
+    return Fusion(k=k, candidates=tuple(fused), eligible=tuple(sorted(eligible)))
 
 
-def raw_score_sum(channels, scales=None) -> list:
-    """The mistake, kept to compare against: add raw channel scores (each times an optional scale)."""
+def cluster_scores(channels, cluster_of: dict) -> dict:
+    """{channel: {cluster: raw score}} over the channels that ran: in each channel a cluster keeps
+    the score of its best-ranked member, and a listing missing from `cluster_of` (one the gate
+    withheld) is left out. The scores stay on each channel's own scale."""
+    found: dict = {}
+    for result in channels:
+        if result.status != "ran":
+            continue
+        scores = found.setdefault(result.channel, {})
+        for hit in result.hits:   # best first: the first member met is the best-ranked one
+            if hit.listing_id in cluster_of:
+                scores.setdefault(cluster_of[hit.listing_id], hit.score)
+    return found
+
+
+def raw_score_sum(channels, cluster_of: dict, scales=None) -> list:
+    """The mistake, kept to compare against: add each cluster's raw channel scores (cluster_scores),
+    each channel's times its scale in `scales` (1 when not given; {"vector": 100} writes the
+    cosine as a percentage). Returns [(cluster, total), ...] best first, ties by cluster id."""
     scales = scales or {}
     totals: dict = {}
-    for result in channels:
-        for hit in result.hits:
-            totals[hit.listing_id] = totals.get(hit.listing_id, 0.0) + scales.get(result.channel, 1) * hit.score
+    for channel, scores in cluster_scores(channels, cluster_of).items():
+        for cluster, score in scores.items():
+            totals[cluster] = totals.get(cluster, 0.0) + scales.get(channel, 1) * score
     return sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))
 
 

@@ -24,7 +24,7 @@ The queries are new ids (DESIGN_QUERIES), so every existing query keeps its deci
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
 from modules.catalogue.fixture import DESIGN_QUERIES, PART_NUMBERS, design_query_by_id
@@ -62,10 +62,9 @@ def _exact(text: str) -> int:
 def _contract(c: QueryContract, terms=None, family=None, steps=(), diameter=None, state=None,
               reason=None) -> QueryContract:
     """A new contract from `c` with some fields replaced and steps appended (a new record)."""
-    return QueryContract(c.query_id, c.original, c.terms if terms is None else terms,
-                         c.family if family is None else family, c.diameter if diameter is None else diameter,
-                         c.state if state is None else state, c.reason if reason is None else reason,
-                         c.transformations + tuple(steps), c.vector, c.vector_version)
+    return replace(c, terms=c.terms if terms is None else terms, family=c.family if family is None else family,
+                   diameter=c.diameter if diameter is None else diameter, state=c.state if state is None else state,
+                   reason=c.reason if reason is None else reason, transformations=c.transformations + tuple(steps))
 
 
 def with_aliases(query: Query) -> QueryContract:
@@ -108,8 +107,7 @@ def with_identifier(query: Query) -> QueryContract:
                                                                     "(no identifier)", "applied"),))
     rest = re.sub(re.escape(number), " ", query.text, flags=re.IGNORECASE)
     c = parse_query(Query(query.id, " ".join(rest.split()) or "-", query.vector, query.vector_version))
-    c = QueryContract(c.query_id, query.text, c.terms, c.family, c.diameter, c.state, c.reason,
-                      c.transformations, c.vector, c.vector_version)
+    c = replace(c, original=query.text)
     return _contract(c, steps=(Transformation("identifier", IDENTIFIER_VERSION, number, f"part_number {number}",
                                               "applied"),))
 

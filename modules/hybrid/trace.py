@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from modules.catalogue import LISTINGS, query_by_id
+from modules.catalogue import LISTINGS, QUERIES, query_by_id
 from modules.catalogue.policy import POLICY_VERSION, names_of
-from modules.hybrid.mechanism import (FIELD_WEIGHTS, MM_PER_INCH, RETRIEVAL, RRF_K, VECTOR_TOP_K, VECTOR_VERSION, reciprocal_rank_fusion, retrieve)
+from modules.hybrid.mechanism import (FIELD_WEIGHTS, MM_PER_INCH, RETRIEVAL, RRF_K, VECTOR_TOP_K, VECTOR_VERSION,
+                                      cluster_scores, raw_score_sum, reciprocal_rank_fusion, retrieve)
 from modules.common.tables import table_block
 from modules.hybrid.design_trace import query_design_blocks, query_design_record
 
@@ -23,27 +24,26 @@ def _order(totals: dict) -> list:
 
 
 def raw_versus_rank(run, fuse, scale: int = 100) -> dict:
-    """Add the raw channel scores of the fused clusters with the cosines written as 0-1, then as
-    0-`scale`; compare both orders with rank fusion (`fuse`) of the same scores, before and after."""
+    """The raw-score trap, computed by the mechanism's own raw_score_sum: the fused clusters' raw
+    channel scores added with the cosines written as 0-1, then as 0-`scale`; and rank fusion
+    (`fuse`) of the same channels' orders, before and after the rescaling."""
     fused = run.output("fusion").candidates
     cluster_of = {m: f.cluster_id for f in fused for m in f.members}
-    best = {c.channel: {} for c in run.of_kind("channel") if c.status == "ran"}
-    for c in run.of_kind("channel"):
-        for hit in c.hits:  # best first: a cluster keeps its first eligible member's score
-            if hit.listing_id in cluster_of and c.channel in best:
-                best[c.channel].setdefault(cluster_of[hit.listing_id], hit.score)
-    factor = {name: scale if name == "vector" else 1 for name in best}
-    sums = {size: {f.cluster_id: sum(scores.get(f.cluster_id, 0.0) * (factor[ch] if size == "scaled" else 1)
-                                     for ch, scores in best.items()) for f in fused} for size in ("plain", "scaled")}
+    channels = run.of_kind("channel")
+    best = cluster_scores(channels, cluster_of)
+    sums = {"plain": raw_score_sum(channels, cluster_of),
+            "scaled": raw_score_sum(channels, cluster_of, {"vector": scale})}
+    totals = {size: dict(ranked) for size, ranked in sums.items()}
+    pos = {size: {cluster: n for n, (cluster, _) in enumerate(ranked, start=1)} for size, ranked in sums.items()}
     k = run.output("fusion").k
     plain = fuse([_order(scores) for scores in best.values()], k)
-    rescaled = fuse([_order({c: v * factor[ch] for c, v in scores.items()}) for ch, scores in best.items()], k)
-    pos = {size: {c: n for n, c in enumerate(_order(totals), start=1)} for size, totals in sums.items()}
+    rescaled = fuse([_order({c: v * (scale if ch == "vector" else 1) for c, v in scores.items()})
+                     for ch, scores in best.items()], k)
     rows = [{"cluster_id": f.cluster_id, "lexical": best.get("lexical", {}).get(f.cluster_id),
              "structured": best.get("structured", {}).get(f.cluster_id),
              "cosine": best.get("vector", {}).get(f.cluster_id),
-             "sum_plain": sums["plain"][f.cluster_id], "position_plain": pos["plain"][f.cluster_id],
-             "sum_scaled": sums["scaled"][f.cluster_id], "position_scaled": pos["scaled"][f.cluster_id],
+             "sum_plain": totals["plain"][f.cluster_id], "position_plain": pos["plain"][f.cluster_id],
+             "sum_scaled": totals["scaled"][f.cluster_id], "position_scaled": pos["scaled"][f.cluster_id],
              "position_rrf": n} for n, f in enumerate(fused, start=1)]
     return {"scale": scale, "rows": rows, "rrf_changed_by_rescaling": plain != rescaled,
             "moved_by_rescaling": sum(r["position_plain"] != r["position_scaled"] for r in rows)}
@@ -165,12 +165,25 @@ def _num(value):
     return f"{value:.4f}"
 
 
+def _by_reason(record: dict) -> list:
+    """[(reason, [query ids]), ...] in the order each reason first occurs: one line per reason
+    instead of a table row per query that repeats it."""
+    grouped: dict = {}
+    for q in record["queries"]:
+        grouped.setdefault(q["reason"], []).append(q["query_id"])
+    return list(grouped.items())
+
+
 def view(record: dict) -> list:
     """Printable blocks: contracts, channels, the gate, fusion, the raw-score trap, the inert seller text
     and the query-design section."""
     d, detail = record["declared"], record["detail"]
     blocks = [
         {"heading": "Lesson 07 - hybrid: candidate channels and the query contract", "key": "heading"},
+        {"key": "intro", "text": (
+            "What this shows: every query becomes a contract (a size only with a written unit); three channels "
+            "propose for one query, the gate removes what may not be used, and rank fusion orders the rest; "
+            "adding raw scores instead reorders with the scale; then aliases, rewrites, identifiers, conditions.")},
         {"key": "declared",
          "text": "Declared: field weights " + ", ".join(f"{k} x{v}" for k, v in d["field_weights"].items())
                  + f"; RRF k = {d['rrf_k']}; vector top {d['vector_top_k']}, version {d['vector_version']}; "
@@ -187,12 +200,9 @@ def view(record: dict) -> list:
         {"key": "stopped", "text": "Stopped before retrieval, by reason: "
                                    + "; ".join(f"{q['query_id']} {q['stopped']}" for q in record["queries"]
                                                if q["stopped"]) + ". The rest were retrieved."},
-        table_block(
-            "reasons", "Why each contract is in its state",
-            "reason: what the unit-to-mm step found in the text (one size with a written unit, "
-            "a bare number, or several sizes).",
-            ["query", "reason"],
-            [[q["query_id"], q["reason"]] for q in record["queries"]]),
+        {"key": "reasons", "text": "Why each contract is in its state (what the unit-to-mm step found): "
+                                   + "; ".join(f"{', '.join(ids)}: {reason}" for reason, ids in _by_reason(record))
+                                   + ("" if _by_reason(record)[-1][0].endswith("?") else ".")},
         table_block(
             "transformations",
             f"Every transformation of {record['transformations']['query_id']}, named and versioned",
@@ -308,7 +318,6 @@ DETAIL_QUERY = "PW-Q001"  # the query whose channels and fusion are shown in ful
 
 def trace(detail_query: str = DETAIL_QUERY) -> dict:
     """Every query's contract and retrieval, one query's channels and fusion, the two side-by-sides."""
-    from modules.catalogue import QUERIES, query_by_id
     detail = query_by_id(detail_query)
     # Every query's contract and whether the policy stops it; the detail query's whole retrieval.
     contracts = RETRIEVAL.until("query-scope")

@@ -15,6 +15,12 @@ original and the compressed text, kind by kind:
 Citations always resolve to the original span (packet.resolve_citation), never to
 the summary. A deterministic check like this one catches what it lists; it cannot
 prove that a compression kept the meaning.
+
+A compression is recorded with the compressor's name and revision (a summary made by
+another revision of the compressor is another summary), and judged twice: by the
+fidelity check, and by asking the same question of the original and of the compressed
+text (kind_reader, a fixed rule standing in for a reader: no model) and comparing the
+two answers.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import re
 from modules.common.checks import text_of, whole_number
 
 __all__ = ["KINDS", "STOP_WORDS", "NEGATIONS", "EXCEPTIONS", "CONDITIONS", "DATE_WORDS", "DATE", "tokens", "words",
-           "naive_compress", "fidelity_check"]
+           "NAIVE_COMPRESSOR", "naive_compress", "fidelity_check", "kind_reader", "compression_check"]
 
 KINDS = ("negations", "numbers", "dates", "conditions", "entities", "exceptions")
 STOP_WORDS = frozenset("a an the is are be may at on of to in it its by not no only".split())
@@ -59,6 +65,10 @@ def words(text: str) -> list[str]:
     return [token for token, _ in tokens(text)]
 
 
+# The compressor's name and revision: recorded with every summary it makes.
+NAIVE_COMPRESSOR = ("naive-first-clause", "r2")
+
+
 def naive_compress(text: str, max_words: int = 6) -> str:
     """A deliberately naive compressor: first clause, stop words dropped, first few words kept."""
     whole_number(max_words, "max_words", minimum=1)
@@ -90,3 +100,30 @@ def fidelity_check(original: str, compressed: str) -> dict:
         if kind and token not in have and token not in missing[kind]:
             missing[kind].append(token)
     return {**missing, "ok": not any(missing.values())}
+
+
+def kind_reader(kind: str, text: str) -> str:
+    """A fixed rule standing in for a reader (no model), asked the question one kind of fact
+    answers. For "negations", "exceptions" and "conditions" the question is a yes/no one whose
+    answer that word turns ("May a laptop leave overnight?"): "no" when the text holds a word of
+    the kind, else "yes". For "numbers", "dates" and "entities" it asks for the value: the
+    text's tokens of that kind, or "not stated"."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
+    found = [token for token, entity in tokens(text) if _kind(token, entity) == kind]
+    if kind in ("negations", "exceptions", "conditions"):
+        return "no" if found else "yes"
+    return " ".join(dict.fromkeys(found)) or "not stated"
+
+
+def compression_check(original: str, compressed: str, compressor: tuple, kind: str) -> dict:
+    """One compression, recorded and judged: the compressor (name, revision) that made it, what
+    the fidelity check finds lost, and the answer to `kind`'s question before and after."""
+    if not (isinstance(compressor, tuple) and len(compressor) == 2 and all(isinstance(p, str) and p
+                                                                          for p in compressor)):
+        raise TypeError(f"compressor must be a (name, revision) tuple of str, got {compressor!r}")
+    check = fidelity_check(original, compressed)
+    before, after = kind_reader(kind, original), kind_reader(kind, compressed)
+    return {"compressor": compressor[0], "revision": compressor[1], "lost": {k: check[k] for k in KINDS if check[k]},
+            "fidelity_ok": check["ok"], "answer_before": before, "answer_after": after,
+            "answer_same": before == after}

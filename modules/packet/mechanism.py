@@ -198,8 +198,9 @@ def chunks_of(doc: Document) -> tuple[Evidence, ...]:
     prefix = doc.doc_id if doc.layer == "canonical" else f"{doc.doc_id}:{doc.locator}"
     items, start = [], 0
     for number, line in enumerate(nfc(doc.text).split("\n"), start=1):
-        items.append(Evidence(f"{prefix}#{number}", doc.doc_id, doc.title, doc.revision, doc.effective,
-                              start, start + len(line), line, "retrieved", doc.trust, doc.layer, doc.locator))
+        items.append(Evidence(id=f"{prefix}#{number}", doc_id=doc.doc_id, title=doc.title, revision=doc.revision,
+                              effective=doc.effective, start=start, end=start + len(line), text=line,
+                              relation="retrieved", trust=doc.trust, layer=doc.layer, locator=doc.locator))
         start += len(line) + 1
     return tuple(items)
 
@@ -366,17 +367,13 @@ CAP_QUESTIONS = (  # question, ranked hit ids, evaluation label (needed ids)
      ("lending#1", "lending#4", "visitor-guide#2"), ("lending#1", "lending#4")),
 )
 
-_CHUNKS: dict[str, Evidence] = {}
-
-
 def chunk(chunk_id: str) -> Evidence:
     """A chunk of the fixture's current documents by id, e.g. 'lending#2'."""
-    if not _CHUNKS:
-        for doc in CURRENT:
-            _CHUNKS.update((item.id, item) for item in chunks_of(doc))
-    if chunk_id not in _CHUNKS:
-        raise ValueError(f"no chunk {short(chunk_id)} in the fixture")
-    return _CHUNKS[chunk_id]
+    for doc in CURRENT:
+        for item in chunks_of(doc):
+            if item.id == chunk_id:
+                return item
+    raise ValueError(f"no chunk {short(chunk_id)} in the fixture")
 
 
 def keyword_reader(items) -> str:

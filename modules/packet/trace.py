@@ -13,15 +13,22 @@ from dataclasses import replace
 from modules.packet.mechanism import (CAP_QUESTIONS, DOCUMENTS, EDITS, FEES, GUEST, HOURS, LAPTOP_QUESTION, LOANS, RULES,
                             SERVICES, VISITORS, Evidence, cap_per_document, chunk, chunks_of, cite, expand_adjacent,
                             keyword_reader, nfc, packet_seal, resolve_citation, revalidate)
-from modules.packet.fidelity import KINDS, fidelity_check, naive_compress
-from modules.packet.wrapper import (INSTRUCTIONS, MALICIOUS_SAMPLES, SET_OPEN, TaskPolicy, assemble_packet,
-                                    authorize_tool_call, parse_evidence, render_evidence, wire_record)
+from modules.packet.fidelity import KINDS, NAIVE_COMPRESSOR, compression_check, naive_compress
+from modules.packet.wrapper import (INSTRUCTIONS, MALICIOUS_SAMPLES, SET_OPEN, TOOL_EFFECTS, TaskPolicy,
+                                    assemble_packet, authorize_tool_call, parse_evidence, render_evidence,
+                                    tool_call_status, wire_record)
 from modules.common.tables import table_block
 
 # Fixed by the application before anything is retrieved.
-ANSWER_POLICY = TaskPolicy("answer-question", ("search_catalogue",), "reviewed")
-GUEST_POLICY = TaskPolicy("read-guest-notes", ("search_catalogue",), "unreviewed")
+ANSWER_POLICY = TaskPolicy(task="answer-question", allowed_tools=("search_catalogue",), min_trust="reviewed")
+GUEST_POLICY = TaskPolicy(task="read-guest-notes", allowed_tools=("search_catalogue",), min_trust="unreviewed")
+RENEW_POLICY = TaskPolicy(task="renew-loan", allowed_tools=("renew_loan",), min_trust="official")  # the one that acts
 POLICIES = (ANSWER_POLICY, GUEST_POLICY)
+# (policy, tool, who asks, confirmed by a person): the calls the trace puts to tool_call_status
+CALLS = ((ANSWER_POLICY, "search_catalogue", "reader", False), (ANSWER_POLICY, "renew_loan", "reader", False),
+         (GUEST_POLICY, "open_door", "guest-notes#2", False), (RENEW_POLICY, "renew_loan", "reader", False),
+         (RENEW_POLICY, "renew_loan", "reader", True), (RENEW_POLICY, "send_email", "guest-notes#2", True))
+HUMAN_SUMMARY = ("hand-written", "2026-05-02")   # a person's summary: its author and date stand for a revision
 TRUST_ITEMS = ("lending#1", "faq#1", "guest-notes#1", "guest-notes#2")
 FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 FLAGS = ("adjacent:1", "cap:2")
@@ -77,7 +84,8 @@ def _normalisation() -> list:
     then normalised four ways: does the wrapper's structure survive, and the evidence?"""
     rows = []
     for name, text in MALICIOUS_SAMPLES:
-        item = Evidence("sample#1", "sample", "Sample", "r1", "2026-06-01", 0, len(text), text)
+        item = Evidence(id="sample#1", doc_id="sample", title="Sample", revision="r1", effective="2026-06-01",
+                        start=0, end=len(text), text=text)
         naive = f'{SET_OPEN}<evidence id="sample#1">{_naive_escape(text)}</evidence>\n</evidence_set>'
         rendered = render_evidence([item])
         want = [wire_record(item)]
@@ -93,6 +101,26 @@ def _normalisation() -> list:
     return rows
 
 
+def _forgeries() -> list:
+    """A rendered item edited the ways the renderer never writes; what the parser says of each."""
+    rendered = render_evidence([chunk("lending#2")])
+    trust = ' trust="official"'
+    edits = (("a repeated attribute", rendered.replace(trust, trust + trust, 1)),
+             ("an unknown attribute", rendered.replace(trust, trust + ' admin="yes"', 1)),
+             ("a missing attribute", rendered.replace(trust, "", 1)),
+             ("a quote changed", rendered.replace("noon", "n00n", 1)))
+    rows = []
+    for name, text in edits:
+        try:
+            parse_evidence(text)
+            verdict = "accepted"
+        except ValueError as error:
+            # every message names the item first; the table has one item, so the rest is what matters
+            verdict = "refused: " + str(error).removeprefix("evidence item 1").lstrip(": ")
+        rows.append({"forgery": name, "parser": verdict})
+    return rows
+
+
 def _trust_and_tools() -> dict:
     items = [chunk(i) for i in TRUST_ITEMS]
     packets = {policy.task: assemble_packet(policy, LAPTOP_QUESTION, items) for policy in POLICIES}
@@ -105,6 +133,15 @@ def _trust_and_tools() -> dict:
                           "open_door_allowed": authorize_tool_call(p, "open_door"),
                           "search_catalogue_allowed": authorize_tool_call(p, "search_catalogue")}
                          for p in POLICIES]}
+
+
+def _privilege() -> dict:
+    return {"policies": [{"task": p.task, "allowed_tools": list(p.allowed_tools), "min_trust": p.min_trust}
+                         for p in (ANSWER_POLICY, GUEST_POLICY, RENEW_POLICY)],
+            "effects": dict(TOOL_EFFECTS),
+            "calls": [{"task": p.task, "tool": tool, "asked_by": who, "effect": TOOL_EFFECTS[tool],
+                       "confirmed": confirmed, "status": tool_call_status(p, tool, confirmed)}
+                      for p, tool, who, confirmed in CALLS]}
 
 
 def _adjacent() -> list:
@@ -144,18 +181,28 @@ def _seal() -> dict:
 
 
 def _compression() -> list:
-    cases = (("negation", RULES, 1, None), ("number", RULES, 2, None), ("date", SERVICES, 2, None),
-             ("condition", SERVICES, 1, None), ("entity", SERVICES, 3, None), ("exception", HOURS, 2, None),
-             ("exception", HOURS, 2, "Opens 8:30 weekdays, except public holidays."))
+    # (risk, document, line, the question kind_reader is asked, a careful summary or None for the naive one)
+    cases = (("negation", RULES, 1, "negations", "Laptop out overnight?", None),
+             ("number", RULES, 2, "numbers", "Daily overdue fee?", None),
+             ("date", SERVICES, 2, "dates", "Early closing date?", None),
+             ("condition", SERVICES, 1, "conditions", "Extended without asking?", None),
+             ("entity", SERVICES, 3, "entities", "Which branch is named?", None),
+             ("exception", HOURS, 2, "exceptions", "Open 8:30 on a holiday?", None),
+             ("exception", HOURS, 2, "exceptions", "Open 8:30 on a holiday?",
+              "Opens 8:30 weekdays, except public holidays."))
     rows = []
-    for risk, doc, line, careful in cases:
+    for risk, doc, line, kind, question, careful in cases:
         original = chunk(f"{doc.doc_id}#{line}")
         summary = careful or naive_compress(original.text)
         citation = cite(doc, original.start, original.end)
-        check = fidelity_check(original.text, summary)
-        rows.append({"risk": risk, "compressor": "human" if careful else "naive", "original": original.text,
-                     "compressed": summary, "lost": [t for kind in KINDS for t in check[kind]],
-                     "lost_by_kind": {kind: check[kind] for kind in KINDS if check[kind]}, "fidelity_ok": check["ok"],
+        check = compression_check(original.text, summary, HUMAN_SUMMARY if careful else NAIVE_COMPRESSOR, kind)
+        rows.append({"risk": risk, "compressor": "human" if careful else "naive",
+                     "compressor_id": check["compressor"], "compressor_revision": check["revision"],
+                     "original": original.text, "compressed": summary,
+                     "lost": [t for k in KINDS for t in check["lost"].get(k, [])], "lost_by_kind": check["lost"],
+                     "fidelity_ok": check["fidelity_ok"], "question": question,
+                     "answer_before": check["answer_before"], "answer_after": check["answer_after"],
+                     "answer_same": check["answer_same"],
                      "citation": f"{citation['doc_id']}@{citation['revision']} [{citation['start']}, {citation['end']})",
                      "citation_resolves_to_original": resolve_citation(citation, DOCUMENTS) == original.text})
     return rows
@@ -171,11 +218,13 @@ def trace() -> dict:
         "packet": assemble_packet(ANSWER_POLICY, LAPTOP_QUESTION, items),
         "injection": _injection(),
         "normalisation": _normalisation(),
+        "forgeries": _forgeries(),
         "trust_and_tools": _trust_and_tools(),
         "adjacent": _adjacent(),
         "per_document_cap": _caps(),
         "seal": _seal(),
         "compression": _compression(),
+        "privilege": _privilege(),
     }
 
 
@@ -197,8 +246,15 @@ def view(record: dict) -> list[dict]:
     spans, inj, seal, tt = record["spans"], record["injection"], record["seal"], record["trust_and_tools"]
     span, located, packet = spans["span"], spans["located"], record["packet"]
     answer, guest = tt["policies"]
+    naive_rows = [r for r in record["compression"] if r["compressor"] == "naive"]
+    naive, human = naive_rows[0], next(r for r in record["compression"] if r["compressor"] == "human")
+    privilege = record["privilege"]
     return [
         {"key": "heading", "heading": "Lesson 06 - packet: a sealed, sourced, safely wrapped evidence packet"},
+        {"key": "intro", "text": (
+            "What this shows: a citation that survives edits (the span contract); a wrapper that evidence "
+            "cannot escape, with trust tiers, least privilege and a person confirming every action; "
+            "adjacent chunks and a per-document cap; a seal; and what compression loses, answer included.")},
         {"key": "span", "text":
             f"Span contract: {record['span_contract']}. The quote {span['quote']!r} is "
             f"{span['doc_id']}@{span['revision']} [{span['start']}, {span['end']}) in layer {span['layer']}, "
@@ -244,6 +300,12 @@ def view(record: dict) -> list[dict]:
               "same" if set(r["lab"].values()) == {"same"} else "changed",
               ", ".join(r["allowed_tools_after"])] for r in record["normalisation"]]),
         table_block(
+            "forgeries", "The parser accepts only what the renderer writes",
+            "edit: how a rendered item (lending#2) was changed, in a way the renderer never writes; "
+            "parser: what parse_evidence says of it.",
+            ["edit", "parser"],
+            [[r["forgery"], r["parser"]] for r in record["forgeries"]]),
+        table_block(
             "trust", "Trust tiers per item, and a task's floor",
             "trust: the source's tier (official > reviewed > unreviewed; undeclared counts as "
             "unreviewed). Each task column says whether the task's floor admits the item: "
@@ -251,20 +313,33 @@ def view(record: dict) -> list[dict]:
             ["item", "trust", *(p["task"] for p in tt["policies"])],
             [[i["id"], i["trust"], *("kept" if i["id"] in p["kept"] else "excluded" for p in tt["policies"])]
              for i in tt["items"]]),
-        table_block(
-            "tools", "A passage asking for a tool call changes nothing",
-            "before: the allowed tools the task fixed before retrieval; evidence asks for: tools "
-            "named by the passages the task admitted (quoted data: "
+        {"key": "tools", "text": (
+            "A passage asking for a tool call changes nothing: "
             + "; ".join(f"{r['id']} names {', '.join(r['tools'])}" for p in tt["policies"]
                         for r in p["tool_requests_in_evidence"])
-            + "); after: the allowed tools once the packet is built ('same': unchanged); "
-              "open_door: whether a call to it is authorised.",
-            ["task", "before", "evidence asks for", "after", "open_door"],
-            [[p["task"], ", ".join(p["allowed_tools"]),
-              ", ".join(t for r in p["tool_requests_in_evidence"] for t in r["tools"]) or "-",
-              "same" if p["allowed_tools_after"] == p["allowed_tools"] else ", ".join(p["allowed_tools_after"]),
-              "allowed" if p["open_door_allowed"] else "refused"]
-             for p in (answer, guest)]),
+            + ". Once each task's packet is built, its allowed tools are "
+            + "; ".join(f"{p['task']} {', '.join(p['allowed_tools_after'])} "
+                        f"({'unchanged' if p['allowed_tools_after'] == p['allowed_tools'] else 'CHANGED'})"
+                        for p in tt["policies"])
+            + "; a call to open_door is "
+            + ("refused for both" if not any(p["open_door_allowed"] for p in tt["policies"]) else "ALLOWED") + ".")},
+        table_block(
+            "privilege", "Least privilege, and a person confirms every action",
+            "Each task holds only the tools it needs, fixed before retrieval: "
+            + "; ".join(f"{p['task']}: {', '.join(p['allowed_tools'])} (min trust {p['min_trust']})"
+                        for p in privilege["policies"])
+            + ". tool: " + "; ".join(f"{t} {e}s" for t, e in sorted(privilege["effects"].items()))
+            + " (a tool that acts changes something); asked by: the reader, or a passage (quoted data); "
+              "confirmed: a person approved this one call; status: refused (not the task's tool), "
+              "needs_confirmation (a tool that acts, not yet confirmed), or allowed.",
+            ["task", "tool", "asked by", "confirmed", "status"],
+            [[c["task"], c["tool"], c["asked_by"], c["confirmed"], c["status"]] for c in privilege["calls"]]),
+        {"key": "defence", "text": (
+            "Each defence alone is partial: escaping keeps the structure, not the reader's obedience; a trust "
+            "tier is only as good as whoever assigned it; fixed tools and a person's confirmation limit what a "
+            "persuaded reader can do; and the answer is checked against a declared output schema by code before "
+            f"display (lesson 10 builds that check). The {len(record['normalisation'])} malicious samples above "
+            "run as tests. Together they lower the risk.")},
         table_block(
             "adjacent", f"Adjacent expansion for: {LAPTOP_QUESTION}",
             "before, after: neighbouring chunks allowed per hit; budget, used: quote characters; "
@@ -299,13 +374,28 @@ def view(record: dict) -> list[dict]:
              ["byte changed", seal["one_byte_changed"]]]),
         table_block(
             "compression", "Compression risk: what the fidelity check finds",
-            "by: the naive compressor (first clause, no stop words, six words) or a human's careful "
-            "hand-written summary; lost: the original's negations, numbers, dates, conditions, named entities and "
-            "exceptions missing from the compressed text ('-': nothing lost, the check passes).",
+            f"by: naive = the compressor {naive['compressor_id']} at revision {naive['compressor_revision']} "
+            "(first clause, no stop words, six words), recorded with each summary it makes; human = a careful "
+            f"hand-written summary ({human['compressor_id']}, {human['compressor_revision']}); lost: the "
+            "original's negations, numbers, dates, conditions, named entities and exceptions missing from the "
+            "compressed text ('-': nothing lost, the check passes).",
             ["risk", "by", "compressed", "lost"],
             [[r["risk"], r["compressor"], r["compressed"], " ".join(r["lost"]) or "-"]
              for r in record["compression"]]),
+        table_block(
+            "compression-answers", "The same question, asked of the original and of the compressed text",
+            "question: what a reader is asked, one per risk; before, after: the answer from the original and "
+            "from the compressed text, by a fixed rule standing in for a reader (no model): yes or no for a "
+            "negation, condition or exception, else the value asked for.",
+            ["risk", "by", "question", "before", "after"],
+            [[r["risk"], r["compressor"], r["question"], r["answer_before"], r["answer_after"]]
+             for r in record["compression"]]),
         {"key": "citations", "text":
+            f"The naive compressor ({naive['compressor_id']} {naive['compressor_revision']}) changed the answer "
+            f"in {sum(not r['answer_same'] for r in naive_rows)} of {len(naive_rows)} cases, and the fidelity check "
+            f"flagged {sum(not r['fidelity_ok'] for r in naive_rows)} of them; the careful summary kept "
+            f"{'the answer' if human['answer_same'] else 'not even the answer'} and passed "
+            f"{'the check' if human['fidelity_ok'] else 'nothing'}. "
             f"Citations point at the original span, never at the summary: "
             f"{sum(r['citation_resolves_to_original'] for r in record['compression'])} of "
             f"{len(record['compression'])} resolve to their original text, checked against the quote hash."},

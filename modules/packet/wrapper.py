@@ -29,6 +29,10 @@ TaskPolicy before retrieval, together with the lowest source trust tier the task
 accepts. Nothing in a document can create or widen them; a passage that asks for a
 tool call is recorded as quoted text and changes nothing. Wrapping lowers the risk
 of a reader obeying quoted text; it cannot make a reader obey the real instructions.
+
+Least privilege: a task is given only the tools it needs (answering a question needs
+no tool that acts), and a tool that acts on the world (renews a loan, opens a door,
+sends mail) runs only after a person confirms that one call: tool_call_status.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from modules.packet import SPACE, TRUST_TIERS, Evidence, admit_by_trust, nfc
 __all__ = [
     "SET_OPEN", "SET_CLOSE", "ATTRS", "INSTRUCTIONS", "TOOLS", "TaskPolicy", "escape_text", "unescape_text",
     "wire_record", "render_evidence", "parse_evidence", "tools_named", "assemble_packet", "authorize_tool_call",
+    "TOOL_EFFECTS", "CALL_STATES", "tool_call_status",
     "MALICIOUS_SAMPLES",
 ]
 
@@ -209,8 +214,8 @@ class TaskPolicy:
     source tier it accepts. Immutable: nothing retrieved can change it."""
 
     task: str
-    allowed_tools: tuple
-    min_trust: str
+    allowed_tools: tuple[str, ...]   # names from TOOLS
+    min_trust: str                   # one of TRUST_TIERS
 
     def __post_init__(self) -> None:
         task, allowed_tools, min_trust = self.task, self.allowed_tools, self.min_trust
@@ -254,6 +259,26 @@ def authorize_tool_call(policy: TaskPolicy, tool: str) -> bool:
     if not isinstance(policy, TaskPolicy):
         raise TypeError(f"policy must be a TaskPolicy, got {type(policy).__name__} {short(policy)}")
     return text_of(tool, "tool") in policy.allowed_tools
+
+
+# What each tool of the application does: "read" looks something up; "act" changes something
+# in the world, so each call waits for a person to confirm it.
+TOOL_EFFECTS = {"open_door": "act", "renew_loan": "act", "search_catalogue": "read", "send_email": "act"}
+CALL_STATES = ("refused", "needs_confirmation", "allowed")
+
+
+def tool_call_status(policy: TaskPolicy, tool: str, confirmed: bool) -> str:
+    """What becomes of one tool call: "refused" unless the task's policy lists the tool (a
+    task holds only the tools it needs); a tool that acts is "needs_confirmation" until a
+    person confirms this call (`confirmed`), then "allowed"; a read tool is "allowed". Who
+    asked for the call, the reader or a passage, never changes the answer."""
+    if not isinstance(confirmed, bool):
+        raise TypeError(f"confirmed must be a bool, got {type(confirmed).__name__} {short(confirmed)}")
+    if not authorize_tool_call(policy, tool):
+        return "refused"
+    if TOOL_EFFECTS[tool] == "act" and not confirmed:
+        return "needs_confirmation"
+    return "allowed"
 
 
 # ---------------------------------------------------------------- malicious samples

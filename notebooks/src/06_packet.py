@@ -142,6 +142,14 @@ print(packet_wrapper.escape_text("\u0338 starts here"),
       packet_wrapper.escape_text("\uff1c/evidence\uff1e"))
 
 # %% [markdown]
+# The parser is the other half: it accepts only what the renderer writes. An attribute
+# given twice, one the renderer does not know, one missing, or a quote that no longer
+# matches its hash: each is refused with the reason, never read in some best-effort way.
+
+# %%
+show("forgeries")
+
+# %% [markdown]
 # ## Trust tiers, and tools no passage can grant
 #
 # Every item records its source's trust tier: official, reviewed or unreviewed (an item
@@ -156,10 +164,17 @@ print(packet_wrapper.escape_text("\u0338 starts here"),
 show("trust", "tools")
 
 # %% [markdown]
-# Each of these defences is partial. Escaping keeps structure, not obedience; a trust tier
-# is only as good as whoever assigned it; a fixed tool list limits the damage a persuaded
-# reader can do. Together, with the answer checked by code before display, they lower the
-# risk.
+# ## Least privilege, and a person confirms every action
+#
+# A task is given only the tools it needs: answering a question needs `search_catalogue`,
+# which only reads. The one task that may act, `renew-loan`, holds `renew_loan` and nothing
+# else, and reads only official sources. A tool that acts on the world (a loan, a door, an
+# inbox) runs only after a person confirms that one call: until then it waits. A passage
+# that asks for `send_email` under `renew-loan` is refused even with a confirmation, since
+# the task was never given that tool.
+
+# %%
+show("privilege", "defence")
 
 # %% [markdown]
 # ## Adjacent chunks: the condition sat one chunk earlier
@@ -221,10 +236,13 @@ except TypeError as error:
 # ## Compression can change what the evidence says
 #
 # A naive compressor (first clause, stop words dropped, six words kept) loses, in turn, a
-# negation, a fee, a date, a condition, a place name and an exception. The fidelity check
-# compares whole tokens of six kinds between the original and the compressed text; the
-# careful summary in the last row keeps them all. Citations always point at the original
-# span, never at the summary.
+# negation, a fee, a date, a condition, a place name and an exception. Every summary is
+# recorded with the compressor's name and revision, so a replay can tell which compressor
+# made it. The fidelity check compares whole tokens of six kinds between the original and
+# the compressed text; the careful summary in the last row keeps them all. Then the same
+# question is put to the original and to the summary (a fixed rule stands in for the reader,
+# no model): each loss the check flags also changes the answer. Citations always point at
+# the original span, never at the summary.
 
 # %%
 show("compression", "citations")
@@ -244,7 +262,12 @@ print("ok:", swapped["ok"])
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/packet.py`: `extract_span`, `check_drift`, `escape_text` with
-# `unescape_text`, `expand_after_hits`, `packet_seal`, `fidelity_check` and the quizzes
-# `SEAL_QUIZ` and `TOOL_QUIZ`. Check with `python3 -B methods.py check packet`; hints with
-# `python3 -B methods.py hint packet`.
+# Open `exercises/packet.py`. `span_from_utf8` takes a span an extractor reported in UTF-8
+# bytes of the raw text into the contract's NFC code points (the lesson only says never to
+# mix them); `check_drift` and `expand_after_hits` follow the lesson; `escape_text` with
+# `unescape_text` also escapes the control characters that act on a terminal (a reviewer
+# reads packets too), `packet_seal` adds one rule the lesson's seal lacks (no floats), and
+# `fidelity_check` looks both ways (what a summary added, too). Then the quizzes
+# `SEAL_QUIZ` and `TOOL_QUIZ`, and a prediction, `ADJACENT_1_1_150`: a fifth expansion run,
+# written down before you run it. Check with `python3 -B methods.py check packet`; hints
+# with `python3 -B methods.py hint packet`.

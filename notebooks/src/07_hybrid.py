@@ -217,10 +217,27 @@ show("similarity")
 show("injection", "seller-text")
 
 # %% [markdown]
+# ## Query design: aliases, rewrites, identifiers, conditions
+#
+# A query can be changed on purpose before it is searched, and every change is a named,
+# versioned step with the original kept. An authorised alias recovers listings the raw
+# words miss; a rewrite that adds a category silently narrows what the shopper asked for;
+# an exact part number decides by its declared rule, never by the larger score; and a
+# structured condition is declared as a gate, a facet or a rank feature, with a tolerance
+# that comes from a domain rule.
+
+# %%
+display.show([b for b in view if b.get("key", "").startswith("design-") and b["key"] != "design-heading"])
+
+# %% [markdown]
 # ## Your turn
 #
-# Open `exercises/hybrid.py` and write `parse_size` (explicit units only),
-# `reciprocal_rank_fusion` (ranks from 1, absent items still fused, a set refused),
-# `fuse_by_cluster` (copies collapse, raw scores unused) and the quiz
-# `RAW_SCORES_QUIZ`. Then run `python3 -B methods.py check hybrid`; ask for a nudge with
+# Open `exercises/hybrid.py` and write `parse_size` (explicit units only, and the imperial
+# fractions such as "5/8 inch" that the lesson's parser reads as two numbers);
+# `weighted_rank_fusion`, rank fusion with a declared weight per channel, which the
+# lesson's `reciprocal_rank_fusion` does not have; `fuse_by_cluster` (copies collapse,
+# raw scores unused, and only a window of clusters per channel votes); the quiz `RAW_SCORES_QUIZ`; `alias_effect` (the candidates an alias
+# gains and loses); and a prediction, `PW_Q002_FIRST_CLUSTER`: which cluster PW-Q002
+# fuses first, and at which ranks, written down before you run it. Then run
+# `python3 -B methods.py check hybrid`; ask for a nudge with
 # `python3 -B methods.py hint hybrid`.

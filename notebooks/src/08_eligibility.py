@@ -183,7 +183,7 @@ print("keyed  ", opaque_ref(allowed), "->", found[opaque_ref(allowed)])
 # left out.
 
 # %%
-show("summary", "summary-empty", "summary-reasons", "empty-causes")
+show("summary", "summary-reasons", "empty-causes")
 
 # %% [markdown]
 # Two causes do not occur among the catalogue's queries, so here they are on purpose:
@@ -210,9 +210,13 @@ print("only PW-L006 ->", stale_only.decision.state, stale_only.decision.reason_c
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/eligibility.py` and write `decide_state` (the precedence),
-# `permission_gate` (fail closed, copies that disagree, opaque references),
-# `rank_permitted` (filter, then rank), `empty_cause_from_codes` (six named causes, read
-# from the reason codes the controls recorded) and the quiz
-# `EXPIRED_FIRST_QUIZ`. Then run `python3 -B methods.py check eligibility`; ask for a
-# nudge with `python3 -B methods.py hint eligibility`.
+# Open `exercises/eligibility.py`. Task 1, `query_state`, asks for the rule the decision
+# stage adds on top of the precedence (trace 1 answers although a denied seal matched);
+# Task 2, `listing_and_seller_gate`, adds a second permission the lesson's gate does not
+# have, the seller's; then `rank_permitted` (filter, then rank, with a canonical cluster
+# failing closed as one product, which the lesson's gate does not do), `empty_cause_from_codes`
+# (six named causes, read from the reason codes the controls recorded), the quiz
+# `EXPIRED_FIRST_QUIZ`, and a prediction, `PW_Q002_ON_2027_06_01`: what the same query
+# decides seven months later, written down before you run it. Then run
+# `python3 -B methods.py check eligibility`; ask for a nudge with
+# `python3 -B methods.py hint eligibility`.

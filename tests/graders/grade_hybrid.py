@@ -1,6 +1,6 @@
 """Grader for lesson 07, hybrid. Run: python3 -B methods.py check hybrid"""
 
-from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
+from labtools.grading.harness import manifest_tasks, call_shown, constant, expect, expect_call, expect_true, function, load, Shown
 from modules.catalogue import QUERIES
 from modules.hybrid import parse_diameter, retrieve
 
@@ -10,14 +10,15 @@ TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON
 
 
 def _expect_fused(got, want, shown: str, why: str = "") -> None:
-    """Same ids in the same order, scores equal to 12 decimal places (float sums may differ in the last bit)."""
-    ok = isinstance(got, list) and len(got) == len(want) and all(
-        isinstance(pair, tuple) and len(pair) == 2 and pair[0] == w[0] and isinstance(pair[1], float)
+    """Same ids in the same order, scores equal to 12 decimal places (float sums may differ in the last bit).
+    The result and each pair may be a list or a tuple (the course's container rule)."""
+    ok = isinstance(got, (list, tuple)) and len(got) == len(want) and all(
+        isinstance(pair, (list, tuple)) and len(pair) == 2 and pair[0] == w[0] and isinstance(pair[1], float)
         and abs(pair[1] - w[1]) < 1e-12 for pair, w in zip(got, want))
     if not ok:
         detail = f"\n  why: {why}" if why else ""
         expect_true(False, f"called {shown}\n  got:      {got!r}\n  expected: {want!r}\n"
-                           f"  (a list of (id, float) tuples, best first){detail}")
+                           f"  (a list or tuple of (id, float) pairs, best first){detail}")
 
 
 # ---------------------------------------------------------------- Task 1
@@ -79,6 +80,26 @@ def test_task1_a_full_stop_ends_the_sentence_not_the_number():
         expect_call(fn, text, want=want, why=why)
 
 
+def test_task1_imperial_fractions():
+    fn = function(load(LESSON), "parse_size")
+    for text, want, why in (
+        ("lip seal 5/8 inch", ("ready", "15.875"), "5/8 inch is 0.625 inch, exactly 15.875 mm (PW-Q003's size)"),
+        ("seal 5/8inch", ("ready", "15.875"), "the unit may be glued to a fraction as to any number"),
+        ("seal 3/64 inch", ("ready", "1.190625"), "3/64 = 0.046875 exactly: a power of two divides a power of ten"),
+        ("o-ring 1/2 mm", ("ready", "0.5"), "a fraction of a millimetre is a size too"),
+        ("seal 10/4 inch", ("ready", "63.5"), "an improper fraction is still one number: 2.5 inch"),
+        ("seal 5/8", ("clarify", None), "a bare fraction has no unit either: ask"),
+        ("seal 1 1/4 inch", ("failed", None), "a whole number before a fraction is two numbers: which one is meant?"),
+        ("seal 1/3 inch", ("ready", None), "a third has no exact decimal, and 3 is not an allowed denominator: "
+                                           "the word is not a number, so no size was requested"),
+        ("seal 5/0 mm", ("ready", None), "a zero denominator is not a fraction: the word is ignored"),
+        ("lip seal 1/3 or 16 mm", ("ready", "16"), "the ignored '1/3' ends nothing: the walk goes on to 16 mm"),
+        ("seal 1/16 inch", ("ready", "1.5875"), "sixteenths are allowed"),
+        ("seal 1/32 inch", ("ready", "0.79375"), "thirty-seconds are allowed"),
+    ):
+        expect_call(fn, text, want=want, why=why)
+
+
 def test_task1_agrees_with_the_lesson_queries():
     fn = function(load(LESSON), "parse_size")
     for query in QUERIES:
@@ -90,52 +111,61 @@ def test_task1_agrees_with_the_lesson_queries():
 
 # ---------------------------------------------------------------- Task 2
 
-def _rrf(fn, rankings, k=None):
+def _wrrf(fn, rankings, weights, k=60):
     # k is passed by position and shown by name.
-    return call_shown(fn, rankings) if k is None else call_shown(fn, rankings, Shown(f"k={k}", k))
+    return call_shown(fn, rankings, weights, Shown(f"k={k}", k))
 
 
-def test_task2_ranks_start_at_one():
-    fn = function(load(LESSON), "reciprocal_rank_fusion")
-    got, shown = _rrf(fn, [["a"]])
+def test_task2_a_weight_changes_the_order():
+    fn = function(load(LESSON), "weighted_rank_fusion")
+    got, shown = _wrrf(fn, [["b", "a"], ["a", "b"]], [2, 1])
+    _expect_fused(got, [("b", 2 / 61 + 1 / 62), ("a", 2 / 62 + 1 / 61)], shown,
+                  why="the first ranking counts twice: b, its rank 1, earns 2 / 61; with equal weights a and b "
+                      "would tie and a would come first by id")
+    got, shown = _wrrf(fn, [["a", "b"], ["b", "c"]], [1, 3])
+    _expect_fused(got, [("b", 1 / 62 + 3 / 61), ("c", 3 / 62), ("a", 1 / 61)], shown,
+                  why="each rank term is multiplied by its ranking's weight: c, second in the weight-3 ranking, "
+                      "beats a, first in the weight-1 ranking")
+
+
+def test_task2_equal_weights_are_the_lessons_fusion():
+    fn = function(load(LESSON), "weighted_rank_fusion")
+    got, shown = _wrrf(fn, [["a"]], [1])
     _expect_fused(got, [("a", 1 / 61)], shown, why="the first place has rank 1, so it earns 1 / (60 + 1), not 1 / 60")
-    got, shown = _rrf(fn, [["a", "b", "c"]], 1)
+    got, shown = _wrrf(fn, [["a", "b", "c"]], [1], 1)
     _expect_fused(got, [("a", 1 / 2), ("b", 1 / 3), ("c", 1 / 4)], shown, why="with k = 1: 1/(1+1), 1/(1+2), 1/(1+3)")
-
-
-def test_task2_items_in_one_list_are_still_fused():
-    fn = function(load(LESSON), "reciprocal_rank_fusion")
-    got, shown = _rrf(fn, [["a", "b", "c"], ["c", "d"]])
+    got, shown = _wrrf(fn, [["a", "b", "c"], ["c", "d"]], (1, 1))
     _expect_fused(got, [("c", 1 / 63 + 1 / 61), ("a", 1 / 61), ("b", 1 / 62), ("d", 1 / 62)], shown,
                   why="c is in both rankings; a, b and d are each in one ranking and keep what it gives them")
-    got, shown = _rrf(fn, [["x"], []])
-    _expect_fused(got, [("x", 1 / 61)], shown, why="an empty ranking contributes nothing and removes nothing")
-
-
-def test_task2_order_and_ties():
-    fn = function(load(LESSON), "reciprocal_rank_fusion")
-    got, shown = _rrf(fn, [["b", "a"], ["a", "b"]])
-    _expect_fused(got, [("a", 1 / 61 + 1 / 62), ("b", 1 / 61 + 1 / 62)], shown,
+    got, shown = _wrrf(fn, [["b", "a"], ["a", "b"]], [0.5, 0.5])
+    _expect_fused(got, [("a", 0.5 / 61 + 0.5 / 62), ("b", 0.5 / 61 + 0.5 / 62)], shown,
                   why="equal totals are ordered by id, whatever order they were met in")
-    got, shown = _rrf(fn, [["z", "y", "x"], ["y"]])
-    _expect_fused(got, [("y", 1 / 62 + 1 / 61), ("z", 1 / 61), ("x", 1 / 63)], shown, why="highest total first")
-    got, shown = _rrf(fn, [])
+    got, shown = _wrrf(fn, [["x"], []], [1, 5])
+    _expect_fused(got, [("x", 1 / 61)], shown, why="an empty ranking contributes nothing, whatever its weight")
+    got, shown = _wrrf(fn, [], [])
     _expect_fused(got, [], shown, why="no rankings, nothing to fuse")
-
-
-def test_task2_k_is_used():
-    fn = function(load(LESSON), "reciprocal_rank_fusion")
-    got, shown = _rrf(fn, [["a", "b"], ["b"]], 10)
+    got, shown = _wrrf(fn, [["a", "b"], ["b"]], [1, 1], 10)
     _expect_fused(got, [("b", 1 / 12 + 1 / 11), ("a", 1 / 11)], shown, why="use the k you are given")
-    expect_call(fn, [["a"]], 0, raises=ValueError, why="k must be at least 1")
+
+
+def test_task2_bad_weights_and_k_are_errors():
+    fn = function(load(LESSON), "weighted_rank_fusion")
+    expect_call(fn, [["a"], ["b"]], [1], 60, raises=ValueError,
+                why="two rankings and one weight: which ranking would the missing weight belong to?")
+    expect_call(fn, [["a"]], [1, 2], 60, raises=ValueError, why="a weight with no ranking is a mistake too")
+    expect_call(fn, [["a"], ["b"]], [1, 0], 60, raises=ValueError,
+                why="a weight of 0 silences a channel: leave the channel out instead, on purpose")
+    expect_call(fn, [["a"]], [-1], 60, raises=ValueError, why="a negative weight would push its ids down")
+    expect_call(fn, [["a"]], [1], 0, raises=ValueError, why="k must be at least 1")
+    expect_call(fn, [["a", "b", "a"]], [1], 60, raises=ValueError, why="a ranking lists each id once")
 
 
 def test_task2_a_set_is_not_a_ranking():
-    fn = function(load(LESSON), "reciprocal_rank_fusion")
-    expect_call(fn, [["a", "b"], {"b", "c"}], 60, raises=TypeError,
+    fn = function(load(LESSON), "weighted_rank_fusion")
+    expect_call(fn, [["a", "b"], {"b", "c"}], [1, 1], 60, raises=TypeError,
                 why="a set has no order of its own: which of b and c is its rank 1 would depend on the hash seed")
-    expect_call(fn, [frozenset({"a"})], 60, raises=TypeError, why="a frozenset is a set too")
-    got, shown = _rrf(fn, [("b", "a"), ["a"]])
+    expect_call(fn, [frozenset({"a"})], [1], 60, raises=TypeError, why="a frozenset is a set too")
+    got, shown = _wrrf(fn, [("b", "a"), ["a"]], (1, 1))
     _expect_fused(got, [("a", 1 / 62 + 1 / 61), ("b", 1 / 61)], shown, why="a tuple has an order: it is a ranking")
 
 
@@ -148,18 +178,23 @@ def _gated(query):
 
 
 def test_task2_matches_the_lesson():
-    fn = function(load(LESSON), "reciprocal_rank_fusion")
+    fn = function(load(LESSON), "weighted_rank_fusion")
     _run, hits = _gated(QUERIES[0])
     rankings = [[listing_id for listing_id, _ in channel] for channel in hits.values()]
     from modules.hybrid import reciprocal_rank_fusion as reference
-    got, shown = call_shown(fn, Shown("<PW-Q001's three channel rankings after the gate>", rankings), 60)
-    _expect_fused(got, reference(rankings, 60), shown)
+    got, shown = call_shown(fn, Shown("<PW-Q001's three channel rankings after the gate>", rankings), [1, 1, 1], 60)
+    _expect_fused(got, reference(rankings, 60), shown, why="with every weight 1 it is the lesson's fused order")
+    doubled = [rankings[0], *rankings]   # the lexical ranking given twice: the same as weight 2
+    got, shown = call_shown(fn, Shown("<PW-Q001's rankings after the gate>", rankings), [2, 1, 1], 60)
+    _expect_fused(got, reference(doubled, 60), shown,
+                  why="weight 2 on the lexical ranking fuses as if the lexical ranking were given twice")
 
 
 # ---------------------------------------------------------------- Task 3
 
-def _fuse(fn, hits, clusters, k=60):
-    return call_shown(fn, hits, clusters, k)
+def _fuse(fn, hits, clusters, k=60, depth=10):
+    # depth and k are passed by position and shown by name
+    return call_shown(fn, hits, clusters, Shown(f"depth={depth}", depth), Shown(f"k={k}", k))
 
 
 def test_task3_raw_scores_are_not_added():
@@ -194,21 +229,50 @@ def test_task3_clusters_not_display_ids():
                   why="two display ids, one canonical cluster: both channels vote for C-01 at rank 1")
 
 
+def test_task3_the_window_counts_clusters_not_listings():
+    fn = function(load(LESSON), "fuse_by_cluster")
+    hits = {"lexical": [("L1", 9.0), ("L2", 9.0), ("L3", 8.0), ("L4", 7.0)], "vector": [("L4", 0.99), ("L3", 0.9)]}
+    clusters = {"L1": "C-01", "L2": "C-01", "L3": "C-03", "L4": "C-04"}
+    got, shown = _fuse(fn, hits, clusters, depth=2)
+    _expect_fused(got, [("C-03", 1 / 62 + 1 / 62), ("C-01", 1 / 61), ("C-04", 1 / 61)], shown,
+                  why="with depth 2 the lexical channel votes for C-01 and C-03 (L2 is C-01's copy and takes no "
+                      "place in the window); the vector channel for C-04 and C-03")
+    got, shown = _fuse(fn, hits, clusters, depth=1)
+    _expect_fused(got, [("C-01", 1 / 61), ("C-04", 1 / 61)], shown, why="depth 1: each channel's first cluster only")
+    got, shown = _fuse(fn, hits, clusters, depth=50)
+    _expect_fused(got, [("C-04", 1 / 63 + 1 / 61), ("C-03", 1 / 62 + 1 / 62), ("C-01", 1 / 61)], shown,
+                  why="a window deeper than the channel keeps everything")
+    expect_call(fn, hits, clusters, 0, 60, raises=ValueError, why="a window of 0 clusters fuses nothing: an error")
+
+
 def test_task3_matches_the_lesson():
     fn = function(load(LESSON), "fuse_by_cluster")
     for query in QUERIES[:3]:
         run, hits = _gated(query)
         clusters = {x.id: x.cluster_id for x in run.output("source").records if x.id in run.output("gate").passed}
         got, shown = call_shown(fn, Shown(f"<the channel hits of {query.id} after the gate>", hits),
-                                Shown("<clusters>", clusters), 60)
+                                Shown("<clusters>", clusters), Shown("depth=20", 20), 60)
         _expect_fused(got, [(f.cluster_id, f.ordering_score) for f in run.output("fusion").candidates], shown,
                       why="the lesson's fused table for this query")
 
 
 # ---------------------------------------------------------------- Task 4
 
+_RAW_SCORES_WRONG = {
+    "a": "both growing with the match says nothing about their sizes: a lexical 9 against a cosine of at most 1 "
+         "lets the lexical order decide",
+    "b": "a rank-fused ordering_score is not a probability either; the defect is the unrelated scales",
+    "d": "a negative number still adds: the sum is defined, just meaningless, because the scales are unrelated",
+}
+
+
 def test_task4_raw_scores_quiz():
-    expect_choice(LESSON, "RAW_SCORES_QUIZ", "c", 4, "Look again at the lesson's table where only the cosine's scale changes")
+    answer = constant(load(LESSON), "RAW_SCORES_QUIZ")
+    expect_true(answer in ("a", "b", "c", "d"), f"RAW_SCORES_QUIZ is {answer!r}; set it to one letter: 'a', 'b', "
+                                                 f"'c' or 'd'")
+    expect_true(answer == "c", f"RAW_SCORES_QUIZ = {answer!r} is not the best answer: {_RAW_SCORES_WRONG.get(answer, '')}."
+                               f" Look again at the lesson's table where only the cosine's scale changes, then try "
+                               f"again (hint: python3 -B methods.py hint {LESSON} 4)")
 
 
 # ---------------------------------------------------------------- Task 5 (appended: query design)
@@ -224,9 +288,26 @@ TABLE = {"L1": ("nitrile", "lip", "seal"), "L2": ("ring", "nitrile"), "L3": ("me
          "L4": ("nbr", "gasket")}
 
 
+_ALIAS_KEYS = ("original", "terms", "step", "gained", "lost")
+
+
+def _expect_alias(fn, *args, want: dict, why: str) -> None:
+    """The dict the docstring describes; each of its five values may be a list or a tuple (the
+    course's container rule), so both sides are compared as tuples."""
+    got, shown = call_shown(fn, *args)
+    expect_true(isinstance(got, dict) and sorted(got) == sorted(_ALIAS_KEYS),
+                f"called {shown}\n  got: {got!r}\n  expected a dict with the keys {', '.join(_ALIAS_KEYS)}")
+    for key in _ALIAS_KEYS:
+        expect_true(isinstance(got[key], (list, tuple)),
+                    f"called {shown}\n  [{key!r}] is a {type(got[key]).__name__}: {got[key]!r}\n  expected a list "
+                    f"or a tuple (either is accepted)")
+    expect({key: tuple(got[key]) for key in _ALIAS_KEYS}, {key: tuple(want[key]) for key in _ALIAS_KEYS}, shown,
+           why=why)
+
+
 def test_task5_step_keeps_the_original():
     fn = function(load(LESSON), "alias_effect")
-    expect_call(fn, ("nbr", "oring"), {"nbr": "nitrile", "oring": "ring"}, "aliases/1",
+    _expect_alias(fn, ("nbr", "oring"), {"nbr": "nitrile", "oring": "ring"}, "aliases/1",
                       Shown("search", _search_table(TABLE)),
                       want={"original": ("nbr", "oring"), "terms": ("nitrile", "ring"),
                             "step": ("aliases", "aliases/1", "nbr oring", "nbr -> nitrile, oring -> ring"),
@@ -238,11 +319,11 @@ def test_task5_step_keeps_the_original():
 def test_task5_no_alias_and_repeats():
     fn = function(load(LESSON), "alias_effect")
     search = Shown("search", _search_table(TABLE))
-    expect_call(fn, ("seal", "mechanical"), {"nbr": "nitrile"}, "aliases/2", search,
+    _expect_alias(fn, ("seal", "mechanical"), {"nbr": "nitrile"}, "aliases/2", search,
                 want={"original": ("seal", "mechanical"), "terms": ("mechanical", "seal"),
                       "step": ("aliases", "aliases/2", "seal mechanical", "(no alias)"), "gained": [], "lost": []},
                 why="no word is an alias: the step says so, and nothing is gained or lost")
-    expect_call(fn, ["oring", "ring", "orings"], {"oring": "ring"}, "aliases/1", search,
+    _expect_alias(fn, ["oring", "ring", "orings"], {"oring": "ring"}, "aliases/1", search,
                 want={"original": ("oring", "ring", "orings"), "terms": ("orings", "ring"),
                       "step": ("aliases", "aliases/1", "oring ring orings", "oring -> ring"),
                       "gained": [], "lost": []},
@@ -266,8 +347,34 @@ def test_task5_the_lessons_alias_query():
     lesson = qd.with_aliases(query)
     step = lesson.transformations[-1]
     gained = sorted(set(search(lesson.terms)) - set(search(c.terms)))
-    expect_call(fn, c.terms, Shown("ALIASES", qd.ALIASES), qd.ALIAS_VERSION,
+    _expect_alias(fn, c.terms, Shown("ALIASES", qd.ALIASES), qd.ALIAS_VERSION,
                 Shown("<the lexical channel over the catalogue>", search),
                 want={"original": c.terms, "terms": lesson.terms,
                       "step": (step.name, step.version, step.input, step.output), "gained": gained, "lost": []},
                 why=f"the lesson's {query.id}: the alias recovers listings the raw words miss")
+
+
+# ---------------------------------------------------------------- Task 6
+
+def test_task6_predict_pw_q002_first_cluster():
+    from modules.catalogue import query_by_id
+    answer = constant(load(LESSON), "PW_Q002_FIRST_CLUSTER")
+    first = retrieve(query_by_id("PW-Q002")).output("fusion").candidates[0]
+    want = (first.cluster_id, tuple(rank for _channel, rank in first.channel_ranks))
+    shape = (isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[0], str)
+             and isinstance(answer[1], (tuple, list)) and len(answer[1]) == 3
+             and all(isinstance(r, int) and not isinstance(r, bool) for r in answer[1]))
+    expect_true(shape, f"PW_Q002_FIRST_CLUSTER is {answer!r}; set it to (cluster id, (lexical rank, structured "
+                       f"rank, vector rank)), for example ('C-02', (2, 2, 3))")
+    cluster, ranks = answer[0], tuple(answer[1])
+    why = []
+    if cluster != want[0]:
+        why.append("the cluster: which cluster do PW-L001 and its copy PW-L002 share, and which one is first in "
+                   "two channels?")
+    if ranks[2] == 3:
+        why.append("the vector rank: the gate withheld PW-L004 before fusion, so do the ranks behind it close up?")
+    elif ranks != want[1]:
+        why.append("the ranks: a cluster counts once per channel, at its best-ranked member")
+    expect_true(not why, f"PW_Q002_FIRST_CLUSTER = {answer!r} is not what the lesson's fusion computes; look again "
+                         f"at " + " and at ".join(why) + f" (the last hint shows how to check it: python3 -B "
+                         f"methods.py hint {LESSON} 6)")
