@@ -2,8 +2,9 @@
 
 A task whose graders the function of the same name in modules/ passes asks the learner to
 retype the reading. `graded_with_module_functions` writes the reference solution with each
-named task's answer replaced by the source of the module's function (plus an import line
-for the helpers it calls), grades that folder once, and returns {task name: passed}.
+named task's answer replaced by the source of the module's function (the one of the same
+name, or the one the task obviously copies, renamed to the task's name), plus an import line
+for the helpers it calls, grades that folder once, and returns {task name: passed}.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ def graded_with_module_functions(lesson: str, functions: dict, helpers: str, fol
     for name, found in sorted(functions.items()):
         start = text.index(f"def {name}(")
         end = text.index("\n\n\n", start)
-        text = text[:start] + inspect.getsource(found).rstrip() + text[end:]
+        source = inspect.getsource(found).rstrip().replace(f"def {found.__name__}(", f"def {name}(", 1)
+        text = text[:start] + source + text[end:]
     (folder / f"{lesson}.py").write_text(helpers + "\n" + text, encoding="utf-8")
     result = grading.grade(lesson, folder)
     return {task["name"]: task["passed"] for task in result["tasks"]}
