@@ -139,7 +139,8 @@ def test_task2_each_chunk_costs_what_is_sent():
           why='copier-pin is sent as <source id="copier-pin">...</source>: 30 chars of text and 33 of wrapper, '
               '63 in all; guest-wifi then costs 73 and no longer fits (the bare-text walk keeps both, 70)')
     _walk(fn, RANKED, 136, chars, ["copier-pin", "guest-wifi"], ["laptop-loans"], 136,
-          why="63 + 73 = 136 fills the budget exactly; laptop-loans (185 with its wrapper) is skipped whole")
+          why="63 + 73 = 136: guest-wifi fits exactly, and a chunk that fits exactly is kept (used + size <= "
+              "budget, not <); laptop-loans (185 with its wrapper) is skipped whole")
 
 
 def test_task2_never_truncates():
