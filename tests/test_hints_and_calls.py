@@ -17,7 +17,7 @@ LESSONS = course.lessons()
 
 # Hint levels per task when the hints moved out of the graders (lessons 12 and 13 came later).
 LEVELS_WHEN_MOVED = {
-    "context": [4, 3, 5, 3, 3], "budget": [4, 4, 4, 3, 5, 3], "dedupe": [3, 3, 3, 3, 3, 3, 3], "versions": [3, 3, 3, 2],
+    "context": [4, 3, 5, 3, 3], "budget": [4, 4, 4, 3, 5, 3], "dedupe": [3, 4, 4, 4, 3, 4, 3, 3], "versions": [3, 3, 3, 2],
     "order": [4, 3, 4, 4, 2], "packet": [3, 3, 3, 3, 3, 3, 2, 2], "hybrid": [3, 3, 3, 2, 4],
     "eligibility": [3, 4, 3, 3, 2], "grounding": [3, 3, 3, 3, 3, 3, 3, 2, 2], "answer": [4, 4, 4, 2, 2, 4],
     "practice": [4, 4, 4, 4, 2, 2, 2],
