@@ -361,6 +361,8 @@ def test_task5_inclusive_ranges():
     _share(fn, _c("a", start=7, end=7), _c("b", start=7, end=7), Fraction(1), "a one-line range shares its line")
     _share(fn, _c("a", start=1, end=50), _c("b", start=10, end=12), Fraction(1),
            "10-12 lies inside 1-50: all 3 of its lines are shared")
+    _share(fn, _c("a", start=1, end=5), _c("b", start=10, end=20), Fraction(0),
+           "1-5 and 10-20 of one file are far apart: they share no line (not a negative number of lines)")
     _share(fn, _c("a", start=1, end=4), _c("b", start=3, end=6), Fraction(1, 2),
            "3-4 is shared: 2 of 4 lines (the two chunks are equally long)")
     _share(fn, _c("a", start=1, end=10 ** 9), _c("b", start=10 ** 9, end=10 ** 9 + 9), Fraction(1, 10),
@@ -423,6 +425,12 @@ def test_task6_a_chunk_can_join_two_spans():
     got, shown = _merge(fn, _ranges(chunks))
     expect(got, (("f.md", 1, 30, ("top", "far", "bridge")), ("g.md", 5, 25, ("other",))), shown,
            why="top and far share nothing, but bridge (8-22) overlaps both: one span 1-30; other is another file")
+    chunks = [_c("top", "f.md", score=0.9, start=1, end=10), _c("far", "f.md", score=0.8, start=20, end=30),
+              _c("near", "f.md", score=0.7, start=5, end=12), _c("bridge", "f.md", score=0.5, start=11, end=21)]
+    got, shown = _merge(fn, _ranges(chunks))
+    expect(got, (("f.md", 1, 30, ("top", "far", "near", "bridge")),), shown,
+           why="near joins top's span, then bridge joins it with far's: the ids of a span are in rank order "
+               "(far, 0.8, before near, 0.7), not in the order the spans were joined")
     chunks = [_c("a", "f.md", score=0.9, start=1, end=5), _c("b", "f.md", score=0.8, start=6, end=9),
               _c("c", "f.md", score=0.7, start=5, end=6)]
     got, shown = _merge(fn, _ranges(chunks))
