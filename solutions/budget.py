@@ -90,8 +90,9 @@ def skip_walk(chunks, budget: int, counter=chars) -> BudgetWalk:
             used += size
         else:
             skipped.append(chunk.id)
-    return BudgetWalk(policy="skip", unit=getattr(counter, "__name__", "custom"), budget=budget, kept=tuple(kept),
+    walk = BudgetWalk(policy="skip", unit=getattr(counter, "__name__", "custom"), budget=budget, kept=tuple(kept),
                       skipped_ids=tuple(skipped), used=used)
+    return walk
     # END SOLUTION
 
 

@@ -86,7 +86,8 @@ def fill_quote_budget(candidates, max_quote_chars: int) -> ContextRecord:
     # BEGIN SOLUTION
     if max_quote_chars < 0:
         raise ValueError(f"max_quote_chars must be >= 0, got {max_quote_chars}")
-    packet, skipped, used, decided = [], [], 0, set()
+    packet, skipped, used = [], [], 0
+    decided = set()   # the ids already selected or skipped
     for passage in candidates:
         if passage.id in decided:
             continue
@@ -96,8 +97,9 @@ def fill_quote_budget(candidates, max_quote_chars: int) -> ContextRecord:
             used += len(passage.text)
         else:
             skipped.append(passage.id)
-    return ContextRecord(packet=tuple(packet), budget_skipped_ids=tuple(skipped), duplicate_text_ids=(),
-                         conflicts={}, used_quote_chars=used, max_quote_chars=max_quote_chars)
+    record = ContextRecord(packet=tuple(packet), budget_skipped_ids=tuple(skipped), duplicate_text_ids=(),
+                           conflicts={}, used_quote_chars=used, max_quote_chars=max_quote_chars)
+    return record
     # END SOLUTION
 
 

@@ -62,10 +62,10 @@ WRONG_ANSWERS = [
                   "size = counter(f'<source>{chunk.text}</source>')")]},
     {"name": "keeps the wrapped text instead of the chunk", "task": 2,
      "replace": [("            kept.append(chunk)\n            used += size\n        else:\n            skipped.append(chunk.id)\n"
-                  "    return BudgetWalk(policy=\"skip\"",
+                  "    walk = BudgetWalk(policy=\"skip\"",
                   "            kept.append(RankedPassage(id=chunk.id, text=f'<source id=\"{chunk.id}\">{chunk.text}</source>'))\n"
                   "            used += size\n        else:\n            skipped.append(chunk.id)\n"
-                  "    return BudgetWalk(policy=\"skip\"")]},
+                  "    walk = BudgetWalk(policy=\"skip\"")]},
     {"name": "negative budget treated as 0", "task": 2,
      "replace": [("    if budget < 0:\n        raise ValueError(f\"budget must be >= 0, got {budget}\")\n"
                   "    kept, skipped, used = [], [], 0\n",
@@ -73,7 +73,7 @@ WRONG_ANSWERS = [
     {"name": "unit always named chars", "task": 2,
      "replace": [('getattr(counter, "__name__", "custom")', '"chars"')]},
     {"name": "policy left empty", "task": 2,
-     "replace": [('return BudgetWalk(policy="skip",', 'return BudgetWalk(policy="",')]},
+     "replace": [('walk = BudgetWalk(policy="skip",', 'walk = BudgetWalk(policy="",')]},
     {"name": "k sized for the average request", "task": 3,
      "replace": [("        if any(r.base_tokens + sum(r.chunk_tokens[:k]) + output_reserve > window for r in requests):",
                   "        sizes = [r.base_tokens + sum(r.chunk_tokens[:k]) + output_reserve for r in requests]\n"

@@ -85,8 +85,8 @@ WRONG_ANSWERS = [
                   "        if any(p.text == passage.text for p in packet):\n            continue\n"
                   "        if used + len(passage.text) <= max_quote_chars:")]},
     {"name": "lists instead of tuples in the record", "task": 3,
-     "replace": [("return ContextRecord(packet=tuple(packet), budget_skipped_ids=tuple(skipped), duplicate_text_ids=(),",
-                  "return ContextRecord(packet=packet, budget_skipped_ids=skipped, duplicate_text_ids=[],")]},
+     "replace": [("record = ContextRecord(packet=tuple(packet), budget_skipped_ids=tuple(skipped), duplicate_text_ids=(),",
+                  "record = ContextRecord(packet=packet, budget_skipped_ids=skipped, duplicate_text_ids=[],")]},
     {"name": "counts the skipped passage against the budget too", "task": 3,
      "replace": [("            skipped.append(passage.id)\n",
                   "            skipped.append(passage.id)\n            used += len(passage.text)\n")]},
@@ -96,8 +96,8 @@ WRONG_ANSWERS = [
      "replace": [("    if max_quote_chars < 0:\n        raise ValueError(f\"max_quote_chars must be >= 0, got {max_quote_chars}\")\n",
                   "    max_quote_chars = max(max_quote_chars, 0)\n")]},
     {"name": "label leakage: needed passages first", "task": 3,
-     "replace": [("    packet, skipped, used, decided = [], [], 0, set()\n    for passage in candidates:",
-                  "    packet, skipped, used, decided = [], [], 0, set()\n"
+     "replace": [("    decided = set()   # the ids already selected or skipped\n    for passage in candidates:",
+                  "    decided = set()   # the ids already selected or skipped\n"
                   "    from modules import context as lesson\n"
                   "    candidates = sorted(candidates, key=lambda p: p.id not in lesson.RELEVANT_IDS)\n"
                   "    for passage in candidates:")]},
