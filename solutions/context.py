@@ -57,10 +57,10 @@ def recall_at_k(ranked_ids, relevant_ids, k: int) -> Fraction:
         raise ValueError("relevant_ids must not be empty")
     first_k = []
     for ranked in ranked_ids:
-        if len(first_k) == k:
-            break
         if ranked not in first_k:
             first_k.append(ranked)
+            if len(first_k) == k:
+                break
     return Fraction(len(relevant & set(first_k)), len(relevant))
     # END SOLUTION
 

@@ -40,7 +40,7 @@ def _failing(folder, lesson: str) -> list[dict]:
 # ------------------------------------------------------------------ 1. where a shown argument lives
 
 def test_a_shown_lesson_value_names_the_constant_it_comes_from(tmp_path):
-    folder = _edited(tmp_path / "sub", FIRST, "        if len(first_k) == k:", "        if len(first_k) == k + 1:")
+    folder = _edited(tmp_path / "sub", FIRST, "            if len(first_k) == k:", "            if len(first_k) == k + 1:")
     failing = _failing(folder, FIRST)
     assert [t["number"] for t in failing] == [2], failing
     message = failing[0]["message"]
@@ -86,7 +86,7 @@ def test_a_wrong_type_reads_the_same_under_pytest(tmp_path):
 
 def _checkout(tmp_path):
     """A whole checkout handed in: the answers are in frank/exercises/."""
-    _edited(tmp_path / "frank" / "exercises", FIRST, "        if len(first_k) == k:", "        if len(first_k) == k + 1:")
+    _edited(tmp_path / "frank" / "exercises", FIRST, "            if len(first_k) == k:", "            if len(first_k) == k + 1:")
     (tmp_path / "frank" / "README.md").write_text("my lab\n", encoding="utf-8")
     return tmp_path / "frank"
 
