@@ -116,11 +116,13 @@ def safe_top_k(requests, window: int, output_reserve: int) -> int:
     # BEGIN SOLUTION
     if not requests:
         raise ValueError("requests must not be empty")
+    longest = max((len(r.chunk_tokens) for r in requests), default=0)
+
+    def every_request_fits(k):
+        return all(r.base_tokens + sum(r.chunk_tokens[:k]) + output_reserve <= window for r in requests)
     safe = 0
-    for k in range(1, max(len(r.chunk_tokens) for r in requests) + 1):
-        if any(r.base_tokens + sum(r.chunk_tokens[:k]) + output_reserve > window for r in requests):
-            break
-        safe = k
+    while safe < longest and every_request_fits(safe + 1):
+        safe += 1
     return safe
     # END SOLUTION
 

@@ -100,6 +100,7 @@ def test_task1_negative_is_an_error_zero_is_not():
                  why="a remainder of exactly 0 is a (tiny) budget, not an error")
     _refused(fn, (1024, TOKENS), _plan(margin=(-32, TOKENS)), ["margin"],
              "a negative margin would hand its room to the evidence: a term's size is at least 0")
+    _refused(fn, (1024, TOKENS), _plan(tools=(-1, TOKENS)), ["tools"], "-1 is negative too")
 
 
 # ---------------------------------------------------------------- Task 2
@@ -235,6 +236,8 @@ def test_task3_the_answer_needs_room():
     _safe(fn, requests, 100, 20, 2, why="80 + a reserve of 20 = 100 fills the window exactly, and that fits")
     _safe(fn, requests, 100, 21, 1, why="80 + 21 = 101 overflows: the answer is written into the same window")
     _safe(fn, requests, 100, 60, 0, why="even one chunk: 20 + 30 + 60 = 110 > 100, so no k is safe")
+    _safe(fn, requests, 100, 90, 0, why="the base input and the reserve alone, 20 + 90, already exceed 100: no k is "
+                                        "safe, and the answer is 0, not a negative k")
 
 
 def test_task3_requests_with_few_chunks():
