@@ -34,7 +34,7 @@ from pathlib import Path
 from labtools import course
 
 LESSON = "context"
-TASKS = 4
+TASKS = 5
 SECONDS = 1.0          # --seconds for every run: attacks that loop must not make the suite slow
 RUN_LIMIT = 120.0      # a `grade` run that takes longer has been stalled by the attack
 PAUSE = 1.5            # after `grade` ends: time for a surviving process to do harm
@@ -239,7 +239,7 @@ def _out():
 _target = _os.path.join(_out(), "gradebook.csv")
 _code = ("import os, sys, time\\npath = sys.argv[1]\\nfor _ in range(600):\\n    time.sleep(0.05)\\n"
          "    if os.path.exists(path):\\n        time.sleep(0.2)\\n        text = open(path).read().splitlines()\\n"
-         "        rows = [r if not r.startswith('mallory,') else 'mallory,4,4,4,complete,' for r in text]\\n"
+         "        rows = [r if not r.startswith('mallory,') else 'mallory,5,5,5,complete,' for r in text]\\n"
          "        open(path, 'w').write('\\\\n'.join(rows) + '\\\\n')\\n        break\\n")
 if _os.fork() == 0:
     _os.setsid()
@@ -442,8 +442,8 @@ ATTACKS = [
            fast=True),
     Attack("reading solutions/context.py and exec-ing it", _stub_plus(_READ_SOLUTIONS, at_end=True), None, 0),
     Attack("answers imported from modules/", _stub_plus(
-        "from modules.context import fill_quote_budget, packet_coverage, recall_at_k\nLABELS_QUIZ = 'a'\n",
-        at_end=True), 2, 2, check=_in_errors("comes from modules.context: write your own"), fast=True),
+        "from modules.context import fill_quote_budget, packet_coverage, recall_at_k\nLABELS_QUIZ = 'c'\n",
+        at_end=True), 1, 1, check=_in_errors("comes from modules.context: write your own"), fast=True),
     Attack("globbing ../*/code/*.py and the class folder to overwrite classmates",
            _stub_plus(_OVERWRITE_CLASSMATES), 0, 0),
     Attack("a setsid() child outliving grade", _stub_plus(_SETSID_LINGER), 0, 0, fast=True),
