@@ -35,7 +35,7 @@ from labtools import course
 from labtools.grading import integrity
 
 LESSON = "context"
-TASKS = 4
+TASKS = 5
 SECONDS = 1.0          # --seconds for every run: attacks that loop must not make the suite slow
 RUN_LIMIT = 120.0      # a `grade` run that takes longer has been stalled by the attack
 PAUSE = 1.5            # after `grade` ends: time for a surviving process to do harm
@@ -240,7 +240,7 @@ def _out():
 _target = _os.path.join(_out(), "gradebook.csv")
 _code = ("import os, sys, time\\npath = sys.argv[1]\\nfor _ in range(600):\\n    time.sleep(0.05)\\n"
          "    if os.path.exists(path):\\n        time.sleep(0.2)\\n        text = open(path).read().splitlines()\\n"
-         "        rows = [r if not r.startswith('mallory,') else 'mallory,4,4,4,complete,' for r in text]\\n"
+         "        rows = [r if not r.startswith('mallory,') else 'mallory,5,5,5,complete,' for r in text]\\n"
          "        open(path, 'w').write('\\\\n'.join(rows) + '\\\\n')\\n        break\\n")
 if _os.fork() == 0:
     _os.setsid()
@@ -444,7 +444,7 @@ ATTACKS = [
            fast=True),
     Attack("reading solutions/context.py and exec-ing it", _stub_plus(_READ_SOLUTIONS, at_end=True), None, 0),
     Attack("answers imported from modules/", _stub_plus(
-        "from modules.context import fill_quote_budget, packet_coverage, recall_at_k\nLABELS_QUIZ = 'a'\n",
+        "from modules.context import fill_quote_budget, packet_coverage, recall_at_k\nLABELS_QUIZ = 'c'\n",
         at_end=True), 1, 1, check=_in_errors("comes from modules.context: write your own"), fast=True),
     Attack("globbing ../*/code/*.py and the class folder to overwrite classmates",
            _stub_plus(_OVERWRITE_CLASSMATES), 0, 0),
@@ -460,13 +460,13 @@ ATTACKS = [
     Attack("a FIFO as the lesson file", None, 0, 0, prepare=_fifo, check=_in_errors("FIFO")),
     Attack("an unreadable lesson file", None, 0, 0, prepare=_unreadable, check=_in_errors("cannot be read")),
     Attack("a binary lesson file", None, 0, 0, prepare=_binary, check=_in_errors("binary")),
-    Attack("terminal escapes in an exception message", _replacing("packet_coverage", _ESCAPES), 3, 3,
+    Attack("terminal escapes in an exception message", _replacing("packet_coverage", _ESCAPES), 4, 4,
            check=_no_raw_escapes, fast=True),
     Attack("ValueError at import (LIMIT = int('12a'))", _solution_plus("LIMIT = int('12a')\n"), 0, 0,
            check=_import_error_with_line, fast=True),
-    Attack("an answer whose __eq__ is always true", _replacing("packet_coverage", _EQ_TRICK), 3, 3),
-    Attack("a Fraction subclass whose __eq__ is always true", _replacing("packet_coverage", _FRACTION_EQ), 3, 3),
-    Attack("SIGALRM masked in a task that sleeps 9 s", _replacing("packet_coverage", _MASK_ALARM), 3, 3),
+    Attack("an answer whose __eq__ is always true", _replacing("packet_coverage", _EQ_TRICK), 4, 4),
+    Attack("a Fraction subclass whose __eq__ is always true", _replacing("packet_coverage", _FRACTION_EQ), 4, 4),
+    Attack("SIGALRM masked in a task that sleeps 9 s", _replacing("packet_coverage", _MASK_ALARM), 4, 4),
 ]
 
 

@@ -1,18 +1,21 @@
 """Lesson 03 exercises: remove repeats without merging what is different.
 
 Task 1  id_conflicts            every id carried by two different chunks, with the fields that differ
-Task 2  dedupe_text             keep the first-ranked chunk of each exact text, record the others
-Task 3  same_passage            are two chunks copies of one passage of one canonical document?
-Task 4  dedupe_canonical        one copy of each passage, preferring its primary copy
-Task 5  lines_overlap           do two chunks share a line? (1-based, inclusive ranges)
-Task 6  select_non_overlapping  rank by score, drop chunks that overlap a better one, whatever the input order
+Task 2  dedupe_text             exact-text dedupe that keeps the copy of the most authoritative source
+Task 3  same_passage            copies of one passage, when two declared anchors outrank equal words
+Task 4  dedupe_canonical        one copy of each passage, by a declared preference of copy kinds
+Task 5  overlap_share           how much of the shorter chunk two chunks share (1-based, inclusive ranges)
+Task 6  merge_overlapping       merge overlapping chunks of one file into spans, whatever the input order
 Task 7  CANONICAL_QUIZ          why three copies are not three sources
+Task 8  SELECTED_AT_30_LINES    predict the selection under a tighter context budget
 
 Check your work:  python3 -B methods.py check dedupe
 Stuck?            python3 -B methods.py hint dedupe
 """
 
-from modules.dedupe import CanonicalDedupe, OverlapSelection, RetrievedChunk, TextDedupe, normalised_text
+from fractions import Fraction
+
+from modules.dedupe import CanonicalDedupe, RetrievedChunk, TextDedupe, normalised_text
 
 IDENTITY_FIELDS = ("text", "source", "canonical_id", "copy", "start_line", "end_line", "anchor")
 
@@ -51,64 +54,82 @@ def id_conflicts(chunks) -> tuple:
     # END SOLUTION
 
 
-def dedupe_text(chunks) -> TextDedupe:
-    """Task 2. Keep the first-ranked chunk of each exact text; record the others.
+def dedupe_text(chunks, authority) -> TextDedupe:
+    """Task 2. Exact-text dedupe that keeps the copy of the most authoritative source.
 
-    Two chunks are duplicates only if their `text` is exactly equal: no
-    lower-casing, no trimming, no "one contains the other". Return
-    TextDedupe(kept=<kept chunks in order, tuple>,
-               duplicate_text_ids=<ids of the dropped chunks in order, tuple>,
-               duplicate_of=<dict: dropped id -> id of the kept chunk with that text>)
+    The lesson keeps the first-ranked chunk of each exact text, and says that this is a tie
+    rule, not a judgement about authority. Here the authority is declared: `authority` is a
+    list or a tuple of `source` names (either is accepted), most authoritative first. Two
+    chunks are duplicates only if their `text` is exactly equal (no lower-casing, no
+    trimming, no "one contains the other"). Among the chunks of one text keep the one whose
+    source comes first in `authority`; a source not listed ranks after every listed one;
+    between equals keep the first-ranked. `chunks` is a list or a tuple of RetrievedChunk,
+    best first. Return
+    TextDedupe(kept=<kept chunks, in their order in `chunks`, tuple>,
+               duplicate_text_ids=<ids of the dropped chunks, in their order in `chunks`, tuple>,
+               duplicate_of=<dict: dropped id -> id of the chunk kept for that text>)
+    Every dropped id maps to the kept chunk itself, never to another dropped copy.
     """
     # BEGIN SOLUTION
-    first = {}
-    kept, duplicate_of = [], {}
+    rank = {source: i for i, source in reversed(list(enumerate(authority)))}
+    unlisted = len(rank)
+    best = {}
     for chunk in chunks:
-        if chunk.text in first:
-            duplicate_of[chunk.id] = first[chunk.text]
-        else:
-            first[chunk.text] = chunk.id
-            kept.append(chunk)
-    return TextDedupe(tuple(kept), tuple(duplicate_of), duplicate_of)
+        held = best.get(chunk.text)
+        if held is None or rank.get(chunk.source, unlisted) < rank.get(held.source, unlisted):
+            best[chunk.text] = chunk
+    kept = tuple(chunk for chunk in chunks if best[chunk.text] is chunk)
+    duplicate_of = {chunk.id: best[chunk.text].id for chunk in chunks if best[chunk.text] is not chunk}
+    return TextDedupe(kept=kept, duplicate_text_ids=tuple(duplicate_of), duplicate_of=duplicate_of)
     # END SOLUTION
 
 
 def same_passage(a: RetrievedChunk, b: RetrievedChunk) -> bool:
-    """Task 3. True if chunks `a` and `b` are copies of one passage of one canonical document.
+    """Task 3. True if chunks `a` and `b` are copies of one passage of one canonical document,
+    where two declared anchors outrank equal words.
 
     A primary site, a mirror and an export of one document share its `canonical_id`
-    ("" means a chunk declares no copy relation: it is nobody's copy). Two chunks
-    with the same non-empty canonical_id are copies of one passage when
-      * both declare the same non-empty `anchor` (the passage's place in the document), or
-      * their texts are equal after normalised_text() (imported above: Unicode NFC,
-        case-folded, runs of whitespace made one space).
-    Two different passages of one document (the rule and, in the next chunk, its
-    exception) are NOT copies: they have different anchors and different texts.
+    ("" means a chunk declares no copy relation: it is nobody's copy). The lesson's rule
+    calls two chunks of one canonical document copies when they declare the same anchor OR
+    their normalised texts are equal, so one sentence repeated in two sections (§1 and §4)
+    counts as one passage. Here a declared place wins:
+      * both declare a non-empty `anchor`: copies exactly when the anchors are equal,
+        whatever their texts;
+      * otherwise (one or both declare none): copies exactly when their texts are equal
+        after normalised_text() (imported above: Unicode NFC, case-folded, runs of
+        whitespace made one space).
+    Chunks with different (or empty) canonical ids are never copies.
     """
     # BEGIN SOLUTION
     if not a.canonical_id or a.canonical_id != b.canonical_id:
         return False
-    if a.anchor and a.anchor == b.anchor:
-        return True
+    if a.anchor and b.anchor:
+        return a.anchor == b.anchor
     return normalised_text(a.text) == normalised_text(b.text)
     # END SOLUTION
 
 
-def dedupe_canonical(chunks) -> CanonicalDedupe:
-    """Task 4. Keep one copy of each passage; never drop a distinct passage of a document.
+def dedupe_canonical(chunks, copy_preference) -> CanonicalDedupe:
+    """Task 4. Keep one copy of each passage, by a declared preference of copy kinds; never
+    drop a distinct passage of a document.
 
-    `chunks` is a sequence of RetrievedChunk, best first, with unique ids. Group them into
-    passages: a chunk belongs with every chunk it is the same_passage() of (Task 3), and
-    copies of copies are copies (if a matches b by anchor and b matches c by text, all
-    three are one passage). A chunk that matches nothing is a passage on its own.
-    In each passage keep the chunk whose `copy` is "primary" (the first-ranked one if
-    several are), or, with no primary, the first-ranked chunk. Return
+    `chunks` is a list or a tuple of RetrievedChunk, best first, with unique ids. Group them
+    into passages: a chunk belongs with every chunk it is the same_passage() of (Task 3), and
+    copies of copies are copies (if a matches b by anchor and b matches c by text, all three
+    are one passage). A chunk that matches nothing is a passage on its own.
+    The lesson keeps the primary copy, else the first-ranked one. Here the choice is declared:
+    `copy_preference` is a list or a tuple of copy kinds ("primary", "mirror", "export"), best
+    first; in each passage keep the chunk whose `copy` comes first in it (a kind not listed
+    comes after every listed one), and between equals the first-ranked. With ("primary",
+    "export", "mirror"), a passage retrieved only as a mirror and an export keeps the export
+    (generated from the primary) even when the mirror ranks higher. Return
     CanonicalDedupe(kept=<tuple of kept chunks, in their original order>,
                     dropped=<dict: dropped id -> id of the chunk kept for its passage>)
     (the `reasons` and `matched` fields may be left out).
     """
     # BEGIN SOLUTION
     position = {chunk.id: i for i, chunk in enumerate(chunks)}
+    preference = {kind: i for i, kind in reversed(list(enumerate(copy_preference)))}
     passages = []
     for chunk in chunks:
         joined = [p for p in passages if any(same_passage(chunk, other) for other in p)]
@@ -116,67 +137,97 @@ def dedupe_canonical(chunks) -> CanonicalDedupe:
         passages = [p for p in passages if all(p is not q for q in joined)] + [merged]
     kept_for = {}
     for passage in passages:
-        best = min(passage, key=lambda c: (c.copy != "primary", position[c.id]))
+        best = min(passage, key=lambda c: (preference.get(c.copy, len(preference)), position[c.id]))
         for chunk in passage:
             kept_for[chunk.id] = best
     kept = tuple(chunk for chunk in chunks if kept_for[chunk.id] is chunk)
     dropped = {chunk.id: kept_for[chunk.id].id for chunk in chunks if kept_for[chunk.id] is not chunk}
-    return CanonicalDedupe(kept, dropped)
+    return CanonicalDedupe(kept=kept, dropped=dropped)
     # END SOLUTION
 
 
-def lines_overlap(a: RetrievedChunk, b: RetrievedChunk) -> bool:
-    """Task 5. True if chunks `a` and `b` come from the same `source` and share at least one line.
+def overlap_share(a: RetrievedChunk, b: RetrievedChunk) -> Fraction:
+    """Task 5. The share of the shorter chunk's lines that the two chunks share, as a Fraction.
 
-    Line ranges are 1-based and inclusive: start_line=12, end_line=24 covers
-    lines 12, 13, ..., 24. So 12-24 and 24-30 share line 24, while 12-24 and
-    25-33 are adjacent and share nothing. Chunks of different sources never overlap.
+    The lesson rejects a chunk that shares even one line with a better one. Before choosing a
+    threshold you need the amount: count the lines both chunks cover and divide by the line
+    count of the shorter one (the one with fewer lines; either when they tie). Line ranges
+    are 1-based and inclusive: start_line=12, end_line=24 covers lines 12, 13, ..., 24, which
+    is 13 lines. So 12-24 and 24-30 share 1 line (of 7 in the shorter: Fraction(1, 7)), while
+    12-24 and 25-33 are adjacent and share nothing (Fraction(0)). Chunks of different sources
+    share nothing. Compute it from the ranges' ends: a chunk may span lines 1 to 10**9.
+
+    >>> overlap_share(OVERLAP_CASE[0], OVERLAP_CASE[1])   # 12-29 and 26-34: lines 26-29
+    Fraction(4, 9)
     """
     # BEGIN SOLUTION
-    return a.source == b.source and a.start_line <= b.end_line and b.start_line <= a.end_line
+    if a.source != b.source:
+        return Fraction(0)
+    shared = min(a.end_line, b.end_line) - max(a.start_line, b.start_line) + 1
+    shorter = min(a.end_line - a.start_line + 1, b.end_line - b.start_line + 1)
+    return Fraction(max(shared, 0), shorter)
     # END SOLUTION
 
 
-def select_non_overlapping(chunks) -> OverlapSelection:
-    """Task 6. Select chunks whose lines do not overlap, best first, independent of input order.
+def merge_overlapping(chunks) -> tuple:
+    """Task 6. Merge the overlapping chunks of each file into spans, whatever the input order.
 
-    Rank the chunks by score, highest first, breaking ties by id (alphabetical),
-    so that the same candidates in any input order give the same result. Walk
-    that ranking: a chunk that overlaps (Task 5) an already selected chunk is
-    rejected with the reason "overlapping_lines_with:<id of that selected chunk>"
-    (if it overlaps several, name the highest-ranked one); otherwise select it.
-    (Comparing chunk with chunk is enough here; never walk the lines one by one: a
-    chunk may span lines 1 to 1,000,000,000.)
-    The ids are unique. Return
-    OverlapSelection(selected=<selected chunks in rank order, tuple>,
-                     rejected=<dict: rejected id -> reason>)
+    The lesson keeps the best chunk and rejects what overlaps it, losing the rejected chunk's
+    other lines (chunk-0002's lines 30-34). Here overlapping chunks of one `source` are
+    merged instead: a span covers the union of their line ranges, and chunks that overlap
+    through a third one (a overlaps b, b overlaps c) are one span. Adjacent ranges (12-24 and
+    25-33) share no line and stay separate spans. Lines are 1-based and inclusive.
+
+    Rank the chunks by score, highest first, ties broken by id (alphabetical), so the same
+    chunks in any input order give the same result. Return a list or a tuple (either is
+    accepted) of spans, each a tuple (source, start_line, end_line, ids) where `ids` is the
+    tuple of its chunks' ids in rank order; spans are ordered by the rank of their best chunk.
+    Compare ranges by their ends, never line by line (a chunk may span 10**9 lines).
+
+    >>> merge_overlapping(OVERLAP_CASE)[0]
+    ('release-policy.md', 12, 34, ('chunk-0001', 'chunk-0002'))
     """
     # BEGIN SOLUTION
-    selected, rejected = [], {}
-    for chunk in sorted(chunks, key=lambda c: (-c.score, c.id)):
-        clash = next((kept for kept in selected if lines_overlap(kept, chunk)), None)
-        if clash is None:
-            selected.append(chunk)
-        else:
-            rejected[chunk.id] = f"overlapping_lines_with:{clash.id}"
-    return OverlapSelection(tuple(selected), rejected)
+    order = sorted(chunks, key=lambda c: (-c.score, c.id))
+    rank = {chunk.id: i for i, chunk in enumerate(order)}
+    spans = []   # [source, start, end, ids], in the rank of their best chunk; one file's spans never touch
+    for chunk in order:
+        touching = [s for s in spans if s[0] == chunk.source and s[1] <= chunk.end_line and chunk.start_line <= s[2]]
+        if not touching:
+            spans.append([chunk.source, chunk.start_line, chunk.end_line, [chunk.id]])
+            continue
+        first = touching[0]   # the best-ranked span it touches keeps its place; a chunk may join several
+        first[1] = min([chunk.start_line] + [s[1] for s in touching])
+        first[2] = max([chunk.end_line] + [s[2] for s in touching])
+        for other in touching[1:]:
+            first[3].extend(other[3])
+            spans.remove(other)
+        first[3].append(chunk.id)
+        first[3].sort(key=rank.get)
+    return tuple((source, start, end, tuple(ids)) for source, start, end, ids in spans)
     # END SOLUTION
 
 
-# Task 7 (quiz). A returns policy reaches the candidates three times: from the intranet (primary),
-# a mirror site and a text export. All three say books go to the north drop box. A report says
+# Task 7 (quiz). A returns policy reaches the candidates three times: from its primary home, a
+# mirror site and a text export. All three say books go to the north drop box. A report says
 # "three sources agree". What is wrong with that?
-#   "a"  nothing: three retrieved chunks that agree are stronger evidence than one
-#   "b"  the three are copies of one passage of one canonical document; agreement among copies
-#        is one source repeated, not independent confirmation
-#   "c"  the export has a header, so its text is not an exact duplicate and must be kept
-#   "d"  the count is right once only one chunk per canonical document is kept, whatever
-#        else that document says in its other chunks
+#   "a"  the three are copies of one passage: one source repeated, not three confirming
+#   "b"  nothing: three retrieved chunks that agree are stronger evidence than one chunk
+#   "c"  the export has a header, so it is no duplicate and counts as its own source
+#   "d"  the count is right once only one chunk per canonical document is kept
 # Set CANONICAL_QUIZ to one letter.
 # BEGIN SOLUTION
-CANONICAL_QUIZ = "b"
+CANONICAL_QUIZ = "a"
+# END SOLUTION
+
+
+# Task 8 (predict). Before you run anything: the trace packs OVERLAP_CASE into 60 and 40 lines
+# with select_for_context. Which chunk ids does select_for_context(OVERLAP_CASE, 30) select, in
+# rank order? Set SELECTED_AT_30_LINES to a tuple of id strings.
+# BEGIN SOLUTION
+SELECTED_AT_30_LINES = ("chunk-0001", "chunk-0004")
 # END SOLUTION
 
 
 __all__ = ["RetrievedChunk", "IDENTITY_FIELDS", "id_conflicts", "dedupe_text", "same_passage", "dedupe_canonical",
-           "lines_overlap", "select_non_overlapping", "CANONICAL_QUIZ"]
+           "overlap_share", "merge_overlapping", "CANONICAL_QUIZ", "SELECTED_AT_30_LINES"]

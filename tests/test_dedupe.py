@@ -62,12 +62,12 @@ def test_exact_text_dedupe(record):
 
 def test_canonical_dedupe_keeps_one_copy_of_each_passage(record):
     result = dedupe_canonical(CANONICAL_CASE)
-    assert [c.id for c in result.kept] == ["printing-export", "returns-primary", "hours-primary", "returns-laptops"]
-    assert result.dropped == {"returns-mirror": "returns-primary", "returns-export": "returns-primary",
+    assert [c.id for c in result.kept] == ["printing-export", "returns-v1", "hours-v2", "returns-laptops"]
+    assert result.dropped == {"returns-mirror": "returns-v1", "returns-export": "returns-v1",
                               "printing-mirror": "printing-export"}
     assert result.reasons == {"printing-export": "first-ranked of 2 copies, none primary",
-                              "returns-primary": "primary, preferred over 2 other copies",
-                              "hours-primary": "only copy", "returns-laptops": "only copy"}
+                              "returns-v1": "primary, preferred over 2 other copies",
+                              "hours-v2": "only copy", "returns-laptops": "only copy"}
     assert result.matched == {"returns-mirror": "same normalised text", "returns-export": "same anchor §1",
                               "printing-mirror": "same anchor §1"}
     canonical = record["canonical"]
@@ -78,7 +78,6 @@ def test_canonical_dedupe_keeps_one_copy_of_each_passage(record):
     assert canonical["chunks_after_exact_text"] == 7 == len(dedupe_text(CANONICAL_CASE).kept)
     text = methods("dedupe").stdout.decode()
     assert "policy:returns: 4 chunks, 2 passages kept" in text
-    assert "keeping one chunk per canonical document would drop the laptop exception" in " ".join(text.split())
 
 
 def test_the_rule_and_its_exception_are_two_passages():
@@ -125,9 +124,11 @@ def test_overlapping_lines_case(record):
     selection = select_non_overlapping(OVERLAP_CASE)
     assert selection.selected_ids == ("chunk-0001", "chunk-0003", "chunk-0004", "chunk-0005")
     assert selection.rejected == {"chunk-0002": "overlapping_lines_with:chunk-0001"}
+    assert selection.shared_lines == {"chunk-0002": (26, 29)}
     overlap = record["overlap"]
     assert (len(overlap["candidates"]), len(overlap["selected_ids"]), len(overlap["rejected"])) == (5, 4, 1)
-    assert overlap["rejected"] == [{"id": "chunk-0002", "reason": "overlapping_lines_with:chunk-0001"}]
+    assert overlap["rejected"] == [{"id": "chunk-0002", "reason": "overlapping_lines_with:chunk-0001",
+                                    "shared_lines": "26-29"}]
     assert "1-based and inclusive" in record["line_ranges"]
 
 
@@ -216,7 +217,7 @@ def test_crowding_cutoff_two_holds_half_the_answer(record):
     assert [c.text for c in CROWDING_CASE[:3]] == [dedupe.RETURNS] * 3 and CROWDING_CASE[3].text == dedupe.HOURS
     rows = {row["label"]: row for row in record["crowding"]["rows"]}
     top2 = rows["top 2"]
-    assert top2["ids"] == ["returns-v1", "faq-returns"] and top2["distinct_texts"] == 1
+    assert top2["ids"] == ["returns-v1", "returns-faq"] and top2["distinct_texts"] == 1
     assert top2["answer_parts"] == "1/2" and top2["mean_score"] == 0.935
     assert rows["top 4"]["distinct_texts"] == 2 and rows["top 4"]["answer_parts"] == "2/2"
     deduped = rows["deduped 2"]
@@ -250,10 +251,66 @@ def test_bad_input_names_the_field_and_value(call, error, words):
 
 
 def test_the_canonical_quiz_premise_holds_on_the_fixture():
-    from helpers import ROOT
-    text = (ROOT / "solutions" / "dedupe.py").read_text(encoding="utf-8").split("# Task 7 (quiz).")[1]
-    premise = " ".join(" ".join(line.lstrip("# ") for line in text.split("# Set CANONICAL_QUIZ")[0].splitlines()).split())
-    assert "from the intranet (primary), a mirror site and a text export" in premise and "north drop box" in premise
+    # The quiz: the returns policy reaches the candidates three times, primary, mirror and
+    # export, all three saying books go to the north drop box.
     copies = [c for c in dedupe.CANONICAL_CASE if c.canonical_id == "policy:returns" and c.anchor in ("", "§1")]
     assert sorted(c.copy for c in copies) == ["export", "mirror", "primary"]
     assert all("drop box beside the north entrance" in " ".join(c.text.split()) for c in copies)
+
+
+def test_a_context_budget_rejects_with_context_budget_and_keeps_walking():
+    # Seed 003's reason codes: an overlap names the kept chunk (and the lines shared); a chunk
+    # that no longer fits the context budget, counted in lines, is rejected with context_budget.
+    rows = {run["max_context_lines"]: run for run in methods_record()["overlap"]["context"]}
+    assert rows[60]["selected_ids"] == ["chunk-0001", "chunk-0003", "chunk-0004", "chunk-0005"]
+    assert rows[60]["used_lines"] == 44
+    assert rows[40]["rejected"] == [
+        {"id": "chunk-0002", "reason": "overlapping_lines_with:chunk-0001", "shared_lines": "26-29"},
+        {"id": "chunk-0005", "reason": "context_budget", "shared_lines": None}]
+    thirty = dedupe.select_for_context(OVERLAP_CASE, 30)
+    assert thirty.selected_ids == ("chunk-0001", "chunk-0004")
+    assert thirty.rejected["chunk-0003"] == "context_budget" == thirty.rejected["chunk-0005"]
+    assert dedupe.select_for_context(tuple(reversed(OVERLAP_CASE)), 30) == thirty
+    with pytest.raises(ValueError, match="max_context_lines must be at least 0, got -1"):
+        dedupe.select_for_context(OVERLAP_CASE, -1)
+
+
+def methods_record() -> dict:
+    return json.loads(methods("dedupe", "--json").stdout)
+
+
+def test_the_modules_own_functions_fail_the_tasks(tmp_path):
+    # Issue 36: paste the function each task obviously copies (dedupe_text, same_passage,
+    # dedupe_canonical, lines_overlap, select_non_overlapping), renamed to the task's name:
+    # every one of those tasks fails.
+    from module_answers import graded_with_module_functions
+    copies = {"dedupe_text": dedupe.dedupe_text, "same_passage": dedupe.same_passage,
+              "dedupe_canonical": dedupe.dedupe_canonical, "overlap_share": dedupe.lines_overlap,
+              "merge_overlapping": dedupe.select_non_overlapping}
+    helpers = "from modules.dedupe.mechanism import *\nfrom modules.dedupe.mechanism import _chunks, _passage_keys, " \
+              "_why_kept, _how_matched"
+    passed = graded_with_module_functions("dedupe", copies, helpers, tmp_path)
+    assert passed == {"id_conflicts": True, "dedupe_text": False, "same_passage": False, "dedupe_canonical": False,
+                      "overlap_share": False, "merge_overlapping": False, "CANONICAL_QUIZ": True,
+                      "SELECTED_AT_30_LINES": True}
+
+
+# Every figure curriculum.md lists for lesson 03, as the default trace prints it (and seed
+# 003's reason codes and shared lines).
+CURRICULUM_FIGURES = [
+    "caught IdConflict (a ValueError)  returns-v1  text", "news-17 (same text as", "hours-v2)",
+    "returns-v1       policy:returns   §1  primary, preferred over 2 other copies",
+    "returns-laptops  policy:returns   §2  only copy",
+    "returns-mirror   mirror  returns-v1       same normalised text", "returns-export   export  returns-v1",
+    "   1  chunk-0001  release-policy.md    12-29", "   2  chunk-0002  release-policy.md    26-34",
+    "   3  chunk-0003  deployment-guide.md  12-24", "   4  chunk-0004  deployment-guide.md  25-33",
+    "   5  chunk-0005  service-config.md    32-35", "Selected (4 of 5)", "overlapping_lines_with:chunk-0001",
+    "26-29", "context_budget", "1-based and inclusive",
+    "top 2      returns-v1, returns-faq                          0.935      1  1/2",
+    "deduped 2  returns-v1, hours-v2                             0.875      2  2/2",
+]
+
+
+def test_the_default_trace_prints_every_curriculum_figure():
+    text = methods("dedupe", "--plain").stdout.decode()
+    assert [figure for figure in CURRICULUM_FIGURES if figure not in text] == []

@@ -29,7 +29,7 @@ from devtools import bench, dev
 from labtools.grading import exports, gradebook, gradescope, integrity
 
 LESSONS = course.lessons()
-FIRST = LESSONS[0]                     # context: packet_coverage, recall_at_k, fill_quote_budget, LABELS_QUIZ
+FIRST = LESSONS[0]                     # context: packet_coverage, recall_at_k, fill_quote_budget, LABELS_QUIZ, PACKET_AT_190
 SOLUTION = (ROOT / "solutions" / f"{FIRST}.py").read_text(encoding="utf-8")
 QUICK = grading.Limits(seconds=1.0)
 
@@ -91,7 +91,7 @@ def test_a_forged_result_line_and_an_exit_at_import_never_pass(tmp_path):
     lesson = record["lessons"][0]
     assert done.returncode == 1 and record["passed"] is False and record["tasks_passed"] == 0
     assert lesson["status"] == "error" and lesson["kind"] == "exit" and "os._exit(0)" in lesson["error"]
-    assert [t["number"] for t in lesson["tasks"]] == [1, 2, 3, 4]  # the grader's own tasks, not the forger's 7
+    assert [t["number"] for t in lesson["tasks"]] == [1, 2, 3, 4, 5]  # the grader's own tasks, not the forger's 7
 
 
 def test_unsigned_lines_on_the_result_channel_are_counted_and_ignored(tmp_path):
@@ -238,7 +238,7 @@ def test_an_endless_loop_in_one_task_fails_that_task_alone_and_names_the_call(tm
     started = time.perf_counter()
     record = graded(folder_with(tmp_path, solution_with("while True:\n    pass", task=2)))
     by_number = tasks(record)
-    assert record["status"] == "failing" and [n for n, t in by_number.items() if t["passed"]] == [1, 3, 4]
+    assert record["status"] == "failing" and [n for n, t in by_number.items() if t["passed"]] == [1, 3, 4, 5]
     message = by_number[2]["message"]
     assert "recall_at_k" in message and "time limit of 1 s" in message and "last call: recall_at_k(" in message
     assert time.perf_counter() - started < 15
@@ -255,7 +255,7 @@ def test_a_loop_that_swallows_the_alarm_is_stopped_from_outside_and_the_rest_sti
 def test_an_endless_loop_at_import_is_an_error_with_every_task_listed(tmp_path):
     record = graded(folder_with(tmp_path, "while True:\n    pass\n"))
     assert record["status"] == "error" and record["kind"] == "timeout" and "top level" in record["error"]
-    assert [t["number"] for t in record["tasks"]] == [1, 2, 3, 4] and not any(t["passed"] for t in record["tasks"])
+    assert [t["number"] for t in record["tasks"]] == [1, 2, 3, 4, 5] and not any(t["passed"] for t in record["tasks"])
     assert "could not be graded" in "\n".join(cli.next_steps([record]))
 
 
@@ -296,7 +296,7 @@ def test_a_syntax_error_is_an_error_with_file_line_column_and_the_line(tmp_path)
 
 
 def test_check_verbose_shows_the_learners_prints_bounded(tmp_path, capsys):
-    noisy = solution_with("print('checking', packet_ids)\nfor n in range(5000):\n    print('line', n)", task=1)
+    noisy = solution_with("print('checking', relevant_ids)\nfor n in range(5000):\n    print('line', n)", task=1)
     folder = folder_with(tmp_path, "print('hello from import')\n" + noisy)
     assert cli.check([FIRST, "--target", str(folder), "--verbose", "--seconds", "2"]) == 0
     text = capsys.readouterr().out
@@ -360,7 +360,7 @@ def test_a_fresh_interpreter_per_lesson_grades_the_same(tmp_path, fork):
     looping = grading.Submission("a", folder_with(tmp_path, solution_with("while True:\n    pass", 2), "a"), "a")
     forged = grading.Submission("b", folder_with(tmp_path, FORGED, "b"), "b")
     results = grading.grade_submissions([looping, forged], [FIRST], QUICK, workers=2, fork=fork)
-    assert [t["passed"] for t in results["a"][0]["tasks"]] == [True, False, True, True]
+    assert [t["passed"] for t in results["a"][0]["tasks"]] == [True, False, True, True, True]
     assert results["b"][0]["kind"] == "exit" and not any(t["passed"] for t in results["b"][0]["tasks"])
 
 

@@ -40,7 +40,7 @@ def _failing(folder, lesson: str) -> list[dict]:
 # ------------------------------------------------------------------ 1. where a shown argument lives
 
 def test_a_shown_lesson_value_names_the_constant_it_comes_from(tmp_path):
-    folder = _edited(tmp_path / "sub", FIRST, "set(ranked_ids[:k])", "set(ranked_ids[:k + 1])")
+    folder = _edited(tmp_path / "sub", FIRST, "            if len(first_k) == k:", "            if len(first_k) == k + 1:")
     failing = _failing(folder, FIRST)
     assert [t["number"] for t in failing] == [2], failing
     message = failing[0]["message"]
@@ -50,11 +50,11 @@ def test_a_shown_lesson_value_names_the_constant_it_comes_from(tmp_path):
 
 # ------------------------------------------------------------------ 2. a wrong type, in any grader
 
-_TEXT_KEPT = "    return TextDedupe(tuple(kept), "  # lesson 03's task 2: the kept chunks, as chunks
+_TEXT_KEPT = "    return TextDedupe(kept=kept, "  # lesson 03's task 2: the kept chunks, as chunks
 _VALID = "    return tuple(r for r in records"     # lesson 04's task 2: the valid records, as records
 WRONG_TYPES = [
     # (lesson, task, old, new, what came back)
-    ("dedupe", 2, _TEXT_KEPT, _TEXT_KEPT.replace("tuple(kept)", "tuple(c.id for c in kept)"), "(a TextDedupe)"),
+    ("dedupe", 2, _TEXT_KEPT, _TEXT_KEPT.replace("kept=kept", "kept=tuple(c.id for c in kept)"), "(a TextDedupe)"),
     ("versions", 2, _VALID, "    return list(r.id for r in records", "(a list of str)"),
     ("versions", 2, _VALID, "    return tuple(None for r in records", "(a tuple of NoneType)"),
 ]
@@ -86,7 +86,7 @@ def test_a_wrong_type_reads_the_same_under_pytest(tmp_path):
 
 def _checkout(tmp_path):
     """A whole checkout handed in: the answers are in frank/exercises/."""
-    _edited(tmp_path / "frank" / "exercises", FIRST, "set(ranked_ids[:k])", "set(ranked_ids[:k + 1])")
+    _edited(tmp_path / "frank" / "exercises", FIRST, "            if len(first_k) == k:", "            if len(first_k) == k + 1:")
     (tmp_path / "frank" / "README.md").write_text("my lab\n", encoding="utf-8")
     return tmp_path / "frank"
 
@@ -147,7 +147,7 @@ def slow_class(tmp_path):
     for student in ("alice", "bob"):
         (tmp_path / "class" / student).mkdir(parents=True)
         shutil.copy(ROOT / "solutions" / f"{FIRST}.py", tmp_path / "class" / student / f"{FIRST}.py")
-    _edited(tmp_path / "class" / "bob", FIRST, "return Fraction(len(relevant & set(ranked_ids[:k])), len(relevant))",
+    _edited(tmp_path / "class" / "bob", FIRST, "return Fraction(len(relevant & set(first_k)), len(relevant))",
             "while True:\n        pass")
     return tmp_path / "class"
 

@@ -19,9 +19,9 @@ LESSONS = course.lessons()
 
 # Hint levels per task when the hints moved out of the graders (lessons 12 and 13 came later).
 LEVELS_WHEN_MOVED = {
-    "context": [3, 3, 4, 3],
-    "budget": [4, 4, 3, 2, 4],
-    "dedupe": [3, 3, 3, 3, 3, 3, 3],
+    "context": [4, 3, 5, 3, 3],
+    "budget": [4, 4, 4, 3, 5, 3],
+    "dedupe": [3, 4, 4, 4, 3, 4, 3, 3],
     "versions": [4, 3, 3, 3, 2],
     "order": [4, 3, 4, 4, 3, 2],
     "packet": [3, 3, 4, 3, 4, 4, 2, 2, 3],

@@ -17,7 +17,8 @@ CASES = [
     ("context", 3, "if used + len(passage.text) <= max_quote_chars:", "if used + len(passage.text) < max_quote_chars:",
      ["fits exactly", "<= budget, not <"]),
     ("budget", 2, "if used + size <= budget:", "if used + size < budget:", ["fits exactly", "<= budget, not <"]),
-    ("context", 3, "return ContextRecord(tuple(packet), ", "return ContextRecord(tuple(p.id for p in packet), ",
+    ("context", 3, "record = ContextRecord(packet=tuple(packet), ",
+     "record = ContextRecord(packet=tuple(p.id for p in packet), ",
      ["called fill_quote_budget(", "got:", "expected: the Passages themselves"]),
 ]
 

@@ -139,13 +139,13 @@ def fill_budget(chunks, budget: int, counter=chars, policy: str = "skip") -> Bud
         elif policy == "truncate" and budget > used:
             piece = _longest_prefix(chunk.text, budget - used, counter)
             if piece:
-                kept.append(RankedPassage(chunk.id, piece))
+                kept.append(RankedPassage(id=chunk.id, text=piece))
                 cut.append(chunk.id)
                 used += _measure(counter, piece)
                 continue
         skipped.append(chunk.id)
-    return BudgetWalk(policy, getattr(counter, "__name__", "custom"), budget, tuple(kept), tuple(skipped),
-                      used, tuple(cut), stopped_at)
+    return BudgetWalk(policy=policy, unit=getattr(counter, "__name__", "custom"), budget=budget, kept=tuple(kept),
+                      skipped_ids=tuple(skipped), used=used, cut_ids=tuple(cut), stopped_at=stopped_at)
 
 
 # ---------------------------------------------------------------- top-k against a window
@@ -269,10 +269,10 @@ def select_for_coverage(chunks, facets, budget: int, counter=chars) -> CoverageS
         order.append(chunks[best].id)
         covered |= answers[best]
         used += costs[best]
-    return CoverageSelection(budget, getattr(counter, "__name__", "custom"),
-                             tuple(c for i, c in enumerate(chunks) if i in chosen), tuple(order),
-                             tuple(f.name for f in facets if f.name in covered),
-                             tuple(f.name for f in facets if f.name not in covered), used)
+    return CoverageSelection(budget=budget, unit=getattr(counter, "__name__", "custom"),
+                             kept=tuple(c for i, c in enumerate(chunks) if i in chosen), pick_order=tuple(order),
+                             covered=tuple(f.name for f in facets if f.name in covered),
+                             missing=tuple(f.name for f in facets if f.name not in covered), used=used)
 
 
 def assemble_request(system: str, question: str, evidence) -> str:
@@ -289,9 +289,9 @@ def assemble_request(system: str, question: str, evidence) -> str:
 
 # Ranked evidence for the skip example: 150, 30 and 40 characters, budget 80.
 RANKED = (
-    RankedPassage("laptop-loans", entry("laptop-loans").text),   # the help-desk world's record (modules/helpdesk)
-    RankedPassage("copier-pin", "Copier PIN for guests is 4417."),
-    RankedPassage("guest-wifi", "The guest Wi-Fi network is LIB-GUEST-5G."),
+    RankedPassage(id="laptop-loans", text=entry("laptop-loans").text),   # the help-desk world's (modules/helpdesk)
+    RankedPassage(id="copier-pin", text="Copier PIN for guests is 4417."),
+    RankedPassage(id="guest-wifi", text="The guest Wi-Fi network is LIB-GUEST-5G."),
 )
 SKIP_BUDGET = 80
 SKIP_BUDGET_LAB_TOKENS = 20
@@ -322,10 +322,11 @@ _QUERIES = (
     ("q10", "Are food and drinks allowed in the reading room?", (14, 16, 13, 18, 15, 12, 17, 14)),
 )
 # Base input = the system prompt and the question, counted in lab tokens.
-REQUESTS = tuple(Request(qid, question, lab_tokens(SYSTEM_PROMPT) + lab_tokens(question), sizes)
-                 for qid, question, sizes in _QUERIES)
+REQUESTS = tuple(Request(id=qid, question=question, base_tokens=lab_tokens(SYSTEM_PROMPT) + lab_tokens(question),
+                         chunk_tokens=sizes) for qid, question, sizes in _QUERIES)
 
-NON_ASCII = RankedPassage("returns-de", "Rückgabe über die Außenbox: täglich 7–22 Uhr, außer an Feiertagen.")
+NON_ASCII = RankedPassage(id="returns-de",
+                          text="Rückgabe über die Außenbox: täglich 7–22 Uhr, außer an Feiertagen.")
 
 # The coverage case: a two-part question, ranked by a retriever that favours the laptops. The
 # first two chunks both answer the laptop part; the Wi-Fi chunk ranks third.
@@ -333,9 +334,10 @@ COVERAGE_QUESTION = "When must loan laptops be back, and what is the guest Wi-Fi
 COVERAGE_SUB_QUESTIONS = (("laptop return", "When must loan laptops be back?"),
                           ("guest network", "What is the guest Wi-Fi network?"))
 COVERAGE_FACETS = declared_facets(COVERAGE_SUB_QUESTIONS)
-LAPTOP_FAQ = RankedPassage("laptop-faq", "FAQ: may I keep a loan laptop over the weekend? No: loan laptops go home for "
-                                 "one night only and must be back at the desk by noon the next day, or the next "
-                                 "loan is blocked.")
+LAPTOP_FAQ = RankedPassage(id="laptop-faq",
+                           text="FAQ: may I keep a loan laptop over the weekend? No: loan laptops go home for "
+                                "one night only and must be back at the desk by noon the next day, or the next "
+                                "loan is blocked.")
 COVERAGE_RANKED = (RANKED[0], LAPTOP_FAQ, RANKED[2], RANKED[1])
 COVERAGE_BUDGET = 330
 # Evaluation label: the chunks an answer needs. Kept apart; neither selection receives it.
@@ -344,17 +346,21 @@ COVERAGE_LABELS = ("guest-wifi", "laptop-loans")
 # The worked example's assembled request (see WORKED above), recounted as one text.
 WORKED_QUESTION = "When does the help desk open, and where can books be returned when it is closed?"
 WORKED_EVIDENCE = (   # the help-desk collection (modules/helpdesk), this lesson's chunks, four more notes
-    *(RankedPassage(e.id, e.text) for e in ENTRIES), *RANKED[1:], LAPTOP_FAQ, NON_ASCII,
-    RankedPassage("reading-room", "Quiet reading rooms are on the second and third floors. Food is not allowed there; "
-                          "water in a closed bottle is. Bags larger than a small backpack go in the lockers by "
-                          "the stairs, which take a one-euro coin that is returned when the locker is opened again."),
-    RankedPassage("group-rooms", "Group study rooms seat four to eight readers and can be booked online for up to three "
-                         "hours a day. A booking is released if nobody arrives within fifteen minutes of its "
-                         "start, and the room then goes to the next reader on the waiting list."),
-    RankedPassage("renewals", "Most loans can be renewed online or at the help desk before they are due. Each loan can be "
-                      "renewed twice, unless another reader has reserved the item, in which case it must be "
-                      "returned on time."),
-    RankedPassage("lost-card", "Report a lost library card at once, online or at the help desk; a new one is made there."),
+    *(RankedPassage(id=e.id, text=e.text) for e in ENTRIES), *RANKED[1:], LAPTOP_FAQ, NON_ASCII,
+    RankedPassage(id="reading-room",
+                  text="Quiet reading rooms are on the second and third floors. Food is not allowed there; "
+                       "water in a closed bottle is. Bags larger than a small backpack go in the lockers by "
+                       "the stairs, which take a one-euro coin that is returned when the locker is opened again."),
+    RankedPassage(id="group-rooms",
+                  text="Group study rooms seat four to eight readers and can be booked online for up to three "
+                       "hours a day. A booking is released if nobody arrives within fifteen minutes of its "
+                       "start, and the room then goes to the next reader on the waiting list."),
+    RankedPassage(id="renewals",
+                  text="Most loans can be renewed online or at the help desk before they are due. Each loan can be "
+                       "renewed twice, unless another reader has reserved the item, in which case it must be "
+                       "returned on time."),
+    RankedPassage(id="lost-card",
+                  text="Report a lost library card at once, online or at the help desk; a new one is made there."),
 )
 WORKED_REQUEST = assemble_request(SYSTEM_PROMPT, WORKED_QUESTION, WORKED_EVIDENCE)
 WORKED_FINAL_INPUT = lab_tokens(WORKED_REQUEST)   # counted, not typed: 723

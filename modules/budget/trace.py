@@ -20,6 +20,9 @@ LAB_TOKEN_NOTE = ("A lab token is a teaching unit (whitespace pieces, each ceil(
                   "A real model adapter counts the whole input with the model's own tokenizer and reserves "
                   "room for the output; the lab ships no tokenizer and never converts units with a ratio.")
 BAR_WIDTH = 40
+# Published simulator figures the lesson echoes (not recomputed here: another fixture, another unit).
+PUBLISHED = {"window": 240, "queries": 40, "average_chunks_that_fit": 13.4, "k": 11, "overflows": 6,
+             "average": 206.4, "largest": 246}
 
 
 def _walk_record(walk: BudgetWalk, originals: dict[str, RankedPassage], counter) -> dict:
@@ -153,13 +156,18 @@ def _walk_blocks(record: dict) -> list[dict]:
             ["policy", "kept", "skipped or not reached", "used"],
             [[w["policy"], _ids(w["kept_ids"]), _ids(w["skipped_ids"]), w["used"]] for w in walks]),
     ]
-    for walk in walks:
-        blocks.append(table_block(
-            f"policy-{walk['policy']}",
-            f"policy {walk['policy']}: {walk['used']} of {walk['budget']} {walk['unit']} used",
-            f"{walk['unit']}: the chunk's size; running total: {walk['unit']} handed on so far.",
-            ["rank", "id", walk["unit"], "decision", "running total"],
-            [[s["rank"], s["id"], s["size"], s["decision"], s["running_total"]] for s in walk["steps"]]))
+    short = {"kept": "kept", "cut to fit": "cut", "skipped: does not fit": "skipped",
+             "does not fit: walk stops": "stops here", "never considered": "not reached"}
+    unit = walks[0]["unit"]
+    blocks.append(table_block(
+        "policy-steps", "Each chunk under each policy, in rank order",
+        f"{unit}: the chunk's size; each policy column: the decision, then the running total of {unit} "
+        f"handed on. kept: whole; cut: handed on cut to the room left; skipped: left out whole, the "
+        f"walk goes on; stops here: the first misfit ends the walk; not reached: after a stop.",
+        ["rank", "id", unit] + [w["policy"] for w in walks],
+        [[step["rank"], step["id"], step["size"]]
+         + [f"{short[w['steps'][i]['decision']]} {w['steps'][i]['running_total']}" for w in walks]
+         for i, step in enumerate(walks[0]["steps"])]))
     cut = next(w["cut"] for w in walks if "cut" in w)
     blocks.append({"key": "truncation", "text": f"What truncation handed on as {cut['id']}:\n  \"{cut['handed_on']}\"\n"
                    f"What it dropped:\n  \"{cut['lost']}\"\nThe cut quote says every loan laptop may go home; "
@@ -231,7 +239,11 @@ def _sweep_blocks(sweep: dict) -> list[dict]:
             f"request's own largest k. That mean is no safe k: the tightest request fits only "
             f"{sweep['fewest_chunks_that_fit']}, and at k={first['k']} the average prompt ({first['average']}) is "
             f"well inside {sweep['window']} while the largest ({first['largest']}) overflows. An overflowing "
-            f"request returns no answer and counts as wrong: size k for the largest request, not the average."},
+            f"request returns no answer and counts as wrong: size k for the largest request, not the average. "
+            f"A published simulator shows the same at scale: with a {PUBLISHED['window']}-token window and "
+            f"{PUBLISHED['queries']} queries about {PUBLISHED['average_chunks_that_fit']} chunks fit on average, "
+            f"yet at k={PUBLISHED['k']}, {PUBLISHED['overflows']} of the {PUBLISHED['queries']} requests overflow "
+            f"(average {PUBLISHED['average']}, largest {PUBLISHED['largest']})."},
     ]
 
 
@@ -281,6 +293,10 @@ def view(record: dict) -> list[dict]:
     units = record["units"]
     return [
         {"key": "heading", "heading": "Lesson 02 - budget: keep the units explicit"},
+        {"key": "plan", "text": "Four measurements, each in a declared unit: one ranked input under three "
+                                "budget policies; the window equation that leaves room for evidence; a fixed "
+                                "top-k against a window; one passage in three units. Then the objective: "
+                                "cover the question's sub-questions, not the ranking."},
         *_walk_blocks(record),
         *_window_blocks(record["window"]),
         *_sweep_blocks(record["sweep"]),

@@ -161,7 +161,8 @@ def fill_quote_budget(candidates, max_quote_chars: int) -> ContextRecord:
             used += len(passage.text)
         else:
             skipped.append(passage.id)
-    return ContextRecord(tuple(packet), tuple(skipped), (), {}, used, budget)
+    return ContextRecord(packet=tuple(packet), budget_skipped_ids=tuple(skipped), duplicate_text_ids=(),
+                         conflicts={}, used_quote_chars=used, max_quote_chars=budget)
 
 
 def select_context(candidates, max_quote_chars: int) -> ContextRecord:
@@ -180,17 +181,20 @@ def select_context(candidates, max_quote_chars: int) -> ContextRecord:
         first_with_text[passage.text] = passage.id
         eligible.append(passage)
     walked = fill_quote_budget(eligible, budget)
-    return ContextRecord(walked.packet, walked.budget_skipped_ids, tuple(duplicate_of), conflicts,
-                         walked.used_quote_chars, budget, duplicate_of, recorded_conflicts(passages, conflicts))
+    return ContextRecord(packet=walked.packet, budget_skipped_ids=walked.budget_skipped_ids,
+                         duplicate_text_ids=tuple(duplicate_of), conflicts=conflicts,
+                         used_quote_chars=walked.used_quote_chars, max_quote_chars=budget,
+                         duplicate_of=duplicate_of, unresolved=recorded_conflicts(passages, conflicts))
 
 
-def recorded_conflicts(passages: tuple[Passage, ...], conflicts: dict) -> tuple[VersionConflict, ...]:
+def recorded_conflicts(passages: tuple[Passage, ...],
+                       conflicts: dict[str, tuple[str, ...]]) -> tuple[VersionConflict, ...]:
     """Step 2's record: each blocked source with its labels and every blocked quote, unresolved."""
     found = []
     for source in conflicts:
         blocked = [p for p in passages if p.source_id == source]
-        found.append(VersionConflict(source, tuple(p.id for p in blocked), tuple(p.version for p in blocked),
-                                     tuple(p.text for p in blocked)))
+        found.append(VersionConflict(source_id=source, ids=tuple(p.id for p in blocked),
+                                     versions=tuple(p.version for p in blocked), quotes=tuple(p.text for p in blocked)))
     return tuple(found)
 
 
@@ -254,7 +258,8 @@ RANKING = ("returns-v1", "hours-v2", "returns-faq", "wifi-v1", "printing-v1", "p
 def as_passage(entry_id: str) -> Passage:
     """A help-desk record as this lesson's Passage."""
     found = entry(entry_id)
-    return Passage(found.id, found.source_id, found.version, found.title, found.text)
+    return Passage(id=found.id, source_id=found.source_id, version=found.version, title=found.title,
+                   text=found.text)
 
 
 CANDIDATES = tuple(as_passage(i) for i in RANKING)

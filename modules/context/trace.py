@@ -132,20 +132,43 @@ def trace(budgets=lesson.DEFAULT_BUDGETS) -> dict:
     }
 
 
-def _decision(step: dict) -> str:
-    if "duplicate_of" in step:
-        return f"{step['decision']} of {step['duplicate_of']}"
-    if "conflict" in step:
-        return f"blocked: {step['conflict']['source_id']} {', '.join(step['conflict']['labels'])}"
-    return step["decision"]
+SHORT_DECISION = {"selected": "selected", "skipped: budget": "budget", "skipped: duplicate text": "duplicate",
+                  "blocked: version conflict": "blocked"}
+BUDGETS_PER_TABLE = 3   # budget columns side by side; more budgets (--budget) continue in another table
+
+
+def _loss(run: dict, needed_ids) -> str:
+    """Why each needed passage is missing from one run's packet, from the run's own steps."""
+    by_id = {s["id"]: s for s in run["steps"]}
+    budget, parts = run["max_quote_chars"], []
+    for needed in sorted(needed_ids):
+        step = by_id.get(needed)
+        if step is None:
+            parts.append(f"{needed} was not a candidate")
+        elif step["decision"] == "selected":
+            continue
+        elif step["decision"] != "skipped: budget":
+            parts.append(f"{needed} was {step['decision']}")
+        elif step["chars"] > budget:
+            parts.append(f"{needed} ({step['chars']}) is longer than the whole budget")
+        else:
+            parts.append(f"{needed} ({step['chars']}) came after {step['running_total']} were used, "
+                         f"{budget - step['running_total']} left")
+    return "; ".join(parts) if parts else "every needed passage fits"
 
 
 def view(record: dict) -> list[dict]:
     """Turn the trace record into printable blocks (headings, text, tables), each with a key."""
-    needed = len(record["labels"]["relevant_ids"])
+    needed_ids = record["labels"]["relevant_ids"]
+    needed = len(needed_ids)
     recall_key = f"recall_at_{needed}"
+    runs = record["runs"]
+    budgets = ", ".join(str(r["max_quote_chars"]) for r in runs)
     blocks = [
         {"key": "heading", "heading": "Lesson 01 - context: retrieval succeeded, the packet failed"},
+        {"key": "plan", "text": f"One question, one fixed ranking, quote budgets of {budgets} characters. "
+                                f"Watch recall@{needed} (did the retriever rank the needed passages?) against "
+                                f"coverage (did they reach the packet?), then each candidate's decision."},
         {"key": "question", "text": f"Question: {record['question']}"},
         {"key": "unit", "text": f"Unit: {record['unit']}."},
         table_block(
@@ -155,7 +178,7 @@ def view(record: dict) -> list[dict]:
             ["rank", "id", "source", "version", "chars"],
             [[c["rank"], c["id"], c["source_id"], c["version"], c["chars"]] for c in record["candidates"]]),
         {"key": "labels", "text": "Labels, for evaluation only (the selector never sees them): "
-                                  + ", ".join(record["labels"]["relevant_ids"])},
+                                  + ", ".join(needed_ids)},
         table_block(
             "summary", "Summary: the ranking is fixed, only the budget changes",
             f"budget: max_quote_chars; recall@{needed}: needed passages among the first {needed} "
@@ -163,22 +186,38 @@ def view(record: dict) -> list[dict]:
             f"text in the packet.",
             ["budget", f"recall@{needed}", "coverage", "used", "packet"],
             [[run["max_quote_chars"], run[recall_key], run["coverage"], run["used_quote_chars"],
-              ", ".join(run["packet_ids"]) or "(empty)"] for run in record["runs"]]),
+              ", ".join(run["packet_ids"]) or "(empty)"] for run in runs]),
+        {"key": "finding", "text": f"Finding: recall@{needed} is {runs[0][recall_key]} in every row, and "
+                                   f"coverage is " + ", ".join(
+                                       f"{r['coverage']} at {r['max_quote_chars']}" for r in runs)
+                                   + ". The ranking never changed; the budget decided. " + ". ".join(
+                                       f"At {r['max_quote_chars']}: {_loss(r, needed_ids)}" for r in runs) + "."},
     ]
-    for run in record["runs"]:
+    steps = runs[0]["steps"]
+    duplicates = sorted({f"{s['id']} repeats {s['duplicate_of']}" for s in steps if "duplicate_of" in s})
+    blocked = sorted({f"{s['conflict']['source_id']} {', '.join(s['conflict']['labels'])}"
+                      for s in steps if "conflict" in s})
+    legend = ("chars: len() of the text; each budget column: the decision, then the running total of "
+              "selected chars. selected: copied whole; budget: skipped, does not fit what is left; "
+              "duplicate: skipped, exact text of an earlier id"
+              + (f" ({'; '.join(duplicates)})" if duplicates else "")
+              + "; blocked: its source has two version labels"
+              + (f" ({'; '.join(blocked)})" if blocked else "") + ".")
+    for first in range(0, len(runs), BUDGETS_PER_TABLE):
+        shown = runs[first:first + BUDGETS_PER_TABLE]
+        key = "walk" if first == 0 else f"walk-{first // BUDGETS_PER_TABLE + 1}"
         blocks.append(table_block(
-            f"walk-{run['max_quote_chars']}",
-            f"max_quote_chars = {run['max_quote_chars']}: coverage {run['coverage']}, "
-            f"recall@{needed} {run[recall_key]}",
-            "chars: len() of the text; decision: selected, skipped (budget, or duplicate text "
-            "of an earlier id) or blocked (its source has two version labels, shown); total: "
-            "running sum of the selected chars.",
-            ["rank", "id", "chars", "decision", "total"],
-            [[s["rank"], s["id"], s["chars"], _decision(s), s["running_total"]] for s in run["steps"]]))
+            key, "Each candidate's decision, in rank order, at each budget"
+            + ("" if first == 0 else " (continued)"),
+            legend if first == 0 else "as in the table above.",
+            ["rank", "id", "chars"] + [f"at {r['max_quote_chars']}" for r in shown],
+            [[s["rank"], s["id"], s["chars"]] + [f"{SHORT_DECISION[r['steps'][i]['decision']]} "
+                                                 f"{r['steps'][i]['running_total']}" for r in shown]
+             for i, s in enumerate(steps)]))
     blocks.append({"key": "conflicts", "text":
                    "Every packet also carries each blocked source as a conflict, not as evidence: "
                    "unresolved, not paid from the budget, never quoted as an answer. "
-                   + conflict_text(record["runs"][0]["unresolved"])})
+                   + conflict_text(runs[0]["unresolved"])})
     blocks.append({"key": "skip-not-cut", "text": "A skipped passage is never cut to fit: a truncated quote can "
                                                   "say what its source did not. The walk goes on after a skip, "
                                                   "so a shorter passage further down may still enter."})

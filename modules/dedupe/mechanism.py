@@ -27,14 +27,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from modules.common.checks import nfc, sequence_of
+from modules.common.checks import nfc, sequence_of, whole_number
 from modules.helpdesk import entry
 
 __all__ = [
     "RetrievedChunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
     "dedupe_ids", "dedupe_text", "normalised_text", "same_passage", "canonical_key", "canonical_sources",
-    "dedupe_canonical", "lines_overlap", "ranked", "select_non_overlapping", "distinct_texts", "ID_CASE",
-    "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE", "CROWDING_CASE", "CROWDING_LABELS",
+    "dedupe_canonical", "lines_overlap", "shared_line_range", "line_count", "ranked", "select_non_overlapping",
+    "select_for_context", "distinct_texts", "ID_CASE", "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE",
+    "OVERLAP_CONTEXT_LINES", "CROWDING_CASE", "CROWDING_LABELS",
 ]
 
 COPY_KINDS = ("primary", "mirror", "export")
@@ -102,30 +103,34 @@ class IdConflict(ValueError):
 
 @dataclass(frozen=True)
 class TextDedupe:
-    """kept: tuple of RetrievedChunk; duplicate_text_ids: tuple of ids; duplicate_of: duplicate id -> kept id."""
+    """kept: the kept chunks in rank order; duplicate_text_ids: the dropped ids in rank order;
+    duplicate_of: dropped id -> id of the kept chunk with that text."""
 
-    kept: tuple
-    duplicate_text_ids: tuple
-    duplicate_of: dict = field(default_factory=dict)
+    kept: tuple[RetrievedChunk, ...]
+    duplicate_text_ids: tuple[str, ...]
+    duplicate_of: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class CanonicalDedupe:
-    """kept: tuple of RetrievedChunk, rank order; dropped: dropped id -> id of the copy kept instead;
+    """kept: the kept chunks in rank order; dropped: dropped id -> id of the copy kept instead;
     reasons: kept id -> why this copy; matched: dropped id -> how it matched the kept copy."""
 
-    kept: tuple
-    dropped: dict
-    reasons: dict = field(default_factory=dict)
-    matched: dict = field(default_factory=dict)
+    kept: tuple[RetrievedChunk, ...]
+    dropped: dict[str, str]
+    reasons: dict[str, str] = field(default_factory=dict)
+    matched: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class OverlapSelection:
-    """selected: tuple of RetrievedChunk in rank order; rejected: rejected id -> reason."""
+    """selected: the selected chunks in rank order; rejected: rejected id -> reason code
+    ("overlapping_lines_with:<kept id>" or "context_budget"); shared_lines: for each id rejected
+    for an overlap, the first and last line it shares with the kept chunk (1-based, inclusive)."""
 
-    selected: tuple
-    rejected: dict
+    selected: tuple[RetrievedChunk, ...]
+    rejected: dict[str, str]
+    shared_lines: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def selected_ids(self) -> tuple[str, ...]:
@@ -162,7 +167,7 @@ def dedupe_text(chunks) -> TextDedupe:
         else:
             first[chunk.text] = chunk.id
             kept.append(chunk)
-    return TextDedupe(tuple(kept), tuple(duplicates), duplicates)
+    return TextDedupe(kept=tuple(kept), duplicate_text_ids=tuple(duplicates), duplicate_of=duplicates)
 
 
 # ---------------------------------------------------------------- canonical documents
@@ -253,7 +258,7 @@ def dedupe_canonical(chunks) -> CanonicalDedupe:
         else:
             dropped[chunk.id] = best.id
             matched[chunk.id] = _how_matched(chunk, best)
-    return CanonicalDedupe(tuple(kept), dropped, reasons, matched)
+    return CanonicalDedupe(kept=tuple(kept), dropped=dropped, reasons=reasons, matched=matched)
 
 
 # ---------------------------------------------------------------- overlapping lines
@@ -261,6 +266,18 @@ def dedupe_canonical(chunks) -> CanonicalDedupe:
 def lines_overlap(a: RetrievedChunk, b: RetrievedChunk) -> bool:
     """Same file and at least one shared line; ranges are 1-based and inclusive."""
     return a.source == b.source and a.start_line <= b.end_line and b.start_line <= a.end_line
+
+
+def shared_line_range(a: RetrievedChunk, b: RetrievedChunk) -> tuple[int, int] | None:
+    """The first and last line two chunks of one file share (inclusive), or None if they share none."""
+    if not lines_overlap(a, b):
+        return None
+    return max(a.start_line, b.start_line), min(a.end_line, b.end_line)
+
+
+def line_count(chunk: RetrievedChunk) -> int:
+    """Lines a chunk spans, both ends included: 12-29 is 18 lines."""
+    return chunk.end_line - chunk.start_line + 1
 
 
 def ranked(chunks) -> tuple[RetrievedChunk, ...]:
@@ -278,6 +295,7 @@ def select_non_overlapping(chunks) -> OverlapSelection:
     selected: list[RetrievedChunk] = []
     kept_in: dict[str, list[RetrievedChunk]] = {}   # file -> its selected chunks: only those can overlap
     rejected: dict[str, str] = {}
+    shared: dict[str, tuple[int, int]] = {}
     for chunk in order:
         same_file = kept_in.setdefault(chunk.source, [])
         clash = next((kept for kept in same_file if lines_overlap(kept, chunk)), None)
@@ -286,7 +304,24 @@ def select_non_overlapping(chunks) -> OverlapSelection:
             same_file.append(chunk)
         else:
             rejected[chunk.id] = f"overlapping_lines_with:{clash.id}"   # kept in rank order
-    return OverlapSelection(tuple(selected), rejected)
+            shared[chunk.id] = shared_line_range(clash, chunk)
+    return OverlapSelection(selected=tuple(selected), rejected=rejected, shared_lines=shared)
+
+
+def select_for_context(chunks, max_context_lines: int) -> OverlapSelection:
+    """select_non_overlapping, then a skip walk over the selected chunks in rank order under a
+    context budget counted in lines (line_count of each chunk): a chunk that does not fit what
+    is left is rejected with the reason "context_budget", never cut, and the walk goes on."""
+    budget = whole_number(max_context_lines, "max_context_lines")
+    overlaps = select_non_overlapping(chunks)
+    selected, rejected, used = [], dict(overlaps.rejected), 0
+    for chunk in overlaps.selected:
+        if used + line_count(chunk) <= budget:
+            selected.append(chunk)
+            used += line_count(chunk)
+        else:
+            rejected[chunk.id] = "context_budget"
+    return OverlapSelection(selected=tuple(selected), rejected=rejected, shared_lines=overlaps.shared_lines)
 
 
 def distinct_texts(chunks) -> int:
@@ -301,65 +336,81 @@ HOURS = entry("hours-v2").text
 
 # Id dedupe: a second channel returned returns-v1 again, unchanged.
 ID_CASE = (
-    RetrievedChunk("returns-v1", "returns-policy", RETURNS, 0.91),
-    RetrievedChunk("hours-v2", "help-desk-hours", HOURS, 0.88),
-    RetrievedChunk("returns-v1", "returns-policy", RETURNS, 0.74),
+    RetrievedChunk(id="returns-v1", source="returns-policy", text=RETURNS, score=0.91),
+    RetrievedChunk(id="hours-v2", source="help-desk-hours", text=HOURS, score=0.88),
+    RetrievedChunk(id="returns-v1", source="returns-policy", text=RETURNS, score=0.74),
 )
 # ...and a stale index holds another text under the same id.
 ID_CONFLICT = ID_CASE + (
-    RetrievedChunk("returns-v1", "returns-policy", RETURNS.replace("north", "south"), 0.52),
+    RetrievedChunk(id="returns-v1", source="returns-policy", text=RETURNS.replace("north", "south"), score=0.52),
 )
 
 # Exact text: a news post quotes the hours word for word; two overlapping windows differ slightly.
 TEXT_CASE = (
-    RetrievedChunk("hours-v2", "help-desk-hours", HOURS, 0.90),
-    RetrievedChunk("news-17", "intranet-news", HOURS, 0.86),
-    RetrievedChunk("hours-w1", "help-desk-guide", "The help desk opens at 8:30 on weekdays. On Saturdays it opens at 10:00.", 0.80),
-    RetrievedChunk("hours-w2", "help-desk-guide", "On Saturdays it opens at 10:00. It is closed on Sundays.", 0.77),
+    RetrievedChunk(id="hours-v2", source="help-desk-hours", text=HOURS, score=0.90),
+    RetrievedChunk(id="news-17", source="intranet-news", text=HOURS, score=0.86),
+    RetrievedChunk(id="hours-w1", source="help-desk-guide",
+                   text="The help desk opens at 8:30 on weekdays. On Saturdays it opens at 10:00.", score=0.80),
+    RetrievedChunk(id="hours-w2", source="help-desk-guide",
+                   text="On Saturdays it opens at 10:00. It is closed on Sundays.", score=0.77),
 )
 
-# Canonical documents: the returns policy (a rule, §1, and its exception for laptops, §2) on the
-# intranet, a mirror that copied the rule with its line breaks, and an export with a header; the
-# printing prices in an export and a mirror, no primary retrieved; the hours once.
+# Canonical documents: the returns policy (a rule, §1, and its exception for laptops, §2) at its
+# primary home, the help-desk world's returns-policy source (returns-v1 is the help-desk record
+# itself); a mirror site that copied the rule with its line breaks, and an export with a header;
+# the printing prices in an export and a mirror, no primary retrieved; the hours (hours-v2) once.
 _EXPORTED = "Returns policy (export of 2024-03-01). " + RETURNS
 _MIRRORED = RETURNS.replace(" return books", "\nreturn books")
 CANONICAL_CASE = (
-    RetrievedChunk("returns-mirror", "mirror.example.org/returns", _MIRRORED, 0.93, "policy:returns", "mirror"),
-    RetrievedChunk("returns-export", "exports/returns-policy.txt", _EXPORTED, 0.90, "policy:returns", "export", anchor="§1"),
-    RetrievedChunk("printing-export", "exports/printing-prices.txt", "Printing costs 10 cents a page.", 0.84,
-          "policy:printing", "export", anchor="§1"),
-    RetrievedChunk("returns-primary", "intranet/returns", RETURNS, 0.83, "policy:returns", "primary", anchor="§1"),
-    RetrievedChunk("printing-mirror", "mirror.example.org/printing", "Printing: 10 cents a page.", 0.71,
-          "policy:printing", "mirror", anchor="§1"),
-    RetrievedChunk("hours-primary", "intranet/hours", HOURS, 0.66, "policy:hours", "primary", anchor="§1"),
-    RetrievedChunk("returns-laptops", "intranet/returns", LAPTOPS, 0.58, "policy:returns", "primary", anchor="§2"),
+    RetrievedChunk(id="returns-mirror", source="mirror.example.org/returns", text=_MIRRORED, score=0.93,
+                   canonical_id="policy:returns", copy="mirror"),
+    RetrievedChunk(id="returns-export", source="exports/returns-policy.txt", text=_EXPORTED, score=0.90,
+                   canonical_id="policy:returns", copy="export", anchor="§1"),
+    RetrievedChunk(id="printing-export", source="exports/printing-prices.txt", text="Printing costs 10 cents a page.",
+                   score=0.84, canonical_id="policy:printing", copy="export", anchor="§1"),
+    RetrievedChunk(id="returns-v1", source="returns-policy", text=RETURNS, score=0.83, canonical_id="policy:returns",
+                   copy="primary", anchor="§1"),
+    RetrievedChunk(id="printing-mirror", source="mirror.example.org/printing", text="Printing: 10 cents a page.",
+                   score=0.71, canonical_id="policy:printing", copy="mirror", anchor="§1"),
+    RetrievedChunk(id="hours-v2", source="help-desk-hours", text=HOURS, score=0.66, canonical_id="policy:hours",
+                   copy="primary", anchor="§1"),
+    RetrievedChunk(id="returns-laptops", source="returns-policy", text=LAPTOPS, score=0.58,
+                   canonical_id="policy:returns", copy="primary", anchor="§2"),
 )
 
 # Five full-text candidates for "production release", as retrieved (score order).
 OVERLAP_QUERY = "production release"
 OVERLAP_CASE = (
-    RetrievedChunk("chunk-0001", "release-policy.md", "Production releases need two approvals and a rollback plan ...",
-          7.4, start_line=12, end_line=29),
-    RetrievedChunk("chunk-0002", "release-policy.md", "... a rollback plan. Freeze windows: no production release on ...",
-          6.9, start_line=26, end_line=34),
-    RetrievedChunk("chunk-0003", "deployment-guide.md", "To release to production, tag the build and run the deploy job ...",
-          6.1, start_line=12, end_line=24),
-    RetrievedChunk("chunk-0004", "deployment-guide.md", "After the production release, watch the error rate for 30 minutes ...",
-          5.8, start_line=25, end_line=33),
-    RetrievedChunk("chunk-0005", "service-config.md", "release.channel = production; release.approvals = 2",
-          4.2, start_line=32, end_line=35),
+    RetrievedChunk(id="chunk-0001", source="release-policy.md",
+                   text="Production releases need two approvals and a rollback plan ...",
+                   score=7.4, start_line=12, end_line=29),
+    RetrievedChunk(id="chunk-0002", source="release-policy.md",
+                   text="... a rollback plan. Freeze windows: no production release on ...",
+                   score=6.9, start_line=26, end_line=34),
+    RetrievedChunk(id="chunk-0003", source="deployment-guide.md",
+                   text="To release to production, tag the build and run the deploy job ...",
+                   score=6.1, start_line=12, end_line=24),
+    RetrievedChunk(id="chunk-0004", source="deployment-guide.md",
+                   text="After the production release, watch the error rate for 30 minutes ...",
+                   score=5.8, start_line=25, end_line=33),
+    RetrievedChunk(id="chunk-0005", source="service-config.md",
+                   text="release.channel = production; release.approvals = 2",
+                   score=4.2, start_line=32, end_line=35),
 )
+# The context budget the lesson packs them into, in lines (line_count), and a tighter one at
+# which a selected chunk no longer fits and is rejected with the reason context_budget.
+OVERLAP_CONTEXT_LINES = (60, 40)
 
 # Crowding: three near-identical chunks lead; the other half of the answer ranks fourth.
 CROWDING_QUESTION = "When does the help desk open, and where can books be returned when it is closed?"
 CROWDING_CASE = (
-    RetrievedChunk("returns-v1", "returns-policy", RETURNS, 0.94),
-    RetrievedChunk("faq-returns", "faq", RETURNS, 0.93),
-    RetrievedChunk("sign-returns", "door-signage", RETURNS, 0.92),
-    RetrievedChunk("hours-v2", "help-desk-hours", HOURS, 0.81),
+    RetrievedChunk(id="returns-v1", source="returns-policy", text=RETURNS, score=0.94),
+    RetrievedChunk(id="returns-faq", source="faq", text=RETURNS, score=0.93),   # the help-desk world's FAQ copy
+    RetrievedChunk(id="sign-returns", source="door-signage", text=RETURNS, score=0.92),
+    RetrievedChunk(id="hours-v2", source="help-desk-hours", text=HOURS, score=0.81),
 )
 # Evaluation label: which chunks carry which half of the answer. Never given to a selector.
-CROWDING_LABELS = {"where to return": ("faq-returns", "returns-v1", "sign-returns"), "when it opens": ("hours-v2",)}
+CROWDING_LABELS = {"where to return": ("returns-faq", "returns-v1", "sign-returns"), "when it opens": ("hours-v2",)}
 CROWDING_CUTOFF = 2
 
 LINE_RANGES = "Line ranges are 1-based and inclusive, as displayed: 12-24 is lines 12 through 24 (13 lines)."

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from modules.common.tables import table_block
 from modules.dedupe.mechanism import (CANONICAL_CASE, CROWDING_CASE, CROWDING_CUTOFF, CROWDING_LABELS, CROWDING_QUESTION,
-                            ID_CASE, ID_CONFLICT, LINE_RANGES, OVERLAP_CASE, OVERLAP_QUERY, TEXT_CASE, IdConflict,
-                            canonical_key, canonical_sources, dedupe_canonical, dedupe_ids, dedupe_text,
-                            distinct_texts, select_non_overlapping)
+                            ID_CASE, ID_CONFLICT, LINE_RANGES, OVERLAP_CASE, OVERLAP_CONTEXT_LINES, OVERLAP_QUERY,
+                            TEXT_CASE, IdConflict, canonical_key, canonical_sources, dedupe_canonical, dedupe_ids,
+                            dedupe_text, distinct_texts, line_count, select_for_context, select_non_overlapping)
 
 RANKED = ("rank: the retrieval order, 1 = best; score: the retriever's score (higher ranks first); "
           "chars: the length of the text in characters.")
@@ -78,6 +78,7 @@ def trace() -> dict:
     text = dedupe_text(TEXT_CASE)
     overlap = select_non_overlapping(OVERLAP_CASE)
     reverse = select_non_overlapping(tuple(reversed(OVERLAP_CASE)))
+    packed = [(budget, select_for_context(OVERLAP_CASE, budget)) for budget in OVERLAP_CONTEXT_LINES]
     return {
         "lesson": "dedupe",
         "line_ranges": LINE_RANGES,
@@ -89,10 +90,18 @@ def trace() -> dict:
         "canonical": _canonical(),
         "overlap": {
             "query": OVERLAP_QUERY,
-            "candidates": [dict(row, lines=f"{c.start_line}-{c.end_line}")
+            "candidates": [dict(row, lines=f"{c.start_line}-{c.end_line}", line_count=line_count(c))
                            for row, c in zip(_rows(OVERLAP_CASE), OVERLAP_CASE)],
             "selected_ids": list(overlap.selected_ids),
-            "rejected": [{"id": cid, "reason": reason} for cid, reason in overlap.rejected.items()],
+            "rejected": [{"id": cid, "reason": reason, "shared_lines": "{}-{}".format(*overlap.shared_lines[cid])}
+                         for cid, reason in overlap.rejected.items()],
+            "context": [{"max_context_lines": budget, "selected_ids": list(result.selected_ids),
+                         "used_lines": sum(line_count(c) for c in result.selected),
+                         "rejected": [{"id": cid, "reason": reason,
+                                       "shared_lines": "{}-{}".format(*result.shared_lines[cid])
+                                       if cid in result.shared_lines else None}
+                                      for cid, reason in sorted(result.rejected.items())]}
+                        for budget, result in packed],
             "reversed_input_selected_ids": list(reverse.selected_ids),
             "reversed_input_rejected": [{"id": cid, "reason": reason} for cid, reason in reverse.rejected.items()],
             "order_invariant": overlap == reverse,
@@ -126,6 +135,10 @@ def view(record: dict) -> list[dict]:
     kept_of = {k["id"]: k for k in canonical["kept"]}
     blocks = [
         {"key": "heading", "heading": "Lesson 03 - dedupe: remove redundancy without merging identities carelessly"},
+        {"key": "plan", "text": "Five kinds of repetition, each with its own rule: one id twice, one text under "
+                                "two ids, copies of one passage on a primary site, a mirror and an export, "
+                                "overlapping line ranges of one file, and near copies crowding a cutoff. Each "
+                                "case shows its candidates, then what the rule keeps, drops and why."},
         table_block("ids", "1. Same id", RANKED, columns, rows(ids["candidates"])),
         {"key": "ids-result",
          "text": f"Identical copies collapse to the first-ranked: kept {', '.join(ids['kept_ids'])} "
@@ -182,11 +195,20 @@ def view(record: dict) -> list[dict]:
         {"key": "overlap-result",
          "text": f"{record['line_ranges']}\nSelected ({len(overlap['selected_ids'])} of "
                  f"{len(overlap['candidates'])}): {', '.join(overlap['selected_ids'])}.\n"
-                 + "\n".join(f"Rejected: {r['id']} {r['reason']}" for r in overlap["rejected"])
+                 + "\n".join(f"Rejected: {r['id']} {r['reason']} (shares lines {r['shared_lines']})"
+                             for r in overlap["rejected"])
                  + "\nThe two deployment-guide.md chunks are adjacent (24 then 25), so both stay.\n"
                  f"Same candidates in reversed input order: {', '.join(overlap['reversed_input_selected_ids'])} "
                  f"({'the same selection' if overlap['order_invariant'] else 'A DIFFERENT SELECTION'}; "
                  f"rank is score, ties broken by id)."},
+        table_block("overlap-context", "Packed into a context budget, in lines",
+               "max lines: the context budget, the sum of the selected chunks' line counts (12-29 is 18 "
+               "lines); reason: overlapping_lines_with:<kept id> (shares a line with a better-ranked chunk of "
+               "its file) or context_budget (does not fit what is left; skipped whole, the walk goes on); "
+               "shared: the lines it shares with that chunk.",
+               ["max lines", "selected", "used", "rejected", "reason", "shared"],
+               [[run["max_context_lines"], len(run["selected_ids"]), run["used_lines"], r["id"], r["reason"],
+                 r["shared_lines"] or "-"] for run in overlap["context"] for r in run["rejected"]]),
         table_block("crowding", "5. Crowding", RANKED, columns, rows(crowding["candidates"])),
         {"key": "crowding-question", "text": f"Question: {crowding['question']}"},
         table_block("crowding-packets", "Three packets for that question",

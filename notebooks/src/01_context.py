@@ -104,11 +104,11 @@ charts.show(fig, "Coverage is 0 below 100 characters, 1/2 from 100 (returns-v1 f
 # The selector does four things in order: it collapses repeated ids (refusing two
 # different passages under one id), blocks any source that appears with more than one
 # version label, drops exact duplicate text under another id, and then walks the rest
-# in rank order. The tables show each candidate's fate, with the reason, and the running
-# total of selected characters.
+# in rank order. The table shows each candidate's fate at each budget, with the reason,
+# and the running total of selected characters.
 
 # %%
-show(blocks_between(blocks, "walk-80", "walk-400"))
+show(block(blocks, "walk"))
 
 # %% [markdown]
 # Three things to notice:
@@ -166,7 +166,11 @@ show(block(blocks, "label-reader"))
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/context.py` and write the four tasks: `packet_coverage`,
-# `recall_at_k`, `fill_quote_budget` and the quiz `LABELS_QUIZ`. Then run
+# Open `exercises/context.py` and write the five tasks. Each one changes what you read
+# here a little: `packet_coverage` takes a whole record and counts only its evidence (not
+# the conflicts that travel beside it), `recall_at_k` counts k distinct ids, and
+# `fill_quote_budget` decides a passage returned twice only once. The quiz `LABELS_QUIZ`
+# asks why the labels stay out, and `PACKET_AT_190` asks you to predict, before running
+# anything, the packet at a budget the trace does not print. Then run
 # `python3 -B methods.py check context`; ask for a nudge with
 # `python3 -B methods.py hint context`.

@@ -53,7 +53,7 @@ for rank, chunk in enumerate(budget.RANKED, start=1):
 # first one cannot fit. Here is what each policy does with exactly the same input:
 
 # %%
-show("policies")
+show("policies", "policy-steps")
 
 # %% [markdown]
 # * **skip** leaves the long chunk out whole and keeps walking: the two short chunks fit,
@@ -252,8 +252,12 @@ show("coverage-compare")
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/budget.py` and write `evidence_budget` (a negative remainder is an
-# error), `skip_walk` (with any counter; an exact fit is kept), `count_overflows`, the
-# quiz `RESERVE_QUIZ` and `cover_facets` (greedy coverage per unit of cost, ties to the
-# better rank). Check with `python3 -B methods.py check budget`, and ask for a
+# Open `exercises/budget.py`. Each function task goes one step past the reading:
+# `evidence_budget_of_plan` takes a plan whose every term declares its unit (a missing
+# term or a second unit is refused, a negative remainder is an error), `skip_walk` pays for
+# each chunk as it is sent, wrapper included, `safe_top_k` finds the largest k at which no
+# request overflows once the answer's reserve is counted, and `cover_facets` chooses by
+# coverage per unit of cost (ties to the better rank, a free chunk first). The quiz
+# `RESERVE_QUIZ` asks why the reserve stays in the equation, and `WALK_AT_200` asks you to
+# predict the rank walk at a budget the trace does not run. Check with `python3 -B methods.py check budget`, and ask for a
 # hint with `python3 -B methods.py hint budget`.

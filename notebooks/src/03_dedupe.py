@@ -2,7 +2,7 @@
 # # Lesson 03 · dedupe: remove redundancy without merging identities carelessly
 #
 # Retrieval returns repeats. The same chunk arrives from two channels, a news post quotes
-# a policy word for word, a mirror site serves a copy of the intranet, and two chunks of
+# a policy word for word, a mirror site serves a copy of the policy, and two chunks of
 # one file share a few lines. Sending all of them wastes budget, and worse, it can make
 # one source look like several that agree.
 #
@@ -80,7 +80,8 @@ print("duplicate_text_ids:", result.duplicate_text_ids, "duplicate_of:", result.
 # %% [markdown]
 # ## 3. Copies of one passage across primary, mirror and export
 #
-# The returns policy lives on the intranet (the primary copy). It has two passages: the
+# The returns policy's primary copy is the help desk's own record, `returns-v1` (source
+# `returns-policy`, the same id and text as in lessons 01, 04 and 10). It has two passages: the
 # drop-box rule (anchor `§1`) and an exception for laptops (anchor `§2`). A mirror site
 # copied the rule with a line break in another place, and a text export put a header in
 # front of it. Every copy carries the canonical id `policy:returns`. Their chunk ids and
@@ -112,7 +113,7 @@ show("canonical-rule", "canonical-kept", "canonical-dropped")
 
 # %%
 show("canonical-counts")
-a = dedupe.CANONICAL_CASE[3]   # returns-primary, §1
+a = dedupe.CANONICAL_CASE[3]   # returns-v1, §1
 for other in dedupe.CANONICAL_CASE:
     if other is not a and other.canonical_id == a.canonical_id:
         print(f"same_passage({a.id}, {other.id}) = {dedupe.same_passage(a, other)}")
@@ -135,7 +136,8 @@ show("overlap")
 
 # %% [markdown]
 # `chunk-0001` (12-29) and `chunk-0002` (26-34) share lines 26 to 29. The higher-ranked
-# one stays; the other is rejected with a reason that names the chunk it overlaps.
+# one stays; the other is rejected with the reason code `overlapping_lines_with:chunk-0001`,
+# which names the chunk it overlaps, and the trace prints the lines they share.
 # The two `deployment-guide.md` chunks end at 24 and start at 25: adjacent, nothing
 # shared, so both stay. Treating "touching" as "overlapping" would throw away half of a
 # guide that was split cleanly.
@@ -162,16 +164,26 @@ print("same selection:", reverse == selection)
 # A loop that keeps "whichever came first" would pass on this input when it happens to
 # arrive sorted, and fail the day two channels merge their results in another order.
 #
-# The cost of the selection follows the number of chunks, never their line numbers: it
-# sorts the chunks, then sweeps them, checking each one against the single selected
-# range that could touch it. A chunk spanning lines 1 to 1,000,000,000 costs what a
-# five-line chunk costs:
+# The selected chunks then go into the context, whose budget here is counted in lines.
+# The walk is the skip walk of lessons 01 and 02: a chunk that no longer fits is rejected
+# with the reason code `context_budget`, never cut, and the walk goes on. At 60 lines all
+# four fit (44 lines); at 40 the last one, `chunk-0005`, does not:
+
+# %%
+show("overlap-context")
+
+# %% [markdown]
+# The cost of the selection follows the number of chunks, never their line numbers: each
+# candidate, in rank order, is compared by the ends of its range with the chunks already
+# kept in its own file. A chunk spanning lines 1 to 1,000,000,000 costs what a five-line
+# chunk costs:
 
 # %%
 import time
 
-huge = [dedupe.RetrievedChunk("whole", "big.md", "w", 0.9, start_line=1, end_line=10 ** 9),
-        dedupe.RetrievedChunk("tail", "big.md", "t", 0.8, start_line=10 ** 9, end_line=10 ** 9 + 5)]
+huge = [dedupe.RetrievedChunk(id="whole", source="big.md", text="w", score=0.9, start_line=1, end_line=10 ** 9),
+        dedupe.RetrievedChunk(id="tail", source="big.md", text="t", score=0.8, start_line=10 ** 9,
+                              end_line=10 ** 9 + 5)]
 began = time.perf_counter()
 result = dedupe.select_non_overlapping(huge)
 print(result.selected_ids, result.rejected, "fast:", time.perf_counter() - began < 0.1)
@@ -204,9 +216,14 @@ charts.show(charts.crowding(record),
 # %% [markdown]
 # ## Your turn
 #
-# Open `exercises/dedupe.py` and write `id_conflicts` (every conflicting id, not only
-# the first one `dedupe_ids` stops at), `dedupe_text`, `same_passage`,
-# `dedupe_canonical`, `lines_overlap`, `select_non_overlapping` and the quiz
-# `CANONICAL_QUIZ`. Check with
+# Open `exercises/dedupe.py`. Each function task changes one rule of this lesson:
+# `id_conflicts` reports every conflicting id (not only the first one `dedupe_ids` stops
+# at); `dedupe_text` keeps the copy of the most authoritative source, declared, instead of
+# the first-ranked; `same_passage` lets two declared anchors outrank equal words;
+# `dedupe_canonical` keeps the copy its declared preference of copy kinds names;
+# `overlap_share` measures how much two chunks overlap; `merge_overlapping` merges
+# overlapping chunks into spans instead of rejecting them. The quiz `CANONICAL_QUIZ` asks
+# why three copies are not three sources, and `SELECTED_AT_30_LINES` asks you to predict
+# the selection under a 30-line context budget before you run it. Check with
 # `python3 -B methods.py check dedupe`; ask for a hint with
 # `python3 -B methods.py hint dedupe`.

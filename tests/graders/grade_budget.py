@@ -1,9 +1,9 @@
 """Grader for lesson 02, budget. Run: python3 -B methods.py check budget"""
 
-from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
-                  patched, Shown)
+from labtools.grading.harness import (manifest_tasks, call_shown, constant, expect, expect_call, expect_choice, expect_true, function,
+                  load, patched, Shown)
 from modules.budget import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
-                            BudgetWalk, Facet, RankedPassage, Request)
+                            BudgetWalk, Facet, RankedPassage, Request, fill_budget)
 from modules.common.units import chars, lab_tokens
 
 LESSON = "budget"
@@ -13,28 +13,94 @@ TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON
 
 # ---------------------------------------------------------------- Task 1
 
+TOKENS = "lab_tokens"
+
+
+def _plan(base_input=124, history=0, tools=0, output_reserve=128, margin=0, unit=TOKENS, **changes) -> Shown:
+    """A plan dict in one unit; a term given as a (size, unit) pair is used as given, one given as
+    None is left out, and `changes` adds other keys."""
+    terms = {"base_input": base_input, "history": history, "tools": tools, "output_reserve": output_reserve,
+             "margin": margin}
+    plan = {name: value if isinstance(value, tuple) else (value, unit) for name, value in terms.items()
+            if value is not None}
+    for name, value in changes.items():
+        if value is None:
+            del plan[name]
+        else:
+            plan[name] = value
+    return Shown("{" + ", ".join(f"{name!r}: {value!r}" for name, value in plan.items()) + "}", plan)
+
+
+def _plan_budget(fn, window, plan, want, why=""):
+    got, shown = call_shown(fn, window, plan)
+    expect_true(isinstance(got, (tuple, list)) and len(got) == 2,
+                f"called {shown}\n  got: {got!r:.80}\n  expected: a tuple (or a list) (evidence, unit)")
+    expect(tuple(got), want, shown, why=why)
+
+
+def _refused(fn, window, plan, names, why):
+    """The call raises ValueError and its message names each of `names` (the offending term)."""
+    expect_call(fn, window, plan, raises=ValueError, why=why)
+    try:
+        fn(window, plan.value)
+    except ValueError as error:
+        message = str(error)
+    for name in names:
+        expect_true(name in message, f"called {call_shown_text(fn, window, plan)}\n  it raised ValueError: "
+                                     f"{message}\n  expected: a message that names {name!r}, so the reader knows "
+                                     f"which term to fix")
+
+
+def call_shown_text(fn, *args) -> str:
+    return f"{fn.__name__}(" + ", ".join(a.text if isinstance(a, Shown) else repr(a) for a in args) + ")"
+
+
 def test_task1_worked_example():
-    fn = function(load(LESSON), "evidence_budget")
-    expect_call(fn, 1024, 124, 0, 0, 128, 0, want=772,
-                why="1,024 - 124 - 128 = 772: the window minus the base input (system text, question, wrapping) "
-                    "and the output reserve")
+    fn = function(load(LESSON), "evidence_budget_of_plan")
+    _plan_budget(fn, (1024, TOKENS), _plan(), (772, TOKENS),
+                 why="1,024 - 124 - 128 = 772: the window minus the base input (system text, question, wrapping) "
+                     "and the output reserve, in the window's unit")
 
 
 def test_task1_every_term_counts():
-    fn = function(load(LESSON), "evidence_budget")
-    expect_call(fn, 1024, 124, 150, 90, 128, 0, want=532,
-                why="history (150) and tool schemas (90) take 240 of the evidence room")
-    expect_call(fn, 1024, 124, 150, 90, 128, 32, want=500, why="the margin (32) is paid before evidence too")
-    expect_call(fn, 100, 10, 20, 30, 15, 5, want=20,
-                why="100 - 10 - 20 - 30 - 15 - 5 = 20; every term is subtracted once")
+    fn = function(load(LESSON), "evidence_budget_of_plan")
+    _plan_budget(fn, (1024, TOKENS), _plan(history=150, tools=90), (532, TOKENS),
+                 why="history (150) and tool schemas (90) take 240 of the evidence room")
+    _plan_budget(fn, (1024, TOKENS), _plan(history=150, tools=90, margin=32), (500, TOKENS),
+                 why="the margin (32) is paid before evidence too")
+    _plan_budget(fn, (100, "chars"), _plan(10, 20, 30, 15, 5, unit="chars"), (20, "chars"),
+                 why="100 - 10 - 20 - 30 - 15 - 5 = 20, and the unit is the window's: chars")
+
+
+def test_task1_a_missing_or_unknown_term_is_refused():
+    fn = function(load(LESSON), "evidence_budget_of_plan")
+    _refused(fn, (1024, TOKENS), _plan(history=None), ["history"],
+             "a plan without history is refused: reading the missing term as 0 silently inflates the evidence "
+             "budget on every follow-up turn")
+    _refused(fn, (1024, TOKENS), _plan(tools=None), ["tools"], "tool schemas are a term even when empty")
+    _refused(fn, (1024, TOKENS), _plan(system=(40, TOKENS)), ["system"],
+             "'system' is not a term of the equation (the system text is part of base_input)")
+
+
+def test_task1_units_are_never_mixed():
+    fn = function(load(LESSON), "evidence_budget_of_plan")
+    _refused(fn, (1024, TOKENS), _plan(history=(600, "chars")), ["history"],
+             "history is counted in chars and the window in lab tokens: subtracting one from the other is a "
+             "unit error, and converting would need a ratio the lab never guesses")
+    _refused(fn, (1024, "chars"), _plan(), ["base_input"],
+             "every term is in lab tokens but the window is in chars")
 
 
 def test_task1_negative_is_an_error_zero_is_not():
-    fn = function(load(LESSON), "evidence_budget")
-    expect_call(fn, 1024, 124, 700, 90, 128, 32, raises=ValueError,
+    fn = function(load(LESSON), "evidence_budget_of_plan")
+    expect_call(fn, (1024, TOKENS), _plan(history=700, tools=90, margin=32), raises=ValueError,
                 why="the other terms sum to 1,074 > 1,024: a negative remainder must be reported, not turned into 0")
-    expect_call(fn, 100, 60, 0, 0, 41, 0, raises=ValueError, why="a remainder of -1 is still negative")
-    expect_call(fn, 100, 60, 0, 0, 40, 0, want=0, why="a remainder of exactly 0 is a (tiny) budget, not an error")
+    expect_call(fn, (100, TOKENS), _plan(60, 0, 0, 41, 0), raises=ValueError, why="a remainder of -1 is still negative")
+    _plan_budget(fn, (100, TOKENS), _plan(60, 0, 0, 40, 0), (0, TOKENS),
+                 why="a remainder of exactly 0 is a (tiny) budget, not an error")
+    _refused(fn, (1024, TOKENS), _plan(margin=(-32, TOKENS)), ["margin"],
+             "a negative margin would hand its room to the evidence: a term's size is at least 0")
+    _refused(fn, (1024, TOKENS), _plan(tools=(-1, TOKENS)), ["tools"], "-1 is negative too")
 
 
 # ---------------------------------------------------------------- Task 2
@@ -49,6 +115,11 @@ def _lengths(chunks) -> Shown:
     return Shown("[" + ", ".join(f"{c.id}:{len(c.text)} chars" for c in chunks) + "]", chunks)
 
 
+def sent(chunk: RankedPassage) -> str:
+    """A chunk as the request carries it (modules.budget.assemble_request's wrapper)."""
+    return f'<source id="{chunk.id}">{chunk.text}</source>'
+
+
 def _walk(fn, chunks, budget, counter, kept, skipped, used, why=""):
     walk, shown = call_shown(fn, _lengths(chunks), budget, counter)
     expect_true(isinstance(walk, BudgetWalk), f"called {shown}\n  got a {type(walk).__name__}\n  expected: a BudgetWalk")
@@ -58,35 +129,44 @@ def _walk(fn, chunks, budget, counter, kept, skipped, used, why=""):
     expect(walk.budget, budget, shown + " -> budget")
     for chunk in walk.kept:
         expect_true(chunk in chunks, f"called {shown}\n  kept {chunk.id!r} with {len(chunk.text)} chars, which "
-                                     f"is not one of the input chunks: keep a chunk whole or skip it, never cut it")
+                                     f"is not one of the input chunks: keep a chunk whole (as given, without its "
+                                     f"wrapper) or skip it, never cut it")
     return walk, shown
 
 
-def test_task2_skip_and_keep_walking():
+def test_task2_each_chunk_costs_what_is_sent():
     fn = function(load(LESSON), "skip_walk")
-    _walk(fn, RANKED, 80, chars, ["copier-pin", "guest-wifi"], ["laptop-loans"], 70,
-          why="the 150-character chunk is skipped whole and the walk goes on: 30 + 40 = 70 fit")
+    _walk(fn, RANKED, 80, chars, ["copier-pin"], ["laptop-loans", "guest-wifi"], 63,
+          why='copier-pin is sent as <source id="copier-pin">...</source>: 30 chars of text and 33 of wrapper, '
+              '63 in all; guest-wifi then costs 73 and no longer fits (the bare-text walk keeps both, 70)')
+    _walk(fn, RANKED, 136, chars, ["copier-pin", "guest-wifi"], ["laptop-loans"], 136,
+          why="63 + 73 = 136: guest-wifi fits exactly, and a chunk that fits exactly is kept (used + size <= "
+              "budget, not <); laptop-loans (185 with its wrapper) is skipped whole")
 
 
 def test_task2_never_truncates():
     fn = function(load(LESSON), "skip_walk")
-    _walk(fn, [_c("long", 150), _c("short", 30)], 100, chars, ["short"], ["long"], 30,
-          why="cutting the 150-character chunk to 100 would quote something its source did not say")
+    _walk(fn, [_c("long", 150), _c("short", 30)], 100, chars, ["short"], ["long"], 58,
+          why="cutting the long chunk to fit would quote something its source did not say; short costs "
+              "30 + 28 = 58 with its wrapper")
 
 
 def test_task2_exact_fit_is_kept():
     fn = function(load(LESSON), "skip_walk")
-    _walk(fn, [_c("first", 50), _c("second", 30)], 80, chars, ["first", "second"], [], 80,
-          why="50 + 30 = 80 fills the budget exactly: a chunk that fits exactly is kept "
-              "(used + size <= budget, not <)")
-    _walk(fn, [_c("a", 50), _c("b", 40), _c("c", 30), _c("d", 5)], 80, chars, ["a", "c"], ["b", "d"], 80,
-          why="b does not fit after a (90 > 80), c fills the rest exactly, d no longer fits")
+    _walk(fn, [_c("a", 26), _c("b", 6)], 80, chars, ["a", "b"], [], 80,
+          why="with a one-letter id the wrapper is 24 chars: 50 + 30 = 80 fills the budget exactly, and a "
+              "chunk that fits exactly is kept (used + size <= budget, not <)")
+    _walk(fn, [_c("a", 26), _c("b", 16), _c("c", 6), _c("d", 1)], 80, chars, ["a", "c"], ["b", "d"], 80,
+          why="costs 50, 40, 30, 25: b does not fit after a (90 > 80), c fills the rest exactly, d no longer fits")
 
 
 def test_task2_the_counter_decides_the_size():
     fn = function(load(LESSON), "skip_walk")
-    _walk(fn, RANKED, 20, lab_tokens, ["copier-pin", "guest-wifi"], ["laptop-loans"], 17,
-          why="in lab tokens the chunks measure 33, 8 and 9; measure with the counter you were given, not len()")
+    costs = [lab_tokens(sent(c)) for c in RANKED]
+    _walk(fn, RANKED, costs[1] + costs[2], lab_tokens, ["copier-pin", "guest-wifi"], ["laptop-loans"],
+          costs[1] + costs[2],
+          why=f"in lab tokens the chunks as sent measure {costs[0]}, {costs[1]} and {costs[2]}; measure with the "
+              f"counter you were given, not len()")
 
     def one_each(text: str) -> int:
         return 1
@@ -99,7 +179,8 @@ def test_task2_the_walk_names_its_policy_and_unit():
     fn = function(load(LESSON), "skip_walk")
     chunks = [_c("a", 10), _c("b", 20)]
     for counter, unit in ((chars, "chars"), (lab_tokens, "lab_tokens")):
-        walk, shown = _walk(fn, chunks, 100, counter, ["a", "b"], [], counter(chunks[0].text) + counter(chunks[1].text))
+        walk, shown = _walk(fn, chunks, 100, counter, ["a", "b"], [],
+                            counter(sent(chunks[0])) + counter(sent(chunks[1])))
         expect(walk.policy, "skip", shown + " -> policy",
                why="the record says which policy made it, so a skip walk and a truncating walk cannot be confused")
         expect(walk.unit, unit, shown + " -> unit",
@@ -123,41 +204,67 @@ def _requests(requests) -> Shown:
     return Shown(f"<{len(requests)} requests>", requests)
 
 
-def _overflows(fn, requests, k, window, want, why=""):
-    # k and window are passed by position and shown by name, as the lesson's table names them.
-    expect_call(fn, _requests(requests), Shown(f"k={k}", k), Shown(f"window={window}", window), want=want, why=why)
+def _safe(fn, requests, window, reserve, want, why="", shown=None):
+    # window and reserve are passed by position and shown by name, as the lesson names them.
+    expect_call(fn, shown or _requests(requests), Shown(f"window={window}", window),
+                Shown(f"output_reserve={reserve}", reserve), want=want, why=why)
 
 
-def test_task3_lesson_sweep():
-    fn = function(load(LESSON), "count_overflows")
-    for k, want in ((3, 0), (4, 1), (5, 2), (6, 3), (8, 7)):
-        _overflows(fn, REQUESTS, k, WINDOW_TOKENS, want,
-                   why="the lesson's table: count each request whose base + top-k sizes exceed 160")
+def test_task3_lesson_requests():
+    fn = function(load(LESSON), "safe_top_k")
+    lesson = Shown("REQUESTS from modules.budget", REQUESTS)
+    _safe(fn, REQUESTS, WINDOW_TOKENS, 0, 3, shown=lesson,
+          why="the tightest request (q07) fits only 3 chunks in 160: the average of 6.1 is no safe k")
+    _safe(fn, REQUESTS, 200, 40, 3, shown=lesson,
+          why="with 40 reserved for the answer, 200 leaves the same 160 for the prompt")
+    _safe(fn, REQUESTS, 200, 0, 4, shown=lesson, why="with no answer to write, 200 fits 4 chunks in every request")
 
 
-def test_task3_average_fits_largest_does_not():
-    fn = function(load(LESSON), "count_overflows")
-    requests = [Request("small", "?", 10, (10, 10)), Request("small2", "?", 10, (10, 10)),
-                Request("large", "?", 10, (60, 60))]
-    _overflows(fn, requests, 2, 100, 1,
-               why="the average prompt is (30 + 30 + 130) / 3 = 63.3, inside 100, but the large request needs 130")
+def test_task3_the_largest_request_decides():
+    fn = function(load(LESSON), "safe_top_k")
+    requests = [Request("small", "?", 10, (10, 10, 10)), Request("small2", "?", 10, (10, 10, 10)),
+                Request("large", "?", 10, (60, 60, 60))]
+    _safe(fn, requests, 100, 0, 1,
+          why="at k=2 the average prompt is (30 + 30 + 130) / 3 = 63.3, inside 100, but the large request "
+              "needs 130: only k=1 fits every request")
 
 
-def test_task3_exact_fit_and_exact_k():
-    fn = function(load(LESSON), "count_overflows")
-    requests = [Request("exact", "?", 20, (40, 40, 50)), Request("over", "?", 21, (40, 40, 50))]
-    _overflows(fn, requests, 2, 100, 1, why="20 + 40 + 40 = 100 fills the window exactly and fits; 101 does not")
-    _overflows(fn, requests, 1, 100, 0, why="with k=1 only the first chunk counts: 60 and 61")
-    _overflows(fn, requests, 3, 100, 2, why="with k=3 all three chunks count")
-    _overflows(fn, requests, 9, 200, 0, why="k larger than the ranking takes every chunk there is")
-    expect_call(fn, _requests(requests), Shown("k=0", 0), Shown("window=100", 100), raises=ValueError,
-                why="k must be at least 1")
+def test_task3_the_answer_needs_room():
+    fn = function(load(LESSON), "safe_top_k")
+    requests = [Request("a", "?", 20, (30, 30, 30))]
+    _safe(fn, requests, 100, 0, 2, why="20 + 30 + 30 = 80 fits 100; a third chunk makes 110")
+    _safe(fn, requests, 100, 20, 2, why="80 + a reserve of 20 = 100 fills the window exactly, and that fits")
+    _safe(fn, requests, 100, 21, 1, why="80 + 21 = 101 overflows: the answer is written into the same window")
+    _safe(fn, requests, 100, 60, 0, why="even one chunk: 20 + 30 + 60 = 110 > 100, so no k is safe")
+    _safe(fn, requests, 100, 90, 0, why="the base input and the reserve alone, 20 + 90, already exceed 100: no k is "
+                                        "safe, and the answer is 0, not a negative k")
+
+
+def test_task3_requests_with_few_chunks():
+    fn = function(load(LESSON), "safe_top_k")
+    requests = [Request("short", "?", 10, (10,)), Request("long", "?", 10, (10, 10, 10, 10))]
+    _safe(fn, requests, 100, 0, 4,
+          why="a request with one chunk takes all it has at any k; the longest list (4 chunks) still fits")
+    _safe(fn, requests, 40, 0, 3, why="long: 10 + 10 + 10 + 10 = 40 fits at k=3, 50 at k=4 does not")
+    expect_call(fn, _requests([]), Shown("window=100", 100), Shown("output_reserve=0", 0), raises=ValueError,
+                why="no requests: there is no k to choose")
 
 
 # ---------------------------------------------------------------- Task 4
 
+RESERVE_MISTAKES = {
+    "a": "the reserve is not small: 128 of a 1,024 window, and without it the input may leave no room to answer",
+    "c": "an input past the window is not trimmed for you: the request fails, and the lab counts it as wrong",
+    "d": "streaming changes when the answer arrives, not where it is written: it still shares the window",
+}
+
+
 def test_task4_reserve_quiz():
-    expect_choice(LESSON, "RESERVE_QUIZ", "d", 4, "Reread the lesson's part on the window equation")
+    answer = constant(load(LESSON), "RESERVE_QUIZ")
+    expect_true(answer not in RESERVE_MISTAKES, f"RESERVE_QUIZ = {answer!r}: {RESERVE_MISTAKES.get(answer)}. "
+                                                f"Reread the lesson's window equation, then try again (hint: "
+                                                f"python3 -B methods.py hint {LESSON} 4)")
+    expect_choice(LESSON, "RESERVE_QUIZ", "b", 4, "Reread the lesson's part on the window equation")
 
 
 # ---------------------------------------------------------------- Task 5
@@ -182,8 +289,8 @@ def _facets(facets) -> Shown:
 def _cover(fn, chunks, facets, budget, want, why, counter=chars, label=""):
     shown_chunks = Shown(label, chunks) if label else _sizes(chunks, counter)
     got, shown = call_shown(fn, shown_chunks, _facets(facets), budget, counter)
-    expect_true(isinstance(got, tuple),
-                f"called {shown}\n  got a {type(got).__name__}\n  expected: a tuple of the chosen chunks")
+    expect_true(isinstance(got, (tuple, list)),
+                f"called {shown}\n  got a {type(got).__name__}\n  expected: a list or a tuple of the chosen chunks")
     for chunk in got:
         expect_true(chunk in chunks, f"called {shown}\n  returned {chunk!r}, which is not one of the input "
                                      f"chunks: choose chunks whole, never cut or rebuild them")
@@ -239,6 +346,17 @@ def test_task5_exact_fit_and_no_fit():
                 why="a negative budget is a mistake to report, not a budget of 0")
 
 
+def test_task5_a_size_0_chunk_wins():
+    fn = function(load(LESSON), "cover_facets")
+
+    def free_notes(text: str) -> int:
+        return 0 if text.startswith("note") else len(text)
+    chunks = [_f("alpha", "alpha", 30), RankedPassage("note", "note alpha"), _f("beta", "beta", 20)]
+    _cover(fn, chunks, [ALPHA, BETA], 25, ["note", "beta"],
+           "the note costs 0 under this counter and adds alpha: its ratio 1/0 beats every other (compare "
+           "new_a * size_b > new_b * size_a; dividing raises ZeroDivisionError)", counter=free_notes)
+
+
 def test_task5_ties_go_to_the_better_rank():
     fn = function(load(LESSON), "cover_facets")
     # Forty chunks that each add alpha for the same size: only the first-ranked one may win,
@@ -281,3 +399,17 @@ def test_task5_ignores_the_labels():
                 "cover_facets's choice changed when only the evaluation labels (modules.budget.COVERAGE_LABELS) "
                 f"changed:\n  with the lesson's labels: {outputs[0]}\n  with other labels:       {outputs[1]}\n"
                 "  choose from the chunks, the facets and the budget alone")
+
+
+# ---------------------------------------------------------------- Task 6
+
+def test_task6_predict_the_walk_at_200():
+    predicted = constant(load(LESSON), "WALK_AT_200")
+    expect_true(isinstance(predicted, (list, tuple)) and all(isinstance(i, str) for i in predicted),
+                f"WALK_AT_200 is {predicted!r:.80}; set it to a tuple (or a list) of chunk ids, in rank order")
+    actual = fill_budget(COVERAGE_RANKED, 200).kept_ids
+    expect_true(tuple(predicted) == actual,
+                f"WALK_AT_200 = {tuple(predicted)!r} is not what the skip walk keeps from COVERAGE_RANKED at 200 "
+                f"chars. Walk it by hand with the sizes in the trace's coverage table, then check with: "
+                f"python3 -B -c \"from modules.budget import COVERAGE_RANKED, fill_budget; "
+                f"print(fill_budget(COVERAGE_RANKED, 200).kept_ids)\"")

@@ -2,9 +2,9 @@
 
 from fractions import Fraction
 
-from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
-                  patched, Shown)
-from modules.context import CANDIDATES, ContextRecord, Passage, RELEVANT_IDS
+from labtools.grading.harness import (manifest_tasks, call_shown, constant, expect, expect_call, expect_choice, expect_true, function,
+                  load, patched, Shown)
+from modules.context import CANDIDATES, ContextRecord, Passage, RELEVANT_IDS, VersionConflict, select_context
 
 LESSON = "context"
 
@@ -22,30 +22,68 @@ def _lengths(passages) -> Shown:
 
 # ---------------------------------------------------------------- Task 1
 
+def _record(packet_ids=(), skipped=(), duplicate_of=None, blocked=()) -> Shown:
+    """A ContextRecord built by hand, shown as what it holds."""
+    packet = tuple(_p(i, 10) for i in packet_ids)
+    unresolved = tuple(VersionConflict(source_id=f"src-{i}", ids=(i, f"{i}-other"), versions=("1", "2"),
+                                       quotes=("one", "two")) for i in blocked)
+    record = ContextRecord(packet=packet, budget_skipped_ids=tuple(skipped),
+                           duplicate_text_ids=tuple(duplicate_of or {}), conflicts={},
+                           used_quote_chars=10 * len(packet), max_quote_chars=100,
+                           duplicate_of=dict(duplicate_of or {}), unresolved=unresolved)
+    held = [f"packet={list(packet_ids)}"] + ([f"budget_skipped_ids={list(skipped)}"] if skipped else []) \
+        + ([f"duplicate_of={dict(duplicate_of)}"] if duplicate_of else []) \
+        + ([f"unresolved ids={[i for c in unresolved for i in c.ids]}"] if blocked else [])
+    return Shown("ContextRecord(" + ", ".join(held) + ")", record)
+
+
+def _selected(budget: int) -> Shown:
+    return Shown(f"select_context(CANDIDATES, {budget})", select_context(CANDIDATES, budget))
+
+
 def test_task1_half_of_the_needed_passages():
     fn = function(load(LESSON), "packet_coverage")
-    expect_call(fn, ["returns-v1", "wifi-v1"], ["hours-v2", "returns-v1"], want=Fraction(1, 2),
-                why="one of the two needed ids is in the packet; return a Fraction, not a float")
+    expect_call(fn, _selected(120), ["hours-v2", "returns-v1"], want=Fraction(1, 2),
+                why="returns-v1 is in the packet, hours-v2 was skipped; return a Fraction, not a float")
+    expect_call(fn, _selected(400), ["hours-v2", "returns-v1"], want=Fraction(1))
+
+
+def test_task1_a_blocked_passage_is_not_evidence():
+    fn = function(load(LESSON), "packet_coverage")
+    expect_call(fn, _selected(400), ["printing-v2", "returns-v1"], want=Fraction(1, 2),
+                why="printing-v2 travels in record.unresolved (its source has two versions): it is handed on "
+                    "as a conflict to review, never as evidence, so it does not count (record.handed_ids is "
+                    "not the packet)")
+    expect_call(fn, _record(["a"], blocked=["b"]), ["a", "b"], want=Fraction(1, 2),
+                why="'b' is a blocked conflict's id, not evidence")
+
+
+def test_task1_skipped_and_duplicate_ids_are_not_evidence():
+    fn = function(load(LESSON), "packet_coverage")
+    expect_call(fn, _selected(400), ["returns-faq", "hours-v2"], want=Fraction(1, 2),
+                why="returns-faq was dropped as duplicate text of returns-v1: its id is not in the packet")
+    expect_call(fn, _record(["a"], skipped=["b"], duplicate_of={"c": "a"}), ["a", "b", "c"], want=Fraction(1, 3),
+                why="only 'a' is in the packet; a skipped or duplicate id did not reach it")
 
 
 def test_task1_denominator_is_the_needed_set():
     fn = function(load(LESSON), "packet_coverage")
-    expect_call(fn, ["a", "x", "y", "z"], ["a", "b", "c"], want=Fraction(1, 3),
+    expect_call(fn, _record(["a", "x", "y", "z"]), ["a", "b", "c"], want=Fraction(1, 3),
                 why="divide by the number of needed ids (3), not by the packet size (4)")
-    expect_call(fn, [], ["a", "b"], want=Fraction(0), why="an empty packet covers nothing")
+    expect_call(fn, _record([]), ["a", "b"], want=Fraction(0), why="an empty packet covers nothing")
 
 
 def test_task1_repeats_count_once():
     fn = function(load(LESSON), "packet_coverage")
-    expect_call(fn, ["a", "a"], ["a", "b"], want=Fraction(1, 2),
-                why="'a' was found once, however often the packet lists it")
-    expect_call(fn, ("b", "a"), ("a", "b", "a"), want=Fraction(1),
+    expect_call(fn, _record(["a"]), ["a", "a", "b"], want=Fraction(1, 2),
+                why="the needed ids are {a, b}: 'a' listed twice is still one needed id, found once (not 2/3)")
+    expect_call(fn, _record(["b", "a"]), ("a", "b", "a"), want=Fraction(1),
                 why="the needed set is {a, b}: both are in the packet")
 
 
 def test_task1_empty_relevant_set_is_an_error():
     fn = function(load(LESSON), "packet_coverage")
-    expect_call(fn, ["a"], [], raises=ValueError,
+    expect_call(fn, _record(["a"]), [], raises=ValueError,
                 why="coverage of an empty set of needed ids is undefined, not 0 and not 1")
 
 
@@ -63,14 +101,23 @@ def test_task2_exactly_k_items():
     fn = function(load(LESSON), "recall_at_k")
     ranked, relevant = ["x", "a", "y", "b"], ["a", "b"]
     for k, want in ((1, Fraction(0)), (2, Fraction(1, 2)), (3, Fraction(1, 2)), (4, Fraction(1))):
-        expect_call(fn, ranked, relevant, k, want=want, why=f"look at exactly the first {k} ranked ids")
+        expect_call(fn, ranked, relevant, k, want=want, why=f"look at exactly the first {k} distinct ids")
+
+
+def test_task2_k_counts_distinct_ids():
+    fn = function(load(LESSON), "recall_at_k")
+    expect_call(fn, ["a", "a", "b"], ["a", "b"], 2, want=Fraction(1),
+                why="the first 2 distinct ids are a and b: a repeat of 'a' does not use up a place in k")
+    expect_call(fn, ("x", "x", "x", "a"), ["a"], 2, want=Fraction(1),
+                why="the first 2 distinct ids are x and a (a tuple is accepted as well as a list)")
+    expect_call(fn, ["a", "a", "x", "b"], ["a", "b"], 2, want=Fraction(1, 2),
+                why="the first 2 distinct ids are a and x")
 
 
 def test_task2_denominator_is_not_k():
     fn = function(load(LESSON), "recall_at_k")
     expect_call(fn, ["a", "x", "y"], ["a"], 3, want=Fraction(1),
                 why="recall divides by the needed ids (1); dividing by k gives precision")
-    expect_call(fn, ["a", "a", "x"], ["a", "b"], 2, want=Fraction(1, 2), why="an id ranked twice is still one found id")
     expect_call(fn, ["a"], ["a", "b"], 5, want=Fraction(1, 2), why="k larger than the ranking is allowed")
     expect_call(fn, ["a", "x"], ["a", "b", "a"], 2, want=Fraction(1, 2),
                 why="the needed ids are {a, b}: a needed id listed twice is still one id to find")
@@ -158,6 +205,17 @@ def test_task3_record_holds_tuples():
     expect(record.conflicts, {}, shown + " -> conflicts", why="this walk checks no versions")
 
 
+def test_task3_one_passage_returned_twice_is_decided_once():
+    fn = function(load(LESSON), "fill_quote_budget")
+    twice = _p("a", 50)
+    _expect_walk(fn, [twice, twice, _p("b", 30)], 100, ["a", "b"], [], 80,
+                 why="the second 'a' is the same passage again: copying it would pay 50 characters for nothing "
+                     "and crowd out b")
+    long = _p("long", 150)
+    _expect_walk(fn, [long, _p("short", 30), long], 80, ["short"], ["long"], 30,
+                 why="'long' was skipped once at its best rank; its repeat is passed over, not listed again")
+
+
 def test_task3_later_passage_may_still_fit():
     fn = function(load(LESSON), "fill_quote_budget")
     _expect_walk(fn, [_p("a", 50), _p("b", 40), _p("c", 30), _p("d", 5)], 80, ["a", "c"], ["b", "d"], 80,
@@ -199,5 +257,30 @@ def test_task3_selector_ignores_the_labels():
 
 # ---------------------------------------------------------------- Task 4
 
+QUIZ_MISTAKES = {
+    "a": "an equal score on one ranking and budget says nothing about another: the number no longer measures "
+         "the selector",
+    "b": "moving the needed passages first cannot lower coverage here: at 120 both selectors keep returns-v1",
+    "d": "correct labels are exactly the problem: coverage then grades the answer key the selector was handed",
+}
+
+
 def test_task4_labels_quiz():
-    expect_choice(LESSON, "LABELS_QUIZ", "a", 4, "Reread the lesson's part on why the labels stay apart")
+    answer = constant(load(LESSON), "LABELS_QUIZ")
+    expect_true(answer not in QUIZ_MISTAKES, f"LABELS_QUIZ = {answer!r}: {QUIZ_MISTAKES.get(answer)}. Reread the "
+                                             f"trace's last table, then try again (hint: python3 -B methods.py "
+                                             f"hint {LESSON} 4)")
+    expect_choice(LESSON, "LABELS_QUIZ", "c", 4, "Reread the lesson's part on why the labels stay apart")
+
+
+# ---------------------------------------------------------------- Task 5
+
+def test_task5_predict_the_packet_at_190():
+    predicted = constant(load(LESSON), "PACKET_AT_190")
+    expect_true(isinstance(predicted, (list, tuple)) and all(isinstance(i, str) for i in predicted),
+                f"PACKET_AT_190 is {predicted!r:.80}; set it to a tuple (or a list) of id strings, in packet order")
+    actual = select_context(CANDIDATES, 190).packet_ids
+    expect_true(tuple(predicted) == actual,
+                f"PACKET_AT_190 = {tuple(predicted)!r} is not the packet select_context(CANDIDATES, 190) builds. "
+                f"Walk the candidates by hand (lengths in the trace's first table), then check with: "
+                f"python3 -B methods.py context --budget 190")

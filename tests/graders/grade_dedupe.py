@@ -1,9 +1,11 @@
 """Grader for lesson 03, dedupe. Run: python3 -B methods.py check dedupe"""
 
-from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown,
-                  shown_call)
+from fractions import Fraction
+
+from labtools.grading.harness import (manifest_tasks, call_shown, constant, expect, expect_call, expect_choice, expect_true, function,
+                  load, Shown)
 from modules.dedupe import (CANONICAL_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, CanonicalDedupe,
-                            OverlapSelection, RetrievedChunk, TextDedupe)
+                            RetrievedChunk, TextDedupe, select_for_context)
 
 LESSON = "dedupe"
 
@@ -15,8 +17,8 @@ def _ids(chunks) -> tuple:
 
 
 def _c(cid, source="doc", text=None, score=0.5, start=1, end=1, canonical="", copy="primary", anchor="") -> RetrievedChunk:
-    return RetrievedChunk(cid, source, text if text is not None else f"text of {cid}", score, canonical, copy, start, end,
-                 anchor)
+    return RetrievedChunk(id=cid, source=source, text=text if text is not None else f"text of {cid}", score=score,
+                          canonical_id=canonical, copy=copy, start_line=start, end_line=end, anchor=anchor)
 
 
 # ---------------------------------------------------------------- Task 1
@@ -79,11 +81,12 @@ def test_task1_every_id_in_order_of_first_appearance():
 # ---------------------------------------------------------------- Task 2
 
 def _texts(chunks) -> Shown:
-    return Shown("[" + ", ".join(f"{c.id}:{c.text!r}" for c in chunks) + "]", chunks)
+    return Shown("[" + ", ".join(f"{c.id}:{c.text!r}" + (f" from {c.source}" if c.source != "doc" else "")
+                                 for c in chunks) + "]", chunks)
 
 
-def _text(fn, chunks: Shown):
-    got, shown = call_shown(fn, chunks)
+def _text(fn, chunks: Shown, authority=()):
+    got, shown = call_shown(fn, chunks, authority)
     expect_true(isinstance(got, TextDedupe), f"called {shown}\n  got a {type(got).__name__}\n  expected: a TextDedupe")
     return got, shown
 
@@ -97,13 +100,47 @@ def test_task2_lesson_case():
     expect(dict(got.duplicate_of), {"news-17": "hours-v2"}, shown + " -> duplicate_of")
 
 
-def test_task2_keep_the_first_not_the_last():
+def test_task2_the_declared_authority_decides():
     fn = function(load(LESSON), "dedupe_text")
-    chunks = [_c("a", text="same"), _c("b", text="other"), _c("c", text="same")]
+    chunks = [_c("news", "intranet-news", text="Open at 8:30."), _c("desk", "help-desk-hours", text="Open at 8:30."),
+              _c("other", "intranet-news", text="Closed on Sundays.")]
+    got, shown = _text(fn, _texts(chunks), ("help-desk-hours", "intranet-news"))
+    expect(_ids(got.kept), ("desk", "other"), shown + " -> kept ids",
+           why="help-desk-hours is declared more authoritative than intranet-news, so its copy stays although "
+               "the news copy ranks first; the kept chunks stay in rank order")
+    expect(dict(got.duplicate_of), {"news": "desk"}, shown + " -> duplicate_of")
+    got, shown = _text(fn, _texts(chunks), ["faq"])
+    expect(_ids(got.kept), ("news", "other"), shown + " -> kept ids",
+           why="neither source is listed: both rank after every listed source, so the first-ranked copy stays "
+               "(a list is accepted as well as a tuple)")
+
+
+def test_task2_every_copy_points_at_the_kept_chunk():
+    fn = function(load(LESSON), "dedupe_text")
+    chunks = [_c("a", text="same"), _c("b", text="same"), _c("c", text="same")]
     got, shown = _text(fn, _texts(chunks))
-    expect(_ids(got.kept), ("a", "b"), shown + " -> kept ids", why="a ranks first, so a stays and c is the duplicate")
-    expect(tuple(got.duplicate_text_ids), ("c",), shown + " -> duplicate_text_ids")
-    expect(dict(got.duplicate_of), {"c": "a"}, shown + " -> duplicate_of")
+    expect(dict(got.duplicate_of), {"b": "a", "c": "a"}, shown + " -> duplicate_of",
+           why="c is a copy of the kept chunk a, not of b: b was dropped, so pointing c at b leaves a reader "
+               "following a chain to a chunk that is not in the packet")
+    chunks = [_c("a", "x", text="same"), _c("b", "y", text="same"), _c("c", "z", text="same")]
+    got, shown = _text(fn, _texts(chunks), ("z",))
+    expect(_ids(got.kept), ("c",), shown + " -> kept ids", why="z is the only listed source")
+    expect(tuple(got.duplicate_text_ids), ("a", "b"), shown + " -> duplicate_text_ids",
+           why="the dropped ids in their order in the input")
+    expect(dict(got.duplicate_of), {"a": "c", "b": "c"}, shown + " -> duplicate_of")
+
+
+def test_task2_ties_in_authority_keep_the_first():
+    fn = function(load(LESSON), "dedupe_text")
+    chunks = [_c("a", "wiki", text="same"), _c("b", "desk", text="other"), _c("c", "wiki", text="same"),
+              _c("d", "desk", text="same")]
+    got, shown = _text(fn, _texts(chunks), ("desk", "wiki", "desk"))
+    expect(_ids(got.kept), ("b", "d"), shown + " -> kept ids",
+           why="desk comes first (its repeat later in the list changes nothing); d is the desk copy of 'same'")
+    expect(dict(got.duplicate_of), {"a": "d", "c": "d"}, shown + " -> duplicate_of")
+    got, shown = _text(fn, _texts(chunks[:3]), ("desk",))
+    expect(dict(got.duplicate_of), {"c": "a"}, shown + " -> duplicate_of",
+           why="a and c come from the same (unlisted) source: the first-ranked one stays")
 
 
 def test_task2_exact_means_exact():
@@ -139,16 +176,16 @@ def _same(fn, a, b, want, why):
 def test_task3_lesson_pairs():
     fn = function(load(LESSON), "same_passage")
     for a, b, want, why in (
-        ("returns-primary", "returns-export", True, "both declare anchor §1 of policy:returns; the export's header "
-                                                     "does not make it another passage"),
-        ("returns-primary", "returns-mirror", True, "the mirror declares no anchor, but its text is the primary's "
-                                                     "with another line break: equal once normalised"),
-        ("printing-export", "printing-mirror", True, "anchor §1 of policy:printing in both"),
-        ("returns-primary", "returns-laptops", False, "one document, two passages: the drop-box rule (§1) and the "
-                                                       "laptop exception (§2) are not copies of each other"),
+        ("returns-v1", "returns-export", True, "both declare anchor §1 of policy:returns; the export's header "
+                                                "does not make it another passage"),
+        ("returns-v1", "returns-mirror", True, "the mirror declares no anchor, but its text is the primary's "
+                                                "with another line break: equal once normalised"),
+        ("printing-export", "printing-mirror", True, "anchor §1 of policy:printing in both, though the words differ"),
+        ("returns-v1", "returns-laptops", False, "one document, two passages: the drop-box rule (§1) and the "
+                                                 "laptop exception (§2) are not copies of each other"),
         ("returns-export", "returns-mirror", False, "no shared anchor (the mirror declares none) and the export's "
-                                                     "header makes the texts differ"),
-        ("returns-primary", "hours-primary", False, "different canonical documents are never copies"),
+                                                    "header makes the texts differ"),
+        ("returns-v1", "hours-v2", False, "different canonical documents are never copies"),
     ):
         first, second = Shown(f"<{a}>", BY_ID[a]), Shown(f"<{b}>", BY_ID[b])
         _same(fn, first, second, want, why)
@@ -168,8 +205,11 @@ def test_task3_normalised_text_and_anchors():
           False, "different words are a different passage")
     _same(fn, _c("a", text="x", anchor="§3", **pol), _c("b", text="y", anchor="§3", copy="export", **pol),
           True, "the same declared place in one document")
-    _same(fn, _c("a", text="same", anchor="§1", **pol), _c("b", text="same", anchor="§2", **pol),
-          True, "equal normalised text is enough on its own")
+    _same(fn, _c("a", text="Same  words.", anchor="§1", **pol), _c("b", text="same words.", anchor="§4", **pol),
+          False, "both declare a place, and §1 is not §4: one sentence repeated in two sections is two passages, "
+                 "though their words match (the lesson's rule would call them copies)")
+    _same(fn, _c("a", text="Same  words.", anchor="§1", **pol), _c("b", text="same words.", copy="mirror", **pol),
+          True, "only one declares an anchor: equal normalised text decides")
     _same(fn, _c("a", text="x", **pol), _c("b", text="y", **pol),
           False, "two empty anchors declare no place at all")
 
@@ -185,8 +225,11 @@ def test_task3_only_declared_copies():
 
 # ---------------------------------------------------------------- Task 4
 
-def _canonical(fn, chunks: Shown):
-    got, shown = call_shown(fn, chunks)
+PRIMARY_FIRST = ("primary", "export", "mirror")
+
+
+def _canonical(fn, chunks: Shown, preference=PRIMARY_FIRST):
+    got, shown = call_shown(fn, chunks, preference)
     expect_true(isinstance(got, CanonicalDedupe),
                 f"called {shown}\n  got a {type(got).__name__}\n  expected: a CanonicalDedupe")
     return got, shown
@@ -195,13 +238,19 @@ def _canonical(fn, chunks: Shown):
 def test_task4_lesson_case():
     fn = function(load(LESSON), "dedupe_canonical")
     got, shown = _canonical(fn, Shown("CANONICAL_CASE from modules.dedupe", CANONICAL_CASE))
-    expect(_ids(got.kept), ("printing-export", "returns-primary", "hours-primary", "returns-laptops"),
+    expect(_ids(got.kept), ("printing-export", "returns-v1", "hours-v2", "returns-laptops"),
            shown + " -> kept ids",
            why="one copy of each passage: the returns rule's primary beats its mirror and export; printing has no "
-               "primary, so its first-ranked copy (the export) stays; the laptop exception is another passage "
-               "of the returns policy and stays too")
-    expect(dict(got.dropped), {"returns-mirror": "returns-primary", "returns-export": "returns-primary",
+               "primary, so its export stays; the laptop exception is another passage of the returns policy and "
+               "stays too")
+    expect(dict(got.dropped), {"returns-mirror": "returns-v1", "returns-export": "returns-v1",
                                "printing-mirror": "printing-export"}, shown + " -> dropped")
+    got, shown = _canonical(fn, Shown("CANONICAL_CASE from modules.dedupe", CANONICAL_CASE),
+                            ["export", "primary", "mirror"])
+    expect(_ids(got.kept), ("returns-export", "printing-export", "hours-v2", "returns-laptops"),
+           shown + " -> kept ids",
+           why="exports first: the returns rule keeps its export; the hours and the laptop exception have only "
+               "a primary copy and keep it (a list is accepted as well as a tuple)")
 
 
 def test_task4_every_passage_of_a_document_stays():
@@ -228,8 +277,13 @@ def test_task4_primary_wins_first_ranked_otherwise():
               _c("e1", "export/q", canonical="q", copy="export", anchor="§1"),
               _c("m2", "mirror2/q", canonical="q", copy="mirror", anchor="§1")]
     got, shown = _canonical(fn, Shown("[m1: mirror, e1: export, m2: mirror], all at anchor §1 of q", chunks))
-    expect(_ids(got.kept), ("m1",), shown + " -> kept ids", why="no primary: keep the first-ranked copy, not the last")
-    expect(dict(got.dropped), {"e1": "m1", "m2": "m1"}, shown + " -> dropped")
+    expect(_ids(got.kept), ("e1",), shown + " -> kept ids",
+           why="no primary: the export comes next in the preference, although the mirror m1 ranks first")
+    expect(dict(got.dropped), {"m1": "e1", "m2": "e1"}, shown + " -> dropped")
+    got, shown = _canonical(fn, Shown("[m1: mirror, e1: export, m2: mirror], all at anchor §1 of q", chunks),
+                            ("primary", "mirror"))
+    expect(_ids(got.kept), ("m1",), shown + " -> kept ids",
+           why="mirrors before the unlisted export: the first-ranked mirror stays, not the last")
 
 
 def test_task4_two_primaries_keep_the_first_ranked():
@@ -286,25 +340,33 @@ def _lines(chunk: RetrievedChunk) -> Shown:
     return Shown(f"{chunk.id} {chunk.source} {chunk.start_line}-{chunk.end_line}", chunk)
 
 
-def _overlap(fn, a, b, want, why):
+def _share(fn, a, b, want, why):
     expect_call(fn, _lines(a), _lines(b), want=want, why=why)
 
 
-def test_task5_inclusive_ranges():
-    fn = function(load(LESSON), "lines_overlap")
+def test_task5_the_lesson_case():
+    fn = function(load(LESSON), "overlap_share")
     one, two, three, four, five = OVERLAP_CASE
-    _overlap(fn, one, two, True, "12-29 and 26-34 share lines 26 to 29")
-    _overlap(fn, two, one, True, "overlap does not depend on argument order")
-    _overlap(fn, three, four, False, "12-24 and 25-33 are adjacent: line 24 then line 25, nothing shared")
-    _overlap(fn, four, three, False, "adjacent in either order")
-    _overlap(fn, _c("a", start=12, end=24), _c("b", start=24, end=30), True, "both ranges include line 24")
-    _overlap(fn, _c("a", start=7, end=7), _c("b", start=7, end=7), True, "a one-line range overlaps itself")
-    _overlap(fn, _c("a", start=1, end=50), _c("b", start=10, end=12), True, "one range inside the other")
+    _share(fn, one, two, Fraction(4, 9), "12-29 and 26-34 share lines 26 to 29: 4 lines of the shorter chunk's 9 "
+                                         "(26-34 is 9 lines, both ends included)")
+    _share(fn, two, one, Fraction(4, 9), "the share does not depend on argument order")
+    _share(fn, three, four, Fraction(0), "12-24 and 25-33 are adjacent: line 24 then line 25, nothing shared")
+    _share(fn, four, five, Fraction(0), "lines 25-33 and 32-35 of different files are different lines")
 
 
-def test_task5_different_files_never_overlap():
-    fn = function(load(LESSON), "lines_overlap")
-    _overlap(fn, OVERLAP_CASE[3], OVERLAP_CASE[4], False, "lines 25-33 and 32-35 of different files are different lines")
+def test_task5_inclusive_ranges():
+    fn = function(load(LESSON), "overlap_share")
+    _share(fn, _c("a", start=12, end=24), _c("b", start=24, end=30), Fraction(1, 7),
+           "both ranges include line 24: 1 shared line of the 7 in 24-30")
+    _share(fn, _c("a", start=7, end=7), _c("b", start=7, end=7), Fraction(1), "a one-line range shares its line")
+    _share(fn, _c("a", start=1, end=50), _c("b", start=10, end=12), Fraction(1),
+           "10-12 lies inside 1-50: all 3 of its lines are shared")
+    _share(fn, _c("a", start=1, end=5), _c("b", start=10, end=20), Fraction(0),
+           "1-5 and 10-20 of one file are far apart: they share no line (not a negative number of lines)")
+    _share(fn, _c("a", start=1, end=4), _c("b", start=3, end=6), Fraction(1, 2),
+           "3-4 is shared: 2 of 4 lines (the two chunks are equally long)")
+    _share(fn, _c("a", start=1, end=10 ** 9), _c("b", start=10 ** 9, end=10 ** 9 + 9), Fraction(1, 10),
+           "compare the ends, never the lines one by one: 1 shared line of 10")
 
 
 # ---------------------------------------------------------------- Task 6
@@ -315,60 +377,105 @@ def _ranges(chunks) -> Shown:
                                  f"{c.start_line}-{c.end_line} ({c.score})" for c in chunks) + "]", chunks)
 
 
-def _select(fn, chunks: Shown):
+def _merge(fn, chunks: Shown):
     got, shown = call_shown(fn, chunks)
-    expect_true(isinstance(got, OverlapSelection),
-                f"called {shown}\n  got a {type(got).__name__}\n  expected: an OverlapSelection")
-    return (_ids(got.selected), dict(got.rejected)), shown
+    expect_true(isinstance(got, (tuple, list)),
+                f"called {shown}\n  got a {type(got).__name__}\n  expected: a list or a tuple of spans")
+    spans = []
+    for span in got:
+        expect_true(isinstance(span, tuple) and len(span) == 4 and isinstance(span[3], tuple),
+                    f"called {shown}\n  got the span {span!r:.80}\n  expected: a tuple (source, start_line, "
+                    f"end_line, ids) whose ids are a tuple")
+        spans.append(span)
+    return tuple(spans), shown
 
 
 def test_task6_lesson_case():
-    fn = function(load(LESSON), "select_non_overlapping")
-    (selected, rejected), shown = _select(fn, Shown("OVERLAP_CASE from modules.dedupe", OVERLAP_CASE))
-    expect(selected, ("chunk-0001", "chunk-0003", "chunk-0004", "chunk-0005"), shown + " -> selected ids",
-           why="4 of 5 selected: the adjacent deployment-guide chunks both stay")
-    expect(rejected, {"chunk-0002": "overlapping_lines_with:chunk-0001"}, shown + " -> rejected")
+    fn = function(load(LESSON), "merge_overlapping")
+    got, shown = _merge(fn, Shown("OVERLAP_CASE from modules.dedupe", OVERLAP_CASE))
+    expect(got, (("release-policy.md", 12, 34, ("chunk-0001", "chunk-0002")),
+                 ("deployment-guide.md", 12, 24, ("chunk-0003",)), ("deployment-guide.md", 25, 33, ("chunk-0004",)),
+                 ("service-config.md", 32, 35, ("chunk-0005",))), shown,
+           why="chunk-0001 (12-29) and chunk-0002 (26-34) share 26-29: one span 12-34; the adjacent "
+               "deployment-guide chunks stay two spans; spans in the rank of their best chunk")
 
 
 def test_task6_input_order_does_not_matter():
-    fn = function(load(LESSON), "select_non_overlapping")
-    forward, _shown = _select(fn, Shown("<five candidates>", OVERLAP_CASE))
-    backward, shown = _select(fn, Shown("<the same five candidates, reversed>", tuple(reversed(OVERLAP_CASE))))
+    fn = function(load(LESSON), "merge_overlapping")
+    forward, _shown = _merge(fn, Shown("<five candidates>", OVERLAP_CASE))
+    backward, shown = _merge(fn, Shown("<the same five candidates, reversed>", tuple(reversed(OVERLAP_CASE))))
     expect(backward, forward, shown,
-           why="rank by score, not by arrival: the lower-scored chunk-0002 must lose in any order")
+           why="rank by score, not by arrival: the spans and the ids inside them come out in rank order")
 
 
 def test_task6_ties_are_broken_by_id():
-    fn = function(load(LESSON), "select_non_overlapping")
+    fn = function(load(LESSON), "merge_overlapping")
     b, a = _c("b", "f.md", score=0.7, start=1, end=10), _c("a", "f.md", score=0.7, start=5, end=15)
-    for order in ([b, a], [a, b]):
-        got, shown = _select(fn, _ranges(order))
-        expect(got, (("a",), {"b": "overlapping_lines_with:a"}), shown,
-               why="equal scores: the tie goes to the smaller id, 'a', in every input order")
+    c = _c("c", "g.md", score=0.7, start=1, end=2)
+    for order in ([b, c, a], [c, a, b]):
+        got, shown = _merge(fn, _ranges(order))
+        expect(got, (("f.md", 1, 15, ("a", "b")), ("g.md", 1, 2, ("c",))), shown,
+               why="equal scores: rank by id, so a comes before b and c, in every input order")
 
 
-def test_task6_reason_names_the_selected_chunk():
-    fn = function(load(LESSON), "select_non_overlapping")
-    chunks = [_c("low", "f.md", score=0.2, start=5, end=25), _c("top", "f.md", score=0.9, start=1, end=10),
-              _c("mid", "f.md", score=0.5, start=20, end=30), _c("far", "g.md", score=0.1, start=5, end=25)]
-    got, shown = _select(fn, _ranges(chunks))
-    expect(got, (("top", "mid", "far"), {"low": "overlapping_lines_with:top"}), shown,
-           why="low overlaps top and mid; name the highest-ranked one it overlaps. far is another file")
+def test_task6_a_chunk_can_join_two_spans():
+    fn = function(load(LESSON), "merge_overlapping")
+    chunks = [_c("top", "f.md", score=0.9, start=1, end=10), _c("far", "f.md", score=0.8, start=20, end=30),
+              _c("other", "g.md", score=0.6, start=5, end=25), _c("bridge", "f.md", score=0.5, start=8, end=22)]
+    got, shown = _merge(fn, _ranges(chunks))
+    expect(got, (("f.md", 1, 30, ("top", "far", "bridge")), ("g.md", 5, 25, ("other",))), shown,
+           why="top and far share nothing, but bridge (8-22) overlaps both: one span 1-30; other is another file")
+    chunks = [_c("top", "f.md", score=0.9, start=1, end=10), _c("far", "f.md", score=0.8, start=20, end=30),
+              _c("near", "f.md", score=0.7, start=5, end=12), _c("bridge", "f.md", score=0.5, start=11, end=21)]
+    got, shown = _merge(fn, _ranges(chunks))
+    expect(got, (("f.md", 1, 30, ("top", "far", "near", "bridge")),), shown,
+           why="near joins top's span, then bridge joins it with far's: the ids of a span are in rank order "
+               "(far, 0.8, before near, 0.7), not in the order the spans were joined")
+    chunks = [_c("a", "f.md", score=0.9, start=1, end=5), _c("b", "f.md", score=0.8, start=6, end=9),
+              _c("c", "f.md", score=0.7, start=5, end=6)]
+    got, shown = _merge(fn, _ranges(chunks))
+    expect(got, (("f.md", 1, 9, ("a", "b", "c")),), shown,
+           why="a (1-5) and b (6-9) are adjacent, but c shares line 5 with a and line 6 with b")
 
 
 def test_task6_huge_line_numbers():
-    fn = function(load(LESSON), "select_non_overlapping")
+    fn = function(load(LESSON), "merge_overlapping")
     chunks = [_c("whole", "big.md", score=0.9, start=1, end=10 ** 9), _c("tail", "big.md", score=0.8,
                                                                             start=10 ** 9, end=10 ** 9 + 5),
               _c("after", "big.md", score=0.7, start=10 ** 9 + 6, end=2 * 10 ** 9)]
-    got, shown = _select(fn, Shown("[whole: lines 1-10**9, tail: 10**9-(10**9 + 5), after: (10**9 + 6)-(2 * 10**9)]",
-                                   chunks))
-    expect(got, (("whole", "after"), {"tail": "overlapping_lines_with:whole"}), shown,
-           why="compare the ranges' ends, never the lines one by one: whole and tail share line 10**9, "
-               "after starts right behind tail")
+    got, shown = _merge(fn, Shown("[whole: lines 1-10**9, tail: 10**9-(10**9 + 5), after: (10**9 + 6)-(2 * 10**9)]",
+                                  chunks))
+    expect(got, (("big.md", 1, 10 ** 9 + 5, ("whole", "tail")), ("big.md", 10 ** 9 + 6, 2 * 10 ** 9, ("after",))),
+           shown, why="compare the ranges' ends, never the lines one by one: whole and tail share line 10**9, "
+                      "after starts right behind tail")
 
 
 # ---------------------------------------------------------------- Task 7
 
+CANONICAL_MISTAKES = {
+    "b": "agreement among copies is one source said three times: it confirms nothing",
+    "c": "a header does not make a copy independent: the export reproduces the same passage of one document",
+    "d": "one chunk per canonical document would also drop that document's other passages (the laptop exception)",
+}
+
+
 def test_task7_canonical_quiz():
-    expect_choice(LESSON, "CANONICAL_QUIZ", "b", 7, "Reread the lesson's part on canonical documents")
+    answer = constant(load(LESSON), "CANONICAL_QUIZ")
+    expect_true(answer not in CANONICAL_MISTAKES,
+                f"CANONICAL_QUIZ = {answer!r}: {CANONICAL_MISTAKES.get(answer)}. Reread the lesson's part on "
+                f"canonical documents, then try again (hint: python3 -B methods.py hint {LESSON} 7)")
+    expect_choice(LESSON, "CANONICAL_QUIZ", "a", 7, "Reread the lesson's part on canonical documents")
+
+
+# ---------------------------------------------------------------- Task 8
+
+def test_task8_predict_the_selection_at_30_lines():
+    predicted = constant(load(LESSON), "SELECTED_AT_30_LINES")
+    expect_true(isinstance(predicted, (list, tuple)) and all(isinstance(i, str) for i in predicted),
+                f"SELECTED_AT_30_LINES is {predicted!r:.80}; set it to a tuple (or a list) of chunk ids, in rank order")
+    actual = select_for_context(OVERLAP_CASE, 30).selected_ids
+    expect_true(tuple(predicted) == actual,
+                f"SELECTED_AT_30_LINES = {tuple(predicted)!r} is not what select_for_context(OVERLAP_CASE, 30) "
+                f"selects. Walk the ranking by hand with the line counts (12-29 is 18 lines), then check with: "
+                f"python3 -B -c \"from modules.dedupe import OVERLAP_CASE, select_for_context; "
+                f"print(select_for_context(OVERLAP_CASE, 30).selected_ids)\"")
