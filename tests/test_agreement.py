@@ -298,7 +298,7 @@ def test_lesson_14_shows_every_id_as_lessons_07_to_13_do(rows):
     """Lesson 14 adds no mechanism: its rows agree with every other lesson's on every key they
     share, and every listing, query and ref it names is one lessons 07-13 name too."""
     import re
-    record = json.loads(methods("operate", "--all", "--json").stdout)   # the default's sections and the rest
+    record = json.loads(methods("operate", "--json").stdout)
     mine = {row["query_id"]: row for row in record["queries"]}
     assert list(mine) == [q.id for q in QUERIES]
     found = disagreements(dict(rows, operate=mine))
