@@ -88,6 +88,7 @@ def _anomaly(before: tuple, after: tuple) -> dict:
         if isinstance(x, int) and isinstance(y, int):
             totals[name] = (totals.get(name, (0, 0))[0] + x, totals.get(name, (0, 0))[1] + y)
     return {"rows": rows, "layer": layer, "why": why,
+            "changed_versions": [[label, x, y] for name, label, x, y in rows if name == "versions"],
             "fell": [name for name, (x, y) in totals.items() if y < x],
             "rose": [name for name, (x, y) in totals.items() if y > x],
             "steady": [name for name, (x, y) in totals.items() if y == x],
