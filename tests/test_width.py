@@ -22,7 +22,7 @@ from labtools import cli, course, dev, integrity, workflow
 
 WIDTH = 80
 LESSONS = built_lessons()
-WITH_ALL = [name for name in ("order", "memory") if name in LESSONS]   # lessons with --all
+WITH_ALL = [name for name in ("order",) if name in LESSONS]   # lessons with --all
 PLAIN = {"NO_COLOR": "1", "COLUMNS": "80"}
 
 
