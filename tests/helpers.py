@@ -39,3 +39,17 @@ def tree_state() -> str:
         stat = path.stat()
         rows.append(f"{path.relative_to(ROOT)} {stat.st_size} {stat.st_mtime_ns}")
     return "\n".join(rows)
+
+
+def figures_missing(lesson: str, figures) -> list[str]:
+    """The figures (numbers, ids, table cells, as they print) that `methods.py LESSON --plain`
+    does not print; whitespace is compared loosely, so a wrapped line or a padded cell still counts."""
+    text = " ".join(methods(lesson, "--plain").stdout.decode().split())
+    return [figure for figure in figures if " ".join(figure.split()) not in text]
+
+
+def failed_tasks(lesson: str, solution_text: str) -> set[int]:
+    """The task numbers a submission (the whole text of LESSON.py) fails under the lesson's graders."""
+    sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
+    from labtools import dev
+    return {task["number"] for task in dev._grade_text(lesson, solution_text)["tasks"] if not task["passed"]}

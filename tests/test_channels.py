@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 import pytest
 
-from helpers import ROOT, methods
+from helpers import ROOT, failed_tasks, figures_missing, methods
 from modules.channels import mechanism as ch
 from modules.channels import trace as channels_trace
 from modules.channels.failures import (CHANNEL_BUDGET_MS, EMPTY_CAUSES, FAILURES, FAULT_MARK, VISIBLE, bounded_packet,
@@ -420,15 +420,8 @@ FIGURES = (
 
 
 def test_the_default_trace_prints_every_curriculum_figure():
-    text = " ".join(methods("channels", "--plain").stdout.decode().split())
-    missing = [figure for figure in FIGURES if " ".join(figure.split()) not in text]
-    assert missing == []
+    assert figures_missing("channels", FIGURES) == []
     assert methods("channels", "--all", check=False).returncode == 2   # no option left: the default is the lesson
-
-
-def _failed_tasks(text: str) -> set:
-    from labtools import dev
-    return {t["number"] for t in dev._grade_text("channels", text)["tasks"] if not t["passed"]}
 
 
 def test_the_modules_own_functions_fail_tasks_2_and_4():
@@ -437,7 +430,7 @@ def test_the_modules_own_functions_fail_tasks_2_and_4():
     pasted = solution + "\n".join([
         "", "from modules.channels.failures import fallback as combined_fallback",
         "from modules.channels.metrics import ndcg_at_k as ndcg_exponential", ""])
-    assert _failed_tasks(pasted) == {2, 4}
+    assert failed_tasks("channels", pasted) == {2, 4}
 
 
 # ---------------------------------------------------------------- the index module's additions

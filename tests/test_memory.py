@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from helpers import ROOT, methods
+from helpers import ROOT, failed_tasks, figures_missing, methods
 from modules.memory import mechanism as m
 from modules.memory import store as ms
 from modules.common import ann
@@ -375,19 +375,15 @@ FIGURES = (
 
 
 def test_the_default_trace_prints_every_curriculum_figure():
-    text = " ".join(methods("memory", "--plain").stdout.decode().split())
-    missing = [figure for figure in FIGURES if " ".join(figure.split()) not in text]
-    assert missing == []
+    assert figures_missing("memory", FIGURES) == []
     assert methods("memory", "--all", check=False).returncode == 2   # no option left: the default is the lesson
 
 
 def test_the_modules_replay_diff_fails_task_4():
     """The lesson's replay_diff lists differences; the task asks which of them block a change."""
-    from labtools import dev
     solution = (ROOT / "solutions" / "memory.py").read_text(encoding="utf-8")
     pasted = solution + "\nfrom modules.memory.store import replay_diff as replay_blockers\n"
-    failed = {t["number"] for t in dev._grade_text("memory", pasted)["tasks"] if not t["passed"]}
-    assert failed == {4}
+    assert failed_tasks("memory", pasted) == {4}
 
 
 def test_the_command_record(record):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from helpers import ROOT, methods
+from helpers import ROOT, failed_tasks, figures_missing, methods
 from modules.catalogue import QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS
 from modules.common.pipeline import Stage
 from modules.grounding import GROUNDED
@@ -89,9 +89,7 @@ FIGURES = (
 
 
 def test_the_default_trace_prints_every_curriculum_figure():
-    text = " ".join(methods("operate", "--plain").stdout.decode().split())   # wrapped lines and table cells
-    missing = [figure for figure in FIGURES if " ".join(figure.split()) not in text]
-    assert missing == []
+    assert figures_missing("operate", FIGURES) == []
 
 
 def test_no_restricted_listing_in_any_output_in_any_spelling():
@@ -329,11 +327,6 @@ def test_the_ranking_is_judged_only_by_the_labels_it_is_given(records):
 
 # ---------------------------------------------------------------- tasks that teach
 
-def _failed_tasks(text: str) -> set:
-    from labtools import dev
-    return {t["number"] for t in dev._grade_text("operate", text)["tasks"] if not t["passed"]}
-
-
 def test_the_modules_own_functions_fail_every_function_task():
     """Pasting the function the lesson's module holds answers none of the function tasks."""
     solution = (ROOT / "solutions" / "operate.py").read_text(encoding="utf-8")
@@ -342,7 +335,7 @@ def test_the_modules_own_functions_fail_every_function_task():
         "from modules.operate.signals import name_layer as name_the_layer",
         "from modules.operate.faithfulness import check_support, check_non_amplification",
         "from modules.operate.review import answer as review_answer", ""])
-    assert _failed_tasks(pasted) == {1, 2, 3, 4, 5}
+    assert failed_tasks("operate", pasted) == {1, 2, 3, 4, 5}
 
 
 def test_the_gaps_issue_36_named_are_closed():
@@ -353,4 +346,4 @@ def test_the_gaps_issue_36_named_are_closed():
     for name, task in (("index construction without checking that the index changed", 2),
                        ("amplification split on whitespace only", 4)):
         wrong = next(w for w in dev._load_catalogue("operate") if w["name"] == name)
-        assert task in _failed_tasks(dev.apply_wrong_answer(solution, wrong)), name
+        assert task in failed_tasks("operate", dev.apply_wrong_answer(solution, wrong)), name

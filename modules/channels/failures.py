@@ -62,10 +62,10 @@ class Failure:
     """One simulated failure: the stages it replaces, the state it calls for (None: the run's own
     state stands; otherwise the stronger of the two), the safe behaviour and what stays visible."""
     name: str
-    stages: tuple
+    stages: tuple[str, ...]
     state: str | None
     behaviour: str
-    visible: tuple
+    visible: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -73,11 +73,11 @@ class Fallback:
     """What stage `fallback` did with a run: the failure it saw, the state before and after, and
     what the shopper is shown."""
     failure: str | None
-    stages: tuple
+    stages: tuple[str, ...]
     state_before: str
     state: str
     behaviour: str
-    visible: tuple        # ((key, what is shown), ...)
+    visible: tuple[tuple[str, str], ...]   # (key, what is shown)
     elapsed_ms: int       # simulated time spent waiting for channels
 
 VISIBLE = {
@@ -356,18 +356,21 @@ def _record_fallback(so_far) -> Fallback:
     failed = [(r.name, r.version.split(FAULT_MARK, 1)[1]) for r in so_far.records if FAULT_MARK in r.version]
     names = tuple(dict.fromkeys(name for _stage, name in failed))
     if not names:
-        return Fallback(None, (), decided, decided, "none needed", (), task_ms(so_far))
+        return Fallback(failure=None, stages=(), state_before=decided, state=decided, behaviour="none needed",
+                        visible=(), elapsed_ms=task_ms(so_far))
     if len(names) > 1:
         raise ValueError(f"one failure at a time, got {list(names)}")
     stages = tuple(stage for stage, _name in failed)
     if names[0] == "lexical_timeout" and all(so_far.output(s).status == "ran" for s in stages):
         # The run permitted no fallback: the task waited for the slow channel and lost nothing but time.
-        return Fallback(names[0], stages, decided, decided, "waits for the slow channel: this run permits no "
-                        "fallback", (("degraded_channel", "none: " + "; ".join(so_far.output(s).note.rsplit("; ", 1)[1]
-                                                                                for s in stages)),), task_ms(so_far))
+        waited = "none: " + "; ".join(so_far.output(s).note.rsplit("; ", 1)[1] for s in stages)
+        return Fallback(failure=names[0], stages=stages, state_before=decided, state=decided,
+                        behaviour="waits for the slow channel: this run permits no fallback",
+                        visible=(("degraded_channel", waited),), elapsed_ms=task_ms(so_far))
     state, keys = fallback(names[0], decided)
-    return Fallback(names[0], stages, decided, state, _BY_NAME[names[0]].behaviour,
-                    tuple((key, _visible(key, so_far)) for key in keys), task_ms(so_far))
+    return Fallback(failure=names[0], stages=stages, state_before=decided, state=state,
+                    behaviour=_BY_NAME[names[0]].behaviour, visible=tuple((key, _visible(key, so_far)) for key in keys),
+                    elapsed_ms=task_ms(so_far))
 
 
 FALLBACK = Stage("fallback", "fallback/1", "decision", _record_fallback, after_halt=True)

@@ -139,8 +139,8 @@ class Probe:
     compared."""
     query_id: str
     nprobe: int
-    exact: tuple
-    approximate: tuple
+    exact: tuple[str, ...]
+    approximate: tuple[str, ...]
     recall: float         # the share of the exact top k found (lesson 01's recall_at_k, a Fraction), as a float
     compared: int
     exact_compared: int
@@ -152,7 +152,8 @@ def probe(index, query_id: str, image, k: int, nprobe: int) -> Probe:
     exact = ann.exact_search(index, vector, k)
     found = ann.search(index, vector, k, nprobe)
     recall = float(recall_at_k(found.ids, exact.ids, len(exact.ids)))
-    return Probe(query_id, nprobe, exact.ids, found.ids, recall, found.compared, exact.compared)
+    return Probe(query_id=query_id, nprobe=nprobe, exact=exact.ids, approximate=found.ids, recall=recall,
+                 compared=found.compared, exact_compared=exact.compared)
 
 
 def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock=None) -> list:
@@ -199,8 +200,8 @@ class Prediction:
     """Written before measuring."""
     removal: str
     claim: str
-    states: dict          # {query id: state after} for every query whose state is predicted to change
-    packets: tuple        # the query ids whose packet is predicted to change
+    states: dict[str, str]    # {query id: state after} for every query whose state is predicted to change
+    packets: tuple[str, ...]  # the query ids whose packet is predicted to change
 
 
 PREDICTIONS = (

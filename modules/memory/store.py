@@ -50,8 +50,8 @@ class CacheEntry:
     session: str
     buyer: str
     query_id: str
-    items: tuple          # ids whose data it holds
-    packet: tuple
+    items: tuple[str, ...]    # ids whose data it holds
+    packet: tuple[str, ...]   # its field ids, catalogue then memory
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class TracePayload:
     session: str
     buyer: str
     query_id: str
-    memory: tuple         # ((id or ref, value), ...)
+    memory: tuple[tuple[str, str | None], ...]   # (id or ref, value)
 
 
 @dataclass(frozen=True)
@@ -69,20 +69,20 @@ class DeletionRecord:
     lost."""
     ref: str
     on: str
-    removed: tuple        # ((store, count), ...)
+    removed: tuple[tuple[str, int], ...]   # (store, count)
 
 
 @dataclass(frozen=True)
 class MemoryState:
     """The store and its derived stores at one moment; every operation returns a new state
     (a frozen record, checked when made and by dataclasses.replace)."""
-    items: tuple          # every recorded version of every item, in the order recorded
+    items: tuple[MemoryItem, ...]   # every recorded version of every item, in the order recorded
     encoder: str
     index: ann.Index      # an ann.Index of the encoder's vectors
     label: str            # the index version: "mem-index/N", N counting builds
-    cache: tuple = ()
-    traces: tuple = ()
-    deletions: tuple = ()
+    cache: tuple[CacheEntry, ...] = ()
+    traces: tuple[TracePayload, ...] = ()
+    deletions: tuple[DeletionRecord, ...] = ()
     prompt_index: bool = True   # False: the index takes changes only when it is next rebuilt
 
     def __post_init__(self):
@@ -148,8 +148,9 @@ def serve(state: MemoryState, session: Session) -> tuple:
     names = dict(zip(gate.withheld, (d.subject for d in gate.decisions)))
     current = state.current()
     memory = tuple((i, current[i].value) for i in gate.passed) + tuple((names[i], None) for i in gate.withheld)
-    entry = CacheEntry(session.id, session.buyer, session.query.id, gate.passed, packet)
-    payload = TracePayload(session.id, session.buyer, session.query.id, memory)
+    entry = CacheEntry(session=session.id, buyer=session.buyer, query_id=session.query.id, items=gate.passed,
+                       packet=packet)
+    payload = TracePayload(session=session.id, buyer=session.buyer, query_id=session.query.id, memory=memory)
     return run, replace(state, cache=state.cache + (entry,), traces=state.traces + (payload,))
 
 

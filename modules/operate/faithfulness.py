@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from modules.common.checks import short
 
@@ -50,7 +51,7 @@ _STOP = frozenset("a an and the of for to in on is it its as be or by".split())
 class Line:
     """One sentence of an explanation and the field ids it cites."""
     text: str
-    cites: tuple = ()
+    cites: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.text, str) or not self.text.strip():
@@ -64,13 +65,13 @@ class Brief:
     """What one run decided, as an explanation may use it."""
     query_id: str
     state: str
-    listings: tuple        # packed listing ids, in packet order
-    fields: tuple          # ((field id, value), ...): the packet's, then a conflicting listing's
-    refs: tuple            # the decision's evidence refs
-    conflicts: tuple       # ((listing id, (field id, field id)), ...)
-    reasons: tuple         # subjects the decision gives as its reasons
-    omitted: tuple         # field ids left out of the packet
-    instructions: tuple    # ((listing id, sentence), ...) instruction-like seller text
+    listings: tuple[str, ...]                      # packed listing ids, in packet order
+    fields: tuple[tuple[str, object], ...]         # (field id, value): the packet's, then a conflicting listing's
+    refs: tuple[str, ...]                          # the decision's evidence refs
+    conflicts: tuple[tuple[str, tuple[str, str]], ...]   # (listing id, (title field id, diameter field id))
+    reasons: tuple[str, ...]                       # subjects the decision gives as its reasons
+    omitted: tuple[str, ...]                       # field ids left out of the packet
+    instructions: tuple[tuple[str, str], ...]      # (listing id, sentence): instruction-like seller text
 
     def value(self, cite: str):
         return dict(self.fields).get(cite)
@@ -93,10 +94,11 @@ def brief_of(run) -> Brief:
             conflicts.append((d.subject, pair))
             fields += [(pair[0], by_id[d.subject].title), (pair[1], by_id[d.subject].diameter_mm)]
     instructions = tuple((i, s) for i in listings for s in _instructions(by_id[i].description))
-    return Brief(decision.decision.subject, decision.decision.state, tuple(listings), tuple(fields),
-                 tuple(decision.decision.evidence_refs), tuple(conflicts),
-                 tuple(dict.fromkeys(s for s, _state, _codes in decision.because if s != decision.decision.subject)),
-                 tuple(packet.omitted) if packet else (), instructions)
+    return Brief(query_id=decision.decision.subject, state=decision.decision.state, listings=tuple(listings),
+                 fields=tuple(fields), refs=tuple(decision.decision.evidence_refs), conflicts=tuple(conflicts),
+                 reasons=tuple(dict.fromkeys(s for s, _state, _codes in decision.because
+                                             if s != decision.decision.subject)),
+                 omitted=tuple(packet.omitted) if packet else (), instructions=instructions)
 
 
 # ---------------------------------------------------------------- the template and a rewording
@@ -288,7 +290,7 @@ class Mistake:
     name: str
     query_id: str
     fails: str            # the one check it must fail
-    edit: object          # (brief, template lines) -> lines
+    edit: Callable[[Brief, tuple[Line, ...]], tuple[Line, ...]]   # (brief, template lines) -> lines
 
 
 def _swap(lines, old: str, new: str) -> tuple:

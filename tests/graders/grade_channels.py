@@ -286,6 +286,7 @@ def test_task4_the_ideal_counts_what_was_not_retrieved():
           "the ideal is cut at k too: two grade-3 listings in the first two places are the best possible")
     _ndcg(fn, ["x", "y", "z", "a"], {"a": 1}, 4, 1 / math.log2(5), "rank 4: 1 / log2(5)")
     _ndcg(fn, ["x", "y", "z", "a"], {"a": 1}, 3, 0.0, "rank 4 is beyond the cutoff k = 3")
+    _ndcg(fn, ["b", "a"], {"a": 2, "b": 1}, 1, 1 / 3, "k = 1: gain 1 in first place against the ideal gain 3")
     expect_error(ValueError, fn, ["a"], {"a": 1}, 0, shown="ndcg_exponential(['a'], {'a': 1}, 0)",
                  why="k must be at least 1")
 
