@@ -20,6 +20,7 @@ from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS
 from modules.catalogue.policy import POLICY_VERSION
 from modules.grounding.checks import GATE_CODES
 from modules.common.vectors import Vector
+from modules.eligibility.trace import wrapped_rows
 from modules.common.tables import table_block
 
 PERMISSION_CODES = tuple(code for code in GATE_CODES if code.startswith(("PERMISSION", "DUPLICATE_ID")))
@@ -296,14 +297,17 @@ def _photo_query_blocks(record: dict) -> list:
 
 
 def _visible_blocks(record: dict) -> list:
+    rows = []
+    for r in record["failures"]["rows"]:
+        lines = [(r["failure"], f"behaviour: {r['behaviour']}"), ("", f"packet: {' '.join(r['packet']) or 'empty'}")]
+        lines += [("", f"{v['key']}: {v['shows']}") for v in r["visible"]]
+        rows += wrapped_rows(lines, 56)
     return [table_block(
         "failures-visible", "Each failure's safe behaviour, and what stays visible",
-        "behaviour: what the product does instead; visible: what the shopper is still shown, "
-        "by key (packet: the listings packed; withheld listings stay opaque refs or counts).",
-        ["failure", "behaviour", "visible"],
-        [[r["failure"], r["behaviour"], "; ".join([f"packet: {' '.join(r['packet']) or 'empty'}"]
-                                                 + [f"{v['key']}: {v['shows']}" for v in r["visible"]])]
-         for r in record["failures"]["rows"]])]
+        "behaviour: what the product does instead; then what the shopper is still shown, by "
+        "key (packet: the listings packed; withheld listings stay opaque refs or counts).",
+        ["failure", "behaviour, then what stays visible"],
+        rows)]
 
 
 def _empty_blocks(record: dict) -> list:
