@@ -311,6 +311,8 @@ def test_the_quiz_premise_is_true_of_the_fixture():
     changed = {q: (before[q]["decision"]["state"], after[q]["decision"]["state"]) for q in before
                if before[q]["decision"]["state"] != after[q]["decision"]["state"]}
     assert changed == {"PW-Q004": ("conflict", "unauthorized")}
+    assisted = [sg.signal_map(sg.aggregate(x))["assisted results"]["explicit unit"] for x in (before, after)]
+    assert assisted == [55, 25]   # the quiz's premise: "the assisted results ... went 55 -> 25"
 
 
 def test_the_ranking_is_judged_only_by_the_labels_it_is_given(records):
