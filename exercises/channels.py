@@ -118,9 +118,10 @@ def compare_removal(before: dict, after: dict) -> list:
     the run with every channel, and the run with one removed. Candidates are a set of
     ids here: a different order is not a change.
 
-    Return a list of (query_id, gained, lost, state_before, state_after) for every query
-    of `before` whose candidates or state changed, in the order of `before`: `gained` the
-    sorted ids only `after` has, `lost` the sorted ids only `before` has. A query whose
+    Return a list or a tuple (either is accepted) of (query_id, gained, lost, state_before,
+    state_after) for every query of `before` whose candidates or state changed, in the order
+    of `before`: `gained` the sorted ids only `after` has, `lost` the sorted ids only `before`
+    has (each a list or a tuple). A query whose
     candidates and state are unchanged is left out. Raise ValueError when `after` lacks
     a query of `before`.
 

@@ -305,7 +305,13 @@ def test_task4_on_the_lessons_rankings():
 
 def _compare(fn, before, after, want, why):
     shown = f"compare_removal({before!r}, {after!r})"
-    expect(call(fn, before, after, shown=shown), want, shown, why=why)
+    got = call(fn, before, after, shown=shown)
+    expect_true(isinstance(got, (list, tuple)) and all(isinstance(row, (list, tuple)) and len(row) == 5 and
+                                                       isinstance(row[1], (list, tuple)) and
+                                                       isinstance(row[2], (list, tuple)) for row in got),
+                f"called {shown}\n  got:      {got!r}\n  expected: a list or a tuple of (query_id, gained, lost, "
+                f"state_before, state_after), gained and lost lists or tuples")
+    expect([(q, list(gained), list(lost), a, b) for q, gained, lost, a, b in got], want, shown, why=why)
 
 
 def _runs(candidates_and_states: dict) -> dict:
