@@ -357,6 +357,10 @@ def test_one_rebuild_is_named_by_one_of_lesson_09s_layers_in_every_lesson(record
     assert found["source/2-rebuild"] == {"grounding": "source", "operate": "source"}
     assert found["image/1+ivf/1:9x2"] == {"channels": "retrieval", "operate": "retrieval"}
     assert layer_disagreements(records) == []
+    # one statement about the image rebuild's permission: the same exclusions, the same lost candidate
+    image = records["operate"]["anomalies"]["image"]
+    assert records["channels"]["anomaly"]["permission_exclusions"] == image["permission"] == [14, 13]
+    assert records["channels"]["anomaly"]["restricted_proposed"] == image["restricted_proposed"]
 
 
 def test_a_rebuild_named_by_two_layers_is_found(records):
