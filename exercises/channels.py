@@ -2,11 +2,12 @@
 """Lesson 12 exercises: measure an approximate index honestly, fall back safely, score rankings.
 
 Task 1  two_evaluations       index quality (recall against exact search) and relevance, kept apart
-Task 2  fallback              a failure stage -> the state after its fallback, and what stays visible
+Task 2  combined_fallback     several failure stages at once -> one state, and what stays visible
 Task 3  mean_reciprocal_rank  MRR@k over several queries (ranks count from 1)
-Task 4  ndcg_at_k             nDCG@k with linear gains and the ideal ranking of every label
+Task 4  ndcg_exponential      nDCG@k with exponential gains (2**grade - 1), the other common definition
 Task 5  compare_removal       a counterfactual: what removing a channel changed, query by query
 Task 6  TWO_EVALUATIONS_QUIZ  why approximate recall and relevance are two evaluations
+Task 7  REBUILT_NPROBE        predict the nprobe the rebuilt index needs, and what a search then costs
 
 Check your work:  python3 -B methods.py check channels
 Stuck?            python3 -B methods.py hint channels
@@ -16,7 +17,7 @@ import math
 
 from modules.catalogue.policy import STATES
 
-# What a fallback may keep visible (Task 2).
+# What a fallback may keep visible, in this order (Task 2).
 VISIBLE_KEYS = ("original_value", "missing_meaning", "degraded_channel", "coverage_limit", "multimodal_unavailable",
                 "reason_codes", "source_age", "conflicting_fields", "order_unavailable", "omitted_fields", "state",
                 "packet_fields", "empty_cause")
@@ -42,44 +43,39 @@ def two_evaluations(approximate, exact, grades: dict, k: int) -> tuple:
     raise NotImplementedError("two_evaluations: write your answer here, then run: python3 -B methods.py check channels")
 
 
-def fallback(failure: str, state_before: str) -> tuple:
-    """Task 2. The state after a failure's fallback, and the keys that stay visible.
+def combined_fallback(failures, state_before: str) -> tuple:
+    """Task 2. The fallback when several stages fail at once.
 
-    Return (state, visible): `visible` is a tuple of keys from VISIBLE_KEYS, in the order
-    listed here. Each failure has its own state, except two that leave the state as the
-    pipeline decided it. The state after the fallback is the stronger of `state_before`
-    and the failure's own state, by the policy's precedence (STATES: earlier is stronger,
-    so "unauthorized" beats "degraded", which beats "respond").
+    The lesson's fallback stage handles one failure at a time (and refuses two). In operation
+    a lexical timeout and missing permission metadata can come together. `failures` is a list
+    or a tuple of failure names from the table below, each at most once; return (state,
+    visible):
 
-      "unit_not_kept"         the parser could not keep a written unit: ask (clarify);
-                              visible: the original value, the missing meaning
-      "lexical_timeout"       the lexical channel timed out: answer from the other
-                              permitted channels, degraded; visible: the degraded channel,
-                              the coverage limit
-      "vector_unavailable"    the vector channel is unavailable: the lexical and structured
-                              path, degraded; visible: the degraded channel, that the
-                              multimodal benefit is unavailable
-      "permission_missing"    permission metadata is missing: fail closed (unauthorized);
-                              visible: the reason codes only, never content
-      "source_stale"          the source is stale: exclude or degrade (degraded); visible:
-                              the source age
-      "all_conflict"          every candidate conflicts: abstain (conflict); visible: the
-                              conflicting fields
-      "ranker_failed"         the ranker failed: the filtered set unranked, degraded;
-                              visible: that the order is unavailable
-      "packet_over_limit"     the packet is over its limit: bounded omission, degraded;
-                              visible: the omitted fields
-      "generator_failed"      the generator failed: show the structured evidence, state
-                              unchanged; visible: the state, the packet fields
-      "no_eligible_evidence"  nothing is eligible: ordinary search or a correction, never
-                              an invented candidate, state unchanged; visible: the empty cause
+      state    the strongest, by the policy's precedence (STATES: earlier is stronger, so
+               "unauthorized" beats "degraded", which beats "respond"), of `state_before` and
+               the own state of each failure (a failure whose own state is "-" leaves it)
+      visible  every key any of the failures keeps visible, each once, in VISIBLE_KEYS
+               order; return a list or a tuple (either is accepted)
 
-    Raise ValueError for an unknown failure or a state that is not in STATES.
+      failure                 own state     visible
+      "unit_not_kept"         clarify       original_value, missing_meaning
+      "lexical_timeout"       degraded      degraded_channel, coverage_limit
+      "vector_unavailable"    degraded      degraded_channel, multimodal_unavailable
+      "permission_missing"    unauthorized  reason_codes
+      "source_stale"          degraded      source_age
+      "all_conflict"          conflict      conflicting_fields
+      "ranker_failed"         degraded      order_unavailable
+      "packet_over_limit"     degraded      omitted_fields
+      "generator_failed"      -             state, packet_fields
+      "no_eligible_evidence"  -             empty_cause
 
-    >>> fallback("lexical_timeout", "respond")
-    ('degraded', ('degraded_channel', 'coverage_limit'))
+    No failure at all: (state_before, an empty list or tuple). Raise ValueError for an
+    unknown failure, a failure named twice, or a state that is not in STATES.
+
+    >>> combined_fallback(("lexical_timeout", "permission_missing"), "respond")
+    ('unauthorized', ('degraded_channel', 'coverage_limit', 'reason_codes'))
     """
-    raise NotImplementedError("fallback: write your answer here, then run: python3 -B methods.py check channels")
+    raise NotImplementedError("combined_fallback: write your answer here, then run: python3 -B methods.py check channels")
 
 
 def mean_reciprocal_rank(rankings: dict, grades: dict, k: int) -> float:
@@ -96,22 +92,23 @@ def mean_reciprocal_rank(rankings: dict, grades: dict, k: int) -> float:
     raise NotImplementedError("mean_reciprocal_rank: write your answer here, then run: python3 -B methods.py check channels")
 
 
-def ndcg_at_k(ranking, grades: dict, k: int) -> float:
-    """Task 4. nDCG@k of one ranking: DCG@k divided by the ideal DCG@k.
+def ndcg_exponential(ranking, grades: dict, k: int) -> float:
+    """Task 4. nDCG@k with exponential gains: the definition many learning-to-rank libraries
+    use, where the lesson (like trec_eval) uses the grade itself as the gain.
 
-      DCG@k      the sum over the first k places of grade / log2(rank + 1), rank from 1
-                 (a listing without a grade counts 0)
+      gain       2**grade - 1 (grade 1 -> 1, grade 2 -> 3, grade 3 -> 7; no grade -> 0)
+      DCG@k      the sum over the first k places of gain / log2(rank + 1), rank from 1
       ideal      the DCG@k of the best possible ranking: every graded listing of `grades`
                  (retrieved or not) sorted by grade, highest first
 
-    Return 0.0 when the ideal DCG is 0 (nothing is relevant). Raise ValueError if k < 1.
-    These are the definitions trec_eval uses (linear gains): the lesson's test checks its
-    own function against ir-measures.
+    Return DCG@k / ideal DCG@k, or 0.0 when the ideal DCG is 0 (nothing is relevant). Raise
+    ValueError if k < 1. With grades of 0 and 1 only, this equals the lesson's nDCG; with a
+    grade 2 below a grade 1 it scores lower, because it rewards the better listing more.
 
-    >>> round(ndcg_at_k(["c", "a"], {"a": 2, "b": 1}, 2), 4)
-    0.4796
+    >>> round(ndcg_exponential(["c", "a"], {"a": 2, "b": 1}, 2), 4)
+    0.5213
     """
-    raise NotImplementedError("ndcg_at_k: write your answer here, then run: python3 -B methods.py check channels")
+    raise NotImplementedError("ndcg_exponential: write your answer here, then run: python3 -B methods.py check channels")
 
 
 def compare_removal(before: dict, after: dict) -> list:
@@ -121,9 +118,10 @@ def compare_removal(before: dict, after: dict) -> list:
     the run with every channel, and the run with one removed. Candidates are a set of
     ids here: a different order is not a change.
 
-    Return a list of (query_id, gained, lost, state_before, state_after) for every query
-    of `before` whose candidates or state changed, in the order of `before`: `gained` the
-    sorted ids only `after` has, `lost` the sorted ids only `before` has. A query whose
+    Return a list or a tuple (either is accepted) of (query_id, gained, lost, state_before,
+    state_after) for every query of `before` whose candidates or state changed, in the order
+    of `before`: `gained` the sorted ids only `after` has, `lost` the sorted ids only `before`
+    has (each a list or a tuple). A query whose
     candidates and state are unchanged is left out. Raise ValueError when `after` lacks
     a query of `before`.
 
@@ -138,15 +136,22 @@ def compare_removal(before: dict, after: dict) -> list:
 # of the three is an O-ring (the only O-ring has no photo). At nprobe 1 it misses PW-L002 for
 # CH-Q001 (recall 0.667) and the packet does not change. Why does the lesson keep recall
 # against exact search and relevance as two evaluations?
-#   "a"  recall is measured at a cutoff and relevance is not, so they cannot share a table
-#   "b"  they are one evaluation at two nprobe values
-#   "c"  relevance only needs checking when recall is below 1
-#   "d"  recall judges the index against exact search, relevance judges exact search against
-#        the labels: a perfect index can return irrelevant neighbours, and a miss can cost
-#        nothing when the missed item is a copy of one returned
+#   "a"  recall is taken at a cutoff and relevance is not, so the two cannot share a table
+#   "b"  recall judges the index against exact search; relevance judges exact search by the labels
+#   "c"  relevance needs checking only when recall falls below 1, so the two rarely coincide
+#   "d"  they are one evaluation at two nprobe values, reported apart only for readability
 # Set TWO_EVALUATIONS_QUIZ to one letter.
 TWO_EVALUATIONS_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["VISIBLE_KEYS", "two_evaluations", "fallback", "mean_reciprocal_rank", "ndcg_at_k", "compare_removal",
-           "TWO_EVALUATIONS_QUIZ"]
+# Task 7 (predict). The nightly rebuild files the same 13 photos in 9 lists instead of 3, and
+# the pipeline still opens nprobe 2 of them: the trace shows recall@3 falling for three photo
+# queries. Before you run anything, predict (a) the smallest nprobe at which the rebuilt index
+# returns the exact top 3 for all five photo queries, and (b) how many vectors one search of
+# CH-Q002 then compares (centroids plus photos, as the trace's cost column counts them).
+# Set REBUILT_NPROBE to a tuple of two ints: (nprobe, compared).
+REBUILT_NPROBE = None  # TODO: your answer
+
+
+__all__ = ["VISIBLE_KEYS", "two_evaluations", "combined_fallback", "mean_reciprocal_rank", "ndcg_exponential",
+           "compare_removal", "TWO_EVALUATIONS_QUIZ", "REBUILT_NPROBE"]

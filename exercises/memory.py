@@ -4,8 +4,9 @@
 Task 1  withhold_reason        the memory gate: whose, which permission, still kept, still true
 Task 2  current_versus_memory  explicit current input wins; a disagreement is shown
 Task 3  delete_everywhere      a deletion reaches the index, the cached packets and the traces
-Task 4  replay_diff            what a change does to frozen cases, before anyone sees it
+Task 4  replay_blockers        what in a replay must stop a change before anyone sees it
 Task 5  ONLY_MEMORY_QUIZ       why "it is only memory" changes none of the data questions
+Task 6  NEXT_DAY_PREDICTION    predict session S1 served one day later
 
 The items are modules/memory/mechanism.py's MemoryItem records (MEM-A1 ... MEM-B4 in ITEMS); the
 stores are those of modules/memory/store.py.
@@ -90,40 +91,57 @@ def delete_everywhere(index, cache, traces, item_id: str) -> tuple:
     raise NotImplementedError("delete_everywhere: write your answer here, then run: python3 -B methods.py check memory")
 
 
-def replay_diff(old: dict, new: dict) -> dict:
-    """Task 4. Compare two replays of the same frozen cases, before a change is exposed.
+def replay_blockers(old: dict, new: dict, forgotten) -> list:
+    """Task 4. Read two replays of the same frozen cases and list what must stop the change.
 
-    `old` and `new` map each case id to a row: {"candidates": [memory candidates, best
-    first], "exclusions": [[subject, reason code, ...], ...], "packet": [field ids],
-    "state": the query's state}. Both must hold the same case ids in the same order,
-    otherwise raise ValueError (a replay compares like with like).
+    The lesson's replay_diff lists every difference; an operator still has to decide whether
+    the change may be exposed. `old` and `new` map each case id to a row: {"candidates":
+    [memory candidates, best first], "exclusions": [[subject, reason code, ...], ...],
+    "packet": [field ids], "state": the query's state}. `forgotten` is a collection of item
+    ids that must be gone (deleted, or consent withdrawn). Both replays must hold the same
+    case ids in the same order, otherwise raise ValueError.
 
-    Return {case id: diff}, every case present, each diff:
-        "gained"              candidates in new but not in old, in new's order
-        "lost"                candidates in old but not in new, in old's order
-        "moved"               [[candidate, old rank, new rank], ...] for candidates in both whose
-                              rank (1 = first) changed, in old's order
-        "exclusions_added"    exclusions in new but not in old (compare whole entries), new's order
-        "exclusions_removed"  exclusions in old but not in new, old's order
-        "packet_added"        field ids in new but not in old, new's order
-        "packet_removed"      field ids in old but not in new, old's order
-        "state"               None when unchanged, else [old state, new state]
+    For each case of `old`, in order, these are blockers (as strings, in this order):
+        f"{case}: state {old state} -> {new state}"   the state changed
+        f"{case}: packet changed"                     the packet's field ids differ (as a
+                                                      list: order counts)
+        f"{case}: recalls {item}"                     a forgotten item is among new's
+                                                      candidates (one line per item, in
+                                                      new's candidate order)
+        f"{case}: packs {item}"                       a forgotten item has a field in new's
+                                                      packet (a field id that starts with
+                                                      f"memory:{item}@"), once per item, in
+                                                      packet order
+    Candidates that only move in rank, and exclusions that are added or removed, are read but
+    never block. Return a list or a tuple (either is accepted); empty means the change may be
+    exposed.
+
+    >>> replay_blockers({"S1": {"candidates": ["A"], "exclusions": [], "packet": [], "state": "respond"}},
+    ...                 {"S1": {"candidates": ["B", "A"], "exclusions": [], "packet": [], "state": "respond"}},
+    ...                 ["B"])
+    ['S1: recalls B']
     """
-    raise NotImplementedError("replay_diff: write your answer here, then run: python3 -B methods.py check memory")
+    raise NotImplementedError("replay_blockers: write your answer here, then run: python3 -B methods.py check memory")
 
 
 # Task 5 (quiz). A colleague proposes: "It is only memory, and the buyer told us themselves,
 # so it can skip the permission check, keep no expiry, and need no deletion path." Which reply
 # holds for this lab's store?
-#   "a"  they are right: the buyer is the source, so a remembered item is trustworthy as it is
-#   "b"  every data question still applies: whose item it is and who may see it, whether
-#        consent allows this use, how long it is kept and whether it is still true, how it is
-#        corrected and deleted everywhere it was copied (index, cached packets, traces), and
-#        which encoder produced its vectors; memory passes the same gate as catalogue evidence
-#   "c"  memory only needs a relevance check, because it never counts as catalogue evidence
-#   "d"  once the store is encrypted at rest, none of those checks is needed
+#   "a"  they are right: the buyer is the source, so what the buyer said can be trusted as is
+#   "b"  every data question applies: owner, consent, expiry, truth, correction, deletion
+#   "c"  it needs a relevance check only, since memory never counts as catalogue evidence
+#   "d"  once the store is encrypted at rest, those checks are no longer needed at all
 # Set ONLY_MEMORY_QUIZ to one letter.
 ONLY_MEMORY_QUIZ = None  # TODO: your answer
 
 
-__all__ = ["withhold_reason", "current_versus_memory", "delete_everywhere", "replay_diff", "ONLY_MEMORY_QUIZ"]
+# Task 6 (predict). The trace serves session S1 (BUYER-A, "mechanical seal 16 mm for a water
+# pump") on 2026-11-01 and packs two memory fields. Serve the same session on 2026-11-02, from
+# the same store, before any of the buyer's requests. Before you run anything, predict: how
+# many memory fields are packed, and what is the catalogue state?
+# Set NEXT_DAY_PREDICTION to a tuple (int, str): (memory fields packed, state).
+NEXT_DAY_PREDICTION = None  # TODO: your answer
+
+
+__all__ = ["withhold_reason", "current_versus_memory", "delete_everywhere", "replay_blockers", "ONLY_MEMORY_QUIZ",
+           "NEXT_DAY_PREDICTION"]

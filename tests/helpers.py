@@ -62,3 +62,17 @@ def graded_with_pasted(lesson: str, folder: Path, pasted: list, preamble: str = 
     (folder / f"{lesson}.py").write_text(text, encoding="utf-8")
     record = cli.grade([lesson], folder, grading.Limits(seconds=20.0))[0]
     return {test["test"]: test["passed"] for test in record["tests"]}
+
+
+def figures_missing(lesson: str, figures) -> list[str]:
+    """The figures (numbers, ids, table cells, as they print) that `methods.py LESSON --plain`
+    does not print; whitespace is compared loosely, so a wrapped line or a padded cell still counts."""
+    text = " ".join(methods(lesson, "--plain").stdout.decode().split())
+    return [figure for figure in figures if " ".join(figure.split()) not in text]
+
+
+def failed_tasks(lesson: str, solution_text: str) -> set[int]:
+    """The task numbers a submission (the whole text of LESSON.py) fails under the lesson's graders."""
+    sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
+    from devtools import dev
+    return {task["number"] for task in dev._grade_text(lesson, solution_text)["tasks"] if not task["passed"]}

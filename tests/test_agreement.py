@@ -16,7 +16,7 @@ from helpers import ROOT, methods
 from modules.catalogue import QUERIES
 
 LESSONS = ["hybrid", "eligibility", "grounding", "channels", "memory"]
-WITH_ALL = ("channels", "memory")   # their --all output shows what the default leaves out (memory: the queries)
+WITH_ALL = ()   # lessons whose --all output shows what the default leaves out
 BUILT = [name for name in LESSONS if (ROOT / "modules" / name / "trace.py").is_file()]
 AGREED = ("contract_state", "stopped", "gate", "ranking", "state", "empty_cause", "reason_codes", "exclusions",
           "packet")
@@ -236,8 +236,7 @@ def _json_rows(value, lesson: str, path: str = ""):
 @pytest.fixture(scope="module")
 def records() -> dict:
     from labtools.registry import built_lessons
-    return {lesson: json.loads(methods(lesson, *(("--all",) if lesson == "channels" else ()), "--json").stdout)
-            for lesson in built_lessons()}   # lesson 12's default records its findings only: --all has every id
+    return {lesson: json.loads(methods(lesson, "--json").stdout) for lesson in built_lessons()}
 
 
 def id_disagreements(facts: dict, records: dict) -> list:
@@ -328,7 +327,7 @@ def test_lesson_14_shows_every_id_as_lessons_07_to_13_do(rows):
     """Lesson 14 adds no mechanism: its rows agree with every other lesson's on every key they
     share, and every listing, query and ref it names is one lessons 07-13 name too."""
     import re
-    record = json.loads(methods("operate", "--all", "--json").stdout)   # the default's sections and the rest
+    record = json.loads(methods("operate", "--json").stdout)
     mine = {row["query_id"]: row for row in record["queries"]}
     assert list(mine) == [q.id for q in QUERIES]
     found = disagreements(dict(rows, operate=mine))
@@ -358,3 +357,44 @@ def test_the_new_lesson_07_queries_agree_with_lesson_08():
         assert row["contract_state"] == run.output("contract").state, row
         assert row["ranking"] == [[f.cluster_id, f.listing_id, round(f.ordering_score, 6)]
                                   for f in run.output("fusion").candidates], row
+
+
+# ---------------------------------------------------------------- one rebuild, one layer
+
+def rebuild_layers(records: dict) -> dict:
+    """{the version a rebuild produces: {lesson: the layer it names}} from lessons 09, 12 and 14."""
+    found: dict = {}
+    for variant in records["grounding"]["variants"]:
+        found.setdefault(variant["change"][1], {})["grounding"] = variant["first_failing_layer"]
+    anomaly = records["channels"]["anomaly"]
+    found.setdefault(anomaly["image_versions"][1], {})["channels"] = anomaly["layer"]
+    for rebuild in records["operate"]["anomalies"].values():
+        for _label, _before, after in rebuild["changed_versions"]:
+            found.setdefault(after, {})["operate"] = rebuild["layer"]
+    return found
+
+
+def layer_disagreements(records: dict) -> list:
+    """(rebuild version, {lesson: layer}) for every rebuild named by two layers, or by a layer that is
+    not one of lesson 09's ten."""
+    from modules.grounding.checks import LAYERS
+    return sorted((version, by) for version, by in rebuild_layers(records).items()
+                  if len(set(by.values())) > 1 or not set(by.values()) <= set(LAYERS))
+
+
+def test_one_rebuild_is_named_by_one_of_lesson_09s_layers_in_every_lesson(records):
+    found = rebuild_layers(records)
+    assert found["source/2-rebuild"] == {"grounding": "source", "operate": "source"}
+    assert found["image/1+ivf/1:9x2"] == {"channels": "retrieval", "operate": "retrieval"}
+    assert layer_disagreements(records) == []
+    # one statement about the image rebuild's permission: the same exclusions, the same lost candidate
+    image = records["operate"]["anomalies"]["image"]
+    assert records["channels"]["anomaly"]["permission_exclusions"] == image["permission"] == [14, 13]
+    assert records["channels"]["anomaly"]["restricted_proposed"] == image["restricted_proposed"]
+
+
+def test_a_rebuild_named_by_two_layers_is_found(records):
+    planted = json.loads(json.dumps(records))
+    planted["operate"]["anomalies"]["rebuild"]["layer"] = "index construction"   # what lesson 14 said before
+    planted["channels"]["anomaly"]["layer"] = "ranking"
+    assert [version for version, _by in layer_disagreements(planted)] == ["image/1+ivf/1:9x2", "source/2-rebuild"]

@@ -8,11 +8,11 @@ from dataclasses import asdict
 
 import pytest
 
+from helpers import ROOT, failed_tasks, figures_missing, methods
 from modules.channels import mechanism as ch
 from modules.channels import trace as channels_trace
-from modules.channels.failures import (CHANNEL_BUDGET_MS, FAILURES, FAULT_MARK, VISIBLE, bounded_packet, failing,
-                                       fallback, task_ms)
-from modules.channels.reuse import reusing
+from modules.channels.failures import (CHANNEL_BUDGET_MS, EMPTY_CAUSES, FAILURES, FAULT_MARK, VISIBLE, bounded_packet,
+                                       empty_cause, failing, fallback, task_ms)
 from modules.channels.metrics import (RELEVANCE, SEGMENTS, hit_at_k, judged, metric_row, ndcg_at_k, precision_at_k,
                                       reciprocal_rank)
 from modules.common import ann
@@ -36,8 +36,8 @@ def _run(query_id, pipeline=ch.CHANNELS, **inputs):
 
 @pytest.fixture(scope="module")
 def full():
-    """The record of `methods.py channels --all`: the findings and every experiment behind them."""
-    return channels_trace.trace(full=True)
+    """The record of `methods.py channels`: the findings and every experiment behind them."""
+    return channels_trace.trace()
 
 
 def _ranking(run):
@@ -62,47 +62,6 @@ def test_a_catalogue_query_gets_what_lessons_07_to_09_give_it(query):
     assert {key: value for key, value in ours.items() if key in theirs} == theirs
     assert run.output("fallback").state == run.output("decision").decision.state
     assert query_image(query.id) is None
-
-
-def test_stage_reuse_gives_the_runs_the_pipeline_would_make():
-    cache = {}
-    for pipeline in (ch.CHANNELS, ch.CHANNELS.without("lexical"), failing(ch.CHANNELS, "ranker_failed")):
-        for query_id in ("PW-Q001", "CH-Q002", "PW-Q008"):
-            inputs = {"query": ALL[query_id], "listings": LISTINGS, "as_of": "2026-11-01",
-                      "image": query_image(query_id)}
-            fresh, reused = pipeline.run(dict(inputs)), reusing(pipeline, cache).run(inputs)
-            assert [(r.name, r.version, r.output) for r in fresh.records] == \
-                   [(r.name, r.version, r.output) for r in reused.records]
-            assert (fresh.halted_by, fresh.skipped) == (reused.halted_by, reused.skipped)
-    assert cache
-
-
-def test_stage_reuse_runs_a_shared_stage_once_and_a_changed_one_again():
-    calls = []
-
-    def counted(stage):
-        def run(so_far):
-            calls.append(stage.name)
-            return stage.run(so_far)
-        return Stage(stage.name, stage.version, stage.layer, run, stage.kind, stage.after_halt)
-
-    pipeline = Pipeline("counted", tuple(counted(stage) for stage in ch.CHANNELS.stages))
-    inputs = {"query": ALL["PW-Q001"], "listings": LISTINGS, "as_of": "2026-11-01", "image": None}
-    cache = {}
-    first = reusing(pipeline, cache).run(inputs)
-    assert calls == list(pipeline.names()) and first == pipeline.run(inputs)
-    calls.clear()
-    assert reusing(pipeline, cache).run(inputs) == first and calls == []
-    # Without lexical, everything before it is shared, and so are the other channels, which
-    # never see it; the stages after the channels run again.
-    reusing(pipeline.without("lexical"), cache).run(inputs)
-    names = pipeline.names()
-    assert calls == [name for name in names[names.index("gate"):]]
-    calls.clear()
-    reusing(pipeline, cache).run(dict(inputs))   # equal inputs, another object: nothing is assumed
-    assert calls == list(names)
-    with pytest.raises(TypeError, match="inputs must be a dict"):
-        reusing(pipeline, cache).run([inputs])
 
 
 # ---------------------------------------------------------------- the image channel
@@ -379,13 +338,24 @@ def test_the_metrics_agree_with_ir_measures():
 
 # ---------------------------------------------------------------- the anomaly
 
-def test_the_rebuild_is_located_in_the_index(full):
-    record = full
-    anomaly = record["anomaly"]
-    assert anomaly["layer"] == "index" and "n_lists 3 -> 9" in anomaly["why"]
+def test_the_rebuild_is_located_in_the_retrieval_layers_approximate_index(full):
+    from modules.grounding.checks import LAYERS
+    anomaly = full["anomaly"]
+    assert anomaly["layer"] == "retrieval" in LAYERS and "n_lists 3 -> 9" in anomaly["why"]
+    assert anomaly["why"].startswith("approximate index")
     fell = {r["query_id"] for r in anomaly["rows"] if r["image_after"] < r["image_before"]}
     assert fell == set(SEGMENTS["long-tail family"]) & set(PHOTOS)
-    assert anomaly["contrast"]["layer"] == "representation"
+    assert anomaly["contrast"]["layer"] == "retrieval" and anomaly["contrast"]["why"].startswith("representation")
+
+
+def test_the_rebuilds_permission_change_is_one_candidate_lost(full):
+    """The policy and the metadata do not move; the permission exclusions fall by exactly the
+    restricted candidates the rebuilt index no longer proposes (lesson 14 shows the same count)."""
+    anomaly = full["anomaly"]
+    before, after = anomaly["permission_exclusions"]
+    assert (before, after) == (14, 13)
+    assert before - after == anomaly["restricted_proposed"][0] - anomaly["restricted_proposed"][1] == 1
+    assert len(anomaly["no_longer_proposed"]) == 1 and anomaly["no_longer_proposed"][0].startswith("ref-")
 
 
 def test_locate_layer_names_each_layer():
@@ -396,7 +366,7 @@ def test_locate_layer_names_each_layer():
     layer, why = ch.locate_layer(ch.compare_indexes((ch.IMAGE_INDEX, 2), (fewer, 2), photos))
     assert layer == "source" and "12 vectors, 13 before" in why   # the exact reference moved because of it
     smaller = ch.compare_indexes((ch.IMAGE_INDEX, 2), (ch.IMAGE_INDEX, 1), photos)
-    assert ch.locate_layer(smaller)[0] == "index" and "nprobe 2 -> 1" in ch.locate_layer(smaller)[1]
+    assert ch.locate_layer(smaller)[0] == "retrieval" and "nprobe 2 -> 1" in ch.locate_layer(smaller)[1]
 
 
 def test_the_lesson_never_names_a_withheld_listing(full):
@@ -407,13 +377,60 @@ def test_the_lesson_never_names_a_withheld_listing(full):
                                               for name in r["exact"])   # a withheld neighbour, shown as its ref
 
 
-def test_the_default_runs_the_findings_and_all_adds_the_experiments(full):
-    findings = channels_trace.trace()
-    assert findings["shows"] == "findings" and full["shows"] == "all"
-    assert {"removals", "metrics", "anomaly", "index", "queries"} <= set(full) - set(findings)
-    assert findings["failures"] == full["failures"] and findings["pipeline"] == full["pipeline"]
-    with pytest.raises(TypeError, match="full"):
-        channels_trace.trace(full="yes")
+def test_empty_results_name_all_eight_causes(full):
+    cases = full["empty"]["cases"]
+    assert full["empty"]["causes"] == list(EMPTY_CAUSES) and len(EMPTY_CAUSES) == 8
+    assert [c["named"] for c in cases] == [c["cause"] for c in cases] == list(EMPTY_CAUSES)
+    assert all(c["state"] not in ("respond", "degraded") or c["cause"] == "all_stale" for c in cases)
+    assert empty_cause(_run("PW-Q001")) is None
+
+
+# Every figure the curriculum lists for lesson 12 (and seed 004's tables), as the default prints them.
+FIGURES = (
+    # index quality: recall against exact search at nprobe 1, 2, 3, with cost; relevance kept apart
+    "CH-Q001 0.667 1.000 1.000 6 13 16 13", "CH-Q003 0.667 0.667 1.000 6 9 16 13",
+    "CH-Q003 PW-L010 PW-L009 PW-L006 0.000", "Recall 1 with P@3 0",
+    # the costless and the critical miss
+    "CH-Q001 misses PW-L002: recall 0.667, no task effect", "CH-Q002 misses PW-L012: recall 0.667, critical",
+    # the catalogue size varies
+    "10000 100 1 0.825 204.9 10000", "1000 32 2 0.942 97.5 1000",
+    # the image channel's share
+    "5 carry a usable photo, 1 an unusable one and 9 none", "13 of 16 listings have a usable photo",
+    # removal counterfactuals, predicted then measured
+    "Remove vector. Predicted", "Remove image. Predicted", "Remove lexical. Predicted", "Remove generation.",
+    "Prediction held", "Prediction missed",
+    # the ten failures, each with its safe behaviour and what stays visible
+    "unit_not_kept", "lexical_timeout", "vector_unavailable", "permission_missing", "source_stale", "all_conflict",
+    "ranker_failed", "packet_over_limit", "generator_failed", "no_eligible_evidence",
+    "behaviour: fail closed: no listing without permission", "reason_codes: PERMISSION_UNKNOWN x15",
+    "multimodal_unavailable: the photo was not searched",
+    # seed 004's eight empty causes
+    "out_of_scope PW-Q008", "transformation_failed PW-Q007", "no_permitted_match GR-Q001",
+    "all_unauthorized PW-Q005", "all_stale PW-Q009", "all_excluded PW-Q004", "index_incomplete PW-Q009",
+    "timed_out PW-Q009",
+    "with a fallback allowed the task finishes at 300 ms",
+    # P@3, MRR@3, nDCG@3, hit@3 by segment and by failure; the ungated nDCG 1.000 against 0.000
+    "explicit unit 8 0.458 0.875 0.685 0.875", "image query 5 0.533 0.900 0.832 1.000",
+    "long-tail family 6 0.444 0.917 0.930 1.000", "ranker failed 13 0.308 0.436 0.336 0.538",
+    "ungated ref-de124b42809c unauthorized 0.667 1.000 1.000 1.000", "nDCG@3 1.000 against 0.000",
+    # the long-tail rebuild: candidates fall only for long-tail photo queries; the layer is named
+    "CH-Q002 long tail 3 -> 2", "CH-Q001 head 3 -> 3", "Layer: retrieval. Approximate index",
+    "permission exclusions go 14 -> 13",
+)
+
+
+def test_the_default_trace_prints_every_curriculum_figure():
+    assert figures_missing("channels", FIGURES) == []
+    assert methods("channels", "--all", check=False).returncode == 2   # no option left: the default is the lesson
+
+
+def test_the_modules_own_functions_fail_tasks_2_and_4():
+    """The lesson's fallback (one failure at a time) and its nDCG (linear gains), pasted in."""
+    solution = (ROOT / "solutions" / "channels.py").read_text(encoding="utf-8")
+    pasted = solution + "\n".join([
+        "", "from modules.channels.failures import fallback as combined_fallback",
+        "from modules.channels.metrics import ndcg_at_k as ndcg_exponential", ""])
+    assert failed_tasks("channels", pasted) == {2, 4}
 
 
 # ---------------------------------------------------------------- the index module's additions

@@ -31,10 +31,10 @@ def test_plain_output_matches_golden(file_name, arguments):
 
 
 def test_every_lesson_with_all_has_a_golden_for_it():
-    # The shortened default traces leave the rest to --all: that output is pinned as well.
+    # A lesson that keeps an --all option (an optional extra) has that output pinned as well.
+    from labtools.registry import LESSONS as OPTIONS
     with_all = [arguments[0] for _name, arguments in GOLDEN_RUNS if "--all" in arguments]
-    assert {"channels", "memory", "operate"} <= set(with_all), with_all
-    assert "order" not in with_all   # lesson 05 prints every table by default
+    assert with_all == [name for name in LESSONS if any("--all" in flags for flags, _kw in OPTIONS[name][2])]
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from helpers import methods
+from helpers import ROOT, failed_tasks, figures_missing, methods
 from modules.memory import mechanism as m
 from modules.memory import store as ms
 from modules.common import ann
@@ -20,7 +20,7 @@ BY_ID = {item.id: item for item in m.ITEMS}
 
 @pytest.fixture(scope="module")
 def record():
-    return json.loads(methods("memory", "--all", "--json").stdout)   # the default's sections and the rest
+    return json.loads(methods("memory", "--json").stdout)
 
 
 @pytest.fixture(scope="module")
@@ -303,7 +303,9 @@ def test_an_encoding_is_the_same_every_time_and_a_refusal_too(morning):
 # ---------------------------------------------------------------- replay
 
 def test_the_replay_shows_the_requests_on_the_frozen_sessions(record):
-    (replay,) = record["replays"]
+    replay, migration = record["replays"]
+    assert migration["change"] == "migration" and migration["new"].endswith("mem-vec-2")
+    assert [case for case, d in migration["diff"].items() if any(d.values())] == ["S4"]
     assert replay["change"] == "requests" and replay["old"] == "mem-index/1 over mem-vec-1"
     assert replay["new"] == "mem-index/2 over mem-vec-1"
     for case in ("S1", "S2", "S3"):
@@ -341,14 +343,47 @@ def test_replay_diff_compares_like_with_like(served):
 
 # ---------------------------------------------------------------- the command
 
-def test_the_default_leaves_the_requests_and_the_replay_to_all(record):
-    from modules.memory import trace as lesson
-    default = lesson.trace()
-    assert default["shows"] == "default" and record["shows"] == "all"
-    assert not {"deletion", "correction", "migration", "replays", "queries"} & set(default)
-    assert [s["session"] for s in default["sessions"]] == [s["session"] for s in record["sessions"]]
-    with pytest.raises(TypeError, match="full must be a bool"):
-        lesson.trace(full="yes")
+# Every figure the curriculum lists for lesson 13, as the default trace prints it.
+FIGURES = (
+    # what a memory feature must define; the draft is refused
+    "purposes, kinds, owner_scope, visibility, consent, retention_days, deletion_reaches", "is refused",
+    # the store with purpose, source, accuracy, owner, scope, visibility, retention, version, as-of
+    "MEM-A1@v1 BUYER-A machine machine_model Aquaro WP-40", "MEM-A6 fit-advice old CRM import recorded owner -",
+    "MEM-A3 365 2025-11-01 2026-11-01 - MEMORY_EXPIRED", "MEM-A5 180 2025-05-01 2025-10-28 MEMORY_EXPIRED",
+    # the sessions: the gate, scope (another buyer's item withheld), memory marked as memory
+    "ref-f10c86c1f5f1 0.4082 MEMORY_OTHER_OWNER", "marked as memory: memory:MEM-A1@v1#machine_model",
+    # current input wins: a remembered 16 mm against today's 18 mm
+    "MEM-A2@v1 18 16 follow_today yes", "today's diameter_mm 18 against the remembered 16",
+    "the same with memory switched off: yes",
+    # correction: both versions recorded
+    "1 16 2026-09-12 no", "2 18 2026-11-01 yes",
+    # withdrawn consent
+    "MEM-A1: consent withdrawn",
+    # deletion, and the index that waits for its rebuild
+    "index 0 1", "deletion-record 1 1", "ref-1750588c5287 deleted on 2026-11-01",
+    "still returns the deleted item at rank 3", "recall@5 against exact search over its own contents is 1.000",
+    "FAILED: no replayed case recalls or packs ref-1750588c5287 - recalled again in S1, S2, S3",
+    # migration: mixing refused, one space
+    "Embedding migration mem-vec-1 -> mem-vec-2", "the index refuses to build", "would be MEM-A5",
+    # replay before exposure: the requests and the migration, with the propagation checks
+    "Replay of the buyer's requests", "S1 1 1 2 2 - - 2 -",
+    "held: deletion of ref-1750588c5287 reached every store", "Packets or states change in S1, S2, S3",
+    "Replay of the migration to mem-vec-2", "S4 1 1 - 1 1 - - -", "the change may be exposed",
+    # the catalogue queries with memory off
+    "PW-Q004 conflict all_excluded -",
+)
+
+
+def test_the_default_trace_prints_every_curriculum_figure():
+    assert figures_missing("memory", FIGURES) == []
+    assert methods("memory", "--all", check=False).returncode == 2   # no option left: the default is the lesson
+
+
+def test_the_modules_replay_diff_fails_task_4():
+    """The lesson's replay_diff lists differences; the task asks which of them block a change."""
+    solution = (ROOT / "solutions" / "memory.py").read_text(encoding="utf-8")
+    pasted = solution + "\nfrom modules.memory.store import replay_diff as replay_blockers\n"
+    assert failed_tasks("memory", pasted) == {4}
 
 
 def test_the_command_record(record):

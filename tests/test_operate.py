@@ -4,10 +4,11 @@ import json
 
 import pytest
 
-from helpers import methods
+from helpers import ROOT, failed_tasks, figures_missing, methods
 from modules.catalogue import QUERIES, RESTRICTED_IDS, RESTRICTED_STRINGS
 from modules.common.pipeline import Stage
 from modules.grounding import GROUNDED
+from modules.grounding.checks import LAYERS
 from modules.operate import artifacts as art
 from modules.operate import faithfulness as fa
 from modules.operate import mechanism as m
@@ -15,16 +16,10 @@ from modules.operate import review as rv
 from modules.operate import signals as sg
 
 
-@pytest.fixture(scope="module", params=[(), ("--all",)], ids=["default", "all"])
-def record(request):
-    """The default record and the --all record: every figure both hold is asserted on both."""
-    return json.loads(methods("operate", *request.param, "--json").stdout)
-
-
 @pytest.fixture(scope="module")
-def full_record():
-    """The --all record: the review, the artifacts, the counterfactuals, ownership, the patterns."""
-    return json.loads(methods("operate", "--all", "--json").stdout)
+def record():
+    """The command's record: every section of the lesson is in the default."""
+    return json.loads(methods("operate", "--json").stdout)
 
 
 @pytest.fixture(scope="module")
@@ -46,51 +41,59 @@ def _spellings(secret: str) -> list:
 
 # ---------------------------------------------------------------- the command
 
-@pytest.mark.parametrize("more", [(), ("--all",)], ids=["default", "all"])
-def test_the_command_fits_80_columns_and_is_the_same_every_run(more):
-    first = methods("operate", *more, "--plain", env={"PYTHONHASHSEED": "0"}).stdout
-    second = methods("operate", *more, "--plain", env={"PYTHONHASHSEED": "12345"}).stdout
+def test_the_command_fits_80_columns_and_is_the_same_every_run():
+    first = methods("operate", "--plain", env={"PYTHONHASHSEED": "0"}).stdout
+    second = methods("operate", "--plain", env={"PYTHONHASHSEED": "12345"}).stdout
     assert first == second
     wide = [line for line in first.decode().splitlines() if len(line) > 80]
     assert not wide, wide[:3]
-    assert (methods("operate", *more, "--json", env={"PYTHONHASHSEED": "7"}).stdout
-            == methods("operate", *more, "--json").stdout)
+    assert methods("operate", "--json", env={"PYTHONHASHSEED": "7"}).stdout == methods("operate", "--json").stdout
+    assert methods("operate", "--all", check=False).returncode == 2   # no option left: the default is the lesson
 
 
-def test_the_default_is_the_findings_and_all_adds_the_rest(full_record):
-    default = json.loads(methods("operate", "--json").stdout)
-    rest = ("queries", "sessions", "anomalies", "review", "artifacts", "counterfactuals", "ownership", "patterns",
-            "judgements")
-    assert default["shows"] == "default" and full_record["shows"] == "all"
-    assert sorted(set(full_record) - set(default)) == sorted(rest) and set(default) <= set(full_record)
-    assert all(default[k] == full_record[k] for k in default if k not in ("shows", "signals", "evaluation"))
-    # --all adds lesson 13's memory signal after the default's signals, which it keeps as they are
-    assert full_record["signals"][:-1] == default["signals"]
-    assert [s["name"] for s in full_record["signals"][len(default["signals"]):]] == ["memory withheld"]
-    # ... and lesson 12's labels to the ranking section; the other sections are the same
-    e, f = default["evaluation"], full_record["evaluation"]
-    assert all(e[k] == f[k] for k in e if k not in ("ranking", "limits", "behaviour"))
-    assert e["behaviour"] == [{k: row[k] for k in ("query_id", "state", "fallback")} for row in f["behaviour"]]
-    assert "judged" not in e["ranking"] and f["ranking"]["judged"] == len(f["ranking"]["breakdown"]) > 0
-    assert {k: v for k, v in e["ranking"].items() if k != "breakdown"} == {
-        k: v for k, v in f["ranking"].items() if k not in ("breakdown", "judged", "top_relevant")}
-    assert f["ranking"]["breakdown"] == {q: e["ranking"]["breakdown"][q] for q in f["ranking"]["breakdown"]}
-    assert "memory sessions" in f["limits"] and "memory sessions" not in e["limits"]
-    short, full = (" ".join(methods("operate", *more, "--plain").stdout.decode().split()) for more in ((), ("--all",)))
-    assert "`python3 -B methods.py operate --all`" in short and "operate --all" not in full
-    for finding in ("Signals per stage", "1. Retrieval", "2. Ranking", "3. Context", "4. End-to-end behaviour",
-                    "Each unfaithful explanation fails exactly its check"):
-        assert finding in short and finding in full, finding
-    for detail in ("memory withheld", "Layer: index construction", "Layer: approximate index",
-                   "with lesson 12's labels", "4. End-to-end behaviour, and with generation removed",
-                   "The context contract review", "The five completion artifacts", "Three forced counterfactuals",
-                   "Lesson 07's five judgements", "Ownership against the stages", "Six failure patterns"):
-        assert detail in full and detail not in short, detail
+# Every figure the curriculum lists for lesson 14, as the default trace prints it.
+FIGURES = (
+    # signals per stage, each with owner, first action, retention, who may see it, limitation
+    "parser failures", "unresolved units", "rewrite rate", "empty sets", "timeouts", "index version",
+    "contribution", "exclusions", "duplicates collapsed", "top score", "tie rate", "top withheld",
+    "packet fields", "omissions", "conflicts kept", "provenance", "states", "assisted results", "answered",
+    "fallbacks", "versions", "memory withheld", "90 days", "1 year", "privacy/security, operations",
+    "counts what the parser refused, not what it misread",
+    # the anomaly: assisted results drop for the explicit-unit segment, exclusions triple, layer source
+    "assisted results  explicit unit         55        25", "answered          explicit unit         4         4",
+    "candidates        lexical               98        98", "candidates        vector                35        35",
+    "source/1  source/2-rebuild", "21 -> 63", "Layer: source. Index construction",
+    # lesson 12's image rebuild: the same symptom, another layer
+    "candidates        image              15                 12", "image/1+ivf/1:3x2  image/1+ivf/1:9x2",
+    "Layer: retrieval. Approximate index", "exclusions go 14 -> 13",
+    # the layered evaluation: four sections
+    "1. Retrieval", "2. Ranking: of 7 cases with lesson 12's labels and a ranking, 6", "3. Context: 27 of 27",
+    "4. End-to-end behaviour, and with generation removed", "no statistical claim",
+    # the seven faithfulness checks; each mistake fails exactly its check; two allowed wordings pass
+    "writes a size no cited field holds                PW-Q002  support",
+    "omits the conflict                                PW-Q004  completeness",
+    "calls the seller's title a catalogue field        PW-Q004  attribution",
+    "says 'fits' where the evidence says 'listed for'  PW-Q002  non-amplification",
+    "obeys the instruction in seller text              PW-Q002  instruction isolation",
+    "explains the abstention as a recommendation       PW-Q004  state consistency",
+    "rewords it and drops a listing's price            PW-Q002  variation",
+    "PW-Q002's second wording passes 7 of 7; PW-Q004's second wording passes 7 of 7",
+    # the review, the five artifacts, the counterfactuals, ownership, the six failure patterns
+    "12. which changes need replay? ANSWERED", "GAP:", "1. Context contract of 'catalogue, channels'",
+    "2. Retrieval and ranking decision record", "3. Grounding trace schema", "4. Evidence-state table",
+    "5. Layered evaluation report", "Remove the vector channel", "Remove generation: 10 of 10",
+    "Withdraw PW-L003's permission", "Ownership against the stages", "similarity equals relevance",
+    "citation equals correctness", "dense always beats lexical", "more context is better", "memory is magic",
+    "an empty result triggers generation",
+)
+
+
+def test_the_default_trace_prints_every_curriculum_figure():
+    assert figures_missing("operate", FIGURES) == []
 
 
 def test_no_restricted_listing_in_any_output_in_any_spelling():
-    for args in (("operate", "--plain"), ("operate", "--json"), ("operate", "--all", "--plain"),
-                 ("operate", "--all", "--json")):
+    for args in (("operate", "--plain"), ("operate", "--json")):
         text = methods(*args).stdout.decode()
         assert sg.leaks(text) == [], args
         for secret in RESTRICTED_IDS:
@@ -108,6 +111,8 @@ def test_a_signal_label_that_names_a_restricted_listing_is_refused():
     for spelling in _spellings(RESTRICTED_IDS[0]):
         with pytest.raises(ValueError, match="restricted"):
             sg.Signal("eligibility", "exclusions", ((spelling, 1),), "o", "a", "r", "s", "l")
+        with pytest.raises(ValueError, match="restricted"):
+            sg.safe_label(f"top excluded: {spelling}")   # inside a longer label too
     with pytest.raises(ValueError, match="stage"):
         sg.Signal("somewhere", "exclusions", (), "o", "a", "r", "s", "l")
     with pytest.raises(TypeError, match="counts"):
@@ -135,39 +140,46 @@ def test_signals_read_the_pipeline_records(records, record):
         for d in r["permission/freshness"].get("withheld", []) + r["assembly"].get("excluded", []))
 
 
-def test_the_rebuild_is_index_construction_and_agrees_with_lesson_09(full_record):
-    rebuild = full_record["anomalies"]["rebuild"]
-    assert rebuild["layer"] == "index construction"
-    lesson09 = json.loads(methods("grounding", "--json").stdout)["exclusions_by_reason"]
-    assert rebuild["permission"] == [lesson09["permission_before"], lesson09["permission_after"]] == [21, 63]
-    steady = {(name, label): (a, b) for name, label, a, b in rebuild["rows"] if name in ("parser failures", "candidates")}
-    assert steady and all(a == b for a, b in steady.values())
+def test_the_rebuild_is_named_source_as_lesson_09_names_it(record):
+    rebuild = record["anomalies"]["rebuild"]
+    lesson09 = json.loads(methods("grounding", "--json").stdout)
+    assert rebuild["layer"] == "source" and rebuild["layer"] in LAYERS
+    assert rebuild["permission"] == [lesson09["exclusions_by_reason"]["permission_before"],
+                                     lesson09["exclusions_by_reason"]["permission_after"]] == [21, 63]
+    rows = {(name, label): (a, b) for name, label, a, b in rebuild["rows"]}
+    # the curriculum's symptom: assisted results drop for the explicit-unit segment, the answered count does not
+    before, after = rows[("assisted results", "explicit unit")]
+    assert after < before / 2 and rows[("answered", "explicit unit")] == (4, 4)
+    for steady in (("parser failures", "failed"), ("candidates", "lexical"), ("candidates", "vector")):
+        assert rows[steady][0] == rows[steady][1], steady
+    assert rebuild["permission"][1] == 3 * rebuild["permission"][0]
 
 
-def test_the_image_rebuild_is_the_approximate_index_as_lesson_12_names_it(full_record):
-    image = full_record["anomalies"]["image"]
-    assert image["layer"] == "approximate index" and "candidates" in image["fell"]
-    lesson12 = json.loads(methods("channels", "--all", "--json").stdout)["anomaly"]   # --all runs the rebuild
-    assert lesson12["layer"] == "index"
-    fell = sum(r["image_before"] - r["image_after"] for r in lesson12["rows"])
-    row = next(r for r in image["rows"] if r[:2] == ["candidates", "image"])
-    assert row[2] - row[3] == fell > 0
+def test_the_image_rebuild_is_named_retrieval_and_its_permission_change_is_a_lost_candidate(record):
+    image = record["anomalies"]["image"]
+    assert image["layer"] == "retrieval" and "candidates" in image["fell"]
+    lost = image["permission"][0] - image["permission"][1]
+    assert lost == image["restricted_proposed"][0] - image["restricted_proposed"][1] == 1
 
 
-def test_name_layer_never_blames_the_ranker_before_the_layers_ahead_of_it():
+def test_name_layer_uses_lesson_09s_layers_in_their_order():
     base = {"parser failures": {"failed": 1}, "versions": {"gate": "p/4", "source": "s/1", "fusion": "f/1"},
             "exclusions": {"PERMISSION_DENIED": 3}, "candidates": {"lexical": 5}, "index version": {"vector": "v1"}}
     assert sg.name_layer(base, base)[0] is None
     ranker = dict(base, versions=dict(base["versions"], fusion="f/2"))
     assert sg.name_layer(base, ranker)[0] == "ranking"
     both = dict(ranker, versions=dict(ranker["versions"], source="s/2"), exclusions={"PERMISSION_UNKNOWN": 9})
-    assert sg.name_layer(base, both)[0] == "index construction"
+    assert sg.name_layer(base, both)[0] == "source"
+    # more exclusions with the source version unchanged is no index-construction anomaly
+    assert sg.name_layer(base, dict(base, exclusions={"PERMISSION_UNKNOWN": 9}))[0] is None
     policy = dict(both, versions=dict(both["versions"], gate="p/5"))
-    assert sg.name_layer(base, policy)[0] == "permission policy"
+    assert sg.name_layer(base, policy)[0] == "permission/freshness"
     parser = dict(policy, **{"parser failures": {"failed": 4}})
-    assert sg.name_layer(base, parser)[0] == "query transformation"
+    assert sg.name_layer(base, parser)[0] == "input"
     space = dict(ranker, **{"index version": {"vector": "v2"}})
-    assert sg.name_layer(base, space)[0] == "representation"
+    assert sg.name_layer(base, space)[0] == "retrieval"
+    for after in (ranker, both, policy, parser, space):
+        assert sg.name_layer(base, after)[0] in LAYERS
 
 
 # ---------------------------------------------------------------- faithfulness
@@ -218,10 +230,10 @@ def test_every_stage_has_a_version_and_an_owner():
         m.owner_of("reranker")
 
 
-def test_each_review_answer_points_at_a_real_stage_and_test(full_record):
+def test_each_review_answer_points_at_a_real_stage_and_test(record):
     pipelines = (m.channels_pipeline(), m.memory_pipeline())
     names = {n for p in pipelines for n in p.names()}
-    for row in full_record["review"]:
+    for row in record["review"]:
         assert row["stage"] in names and rv.has_test(row["test"]), row
         assert row["status"] == ("gap" if row["question"] in rv.GAPS else "answered")
     wrong = rv.Pointer("can generation be removed?", "generator", "12",
@@ -244,8 +256,8 @@ def test_the_artifacts_follow_a_changed_stage():
     assert "vector" not in [c["channel"] for c in no_vector["channels"]]
 
 
-def test_the_counterfactuals(full_record):
-    c = full_record["counterfactuals"]
+def test_the_counterfactuals(record):
+    c = record["counterfactuals"]
     assert c["generation"]["unchanged"] == c["generation"]["cases"] == len(QUERIES) + 1
     assert all(x["states_changed"] == 0 for x in c["vector"]["segments"].values())
     w = c["withdraw"]
@@ -262,20 +274,20 @@ def test_the_evaluation_is_four_sections_never_one_number(record):
                                                                        for c in record["cases"]]
 
 
-def test_without_generation_every_state_and_packet_stay(full_record):
-    behaviour = full_record["evaluation"]["behaviour"]
+def test_without_generation_every_state_and_packet_stay(record):
+    behaviour = record["evaluation"]["behaviour"]
     assert len(behaviour) == len(QUERIES) + 1
     assert all(b["without_generation"] == b["state"] and b["packet_kept"] for b in behaviour)
 
 
-def test_the_six_failure_patterns_each_with_a_lesson(full_record):
-    patterns = full_record["patterns"]
+def test_the_six_failure_patterns_each_with_a_lesson(record):
+    patterns = record["patterns"]
     assert len(patterns) == 6 and len({p[0] for p in patterns}) == 6
     assert all(p[1][:2].isdigit() and any(ch.isdigit() for ch in p[2]) for p in patterns)
 
 
-def test_ownership_covers_every_stage(full_record):
-    owned = [s for o in full_record["ownership"] for s in o["stages"]]
+def test_ownership_covers_every_stage(record):
+    owned = [s for o in record["ownership"] for s in o["stages"]]
     names = list(dict.fromkeys(list(m.channels_pipeline().names()) + list(m.memory_pipeline().names())))
     assert sorted(owned) == sorted(names)
     with pytest.raises(TypeError, match="pipeline"):
@@ -299,12 +311,8 @@ def test_the_quiz_premise_is_true_of_the_fixture():
     changed = {q: (before[q]["decision"]["state"], after[q]["decision"]["state"]) for q in before
                if before[q]["decision"]["state"] != after[q]["decision"]["state"]}
     assert changed == {"PW-Q004": ("conflict", "unauthorized")}
-
-
-def test_the_full_flag_is_a_bool():
-    from modules.operate import trace as lesson
-    with pytest.raises(TypeError, match="full"):
-        lesson.trace(full="yes")
+    assisted = [sg.signal_map(sg.aggregate(x))["assisted results"]["explicit unit"] for x in (before, after)]
+    assert assisted == [55, 25]   # the quiz's premise: "the assisted results ... went 55 -> 25"
 
 
 def test_the_ranking_is_judged_only_by_the_labels_it_is_given(records):
@@ -317,3 +325,27 @@ def test_the_ranking_is_judged_only_by_the_labels_it_is_given(records):
     assert ev.judged_ranking(records, {})["judged"] == 0
     with pytest.raises(TypeError, match="labels"):
         ev.judged_ranking(records, [("PW-Q001", {})])
+
+
+# ---------------------------------------------------------------- tasks that teach
+
+def test_the_modules_own_functions_fail_every_function_task():
+    """Pasting the function the lesson's module holds answers none of the function tasks."""
+    solution = (ROOT / "solutions" / "operate.py").read_text(encoding="utf-8")
+    pasted = solution + "\n".join([
+        "", "from modules.operate.signals import safe_label as safe_signal",
+        "from modules.operate.signals import name_layer as name_the_layer",
+        "from modules.operate.faithfulness import check_support, check_non_amplification",
+        "from modules.operate.review import answer as review_answer", ""])
+    assert failed_tasks("operate", pasted) == {1, 2, 3, 4, 5}
+
+
+def test_the_gaps_issue_36_named_are_closed():
+    """name_the_layer naming a rebuild whose index version did not change, and amplification
+    found by splitting on whitespace only, both passed the graders before."""
+    from labtools import dev
+    solution = (ROOT / "solutions" / "operate.py").read_text(encoding="utf-8")
+    for name, task in (("index construction without checking that the index changed", 2),
+                       ("amplification split on whitespace only", 4)):
+        wrong = next(w for w in dev._load_catalogue("operate") if w["name"] == name)
+        assert task in failed_tasks("operate", dev.apply_wrong_answer(solution, wrong)), name

@@ -23,19 +23,12 @@ LESSONS = ("hybrid", "eligibility", "grounding", "channels", "memory")
 
 @pytest.fixture(scope="module")
 def records() -> dict:
-    # Lesson 12's default records its findings only; --all records every experiment they come from.
-    found = {name: json.loads(methods(name, *(("--all",) if name == "channels" else ()), "--json").stdout)
-             for name in LESSONS}
-    found["memory --all"] = json.loads(methods("memory", "--all", "--json").stdout)   # the requests and replay
-    return found
+    return {name: json.loads(methods(name, "--json").stdout) for name in LESSONS}
 
 
 @pytest.fixture(scope="module")
 def plain() -> dict:
-    outputs = {name: methods(name, "--plain").stdout.decode() for name in LESSONS}
-    outputs["channels --all"] = methods("channels", "--all", "--plain").stdout.decode()
-    outputs["memory --all"] = methods("memory", "--all", "--plain").stdout.decode()
-    return outputs
+    return {name: methods(name, "--plain").stdout.decode() for name in LESSONS}
 
 
 def quiz(lesson: str, name: str) -> tuple[str, dict]:
@@ -65,7 +58,7 @@ def hits(channels: list, name: str) -> dict:
 def test_the_quiz_keys_are_the_ones_the_course_spreads_over_the_letters():
     keys = {("hybrid", "RAW_SCORES_QUIZ"): "c", ("eligibility", "EXPIRED_FIRST_QUIZ"): "d",
             ("grounding", "REBUILD_QUIZ"): "b", ("grounding", "RANKER_QUIZ"): "c",
-            ("channels", "TWO_EVALUATIONS_QUIZ"): "d", ("memory", "ONLY_MEMORY_QUIZ"): "b"}
+            ("channels", "TWO_EVALUATIONS_QUIZ"): "b", ("memory", "ONLY_MEMORY_QUIZ"): "b"}
     assert {place: key(*place) for place in keys} == keys
     # the key still points at the option that carries the lesson's reason
     reasons = {("hybrid", "RAW_SCORES_QUIZ"): "scales are unrelated",
@@ -73,7 +66,7 @@ def test_the_quiz_keys_are_the_ones_the_course_spreads_over_the_letters():
                ("grounding", "REBUILD_QUIZ"): "repair the rebuild",
                ("grounding", "RANKER_QUIZ"): "the walk names permission/freshness",
                ("channels", "TWO_EVALUATIONS_QUIZ"): "recall judges the index against exact search",
-               ("memory", "ONLY_MEMORY_QUIZ"): "every data question still applies"}
+               ("memory", "ONLY_MEMORY_QUIZ"): "every data question applies"}
     for (lesson, name), reason in reasons.items():
         _premise, options = quiz(lesson, name)
         assert sorted(options) == ["a", "b", "c", "d"], (lesson, name)
@@ -152,18 +145,16 @@ def test_two_evaluations_quiz_states_the_index_figures_at_their_nprobe(records):
 
 def test_only_memory_quiz_names_the_stores_a_deletion_reaches(records):
     _premise, options = quiz("memory", "ONLY_MEMORY_QUIZ")
-    reaches = records["memory --all"]["deletion"]["removed"]
+    reaches = records["memory"]["deletion"]["removed"]
     assert set(reaches) == {"store", "index", "packet-cache", "trace-payloads"}
-    assert "(index, cached packets, traces)" in options[key("memory", "ONLY_MEMORY_QUIZ")]
-
-
+    assert "deletion" in options[key("memory", "ONLY_MEMORY_QUIZ")]
 
 
 
 
 # ---------------------------------------------------------------- what the traces say
 
-@pytest.mark.parametrize("name", LESSONS + ("channels --all", "memory --all"))
+@pytest.mark.parametrize("name", LESSONS)
 def test_plain_output_fits_80_columns_with_every_table_as_a_table(plain, name):
     text = plain[name]
     assert [line for line in text.split("\n") if len(line) > 80] == []
@@ -210,30 +201,17 @@ def test_lesson_09_walks_say_what_the_shopper_sees_and_name_held_layers_once(rec
             assert shown == (c["layer"] not in unchanged), (v["name"], c["layer"])
 
 
-def test_lesson_12_default_is_the_findings_and_all_keeps_every_detail(plain):
-    default, full = plain["channels"], plain["channels --all"]
-    assert len(default.split("\n")) < 100 < len(full.split("\n"))
-    default, full = " ".join(default.split()), " ".join(full.split())
-    assert "`python3 -B methods.py channels --all`" in default
-    for detail in ("The catalogue's own queries", "First evaluation, index quality", "Second evaluation, kept apart",
-                   "Recall 1 with P@3 0", "At nprobe 1, CH-Q002 misses PW-L012", "Recall@10 as the catalogue grows",
-                   "Queries with photos, through the whole pipeline", "Prediction missed", "Measured without vector",
-                   "behaviour:", "By predeclared segment", "By failure", "Layer: index",
-                   "Contrast: had the rebuild re-encoded"):
-        assert detail in full and detail not in default
-    for finding in ("The catalogue pipeline of lessons 07-09, extended", "5 carry a usable photo",
-                    "Rejected, never scored", "Each failure, simulated", "A slow channel never holds the task open"):
-        assert finding in default and finding in full
-
-
-def test_lesson_12_default_records_its_findings_as_all_does():
-    default = json.loads(methods("channels", "--json").stdout)
-    full = json.loads(methods("channels", "--all", "--json").stdout)
-    assert (default.pop("shows"), full.pop("shows")) == ("findings", "all")
-    assert set(default) < set(full) and "metrics" not in default
-    for key, value in default.items():   # the same runs, the same values; --all adds parts, never changes one
-        shared = {k: full[key][k] for k in value} if isinstance(value, dict) else full[key]
-        assert value == shared, key
+def test_lesson_12_default_is_the_whole_lesson(plain):
+    default = " ".join(plain["channels"].split())
+    assert "--all" not in default
+    for section in ("The catalogue's own queries", "First evaluation, index quality", "Second evaluation, kept apart",
+                    "Recall 1 with P@3 0", "At nprobe 1, CH-Q002 misses PW-L012", "Recall@10 as the catalogue grows",
+                    "Queries with photos, through the whole pipeline", "Prediction missed", "Measured without vector",
+                    "behaviour:", "By predeclared segment", "By failure", "Layer: retrieval",
+                    "Contrast: had the rebuild re-encoded", "The catalogue pipeline of lessons 07-09, extended",
+                    "5 carry a usable photo", "Rejected, never scored", "Each failure, simulated",
+                    "A slow channel never holds the task open"):
+        assert section in default, section
 
 
 def test_lesson_12_names_the_first_listings_state_correctly(records):
@@ -246,25 +224,17 @@ def test_lesson_12_names_the_first_listings_state_correctly(records):
     assert f"{ungated['first']} is {ungated['first_state']}" in table["legend"]
 
 
-def test_lesson_13_default_is_the_store_and_sessions_and_all_keeps_the_rest(plain, records):
-    default, full = plain["memory"], plain["memory --all"]
-    lines, rest = default.split("\n\n`python3 -B methods.py memory --all` adds")[0].split("\n"), iter(full.split("\n"))
-    assert all(line in rest for line in lines)          # every line of the default, in --all's order
-    default, full = " ".join(default.split()), " ".join(full.split())
-    assert "`python3 -B methods.py memory --all` adds" in default and "memory --all` adds" not in full
-    for detail in ("the same with memory switched off: yes", "Correction of MEM-A2", "Deletion of MEM-A3",
-                   "Embedding migration mem-vec-1 -> mem-vec-2", "Replay of the buyer's requests",
-                   "Every catalogue query with memory switched off"):
-        assert detail in full and detail not in default
-    for finding in ("The allowed feature", "Its obligations", "Each item through the gate",
+def test_lesson_13_default_is_the_whole_lesson(plain, records):
+    default = " ".join(plain["memory"].split())
+    assert "--all" not in default
+    for section in ("the same with memory switched off: yes", "Correction of MEM-A2", "Deletion of MEM-A3",
+                    "Embedding migration mem-vec-1 -> mem-vec-2", "Replay of the buyer's requests",
+                    "Replay of the migration to mem-vec-2", "Every catalogue query with memory switched off",
+                    "The allowed feature", "Its obligations", "Each item through the gate",
                     "memory-recall and memory-gate, per session", "memory-context: each usable item",
                     "Conflict shown: today's diameter_mm 18 against the remembered 16"):
-        assert finding in default and finding in full
-    shown, every = records["memory"], records["memory --all"]
-    assert {k: v for k, v in every.items() if k in shown and k not in ("shows", "sessions")} == {
-        k: v for k, v in shown.items() if k not in ("shows", "sessions")}
-    assert [dict(s, catalogue={"state": s["catalogue"]["state"], "packet": s["catalogue"]["packet"]})
-            for s in every["sessions"]] == shown["sessions"]
+        assert section in default, section
+    assert all(s["catalogue"]["same_with_memory_off"] for s in records["memory"]["sessions"])
 
 
 def test_lesson_13_retention_counts_days_after_recording_at_the_boundary(records):

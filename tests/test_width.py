@@ -22,9 +22,12 @@ from labtools import cli, course, workflow
 from devtools import dev
 from labtools.grading import integrity
 
+from labtools.registry import LESSONS as REGISTERED  # noqa: E402
+
 WIDTH = 80
 LESSONS = built_lessons()
-WITH_ALL = [name for name in ("channels", "memory", "operate") if name in LESSONS]   # lessons with --all
+WITH_ALL = [name for name in LESSONS   # lessons that keep an --all option (an optional extra)
+            if any("--all" in flags for flags, _keywords in REGISTERED[name][2])]
 PLAIN = {"NO_COLOR": "1", "COLUMNS": "80"}
 
 

@@ -19,6 +19,14 @@ Public names (stable: lesson 13 reuses them; add, never rename)
                         simulated time: a declared latency per channel (inputs
                         "latency_ms" overrides it) against a declared budget; nothing sleeps
     task_ms(run)        simulated time the task waited for its channels
+    EMPTY_CAUSES, empty_cause(run)
+                        lesson 08's six causes of an empty result and the two a channel
+                        failure adds: index_incomplete (the index holds fewer listings
+                        than the feed) and timed_out (every channel that answered timed
+                        out): "no results" is never one bucket
+    all_channels_slow(pipeline)
+                        every channel under the deadline, as the lexical timeout puts the
+                        lexical channel
 
 A failing stage never raises out of the pipeline: it returns what its stage returns in
 that failure (a channel that timed out returns no hits and says so), so the stages after
@@ -35,12 +43,12 @@ from dataclasses import dataclass, replace
 from modules.common.checks import short
 from modules.common.pipeline import Stage
 from modules.catalogue.policy import STATES, decide_state, index_listings
-from modules.eligibility import assemble
+from modules.eligibility import EMPTY_CAUSES as DECIDED_CAUSES, assemble
 from modules.hybrid import ChannelResult, FusedCandidate, Fusion
 
 __all__ = ["Failure", "FAILURES", "VISIBLE", "Fallback", "fallback", "failing", "FALLBACK", "FAULT_MARK",
            "CHANNEL_BUDGET_MS", "CHANNEL_LATENCY_MS", "PACKET_FIELD_LIMIT", "slow", "task_ms",
-           "bounded_packet", "failure_names"]
+           "bounded_packet", "failure_names", "EMPTY_CAUSES", "empty_cause", "all_channels_slow"]
 
 FAULT_MARK = "+fault:"
 CHANNEL_BUDGET_MS = 300                      # a channel answers within this, or the task goes on without it
@@ -54,10 +62,10 @@ class Failure:
     """One simulated failure: the stages it replaces, the state it calls for (None: the run's own
     state stands; otherwise the stronger of the two), the safe behaviour and what stays visible."""
     name: str
-    stages: tuple
+    stages: tuple[str, ...]
     state: str | None
     behaviour: str
-    visible: tuple
+    visible: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -65,11 +73,11 @@ class Fallback:
     """What stage `fallback` did with a run: the failure it saw, the state before and after, and
     what the shopper is shown."""
     failure: str | None
-    stages: tuple
+    stages: tuple[str, ...]
     state_before: str
     state: str
     behaviour: str
-    visible: tuple        # ((key, what is shown), ...)
+    visible: tuple[tuple[str, str], ...]   # (key, what is shown)
     elapsed_ms: int       # simulated time spent waiting for channels
 
 VISIBLE = {
@@ -153,6 +161,35 @@ def slow(stage: Stage, failure: str = "lexical_timeout") -> Stage:
         result = stage.run(so_far)
         return replace(result, note=f"{result.note}; waited {latency} ms: this run permits no fallback")
     return Stage(stage.name, stage.version + FAULT_MARK + failure, stage.layer, run, stage.kind, stage.after_halt)
+
+
+def all_channels_slow(pipeline):
+    """`pipeline` with every channel under the deadline (slow, marked as the lexical timeout): with
+    every channel's simulated latency over the budget, nothing is proposed in time."""
+    for stage in pipeline.stages:
+        if stage.kind == "channel":
+            pipeline = pipeline.replace(stage.name, slow(stage))
+    return pipeline
+
+
+# Lesson 08's causes, then the two only a channel failure makes: seed 004's eight.
+EMPTY_CAUSES = DECIDED_CAUSES + ("index_incomplete", "timed_out")
+
+
+def empty_cause(run) -> str | None:
+    """Why a run's result is empty, or None when it is not: lesson 08's cause as the decision
+    named it, unless a channel failure explains it better. timed_out: a channel timed out and
+    no channel that answered proposed anything; index_incomplete: the index holds fewer
+    listings than the feed it was built from, and the decision found no permitted match."""
+    cause = run.output("decision").empty_cause
+    if cause is None or cause in ("out_of_scope", "transformation_failed"):
+        return cause
+    channels = run.of_kind("channel")
+    if any(c.status == "timed out" for c in channels) and not any(c.hits for c in channels if c.status == "ran"):
+        return "timed_out"
+    if cause == "no_permitted_match" and len(run.output("source").records) < len(run.inputs["listings"]):
+        return "index_incomplete"
+    return cause
 
 
 def task_ms(run) -> int:
@@ -311,7 +348,7 @@ def _visible(key: str, so_far) -> str:
         return q.decision.state
     if key == "packet_fields":
         return f"{len(packet.fields) if packet else 0} packet fields, shown as fields instead of sentences"
-    return q.empty_cause or "none"
+    return empty_cause(so_far) or "none"
 
 
 def _record_fallback(so_far) -> Fallback:
@@ -319,18 +356,21 @@ def _record_fallback(so_far) -> Fallback:
     failed = [(r.name, r.version.split(FAULT_MARK, 1)[1]) for r in so_far.records if FAULT_MARK in r.version]
     names = tuple(dict.fromkeys(name for _stage, name in failed))
     if not names:
-        return Fallback(None, (), decided, decided, "none needed", (), task_ms(so_far))
+        return Fallback(failure=None, stages=(), state_before=decided, state=decided, behaviour="none needed",
+                        visible=(), elapsed_ms=task_ms(so_far))
     if len(names) > 1:
         raise ValueError(f"one failure at a time, got {list(names)}")
     stages = tuple(stage for stage, _name in failed)
     if names[0] == "lexical_timeout" and all(so_far.output(s).status == "ran" for s in stages):
         # The run permitted no fallback: the task waited for the slow channel and lost nothing but time.
-        return Fallback(names[0], stages, decided, decided, "waits for the slow channel: this run permits no "
-                        "fallback", (("degraded_channel", "none: " + "; ".join(so_far.output(s).note.rsplit("; ", 1)[1]
-                                                                                for s in stages)),), task_ms(so_far))
+        waited = "none: " + "; ".join(so_far.output(s).note.rsplit("; ", 1)[1] for s in stages)
+        return Fallback(failure=names[0], stages=stages, state_before=decided, state=decided,
+                        behaviour="waits for the slow channel: this run permits no fallback",
+                        visible=(("degraded_channel", waited),), elapsed_ms=task_ms(so_far))
     state, keys = fallback(names[0], decided)
-    return Fallback(names[0], stages, decided, state, _BY_NAME[names[0]].behaviour,
-                    tuple((key, _visible(key, so_far)) for key in keys), task_ms(so_far))
+    return Fallback(failure=names[0], stages=stages, state_before=decided, state=state,
+                    behaviour=_BY_NAME[names[0]].behaviour, visible=tuple((key, _visible(key, so_far)) for key in keys),
+                    elapsed_ms=task_ms(so_far))
 
 
 FALLBACK = Stage("fallback", "fallback/1", "decision", _record_fallback, after_halt=True)

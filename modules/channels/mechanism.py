@@ -24,6 +24,7 @@ What the lesson measures on it:
   metrics           P@3, MRR@3, nDCG@3, hit@3 by segment and by failure (modules/channels/metrics.py)
   an anomaly        after an index rebuild, image candidates fall only for long-tail queries:
                     versions, exact neighbours, index parameters and coverage name the layer
+                    (lesson 09's: retrieval, its approximate index)
 
 modules/channels/trace.py runs all of it for `python3 -B methods.py channels` (it imports
 this module, never the reverse).
@@ -36,8 +37,10 @@ from dataclasses import dataclass
 from modules.channels.failures import FALLBACK
 from modules.common import ann
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, Query
+from modules.catalogue.images import IMAGE_VERSION, image_problem, listing_image, query_image, synthetic_images
+from modules.catalogue.policy import GateResult
 from modules.common.checks import short, whole_number
-from modules.catalogue.images import IMAGE_VERSION, image_problem, listing_image, query_image
+from modules.context import recall_at_k   # lesson 01's recall: the index's first evaluation
 from modules.common.pipeline import Stage
 from modules.common.vectors import Vector, cosine
 from modules.grounding.answer import GROUNDED
@@ -136,8 +139,8 @@ class Probe:
     compared."""
     query_id: str
     nprobe: int
-    exact: tuple
-    approximate: tuple
+    exact: tuple[str, ...]
+    approximate: tuple[str, ...]
     recall: float         # the share of the exact top k found (lesson 01's recall_at_k, a Fraction), as a float
     compared: int
     exact_compared: int
@@ -145,12 +148,12 @@ class Probe:
 
 def probe(index, query_id: str, image, k: int, nprobe: int) -> Probe:
     """One query's approximate top-k against the exact top-k over the same vectors."""
-    from modules.context import recall_at_k   # lesson 01's recall; only the index's evaluation needs it
     vector = Vector(*image)
     exact = ann.exact_search(index, vector, k)
     found = ann.search(index, vector, k, nprobe)
     recall = float(recall_at_k(found.ids, exact.ids, len(exact.ids)))
-    return Probe(query_id, nprobe, exact.ids, found.ids, recall, found.compared, exact.compared)
+    return Probe(query_id=query_id, nprobe=nprobe, exact=exact.ids, approximate=found.ids, recall=recall,
+                 compared=found.compared, exact_compared=exact.compared)
 
 
 def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock=None) -> list:
@@ -158,8 +161,6 @@ def scaling(sizes, nprobes, k: int = 10, queries: int = 12, seed: int = 7, clock
     on seeded synthetic catalogues (n_lists grows as the square root of the size). With a
     `clock` (time.perf_counter), each row also holds the build's seconds and the mean seconds
     of one approximate and one exact search; the bench passes one, the lesson does not."""
-    from modules.catalogue.images import synthetic_images
-    from modules.context import recall_at_k   # lesson 01's recall, as in probe()
     rows = []
     for size in sizes:
         made = synthetic_images(size + queries, seed)
@@ -199,8 +200,8 @@ class Prediction:
     """Written before measuring."""
     removal: str
     claim: str
-    states: dict          # {query id: state after} for every query whose state is predicted to change
-    packets: tuple        # the query ids whose packet is predicted to change
+    states: dict[str, str]    # {query id: state after} for every query whose state is predicted to change
+    packets: tuple[str, ...]  # the query ids whose packet is predicted to change
 
 
 PREDICTIONS = (
@@ -270,26 +271,28 @@ def compare_indexes(before, after, images: dict, k: int = IMAGE_TOP_K) -> dict:
 
 
 def locate_layer(comparison: dict) -> tuple:
-    """(layer, why), checked in this order: representation when the vectors' version changed;
-    source when the index holds fewer vectors (its exact reference moves with them);
-    representation when the exact neighbours changed all the same; index when only the
-    approximate search lost what the exact reference still finds; None when nothing fell."""
+    """(layer, why), the layer one of lesson 09's ten and `why` opening with the part of it that
+    moved. Checked in this order: retrieval (the representation) when the vectors' version
+    changed; source (index coverage) when the index holds fewer vectors (its exact reference
+    moves with them); retrieval (the representation) when the exact neighbours changed all the
+    same; retrieval (the approximate index) when only the approximate search lost what the exact
+    reference still finds; None when nothing fell."""
     rows = comparison["queries"]
     fell = [r["query_id"] for r in rows if r["count_after"] < r["count_before"] or r["recall_after"] < r["recall_before"]]
     old, new = comparison["versions"]
     if old != new:
-        return "representation", f"the vectors changed version ({old} -> {new}): the space itself moved"
+        return "retrieval", f"representation: the vectors changed version ({old} -> {new}), so the space itself moved"
     before, after = comparison["coverage"]
     if after < before:
-        return "source", f"the index holds {after} vectors, {before} before: listings are missing"
+        return "source", f"index coverage: the index holds {after} vectors, {before} before: listings are missing"
     moved = [r["query_id"] for r in rows if r["exact_before"] != r["exact_after"]]
     if moved:
-        return "representation", f"the exact neighbours changed for {', '.join(moved)}: the space itself moved"
+        return "retrieval", f"representation: the exact neighbours changed for {', '.join(moved)}, so the space moved"
     if fell:
         a, b = comparison["parameters"]
         changed = ", ".join(f"{key} {a[key]} -> {b[key]}" for key in a if a[key] != b[key]) or "none"
-        return "index", (f"same vectors, same exact neighbours, same coverage; the approximate search lost "
-                         f"neighbours for {', '.join(fell)}; parameters changed: {changed}")
+        return "retrieval", (f"approximate index: same vectors, same exact neighbours, same coverage; the approximate "
+                             f"search lost neighbours for {', '.join(fell)}; parameters changed: {changed}")
     return None, "nothing fell"
 
 
@@ -297,7 +300,6 @@ def locate_layer(comparison: dict) -> tuple:
 
 def _ungated(so_far):
     """The mistake, kept to measure it: every proposed candidate passes, unchecked."""
-    from modules.catalogue.policy import GateResult
     proposed = tuple(sorted({hit.listing_id for channel in so_far.of_kind("channel") for hit in channel.hits}))
     return GateResult("none", so_far.inputs["as_of"], False, proposed, (), (), (), ())
 

@@ -1,5 +1,5 @@
 """Lesson 12's rows: how one run of the extended pipeline is shown, in the findings
-(trace.py) and in the experiments of --all (full.py) alike. Every listing whose permission
+(trace.py) and in the experiments (experiments.py) alike. Every listing whose permission
 is not "allowed" is named by its opaque ref."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Lesson 12's view: the trace record of modules/channels/trace.py as printable blocks, each
 table with its legend. Kept apart so that each file reads in one sitting; its blocks read only
-the record and the lesson's declared constants. The blocks only --all prints live with
---all's experiments in modules/channels/full.py."""
+the record and the lesson's declared constants. modules/channels/experiments.py arranges them
+with the experiments' blocks."""
 
 from __future__ import annotations
 
@@ -15,6 +15,11 @@ def opening_blocks(record: dict) -> list:
     return [
         {"key": "heading", "heading": "Lesson 12 - channels: every channel can fail; each failure has a "
                                       "fallback"},
+        {"key": "opening", "text": (
+            "What this lesson shows: an approximate image index evaluated twice (against exact search, then "
+            "for relevance), the image channel's real share of queries, each channel removed (predicted, then "
+            "measured), ten failures with their fallbacks and eight empty causes, ranking metrics that never "
+            "become one figure, and a rebuild anomaly named by its layer.")},
         {"key": "pipeline", "text": (
             "The catalogue pipeline of lessons 07-09, extended, not copied: "
             + " > ".join(p["stage"] for p in record["pipeline"])
@@ -61,17 +66,3 @@ def failure_blocks(record: dict) -> list:
             f"waits: {slow['not_allowed']['elapsed_ms']} ms, state {slow['not_allowed']['state']}. Either way the "
             f"trace names the slow channel.")},
     ]
-
-
-def findings_view(record: dict) -> list:
-    """Printable blocks of the default trace: the pipeline, the image channel and the ten
-    failures (the findings), and what --all adds."""
-    return opening_blocks(record) + image_blocks(record) + failure_blocks(record) + [
-        {"key": "more", "text": (
-            "This default prints the image channel's share and the ten failures with their fallbacks. "
-            "`python3 -B methods.py channels --all` adds the rest of the lesson: the catalogue's own queries through the extended pipeline; the index's two evaluations "
-            "(recall against exact search, relevance kept apart, recall as the catalogue grows, a miss that "
-            "costs nothing and one that is critical); each photo query through the pipeline; the removal "
-            "counterfactuals, predicted then measured; each failure's safe behaviour and what stays visible; "
-            "the metrics beyond recall, by segment and by failure, with a withheld listing ranked first; and "
-            "the long-tail anomaly after an index rebuild.")}]

@@ -66,16 +66,16 @@ class MemoryFeature:
     A frozen record, like the catalogue's records, checked when it is made and when
     dataclasses.replace makes a changed copy."""
     name: str
-    purposes: tuple = ()
-    kinds: tuple = ()
+    purposes: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
     owner_scope: str | None = None
     visibility: str | None = None
     consent: str | None = None
     retention_days: int | None = None
-    deletion_reaches: tuple = ()
+    deletion_reaches: tuple[str, ...] = ()
     correction: str | None = None
     encoder: str | None = None
-    replay_cases: tuple = ()
+    replay_cases: tuple[str, ...] = ()
 
     def __post_init__(self):
         _text("MemoryFeature", "name", self.name)

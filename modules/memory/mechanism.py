@@ -35,7 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from modules.common import ann
-from modules.catalogue import CATALOGUE_AS_OF, PERMISSIONS, PROHIBITED_FAMILIES, Query, opaque_ref
+from modules.catalogue import (CATALOGUE_AS_OF, LISTINGS, PERMISSIONS, PROHIBITED_FAMILIES, Query, opaque_ref,
+                               query_by_id)
 from modules.common.checks import short, whole_number
 from modules.common.pipeline import Pipeline, Stage
 from modules.common.vectors import dot, unit
@@ -201,8 +202,8 @@ class MemoryRecall:
     """What stage `memory-recall` found: the nearest items in the shared index, whoever owns them."""
     status: str
     note: str
-    ids: tuple
-    scores: tuple
+    ids: tuple[str, ...]
+    scores: tuple[float, ...]
     compared: int
     encoder: str | None
     index_version: str | None
@@ -223,29 +224,33 @@ class MemoryContext:
     """What stage `memory-context` packs: the memory fields, marked as memory, with the conflicts
     and next actions."""
     status: str
-    entries: tuple
-    fields: tuple         # (("memory:MEM-A1@v1#machine_model", value, "memory", source, accuracy, as_of), ...)
-    conflicts: tuple
-    next_actions: tuple
+    entries: tuple[MemoryEntry, ...]
+    # ("memory:MEM-A1@v1#machine_model", value, "memory", source, accuracy, as_of)
+    fields: tuple[tuple[str, str, str, str, str, str], ...]
+    conflicts: tuple[tuple[str, str, str, str], ...]   # (item, field, today, remembered)
+    next_actions: tuple[str, ...]
 
 
 def recall(so_far) -> MemoryRecall:
     """Stage `memory-recall`: the nearest items in the shared memory index, whoever owns them."""
     state, buyer = so_far.inputs.get("memory"), so_far.inputs.get("buyer")
     if state is None:
-        return MemoryRecall("off", "no cross-session memory (the default)", (), (), 0, None, None)
+        return MemoryRecall(status="off", note="no cross-session memory (the default)", ids=(), scores=(),
+                            compared=0, encoder=None, index_version=None)
     if not isinstance(buyer, str) or not buyer.strip():
-        return MemoryRecall("off", "no buyer on this session: memory stays off", (), (), 0, state.encoder, state.label)
+        return MemoryRecall(status="off", note="no buyer on this session: memory stays off", ids=(), scores=(),
+                            compared=0, encoder=state.encoder, index_version=state.label)
     try:
         probe = encode(so_far.inputs["query"].text, state.encoder)
     except ValueError:
-        return MemoryRecall("not run", f"the query has no direction in {state.encoder}", (), (), 0, state.encoder,
-                            state.label)
+        return MemoryRecall(status="not run", note=f"the query has no direction in {state.encoder}", ids=(),
+                            scores=(), compared=0, encoder=state.encoder, index_version=state.label)
     found = ann.search(state.index, probe, k=RECALL_K, nprobe=NPROBE)
     # the index's own score: the inner product of unit vectors is their cosine
     scores = tuple(round(dot(unit(probe.values), state.index.units[i]), 4) for i in found.ids)
-    return MemoryRecall("ran", f"top {RECALL_K} of {len(state.index)} by cosine, {NPROBE} of {N_LISTS} lists",
-                        found.ids, scores, found.compared, state.encoder, state.label)
+    return MemoryRecall(status="ran", note=f"top {RECALL_K} of {len(state.index)} by cosine, {NPROBE} of {N_LISTS} "
+                        f"lists", ids=found.ids, scores=scores, compared=found.compared, encoder=state.encoder,
+                        index_version=state.label)
 
 
 def memory_gate(so_far) -> GateResult:
@@ -283,7 +288,8 @@ def memory_context(so_far) -> MemoryContext:
         item = current[item_id]
         today, ambiguous = today_value(contract, item.field)
         action, value, conflict = resolve(today, item.value, ambiguous)
-        entries.append(MemoryEntry(item.key, action, today, item.value, conflict))
+        entries.append(MemoryEntry(item=item.key, action=action, today=today, remembered=item.value,
+                                   conflict=conflict))
         if action == "memory":
             fields.append((f"memory:{item.key}#{item.field}", value, "memory", item.source, item.accuracy,
                            item.as_of))
@@ -294,7 +300,8 @@ def memory_context(so_far) -> MemoryContext:
         elif action == "ask":
             actions.append(f"ask which {item.field} is meant; memory may suggest {item.value} (recorded "
                            f"{item.as_of}), the buyer decides")
-    return MemoryContext("ran", tuple(entries), tuple(fields), tuple(conflicts), tuple(actions))
+    return MemoryContext(status="ran", entries=tuple(entries), fields=tuple(fields), conflicts=tuple(conflicts),
+                         next_actions=tuple(actions))
 
 
 RECALL = Stage("memory-recall", f"memory-recall/1 ({ann.INDEX_VERSION})", "retrieval", recall, kind="memory")
@@ -347,8 +354,7 @@ MEMORY = with_memory(ASSISTANT_MEMORY)
 
 
 def _session(id, buyer, query_id):
-    from modules.catalogue import query_by_id
-    return Session(id, buyer, query_by_id(query_id))
+    return Session(id=id, buyer=buyer, query=query_by_id(query_id))
 
 
 SESSIONS = (_session("S1", "BUYER-A", "PW-Q001"), _session("S2", "BUYER-A", "PW-Q004"),
@@ -359,6 +365,5 @@ def run_session(session: Session, state=None, pipeline: Pipeline = MEMORY):
     """One session through the pipeline with memory (state None: memory switched off)."""
     if not isinstance(session, Session):
         raise TypeError(f"session must be a Session, got {type(session).__name__} {short(session)}")
-    from modules.catalogue import LISTINGS
     return pipeline.run({"query": session.query, "listings": LISTINGS, "as_of": session.as_of, "memory": state,
                          "buyer": session.buyer})

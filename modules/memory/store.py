@@ -22,8 +22,8 @@
     memory_off    catalogue queries run with memory switched off
     requests, morning, day
                   the lesson's scenario: the buyer's three requests; the store and the
-                  sessions the default trace shows; everything the full trace (--all) shows
-                  (modules/memory/trace.py formats both)
+                  four sessions served (lesson 14 reuses them); everything the trace shows
+                  (modules/memory/trace.py formats it)
 """
 
 from __future__ import annotations
@@ -31,11 +31,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from modules.common import ann
-from modules.catalogue import opaque_ref
+from modules.catalogue import QUERIES, opaque_ref
 from modules.common.checks import sequence_of, short
 from modules.catalogue.policy import day_number
 from modules.common.vectors import Vector
 from modules.common.pipeline import Pipeline
+from modules.memory import mechanism as m
 from modules.memory.mechanism import N_LISTS, RECALL, SEED, MemoryItem, Session, run_session
 from modules.memory.feature import DERIVED_STORES, ENCODERS, MemoryFeature, encode, feature_gaps
 
@@ -49,8 +50,8 @@ class CacheEntry:
     session: str
     buyer: str
     query_id: str
-    items: tuple          # ids whose data it holds
-    packet: tuple
+    items: tuple[str, ...]    # ids whose data it holds
+    packet: tuple[str, ...]   # its field ids, catalogue then memory
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class TracePayload:
     session: str
     buyer: str
     query_id: str
-    memory: tuple         # ((id or ref, value), ...)
+    memory: tuple[tuple[str, str | None], ...]   # (id or ref, value)
 
 
 @dataclass(frozen=True)
@@ -68,20 +69,20 @@ class DeletionRecord:
     lost."""
     ref: str
     on: str
-    removed: tuple        # ((store, count), ...)
+    removed: tuple[tuple[str, int], ...]   # (store, count)
 
 
 @dataclass(frozen=True)
 class MemoryState:
     """The store and its derived stores at one moment; every operation returns a new state
     (a frozen record, checked when made and by dataclasses.replace)."""
-    items: tuple          # every recorded version of every item, in the order recorded
+    items: tuple[MemoryItem, ...]   # every recorded version of every item, in the order recorded
     encoder: str
     index: ann.Index      # an ann.Index of the encoder's vectors
     label: str            # the index version: "mem-index/N", N counting builds
-    cache: tuple = ()
-    traces: tuple = ()
-    deletions: tuple = ()
+    cache: tuple[CacheEntry, ...] = ()
+    traces: tuple[TracePayload, ...] = ()
+    deletions: tuple[DeletionRecord, ...] = ()
     prompt_index: bool = True   # False: the index takes changes only when it is next rebuilt
 
     def __post_init__(self):
@@ -147,8 +148,9 @@ def serve(state: MemoryState, session: Session) -> tuple:
     names = dict(zip(gate.withheld, (d.subject for d in gate.decisions)))
     current = state.current()
     memory = tuple((i, current[i].value) for i in gate.passed) + tuple((names[i], None) for i in gate.withheld)
-    entry = CacheEntry(session.id, session.buyer, session.query.id, gate.passed, packet)
-    payload = TracePayload(session.id, session.buyer, session.query.id, memory)
+    entry = CacheEntry(session=session.id, buyer=session.buyer, query_id=session.query.id, items=gate.passed,
+                       packet=packet)
+    payload = TracePayload(session=session.id, buyer=session.buyer, query_id=session.query.id, memory=memory)
     return run, replace(state, cache=state.cache + (entry,), traces=state.traces + (payload,))
 
 
@@ -361,14 +363,11 @@ def requests(state: MemoryState, on: str = REQUESTS_ON) -> tuple:
 def memory_off(queries) -> dict:
     """{query id: run} for catalogue queries with memory switched off, each as a session of
     BUYER-A numbered by the query's place in the catalogue (C1 for its first query)."""
-    from modules.catalogue import QUERIES
     return {q.id: run_session(Session(f"C{QUERIES.index(q) + 1}", "BUYER-A", q)) for q in queries}
 
 
 def morning() -> dict:
-    """The store as the day begins and the four sessions served with it: what the default trace
-    shows (memory_trace formats it)."""
-    from modules.memory import mechanism as m
+    """The store as the day begins and the four sessions served with it (lesson 14 serves them too)."""
     state = build(m.ITEMS, m.ASSISTANT_MEMORY)
     served, sessions = state, []
     for session in m.SESSIONS:
@@ -387,12 +386,10 @@ def morning() -> dict:
 
 
 def day() -> dict:
-    """Everything the lesson's full trace (--all) shows: the morning; every catalogue query with
-    memory switched off (so each session's catalogue answer can be compared with it); the
-    buyer's requests, also on the index that waits for a rebuild; the migration; and the replay
-    of the requests on the frozen sessions (memory_trace formats it)."""
-    from modules.memory import mechanism as m
-    from modules.catalogue import QUERIES
+    """Everything the lesson's trace shows: the morning; every catalogue query with memory switched
+    off (so each session's catalogue answer can be compared with it); the buyer's requests, also
+    on the index that waits for a rebuild; the migration; and the replay of the requests and of
+    the migration on the frozen sessions (memory_trace formats it)."""
     found = morning()
     morning_state, served = found["states"]["morning"], found["states"]["served"]
     owners = {item.id: item.owner for item in morning_state.items}
@@ -400,17 +397,22 @@ def day() -> dict:
     after, record = requests(served)
     lazy, _ = requests(replace(served, prompt_index=False))
     rows["after"] = replay(m.SESSIONS, after, owners)
+    migrated = migrate(morning_state, "mem-vec-2")
+    rows["migrated"] = replay(m.SESSIONS, migrated, owners)
     probe = encode(m.SESSIONS[0].query.text, lazy.encoder)
     found_lazy = ann.search(lazy.index, probe, k=m.RECALL_K, nprobe=m.NPROBE)
     exact = ann.exact_search(lazy.index, probe, k=m.RECALL_K)   # every vector the index holds
     return dict(found, **{
-        "off": memory_off(QUERIES), "states": dict(found["states"], after=after, lazy=lazy), "rows": rows,
+        "off": memory_off(QUERIES), "states": dict(found["states"], after=after, lazy=lazy, migrated=migrated),
+        "rows": rows,
         "deleted": DELETED, "withdrawn": WITHDRAWN, "corrected": CORRECTED, "deletion": record,
         "propagation": {"after": propagation(after, DELETED), "lazy": propagation(lazy, DELETED)},
         "lazy_search": (found_lazy.ids, exact.ids,
                         list(found_lazy.ids).index(DELETED) + 1 if DELETED in found_lazy.ids else None),
         "mixing": mixing(morning_state, m.SESSIONS[0].query.text, "mem-vec-2"),
-        "diffs": {"after": replay_diff(rows["morning"], rows["after"])},
+        "diffs": {"after": replay_diff(rows["morning"], rows["after"]),
+                  "migrated": replay_diff(rows["morning"], rows["migrated"])},
         "checks": {"after": verify(after, rows["after"], (DELETED,), (WITHDRAWN,), (CORRECTED,)),
+                   "migrated": verify(migrated, rows["migrated"]),
                    "lazy": verify(lazy, recall_rows(m.SESSIONS, lazy, owners), (DELETED,), (), (CORRECTED,))},
     })

@@ -1,20 +1,23 @@
 """Lesson 13's trace and view: what `python3 -B methods.py memory` prints.
 
-`trace()` runs modules/memory/store.py's `morning` (the store and the four sessions served
-with memory) or, with --all, its `day` (also every catalogue query with memory switched off,
-the buyer's requests, an embedding migration, and the replay that checks the requests on
-the frozen sessions before they are exposed) and turns what it produced into a JSON-ready
-record; `view()` makes the printable blocks. The mechanism never imports this module
-(labtools.registry.lesson_module finds it), so the import graph has no cycle.
+`trace()` runs modules/memory/store.py's `day` (the store and the four sessions served with
+memory, every catalogue query with memory switched off, the buyer's requests, an embedding
+migration, and the replays that check the requests and the migration on the frozen sessions
+before they are exposed) and turns what it produced into a JSON-ready record; `view()` makes
+the printable blocks. The mechanism never imports this module (labtools.registry.lesson_module
+finds it), so the import graph has no cycle.
 """
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import asdict
 
 from modules.common import ann
 from modules.catalogue import ref_key_label
-from modules.catalogue.policy import CLAUSES, STATES
+from modules.catalogue.policy import CLAUSES, STATES, day_number
+from modules.context import recall_at_k   # lesson 01's recall: the waiting index against exact search
+from modules.memory import store as memory_store
 from modules.common.runs import catalogue_row as query_row
 from modules.eligibility.trace import wrapped_rows
 from modules.common.tables import table_block
@@ -30,15 +33,14 @@ def _decision(d) -> dict:
 
 
 def _session(session, run, off_row: dict | None) -> dict:
-    """One session served with memory; `off_row` (only --all runs it): its query with memory off."""
+    """One session served with memory; `off_row`: its query with memory switched off."""
     found, gate, context = run.output("memory-recall"), run.output("memory-gate"), run.output("memory-context")
     names = dict(zip(gate.withheld, (d.subject for d in gate.decisions)))
     codes = dict(zip(gate.withheld, (d.reason_codes for d in gate.decisions)))
     row = query_row(run)
-    catalogue = {"state": row["state"], "packet": row["packet"]}
-    if off_row is not None:
-        catalogue["same_with_memory_off"] = all(row[k] == off_row[k] for k in ("state", "exclusions", "packet",
-                                                                               "ranking", "gate"))
+    catalogue = {"state": row["state"], "packet": row["packet"],
+                 "same_with_memory_off": all(row[k] == off_row[k] for k in ("state", "exclusions", "packet", "ranking",
+                                                                            "gate"))}
     return {
         "session": session.id, "buyer": session.buyer, "query_id": session.query.id, "query": session.query.text,
         "recall": {"status": found.status, "note": found.note, "compared": found.compared,
@@ -56,8 +58,6 @@ def _session(session, run, off_row: dict | None) -> dict:
 
 
 def _store(state, gates: dict) -> list:
-    import datetime
-    from modules.catalogue.policy import day_number
     rows = []
     for item in state.current().values():
         last = datetime.date.fromordinal(day_number(item.as_of) + item.retention_days).isoformat()
@@ -75,28 +75,22 @@ def _replay(name: str, change: str, old, new, old_rows: dict, new_rows: dict, di
             "checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in checks]}
 
 
-def trace(full: bool = False) -> dict:
-    """One day of the memory feature as the lesson's record.
-
-    The default shows the store and its obligations and the four sessions served with memory
-    (memory_store.morning). `full` (the command's --all) also runs every catalogue query with
-    memory switched off (compared with each session's catalogue answer), the buyer's requests
-    (correction, withdrawn consent, deletion, with the index that waits for a rebuild), the
-    embedding migration and the replay on the frozen sessions (memory_store.day)."""
-    if not isinstance(full, bool):
-        raise TypeError(f"full must be a bool, got {type(full).__name__} {full!r}")
-    from modules.memory import store as memory_store
-    return record(memory_store.day() if full else memory_store.morning(), full)
+def trace() -> dict:
+    """One day of the memory feature as the lesson's record (memory_store.day)."""
+    return record(memory_store.day())
 
 
-def record(day: dict, full: bool = False) -> dict:
-    """The lesson's record from what memory_store.morning() (or, full, memory_store.day()) produced."""
+def record(day: dict) -> dict:
+    """The lesson's record from what memory_store.day() produced."""
     m, morning = day["constants"], day["states"]["morning"]
-    # only --all runs the catalogue queries with memory switched off (memory_store.day)
-    off = {query_id: query_row(run) for query_id, run in day["off"].items()} if full else {}
-    out = {
+    off = {query_id: query_row(run) for query_id, run in day["off"].items()}
+    served, after, migrated = day["states"]["served"], day["states"]["after"], day["states"]["migrated"]
+    rows, deleted, corrected = day["rows"], day["deleted"], day["corrected"]
+    versions = after.history(corrected)
+    approximate, exact, rank = day["lazy_search"]
+    deletion = day["deletion"]
+    return {
         "lesson": "memory",
-        "shows": "all" if full else "default",
         "default": {"first_release": m["FIRST_RELEASE"], "feature": asdict(m["ASSISTANT_MEMORY"]),
                     "draft": m["DRAFT_FEATURE"].name, "draft_gaps": day["draft_gaps"], "pipeline": day["pipeline"]},
         "policy": {"version": m["GATE_VERSION"], "clauses": {**{c: CLAUSES[c] for c in USED_CLAUSES},
@@ -106,35 +100,25 @@ def record(day: dict, full: bool = False) -> dict:
         "index": {"version": ann.INDEX_VERSION, "label": morning.label, "encoder": morning.encoder,
                   "items": len(morning.index), "n_lists": m["N_LISTS"], "nprobe": m["NPROBE"], "k": m["RECALL_K"],
                   "seed": m["SEED"], "ref_key": ref_key_label()},
-        "sessions": [_session(session, run, off.get(session.query.id)) for session, run in day["sessions"]],
-    }
-    if not full:
-        return out
-    # only --all measures the waiting index's recall@k: the default starts faster without lesson 01's module
-    from modules.context import recall_at_k
-    served, after = day["states"]["served"], day["states"]["after"]
-    rows, deleted, corrected = day["rows"], day["deleted"], day["corrected"]
-    versions = after.history(corrected)
-    approximate, exact, rank = day["lazy_search"]
-    recall = recall_at_k(approximate, exact, len(exact))
-    deletion = day["deletion"]
-    return dict(out, **{
+        "sessions": [_session(session, run, off[session.query.id]) for session, run in day["sessions"]],
         "correction": {"item": corrected, "versions": [{"version": v.version, "value": v.value, "as_of": v.as_of,
                                                         "current": v is versions[-1]} for v in versions]},
         "withdrawn": day["withdrawn"],
         "deletion": {"item": deleted, "ref": deletion.ref, "on": deletion.on, "removed": dict(deletion.removed),
                      "prompt": day["propagation"]["after"], "lazy": day["propagation"]["lazy"],
-                     "lazy_recall_at_k": float(recall), "lazy_rank": rank,
+                     "lazy_recall_at_k": float(recall_at_k(approximate, exact, len(exact))), "lazy_rank": rank,
                      "lazy_checks": [{"check": c, "held": held, "detail": detail} for c, held, detail in
                                      day["checks"]["lazy"]],
                      "records": [{"ref": r.ref, "on": r.on} for r in after.deletions]},
-        "migration": day["mixing"],
+        "migration": dict(day["mixing"], migrated_versions=sorted({v.version for _i, v in migrated.index.vectors})),
         "replays": [
             _replay("the buyer's requests", "requests", served, after, rows["morning"], rows["after"],
                     day["diffs"]["after"], day["checks"]["after"]),
+            _replay("the migration to mem-vec-2", "migration", morning, migrated, rows["morning"], rows["migrated"],
+                    day["diffs"]["migrated"], day["checks"]["migrated"]),
         ],
         "queries": list(off.values()),
-    })
+    }
 
 
 # ---------------------------------------------------------------- view
@@ -161,9 +145,8 @@ def _session_text(s: dict) -> str:
     lines += [f"  Conflict shown: today's {c['field']} {c['today']} against the remembered {c['remembered']} "
               f"({c['item']}); today's input is followed." for c in s["conflicts"]]
     lines += [f"  Next action: {a}." for a in s["next_actions"]]
-    if "same_with_memory_off" in catalogue:   # only --all runs the queries with memory off
-        lines.append("  State, exclusions, ranking and packet the same with memory switched off: "
-                     + ("yes." if catalogue["same_with_memory_off"] else "NO."))
+    lines.append("  State, exclusions, ranking and packet the same with memory switched off: "
+                 + ("yes." if catalogue["same_with_memory_off"] else "NO."))
     return "\n".join(lines)
 
 
@@ -185,16 +168,47 @@ def _replay_details(r: dict) -> str:
         if old != new:
             found.append("memory now: " + ", ".join(_entry(e) for e in new))
         lines += [f"  {case} {line}" for line in found]
-    return ("In detail:\n" + ("\n".join(lines) or "  no change") + "\nPropagation checks:\n" + _checks(r["checks"]))
+    return ("In detail:\n" + ("\n".join(lines) or "  no change")
+            + ("\nPropagation checks:\n" + _checks(r["checks"]) if r["checks"] else ""))
+
+
+def _replay_blocks(replay: dict, n: int) -> list:
+    """One replay's table (the legend once, on the first) and its details."""
+    legend = ("Per frozen session: memory candidates gained, lost and moved in rank; exclusions (memory gate, "
+              "catalogue gate, evidence checks) added and removed; packet field ids added and removed; state: "
+              "the query's decision before -> after (- = unchanged)." if n == 0 else
+              "Columns as in the replay above.")
+    diff = replay["diff"]
+    blocking = [case for case, d in diff.items() if d["state"] or d["packet_added"] or d["packet_removed"]]
+    return [
+        table_block(
+            f"replay-{replay['change']}", f"Replay of {replay['name']}",
+            f"old: {replay['old']}; new: {replay['new']}. " + legend,
+            ["case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -", "state"],
+            [[case, _count(d["gained"]), _count(d["lost"]), _count(d["moved"]),
+              _count(d["exclusions_added"]), _count(d["exclusions_removed"]), _count(d["packet_added"]),
+              _count(d["packet_removed"]), " -> ".join(d["state"]) if d["state"] else "-"]
+             for case, d in diff.items()]),
+        {"key": f"replay-{replay['change']}-details", "text": _replay_details(replay) + (
+            f"\nPackets or states change in {', '.join(blocking)}: each change is read before exposure."
+            if blocking else "\nNo packet and no state changes on the frozen sessions: the change may be "
+                             "exposed.")},
+    ]
 
 
 def view(record: dict) -> list:
-    """Printable blocks: the default, the policy, the store, the sessions; under --all also the
-    changes, the replays and the catalogue queries with memory off."""
+    """Printable blocks: the default, the policy, the store, the sessions, the buyer's requests
+    (deletion with the index that waits for its rebuild), the migration, the two replays and the
+    catalogue queries with memory off."""
     default, policy, index = record["default"], record["policy"], record["index"]
     feature, sessions = default["feature"], record["sessions"]
     blocks = [
         {"key": "heading", "heading": "Lesson 13 - memory: retained context with obligations"},
+        {"key": "opening", "text": (
+            "What this lesson shows: what a memory feature must define before it is allowed, its store and "
+            "the gate every item passes, four sessions served with memory, then the buyer's requests "
+            "(a correction, withdrawn consent, a deletion that an index waiting for its rebuild breaks), an "
+            "embedding migration, and the replay of each change on the frozen sessions before exposure.")},
         {"key": "default", "text": (
             "The catalogue's first release keeps no memory between sessions. A memory feature is allowed only "
             "when it defines each of: " + ", ".join(k for k in feature if k != "name") + f". The draft "
@@ -265,14 +279,7 @@ def view(record: dict) -> list:
               e["conflict"]] for s in sessions for n, e in enumerate(s["entries"])]),
         {"key": "packets", "text": "\n".join(_session_text(s) for s in sessions)},
     ]
-    if record["shows"] != "all":
-        return blocks + [{"key": "more", "text": (
-            "`python3 -B methods.py memory --all` adds every catalogue query run with memory switched off, "
-            "and for each session whether its state, exclusions, ranking and packet are the same without "
-            "memory; the buyer's requests of " + record["as_of"] + " (a correction, withdrawn consent and a "
-            "deletion, also on an index that waits for its rebuild); an embedding migration; and the replay of "
-            "the requests on the frozen sessions.")}]
-    deletion, migration, replay = record["deletion"], record["migration"], record["replays"][0]
+    deletion, migration = record["deletion"], record["migration"]
     versions = record["correction"]["versions"]
     prompt, lazy = deletion["prompt"], deletion["lazy"]
     return blocks + [
@@ -308,20 +315,11 @@ def view(record: dict) -> list:
             f"item would be {migration['mixed_first']}; in one space it is {migration['one_space_first']} "
             f"({migration['old_first']} before the migration). The migration re-encodes every item in "
             "mem-vec-2 and rebuilds the index, and every query is encoded by the store's own version, so both "
-            "sides are in one space. Like any change it is replayed on the frozen sessions before exposure; "
-            "notebook 13 shows that replay.")},
+            "sides are in one space: the migrated index holds " + ", ".join(migration["migrated_versions"])
+            + " vectors only. Like any change it is replayed on the frozen sessions before exposure: the "
+            "second replay below.")},
         {"key": "replays", "heading": "Replay on the frozen sessions before anything is exposed"},
-        table_block(
-            "replay-diff", f"Replay of {replay['name']}",
-            f"old: {replay['old']}; new: {replay['new']}. Per frozen session: memory candidates gained, lost and moved in rank; exclusions (memory "
-            "gate, catalogue gate, evidence checks) added and removed; packet field ids added and "
-            "removed; state: the query's decision before -> after (- = unchanged).",
-            ["case", "gained", "lost", "moved", "excl +", "excl -", "packet +", "packet -", "state"],
-            [[case, _count(d["gained"]), _count(d["lost"]), _count(d["moved"]),
-              _count(d["exclusions_added"]), _count(d["exclusions_removed"]), _count(d["packet_added"]),
-              _count(d["packet_removed"]), " -> ".join(d["state"]) if d["state"] else "-"]
-             for case, d in replay["diff"].items()]),
-        {"key": "replay-details", "text": _replay_details(replay)},
+    ] + [block for n, replay in enumerate(record["replays"]) for block in _replay_blocks(replay, n)] + [
         table_block(
             "queries", "Every catalogue query with memory switched off",
             "state and packet as lessons 07-09 give them (the agreement test compares every key).",

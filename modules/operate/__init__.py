@@ -4,7 +4,7 @@ The public API: the frozen cases and ownership (mechanism.py), the signals and t
 anomaly names (signals.py), the faithfulness checks (faithfulness.py). The other parts are
 modules of their own: the layered evaluation report (evaluation.py), the contract review
 (review.py), the completion artifacts (artifacts.py), the counterfactuals and failure patterns
-(counterfactuals.py), and what only --all runs and prints (full.py).
+(counterfactuals.py); trace.py runs them all and view.py prints them.
 """
 
 from modules.operate.mechanism import *  # noqa: F401,F403

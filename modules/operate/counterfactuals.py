@@ -1,16 +1,19 @@
-"""The forced counterfactuals and the six failure patterns (what `operate --all` adds).
+"""The forced counterfactuals and the six failure patterns.
 
 The counterfactuals run the frozen cases through the pipeline with one part taken away
 (lesson 12's removals and a withdrawn permission). Each failure pattern is refuted by a
-figure an earlier lesson measures, read here from the same runs. Only --all needs this
-module: it reads lesson 12's segments and labels and lesson 13's store, which the default
-trace starts faster without.
+figure an earlier lesson measures, read here from the same runs (lesson 12's segments and
+labels, lesson 13's store).
 """
 
 from __future__ import annotations
 
-from modules.catalogue import LISTINGS
+from modules.catalogue import LISTINGS, QUERIES, opaque_ref
+from modules.channels.failures import FAILURES
 from modules.channels.metrics import RELEVANCE, SEGMENTS, precision_at_k
+from modules.grounding import NOTHING_QUERY
+from modules.memory import mechanism as memory_lesson
+from modules.memory.store import WITHDRAWN as WITHDRAWN_ITEM, correct, replay, verify
 from modules.operate.mechanism import frozen_records, frozen_runs, with_permission
 
 __all__ = ["remove_vector", "remove_generation", "withdraw", "failure_patterns", "WITHDRAWN"]
@@ -25,7 +28,6 @@ def _segments(qid: str) -> list:
 def remove_vector(base: dict, without: dict) -> dict:
     """What removing the vector channel changes: per segment the cases that lose ranked candidates,
     the states that change, and the fallback lesson 12 declares for a lost vector channel."""
-    from modules.channels.failures import FAILURES
     lost: dict = {}
     for qid, run in base.items():
         before = {m for f in run.output("fusion").candidates for m in f.members} if run.output("fusion", None) else set()
@@ -57,8 +59,6 @@ def withdraw(base_records: dict, served, listing_id: str = WITHDRAWN) -> dict:
     appears as an opaque ref); lesson 13's withdrawn memory item, on the store `served` (its
     sessions served, packets cached), shows the cache and trace side. A case that never
     retrieved the listing cannot change."""
-    from modules.catalogue import QUERIES, opaque_ref
-    from modules.grounding import NOTHING_QUERY
     retrieved = {q for q, r in base_records.items()
                  if any(h["candidate"] == listing_id for c in r["retrieval"]["channels"] for h in c["hits"])}
     cases = tuple(q for q in QUERIES + (NOTHING_QUERY,) if q.id in retrieved)
@@ -73,10 +73,9 @@ def withdraw(base_records: dict, served, listing_id: str = WITHDRAWN) -> dict:
 
 
 def _memory_withdrawal(served) -> list:
-    from modules.memory import mechanism as m
-    from modules.memory.store import WITHDRAWN as ITEM, correct, replay, verify
-    state = correct(served, ITEM, "2026-11-01", permission="denied")
-    return [[name, held, detail] for name, held, detail in verify(state, replay(m.SESSIONS, state), withdrawn=(ITEM,))]
+    state = correct(served, WITHDRAWN_ITEM, "2026-11-01", permission="denied")
+    return [[name, held, detail] for name, held, detail
+            in verify(state, replay(memory_lesson.SESSIONS, state), withdrawn=(WITHDRAWN_ITEM,))]
 
 
 def failure_patterns(records: dict, without_vector: dict, memory: dict, mistakes: list) -> list:
@@ -90,7 +89,6 @@ def failure_patterns(records: dict, without_vector: dict, memory: dict, mistakes
     packet = q2["assembly"]["listings"]
     p2, p3 = precision_at_k(packet, RELEVANCE["PW-Q002"], 2), precision_at_k(packet, RELEVANCE["PW-Q002"], 3)
     changed = sum(v["states_changed"] for k, v in without_vector["segments"].items() if k != "other")
-    from modules.memory.mechanism import run_session
     supported = sum("support" not in x["failed"] for x in mistakes)
     packed = [(r, i) for r in records.values() for i in r["assembly"].get("listings", ())]
     by_lexical = sum("lexical" in next(f["channel_ranks"] for f in r["ranking"]["fused"] if f["shown"] == i)
@@ -114,7 +112,7 @@ def failure_patterns(records: dict, without_vector: dict, memory: dict, mistakes
         ("memory is magic", "13 memory",
          f"{session.id}: remembered {clash.remembered} mm, typed {clash.today} mm today: {clash.action}, the "
          f"conflict shown; state {run.output('decision').decision.state}, without memory "
-         f"{run_session(session).output('decision').decision.state}"),
+         f"{memory_lesson.run_session(session).output('decision').decision.state}"),
         ("an empty result triggers generation", "09 grounding",
          f"{nothing['query_id']} matches nothing: empty cause {nothing['decision']['empty_cause']}, "
          f"{len(nothing['generation']['answer'])} answer lines"),

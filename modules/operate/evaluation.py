@@ -2,10 +2,10 @@
 
 The sections are retrieval, ranking, context and end-to-end behaviour, each read from lesson
 09's trace records of the frozen cases. The ranking section judges the expected order only
-when it is given relevance labels (`judged_ranking` with lesson 12's RELEVANCE, which --all
-passes); without them it reports what the records alone show. The behaviour section compares
-each case with generation removed when it is given those runs (--all runs them). The forced counterfactuals
-and the failure patterns are in counterfactuals.py.
+when it is given relevance labels (`judged_ranking` with lesson 12's RELEVANCE, which the
+trace passes); without them it reports what the records alone show. The behaviour section
+compares each case with generation removed when it is given those runs. The forced
+counterfactuals and the failure patterns are in counterfactuals.py.
 """
 
 from __future__ import annotations

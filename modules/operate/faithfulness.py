@@ -14,16 +14,20 @@ Each check is a deterministic function (brief, lines) -> (held, reason):
   non-amplification    no word stronger than the evidence ("fits" where it says "listed for")
   instruction isolation  nothing of an instruction found in seller text is repeated or obeyed
   state consistency    an abstaining state is never explained as a recommendation
-  variation            a rewording cites what the template cites: the claims do not vary
+  variation            another wording keeps the criteria: every packed field the template
+                       cites and every number it writes about them (seed 004: different
+                       allowed wordings preserve the criteria)
 
-`explain(brief)` is the lab's template explanation; `reworded(brief)` says the same in other
-words; MISTAKES are the plausible unfaithful ones, each made from the template by one edit.
+`explain(brief)` is the lab's template explanation; `reworded(brief)` is a second allowed
+wording (both pass all seven); MISTAKES are the plausible unfaithful ones, each made by one
+edit of the template or of the second wording.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from modules.common.checks import short
 
@@ -47,7 +51,7 @@ _STOP = frozenset("a an and the of for to in on is it its as be or by".split())
 class Line:
     """One sentence of an explanation and the field ids it cites."""
     text: str
-    cites: tuple = ()
+    cites: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.text, str) or not self.text.strip():
@@ -61,13 +65,13 @@ class Brief:
     """What one run decided, as an explanation may use it."""
     query_id: str
     state: str
-    listings: tuple        # packed listing ids, in packet order
-    fields: tuple          # ((field id, value), ...): the packet's, then a conflicting listing's
-    refs: tuple            # the decision's evidence refs
-    conflicts: tuple       # ((listing id, (field id, field id)), ...)
-    reasons: tuple         # subjects the decision gives as its reasons
-    omitted: tuple         # field ids left out of the packet
-    instructions: tuple    # ((listing id, sentence), ...) instruction-like seller text
+    listings: tuple[str, ...]                      # packed listing ids, in packet order
+    fields: tuple[tuple[str, object], ...]         # (field id, value): the packet's, then a conflicting listing's
+    refs: tuple[str, ...]                          # the decision's evidence refs
+    conflicts: tuple[tuple[str, tuple[str, str]], ...]   # (listing id, (title field id, diameter field id))
+    reasons: tuple[str, ...]                       # subjects the decision gives as its reasons
+    omitted: tuple[str, ...]                       # field ids left out of the packet
+    instructions: tuple[tuple[str, str], ...]      # (listing id, sentence): instruction-like seller text
 
     def value(self, cite: str):
         return dict(self.fields).get(cite)
@@ -90,10 +94,11 @@ def brief_of(run) -> Brief:
             conflicts.append((d.subject, pair))
             fields += [(pair[0], by_id[d.subject].title), (pair[1], by_id[d.subject].diameter_mm)]
     instructions = tuple((i, s) for i in listings for s in _instructions(by_id[i].description))
-    return Brief(decision.decision.subject, decision.decision.state, tuple(listings), tuple(fields),
-                 tuple(decision.decision.evidence_refs), tuple(conflicts),
-                 tuple(dict.fromkeys(s for s, _state, _codes in decision.because if s != decision.decision.subject)),
-                 tuple(packet.omitted) if packet else (), instructions)
+    return Brief(query_id=decision.decision.subject, state=decision.decision.state, listings=tuple(listings),
+                 fields=tuple(fields), refs=tuple(decision.decision.evidence_refs), conflicts=tuple(conflicts),
+                 reasons=tuple(dict.fromkeys(s for s, _state, _codes in decision.because
+                                             if s != decision.decision.subject)),
+                 omitted=tuple(packet.omitted) if packet else (), instructions=instructions)
 
 
 # ---------------------------------------------------------------- the template and a rewording
@@ -244,24 +249,26 @@ def check_state_consistency(brief: Brief, lines: tuple) -> tuple:
     return True, f"the explanation keeps the state {brief.state}"
 
 
-def check_variation(brief: Brief, lines: tuple) -> tuple:
-    """Wording may vary, the claims may not: every packed listing is explained, in packet order,
-    citing every field the packet holds for it (what the template does, whatever its words)."""
+def _criteria(brief: Brief, lines: tuple) -> tuple:
+    """What a wording may not drop: the packed fields it cites, and the numbers its lines citing
+    them write (a packed listing's size, price ...)."""
     packed = {f for f, _ in brief.fields if f.split("#")[0] in brief.listings}
-    order, cited = [], set()
-    for line in _check(brief, lines):
-        for cite in line.cites:
-            if cite in packed:
-                cited.add(cite)
-                if cite.split("#")[0] not in order:
-                    order.append(cite.split("#")[0])
-    if order != list(brief.listings):
-        missing = [i for i in brief.listings if i not in order]
-        return False, (f"{missing[0]} is packed but not explained" if missing
-                       else f"listings explained in the order {order}, not the packet's")
-    if cited != packed:
-        return False, f"{sorted(packed - cited)[0]} is packed but not cited"
-    return True, "every packed listing, in packet order, with its fields"
+    cites = {c for x in lines for c in x.cites if c in packed}
+    numbers = {n for x in lines if set(x.cites) & packed for n in _numbers(x.text)}
+    return cites, numbers
+
+
+def check_variation(brief: Brief, lines: tuple) -> tuple:
+    """Wording may vary, the criteria may not: every packed field the template explanation
+    (`explain(brief)`) cites is cited, and every number its lines about packed listings write
+    is written, whatever the words and the order."""
+    cites, numbers = _criteria(brief, _check(brief, lines))
+    template_cites, template_numbers = _criteria(brief, explain(brief))
+    if template_cites - cites:
+        return False, f"{sorted(template_cites - cites)[0]} is stated by the template, not by this wording"
+    if template_numbers - numbers:
+        return False, f"the template states {sorted(template_numbers - numbers)[0]}, this wording does not"
+    return True, "every packed field and number the template states is stated"
 
 
 CHECKS = (("support", check_support), ("completeness", check_completeness), ("attribution", check_attribution),
@@ -283,7 +290,7 @@ class Mistake:
     name: str
     query_id: str
     fails: str            # the one check it must fail
-    edit: object          # (brief, template lines) -> lines
+    edit: Callable[[Brief, tuple[Line, ...]], tuple[Line, ...]]   # (brief, template lines) -> lines
 
 
 def _swap(lines, old: str, new: str) -> tuple:
@@ -312,6 +319,16 @@ def _recommending(b, lines):
     return (Line(f"We recommend {i}, the closest listing to your request.", (title,)),) + lines[1:]
 
 
+def _reworded_without_price(b, _lines):
+    """The second allowed wording, with the first listing's price left out: still true, but it no
+    longer holds the criteria the template holds."""
+    lines = reworded(b)
+    first = lines[1]
+    cites = tuple(c for c in first.cites if not c.endswith("#price_eur"))
+    text = first.text[:first.text.rindex(";")] + "."
+    return (lines[0], Line(text, cites)) + lines[2:]
+
+
 def _wrong_number(b, lines):
     first = lines[1]
     return (lines[0], Line(first.text.replace(" 16 mm shafts", " 18 mm shafts"), first.cites)) + lines[2:]
@@ -325,5 +342,5 @@ MISTAKES = (
             lambda b, lines: _swap(lines, "the catalogue lists it for", "it fits")),
     Mistake("obeys the instruction in seller text", "PW-Q002", "instruction isolation", _obeying),
     Mistake("explains the abstention as a recommendation", "PW-Q004", "state consistency", _recommending),
-    Mistake("leaves one packed listing out", "PW-Q002", "variation", lambda b, lines: lines[:2] + lines[3:]),
+    Mistake("rewords it and drops a listing's price", "PW-Q002", "variation", _reworded_without_price),
 )

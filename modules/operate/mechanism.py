@@ -22,16 +22,21 @@ conflicting, stale, unauthorized, excluded category, instruction-like seller tex
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, QUERIES, Listing
+from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, QUERIES
+from modules.catalogue.images import IMAGE_QUERIES, image_problem, query_image
+from modules.channels.mechanism import CHANNELS, IMAGE_INDEX, IMAGE_REJECTED, REBUILD, image_stage
+from modules.common import ann
 from modules.common.checks import short
 from modules.common.pipeline import Pipeline
-from modules.grounding import GROUNDED, NOTHING_QUERY, VARIANTS, run_query, trace_record
+from modules.grounding import GROUNDED, NOTHING_QUERY, run_query, trace_record
+from modules.memory import mechanism as memory
+from modules.memory.store import build, serve
 
 __all__ = [
-    "CASES", "CASE_KINDS", "OWNERS", "STAGE_OWNERS", "Owner", "frozen_runs", "frozen_records", "segment_of",
-    "owner_of", "ownership", "with_permission", "memory_runs", "rebuilt_runs", "photo_runs", "rebuilt_image_index",
+    "CASES", "CASE_KINDS", "OWNERS", "STAGE_OWNERS", "SEGMENTS", "Owner", "frozen_runs", "frozen_records",
+    "segment_of", "owner_of", "ownership", "with_permission", "memory_runs", "photo_runs", "rebuilt_image_index",
     "channels_pipeline", "memory_pipeline",
 ]
 
@@ -103,14 +108,16 @@ def ownership(*pipelines: Pipeline) -> list:
 
 def channels_pipeline() -> Pipeline:
     """Lesson 12's pipeline: lesson 09's with the image channel and the fallback."""
-    from modules.channels.mechanism import CHANNELS
     return CHANNELS
 
 
 def memory_pipeline() -> Pipeline:
     """Lesson 13's pipeline: lesson 08's with memory recall, its gate and its context."""
-    from modules.memory.mechanism import MEMORY
-    return MEMORY
+    return memory.MEMORY
+
+
+# How the contract read the size (lesson 12's declared rules), in the order signals list them.
+SEGMENTS = ("explicit unit", "bare number", "other")
 
 
 def segment_of(record: dict) -> str:
@@ -133,32 +140,18 @@ def frozen_records(runs: dict) -> dict:
     return {qid: trace_record(run) for qid, run in runs.items()}
 
 
-def rebuilt_runs() -> dict:
-    """Lesson 09's rebuilt index (its VARIANTS[1]) over the same frozen cases."""
-    return frozen_runs(VARIANTS[1].pipeline)
-
-
 def with_permission(listings, listing_id: str, permission: str) -> tuple:
     """The listings with one listing's permission replaced (a new record, the others as they were)."""
     if not any(x.id == listing_id for x in listings):
         raise ValueError(f"listing_id {listing_id!r} is not among the listings")
-    out = []
-    for x in listings:
-        if x.id == listing_id:
-            x = Listing(x.id, x.cluster_id, x.title, x.family, x.listed_diameter, x.listed_unit, x.diameter_mm,
-                        permission, x.updated_on, x.price_eur, x.checked_on, x.vector, x.vector_version,
-                        x.description)
-        out.append(x)
-    return tuple(out)
+    return tuple(replace(x, permission=permission) if x.id == listing_id else x for x in listings)
 
 
 def memory_runs() -> tuple:
     """Lesson 13's sessions served in order from its store, as its lesson serves them:
     ({session id: (session, Run)}, the store after serving them, with its cached packets)."""
-    from modules.memory import mechanism as m
-    from modules.memory.store import build, serve
-    state, runs = build(m.ITEMS, m.ASSISTANT_MEMORY), {}
-    for session in m.SESSIONS:
+    state, runs = build(memory.ITEMS, memory.ASSISTANT_MEMORY), {}
+    for session in memory.SESSIONS:
         run, state = serve(state, session)
         runs[session.id] = (session, run)
     return runs, state
@@ -167,8 +160,6 @@ def memory_runs() -> tuple:
 def photo_runs(image_index=None) -> dict:
     """{query id: Run} of lesson 12's photo queries through its channels pipeline, with the image
     index it built (or `image_index`: lesson 12's nightly rebuild, say)."""
-    from modules.catalogue.images import IMAGE_QUERIES, image_problem, query_image
-    from modules.channels.mechanism import CHANNELS, IMAGE_REJECTED, image_stage
     pipeline = CHANNELS if image_index is None else CHANNELS.replace(
         "image", image_stage(image_index, IMAGE_REJECTED))
     photos = [q for q in IMAGE_QUERIES if query_image(q.id) and not image_problem(*query_image(q.id))]
@@ -178,6 +169,4 @@ def photo_runs(image_index=None) -> dict:
 
 def rebuilt_image_index():
     """Lesson 12's nightly rebuild of the image index: its REBUILD parameters, the same vectors."""
-    from modules.channels.mechanism import IMAGE_INDEX, REBUILD
-    from modules.common import ann
     return ann.build(IMAGE_INDEX.vectors, REBUILD["n_lists"], REBUILD["seed"])

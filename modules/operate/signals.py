@@ -8,8 +8,10 @@ dashboard might carry (lower-cased, look-alike hyphens, spaces or underscores fo
 hyphen, full-width letters).
 
 `name_layer(before, after)` compares two sets of signals and names the layer that changed
-first, in the order a change propagates: query transformation, representation, index
-construction, permission policy, approximate index, ranking.
+first, with lesson 09's ten layers, in the order a change reaches the pipeline: input (the
+query transformation), source (index construction: the listings and their metadata as the
+index holds them), retrieval (a representation or an approximate index), permission/freshness
+(the policy), ranking. Its "why" says which part of the layer moved.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from modules.catalogue import RESTRICTED_IDS, RESTRICTED_STRINGS
+from modules.catalogue import RESTRICTED_IDS, RESTRICTED_STRINGS, VECTOR_VERSION
+from modules.catalogue.images import IMAGE_VERSION
 from modules.common.checks import short
 from modules.grounding.checks import count_exclusions
+from modules.operate.mechanism import SEGMENTS, segment_of
 
 __all__ = ["Signal", "SIGNAL_SPECS", "STAGES", "fold", "leaks", "safe_label", "aggregate", "signal_map",
            "name_layer", "PERMISSION_CODES"]
@@ -46,11 +50,13 @@ def leaks(text: str) -> list:
 
 
 def safe_label(label: str) -> str:
-    """`label` unchanged, or ValueError when it names a restricted listing in any spelling."""
+    """`label` unchanged, or ValueError when it contains a restricted id or title in any
+    spelling (folded as `fold` does, anywhere inside the label)."""
     if not isinstance(label, str) or not label:
         raise TypeError(f"label must be a non-empty str, got {short(label)}")
     if leaks(label):
-        raise ValueError("a signal label names a restricted listing; aggregate by safe reason code instead")
+        raise ValueError("a signal label contains a restricted listing's id or title; aggregate by safe reason "
+                         "code instead")
     return label
 
 
@@ -67,10 +73,10 @@ class Spec:
 
 @dataclass(frozen=True)
 class Signal:
-    """One aggregated signal: its stage, name, counts ((label, value), ...) and its operating facts."""
+    """One aggregated signal: its stage, name, counts (label, value) and its operating facts."""
     stage: str
     name: str
-    counts: tuple
+    counts: tuple[tuple[str, int | float | str], ...]
     owner: str
     first_action: str
     retention: str
@@ -95,52 +101,55 @@ class Signal:
 
 
 _DAYS = "90 days"
-_OPS = "operations and the stage owner"
+_OPS = "operations, stage owner"
 SIGNAL_SPECS = {
     "parser failures": Spec("catalogue/domain", "read the failed transformations' versions", _DAYS, _OPS,
-                            "counts only what the parser refused, not what it misread"),
+                            "counts what the parser refused, not what it misread"),
     "unresolved units": Spec("catalogue/domain", "compare with the bare-number segment's share", _DAYS, _OPS,
                              "a rise can be shoppers, not the parser"),
     "rewrite rate": Spec("catalogue/domain", "diff the normalised text against the original", _DAYS, _OPS,
-                         "a rewrite can narrow intent without changing the count"),
+                         "a rewrite can narrow intent and keep the count"),
     "empty sets": Spec("search/platform", "run the empty channel alone on a frozen case", _DAYS, _OPS,
                        "'not run' by design (no size) is not a failure"),
     "candidates": Spec("search/platform", "compare per segment before and after the last change", _DAYS, _OPS,
                        "a stable count can hide different candidates"),
     "timeouts": Spec("operations", "check the channel's latency budget and fallback", "30 days", _OPS,
-                     "the frozen cases simulate no latency: zero here proves nothing"),
-    "index version": Spec("release", "match against the change log", "1 year", "everyone on the team",
+                     "the frozen cases simulate no latency: 0 proves nothing"),
+    "index version": Spec("release", "match against the change log", "1 year", "the whole team",
                           "a version names a build, not its quality"),
     "contribution": Spec("search/platform", "remove the channel on the frozen cases (counterfactual)", _DAYS,
-                         _OPS, "packed listings only; a channel can matter below the packet"),
+                         _OPS, "packed listings only; a channel matters below too"),
     "exclusions": Spec("privacy/security", "compare the policy and index versions", "1 year",
-                       "privacy/security and operations", "a count by code; the subjects stay in the trace"),
+                       "privacy/security, operations", "a count by code; the subjects stay in the trace"),
     "duplicates collapsed": Spec("search/platform", "check the canonical links of the source", _DAYS, _OPS,
                                  "counts collapses, not wrong merges"),
     "top score": Spec("search/platform", "compare by ranker version and segment", _DAYS, _OPS,
-                      "an ordering score is no probability: only its order means anything"),
+                      "an ordering score, not a probability: order only"),
     "ranked": Spec("search/platform", "compare the gate's exclusions for the same cases", _DAYS, _OPS,
                    "how many reach ranking, not whether they should"),
     "tie rate": Spec("search/platform", "check the tie-break rule is by id", _DAYS, _OPS,
-                     "ties are common with few channels; the rate is not a quality"),
+                     "ties are common with few channels; no quality"),
     "top withheld": Spec("privacy/security", "confirm the gate ran before ranking", "1 year",
-                         "privacy/security and operations", "counts channel tops withheld, not why"),
+                         "privacy/security, operations", "counts channel tops withheld, not why"),
     "packet fields": Spec("combined behaviour", "compare with the packet limit", _DAYS, _OPS,
                           "size, not usefulness"),
     "omissions": Spec("data", "request a feed refresh for the field", _DAYS, _OPS,
-                      "stale optional fields only; required ones withhold the listing"),
+                      "stale optional fields; a stale required one withholds"),
     "conflicts kept": Spec("catalogue/domain", "ask the seller to confirm the field", _DAYS, _OPS,
-                           "only conflicts the evidence checks can see (title against field)"),
+                           "only title-against-field conflicts are seen"),
     "provenance": Spec("combined behaviour", "find the answer line citing outside the packet", _DAYS, _OPS,
                        "a citation shows origin, not correctness"),
     "states": Spec("product/design", "walk lesson 09's layers for the changed state", _DAYS,
-                   "product, operations and the stage owners", "a share per state, never one success figure"),
-    "answered": Spec("combined behaviour", "split by segment, then walk one changed case's layers", _DAYS,
-                     "product, operations and the stage owners", "answered is not answered well"),
+                   "product, operations, owners", "a share per state, never one success figure"),
+    "assisted results": Spec("combined behaviour", "split by segment, then walk one changed case's layers",
+                             _DAYS, "product, operations, owners",
+                             "a pool size: answered can hold while it halves"),
+    "answered": Spec("combined behaviour", "compare with assisted results for the same segment", _DAYS,
+                     "product, operations, owners", "answered is not answered well"),
     "fallbacks": Spec("operations", "check the fallback matches the state", _DAYS, _OPS,
                       "names the fallback, not whether the shopper took it"),
     "versions": Spec("release", "replay the frozen cases on any changed version", "1 year",
-                     "everyone on the team", "lists versions; whether a change was replayed is in the log"),
+                     "the whole team", "lists versions; whether one was replayed is in the log"),
     "memory withheld": Spec("privacy/security", "check the memory gate's clause for the code", "1 year",
                             "privacy/security", "four frozen sessions; codes only, never a buyer"),
 }
@@ -148,7 +157,8 @@ SIGNAL_SPECS = {
 
 def _signal(stage: str, name: str, counts) -> Signal:
     s = SIGNAL_SPECS[name]
-    return Signal(stage, name, tuple(counts), s.owner, s.first_action, s.retention, s.access, s.limitation)
+    return Signal(stage=stage, name=name, counts=tuple(counts), owner=s.owner, first_action=s.first_action,
+                  retention=s.retention, access=s.access, limitation=s.limitation)
 
 
 def _count(labels) -> list:
@@ -185,6 +195,8 @@ def aggregate(records: dict, memory: dict | None = None) -> tuple:
             for channel in by_cluster.get(listing, {}):
                 contribution[channel] = contribution.get(channel, 0) + 1
     versions = rows[0]["change"]["versions"]
+    by_segment = {seg: [r for r in rows if segment_of(r) == seg] for seg in SEGMENTS}
+    present = [seg for seg in SEGMENTS if by_segment[seg]]
     signals = [
         _signal("query transformation", "parser failures", [("failed", sum(i["state"] == "failed" for i in inputs)),
                                                            ("of", n)]),
@@ -202,12 +214,10 @@ def aggregate(records: dict, memory: dict | None = None) -> tuple:
         _signal("eligibility", "exclusions", [(code, k) for code, k in count_exclusions(rows).items() if k]),
         _signal("eligibility", "duplicates collapsed", [("clusters", sum(len(f["members"]) > 1 for f in sum(ranked, [])))]),
         _signal("ranking", "top score", [(f"{versions['fusion']} {seg}", max(
-            (r["ranking"]["fused"][0]["ordering_score"] for r in rows if r["ranking"].get("fused") and
-             _segment(r) == seg), default=0.0)) for seg in ("explicit unit", "bare number", "other")
-            if any(r["ranking"].get("fused") and _segment(r) == seg for r in rows)]),
-        _signal("ranking", "ranked", [(seg, sum(len(r["ranking"].get("fused", ())) for r in rows if _segment(r) == seg))
-                                      for seg in ("explicit unit", "bare number", "other")
-                                      if any(_segment(r) == seg for r in rows)]),
+            r["ranking"]["fused"][0]["ordering_score"] for r in by_segment[seg] if r["ranking"].get("fused")))
+            for seg in present if any(r["ranking"].get("fused") for r in by_segment[seg])]),
+        _signal("ranking", "ranked", [(seg, sum(len(r["ranking"].get("fused", ())) for r in by_segment[seg]))
+                                      for seg in present]),
         _signal("ranking", "tie rate", [("tied pairs", sum(a == b for a, b in pairs)), ("of", len(pairs))]),
         _signal("ranking", "top withheld", [("queries", sum(any(c["hits"] and c["hits"][0]["candidate"] in gone
                                                                 for c in r["retrieval"]["channels"]) for r in rows))]),
@@ -226,32 +236,26 @@ def aggregate(records: dict, memory: dict | None = None) -> tuple:
             all(c in packet_ids[r["query_id"]] for c in line["cites"]) for r in rows
             for line in r["generation"]["answer"])), ("of", len(lines))]),
         _signal("product", "states", _count(r["decision"]["state"] for r in rows)),
-        _signal("product", "answered", [(seg, sum(r["decision"]["state"] in ("respond", "degraded") for r in rows
-                                                  if _segment(r) == seg))
-                                        for seg in ("explicit unit", "bare number", "other")
-                                        if any(_segment(r) == seg for r in rows)]),
+        _signal("product", "assisted results", [(seg, sum(len(r["permission/freshness"].get("passed", ()))
+                                                          for r in by_segment[seg])) for seg in present]),
+        _signal("product", "answered", [(seg, sum(r["decision"]["state"] in ("respond", "degraded")
+                                                  for r in by_segment[seg])) for seg in present]),
         _signal("product", "fallbacks", _count(r["decision"]["fallback"] or "none" for r in rows)),
         _signal("change", "versions", sorted(versions.items())),
     ]
-    if memory:
+    if memory:   # beside the other eligibility signals
         codes = [code for _s, run in memory.values() for d in run.output("memory-gate").decisions
                  for code in d.reason_codes[:1]]
-        signals.append(_signal("eligibility", "memory withheld", _count(codes)))
+        at = [s.name for s in signals].index("duplicates collapsed") + 1
+        signals.insert(at, _signal("eligibility", "memory withheld", _count(codes)))
     return tuple(signals)
 
 
 def _index_versions(versions: dict) -> list:
-    from modules.catalogue import VECTOR_VERSION
     found = [("source", versions["source"]), ("vector", VECTOR_VERSION)]
     if "image" in versions:
-        from modules.catalogue.images import IMAGE_VERSION
         found += [("image representation", IMAGE_VERSION), ("image index", versions["image"])]
     return found
-
-
-def _segment(record: dict) -> str:
-    from modules.operate.mechanism import segment_of
-    return segment_of(record)
 
 
 def signal_map(signals) -> dict:
@@ -264,9 +268,10 @@ def _permission(counts: dict) -> int:
 
 
 def name_layer(before: dict, after: dict) -> tuple:
-    """(layer, why) from two signal maps (signal_map), or (None, why) when nothing changed.
-    Checked in the order a change reaches the pipeline; the ranker is named only when
-    everything before it held."""
+    """(layer, why) from two signal maps (signal_map), the layer one of lesson 09's ten, or
+    (None, why) when no rule holds. Checked in the order a change reaches the pipeline: input,
+    source, retrieval, permission/freshness, ranking; the ranker is named only when everything
+    before it held."""
     changed = sorted(name for name in before if before.get(name) != after.get(name))
     b, a = before, after
 
@@ -274,22 +279,22 @@ def name_layer(before: dict, after: dict) -> tuple:
         return b.get(name, {}).get(key) != a.get(name, {}).get(key) if key else b.get(name) != a.get(name)
 
     if moved("parser failures") or moved("unresolved units"):
-        return "query transformation", "the parser's counts changed"
-    for key in ("vector", "image representation"):
-        if key in b.get("index version", {}) and moved("index version", key):
-            return "representation", f"the {key} version changed: the space itself moved"
+        return "input", "query transformation: the parser's counts changed"
     policy = b.get("versions", {}).get("gate"), a.get("versions", {}).get("gate")
     source = b.get("versions", {}).get("source"), a.get("versions", {}).get("source")
     if _permission(a) > _permission(b) and policy[0] == policy[1] and source[0] != source[1]:
-        return "index construction", (f"permission exclusions {_permission(b)} -> {_permission(a)} with the policy "
-                                      f"unchanged ({policy[0]}) and the index rebuilt ({source[0]} -> {source[1]}): "
-                                      f"permission fields were lost on the way in, and fail-closed worked")
-    if policy[0] != policy[1]:
-        return "permission policy", f"the policy changed ({policy[0]} -> {policy[1]})"
+        return "source", (f"index construction: permission exclusions {_permission(b)} -> {_permission(a)} with the "
+                          f"policy unchanged ({policy[0]}) and the index rebuilt ({source[0]} -> {source[1]}): "
+                          f"permission fields were lost on the way into the index, and fail-closed worked")
+    for key in ("vector", "image representation"):
+        if key in b.get("index version", {}) and moved("index version", key):
+            return "retrieval", f"representation: the {key} version changed, so the space itself moved"
     params = b.get("index version", {}).get("image index"), a.get("index version", {}).get("image index")
-    if params[0] != params[1] and moved("candidates"):
-        return "approximate index", (f"candidates fell with the same vectors and the index parameters changed "
-                                     f"({params[0]} -> {params[1]})")
+    if params[0] != params[1] and moved("candidates") and policy[0] == policy[1]:
+        return "retrieval", (f"approximate index: candidates fell with the same vectors and the index parameters "
+                             f"changed ({params[0]} -> {params[1]})")
+    if policy[0] != policy[1]:
+        return "permission/freshness", f"permission policy: the policy changed ({policy[0]} -> {policy[1]})"
     if b.get("versions", {}).get("fusion") != a.get("versions", {}).get("fusion"):
         return "ranking", "the ranker's version changed"
     return (None, "nothing changed") if not changed else (None, f"changed: {', '.join(changed)}; no layer rule holds")

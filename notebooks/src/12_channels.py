@@ -33,7 +33,7 @@ from labtools.render import block, blocks_between
 from modules.channels import mechanism as channels
 from modules.channels import trace as channels_trace
 
-record = channels_trace.trace(full=True)   # every detail, as `methods.py channels --all` prints
+record = channels_trace.trace()   # every section, as `methods.py channels` prints
 view = channels_trace.view(record)
 
 
@@ -198,6 +198,12 @@ display.show(blocks_between(view, "failures-visible", "failures-slow"))
 # %% [markdown]
 # Time is simulated: every channel has a declared latency and a 300 ms budget, and a
 # stage over its budget returns "timed out" at the budget instead of holding the task.
+#
+# An empty result is never one bucket. Lesson 08 named six causes; two more only a
+# channel failure can make: the index holds fewer listings than the feed it was built
+# from (`index_incomplete`, here the export that lost its seal families), and every
+# channel timed out (`timed_out`). The table above meets all eight, each on one case, and
+# none of them is answered by generation.
 # Nothing sleeps, so the test suite can check the timing exactly. When a run permits no
 # fallback, the task waits, and the trace says so.
 #
@@ -253,7 +259,8 @@ show("metrics-prohibited", "metrics-prohibited-verdict")
 #
 # Lesson 09's worked anomaly was a rebuild that tripled permission exclusions. This one is
 # its companion: after the nightly rebuild of the image index, the image channel proposes
-# fewer candidates for some photo queries. Permission did not change. Before anyone tunes
+# fewer candidates for some photo queries. The permission policy and every listing's
+# permission metadata did not change. Before anyone tunes
 # the ranker, the trace compares what could have moved: the vectors' version, the exact
 # neighbours (the index's own reference), the index's parameters, and how many photos it
 # holds.
@@ -282,13 +289,18 @@ show("anomaly-compare", "anomaly-layer", "anomaly-contrast")
 # Same vectors, same exact neighbours, same coverage, same policy: the only thing that
 # changed is the index, which went from 3 lists to 9 while `nprobe` stayed at 2. A rare
 # family's photos now sit in lists of their own, and opening two small lists returns fewer
-# than three candidates. Head queries still find full lists. The layer is the index, and
-# so is the fix; had the encoder changed instead, the same comparison would have named the
-# representation.
+# than three candidates. Head queries still find full lists. In lesson 09's layers this is
+# **retrieval**, and within it the approximate index, which is also where the fix goes; had
+# the encoder changed instead, the same comparison would have named retrieval too, through
+# the representation. The gate's permission exclusions fall by one (14 -> 13) for the
+# same reason: the rebuilt index no longer proposes one restricted listing, so the gate has
+# one fewer to withhold. Lesson 14 reads the same rebuild from its dashboard and names the
+# same layer.
 #
 # ## Your turn
 #
-# `exercises/channels.py` has six tasks: both evaluations of one search, the fallback of
-# each failure stage, MRR and nDCG as trec_eval defines them, a removal counterfactual,
-# and a quiz. `python3 -B methods.py check channels` grades them;
+# `exercises/channels.py` has seven tasks: both evaluations of one search, the fallback
+# when several stages fail at once (the pipeline handles one at a time), MRR, nDCG with
+# the exponential gains many learning-to-rank libraries use, a removal counterfactual, a
+# quiz, and a prediction of what the rebuilt index needs. `python3 -B methods.py check channels` grades them;
 # `python3 -B methods.py hint channels` gives a hint one level at a time.

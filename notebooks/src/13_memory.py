@@ -17,7 +17,7 @@
 # `modules/memory/feature.py` (what a feature defines, the encoder),
 # `modules/memory/store.py` (deletion, correction, migration, replay) and
 # `modules/memory/trace.py` (the record and its tables), the code behind
-# `python3 -B methods.py memory --all` (the default prints the store and the four sessions).
+# `python3 -B methods.py memory`.
 
 # %%
 import pathlib
@@ -37,7 +37,7 @@ from modules.common import ann
 from modules.catalogue import LISTINGS, query_by_id
 from modules.catalogue.policy import day_number
 
-record = memory_trace.trace(full=True)   # --all: the requests, the migration and the replay too
+record = memory_trace.trace()   # every section, as `methods.py memory` prints
 view = memory_trace.view(record)
 
 
@@ -259,7 +259,7 @@ print("S1's query in mem-vec-2 finds:", ann.search(migrated.index, memory.encode
 # S1's 16 mm, every check holds, and no session's state changes: memory never decided one.
 
 # %%
-show("replays", "replay-diff", "replay-details")
+show("replays", "replay-requests", "replay-requests-details")
 
 # %% [markdown]
 # The same replay with the index that waits for its rebuild. Its packets look just as
@@ -293,16 +293,13 @@ display.show(diff_table("The requests, with the index that waits for a rebuild",
                         memory_store.replay_diff(frozen, memory_store.replay(memory.SESSIONS, waiting, owners))))
 
 # %% [markdown]
-# The migration is a change too. Replayed on the same frozen sessions, it changes one:
-# in S4, BUYER-B's prohibited-family item `MEM-B3` is now recalled (the new encoder reads
-# "seals" as "seal") and withheld by the gate, and one of BUYER-A's items drops out of
-# the top five. No packet and no state changes, so the migration may ship.
+# The migration is a change too, and the lesson replays it on the same frozen sessions.
+# It changes one: in S4, BUYER-B's prohibited-family item `MEM-B3` is now recalled (the
+# new encoder reads "seals" as "seal") and withheld by the gate, and one of BUYER-A's items
+# drops out of the top five. No packet and no state changes, so the migration may ship.
 
 # %%
-migration = memory_store.replay_diff(frozen, memory_store.replay(memory.SESSIONS, migrated, owners))
-display.show(diff_table("The migration to mem-vec-2", migration))
-for key in ("gained", "lost", "exclusions_added", "exclusions_removed"):
-    print(f"S4 {key}: {migration['S4'][key]}")
+show("replay-migration", "replay-migration-details")
 
 # %% [markdown]
 # ## With memory switched off
@@ -317,6 +314,7 @@ show("queries")
 # ## Exercises
 #
 # `exercises/memory.py` asks for the memory gate, current input against memory, a
-# deletion that reaches every derived store, a replay diff, and a quiz on why "it is
-# only memory" changes none of the data questions. Check them with
+# deletion that reaches every derived store, the blockers a replay must find before a
+# change is exposed, a quiz on why "it is only memory" changes none of the data questions,
+# and a prediction of session S1 served one day later. Check them with
 # `python3 -B methods.py check memory`; `python3 -B methods.py hint memory` gives hints.

@@ -25,7 +25,7 @@ from modules.operate import faithfulness as fa
 from modules.operate import mechanism as operate
 from modules.operate import trace as operate_trace
 
-record = operate_trace.trace(full=True)   # every section, as `methods.py operate --all` prints
+record = operate_trace.trace()   # every section, as `methods.py operate` prints
 view = operate_trace.view(record)
 
 
@@ -46,7 +46,7 @@ show("cases")
 # moves, how long it is kept, who may see it, and what it cannot tell you.
 
 # %%
-show("signals-values", "signals")
+show("signals", "signals-owners", "signals-actions")
 
 # %% [markdown]
 # The exclusions are easier to read as bars than as a list: most of them are evidence
@@ -73,15 +73,21 @@ charts.show(fig, "Red: permission codes; blue: the gate's other codes and the ev
 # ## Two rebuilds, one symptom, two layers
 #
 # Lesson 09 rebuilt the index from a feed export without the permission column; lesson 12
-# rebuilt the image index with other parameters. Both show fewer results afterwards. The
-# signals alone say where each came from: parser and channel counts stable, permission
-# exclusions tripled, the policy unchanged, the index version changed: **index
-# construction**, and fail-closed did its job. The image rebuild moved only the image
-# channel's candidates, with the same vectors: the **approximate index**. Neither is the
-# ranker, which orders what reaches it.
+# rebuilt the image index with other parameters. Both show falling counts afterwards. For
+# lesson 09's rebuild the symptom is the curriculum's: the assisted results of the
+# explicit-unit segment fall from 55 to 25, while the answered count holds at 4. The
+# signals alone say where it came from: parser and channel counts stable, permission
+# exclusions tripled, the policy unchanged, the index version changed. In lesson 09's
+# layers that is the **source** layer (index construction lost the permission fields), and
+# fail-closed did its job. The image rebuild moved only the image channel's candidates,
+# with the same vectors and the same permission metadata: the **retrieval** layer (the
+# approximate index). Its one permission exclusion fewer is one restricted candidate no
+# longer proposed, not a permission change. Neither is the ranker, which orders what
+# reaches it.
 
 # %%
-show("anomaly-rebuild", "anomaly-rebuild-layer", "anomaly-image", "anomaly-image-layer")
+show("anomaly-rebuild", "anomaly-rebuild-layer", "anomaly-image", "anomaly-image-layer", "anomaly-reading",
+     "anomaly-image-reading")
 
 # %%
 before, after = record["anomalies"]["rebuild"]["permission"]
@@ -109,6 +115,8 @@ charts.show(fig, f"Left: {before} -> {after} with the policy unchanged, so the i
 # Four sections, and no single number among them: a figure that averaged retrieval,
 # ranking, context and behaviour together could stay flat while one layer broke (the
 # rebuild keeps 4 of 9 queries answered) and could not say which layer moved when it did.
+# The ranking section reads lesson 12's relevance labels; the behaviour section reruns
+# every case with generation removed.
 
 # %%
 show("evaluation-retrieval", "evaluation-ranking", "evaluation-context", "evaluation-behaviour",
@@ -140,11 +148,12 @@ for name, held, why in fa.run_checks(brief, fa.reworded(brief)):
 # The artifacts are generated from the pipeline object, so they change when a stage does.
 
 # %%
-show("review", "artifact-contract", "artifact-contract-fields", "artifact-decision", "artifact-states")
+show("review", "artifact-contract", "artifact-contract-fields", "artifact-decision", "artifact-schema",
+     "artifact-states", "artifact-states-actions", "artifact-report")
 
 # %% [markdown]
 # ## Forced counterfactuals, ownership and the six failure patterns
 
 # %%
 show("counterfactual-vector", "counterfactual-vector-fallback", "counterfactual-generation",
-     "counterfactual-withdraw", "judgements", "ownership", "patterns")
+     "counterfactual-withdraw", "ownership", "patterns", "closing")

@@ -2,7 +2,7 @@
 
 import math
 
-from labtools.grading.harness import (manifest_tasks, call, expect, expect_choice, expect_error, expect_true, function, LabFailure, load,
+from labtools.grading.harness import (manifest_tasks, call, constant, expect, expect_error, expect_true, function, LabFailure, load,
                   redacting)
 from modules.catalogue.fixture import RESTRICTED_IDS, opaque_ref, withheld_replacements
 
@@ -92,75 +92,88 @@ FAILURES = ("unit_not_kept", "lexical_timeout", "vector_unavailable", "permissio
             "all_conflict", "ranker_failed", "packet_over_limit", "generator_failed", "no_eligible_evidence")
 
 
-def _fallback(fn, failure, state, want, why):
-    shown = f"fallback({failure!r}, {state!r})"
-    got = call(fn, failure, state, shown=shown)
-    expect(got, want, shown, why=why)
+def _reference(failures, state):
+    """One failure at a time through the lesson's own fallback, combined as the docstring says."""
+    from modules.catalogue.policy import STATES
+    from modules.channels.failures import VISIBLE, fallback
+    keys, states = set(), [state]
+    for failure in failures:
+        after, visible = fallback(failure, state)
+        states.append(after)
+        keys.update(visible)
+    return min(states, key=STATES.index), tuple(k for k in VISIBLE if k in keys)
 
 
-def test_task2_every_failure_from_respond():
-    from modules.channels.failures import fallback as reference
-    fn = function(load(LESSON), "fallback")
+def _combined(fn, failures, state, want, why):
+    shown = f"combined_fallback({failures!r}, {state!r})"
+    got = call(fn, failures, state, shown=shown)
+    expect_true(isinstance(got, (tuple, list)) and len(got) == 2 and isinstance(got[1], (tuple, list)),
+                f"called {shown}\n  got:      {got!r}\n  expected: a pair (state, visible keys as a list or tuple)")
+    expect((got[0], tuple(got[1])), want, shown, why=why)
+
+
+def test_task2_one_failure_is_the_lessons_fallback():
+    fn = function(load(LESSON), "combined_fallback")
     for failure in FAILURES:
-        _fallback(fn, failure, "respond", reference(failure, "respond"),
-                  "read that failure's line in the docstring: its own state (or the state unchanged), and the "
-                  "visible keys in the order listed")
+        for state in ("respond", "clarify"):
+            _combined(fn, (failure,), state, _reference((failure,), state),
+                      "one failure: its own state or the stronger state before it, and its visible keys in order")
+    _combined(fn, (), "degraded", ("degraded", ()), "no failure: the state stays and nothing extra is shown")
 
 
-def test_task2_missing_permission_fails_closed():
-    fn = function(load(LESSON), "fallback")
-    for state in ("respond", "degraded", "clarify", "conflict", "incompatible"):
-        _fallback(fn, "permission_missing", state, ("unauthorized", ("reason_codes",)),
-                  "unknown permission is treated as denied: nothing may be answered from those listings, whatever "
-                  "the state was")
-    _fallback(fn, "permission_missing", "prohibited_scope", ("prohibited_scope", ("reason_codes",)),
-              "prohibited scope is the only stronger state")
+def test_task2_two_failures_take_the_strongest_state():
+    fn = function(load(LESSON), "combined_fallback")
+    _combined(fn, ("lexical_timeout", "permission_missing"), "respond",
+              ("unauthorized", ("degraded_channel", "coverage_limit", "reason_codes")),
+              "unauthorized beats degraded: unknown permission fails closed whatever else went wrong")
+    _combined(fn, ["permission_missing", "lexical_timeout"], "respond",
+              ("unauthorized", ("degraded_channel", "coverage_limit", "reason_codes")),
+              "the order the failures are listed in changes nothing: the keys follow VISIBLE_KEYS")
+    _combined(fn, ("ranker_failed", "all_conflict"), "respond", ("conflict", ("conflicting_fields", "order_unavailable")),
+              "conflict beats degraded")
+    _combined(fn, ("generator_failed", "source_stale"), "clarify", ("clarify", ("source_age", "state", "packet_fields")),
+              "clarify was already stronger than degraded; generator_failed keeps it")
+    _combined(fn, ("unit_not_kept", "permission_missing"), "prohibited_scope",
+              ("prohibited_scope", ("original_value", "missing_meaning", "reason_codes")),
+              "prohibited scope is the strongest state of all")
 
 
-def test_task2_the_stronger_state_stays():
-    fn = function(load(LESSON), "fallback")
-    for failure, state in (("lexical_timeout", "clarify"), ("lexical_timeout", "unauthorized"),
-                           ("ranker_failed", "conflict"), ("source_stale", "incompatible"),
-                           ("unit_not_kept", "unauthorized"), ("all_conflict", "incompatible"),
-                           ("packet_over_limit", "prohibited_scope"), ("vector_unavailable", "clarify")):
-        from modules.channels.failures import fallback as reference
-        _fallback(fn, failure, state, reference(failure, state),
-                  f"{state!r} comes before the failure's own state in STATES, so it stays")
-    _fallback(fn, "unit_not_kept", "degraded", ("clarify", ("original_value", "missing_meaning")),
-              "clarify comes before degraded in STATES")
-    _fallback(fn, "all_conflict", "clarify", ("conflict", ("conflicting_fields",)),
-              "conflict comes before clarify in STATES")
-
-
-def test_task2_generation_and_empty_results_keep_the_state():
-    fn = function(load(LESSON), "fallback")
-    for state in ("respond", "degraded", "clarify", "unauthorized"):
-        _fallback(fn, "generator_failed", state, (state, ("state", "packet_fields")),
-                  "the structured evidence and the state were decided before generation: they stay")
-        _fallback(fn, "no_eligible_evidence", state, (state, ("empty_cause",)),
-                  "the decision already named why nothing is offered; the fallback invents nothing")
+def test_task2_a_shared_key_is_shown_once():
+    fn = function(load(LESSON), "combined_fallback")
+    _combined(fn, ("vector_unavailable", "lexical_timeout"), "respond",
+              ("degraded", ("degraded_channel", "coverage_limit", "multimodal_unavailable")),
+              "both keep the degraded channel visible: one key, once, naming both channels")
+    for first in FAILURES:
+        for second in FAILURES:
+            if first < second:
+                _combined(fn, (first, second), "respond", _reference((first, second), "respond"),
+                          f"{first} and {second} together")
 
 
 def test_task2_bad_input():
-    fn = function(load(LESSON), "fallback")
-    expect_error(ValueError, fn, "cosmic_rays", "respond", shown="fallback('cosmic_rays', 'respond')",
+    fn = function(load(LESSON), "combined_fallback")
+    expect_error(ValueError, fn, ("cosmic_rays",), "respond", shown="combined_fallback(('cosmic_rays',), 'respond')",
                  why="an unknown failure has no declared fallback")
-    for failure in ("lexical_timeout", "generator_failed"):
-        expect_error(ValueError, fn, failure, "fine", shown=f"fallback({failure!r}, 'fine')",
-                     why="'fine' is not one of STATES")
+    expect_error(ValueError, fn, ("lexical_timeout", "lexical_timeout"), "respond",
+                 shown="combined_fallback(('lexical_timeout', 'lexical_timeout'), 'respond')",
+                 why="a failure named twice is a mistake upstream: refuse it")
+    expect_error(ValueError, fn, ("generator_failed",), "fine", shown="combined_fallback(('generator_failed',), 'fine')",
+                 why="'fine' is not one of STATES")
+    expect_error(ValueError, fn, (), "fine", shown="combined_fallback((), 'fine')",
+                 why="'fine' is not one of STATES, failures or not")
 
 
 @_safe
-def test_task2_matches_the_lesson():
+def test_task2_matches_the_lessons_pipeline_one_failure_at_a_time():
     from modules.channels import CHANNELS, run_channels
     from modules.channels.failures import failing
     from modules.catalogue import query_by_id
-    fn = function(load(LESSON), "fallback")
+    fn = function(load(LESSON), "combined_fallback")
     for failure in FAILURES:
         run = run_channels(query_by_id("PW-Q002"), pipeline=failing(CHANNELS, failure), latency_ms={"lexical": 1500})
         record = run.output("fallback")
         want = (record.state, tuple(key for key, _shown in record.visible))
-        _fallback(fn, failure, record.state_before, want,
+        _combined(fn, (failure,), record.state_before, want,
                   f"the lesson's pipeline with {failure} simulated on PW-Q002 decided {record.state_before!r} "
                   f"and its fallback stage recorded {record.state!r}")
 
@@ -231,53 +244,74 @@ def _segment_rankings() -> dict:
 
 # ---------------------------------------------------------------- Task 4
 
+def _gain(grade) -> float:
+    return 2 ** grade - 1
+
+
+def _exp_ndcg(ranking, grades, k) -> float:
+    def dcg(ids):
+        return sum(_gain(grades.get(i, 0)) / math.log2(rank + 1) for rank, i in enumerate(ids[:k], start=1))
+    ideal = dcg(sorted(grades, key=lambda i: grades[i], reverse=True))
+    return dcg(list(ranking)) / ideal if ideal else 0.0
+
+
 def _ndcg(fn, ranking, grades, k, want, why):
-    shown = f"ndcg_at_k({ranking!r}, {grades!r}, {k})"
+    shown = f"ndcg_exponential({ranking!r}, {grades!r}, {k})"
     _close(call(fn, ranking, grades, k, shown=shown), want, shown, why)
 
 
 def test_task4_divided_by_the_ideal():
-    fn = function(load(LESSON), "ndcg_at_k")
+    fn = function(load(LESSON), "ndcg_exponential")
     _ndcg(fn, ["a", "b"], {"a": 2, "b": 1}, 2, 1.0, "the best possible order scores exactly 1")
-    _ndcg(fn, ["b", "a"], {"a": 2, "b": 1}, 2, (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)),
-          "DCG (1/log2(2) + 2/log2(3)) over the ideal DCG (2/log2(2) + 1/log2(3))")
     _ndcg(fn, ["x", "y"], {"a": 1}, 2, 0.0, "nothing relevant retrieved: 0")
     _ndcg(fn, ["x"], {}, 3, 0.0, "nothing relevant at all: the ideal is 0, return 0.0")
 
 
+def test_task4_exponential_gains_where_the_lessons_linear_ones_differ():
+    fn = function(load(LESSON), "ndcg_exponential")
+    _ndcg(fn, ["b", "a"], {"a": 2, "b": 1}, 2, (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3)),
+          "gains 2**1 - 1 = 1 and 2**2 - 1 = 3: DCG (1/log2(2) + 3/log2(3)) over the ideal (3/log2(2) + 1/log2(3)); "
+          "the lesson's linear gains would give about 0.860 here")
+    _ndcg(fn, ["x", "a", "b"], {"a": 3, "b": 1}, 3, (7 / math.log2(3) + 1 / math.log2(4)) / (7 + 1 / math.log2(3)),
+          "a grade 3 gains 2**3 - 1 = 7, discounted by log2(rank + 1)")
+    _ndcg(fn, ["b", "a"], {"a": 1, "b": 1}, 2, 1.0,
+          "with grades 0 and 1 only, exponential and linear gains agree: 2**1 - 1 = 1")
+
+
 def test_task4_the_ideal_counts_what_was_not_retrieved():
-    fn = function(load(LESSON), "ndcg_at_k")
-    _ndcg(fn, ["a"], {"a": 1, "b": 2}, 2, 1 / (2 + 1 / math.log2(3)),
+    fn = function(load(LESSON), "ndcg_exponential")
+    _ndcg(fn, ["a"], {"a": 1, "b": 2}, 2, 1 / (3 + 1 / math.log2(3)),
           "b was never retrieved, yet the best ranking would put it first: the ideal uses every label")
     _ndcg(fn, ["a", "b"], {"a": 3, "b": 3, "c": 3}, 2, 1.0,
           "the ideal is cut at k too: two grade-3 listings in the first two places are the best possible")
-
-
-def test_task4_linear_gains_and_log2_discount():
-    fn = function(load(LESSON), "ndcg_at_k")
-    _ndcg(fn, ["x", "a", "b"], {"a": 3, "b": 1}, 3, (3 / math.log2(3) + 1 / math.log2(4)) / (3 + 1 / math.log2(3)),
-          "a gain is the grade itself (3, not 2**3 - 1), discounted by log2(rank + 1)")
     _ndcg(fn, ["x", "y", "z", "a"], {"a": 1}, 4, 1 / math.log2(5), "rank 4: 1 / log2(5)")
     _ndcg(fn, ["x", "y", "z", "a"], {"a": 1}, 3, 0.0, "rank 4 is beyond the cutoff k = 3")
-    _ndcg(fn, ["b", "a"], {"a": 2, "b": 1}, 1, 0.5, "k = 1: grade 1 in first place against the ideal grade 2")
-    expect_error(ValueError, fn, ["a"], {"a": 1}, 0, shown="ndcg_at_k(['a'], {'a': 1}, 0)", why="k must be at least 1")
+    _ndcg(fn, ["b", "a"], {"a": 2, "b": 1}, 1, 1 / 3, "k = 1: gain 1 in first place against the ideal gain 3")
+    expect_error(ValueError, fn, ["a"], {"a": 1}, 0, shown="ndcg_exponential(['a'], {'a': 1}, 0)",
+                 why="k must be at least 1")
 
 
 @_safe
-def test_task4_matches_the_lesson():
-    from modules.channels.metrics import RELEVANCE, ndcg_at_k
-    fn = function(load(LESSON), "ndcg_at_k")
+def test_task4_on_the_lessons_rankings():
+    from modules.channels.metrics import RELEVANCE
+    fn = function(load(LESSON), "ndcg_exponential")
     for query_id, ranking in _raw_rankings(RELEVANCE).items():
         grades = {_name(i): g for i, g in RELEVANCE[query_id].items()}
-        _ndcg(fn, _names(ranking), grades, 3, ndcg_at_k(ranking, RELEVANCE[query_id], 3),
-              f"the lesson's nDCG@3 of {query_id}'s fused ranking")
+        _ndcg(fn, _names(ranking), grades, 3, _exp_ndcg(ranking, RELEVANCE[query_id], 3),
+              f"nDCG@3 with exponential gains of {query_id}'s fused ranking")
 
 
 # ---------------------------------------------------------------- Task 5
 
 def _compare(fn, before, after, want, why):
     shown = f"compare_removal({before!r}, {after!r})"
-    expect(call(fn, before, after, shown=shown), want, shown, why=why)
+    got = call(fn, before, after, shown=shown)
+    expect_true(isinstance(got, (list, tuple)) and all(isinstance(row, (list, tuple)) and len(row) == 5 and
+                                                       isinstance(row[1], (list, tuple)) and
+                                                       isinstance(row[2], (list, tuple)) for row in got),
+                f"called {shown}\n  got:      {got!r}\n  expected: a list or a tuple of (query_id, gained, lost, "
+                f"state_before, state_after), gained and lost lists or tuples")
+    expect([(q, list(gained), list(lost), a, b) for q, gained, lost, a, b in got], want, shown, why=why)
 
 
 def _runs(candidates_and_states: dict) -> dict:
@@ -337,6 +371,49 @@ def test_task5_matches_the_lesson():
 
 # ---------------------------------------------------------------- Task 6
 
+QUIZ_MISCONCEPTIONS = {
+    "a": "a cutoff is not the difference: both are measured on the same top 3",
+    "c": "relevance must be checked at recall 1 too: CH-Q003's perfect recall returns no O-ring",
+    "d": "they are not one evaluation: recall compares the index with exact search, relevance compares exact "
+         "search with the labels",
+}
+
+
 def test_task6_two_evaluations_quiz():
-    expect_choice(LESSON, "TWO_EVALUATIONS_QUIZ", "d", 6,
-                  "Look again at the lesson's two tables on the image index and at the two misses at nprobe 1")
+    answer = constant(load(LESSON), "TWO_EVALUATIONS_QUIZ")
+    expect_true(answer in ("a", "b", "c", "d"),
+                f"TWO_EVALUATIONS_QUIZ is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(answer == "b", f"TWO_EVALUATIONS_QUIZ = {answer!r}: {QUIZ_MISCONCEPTIONS.get(answer, '')}. Look "
+                               f"again at the lesson's two tables on the image index and at the two misses at "
+                               f"nprobe 1 (hint: python3 -B methods.py hint {LESSON} 6)")
+
+
+# ---------------------------------------------------------------- Task 7
+
+def _rebuilt_nprobe() -> tuple:
+    """The lesson's own rebuilt index: the smallest nprobe with recall 1 for every photo query, and
+    what one search of CH-Q002 compares there."""
+    from modules.catalogue.images import IMAGE_QUERIES, image_problem, query_image
+    from modules.channels.mechanism import IMAGE_INDEX, IMAGE_TOP_K, REBUILD, probe
+    from modules.common import ann
+    index = ann.build(IMAGE_INDEX.vectors, REBUILD["n_lists"], REBUILD["seed"])
+    photos = {q.id: query_image(q.id) for q in IMAGE_QUERIES if query_image(q.id) and not image_problem(*query_image(q.id))}
+    for nprobe in range(1, index.n_lists + 1):
+        if all(probe(index, q, image, IMAGE_TOP_K, nprobe).recall == 1 for q, image in photos.items()):
+            return nprobe, probe(index, "CH-Q002", photos["CH-Q002"], IMAGE_TOP_K, nprobe).compared
+    raise AssertionError("the rebuilt index never reaches recall 1")
+
+
+def test_task7_rebuilt_nprobe():
+    predicted = constant(load(LESSON), "REBUILT_NPROBE")
+    expect_true(isinstance(predicted, (tuple, list)) and len(predicted) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in predicted),
+                f"REBUILT_NPROBE is {predicted!r}; set it to a tuple of two ints: (nprobe, vectors compared)")
+    nprobe, compared = _rebuilt_nprobe()
+    expect_true(predicted[0] == nprobe, f"REBUILT_NPROBE predicts nprobe {predicted[0]}; the rebuilt index needs "
+                                        f"another. With 9 lists each list is smaller: how many does a search have to "
+                                        f"open? (hint: python3 -B methods.py hint {LESSON} 7)")
+    expect_true(predicted[1] == compared, f"REBUILT_NPROBE predicts {predicted[1]} vectors compared for CH-Q002; "
+                                          f"the index compares another number. A search compares every centroid, "
+                                          f"then the photos of the lists it opens (hint: python3 -B methods.py hint "
+                                          f"{LESSON} 7)")

@@ -24,10 +24,25 @@ WRONG_ANSWERS = [
      "replace": [("    return None\n    # END SOLUTION\n\n\n_ID",
                   "    return \"ranking\"\n    # END SOLUTION\n\n\n_ID")]},
     {"name": "rising exclusions read as a policy change", "task": 2,
-     "replace": [("            and before[\"index_version\"] != after[\"index_version\"]):\n        return \"index construction\"",
-                  "            and before[\"index_version\"] != after[\"index_version\"]):\n        return \"permission policy\"")]},
+     "replace": [("            and before[\"index_version\"] != after[\"index_version\"]):\n        return \"source\"",
+                  "            and before[\"index_version\"] != after[\"index_version\"]):\n        return \"permission/freshness\"")]},
     {"name": "index construction without checking the policy", "task": 2,
      "replace": [("            and before[\"policy_version\"] == after[\"policy_version\"]\n", "")]},
+    {"name": "index construction without checking that the index changed", "task": 2,
+     "replace": [("            and before[\"policy_version\"] == after[\"policy_version\"]\n"
+                  "            and before[\"index_version\"] != after[\"index_version\"]):",
+                  "            and before[\"policy_version\"] == after[\"policy_version\"]):")]},
+    {"name": "the old layer name 'index construction', not lesson 09's", "task": 2,
+     "replace": [("        return \"source\"\n", "        return \"index construction\"\n")]},
+    {"name": "the policy checked before retrieval", "task": 2,
+     "replace": [("    if before[\"lexical\"] != after[\"lexical\"] or before[\"vector\"] != after[\"vector\"]:\n"
+                  "        return \"retrieval\"\n"
+                  "    if before[\"policy_version\"] != after[\"policy_version\"]:\n"
+                  "        return \"permission/freshness\"\n",
+                  "    if before[\"policy_version\"] != after[\"policy_version\"]:\n"
+                  "        return \"permission/freshness\"\n"
+                  "    if before[\"lexical\"] != after[\"lexical\"] or before[\"vector\"] != after[\"vector\"]:\n"
+                  "        return \"retrieval\"\n")]},
     {"name": "support only looks for the citation", "task": 3,
      "replace": [("        if any(number not in cited for number in _NUMBER.findall(_ID.sub(\" \", text))):\n"
                   "            return False\n", "")]},
@@ -42,6 +57,9 @@ WRONG_ANSWERS = [
     {"name": "amplification by substring", "task": 4,
      "replace": [("        if set(re.findall(r\"[a-z]+\", text.lower())) & set(AMPLIFYING):",
                   "        if any(word in text.lower() for word in AMPLIFYING):")]},
+    {"name": "amplification split on whitespace only", "task": 4,
+     "replace": [("        if set(re.findall(r\"[a-z]+\", text.lower())) & set(AMPLIFYING):",
+                  "        if set(text.lower().split()) & set(AMPLIFYING):")]},
     {"name": "amplification is case-sensitive", "task": 4,
      "replace": [("re.findall(r\"[a-z]+\", text.lower())", "re.findall(r\"[a-z]+\", text)")]},
     {"name": "a review answer pointing at a stage that does not exist", "task": 5,
@@ -51,9 +69,17 @@ WRONG_ANSWERS = [
      "replace": [("    return \"answered\" if stage in pipeline.names() and test in set(tests) else \"gap\"",
                   "    return \"answered\" if stage in pipeline.names() else \"gap\"")]},
     {"name": "quiz: more queries would locate the stage", "task": 6,
-     "replace": [('ONE_NUMBER_QUIZ = "a"', 'ONE_NUMBER_QUIZ = "b"')]},
+     "replace": [('ONE_NUMBER_QUIZ = "c"', 'ONE_NUMBER_QUIZ = "a"')]},
+    {"name": "quiz: the end-to-end number must have been wrong", "task": 6,
+     "replace": [('ONE_NUMBER_QUIZ = "c"', 'ONE_NUMBER_QUIZ = "b"')]},
     {"name": "quiz: tune the ranker first", "task": 6,
-     "replace": [('ONE_NUMBER_QUIZ = "a"', 'ONE_NUMBER_QUIZ = "d"')]},
+     "replace": [('ONE_NUMBER_QUIZ = "c"', 'ONE_NUMBER_QUIZ = "d"')]},
+    {"name": "predict: the answered count holds, as in the trace", "task": 7,
+     "replace": [("TOTAL_LOSS_PREDICTION = (0, 0, 6)", "TOTAL_LOSS_PREDICTION = (0, 4, 6)")]},
+    {"name": "predict: every query ends unauthorized", "task": 7,
+     "replace": [("TOTAL_LOSS_PREDICTION = (0, 0, 6)", "TOTAL_LOSS_PREDICTION = (0, 0, 9)")]},
+    {"name": "predict: half the pool again", "task": 7,
+     "replace": [("TOTAL_LOSS_PREDICTION = (0, 0, 6)", "TOTAL_LOSS_PREDICTION = (12, 4, 1)")]},
 ]
 
 # Mutants no test can reject, each with its reason (dev mutants leaves them out of the share).

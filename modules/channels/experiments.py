@@ -1,9 +1,9 @@
-"""Lesson 12's --all: the experiments behind the findings, their record and their blocks.
+"""Lesson 12's experiments: what they run, their record and the lesson's blocks.
 
-`python3 -B methods.py channels` prints the findings: modules/channels/trace.py runs the
-image channel's share and the ten failures. `--all` adds what this module runs (every query
-through the extended pipeline, the index's two evaluations, the removals, the metrics and
-the rebuilt index), records and prints; only --all imports it, so the default starts faster.
+modules/channels/trace.py runs the image channel's share and the ten failures; this module
+adds every query through the extended pipeline, the index's two evaluations, the removals,
+the metrics and the rebuilt index, records them, and arranges the whole record into the
+lesson's blocks (modules/channels/view.py holds the opening, image and failure blocks).
 Every listing whose permission is not "allowed" is named by its opaque ref, wherever it appears.
 """
 
@@ -18,17 +18,20 @@ from modules.channels.view import failure_blocks, image_blocks, opening_blocks
 from modules.common import ann
 from modules.catalogue import LISTINGS, QUERIES, RESTRICTED_IDS
 from modules.catalogue.policy import POLICY_VERSION
+from modules.grounding.checks import GATE_CODES
 from modules.common.vectors import Vector
+from modules.eligibility.trace import wrapped_rows
 from modules.common.tables import table_block
 
+PERMISSION_CODES = tuple(code for code in GATE_CODES if code.startswith(("PERMISSION", "DUPLICATE_ID")))
 TRACE_NPROBES = (1, 2, 3)
 DIRECTIONS = ("CH-Q001", "CH-Q002")   # a miss at nprobe 1 that costs nothing, and one that is critical
 PROHIBITED_QUERY = "PW-Q005"   # every listing that fits it is withheld
 
 
 def runs(raw: dict, run) -> dict:
-    """The default's `raw` (trace._trace) with --all's runs added; `run(query id, pipeline,
-    inputs)` is the default's way to run one query."""
+    """trace()'s `raw` with the experiments' runs added; `run(query id, pipeline, inputs)` runs
+    one query."""
     queries, photos, broken = raw["queries"], raw["photos"], raw["broken"]
     base = {qid: run(qid) for qid in queries}
     reached = [qid for qid, found in base.items() if found.halted_by is None]
@@ -61,12 +64,12 @@ def runs(raw: dict, run) -> dict:
 
 
 def record(raw: dict, findings: dict) -> dict:
-    """The whole record: the default's `findings` (trace.record) and what --all adds, in the lesson's order."""
+    """The whole record: trace.record's `findings` and the experiments', in the lesson's order."""
     return {"lesson": findings["lesson"], "declared": findings["declared"], "pipeline": findings["pipeline"],
             "queries": [query_row(raw["base"][q.id]) for q in QUERIES],
             "images": dict(findings["images"], queries=_photo_queries(raw)), "index": _index(raw),
-            "removals": _removals(raw), "failures": findings["failures"], "metrics": _metrics(raw),
-            "anomaly": _anomaly(raw)}
+            "removals": _removals(raw), "failures": findings["failures"], "empty": findings["empty"],
+            "metrics": _metrics(raw), "anomaly": _anomaly(raw)}
 
 
 def _photo_queries(raw: dict) -> list:
@@ -176,15 +179,23 @@ def _anomaly(raw: dict) -> dict:
     (layer, why), contrast = raw["layer"], raw["contrast"]
     public = dict(comparison, queries=[dict(r, exact_before=names_of(r["exact_before"]),
                                             exact_after=names_of(r["exact_after"])) for r in comparison["queries"]])
+    permission = [sum(code in PERMISSION_CODES for qid in raw["photos"] for d in runs[qid].output("gate").decisions
+                      for code in d.reason_codes) for runs in (base, rebuilt)]
+    proposed = [{(qid, h.listing_id) for qid in raw["photos"] for c in runs[qid].of_kind("channel") for h in c.hits
+                 if h.listing_id in RESTRICTED_IDS} for runs in (base, rebuilt)]
+    versions = [next(iter(runs.values())).versions["image"] for runs in (base, rebuilt)]
     return {"rows": rows, "comparison": public, "layer": layer, "why": why, "policy": POLICY_VERSION,
-            "restricted": len(RESTRICTED_IDS),
+            "image_versions": versions,
+            "restricted": len(RESTRICTED_IDS), "permission_exclusions": permission,
+            "restricted_proposed": [len(x) for x in proposed],
+            "no_longer_proposed": [f"{name_of(i)} for {qid}" for qid, i in sorted(proposed[0] - proposed[1])],
             "contrast": {"versions": raw["reencoded"]["versions"], "layer": contrast[0], "why": contrast[1]}}
 
 # ---------------------------------------------------------------- view
 
 
 def view(record: dict) -> list:
-    """Every block --all prints: the pipeline, the catalogue's queries, the index, images,
+    """Every block of the lesson: the pipeline, the catalogue's queries, the index, images,
     removals, failures with what stays visible, metrics and the anomaly."""
     rows = [[q["query_id"], q["original"], q["image"] or "-", q["state"]] for q in record["queries"]]
     photos = sum(q["photo"] != "none" for q in record["queries"])
@@ -196,7 +207,7 @@ def view(record: dict) -> list:
         ["query", "original", "image", "state"],
         rows)
     failures = failure_blocks(record)
-    failures[2:2] = _visible_blocks(record)   # after the table, before the slow channel
+    failures[2:2] = _visible_blocks(record) + _empty_blocks(record)   # after the table, before the slow channel
     return (opening_blocks(record) + [queries] + _index_blocks(record) + image_blocks(record)
             + _photo_query_blocks(record) + _removal_blocks(record) + failures + _metric_blocks(record)
             + _anomaly_blocks(record))
@@ -286,12 +297,28 @@ def _photo_query_blocks(record: dict) -> list:
 
 
 def _visible_blocks(record: dict) -> list:
-    return [
-        {"key": "failures-visible", "text": "The safe behaviour of each, and what stays visible (withheld listings "
-                                            "stay opaque refs or counts):"},
-    ] + [{"key": f"failure-{r['failure']}", "text": (
-        f"{r['failure']} ({r['query_id']})\n  behaviour: {r['behaviour']}\n  packet: {' '.join(r['packet']) or 'empty'}"
-        + "".join(f"\n  {v['key']}: {v['shows']}" for v in r["visible"]))} for r in record["failures"]["rows"]]
+    rows = []
+    for r in record["failures"]["rows"]:
+        lines = [(r["failure"], f"behaviour: {r['behaviour']}"), ("", f"packet: {' '.join(r['packet']) or 'empty'}")]
+        lines += [("", f"{v['key']}: {v['shows']}") for v in r["visible"]]
+        rows += wrapped_rows(lines, 56)
+    return [table_block(
+        "failures-visible", "Each failure's safe behaviour, and what stays visible",
+        "behaviour: what the product does instead; then what the shopper is still shown, by "
+        "key (packet: the listings packed; withheld listings stay opaque refs or counts).",
+        ["failure", "behaviour, then what stays visible"],
+        rows)]
+
+
+def _empty_blocks(record: dict) -> list:
+    e = record["empty"]
+    return [table_block(
+        "failures-empty", f"Empty results name their cause: all {len(e['causes'])}",
+        "cause: why nothing is offered (lesson 08's six, and the two a channel failure adds); "
+        "case: the query it is met on; made by: the healthy pipeline or the failure simulated; "
+        "state: after the fallback. No empty result is answered by generation.",
+        ["cause", "case", "made by", "state"],
+        [[x["named"], x["query_id"], x["made_by"], x["state"]] for x in e["cases"]])]
 
 
 def _chunked(e: dict, per_row: int = 3) -> list:
@@ -414,12 +441,15 @@ def _anomaly_blocks(record: dict) -> list:
          _f(sum(r["recall_after"] for r in c["queries"]) / len(c["queries"])),
          all(r["recall_before"] == r["recall_after"] for r in c["queries"])]]),
         {"key": "anomaly-layer", "text": (
-            f"Layer: {a['layer']}. {a['why'][0].upper() + a['why'][1:]}. Permission is stable (same policy, same "
-            f"metadata), so the gate is not it; the ranker only orders what it receives, so it is not it either. "
-            f"The fix is in the index (restore the lists, or raise nprobe), checked against the exact reference "
-            f"on the long-tail segment before it is exposed.")},
+            f"Layer: {a['layer']}. {a['why'][0].upper() + a['why'][1:]}. The permission policy and every listing's "
+            f"permission metadata are unchanged; the gate's permission exclusions go "
+            f"{a['permission_exclusions'][0]} -> {a['permission_exclusions'][1]} only because the rebuilt index no "
+            f"longer proposes {', '.join(a['no_longer_proposed'])}: a candidate lost, not a permission change, so the "
+            f"gate is not it. The ranker only orders what it receives, so it is not it either. The fix is in the "
+            f"index (restore the lists, or raise nprobe), checked against the exact reference on the long-tail "
+            f"segment before it is exposed.")},
         {"key": "anomaly-contrast", "text": (
             f"Contrast: had the rebuild re-encoded the photos with another encoder instead, the same comparison "
-            f"would name {a['contrast']['layer']}: {a['contrast']['why']}.")},
+            f"would name {a['contrast']['layer']} too, another part of it: {a['contrast']['why']}.")},
     ]
     return blocks
