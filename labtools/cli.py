@@ -27,11 +27,14 @@ def lesson_argument(parser: argparse.ArgumentParser, name: str) -> str:
     known = course.lessons()
     if name in known:
         return name
+    from labtools.registry import lesson_named
+    if lesson_named(name) in known:  # `check 01`, `hint 3`: the lesson list numbers them
+        return lesson_named(name)
     listing = "lessons with exercises: " + (", ".join(known) or "none yet")
     if not name.strip():
         parser.error(f"the lesson name is empty ({name!r}); leave it out for every lesson. {listing}")
-    if name in LESSONS:
-        parser.error(f"lesson '{name}' has no exercises yet; {listing}")
+    if name in LESSONS or lesson_named(name):
+        parser.error(f"lesson '{lesson_named(name)}' has no exercises yet; {listing}")
     import difflib
     close = difflib.get_close_matches(name, list(LESSONS), n=1)
     parser.error(f"there is no lesson {short(name)}.{f' Did you mean {close[0]!r}?' if close else ''} {listing}")
@@ -381,8 +384,12 @@ def check(argv: list[str]) -> int:
     grading.add_limit_options(parser)
     parser.add_argument("--verbose", action="store_true", help="also show what your own code printed (bounded)")
     args = parser.parse_args(argv)
-    if args.target is not None and not args.target.is_dir():
-        parser.error(f"--target {args.target} is not a folder")
+    try:
+        is_folder = args.target is None or args.target.is_dir()
+    except OSError as error:  # a name too long for the file system, say
+        parser.error(f"--target {short(str(args.target))}: {error.strerror}")
+    if not is_folder:
+        parser.error(f"--target {short(str(args.target))} is not a folder")
     target = args.target.resolve() if args.target is not None else None
     if target is not None:  # a whole checkout handed in: its exercises/, as grade finds it
         found, _why = files.lesson_folder(target, course.lessons())
@@ -527,9 +534,11 @@ def hint(argv: list[str]) -> int:
         # With --level nothing is remembered, so the same command would show the same hints.
         lines.append(f"Hint {level + 1}: {RUN} hint {lesson} {number} --level {level + 1}" if args.level is not None
                      else f"Run the same command again for hint {level + 1}.")
-    else:
+    elif (course.SOLUTIONS / f"{lesson}.py").is_file():
         lines.append(f"That was the last hint. The reference answer is in solutions/{lesson}.py, "
                      f"when you are ready to compare.")
+    else:  # a student release ships no answers
+        lines.append("That was the last hint.")
     lines.append(f"Then check your answer: {RUN} check {lesson}")
     from labtools.render import fit
     write(fit("\n".join(lines)) + "\n")
