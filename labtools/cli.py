@@ -125,6 +125,9 @@ def grade(lessons: list[str], target: Path | None = None, limits=None) -> list[d
             found = files.near_miss_note(folder, record["lesson"])
             if found:
                 record["found"] = found
+    for lesson, record in records.items():
+        if record["status"] in ("passed", "failing"):
+            record["python_problems"] = python_problems(lesson, target)
     return [records[lesson] if lesson in records else _blocked(lesson, folder, blocked[lesson])
             for lesson in lessons]
 
@@ -286,11 +289,40 @@ def report(records: list[dict], target: Path | None = None, narrowed: bool = Fal
                        f"`{again} --verbose` shows them."]
     from labtools import integrity
     return {"title": f"Context Lab progress, grading {_folder_label(target)}",
+            "python": python_lines(records, target),
             "rows": rows,
             "summary": (f"{sum(r['done'] for r in records)}/{sum(r['total'] for r in records)} tasks, "
                         f"{sum(r['status'] == 'passed' for r in records)} of {len(records)} lesson(s) complete"),
             "next": next_steps(records, target, narrowed, watching, task_number) + printed,
             "warnings": integrity.warnings()}
+
+
+def python_problems(lesson: str, target: Path | None = None) -> list[dict]:
+    """What the lesson file uses that the course's grading Python lacks (labtools/compat.py):
+    [{"line": N, "message": ...}, ...], empty when it uses nothing newer (or cannot be read)."""
+    from labtools import compat, manifest
+    try:
+        source = (_folder(target) / f"{lesson}.py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [{"line": line, "message": message}
+            for line, message in compat.problems(source, manifest.grading_python())]
+
+
+def python_lines(records: list[dict], target: Path | None = None) -> list[str]:
+    """The progress view's lines on the grading Python: one per use of something it lacks."""
+    from labtools import compat, manifest
+    version = compat.version_text(manifest.grading_python())
+    lines = []
+    for record in records:
+        for problem in record.get("python_problems", []):
+            lines.append(f"  {record['file']}, line {problem['line']}: {problem['message']}")
+    if not lines:
+        return []
+    import platform
+    return ["", f"The course is graded with Python {version} (this is {platform.python_version()}), "
+                f"which lacks what these lines use: a task that passes here would fail there. "
+                f"Rewrite them for Python {version}:"] + lines
 
 
 def learner_prints(records: list[dict]) -> list[str]:
@@ -307,7 +339,7 @@ def render_plain(view: dict) -> str:
                      f"{tasks:<11}  {row['note']}".rstrip())
     if len(view["rows"]) > 1:
         lines += ["", f"Course: {view['summary']}"]
-    lines += [""] + view["next"] + view["warnings"]
+    lines += [""] + view["next"] + view.get("python", []) + view["warnings"]
     from labtools.render import fit
     return fit("\n".join(lines)) + "\n"
 
@@ -341,6 +373,8 @@ def render_rich(view: dict, console=None) -> None:
         style = ("bold" if line.startswith(("Next:", "First failure:", "Every task", "Failing:", "Passes:"))
                  else "green" if line.startswith("Passing in") else "")
         console.print(Text(fit(line, console.width), style=style), soft_wrap=True)
+    for line in view.get("python", []):
+        console.print(Text(fit(line, console.width), style="yellow"), soft_wrap=True)
     for line in view["warnings"]:
         console.print(Text(fit(line, console.width), style="bold red" if line.startswith("Warning") else "red"),
                       soft_wrap=True)
@@ -357,7 +391,9 @@ def show(records: list[dict], target: Path | None = None, narrowed: bool = False
 
 def gradebook(records: list[dict], target: Path | None = None) -> dict:
     from labtools import integrity
+    from labtools import manifest
     return {"target": _folder_label(target),
+            "grading_python": ".".join(map(str, manifest.grading_python())),
             "passed": all(r["status"] == "passed" for r in records),
             "tasks_passed": sum(r["done"] for r in records),
             "tasks_total": sum(r["total"] for r in records),

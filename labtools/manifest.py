@@ -18,6 +18,10 @@ Task kinds: "function" (the learner writes a def), "quiz" (a constant, one lette
 number, a string, a tuple; its grader compares it with what the mechanism computes). A task
 whose answer is two functions names the second in "also" (escape_text with unescape_text).
 Hints live in exercises/hints/NAME.md, one `## Task N: name` section per task.
+
+"grading_python" (top level, default "3.10") names the Python the class is graded with:
+`check` flags syntax and standard-library names a learner's file uses that it lacks
+(labtools/compat.py).
 """
 
 import json
@@ -36,6 +40,7 @@ WORLDS = ("helpdesk", "catalogue", "capstone", "own")  # "own": the lesson's own
 OPTION_TYPES = ("text", "whole_number")
 OPTION_ACTIONS = ("store", "append", "store_true")
 TASK_KINDS = ("function", "quiz", "predict")
+GRADING_PYTHON = "3.10"  # the oldest Python the lab supports, and Gradescope's Ubuntu 22.04 image
 
 
 class ManifestError(ValueError):
@@ -97,7 +102,10 @@ def _check_task(task, number, where):
 
 def check(data):
     """`data` (course.json, parsed) if it is a valid manifest, else ManifestError naming the field."""
-    _keys(data, {"about", "lessons"}, ("lessons",), "top level")
+    _keys(data, {"about", "lessons", "grading_python"}, ("lessons",), "top level")
+    python = data.get("grading_python", GRADING_PYTHON)
+    if not isinstance(python, str) or not re.fullmatch(r"3\.[0-9]{1,2}", python) or int(python[2:]) < 10:
+        _fail("grading_python", f"must name the Python that grades the course, \"3.10\" or newer, got {python!r}")
     lessons = data["lessons"]
     if not isinstance(lessons, list) or not lessons:
         _fail("lessons", "must be a non-empty list")
@@ -151,6 +159,12 @@ def lesson(name, data=None):
         if entry["name"] == name:
             return entry
     raise KeyError(name)
+
+
+def grading_python(data=None):
+    """The Python the course is graded with, as (3, 10): course.json's "grading_python"."""
+    text = (data or load()).get("grading_python", GRADING_PYTHON)
+    return int(text.split(".")[0]), int(text.split(".")[1])
 
 
 def tasks(name, data=None):
