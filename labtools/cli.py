@@ -429,10 +429,17 @@ def check(argv: list[str]) -> int:
     target = args.target.resolve() if args.target is not None else None
     if target is not None:  # a whole checkout handed in: its exercises/, as grade finds it
         found, _why = files.lesson_folder(target, course.lessons())
+        from labtools.render import fit
         if found is not None and found != target:
-            from labtools.render import fit
             sys.stderr.write(fit(f"check: grading {course.shown(found)}, where {course.shown(target)} keeps its "
                                  f"lesson files") + "\n")
+        if found is not None:
+            passed = files.passed_over(target, found, course.lessons())
+            if passed:
+                sys.stderr.write(fit(f"check: {passed}") + "\n")
+            for name in files.stray_modules(found, course.lessons()):
+                sys.stderr.write(fit(f"check: {name} is not graded: only lesson files are, and a lesson file "
+                                     f"cannot import a module beside it") + "\n")
             target = found
     names = [lesson_argument(parser, args.lesson)] if args.lesson is not None else course.lessons()
     if not names:
