@@ -81,7 +81,7 @@ def _notebook(lesson: str) -> str | None:
 # ------------------------------------------------------------------ grading records
 
 def summarize(result: dict, target: Path | None = None) -> dict:
-    """One lesson's grading result as a gradebook record (see labtools.grading.summarize)."""
+    """One lesson's grading result as a gradebook record (see labtools/grading/records.py)."""
     from labtools import grading
     return grading.summarize(result, _folder(target))
 
@@ -287,7 +287,7 @@ def report(records: list[dict], target: Path | None = None, narrowed: bool = Fal
         again = f"{RUN} check" + (f" {records[0]['lesson']}" if len(records) == 1 else "")
         printed = ["", f"Your code printed {count} line{'' if count == 1 else 's'} while it was graded: "
                        f"`{again} --verbose` shows them."]
-    from labtools import integrity
+    from labtools.grading import integrity
     return {"title": f"Context Lab progress, grading {_folder_label(target)}",
             "python": python_lines(records, target),
             "rows": rows,
@@ -390,8 +390,8 @@ def show(records: list[dict], target: Path | None = None, narrowed: bool = False
 
 
 def gradebook(records: list[dict], target: Path | None = None) -> dict:
-    from labtools import integrity
     from labtools import manifest
+    from labtools.grading import integrity
     return {"target": _folder_label(target),
             "grading_python": ".".join(map(str, manifest.grading_python())),
             "passed": all(r["status"] == "passed" for r in records),
@@ -462,10 +462,8 @@ def check(argv: list[str]) -> int:
 
 def task_numbers(lesson: str) -> list[int]:
     """The task numbers the lesson's grader declares."""
-    if str(course.GRADERS) not in sys.path:
-        sys.path.insert(0, str(course.GRADERS))
-    import _lab
-    return [t.number for t in _lab.grader_module(lesson).TASKS]
+    from labtools.grading import harness
+    return [t.number for t in harness.grader_module(lesson).TASKS]
 
 
 # ------------------------------------------------------------------ hint
@@ -539,9 +537,8 @@ def hint(argv: list[str]) -> int:
         lesson = problem["lesson"]
     else:
         lesson = lesson_argument(parser, args.lesson)
-    sys.path.insert(0, str(course.GRADERS))
-    import _lab
-    tasks = {t.number: t for t in _lab.grader_module(lesson).TASKS}
+    from labtools.grading import harness
+    tasks = {t.number: t for t in harness.grader_module(lesson).TASKS}
     number = args.task
     if number is None:
         record = next(r for r in records if r["lesson"] == lesson) if records else grade([lesson])[0]

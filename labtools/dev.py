@@ -26,7 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from labtools import course, files, integrity, stubgen
+from labtools import course, files, stubgen
+from labtools.grading import integrity
 from labtools.registry import RUN
 from labtools.render import fit
 
@@ -424,7 +425,7 @@ def main(argv: list[str]) -> int:
         from labtools import mutate
         return mutate.main(rest)
     if args.command == "gradescope":
-        from labtools import gradescope
+        from labtools.grading import gradescope
         return gradescope.main(rest)
     if args.command == "release":
         from labtools import release

@@ -17,7 +17,7 @@ Every answer region of solutions/NAME.py (between `# BEGIN SOLUTION` and
     return     `return x` -> `return None`
     delete     any other statement -> `pass`
 
-Each mutant is graded by the lesson's graders, many per process (tests/graders/run.py
+Each mutant is graded by the lesson's graders, many per process (labtools/grading/worker.py
 --batch) with a time limit per mutant; a mutant is *rejected* when some grader test
 fails (or grading errors or runs out of time). The share rejected is reported per
 lesson and overall, with every survivor as `line: before -> after`, so a grader author
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from labtools import course, stubgen
 
-RUNNER = course.GRADERS / "run.py"
+RUNNER = course.ROOT / "labtools" / "grading" / "worker.py"
 TARGET = 0.90
 LIMIT_SECONDS = 5.0  # per mutant: a reference grades in well under a second, a mutant may loop forever
 

@@ -10,7 +10,7 @@ installs. `setup` does the same for the lab, once:
 
 - only modules/ and labtools/ (the lessons, their mechanisms, the renderer and the
   workflow); never exercises/, solutions/, tests/ or a submission, and grading reads no
-  bytecode at all (labtools/grading.py);
+  bytecode at all (labtools/grading/);
 - checked-hash bytecode: Python uses a cached file only while the hash of the current
   source matches the one it was compiled from, so an edited module is compiled afresh,
   never run stale (only slower, until `setup` runs again);

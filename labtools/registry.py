@@ -70,7 +70,7 @@ WORKFLOW = {
     "watch": ("re-grade whenever you save an exercise file", "labtools.workflow:watch"),
     "audit": ("find where your own retrieval run, or the packets it sent, lose evidence",
               "labtools.audit:main"),
-    "grade": ("instructors: grade a folder of submissions into a gradebook", "labtools.gradebook:main"),
+    "grade": ("instructors: grade a folder of submissions into a gradebook", "labtools.grading.gradebook:main"),
     "dev": ("maintainer commands: sync, check, notebooks, golden, mutants, bench, probe, gradescope, test",
             "labtools.dev:main"),
 }

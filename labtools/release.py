@@ -69,8 +69,8 @@ def shipped_files(lessons: list[str], root: Path | None = None) -> dict[str, Pat
             add(root / name)
     for path in _tree(root / "docs") + _tree(root / "modules"):
         add(path)
-    for path in sorted((root / "labtools").glob("*.py")):
-        if path.name not in MAINTAINER_TOOLS:
+    for path in _tree(root / "labtools"):  # the learner's commands and the grading package
+        if path.suffix == ".py" and not (path.parent == root / "labtools" and path.name in MAINTAINER_TOOLS):
             add(path)
     every = [entry["name"] for entry in manifest.lessons()]
     graders = root / "tests" / "graders"
@@ -92,7 +92,7 @@ def _stubs(lessons: list[str]) -> dict[str, str]:
 
 def _write_manifest(out: Path) -> None:
     """The grader manifest of DIR, from DIR's own files: `check` there compares what shipped."""
-    code = ("import sys; sys.path.insert(0, '.'); from labtools import files, integrity; "
+    code = ("import sys; sys.path.insert(0, '.'); from labtools import files; from labtools.grading import integrity; "
             "files.replace_text(integrity.MANIFEST, integrity.manifest_text())")
     done = subprocess.run([sys.executable, "-B", "-c", code], cwd=out, capture_output=True, timeout=120)
     if done.returncode != 0:

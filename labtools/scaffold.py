@@ -111,7 +111,7 @@ EXAMPLE_QUIZ = "b"
 ''',
     "tests/graders/grade_{name}.py": '''"""Grader for lesson {number}, {name}. Run: python3 -B methods.py check {name}"""
 
-from _lab import expect_call, expect_choice, function, load, manifest_tasks
+from labtools.grading.harness import expect_call, expect_choice, function, load, manifest_tasks
 from modules.{name} import PASSAGES, Passage
 
 LESSON = "{name}"

@@ -1,19 +1,15 @@
 """A few of labtools/attacks.py's attacks on `grade`, fast enough for every run of the suite
 (the full set, in both modes: `python3 -B methods.py dev probe --grading`), and the plain-data
-channel of the sandbox (tests/graders/_wire.py) on its own."""
+channel of the sandbox (labtools/grading/wire.py) on its own."""
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
 
 import pytest
 
-from helpers import ROOT
 from labtools import attacks, grading
-
-sys.path.insert(0, str(ROOT / "tests" / "graders"))
-import _wire  # noqa: E402
+from labtools.grading import wire as _wire
 
 SANDBOX = grading.sandbox_problem() is None
 BY_NAME = {attack.name: attack for attack in attacks.ATTACKS}

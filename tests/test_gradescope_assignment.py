@@ -15,15 +15,15 @@ import zipfile
 import pytest
 
 from helpers import ROOT, methods
-from labtools import course, gradescope
+from labtools import course
+from labtools.grading import gradescope
 
 FIRST = course.lessons()[0]
 
 
 def _task_count(lesson: str) -> int:
-    sys.path.insert(0, str(course.GRADERS)) if str(course.GRADERS) not in sys.path else None
-    import _lab
-    return len(_lab.grader_module(lesson).TASKS)
+    from labtools.grading import harness
+    return len(harness.grader_module(lesson).TASKS)
 
 
 def _unpack(archive, root):

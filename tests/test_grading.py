@@ -24,7 +24,8 @@ from xml.etree import ElementTree
 import pytest
 
 from helpers import ROOT, methods, tree_state
-from labtools import bench, cli, course, dev, gradebook, grading, gradescope, integrity
+from labtools import bench, cli, course, dev, grading
+from labtools.grading import exports, gradebook, gradescope, integrity
 
 LESSONS = course.lessons()
 FIRST = LESSONS[0]                     # context: packet_coverage, recall_at_k, fill_quote_budget, LABELS_QUIZ
@@ -100,7 +101,8 @@ def test_unsigned_lines_on_the_result_channel_are_counted_and_ignored(tmp_path):
 
 
 def test_the_learners_file_cannot_simply_import_the_harness_and_patch_it(tmp_path):
-    patcher = "try:\n    import _lab\n    _lab.expect = lambda *a, **k: None\nexcept ImportError:\n    pass\n"
+    patcher = ("try:\n    from labtools.grading import harness\n    harness.expect = lambda *a, **k: None\n"
+               "except ImportError:\n    pass\n")
     record = graded(folder_with(tmp_path, patcher + dev.generated_stub(FIRST)))
     assert record["status"] == "failing" and record["done"] == 0
 
@@ -125,7 +127,7 @@ def test_bytecode_beside_a_submission_is_never_graded(tmp_path):
 
 
 def test_planted_bytecode_of_the_grading_harness_is_never_read(tmp_path):
-    lab = course.GRADERS / "_lab.py"
+    lab = ROOT / "labtools" / "grading" / "harness.py"
     lenient = lab.read_text(encoding="utf-8").replace(
         "def expect(actual, expected, shown: str, why: str = \"\") -> None:\n",
         "def expect(actual, expected, shown: str, why: str = \"\") -> None:\n    return\n").replace(
@@ -133,15 +135,18 @@ def test_planted_bytecode_of_the_grading_harness_is_never_read(tmp_path):
         "NotImplementedError \"\n                         f\"(called {shown}). Replace the raise with your code.\") "
         "from None", "    except NotImplementedError:\n        return None")
     assert lenient.count("return None") > lab.read_text(encoding="utf-8").count("return None")
-    cache = course.GRADERS / "__pycache__"
+    cache = lab.parent / "__pycache__"
     existed = cache.exists()
-    planted = cache / f"_lab.{sys.implementation.cache_tag}.pyc"
+    planted = cache / f"harness.{sys.implementation.cache_tag}.pyc"
+    kept = planted.read_bytes() if planted.exists() else None  # setup's own bytecode, put back after
     cache.mkdir(exist_ok=True)
     try:
         planted.write_bytes(_pyc_for(lab, lenient))
         record = graded(folder_with(tmp_path, dev.generated_stub(FIRST)))
     finally:
         planted.unlink(missing_ok=True)
+        if kept is not None:
+            planted.write_bytes(kept)
         if not existed:
             shutil.rmtree(cache, ignore_errors=True)
     assert record["done"] == 0 and record["status"] == "failing"
@@ -329,7 +334,8 @@ def test_on_python_39_the_grader_is_blamed_not_the_learners_file(tmp_path):
     (tmp_path / "work").mkdir()
     job = {"lesson": FIRST, "folder": str(folder), "shown": "exercises", "work": str(tmp_path / "work"),
            "scratch": str(tmp_path), "seconds": 3.0, "memory_mb": 2048}
-    done = subprocess.run([_python39(), "-I", "-S", "-B", str(course.GRADERS / "run.py"), "--serve"],
+    worker = ROOT / "labtools" / "grading" / "worker.py"
+    done = subprocess.run([_python39(), "-I", "-S", "-B", str(worker), "--serve"],
                           input="\n" + json.dumps(job) + "\n", capture_output=True, text=True, timeout=120)
     outcome = json.loads(done.stdout.splitlines()[-1])  # after {"ready": true}
     assert outcome["kind"] == "grader" and "Python 3.9" in outcome["error"]
@@ -446,7 +452,7 @@ def test_a_nested_exercises_folder_is_found_and_an_ambiguous_one_is_reported(tmp
 
 
 def test_csv_cells_never_start_a_spreadsheet_formula():
-    assert gradebook._cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and gradebook._cell("alice") == "alice"
+    assert exports._cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and exports._cell("alice") == "alice"
 
 
 # ------------------------------------------------------------------ Gradescope
@@ -483,7 +489,7 @@ def test_dev_gradescope_builds_the_documented_zip_and_its_run_autograder_grades(
         assert {"setup.sh", "run_autograder"} <= set(names)  # at the root, not in a folder
         for name in ("setup.sh", "run_autograder"):
             assert (bundle.getinfo(name).external_attr >> 16) & 0o111, f"{name} must be executable"
-        assert "methods.py" in names and "tests/graders/run.py" in names and "tests/graders/SHA256SUMS" in names
+        assert "methods.py" in names and "labtools/grading/worker.py" in names and "tests/graders/SHA256SUMS" in names
         assert not any(name.startswith(("solutions/", "exercises/", "notebooks/")) for name in names
                        if not name.startswith("exercises/hints/"))  # the graders read the hints
         bundle.extractall(tmp_path / "autograder" / "source")
@@ -549,9 +555,10 @@ def harness_copy(tmp_path, monkeypatch):
 
 def test_the_manifest_covers_the_whole_grading_harness():
     names = set(integrity.current())
-    assert {"tests/graders/run.py", "tests/graders/_lab.py", "tests/graders/conftest.py",
-            f"tests/graders/grade_{FIRST}.py", "labtools/grading.py", "labtools/gradebook.py",
-            "labtools/gradescope.py", "labtools/integrity.py"} <= names
+    package = {f"labtools/grading/{path.name}" for path in (ROOT / "labtools" / "grading").glob("*.py")}
+    assert {"labtools/grading/worker.py", "labtools/grading/harness.py", "labtools/grading/gradebook.py",
+            "labtools/grading/gradescope.py", "labtools/grading/integrity.py"} <= package
+    assert package | {"tests/graders/conftest.py", f"tests/graders/grade_{FIRST}.py", "course.json"} <= names
 
 
 def test_tamper_warning_names_the_file_and_both_hashes(harness_copy, capsys):
@@ -576,10 +583,10 @@ def test_tamper_warning_names_the_file_and_both_hashes(harness_copy, capsys):
 
 def test_tamper_warning_for_added_and_deleted_graders(harness_copy):
     (harness_copy / "grade_extra.py").write_text("TASKS = ()\n", encoding="utf-8")
-    (harness_copy / "run.py").unlink()
+    (harness_copy / "conftest.py").unlink()
     text = "\n".join(integrity.warnings())
     assert "tests/graders/grade_extra.py" in text and "not shipped" in text
-    assert "tests/graders/run.py" in text and "now missing" in text
+    assert "tests/graders/conftest.py" in text and "now missing" in text
     (harness_copy / "SHA256SUMS").unlink()
     assert "is missing" in "\n".join(integrity.warnings())
 

@@ -10,8 +10,9 @@ import shutil
 
 import pytest
 
-import _lab
-from labtools import cli, course, dev, integrity, workflow
+from labtools.grading import harness as _lab, hints as hint_files
+from labtools import cli, course, dev, workflow
+from labtools.grading import integrity
 
 LESSONS = course.lessons()
 
@@ -28,10 +29,10 @@ LEVELS_WHEN_MOVED = {
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_every_task_reads_its_hints_from_the_lessons_file(lesson):
-    path = _lab.HINTS / f"{lesson}.md"
+    path = hint_files.HINTS / f"{lesson}.md"
     assert path.is_file(), f"{course.shown(path)} is missing"
     tasks = _lab.grader_module(lesson).TASKS
-    sections = _lab.read_hints(path)
+    sections = hint_files.read_hints(path)
     assert [(task, name) for _line, task, name, _hints in sections] == [(t.number, t.name) for t in tasks]
     for task in tasks:
         assert len(task.hints) >= 2, f"{lesson} task {task.number} has {len(task.hints)} hint level(s)"
@@ -53,14 +54,14 @@ def test_no_hint_is_left_in_grading_code():
 
 def _edited_hints(tmp_path, monkeypatch):
     copy = tmp_path / "hints"
-    shutil.copytree(_lab.HINTS, copy)
+    shutil.copytree(hint_files.HINTS, copy)
     path = copy / "context.md"
     text = path.read_text(encoding="utf-8")
     first = _lab.grader_module("context").TASKS[0].hints[0]
     head, tail = first.split(" ", 1)[0], first.rsplit(" ", 1)[-1]
     start, end = text.index(f"- {head}"), text.index(tail, text.index(f"- {head}")) + len(tail)
     path.write_text(text[:start] + "- Which ids did the question need?" + text[end:], encoding="utf-8")
-    monkeypatch.setattr(_lab, "HINTS", copy)
+    monkeypatch.setattr(hint_files, "HINTS", copy)
 
 
 def test_editing_a_hint_changes_what_the_learner_sees(tmp_path, monkeypatch, capsys):
@@ -71,7 +72,7 @@ def test_editing_a_hint_changes_what_the_learner_sees(tmp_path, monkeypatch, cap
     # The shipped hints are in the grader manifest (a grade reads them), so an edit of the
     # real file is warned about; this test edited a copy.
     assert "exercises/hints/context.md" in before
-    assert course.GRADERS not in _lab.HINTS.parents
+    assert course.GRADERS not in hint_files.HINTS.parents
     monkeypatch.setattr(cli, "HINT_STATE", tmp_path / "hints.json")
     cli.hint(["context", "1", "--level", "1"])
     assert "hint 1/3: Which ids did the question need?" in capsys.readouterr().out
@@ -79,7 +80,7 @@ def test_editing_a_hint_changes_what_the_learner_sees(tmp_path, monkeypatch, cap
 
 def test_sync_and_reset_write_exercise_files_only(tmp_path, monkeypatch):
     exercises = tmp_path / "exercises"
-    shutil.copytree(_lab.HINTS, exercises / "hints")
+    shutil.copytree(hint_files.HINTS, exercises / "hints")
     (exercises / "context.py").write_text("# my work\n", encoding="utf-8")
     monkeypatch.setattr(course, "EXERCISES", exercises)
     monkeypatch.setattr(course, "BACKUPS", tmp_path / "backups")
@@ -97,9 +98,9 @@ DEMO = (_lab.Task(1, "first", "First"), _lab.Task(2, "QUIZ", "Quiz"))
 
 
 def _demo(tmp_path, monkeypatch, text):
-    monkeypatch.setattr(_lab, "HINTS", tmp_path)
+    monkeypatch.setattr(hint_files, "HINTS", tmp_path)
     (tmp_path / "demo.md").write_text(text, encoding="utf-8")
-    return _lab.hinted("demo", DEMO)
+    return hint_files.hinted("demo", DEMO)
 
 
 def test_a_hint_may_span_lines(tmp_path, monkeypatch):
@@ -123,9 +124,9 @@ def test_a_hint_may_span_lines(tmp_path, monkeypatch):
 ])
 def test_a_malformed_hints_file_names_file_and_line(tmp_path, monkeypatch, text, words):
     if text is None:
-        monkeypatch.setattr(_lab, "HINTS", tmp_path)
+        monkeypatch.setattr(hint_files, "HINTS", tmp_path)
         with pytest.raises(ValueError, match="demo.md does not exist"):
-            _lab.hinted("demo", DEMO)
+            hint_files.hinted("demo", DEMO)
         return
     with pytest.raises(ValueError) as error:
         _demo(tmp_path, monkeypatch, text)

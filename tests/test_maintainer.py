@@ -19,7 +19,7 @@ def test_maintainer_check(lesson):
 
 
 def test_grader_manifest_is_current():
-    from labtools import integrity
+    from labtools.grading import integrity
     assert not integrity.changed(), "run `python3 -B methods.py dev sync` and commit tests/graders/SHA256SUMS"
 
 

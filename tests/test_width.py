@@ -18,7 +18,8 @@ import shutil
 import pytest
 
 from helpers import ROOT, built_lessons, methods
-from labtools import cli, course, dev, integrity, workflow
+from labtools import cli, course, dev, workflow
+from labtools.grading import integrity
 
 WIDTH = 80
 LESSONS = built_lessons()

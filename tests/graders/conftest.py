@@ -14,7 +14,7 @@ LAB_TARGET (exercises/ by default, or `solutions`, or a folder path).
   here, by a clock the learner's code cannot mask (SIGALRM blocked or ignored changes nothing).
 
 `methods.py check` and `methods.py grade` are the routes to trust for a grade: they also run
-the learner's code in a separate process with its own working directory (see tests/graders/run.py).
+the learner's code in a separate process with its own working directory (see labtools/grading/worker.py).
 """
 
 from __future__ import annotations
@@ -245,7 +245,7 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_pyfunc_call(pyfuncitem):
     if not _grader_item(pyfuncitem):
         return None
-    import _lab
+    from labtools.grading import harness as _lab
     seconds = _number("LAB_TASK_SECONDS", 3.0)
     number = _lab.task_number(pyfuncitem.name)
     key = (str(pyfuncitem.fspath), number)

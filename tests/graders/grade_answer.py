@@ -1,6 +1,6 @@
 """Grader for lesson 10, answer. Run: python3 -B methods.py check answer"""
 
-from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
+from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.answer import CORPUS, FACETS, QUERIES, SOURCE_TEXTS, Answer, Facet, Sentence, run_query
 from modules.context import CANDIDATES, Passage, select_context
 

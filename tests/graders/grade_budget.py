@@ -1,6 +1,6 @@
 """Grader for lesson 02, budget. Run: python3 -B methods.py check budget"""
 
-from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
+from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
                   patched, Shown)
 from modules.budget import (COVERAGE_BUDGET, COVERAGE_FACETS, COVERAGE_RANKED, RANKED, REQUESTS, WINDOW_TOKENS,
                             BudgetWalk, Facet, RankedPassage, Request)

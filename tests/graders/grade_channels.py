@@ -2,7 +2,7 @@
 
 import math
 
-from _lab import (manifest_tasks, call, expect, expect_choice, expect_error, expect_true, function, LabFailure, load,
+from labtools.grading.harness import (manifest_tasks, call, expect, expect_choice, expect_error, expect_true, function, LabFailure, load,
                   redacting)
 from modules.catalogue.fixture import RESTRICTED_IDS, opaque_ref, withheld_replacements
 

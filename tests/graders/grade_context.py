@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
+from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
                   patched, Shown)
 from modules.context import CANDIDATES, ContextRecord, Passage, RELEVANT_IDS
 

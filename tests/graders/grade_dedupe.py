@@ -1,6 +1,6 @@
 """Grader for lesson 03, dedupe. Run: python3 -B methods.py check dedupe"""
 
-from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown,
+from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown,
                   shown_call)
 from modules.dedupe import (CANONICAL_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, CanonicalDedupe,
                             OverlapSelection, RetrievedChunk, TextDedupe)

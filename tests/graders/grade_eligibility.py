@@ -2,7 +2,7 @@
 
 from itertools import combinations, permutations
 
-from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
+from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
                   redacting, Shown)
 from modules.catalogue.fixture import LISTINGS, QUERIES, RESTRICTED_IDS, opaque_ref, withheld_replacements
 from modules.eligibility import STATES, evaluate

@@ -5,7 +5,7 @@ import copy
 import json
 import unicodedata
 
-from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
+from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load,
                   redacting, Shown)
 from modules.catalogue.fixture import QUERIES, RESTRICTED_IDS, opaque_ref, query_by_id, withheld_replacements
 from modules.grounding.mechanism import (CHECKS, LAYERS, NOTHING_QUERY, USER_MESSAGES, VARIANTS, fingerprinted,

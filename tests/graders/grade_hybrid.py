@@ -1,6 +1,6 @@
 """Grader for lesson 07, hybrid. Run: python3 -B methods.py check hybrid"""
 
-from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
+from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.catalogue import QUERIES
 from modules.hybrid import parse_diameter, retrieve
 

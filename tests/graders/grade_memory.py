@@ -3,7 +3,7 @@
 import copy
 from dataclasses import replace
 
-from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
+from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.memory import ASSISTANT_MEMORY, ITEMS, SESSIONS, gate_item, resolve
 from modules.memory.store import CacheEntry, TracePayload, build, correct, delete, migrate, purge, replay, \
     replay_diff, serve

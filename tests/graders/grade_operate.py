@@ -1,6 +1,6 @@
 """Grader for lesson 14, operate. Run: python3 -B methods.py check operate"""
 
-from _lab import manifest_tasks, expect_call, expect_choice, function, load, Shown
+from labtools.grading.harness import manifest_tasks, expect_call, expect_choice, function, load, Shown
 from modules.grounding import GROUNDED
 
 LESSON = "operate"

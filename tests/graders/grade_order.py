@@ -3,7 +3,7 @@
 import time
 from fractions import Fraction
 
-from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
+from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.order import experiments
 from modules.order import mechanism as lesson
 from modules.order import OrderEffect, Paragraph

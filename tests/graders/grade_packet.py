@@ -3,7 +3,7 @@
 import hashlib
 import unicodedata
 
-from _lab import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, LabFailure,
+from labtools.grading.harness import (manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, LabFailure,
                   load, Shown, shown_call)
 from modules.packet.mechanism import HOURS, LOANS, VISITORS, Evidence, chunks_of, nfc
 from modules.packet import packet_seal as reference_seal

@@ -1,7 +1,7 @@
 """Grader for lesson 11, practice (the capstone). Run: python3 -B methods.py check practice"""
 
 from dataclasses import replace
-from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
+from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.dedupe import dedupe_canonical
 from modules.practice.mechanism import AS_OF, BUDGET, CANDIDATES, EXAMPLE_RULE, SCOPE, TIGHT_BUDGET, Conflict, Plan, as_chunk
 

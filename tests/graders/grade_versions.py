@@ -1,6 +1,6 @@
 """Grader for lesson 04, versions. Run: python3 -B methods.py check versions"""
 
-from _lab import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
+from labtools.grading.harness import manifest_tasks, call_shown, expect, expect_call, expect_choice, expect_true, function, load, Shown
 from modules.versions.mechanism import COLLECTION, DEPOSITS, LATE_FEES, SUPERSEDES, Record, current_public
 
 LESSON = "versions"

@@ -1,21 +1,21 @@
 """Grading learners' files: one lesson, one learner's folder, or a whole class.
 
-`check` (labtools/cli.py) and `grade` (labtools/gradebook.py) both grade through here.
+`check` (labtools/cli.py) and `grade` (gradebook.py) both grade through here.
 
 Both modes:
 
-- Before any learner code runs, every submission's lesson files are read into memory: each
-  is checked by `stat` first (a link out of its folder, a FIFO, a device, a folder, a file of
-  more than MAX_SOURCE_BYTES, or one that cannot be read is refused by name, as that
-  student's error, and is never opened for reading). Nothing is copied; the graders run the
-  text held in memory, so a write into any folder afterwards changes no one's grade.
-- The harness (the lab modules, the graders, their runner and the hints) is read into memory
+- Before any learner code runs, every submission's lesson files are read into memory
+  (sources.py: a link out of its folder, a FIFO, a device, a folder, a file of more than
+  MAX_SOURCE_BYTES, or one that cannot be read is refused by name, as that student's error,
+  and is never opened for reading). Nothing is copied; the graders run the text held in
+  memory, so a write into any folder afterwards changes no one's grade.
+- The harness (the lab modules, the graders, this package and the hints) is read into memory
   too, and each worker gets it from there, never from the checkout.
-- Warm workers (`tests/graders/run.py --serve`, one per core, `-I -S -B`, no bytecode read)
-  import every grader before any job, and say so before any job is given to any of them.
-  Each is the subreaper of what the graded code starts: every descendant, setsid() or not,
-  is killed before the worker answers; this process is a subreaper too, for the descendants
-  of a worker that had to be killed. A stopped worker (SIGSTOP) is killed at once.
+- Warm workers (worker.py --serve, one per core, `-I -S -B`, no bytecode read) import every
+  grader before any job, and say so before any job is given to any of them. Each is the
+  subreaper of what the graded code starts: every descendant, setsid() or not, is killed
+  before the worker answers (reaper.py); this process is a subreaper too, for the
+  descendants of a worker that had to be killed. A stopped worker (SIGSTOP) is killed at once.
 
 Without the sandbox the learner's code runs in a child forked from a worker (limits on time
 per task, memory, CPU and file size; results signed with a key made for that child). It runs
@@ -24,9 +24,9 @@ grade (find the key in memory, write to the result pipe) and can write wherever 
 It cannot change another submission's grade, the gradebook, or outlive the run.
 
 With `sandbox=True` the process that decides pass or fail never runs the learner's code: it
-runs in a bubblewrap sandbox (no network, no view of the checkout, solutions/, the graders or
-any key: only the lab modules, its runner and a scratch folder), and values cross as plain
-data (tests/graders/_wire.py), compared on the trusted side. See the README's threat model.
+runs in a bubblewrap sandbox (sandbox.py; no network, no view of the checkout, solutions/,
+the graders or any key: only the lab modules, its runner and a scratch folder), and values
+cross as plain data (wire.py), compared on the trusted side. See the README's threat model.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ import os
 import secrets
 import select
 import shutil
-import stat as stat_
 import subprocess
 import sys
 import tempfile
@@ -45,95 +44,28 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from labtools import course, manifest
+from labtools import course
+from labtools.grading import integrity, reaper, sources
+from labtools.grading.limits import Limits
+from labtools.grading.sandbox import sandbox_command, sandbox_problem
 
-RUNNER = course.GRADERS / "run.py"
-TASK_SECONDS = 3.0     # per task, for its tests together (and for importing the file)
-MEMORY_MB = 2048       # address space of the process running the learner's code
-OUTPUT_CHARS = 2000    # of the learner's prints kept per test
-MAX_SOURCE_BYTES = 1 << 20  # a lesson file larger than this is refused by name, unread
 READY_SECONDS = 120.0  # for a worker to read the harness and import every grader
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one graded lesson may use: seconds per task, megabytes of memory, characters of prints kept."""
-
-    seconds: float = TASK_SECONDS
-    memory_mb: int = MEMORY_MB
-    output_chars: int = OUTPUT_CHARS
-
-    def __post_init__(self):
-        if isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float)) or not 0.1 <= self.seconds <= 600:
-            raise ValueError(f"seconds must be a number from 0.1 to 600, got {self.seconds!r}")
-        if isinstance(self.memory_mb, bool) or not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= 1 << 20:
-            raise ValueError(f"memory_mb must be a whole number from 64 to 1048576, got {self.memory_mb!r}")
-        if isinstance(self.output_chars, bool) or not isinstance(self.output_chars, int) or self.output_chars < 0:
-            raise ValueError(f"output_chars must be a whole number >= 0, got {self.output_chars!r}")
+# The worker, and the files of the package the sandboxed learner process runs (as the
+# snapshot names them): the sandbox sees these and the lab modules, nothing else.
+WORKER = "labtools/grading/worker.py"
+SANDBOXED = ("labtools/__init__.py", "labtools/grading/__init__.py", "labtools/grading/wire.py",
+             "labtools/grading/sandboxed.py")
 
 
 class HarnessError(RuntimeError):
     """The grading machinery itself cannot run (bwrap missing, a worker that cannot start)."""
 
 
-# ------------------------------------------------------------------ the sandbox
-
-def sandbox_problem() -> str | None:
-    """Why `--sandbox` cannot be used here (None when it can)."""
-    if sys.platform != "linux":
-        return "--sandbox needs Linux (it runs each submission under bubblewrap)"
-    if shutil.which("bwrap") is None:
-        return ("--sandbox needs bubblewrap (the `bwrap` command), which is not installed; on Debian or "
-                "Ubuntu: sudo apt-get install bubblewrap. Nothing was graded.")
-    try:
-        done = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--cap-drop", "ALL", "--", "true"],
-                              capture_output=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"--sandbox: bwrap could not run: {error}. Nothing was graded."
-    if done.returncode != 0:
-        detail = done.stderr.decode(errors="replace").strip() or f"exit status {done.returncode}"
-        return f"--sandbox: bwrap is installed but cannot make a sandbox here: {detail}. Nothing was graded."
-    return None
-
-
-def _interpreter() -> str:
-    """The base interpreter (a venv's python needs its venv; the sandbox has only the base)."""
-    for candidate in (getattr(sys, "_base_executable", None), sys.executable):
-        if candidate and os.path.isfile(candidate):
-            return os.path.realpath(candidate)
-    return sys.executable
-
-
-def _sandbox_command(lab: Path, work: Path, limits: Limits) -> list[str]:
-    """bwrap running the learner's side (tests/graders/_sandboxed.py): the system's /usr and the
-    interpreter's prefix read-only, /lab (the lab modules and the runner) read-only, /work (this
-    submission's scratch folder) writable; no network, no other process, no checkout."""
-    python = _interpreter()
-    command = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-               "--clearenv", "--setenv", "HOME", "/work", "--setenv", "TMPDIR", "/work",
-               "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
-               "--ro-bind", "/usr", "/usr"]
-    for name in ("bin", "lib", "lib64", "lib32", "sbin"):
-        place = Path("/") / name
-        if place.is_symlink():
-            command += ["--symlink", os.readlink(place), str(place)]
-        elif place.is_dir():
-            command += ["--ro-bind", str(place), str(place)]
-    prefix = Path(sys.base_prefix).resolve()
-    if Path("/usr") not in prefix.parents and prefix != Path("/usr"):
-        command += ["--ro-bind", str(prefix), str(prefix)]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                "--ro-bind", str(lab / "sandbox"), "/lab", "--bind", str(work), "/work", "--chdir", "/work",
-                "--", python, "-I", "-S", "-B", "/lab/runner/_sandboxed.py", "--memory-mb", str(limits.memory_mb)]
-    return command
-
-
 # ------------------------------------------------------------------ the harness, read once
 
 def harness_snapshot() -> dict[str, bytes]:
     """Every file a grade reads, by path in the project: modules/** (whatever its folders),
-    the graders and their runner (tests/graders/*.py) and the hints (exercises/hints/*.md)."""
-    from labtools import integrity
+    the graders, this package and the hints (exercises/hints/*.md): integrity.grade_inputs()."""
     return {name: path.read_bytes() for name, path in integrity.grade_inputs().items()}
 
 
@@ -143,7 +75,7 @@ class _Lab:
 
     def __init__(self, root: Path, snapshot: dict[str, bytes], sandbox: bool):
         self.root, self.snapshot = root / "lab", snapshot
-        self.runner = self.root / "tests" / "graders" / "run.py"
+        self.runner = self.root / WORKER
         self.sandbox = sandbox
         # The reference answers, for the workers' "copied" marks only (never written anywhere).
         self.solutions = {f"solutions/{path.name}": path.read_text(encoding="utf-8", errors="replace")
@@ -171,13 +103,13 @@ class _Lab:
         for name, data in self.snapshot.items():
             if name.startswith("modules/"):
                 target = view / name
-            elif name in ("tests/graders/_sandboxed.py", "tests/graders/_wire.py"):
-                target = view / "runner" / Path(name).name
+            elif name in SANDBOXED:
+                target = view / name
             else:
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-            if target.suffix == ".py" and target.name != "_sandboxed.py":
+            if target.suffix == ".py" and name != SANDBOXED[-1]:
                 inside = "/lab/" + target.relative_to(view).as_posix()
                 cache = target.parent / "__pycache__" / f"{target.stem}.{sys.implementation.cache_tag}.pyc"
                 try:
@@ -195,70 +127,7 @@ _live_workers: set[int] = set()
 def _kill_orphans() -> None:
     """Kill every child of this process that is not a live worker: what a killed worker's
     learner code left behind (reparented here, the subreaper)."""
-    import signal
-    if not sys.platform.startswith("linux"):
-        return
-    for _ in range(200):
-        found = [pid for pid in _children() if pid not in _live_workers]
-        if not found:
-            return
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        for pid in found:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-        time.sleep(0.002)
-
-
-def _children() -> list[int]:
-    me, found = os.getpid(), []
-    try:  # every thread's children, cheaply, where the kernel offers the list
-        tasks = os.listdir(f"/proc/{me}/task")
-        quick = []
-        for task in tasks:
-            with open(f"/proc/{me}/task/{task}/children", "rb") as handle:
-                quick += [int(part) for part in handle.read().split()]
-        return quick
-    except (OSError, ValueError):
-        pass
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    fields = handle.read().rpartition(b")")[2].split()
-            except OSError:
-                continue
-            if len(fields) > 1 and fields[1] == str(me).encode():
-                found.append(int(entry))
-    return found
-
-
-def _state(pid: int) -> str:
-    """A process's state letter from /proc ("T": stopped), or "" where it cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rpartition(b")")[2].split()
-        return fields[0].decode() if fields else ""
-    except OSError:
-        return ""
-
-
-def _become_subreaper() -> None:
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-        except (OSError, AttributeError):
-            pass
+    reaper.kill_orphans(keep=_live_workers)
 
 
 class Worker:
@@ -313,7 +182,7 @@ class Worker:
         fd = self.process.stdout.fileno()
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
-            if left <= 0 or _state(self.process.pid) in ("T", "t"):
+            if left <= 0 or reaper.process_state(self.process.pid) in ("T", "t"):
                 self.kill()
                 return None
             ready, _, _ = select.select([fd], [], [], min(left, 0.25))
@@ -425,54 +294,16 @@ def read_lesson(folder: Path, lesson: str, shown: str) -> dict:
             if inside not in real.parents:
                 return refused("link", f"{where} is a link to {real}, outside the folder: only files inside the "
                                        f"folder are graded")
-        info = os.stat(path)
-    except FileNotFoundError:
-        if path.is_symlink():
-            return refused("link", f"{where} is a link to nothing (it points to {os.readlink(path)})")
-        return refused("missing", f"{where} is missing")
-    except PermissionError:
-        return refused("file", f"{where} cannot be read (permission denied): it was not graded")
+            if not real.exists():
+                return refused("link", f"{where} is a link to nothing (it points to {os.readlink(path)})")
+        elif not os.path.lexists(path):
+            return refused("missing", f"{where} is missing")
     except (OSError, RuntimeError) as error:
         return refused("file", f"{where} cannot be read ({getattr(error, 'strerror', None) or error}): not graded")
-    if not stat_.S_ISREG(info.st_mode):
-        what = ("a folder" if stat_.S_ISDIR(info.st_mode) else "a FIFO (named pipe)" if stat_.S_ISFIFO(info.st_mode)
-                else "a device" if stat_.S_ISCHR(info.st_mode) or stat_.S_ISBLK(info.st_mode)
-                else "a socket" if stat_.S_ISSOCK(info.st_mode) else "not a regular file")
-        return refused("file", f"{where} is {what}, not a regular file: only regular files are graded")
-    if info.st_size > MAX_SOURCE_BYTES:
-        return refused("file", f"{where} is {info.st_size:,} bytes; a lesson file of more than "
-                               f"{MAX_SOURCE_BYTES:,} bytes is not graded (it was not read)")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except PermissionError:
-        return refused("file", f"{where} cannot be read (permission denied): it was not graded")
-    except OSError as error:
-        return refused("file", f"{where} cannot be read ({error.strerror or error}): it was not graded")
-    try:
-        opened = os.fstat(fd)
-        if not stat_.S_ISREG(opened.st_mode) or opened.st_size > MAX_SOURCE_BYTES:
-            return refused("file", f"{where} changed while it was read: it was not graded")
-        chunks, size = [], 0
-        while size <= MAX_SOURCE_BYTES:
-            chunk = os.read(fd, MAX_SOURCE_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as error:
-        return refused("file", f"{where} cannot be read ({error.strerror or error}): it was not graded")
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > MAX_SOURCE_BYTES:
-        return refused("file", f"{where} grew past {MAX_SOURCE_BYTES:,} bytes while it was read: not graded")
-    if b"\0" in data:
-        return refused("file", f"{where} is a binary file (it holds NUL bytes), not Python source")
-    import importlib.util
-    try:
-        return {"source": importlib.util.decode_source(data)}
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        return refused("syntax", f"{where} is not readable as Python source: {error}")
+        return {"source": sources.decode_text(sources.read_limited(path, where), where)}
+    except sources.Unreadable as problem:
+        return refused(problem.kind, str(problem))
 
 
 def lessons_with_graders() -> list[str]:
@@ -504,7 +335,7 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     lock = threading.Lock()
     timeout = _job_timeout(limits)
     limit_fields = {"seconds": limits.seconds, "memory_mb": limits.memory_mb, "output_chars": limits.output_chars}
-    _become_subreaper()
+    reaper.become_subreaper()
     root = Path(tempfile.mkdtemp(prefix="lab-grade-"))
     pool: list[Worker] = []
     try:
@@ -533,7 +364,7 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
             bases[submission.student] = {"folder": str(scratch / "code"), "shown": submission.shown,
                                          "work": str(scratch / "work"), "scratch": str(scratch)}
             if sandbox:
-                bases[submission.student]["sandbox_command"] = _sandbox_command(root / "lab", scratch / "work",
+                bases[submission.student]["sandbox_command"] = sandbox_command(root / "lab", scratch / "work",
                                                                                 limits)
             for lesson in lessons:
                 sources[(submission.student, lesson)] = read_lesson(submission.folder, lesson, submission.shown)
@@ -625,128 +456,3 @@ def grade_many(lessons: list[str], target: Path | None = None, workers: int | No
 def grade(lesson: str, target: Path | None = None, limits: Limits = Limits()) -> dict:
     """Grade one lesson of one folder (exercises/ by default)."""
     return grade_many([lesson], target, workers=1, limits=limits)[0]
-
-
-# ------------------------------------------------------------------ records
-
-_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f)}
-_CONTROL.update({code: f"\\x{code:02x}" for code in range(0x80, 0xa0)})
-_CONTROL.update({code: f"\\u{code:04x}" for code in (0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a))})
-
-
-def escaped(text):
-    """Text that came from learner code, safe for a terminal: control characters (ESC, CR,
-    backspace, bidi overrides...) written as escapes; newlines and tabs kept."""
-    return text.translate(_CONTROL) if isinstance(text, str) else text
-
-
-def summarize(result: dict, folder: Path) -> dict:
-    """One lesson's grading result as a gradebook record: status (passed, failing, missing,
-    error), counts, and per task whether it passed and the first failing test's message.
-    Every message and print is escaped (see escaped()); a task whose function's syntax tree
-    equals one in modules/ or solutions/ is marked "copied" (its score is unchanged)."""
-    lesson = result["lesson"]
-    path = Path(folder) / f"{lesson}.py"
-    record = {"lesson": lesson, "number": manifest.number(lesson), "file": course.shown(path)}
-    if result.get("kind") == "missing":
-        record["status"] = "missing"
-        record["error"] = f"{course.shown(path)} is missing"
-    elif "error" in result:
-        record["status"] = "error"
-        record["error"] = escaped(result["error"])
-        record["kind"] = result.get("kind", "error")
-    tests = [dict(test, **{key: escaped(test[key]) for key in ("message", "output") if key in test})
-             for test in result.get("tests", [])]
-    copied = result.get("copied") or {}
-    tasks = []
-    for task in result.get("tasks", []):
-        failing = [t for t in tests if t["task"] == task["number"] and not t["passed"]]
-        message = failing[0]["message"] if failing else ""
-        if "error" in record:
-            message = record["error"]
-        seconds = sum(t.get("seconds", 0.0) for t in tests if t["task"] == task["number"]
-                      and isinstance(t.get("seconds"), (int, float)) and not isinstance(t.get("seconds"), bool))
-        entry = {"number": task["number"], "name": task["name"], "title": task["title"],
-                 "passed": task["passed"] and "error" not in record, "message": message,
-                 "test": failing[0]["test"] if failing else "", "seconds": round(seconds, 3)}
-        if task["name"] in copied:
-            entry["copied"] = f"copied from {copied[task['name']]}"
-        tasks.append(entry)
-    record["done"] = sum(t["passed"] for t in tasks)
-    record["total"] = len(tasks)
-    if "status" not in record and not tasks:
-        record["status"] = "error"
-        record["kind"] = "grader"
-        record["error"] = f"the grader for '{lesson}' declares no tasks"
-    elif "status" not in record:
-        record["status"] = "passed" if record["done"] == record["total"] else "failing"
-    for key in ("output", "process_output", "forged_lines"):
-        if result.get(key):
-            record[key] = escaped(result[key])
-    record["tasks"] = tasks
-    record["tests"] = tests
-    return record
-
-
-PRINT_LINES = 40  # of the learner's prints shown by `check --verbose`
-
-
-def learner_prints(records: list[dict], max_lines: int = PRINT_LINES) -> list[str]:
-    """What the learner's own code printed while graded, lesson by lesson and test by test,
-    at most `max_lines` lines in all (each test's prints were already cut to a bounded size)."""
-    pieces = []
-    for record in records:
-        if record.get("output"):
-            pieces.append((f"{record['lesson']}, while importing {record['file']}", record["output"]))
-        for test in record.get("tests", []):
-            if test.get("output"):
-                pieces.append((f"{record['lesson']}, {test['test']}", test["output"]))
-        if record.get("process_output"):
-            pieces.append((f"{record['lesson']}, written straight to the terminal", record["process_output"]))
-    if not pieces:
-        return ["", "Your code printed nothing while it was graded."]
-    lines = ["", "What your code printed while it was graded:"]
-    shown = 0
-    for where, text in pieces:
-        body = text.rstrip("\n").splitlines() or [""]
-        room = max_lines - shown - 1
-        if room < 1:
-            lines.append(f"  ... (more not shown: at most {max_lines} lines)")
-            break
-        lines.append(f"  {where}:")
-        lines += [f"    {line}" for line in body[:room]]
-        shown += 1 + min(len(body), room)
-        if len(body) > room:
-            lines.append(f"    ... ({len(body) - room} more lines not shown: at most {max_lines} lines in all)")
-            break
-    return lines
-
-
-def _seconds(text: str) -> float:
-    import argparse
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0.1 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"expected between 0.1 and 600 seconds, got {text!r}")
-    return value
-
-
-def _megabytes(text: str) -> int:
-    import argparse
-    if not text.isascii() or not text.isdigit() or not 64 <= int(text) <= 1 << 20:
-        raise argparse.ArgumentTypeError(f"expected a whole number of megabytes from 64 to 1048576, got {text!r}")
-    return int(text)
-
-
-def add_limit_options(parser) -> None:
-    """--seconds and --memory, shared by `check` and `grade`."""
-    parser.add_argument("--seconds", type=_seconds, default=TASK_SECONDS, metavar="S",
-                        help=f"time limit per task, for its tests together (default {TASK_SECONDS:g})")
-    parser.add_argument("--memory", type=_megabytes, default=MEMORY_MB, metavar="MB",
-                        help=f"memory limit of the process running the graded code (default {MEMORY_MB})")
-
-
-def limits_from(parser, args) -> Limits:
-    return Limits(seconds=args.seconds, memory_mb=args.memory)

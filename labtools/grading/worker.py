@@ -1,17 +1,17 @@
 """Grade lessons in processes of their own.
 
-    python3 -B tests/graders/run.py LESSON [--target DIR]
+    python3 -B labtools/grading/worker.py LESSON [--target DIR]
 
 grades one lesson in this process and prints one JSON line (for a person at a terminal:
 nothing here guards against the graded code; `methods.py check` and `grade` use --serve).
 
-    python3 -I -S -B -X pycache_prefix=EMPTY tests/graders/run.py --serve [--no-fork]
+    python3 -I -S -B -X pycache_prefix=EMPTY labtools/grading/worker.py --serve [--no-fork]
 
-is the warm grading worker that labtools/grading.py starts, one per core. Its first line on
-stdin is the harness as grading.py read it ({path: text}: modules/**, the graders, the
+is the warm grading worker that pool.py starts, one per core. Its first line on
+stdin is the harness as pool.py read it ({path: text}: modules/**, the graders, the
 hints); it imports the lab modules and every grader from that, never from disk, answers
 {"ready": true}, then grades each job (one JSON line: a lesson, the learner's source text
-read by grading.py, and a random id it echoes) in a fresh child process:
+read by pool.py, and a random id it echoes) in a fresh child process:
 
 - the child runs in its own process group, with its working directory in the job's scratch
   folder, stdin from /dev/null, its prints (and anything its own children print) in a
@@ -30,14 +30,14 @@ read by grading.py, and a random id it echoes) in a fresh child process:
   and the message names the last call, which the child notes in memory shared with the worker.
 
 A job with "sandbox" (grade --sandbox) runs no learner code here at all: the grader runs in
-this process against a _lab.Remote, the pipe to a bubblewrap child (_sandboxed.py) that holds
-the learner's code and exchanges plain data only (_wire.py); one child per submission.
+this process against a remote.Remote, the pipe to a bubblewrap child (sandboxed.py) that holds
+the learner's code and exchanges plain data only (wire.py); one child per submission.
 
 With --no-fork (and where os.fork is missing) each child is a fresh interpreter instead
 (`--child`), which reads its key from stdin before importing anything else.
 The worker answers each job with one JSON line on stdout: the lesson's result.
 
-    python3 -B tests/graders/run.py LESSON --batch [--seconds S]
+    python3 -B labtools/grading/worker.py LESSON --batch [--seconds S]
 
 grades many versions of the lesson's file in this one process (the maintainer check's
 wrong answers, the mutation pass's mutants): stdin holds one JSON object per line,
@@ -56,10 +56,14 @@ import sys
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:  # under -I the script's folder is not on sys.path
-    sys.path.insert(0, HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))
+if __name__ == "__main__":  # run as a script: the package is imported from the lab's root (under
+    # -I nothing else is on sys.path; without -I this file's own folder is, and is taken off)
+    sys.path[:] = [ROOT] + [entry for entry in sys.path if os.path.abspath(entry or ".") not in (HERE, ROOT)]
 
-import _lab  # noqa: E402  (after dont_write_bytecode, so nothing is cached in the graded folder)
+from labtools.grading import harness, reaper, remote, snapshot  # noqa: E402  (after dont_write_bytecode: no cache is written)
+from labtools.grading.reaper import kill_orphans  # noqa: E402
+from labtools.grading.signed import Reader, signer  # noqa: E402
 
 SLACK = 2.0           # seconds the watchdog adds to a time limit before it stops a child
 POLL = 0.05           # how often a silent child is checked for having ended
@@ -71,7 +75,7 @@ CALL_BYTES = 4096     # shared memory for the running test and its last call
 # ------------------------------------------------------------------ batch (maintainers)
 
 class _Overtime(BaseException):
-    # A BaseException, so neither the graded code nor _lab.call() can swallow it.
+    # A BaseException, so neither the graded code nor harness.call() can swallow it.
     pass
 
 
@@ -102,67 +106,26 @@ def batch(lesson: str, seconds: float) -> None:
         signal.signal(signal.SIGALRM, _on_alarm)
     _limit_memory()
     for item in items:
-        _lab._sources[lesson] = (Path(item["path"]), item["source"])
-        _lab._loaded.clear()
+        harness._sources[lesson] = (Path(item["path"]), item["source"])
+        harness._loaded.clear()
         try:
             if timed:
                 signal.setitimer(signal.ITIMER_REAL, seconds)
             try:
-                outcome = _lab.run(lesson, first_failure=bool(item.get("first_failure")), only_tasks=item.get("tasks"))
+                outcome = harness.run(lesson, first_failure=bool(item.get("first_failure")), only_tasks=item.get("tasks"))
             finally:
                 if timed:
                     signal.setitimer(signal.ITIMER_REAL, 0)
         except _Overtime:
             outcome = {"lesson": lesson, "error": f"grading took over {seconds:g} s: is there a loop that never ends?",
                        "overtime": True}
-        except _lab.LabFailure as failure:
+        except harness.LabFailure as failure:
             outcome = {"lesson": lesson, "error": str(failure)}
         except (Exception, SystemExit) as error:  # a grader crash, or graded code calling sys.exit()
             outcome = {"lesson": lesson, "error": f"the grader could not run: {type(error).__name__}: {error}"}
         results.write(json.dumps(outcome) + "\n")
         results.flush()
-    _lab._sources.pop(lesson, None)
-
-
-# ------------------------------------------------------------------ the signed channel
-
-def _signer(key: bytes, fd: int):
-    import hashlib
-    import hmac
-
-    def send(record: dict) -> None:
-        payload = json.dumps(record, ensure_ascii=True).encode("ascii")
-        line = hmac.new(key, payload, hashlib.sha256).hexdigest().encode("ascii") + b" " + payload + b"\n"
-        view = memoryview(line)
-        while view:
-            view = view[os.write(fd, view):]
-    return send
-
-
-class _Reader:
-    """Reads a child's signed lines; counts lines that do not carry the child's key."""
-
-    def __init__(self, key: bytes):
-        import hashlib
-        import hmac
-        self._hmac, self._sha, self.key = hmac, hashlib.sha256, key
-        self.buffer, self.forged = b"", 0
-
-    def feed(self, data: bytes) -> list:
-        self.buffer += data
-        *lines, self.buffer = self.buffer.split(b"\n")
-        records = []
-        for line in lines:
-            tag, _, payload = line.partition(b" ")
-            good = self._hmac.new(self.key, payload, self._sha).hexdigest().encode("ascii")
-            if not self._hmac.compare_digest(tag, good):
-                self.forged += 1
-                continue
-            try:
-                records.append(json.loads(payload))
-            except ValueError:
-                self.forged += 1
-        return records
+    harness._sources.pop(lesson, None)
 
 
 # ------------------------------------------------------------------ the child (learner code runs here)
@@ -202,21 +165,22 @@ def _child_setup(job: dict, tests: list, output_fd: int) -> None:
     os.chdir(job["work"])
     os.environ["LAB_TARGET"] = job["folder"]
     os.environ["HOME"] = os.environ["TMPDIR"] = job["work"]
-    _lab._display[Path(job["folder"]).resolve()] = job["shown"]
-    _lab._display[Path(job["folder"])] = job["shown"]
-    if "source" in job:  # read by grading.py before any learner code ran; never read from disk here
-        _lab._sources[job["lesson"]] = (Path(job["folder"]) / f"{job['lesson']}.py", job["source"])
+    harness._display[Path(job["folder"]).resolve()] = job["shown"]
+    harness._display[Path(job["folder"])] = job["shown"]
+    if "source" in job:  # read by pool.py before any learner code ran; never read from disk here
+        harness._sources[job["lesson"]] = (Path(job["folder"]) / f"{job['lesson']}.py", job["source"])
     _limit(job, len(tests))
 
 
 def _child_grade(job: dict, grader, tests: list, send) -> None:
-    real_exit = _lab.trap_exits()
-    # A speed bump, not a wall: `import _lab` from the learner's file finds nothing to patch.
-    sys.modules.pop("_lab", None)
-    sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or ".") != HERE]
+    real_exit = harness.trap_exits()
+    # A speed bump, not a wall: importing the harness from the learner's file finds a fresh
+    # copy, not the one grading it.
+    for name in [name for name in sys.modules if name == "labtools" or name.startswith("labtools.")]:
+        sys.modules.pop(name, None)
     try:
-        _lab.run(job["lesson"], seconds=job["seconds"], report=send, grader=grader, tests=tests,
-                 output_chars=job.get("output_chars", _lab.OUTPUT_CHARS))
+        harness.run(job["lesson"], seconds=job["seconds"], report=send, grader=grader, tests=tests,
+                 output_chars=job.get("output_chars", harness.OUTPUT_CHARS))
         send({"t": "done"})
     except BaseException as error:  # the harness itself failed: say so, never as a pass
         try:
@@ -235,7 +199,7 @@ def _child_grade(job: dict, grader, tests: list, send) -> None:
 def _note_call(shared, shown: str) -> None:
     """The running test and the last call, in memory shared with the worker (read only if the
     child has to be stopped or dies): cheaper than a record on the pipe for every call."""
-    data = f"{_lab._current['test']}\0{shown}".encode("utf-8", "replace")[:CALL_BYTES - 4]
+    data = f"{harness._current['test']}\0{shown}".encode("utf-8", "replace")[:CALL_BYTES - 4]
     shared[0:4] = len(data).to_bytes(4, "little")
     shared[4:4 + len(data)] = data
 
@@ -256,8 +220,8 @@ def _forked_child(job, grader, tests, key, write_fd, output_fd, shared) -> None:
             os.closerange(low, fd)
             low = fd + 1
     os.closerange(low, 1 << 16)
-    send = _signer(key, write_fd)
-    _lab._on_call = lambda shown: _note_call(shared, shown)
+    send = signer(key, write_fd)
+    harness._on_call = lambda shown: _note_call(shared, shown)
     _child_grade(job, grader, tests, send)
 
 
@@ -268,16 +232,16 @@ def child_main() -> None:
     message = json.loads(line)
     key, job, tests = bytes.fromhex(message["key"]), message["job"], message["tests"]
     if message.get("snapshot"):
-        _lab.install_snapshot(message["snapshot"])
+        harness.install_snapshot(message["snapshot"])
     del line, message
     results_fd = os.dup(1)
     output_fd = os.open(os.path.join(job["scratch"], f".output-{os.getpid()}"),
                         os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     _child_setup(job, tests, output_fd)
     os.close(output_fd)
-    grader = _lab.grader_module(job["lesson"])
-    send = _signer(key, results_fd)
-    _lab._on_call = lambda shown: send({"t": "call", "test": _lab._current["test"], "call": shown[:500]})
+    grader = harness.grader_module(job["lesson"])
+    send = signer(key, results_fd)
+    harness._on_call = lambda shown: send({"t": "call", "test": harness._current["test"], "call": shown[:500]})
     _child_grade(job, grader, tests, send)
 
 
@@ -311,7 +275,7 @@ def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive, t
     mask or stop): a task's tests together get `limit` seconds, however the child's alarm fared."""
     import select
     import time
-    reader = _Reader(key)
+    reader = Reader(key)
     deadline = time.monotonic() + limit
     order = list(tests)
     spent: dict = {}
@@ -322,7 +286,7 @@ def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive, t
         following = next((name for name in order if name not in reported), None)
         if following is None:
             return now + limit
-        task = _lab.task_number(following)
+        task = harness.task_number(following)
         return now + max(POLL * 2, limit - spent.get(task, 0.0))
 
     def note(record: dict) -> float | None:
@@ -335,7 +299,7 @@ def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive, t
             test = record.get("test")
             if started[0] is not None and isinstance(test, str) and test.startswith("test_task"):
                 try:
-                    task = _lab.task_number(test)
+                    task = harness.task_number(test)
                 except ValueError:
                     task = None
                 spent[task] = spent.get(task, 0.0) + now - started[0]
@@ -392,88 +356,6 @@ def _collect(attempt: _Attempt, read_fd: int, key: bytes, limit: float, alive, t
             break
     attempt.forged = reader.forged
 
-
-# ------------------------------------------------------------------ every descendant, gone
-
-def become_subreaper() -> bool:
-    """Make this process the reaper of its orphaned descendants (Linux): a child that calls
-    setsid() and forks leaves its process group, but its orphans are still reparented here."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        return False
-
-
-def children_of(pid: int) -> list[int]:
-    """Process ids whose parent is `pid` (from /proc; empty where there is no /proc)."""
-    quick = _children_files(pid)
-    if quick is not None:
-        return quick
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                text = handle.read()
-        except OSError:
-            continue
-        fields = text.rpartition(b")")[2].split()
-        if len(fields) > 1 and fields[1].isdigit() and int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
-
-
-def _children_files(pid: int) -> list[int] | None:
-    """The children of every thread of `pid` from /proc/PID/task/*/children (cheap), or None
-    where the kernel does not offer them."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return None
-    found = []
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
-                found += [int(part) for part in handle.read().split()]
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            continue
-    return found
-
-
-def kill_orphans(keep=()) -> int:
-    """SIGKILL every child of this process not in `keep` (each killed one's own children are
-    then reparented here, and killed in the next round) and reap it; return how many."""
-    import signal
-    import time
-    killed = 0
-    for _ in range(200):
-        found = [pid for pid in children_of(os.getpid()) if pid not in keep]
-        if not found:
-            break
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        for pid in found:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-            killed += 1
-        time.sleep(0.002)
-    return killed
 
 
 def _read_output(fd: int) -> str:
@@ -550,9 +432,9 @@ def _attempt_exec(job, grader, tests) -> _Attempt:
     process = subprocess.Popen([sys.executable, *flags, os.path.abspath(__file__), "--child"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                cwd=job["work"], start_new_session=hasattr(os, "setsid"))
-    snapshot = ({name: data.decode("utf-8", "surrogateescape") for name, data in _lab._snapshot.items()}
-                if _lab._snapshot is not None else None)
-    process.stdin.write(json.dumps({"key": key.hex(), "job": job, "tests": tests, "snapshot": snapshot}).encode()
+    held = ({name: data.decode("utf-8", "surrogateescape") for name, data in snapshot._snapshot.items()}
+            if snapshot._snapshot is not None else None)
+    process.stdin.write(json.dumps({"key": key.hex(), "job": job, "tests": tests, "snapshot": held}).encode()
                         + b"\n")
     process.stdin.close()
     try:
@@ -581,7 +463,7 @@ def _attempt_exec(job, grader, tests) -> _Attempt:
 
 
 def _refused(job: dict, grader) -> dict:
-    """A lesson file that grading.py would not read (missing, a link out, too large, not a
+    """A lesson file that pool.py would not read (missing, a link out, too large, not a
     regular file, unreadable): its error, with every task listed, and no learner code run."""
     refused = job["refused"]
     return {"lesson": job["lesson"], "target": job["shown"], "error": refused["message"], "kind": refused["kind"],
@@ -594,7 +476,7 @@ def grade_job(job: dict, grader, fork: bool = True) -> dict:
     if job.get("refused"):
         return _refused(job, grader)
     lesson = job["lesson"]
-    names = [test.__name__ for test in _lab.tests_of(grader)]
+    names = [test.__name__ for test in harness.tests_of(grader)]
     tasks = {t.number: t for t in grader.TASKS}
     outcome = {"lesson": lesson, "target": job["shown"]}
     results: dict = {}
@@ -639,7 +521,7 @@ def grade_job(job: dict, grader, fork: bool = True) -> dict:
         stopped = next((name for name in remaining if name not in results), None)
         if stopped is None:
             break
-        number = _lab.task_number(stopped)
+        number = harness.task_number(stopped)
         label = f"task {number} ({tasks[number].name})" if number in tasks else f"task {number}"
         last = attempt.last["call"] if attempt.last["test"] == stopped else ""
         if attempt.ended == "overtime":
@@ -653,12 +535,12 @@ def grade_job(job: dict, grader, fork: bool = True) -> dict:
                             "seconds": float(job["seconds"]) if attempt.ended == "overtime" and job.get("seconds")
                             else 0.0}
         for name in remaining:
-            if name not in results and _lab.task_number(name) == number:
+            if name not in results and harness.task_number(name) == number:
                 results[name] = {"test": name, "task": number, "passed": False,
                                  "message": f"not run: {label} stopped the grading in {stopped}"}
         remaining = [name for name in remaining if name not in results]
     for name in names:
-        results.setdefault(name, {"test": name, "task": _lab.task_number(name), "passed": False,
+        results.setdefault(name, {"test": name, "task": harness.task_number(name), "passed": False,
                                   "message": "not run: the grading stopped before this test"})
     ordered = [results[name] for name in names]
     outcome["tasks"] = [{"number": t.number, "name": t.name, "title": t.title, "hints": len(t.hints),
@@ -688,7 +570,7 @@ class _Sessions:
         if self.key != box["session"] or self.remote is None:
             self.close()
             self.key = box["session"]
-            self.remote = _lab.Remote(box["command"], cwd=box.get("cwd"), backstop=job["seconds"] + SLACK + 30)
+            self.remote = remote.Remote(box["command"], cwd=box.get("cwd"), backstop=job["seconds"] + SLACK + 30)
         return self.remote
 
     def close(self) -> None:
@@ -700,28 +582,28 @@ class _Sessions:
 
 def grade_sandboxed(job: dict, sessions: _Sessions) -> dict:
     """Grade one lesson with the learner's code in the sandboxed process: the grader runs here,
-    sends plain arguments there and compares the plain results here (see _lab.Remote)."""
+    sends plain arguments there and compares the plain results here (see remote.py)."""
     from pathlib import Path
     lesson = job["lesson"]
-    grader = _lab.grader_module(lesson)
+    grader = harness.grader_module(lesson)
     if job.get("refused"):
         return _refused(job, grader)
     remote = sessions.get(job)
     folder = Path(job["folder"])
-    _lab._display[folder] = job["shown"]
-    _lab._sources[lesson] = (folder / f"{lesson}.py", job["source"])
-    _lab._loaded.clear()
-    _lab._remote = remote
+    harness._display[folder] = job["shown"]
+    harness._sources[lesson] = (folder / f"{lesson}.py", job["source"])
+    harness._loaded.clear()
+    harness._remote = remote
     os.environ["LAB_TARGET"] = str(folder)
     try:
-        outcome = _lab.run(lesson, seconds=job["seconds"], grader=grader,
-                           output_chars=job.get("output_chars", _lab.OUTPUT_CHARS))
-    except _lab.LabFailure as failure:
+        outcome = harness.run(lesson, seconds=job["seconds"], grader=grader,
+                           output_chars=job.get("output_chars", harness.OUTPUT_CHARS))
+    except harness.LabFailure as failure:
         outcome = {"lesson": lesson, "error": str(failure), "kind": "error", "tasks": [], "tests": []}
     finally:
-        _lab._remote = None
-        _lab._sources.pop(lesson, None)
-        _lab._loaded.clear()
+        harness._remote = None
+        harness._sources.pop(lesson, None)
+        harness._loaded.clear()
     outcome["target"] = job["shown"]
     if remote.restarts:
         outcome["sandbox_restarts"] = remote.restarts
@@ -731,7 +613,7 @@ def grade_sandboxed(job: dict, sessions: _Sessions) -> dict:
 def serve(fork: bool) -> None:
     """The warm worker: one job per line on stdin, one result per line on stdout.
 
-    Before its first job it reads the harness into memory (_lab.install_snapshot) and
+    Before its first job it reads the harness into memory (harness.install_snapshot) and
     imports every grader, then says {"ready": true}: no learner code has run by then, and
     nothing written to disk later changes what it grades. It is the subreaper of everything
     the graded code starts, and kills all of it before it answers a job."""
@@ -748,14 +630,14 @@ def serve(fork: bool) -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, _stop)
-    become_subreaper()
-    first = jobs.readline()  # the harness as grading.py read it, before any learner code ran
+    reaper.become_subreaper()
+    first = jobs.readline()  # the harness as pool.py read it, before any learner code ran
     given = json.loads(first) if first.strip() else {}
-    _lab.install_snapshot(given.get("files"))
-    references = {name: data.decode("utf-8", "replace") for name, data in _lab._snapshot.items()
+    harness.install_snapshot(given.get("files"))
+    references = {name: data.decode("utf-8", "replace") for name, data in snapshot._snapshot.items()
                   if name.startswith("modules/") and name.endswith(".py")}
     references.update(given.get("solutions") or {})
-    _lab.set_references(references)
+    harness.set_references(references)
     # Imported once here, not in every child: with no bytecode cache, each import there would
     # compile the module again (what the children use, and what lesson files often import).
     import importlib
@@ -768,12 +650,12 @@ def serve(fork: bool) -> None:
             pass
     graders: dict = {}
     failures: dict = {}
-    for relative in sorted(_lab._snapshot):
+    for relative in sorted(snapshot._snapshot):
         name = relative.rpartition("/")[2]
         if relative.startswith("tests/graders/grade_") and name.endswith(".py"):
             lesson = name[len("grade_"):-3]
             try:
-                graders[lesson] = _lab.grader_module(lesson)
+                graders[lesson] = harness.grader_module(lesson)
             except Exception as error:  # the grader cannot even be imported (on an old Python, say)
                 failures[lesson] = error
     answers.write(b'{"ready": true}\n')
@@ -787,7 +669,7 @@ def serve(fork: bool) -> None:
                 return
             job = json.loads(line)
             lesson = job["lesson"]
-            copied = _lab.analyse(job["source"]) if isinstance(job.get("source"), str) else {}
+            copied = harness.analyse(job["source"]) if isinstance(job.get("source"), str) else {}
             try:
                 if lesson in failures:
                     raise failures[lesson]
@@ -799,7 +681,7 @@ def serve(fork: bool) -> None:
                     outcome = grade_job(job, graders[lesson], fork=fork)
             except Exception as error:
                 outcome = {"lesson": lesson, "target": job.get("shown", ""), "kind": "grader",
-                           "error": _lab.grader_cannot_run(lesson, error), "tasks": [], "tests": []}
+                           "error": harness.grader_cannot_run(lesson, error), "tasks": [], "tests": []}
             if not job.get("sandbox") or job.get("last"):
                 sessions.close()
             # Everything the graded code started is gone before the answer (the sandbox of a
@@ -835,8 +717,8 @@ def main() -> None:
     if args.target:
         os.environ["LAB_TARGET"] = args.target
     try:
-        outcome = _lab.run(args.lesson)
-    except _lab.LabFailure as failure:
+        outcome = harness.run(args.lesson)
+    except harness.LabFailure as failure:
         outcome = {"lesson": args.lesson, "error": str(failure)}
     sys.stdout.write(json.dumps(outcome) + "\n")
 

@@ -2,10 +2,10 @@
 knows whether a green `check` is the course's green or an edited grader's.
 
 The manifest, tests/graders/SHA256SUMS, lists every file whose edit could change a grade:
-the graders and their runner (tests/graders/*.py), every file under modules/ (the lab modules
-the graders import and compute expected values with, in whatever folders they live), the
-hints the graders read (exercises/hints/*.md) and the labtools modules that turn results into
-records and gradebooks. `refresh()` (called by `dev sync`) rewrites it, but
+the graders (tests/graders/*.py), this package (labtools/grading/*.py: the harness, the
+worker, and what turns results into records and gradebooks), every file under modules/ (the
+lab modules the graders import and compute expected values with, in whatever folders they
+live), the hints the graders read (exercises/hints/*.md) and course.json. `refresh()` (called by `dev sync`) rewrites it, but
 never silently over an edit that is not committed: a manifest must not bless a change
 nobody can see in the history.
 """
@@ -15,41 +15,22 @@ from __future__ import annotations
 import hashlib
 
 from labtools import course, files
+from labtools.grading.snapshot import snapshot_files
 
 ROOT = course.ROOT
 GRADERS = course.GRADERS
 MANIFEST = course.GRADERS / "SHA256SUMS"
-LABTOOLS = course.ROOT / "labtools"
-# The labtools modules that decide what a grade is (the rest only draw it).
-HARNESS_MODULES = ("grading.py", "gradebook.py", "gradescope.py", "integrity.py")
 
 
 def grade_inputs() -> dict[str, object]:
     """What a grade reads, by path in the project: every file under modules/ (bytecode caches
-    aside), the graders and their runner, the hints the graders read and course.json."""
-    files = {}
-    modules = ROOT / "modules"
-    if modules.is_dir():
-        for path in sorted(modules.rglob("*")):
-            relative = path.relative_to(ROOT)
-            if "__pycache__" in relative.parts or path.suffix in (".pyc", ".pyo") or not path.is_file():
-                continue
-            files[relative.as_posix()] = path
-    files.update({f"tests/graders/{path.name}": path for path in sorted(GRADERS.glob("*.py"))})
-    files.update({f"exercises/hints/{path.name}": path for path in sorted((ROOT / "exercises" / "hints").glob("*.md"))})
-    if (ROOT / "course.json").is_file():  # the graders' task lists
-        files["course.json"] = ROOT / "course.json"
-    return files
+    aside), this package, the graders, the hints the graders read and course.json."""
+    return snapshot_files(ROOT, graders=GRADERS)
 
 
 def harness() -> dict[str, object]:
     """Every harness file by the name the manifest gives it (its path in the project)."""
-    files = grade_inputs()
-    for name in HARNESS_MODULES:
-        path = LABTOOLS / name
-        if path.is_file():
-            files[f"labtools/{name}"] = path
-    return files
+    return grade_inputs()
 
 
 def current() -> dict[str, str]:

@@ -24,15 +24,14 @@ file is written once, atomically, after every process the grading started has en
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
-from labtools import course, grading, integrity
+from labtools import course, grading
+from labtools.grading import exports, integrity
 from labtools.files import SKIPPED_FOLDERS, backup_name, existing, lesson_folder, write_files
 
 STATUSES = ("complete", "incomplete", "error", "missing")
@@ -128,69 +127,6 @@ def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, 
                        "output_chars": limits.output_chars, "sandbox": sandbox},
             "submissions": str(root), "lessons": lessons, "grading_seconds": round(seconds, 3),
             "students": students}
-
-
-def _cell(value) -> str:
-    text = str(value)
-    # A spreadsheet reads a leading = + - @ as a formula: a student's folder name must stay text.
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
-def csv_text(book: dict) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    lessons = book["lessons"]
-    writer.writerow(["student", *lessons, "total", "max", "status", "errors", "copied"])
-    for student in book["students"]:
-        done = {r["lesson"]: r["done"] for r in student["lessons"]}
-        writer.writerow([_cell(student["student"]), *(done.get(lesson, 0) for lesson in lessons),
-                         student["score"], student["max_score"], student["status"],
-                         _cell(" | ".join(student["errors"])), _cell(" | ".join(student.get("copied", [])))])
-    return out.getvalue()
-
-
-def _xml_text(text: str) -> str:
-    # XML 1.0 has no place for most control characters: a learner's output may hold any.
-    return "".join(ch if ch in "\t\n\r" or (ord(ch) >= 0x20 and ord(ch) not in (0xFFFE, 0xFFFF)
-                                            and not 0xD800 <= ord(ch) <= 0xDFFF) else "\ufffd" for ch in text)
-
-
-def junit_xml(book: dict) -> str:
-    """One <testsuite> per student, one <testcase> per task: <failure> for a failing task,
-    <error> for a lesson that could not be graded (or is missing)."""
-    from xml.etree import ElementTree as ET
-    suites = ET.Element("testsuites", name="Context Lab")
-    totals = {"tests": 0, "failures": 0, "errors": 0}
-    total_seconds = 0.0
-    for student in book["students"]:
-        suite = ET.SubElement(suites, "testsuite", name=_xml_text(student["student"]))
-        counts = {"tests": 0, "failures": 0, "errors": 0}
-        seconds = 0.0
-        for lesson in student["lessons"]:
-            for task in lesson["tasks"]:
-                case = ET.SubElement(suite, "testcase", classname=_xml_text(f"{student['student']}.{lesson['lesson']}"),
-                                     name=_xml_text(f"task {task['number']}: {task['name']}"),
-                                     time=f"{task.get('seconds', 0.0):.3f}")
-                seconds += task.get("seconds", 0.0)
-                counts["tests"] += 1
-                if task["passed"]:
-                    continue
-                kind = "error" if lesson["status"] in ("error", "missing") else "failure"
-                counts["errors" if kind == "error" else "failures"] += 1
-                message = task["message"] or "failed"
-                element = ET.SubElement(case, kind, message=_xml_text(message.splitlines()[0]),
-                                        type=lesson.get("kind", lesson["status"]) if kind == "error" else "failing")
-                element.text = _xml_text(message)
-        for key, value in counts.items():
-            suite.set(key, str(value))
-            totals[key] += value
-        suite.set("time", f"{seconds:.3f}")
-        total_seconds += seconds
-    for key, value in totals.items():
-        suites.set(key, str(value))
-    suites.set("time", f"{total_seconds:.3f}")
-    ET.indent(suites) if hasattr(ET, "indent") else None
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
 # ------------------------------------------------------------------ writing
@@ -376,15 +312,15 @@ def main(argv: list[str]) -> int:
         records = [grading.summarize(result, where[student]) for result in results[student]]
         students.append(student_record(student, root, folder, why, records))
     book = gradebook(students, lessons, limits, args.sandbox, elapsed, root)
-    from labtools import gradescope
-    files = {places["csv"]: csv_text(book), places["json"]: json.dumps(book, indent=1, ensure_ascii=False) + "\n"}
+    from labtools.grading import gradescope
+    files = {places["csv"]: exports.csv_text(book), places["json"]: exports.json_text(book)}
     for student in students:
         files[places[f"gradescope:{student['student']}"]] = json.dumps(
             gradescope.results(student, book), indent=1, ensure_ascii=False) + "\n"
     if "junit" in places:
-        files[places["junit"]] = junit_xml(book)
+        files[places["junit"]] = exports.junit_xml(book)
         book["junit"] = str(places["junit"])
-    files[places["json"]] = json.dumps(book, indent=1, ensure_ascii=False) + "\n"
+    files[places["json"]] = exports.json_text(book)
     stale = [] if "junit" in places else stale_junit(out)
     backups = write_files(files, overwrite=args.overwrite)
     for path in stale:  # a JUnit report of an earlier run must not pass for this one's

@@ -1,15 +1,15 @@
 """The learner's side of `grade --sandbox`: runs inside bubblewrap and answers the trusted grader.
 
-    bwrap ... python3 -I -S -B /lab/runner/_sandboxed.py
+    bwrap ... python3 -I -S -B /lab/labtools/grading/sandboxed.py
 
-It sees the lab modules (/lab/modules, read-only), this runner and _wire.py, and a scratch
+It sees the lab modules (/lab/modules, read-only), this file and wire.py, and a scratch
 folder (its working directory); never solutions/, the graders or any key. The trusted
-process (tests/graders/_lab.py, class Remote) sends one JSON request per line on stdin;
+process (remote.py, class Remote) sends one JSON request per line on stdin;
 each answer is one JSON line on the stdout it had at start (the learner's prints go
 elsewhere). Requests:
 
     {"op": "load", "lesson", "path", "source"}    run a lesson file's text: {"module": id}
-    {"op": "get", "module", "name"}               a value of it, as _wire data (+ "file")
+    {"op": "get", "module", "name"}               a value of it, as wire data (+ "file")
     {"op": "set", "module", "name", "value"}      assign one
     {"op": "call", "fn", "args", "kwargs"}        call a callable handed out before
     {"op": "patch", "module", "values"}           set attributes of a lab module: {"token"}
@@ -31,14 +31,12 @@ import sys
 import traceback
 import types
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-LAB = os.path.dirname(HERE)
-for entry in (HERE, LAB):
-    if entry not in sys.path:
-        sys.path.insert(0, entry)
+LAB = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if LAB not in sys.path:  # /lab: the lab modules, and this package's wire.py
+    sys.path.insert(0, LAB)
 sys.dont_write_bytecode = True
 
-import _wire  # noqa: E402
+from labtools.grading import wire as _wire  # noqa: E402
 
 OUTPUT_CHARS = 2000
 _real_exit = os._exit
@@ -68,8 +66,7 @@ class Channel:
         os.close(null)
         sys.stdin = open(os.devnull, encoding="utf-8")
         sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
-        self.objects: dict[int, object] = {}
-        self.ids: dict[int, int] = {}
+        self.exported = _wire.Handles()  # the learner's callables handed to the trusted side
         self.modules: dict[int, types.ModuleType] = {}
         self.patches: dict[int, tuple] = {}
 
@@ -86,19 +83,11 @@ class Channel:
         return json.loads(line)
 
     # values
-    def export(self, obj) -> dict:
-        key = id(obj)
-        if key not in self.ids:
-            self.ids[key] = len(self.objects) + 1
-            self.objects[self.ids[key]] = obj
-        name = getattr(obj, "__name__", None)
-        return {"C": self.ids[key], "name": name if isinstance(name, str) else None}
-
     def encode(self, value, known=None):
-        return _wire.encode(value, self.export, known=known)
+        return _wire.encode(value, self.exported.ref, known=known)
 
     def decode(self, data, table=None):
-        return _wire.decode(data, self.callback, own_of=self.objects.__getitem__, table=table)
+        return _wire.decode(data, self.callback, own_of=self.exported.objects.__getitem__, table=table)
 
     def callback(self, number: int, name):
         channel = self
@@ -148,7 +137,7 @@ class Channel:
                 setattr(module, name, value)
             return {"ok": None}
         if op == "call":
-            fn = self.objects[request["fn"]]
+            fn = self.exported.objects[request["fn"]]
             received: list = []
             args = [self.decode(a, received) for a in request["args"]]
             kwargs = {k: self.decode(v, received) for k, v in request["kwargs"].items()}

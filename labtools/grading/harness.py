@@ -1,27 +1,26 @@
 """What every grader shares: find the code under test, call it, explain failures.
 
-Graders are plain functions named `test_task<N>_...` that use plain `assert`-free
-checks from here, so they run the same under pytest and under `methods.py check`
-(which needs nothing but Python). The code under test comes from LAB_TARGET:
+Graders (tests/graders/grade_NAME.py) are plain functions named `test_task<N>_...` that use
+plain `assert`-free checks from here, so they run the same under pytest and under
+`methods.py check` (which needs nothing but Python). The code under test comes from LAB_TARGET:
 
     exercises   the learner's files (the default)
     solutions   the reference answers
     a path      any folder holding the same file names (a submission to grade)
 
-`run.py` beside this file runs the graders in processes of their own (see its docstring);
-`labtools/grading.py` drives it. The learner's file is always compiled from its source text
-(never from bytecode), and a link in the folder that points outside it is not followed.
-`run()` can give every task a time limit, and reports each test's result as it finishes.
+worker.py runs the graders in processes of their own (see its docstring); pool.py drives it.
+The learner's file is always compiled from its source text (never from bytecode), and a link
+in the folder that points outside it is not followed. `run()` can give every task a time
+limit, and reports each test's result as it finishes.
 
 A task's answer must be the learner's own: `function()` and `constant()` accept a name only
 when the file's syntax tree binds it at the top level by a def or an assignment (not an
 import), and a function only when its code was compiled from that file.
 
-Under `grade --sandbox`, run.py sets `_remote`: load() then returns a RemoteModule whose
-functions run in the sandboxed process (see Remote below), and patched() applies there too;
+Under `grade --sandbox`, worker.py sets `_remote` (a remote.Remote): load() then returns a
+RemoteModule whose functions run in the sandboxed process, and patched() applies there too;
 the graders read the same either way.
 """
-
 from __future__ import annotations
 
 import contextlib
@@ -30,7 +29,6 @@ import importlib
 import importlib.util
 import io
 import os
-import re
 import signal
 import sys
 import threading
@@ -39,8 +37,9 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-GRADERS = Path(__file__).resolve().parent
+from labtools.grading import hints, sources
+from labtools.grading.snapshot import GRADERS, ROOT, grader_module, harness_bytes, install_snapshot  # noqa: F401
+
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 # Grading must never leave files in the graded folder (no __pycache__).
@@ -126,71 +125,6 @@ def _exec_source(name: str, path: Path, text: str, compiled=None):
     return module
 
 
-MAX_SOURCE_BYTES = 1 << 20  # a lesson file larger than this is refused by name, before it is read
-
-
-def check_file(path: Path, shown: str) -> tuple[str, str] | None:
-    """Why a lesson file cannot be graded, from `stat` alone (nothing is read): (kind, message),
-    or None for a regular file of at most MAX_SOURCE_BYTES."""
-    import stat as stat_
-    try:
-        info = os.stat(path)
-    except PermissionError:
-        return "file", f"{shown} cannot be read (permission denied): it was not graded"
-    except OSError as error:
-        return "file", f"{shown} cannot be read ({error.strerror or error}): it was not graded"
-    if not stat_.S_ISREG(info.st_mode):
-        what = ("a folder" if stat_.S_ISDIR(info.st_mode) else "a FIFO (named pipe)" if stat_.S_ISFIFO(info.st_mode)
-                else "a device" if stat_.S_ISCHR(info.st_mode) or stat_.S_ISBLK(info.st_mode)
-                else "a socket" if stat_.S_ISSOCK(info.st_mode) else "not a regular file")
-        return "file", f"{shown} is {what}, not a regular file: only regular files are graded"
-    if info.st_size > MAX_SOURCE_BYTES:
-        return "file", (f"{shown} is {info.st_size:,} bytes; a lesson file of more than {MAX_SOURCE_BYTES:,} "
-                        f"bytes is not graded (nothing was read)")
-    return None
-
-
-def read_limited(path: Path, shown: str) -> bytes:
-    """The bytes of a regular file of at most MAX_SOURCE_BYTES, checked by stat before and
-    while reading (a file swapped for a FIFO or grown meanwhile is refused); LoadFailure else."""
-    import stat as stat_
-    problem = check_file(path, shown)
-    if problem is not None:
-        raise LoadFailure(problem[1], problem[0])
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as error:
-        raise LoadFailure(f"{shown} cannot be read ({error.strerror or error}): it was not graded", "file") from None
-    try:
-        info = os.fstat(fd)
-        if not stat_.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
-            raise LoadFailure(f"{shown} changed while it was read (it is no longer a small regular file)", "file")
-        chunks, size = [], 0
-        while True:
-            chunk = os.read(fd, MAX_SOURCE_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_SOURCE_BYTES:
-                raise LoadFailure(f"{shown} grew past {MAX_SOURCE_BYTES:,} bytes while it was read", "file")
-    except OSError as error:
-        raise LoadFailure(f"{shown} cannot be read ({error.strerror or error}): it was not graded", "file") from None
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
-
-
-def decode_text(data: bytes, shown: str) -> str:
-    """Source bytes as Python decodes them; a file holding NUL bytes is binary, not source."""
-    if b"\0" in data:
-        raise LoadFailure(f"{shown} is a binary file (it holds NUL bytes), not Python source", "file")
-    try:
-        return importlib.util.decode_source(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        raise LoadFailure(f"{shown} is not readable as Python source: {error}", "syntax") from None
-
-
 def _read_source(lesson: str, path: Path) -> str:
     """The text of `<target>/<lesson>.py`: a regular file inside the folder (or a link to one
     inside it), decoded as Python decodes source. Never its bytecode."""
@@ -203,7 +137,10 @@ def _read_source(lesson: str, path: Path) -> str:
     if not os.path.lexists(path) or (path.is_symlink() and not path.exists()):
         raise LoadFailure(f"{shown_path(path)} does not exist: the exercises for '{lesson}' live in that file "
                           f"{_restore_advice(lesson, path)}", "missing")
-    return decode_text(read_limited(path, shown_path(path)), shown_path(path))
+    try:
+        return sources.decode_text(sources.read_limited(path, shown_path(path)), shown_path(path))
+    except sources.Unreadable as problem:
+        raise LoadFailure(str(problem), problem.kind) from None
 
 
 def _learners_own(path: Path) -> bool:
@@ -246,7 +183,7 @@ def _learner_line(traceback_, path: Path) -> int | None:
     return lines[-1] if lines else None
 
 
-def _import_failure(path: Path, error: BaseException, line) -> LoadFailure:
+def import_failure(path: Path, error: BaseException, line) -> LoadFailure:
     where = f" (line {line})" if line else ""
     if isinstance(error, SystemExit):
         return LoadFailure(f"{shown_path(path)} ends the program when imported ({exit_words(error)}){where}: a "
@@ -265,7 +202,7 @@ def _text_of(error: BaseException) -> str:
 def load(lesson: str, fresh: bool = False):
     """Import `<target>/<lesson>.py`; a broken or missing file fails every check with one clear message.
 
-    Under the sandbox (`_remote` set by run.py) the file runs in the sandboxed process and this
+    Under the sandbox (`_remote` set by worker.py) the file runs in the sandboxed process and this
     returns a RemoteModule: its functions are called there, with plain data both ways."""
     given = _sources.get(lesson)
     path = given[0] if given else target_dir() / f"{lesson}.py"
@@ -274,7 +211,7 @@ def load(lesson: str, fresh: bool = False):
         return _loaded[key]
     text = given[1] if given is not None else _read_source(lesson, path)
     if _remote is not None:
-        module = RemoteModule(_remote, lesson, path, text)
+        module = _remote.load_module(lesson, path, text)
         _bindings_of[id(module)] = (module, _bindings(text))
         if not fresh:
             _loaded[key] = module
@@ -289,7 +226,7 @@ def load(lesson: str, fresh: bool = False):
     try:
         module = _exec_source(name, path, text, compiled)
     except (SystemExit, Exception) as error:  # the learner's module failed while importing
-        raise _import_failure(path, error, _learner_line(error.__traceback__, path)) from None
+        raise import_failure(path, error, _learner_line(error.__traceback__, path)) from None
     _bindings_of[id(module)] = (module, _bindings(text))
     if not fresh:
         _loaded[key] = module
@@ -447,9 +384,8 @@ def function(module, name: str):
                   else "(the submission's file does not define it, so the task was not graded)")
         raise LabFailure(f"{shown_path(Path(module.__file__))} should define {name}(...), but it was not found. "
                          f"Was it renamed or deleted? {advice}")
-    if isinstance(found, RemoteFunction):
-        file = found.file
-    else:
+    file = _remote.file_of(found) if _remote is not None else None  # where the sandbox compiled it
+    if file is None:
         code = getattr(found, "__code__", None)
         file = str(code.co_filename) if code is not None else None
     _require_own(module, name, found, file)
@@ -736,68 +672,12 @@ def expect_call(fn, *args, want=_UNSET, raises=None, why: str = "", **kwargs):
     return got
 
 
-# ------------------------------------------------------------------ hints, as the learner reads them
-
-HINTS = ROOT / "exercises" / "hints"  # one Markdown file per lesson; not a grading file (no manifest)
-_HEADING = re.compile(r"## Task ([0-9]+): ([A-Za-z_][A-Za-z0-9_]*)")
+# Set by worker.py under `grade --sandbox`: then load() never runs the learner's file here.
+_remote = None
 
 
-def read_hints(path: Path) -> list[tuple[int, int, str, tuple[str, ...]]]:
-    """The task sections of a hints file: (heading line, task number, task name, hints in order).
-
-    The format: any text (a title, a note) up to the first `## Task N: name` heading; under each
-    heading one `- ` list item per hint level, from a nudge to nearly the answer, a long hint
-    going on in lines indented by two spaces (joined with single spaces); blank lines anywhere.
-    Anything else raises ValueError naming the file and line.
-    """
-    where = shown_path(path)
-    try:
-        lines = _harness_bytes(path).decode("utf-8").splitlines()
-    except FileNotFoundError:
-        raise ValueError(f"{where} does not exist: every lesson's hints live there "
-                         f"('## Task N: name' headings, one '- ' item per hint)") from None
-    sections: list[tuple[int, int, str, list[str]]] = []
-    for number, line in enumerate(lines, start=1):
-        if line.startswith("#") and (sections or line.startswith("##")):
-            match = _HEADING.fullmatch(line.rstrip())
-            if match is None:
-                raise ValueError(f"{where}, line {number}: a task heading reads '## Task N: function_name', "
-                                 f"got {line!r}")
-            task = int(match.group(1))
-            if any(section[1] == task for section in sections):
-                raise ValueError(f"{where}, line {number}: task {task} has a second heading")
-            sections.append((number, task, match.group(2), []))
-        elif not sections or not line.strip():
-            continue  # the title and notes before the first task; blank lines
-        elif line.startswith("- ") and line[2:].strip():
-            sections[-1][3].append(line[2:].strip())
-        elif line.startswith("  ") and sections[-1][3]:
-            sections[-1][3][-1] += " " + line.strip()
-        else:
-            raise ValueError(f"{where}, line {number}: under a task heading, write each hint as one '- ' list "
-                             f"item (a long hint goes on in lines indented by two spaces), got {line!r}")
-    for heading, task, name, hints in sections:
-        if not hints:
-            raise ValueError(f"{where}, line {heading}: task {task} ({name}) has no hints: add '- ' items")
-    return [(heading, task, name, tuple(hints)) for heading, task, name, hints in sections]
-
-
-def hinted(lesson: str, tasks: tuple[Task, ...]) -> tuple[Task, ...]:
-    """`tasks` with their hints from exercises/hints/LESSON.md: each task has exactly one section
-    there, `## Task N: name` matching its number and name, and each section a task."""
-    path = HINTS / f"{lesson}.md"
-    sections = {task: (heading, name, hints) for heading, task, name, hints in read_hints(path)}
-    known = {task.number: task.name for task in tasks}
-    for task, (heading, name, _hints) in sections.items():
-        if known.get(task) != name:
-            listed = ", ".join(f"Task {number}: {known[number]}" for number in sorted(known))
-            raise ValueError(f"{shown_path(path)}, line {heading}: 'Task {task}: {name}' is not a task of "
-                             f"{lesson} ({listed})")
-    for task in tasks:
-        if task.number not in sections:
-            raise ValueError(f"{shown_path(path)} has no '## Task {task.number}: {task.name}' section: "
-                             f"every task needs its hints there")
-    return tuple(Task(task.number, task.name, task.title, sections[task.number][2]) for task in tasks)
+class ChildDied(SystemExit):
+    """The sandboxed process ended (or was stopped) while it held the learner's code."""
 
 
 @contextlib.contextmanager
@@ -818,420 +698,7 @@ def patched(module_name: str, **values):
             _remote.unpatch(token)
 
 
-# ------------------------------------------------------------------ the sandbox, seen from the grader
-
-# Set by run.py under `grade --sandbox`: then load() never runs the learner's file here.
-_remote = None
-
-
-class ChildDied(SystemExit):
-    """The sandboxed process ended (or was stopped) while it held the learner's code."""
-
-
-class Remote:
-    """The pipe to one sandboxed learner process (tests/graders/_sandboxed.py).
-
-    Every value crosses as _wire data. The process is started on first use and again after
-    it was killed (a time limit) or died; modules loaded in an earlier one are loaded again."""
-
-    LINE_BYTES = 64 << 20   # an answer longer than this is the learner's failure
-    STARTUP = 30.0          # seconds for the sandbox to start and say it is ready
-
-    def __init__(self, command: list, cwd: str | None = None, backstop: float = 60.0):
-        self.command, self.cwd, self.backstop = command, cwd, backstop
-        self.process = None
-        self.generation = 0
-        self.buffer = b""
-        self.callbacks: dict[int, object] = {}
-        self.callback_ids: dict[int, int] = {}
-        self.patches: dict[int, list] = {}   # our token -> (module name, values) while active
-        self.restarts = 0
-
-    # the process
-    def start(self) -> None:
-        import subprocess
-        if self.generation:
-            self.restarts += 1
-        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, cwd=self.cwd, start_new_session=True)
-        self.generation += 1
-        self.buffer = b""
-        ready = self._read(time.monotonic() + self.STARTUP)
-        if ready.get("ready") is not True:
-            self.kill()
-            raise ChildDied("the sandbox did not start")
-        for entry in list(self.patches.values()):  # a patch still active when it was restarted
-            self._send({"op": "patch", "module": entry[0], "values": self._encode_values(entry[1])})
-            entry[2] = self._answer(time.monotonic() + self.backstop).get("token")
-
-    def kill(self) -> None:
-        process, self.process = self.process, None
-        if process is None:
-            return
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            process.kill()
-        except OSError:
-            pass
-        process.wait()
-        for stream in (process.stdin, process.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
-
-    def _send(self, message: dict) -> None:
-        import json
-        try:
-            self.process.stdin.write(json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n")
-            self.process.stdin.flush()
-        except (OSError, ValueError):
-            self.kill()
-            raise ChildDied("the sandboxed process ended") from None
-
-    def _read(self, deadline: float) -> dict:
-        import json
-        import select
-        fd = self.process.stdout.fileno()
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise ChildDied("the sandboxed process did not answer in time")
-            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
-            if not ready:
-                continue
-            data = os.read(fd, 1 << 20)
-            if not data:
-                self.kill()
-                raise ChildDied("the sandboxed process ended")
-            self.buffer += data
-            if len(self.buffer) > self.LINE_BYTES:
-                self.kill()
-                raise ChildDied(f"the sandboxed process sent an answer of more than {self.LINE_BYTES:,} bytes")
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            message = None
-        if type(message) is not dict:
-            self.kill()
-            raise ChildDied("the sandboxed process sent something that is not an answer")
-        return message
-
-    def _answer(self, deadline: float) -> dict:
-        """Read until the answer, serving calls back to our callables on the way."""
-        while True:
-            message = self._read(deadline)
-            if "cb" not in message:
-                if "bad" in message:
-                    raise LabFailure(f"the sandboxed process could not serve a request: {message['bad']}"[:2000])
-                if message.get("out"):
-                    text = message["out"] if isinstance(message["out"], str) else ""
-                    sys.stdout.write(text[:OUTPUT_CHARS])
-                return message
-            fn = self.callbacks.get(message.get("cb"))
-            try:
-                if fn is None:
-                    raise TypeError("no such callable")
-                args = [self.decode(a) for a in message.get("args") or []]
-                kwargs = {k: self.decode(v) for k, v in (message.get("kwargs") or {}).items()}
-                answer = {"ok": self.encode(fn(*args, **kwargs))}
-            except Exception as error:  # our callable raised: the learner's code sees the error
-                from _wire import encode_error
-                answer = {"raise": encode_error(error)}
-            self._send(answer)
-
-    def request(self, message: dict) -> dict:
-        """Send one request (starting the process if needed) and return its answer."""
-        if self.process is not None and self.process.poll() is not None:
-            self.kill()
-        if self.process is None:
-            self.start()
-        generation = self.generation
-        try:
-            self._send(message)
-            return self._answer(time.monotonic() + self.backstop)
-        except BaseException:  # a time limit (Overtime) mid-call: the process state is unknown
-            if self.generation == generation and not isinstance(sys.exc_info()[1], LabFailure):
-                self.kill()
-            raise
-
-    # values
-    def callable_ref(self, fn) -> dict:
-        if isinstance(fn, RemoteFunction):
-            if fn.session is not self or fn.generation != self.generation:
-                raise LabFailure("a function of an earlier sandboxed process cannot be handed back")
-            return {"H": fn.handle}
-        key = id(fn)
-        if key not in self.callback_ids:
-            self.callback_ids[key] = len(self.callbacks) + 1
-            self.callbacks[self.callback_ids[key]] = fn
-        name = getattr(fn, "__name__", None)
-        return {"C": self.callback_ids[key], "name": name if isinstance(name, str) else None}
-
-    def encode(self, value, table=None):
-        from _wire import encode
-        return encode(value, self.callable_ref, table=table)
-
-    def decode(self, data, name: str = "", sent=None):
-        from _wire import WireError, decode
-        generation = self.generation
-        try:
-            return decode(data, lambda handle, shown: RemoteFunction(self, handle, shown, generation, None),
-                          sent=sent)
-        except (WireError, RecursionError) as error:
-            raise LabFailure(f"the value{' of ' + name if name else ''} that came back from the learner's code "
-                             f"cannot be read: {error}") from None
-
-    def _encode_values(self, values: dict) -> dict:
-        return {name: self.encode(value) for name, value in values.items()}
-
-    def patch(self, module_name: str, values: dict) -> int:
-        token = max(self.patches, default=0) + 1
-        self.patches[token] = [module_name, dict(values), None]
-        if self.process is not None:
-            answer = self.request({"op": "patch", "module": module_name, "values": self._encode_values(values)})
-            if token in self.patches:
-                self.patches[token][2] = answer.get("token")
-        return token
-
-    def unpatch(self, token: int) -> None:
-        _name, _values, theirs = self.patches.pop(token)
-        if self.process is not None and theirs is not None:
-            self.request({"op": "unpatch", "token": theirs})
-
-
-class RemoteModule:
-    """A learner's lesson file loaded in the sandboxed process."""
-
-    def __init__(self, session: Remote, lesson: str, path: Path, text: str):
-        object.__setattr__(self, "_state", {"session": session, "lesson": lesson, "path": path, "text": text,
-                                            "number": None, "generation": None})
-        object.__setattr__(self, "__file__", str(path))
-        self._load()
-
-    def _load(self) -> int:
-        state = self._state
-        session = state["session"]
-        if state["number"] is not None and state["generation"] == session.generation and session.process:
-            return state["number"]
-        try:
-            answer = session.request({"op": "load", "lesson": state["lesson"], "path": str(state["path"]),
-                                      "source": state["text"]})
-        except ChildDied as died:
-            raise LoadFailure(f"{shown_path(state['path'])}: the sandboxed process ended while the file was "
-                              f"imported ({died.code}): a lesson file should only define functions and "
-                              f"constants", "exit") from None
-        failure = answer.get("fail")
-        if failure is not None:
-            path = state["path"]
-            if failure == "syntax":
-                error = SyntaxError(str(answer.get("msg")))
-                error.lineno, error.offset, error.text = (answer.get("lineno"), answer.get("offset"),
-                                                          answer.get("text"))
-                if not isinstance(error.lineno, int):
-                    raise LoadFailure(f"{shown_path(path)} cannot be compiled: {answer.get('msg')}", "syntax")
-                raise LoadFailure(syntax_message(path, error), "syntax")
-            from _wire import decode_error
-            line = answer.get("line") if isinstance(answer.get("line"), int) else None
-            raise _import_failure(path, decode_error(answer.get("error")), line)
-        if type(answer.get("module")) is not int:
-            raise LabFailure("the sandboxed process did not load the file")
-        state["number"], state["generation"] = answer["module"], session.generation
-        return state["number"]
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        session = self._state["session"]
-        number = self._load()
-        cache = self._state.setdefault("functions", {})
-        if cache.get(name) is not None and cache[name].generation == session.generation:
-            return cache[name]  # a function of the file, asked for again by the next test
-        answer = session.request({"op": "get", "module": number, "name": name})
-        if answer.get("missing"):
-            raise AttributeError(name)
-        value = session.decode(answer.get("ok"), name)
-        if isinstance(value, RemoteFunction):
-            value.origin = (self, name)
-            value.file = answer.get("file") if isinstance(answer.get("file"), str) else None
-            if value.name is None:
-                value.name = name
-            cache[name] = value
-        return value
-
-    def __setattr__(self, name: str, value) -> None:
-        self._state.get("functions", {}).pop(name, None)
-        session = self._state["session"]
-        number = self._load()
-        session.request({"op": "set", "module": number, "name": name, "value": session.encode(value)})
-
-
-class RemoteFunction:
-    """A callable of the learner's code, called in the sandboxed process with plain data."""
-
-    def __init__(self, session: Remote, handle: int, name, generation: int, origin):
-        self.session, self.handle, self.name, self.generation, self.origin = session, handle, name, generation, origin
-        self.file = None
-        if isinstance(name, str):
-            self.__name__ = name
-
-    def __repr__(self) -> str:
-        return f"<function {self.name}>"
-
-    def _fresh_handle(self) -> int:
-        if self.generation == self.session.generation and self.session.process is not None:
-            return self.handle
-        if self.origin is None:
-            raise ChildDied("the sandboxed process that made this function was restarted")
-        module, name = self.origin
-        again = getattr(module, name)
-        if not isinstance(again, RemoteFunction):
-            raise LabFailure(f"{name} is no longer a function after the sandboxed process was restarted")
-        self.handle, self.generation = again.handle, again.generation
-        return self.handle
-
-    def __call__(self, *args, **kwargs):
-        session = self.session
-        handle = self._fresh_handle()
-        sent: list = []
-        answer = session.request({"op": "call", "fn": handle, "args": [session.encode(a, sent) for a in args],
-                                  "kwargs": {k: session.encode(v, sent) for k, v in kwargs.items()}})
-        if "raise" in answer:
-            from _wire import decode_error
-            raise decode_error(answer["raise"])
-        for index, data in (answer.get("after") or {}).items():
-            if isinstance(index, str) and index.isdigit() and int(index) < len(args):
-                _mirror(args[int(index)], session.decode(data, sent=sent))
-        return session.decode(answer.get("ok"), f"{self.name}(...)", sent=sent)
-
-
-def _mirror(original, changed) -> None:
-    """What the learner's code did to a list, dict or set it was given, done to the grader's own."""
-    if type(original) is not type(changed) or original == changed:
-        return
-    if isinstance(original, list):
-        original[:] = changed
-    elif isinstance(original, (dict, set)):
-        original.clear()
-        original.update(changed)
-
-
 # ------------------------------------------------------------------ running
-
-_grader_code: dict[tuple[Path, int, int], object] = {}
-
-# ------------------------------------------------------------------ the harness, read once
-
-# Set by install_snapshot() (run.py --serve, before any learner code runs): every file of the
-# lab modules, the graders and the hints, by path relative to ROOT. From then on this process
-# imports `modules.*`, execs graders and reads hints from memory: a file the graded code
-# writes into the checkout (or into this copy of it) afterwards changes nothing it grades.
-_snapshot: dict[str, bytes] | None = None
-
-
-def snapshot_files(root: Path = ROOT) -> dict[str, Path]:
-    """The files a grade reads, by path relative to `root`: modules/**, the graders, the hints,
-    course.json (labtools/integrity.py's grade_inputs lists the same for the manifest)."""
-    found = {}
-    for path in sorted((root / "modules").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            found[path.relative_to(root).as_posix()] = path
-    for pattern in ("tests/graders/*.py", "exercises/hints/*.md", "course.json"):
-        for path in sorted(root.glob(pattern)):
-            found[path.relative_to(root).as_posix()] = path
-    return found
-
-
-class _SnapshotLoader:
-    def __init__(self, relative: str, package: bool):
-        self.relative, self.package = relative, package
-
-    def create_module(self, spec):
-        return None
-
-    def get_source(self, fullname):
-        data = _snapshot.get(self.relative)
-        return importlib.util.decode_source(data) if data is not None else ""
-
-    def exec_module(self, module):
-        origin = str(ROOT / self.relative)
-        exec(compile(self.get_source(module.__name__), origin, "exec", dont_inherit=True), module.__dict__)
-
-
-class _SnapshotFinder:
-    """Finds `modules` and `modules.*` in the snapshot only (never on disk)."""
-
-    @staticmethod
-    def find_spec(fullname, path=None, target=None):
-        if _snapshot is None or not (fullname == "modules" or fullname.startswith("modules.")):
-            return None
-        relative = fullname.replace(".", "/")
-        if f"{relative}/__init__.py" in _snapshot:
-            spec = importlib.util.spec_from_loader(fullname, _SnapshotLoader(f"{relative}/__init__.py", True),
-                                                   origin=str(ROOT / relative / "__init__.py"), is_package=True)
-            spec.submodule_search_locations = [str(ROOT / relative)]
-            spec.has_location = True
-            return spec
-        if f"{relative}.py" in _snapshot:
-            spec = importlib.util.spec_from_loader(fullname, _SnapshotLoader(f"{relative}.py", False),
-                                                   origin=str(ROOT / f"{relative}.py"))
-            spec.has_location = True
-            return spec
-        if any(name.startswith(relative + "/") for name in _snapshot):
-            spec = importlib.util.spec_from_loader(fullname, _SnapshotLoader("", True), is_package=True)
-            spec.submodule_search_locations = [str(ROOT / relative)]
-            return spec
-        raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
-
-
-def install_snapshot(files: dict | None = None) -> None:
-    """Take the harness into memory (`files`: {path relative to ROOT: text}, as grading.py read
-    it; default: read it from ROOT now) and import the lab modules from there from now on."""
-    global _snapshot
-    if files is None:
-        _snapshot = {name: path.read_bytes() for name, path in snapshot_files().items()}
-    else:
-        _snapshot = {str(name): str(text).encode("utf-8", "surrogateescape") for name, text in files.items()}
-    if not any(isinstance(finder, _SnapshotFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _SnapshotFinder())
-
-
-def _harness_bytes(path: Path) -> bytes:
-    if _snapshot is not None:
-        try:
-            relative = Path(path).resolve().relative_to(ROOT).as_posix()
-        except ValueError:
-            relative = None
-        if relative in _snapshot:
-            return _snapshot[relative]
-        if relative is not None:
-            raise FileNotFoundError(str(path))
-    return Path(path).read_bytes()
-
-
-def grader_module(lesson: str):
-    """A fresh grader module each call; its compiled code is reused while the file is unchanged
-    (a batch grades hundreds of versions, and compiling the grader was half the cost of each)."""
-    path = GRADERS / f"grade_{lesson}.py"
-    spec = importlib.util.spec_from_file_location(f"grade_{lesson}", path)
-    module = importlib.util.module_from_spec(spec)
-    if _snapshot is not None:
-        key = (path, -1, -1)
-        if key not in _grader_code:
-            _grader_code[key] = compile(_harness_bytes(path), str(path), "exec", dont_inherit=True)
-    else:
-        stat = path.stat()
-        key = (path, stat.st_mtime_ns, stat.st_size)
-        if key not in _grader_code:
-            _grader_code[key] = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
-    exec(_grader_code[key], module.__dict__)
-    return module
-
 
 def task_number(test_name: str) -> int:
     # test_task3_keeps_exact_fit -> 3
@@ -1434,8 +901,8 @@ def manifest_tasks(lesson: str) -> tuple[Task, ...]:
     course.json is read as the harness read it (labtools/manifest.py checks its form; a grader
     needs only its lesson's task list)."""
     import json
-    course = json.loads(_harness_bytes(ROOT / "course.json").decode("utf-8"))
+    course = json.loads(harness_bytes(ROOT / "course.json").decode("utf-8"))
     entry = next((e for e in course["lessons"] if e["name"] == lesson), None)
     if entry is None:
         raise ValueError(f"course.json has no lesson {lesson!r}")
-    return hinted(lesson, tuple(Task(t["number"], t["name"], t["title"]) for t in entry.get("tasks", [])))
+    return hints.hinted(lesson, tuple(Task(t["number"], t["name"], t["title"]) for t in entry.get("tasks", [])))

@@ -91,7 +91,7 @@ def _relative(text: str, root: str | None) -> str:
 
 
 def results(student: dict, book: dict) -> dict:
-    """One student's gradebook entry (labtools.gradebook) as Gradescope's results.json, with
+    """One student's gradebook entry (gradebook.py) as Gradescope's results.json, with
     paths relative to the submissions folder."""
     made = _results(student, book)
     root = book.get("submissions")
@@ -181,8 +181,8 @@ def run_script(lessons: list[str] | None = None) -> str:
 # What the autograder needs of the lab: the command line, the lesson modules the graders
 # import, the graders and the hints they read (exercises/hints). No solutions, exercise
 # files, notebooks or other tests.
-INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/*.py", "modules/**/*.py", "tests/graders/*.py",
-           "tests/graders/SHA256SUMS", "exercises/hints/*.md")
+INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/*.py", "labtools/grading/*.py",
+           "modules/**/*.py", "tests/graders/*.py", "tests/graders/SHA256SUMS", "exercises/hints/*.md")
 
 
 def files() -> list[str]:

@@ -1,4 +1,4 @@
-"""Values as plain data, for the sandbox's pipe (see _sandboxed.py and _lab.Remote).
+"""Values as plain data, for the sandbox's pipe (see sandboxed.py and remote.py).
 
 A value crosses between the trusted grader and the sandboxed learner process as JSON made of
 tagged lists and dicts, never as pickle: what arrives is rebuilt from data alone, so no method
@@ -61,6 +61,23 @@ class Opaque:
         return self is other
 
     __hash__ = object.__hash__
+
+
+class Handles:
+    """The callables one side has handed to the other, by number: the same object always gets
+    the same number, and {"C": number, "name": ...} names it on the wire."""
+
+    def __init__(self):
+        self.objects: dict[int, object] = {}
+        self._numbers: dict[int, int] = {}
+
+    def ref(self, obj) -> dict:
+        key = id(obj)
+        if key not in self._numbers:
+            self._numbers[key] = len(self.objects) + 1
+            self.objects[self._numbers[key]] = obj
+        name = getattr(obj, "__name__", None)
+        return {"C": self._numbers[key], "name": name if isinstance(name, str) else None}
 
 
 _opaque_types: dict[str, type] = {}

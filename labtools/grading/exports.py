@@ -1,0 +1,75 @@
+"""The gradebook as the files `grade` writes: CSV (one row per student), JSON (everything),
+JUnit XML (one test case per task). Gradescope's results.json is gradescope.py's."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+
+def _cell(value) -> str:
+    text = str(value)
+    # A spreadsheet reads a leading = + - @ as a formula: a student's folder name must stay text.
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def csv_text(book: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    lessons = book["lessons"]
+    writer.writerow(["student", *lessons, "total", "max", "status", "errors", "copied"])
+    for student in book["students"]:
+        done = {r["lesson"]: r["done"] for r in student["lessons"]}
+        writer.writerow([_cell(student["student"]), *(done.get(lesson, 0) for lesson in lessons),
+                         student["score"], student["max_score"], student["status"],
+                         _cell(" | ".join(student["errors"])), _cell(" | ".join(student.get("copied", [])))])
+    return out.getvalue()
+
+
+def _xml_text(text: str) -> str:
+    # XML 1.0 has no place for most control characters: a learner's output may hold any.
+    return "".join(ch if ch in "\t\n\r" or (ord(ch) >= 0x20 and ord(ch) not in (0xFFFE, 0xFFFF)
+                                            and not 0xD800 <= ord(ch) <= 0xDFFF) else "\ufffd" for ch in text)
+
+
+def junit_xml(book: dict) -> str:
+    """One <testsuite> per student, one <testcase> per task: <failure> for a failing task,
+    <error> for a lesson that could not be graded (or is missing)."""
+    from xml.etree import ElementTree as ET
+    suites = ET.Element("testsuites", name="Context Lab")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    total_seconds = 0.0
+    for student in book["students"]:
+        suite = ET.SubElement(suites, "testsuite", name=_xml_text(student["student"]))
+        counts = {"tests": 0, "failures": 0, "errors": 0}
+        seconds = 0.0
+        for lesson in student["lessons"]:
+            for task in lesson["tasks"]:
+                case = ET.SubElement(suite, "testcase", classname=_xml_text(f"{student['student']}.{lesson['lesson']}"),
+                                     name=_xml_text(f"task {task['number']}: {task['name']}"),
+                                     time=f"{task.get('seconds', 0.0):.3f}")
+                seconds += task.get("seconds", 0.0)
+                counts["tests"] += 1
+                if task["passed"]:
+                    continue
+                kind = "error" if lesson["status"] in ("error", "missing") else "failure"
+                counts["errors" if kind == "error" else "failures"] += 1
+                message = task["message"] or "failed"
+                element = ET.SubElement(case, kind, message=_xml_text(message.splitlines()[0]),
+                                        type=lesson.get("kind", lesson["status"]) if kind == "error" else "failing")
+                element.text = _xml_text(message)
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+        suite.set("time", f"{seconds:.3f}")
+        total_seconds += seconds
+    for key, value in totals.items():
+        suites.set(key, str(value))
+    suites.set("time", f"{total_seconds:.3f}")
+    ET.indent(suites) if hasattr(ET, "indent") else None
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def json_text(book: dict) -> str:
+    return json.dumps(book, indent=1, ensure_ascii=False) + "\n"
