@@ -364,3 +364,14 @@ def test_quiz_keys_are_spread_over_the_letters():
     counts = {letter: keys.count(letter) for letter in "abcd"}
     assert len(keys) >= 10 and set(keys) == set("abcd"), counts
     assert max(counts.values()) <= 0.4 * len(keys), counts
+
+
+def test_grading_lives_in_one_package():
+    # tests/graders holds the graders and their pytest hook only; the harness, its worker, the
+    # sandbox and every export are labtools/grading/ (one home for a maintainer to read).
+    graders = sorted(path.name for path in (ROOT / "tests" / "graders").glob("*.py"))
+    assert [name for name in graders if not name.startswith("grade_") and name != "conftest.py"] == []
+    package = {path.name for path in (ROOT / "labtools" / "grading").glob("*.py")}
+    assert {"harness.py", "worker.py", "sandboxed.py", "wire.py", "pool.py", "gradebook.py", "gradescope.py",
+            "integrity.py"} <= package
+    assert not [name for name in package - {"__init__.py"} if (ROOT / "labtools" / name).exists()]
