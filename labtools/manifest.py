@@ -17,6 +17,8 @@ Task kinds: "function" (the learner writes a def), "quiz" (a constant, one lette
 "predict" (a constant holding a value the learner predicts before running anything: a
 number, a string, a tuple; its grader compares it with what the mechanism computes). A task
 whose answer is two functions names the second in "also" (escape_text with unescape_text).
+A task may set "points" (default 1) and "visibility" (Gradescope's: visible, after_due_date,
+after_published or hidden; default visible): the autograder's results.json uses both.
 Hints live in exercises/hints/NAME.md, one `## Task N: name` section per task.
 
 "grading_python" (top level, default "3.10") names the Python the class is graded with:
@@ -35,7 +37,9 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LESSON_KEYS = {"name", "title", "world", "options", "tasks"}
 _OPTION_KEYS = {"flags", "dest", "type", "minimum", "maximum", "action", "metavar", "help"}
-_TASK_KEYS = {"number", "name", "kind", "title", "also"}
+_TASK_KEYS = {"number", "name", "kind", "title", "also", "points", "visibility"}
+# Gradescope's test visibilities (its results.json format): a task's, in course.json.
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 WORLDS = ("helpdesk", "catalogue", "capstone", "own")  # "own": the lesson's own small fixture
 OPTION_TYPES = ("text", "whole_number")
 OPTION_ACTIONS = ("store", "append", "store_true")
@@ -95,6 +99,11 @@ def _check_task(task, number, where):
     if task["kind"] not in TASK_KINDS:
         _fail(where + ".kind", f"must be one of {', '.join(TASK_KINDS)}, got {task['kind']!r}")
     _text(task["title"], where + ".title")
+    points = task.get("points", 1)
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 < points <= 1000:
+        _fail(where + ".points", f"must be a number of points above 0 (at most 1000), got {points!r}")
+    if task.get("visibility", "visible") not in VISIBILITIES:
+        _fail(where + ".visibility", f"must be one of {', '.join(VISIBILITIES)}, got {task['visibility']!r}")
     also = task.get("also", [])
     if not isinstance(also, list) or not all(isinstance(n, str) and _IDENTIFIER.match(n) for n in also):
         _fail(where + ".also", f"must be a list of Python names, got {also!r}")
@@ -170,6 +179,15 @@ def grading_python(data=None):
 def tasks(name, data=None):
     """[(number, name, kind, title), ...] of lesson `name` (empty when it has no graded tasks)."""
     return [(t["number"], t["name"], t["kind"], t["title"]) for t in lesson(name, data).get("tasks", [])]
+
+
+def task_settings(name, number, data=None):
+    """(points, visibility) of task `number` of lesson `name`: course.json's "points" (default 1)
+    and "visibility" (default "visible"), what Gradescope's results.json gets."""
+    for task in lesson(name, data).get("tasks", []):
+        if task["number"] == number:
+            return task.get("points", 1), task.get("visibility", "visible")
+    return 1, "visible"
 
 
 def answer_names(name, data=None):

@@ -1,11 +1,11 @@
-"""Class folders as Canvas and Moodle deliver them, read into one student id each (labtools/lms.py);
+"""Class folders as Canvas and Moodle deliver them, read into one student id each (labtools/grading/lms.py);
 the names are the ones those systems write into their bulk downloads."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from labtools import lms
+from labtools.grading import lms
 
 LESSONS = ["context", "budget", "dedupe"]
 

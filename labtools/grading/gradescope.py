@@ -102,9 +102,14 @@ def results(student: dict, book: dict) -> dict:
 
 
 def _results(student: dict, book: dict) -> dict:
+    from labtools import manifest
     tests = []
     for lesson in student["lessons"]:
         for task in lesson["tasks"]:
+            try:
+                points, visibility = manifest.task_settings(lesson["lesson"], task["number"])
+            except (KeyError, manifest.ManifestError):
+                points, visibility = 1, "visible"
             if task["passed"]:
                 output = "passed"
             elif lesson["status"] in ("missing", "error"):
@@ -114,16 +119,17 @@ def _results(student: dict, book: dict) -> dict:
             tests.append({"name": f"{lesson['number']} {lesson['lesson']}, task {task['number']}: {task['title']} "
                                   f"({task['name']})",
                           "number": f"{int(lesson['number'])}.{task['number']}",
-                          "score": 1.0 if task["passed"] else 0.0, "max_score": 1.0,
+                          "score": float(points) if task["passed"] else 0.0, "max_score": float(points),
                           "status": "passed" if task["passed"] else "failed",
                           "output": output, "output_format": "text", "tags": [lesson["lesson"]],
-                          "visibility": "visible"})
-    lines = [f"{student['score']} of {student['max_score']} tasks pass ({student['status']})."]
+                          "visibility": visibility})
+    lines = [f"{student['score']} of {student['max_score']} tasks pass ({student['status']}); "
+             f"graded with Python {book['python']}."]
     lines += [f"- {error}" for error in student["errors"]]
     if book.get("graders_changed"):
         lines.append("Warning: these grading files differ from the course's manifest: "
                      + ", ".join(row["file"] for row in book["graders_changed"]))
-    return {"score": float(student["score"]), "execution_time": round(student.get("seconds", 0.0), 3),
+    return {"score": float(sum(test["score"] for test in tests)), "execution_time": round(student.get("seconds", 0.0), 3),
             "output": "\n".join(lines), "output_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"lab_commit": book["lab_commit"], "grader_manifest_sha256": book["grader_manifest_sha256"],
@@ -181,16 +187,41 @@ def run_script(lessons: list[str] | None = None) -> str:
 # What the autograder needs of the lab: the command line, the lesson modules the graders
 # import, the graders and the hints they read (exercises/hints). No solutions, exercise
 # files, notebooks or other tests.
-INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/*.py", "labtools/grading/*.py",
-           "modules/**/*.py", "tests/graders/*.py", "tests/graders/SHA256SUMS", "exercises/hints/*.md")
+# Besides the command line, every file a grade reads (snapshot.snapshot_files: modules/, this
+# package, the graders, the hints, course.json), and a manifest written from exactly those
+# bytes, so the autograder's tamper check compares what the zip ships (not the checkout's).
+INCLUDE = ("methods.py", "pyproject.toml", "labtools/*.py")
+MANIFEST_NAME = "tests/graders/SHA256SUMS"
+RECORD_NAME = ".lab/release.json"  # the course commit it was built from (the gradebook's lab_commit)
+
+
+def harness_files() -> dict[str, Path]:
+    from labtools.grading.snapshot import snapshot_files
+    return snapshot_files(course.ROOT)
 
 
 def files() -> list[str]:
-    found = set()
+    found = set(harness_files())
     for pattern in INCLUDE:
         found.update(path.relative_to(course.ROOT).as_posix() for path in course.ROOT.glob(pattern)
                      if path.is_file() and "__pycache__" not in path.parts)
     return sorted(found)
+
+
+def manifest_text(shipped: dict[str, bytes]) -> str:
+    """The tamper manifest of the harness files in `shipped` (name -> bytes), in the format
+    integrity.py reads."""
+    import hashlib
+    harness = set(harness_files())
+    return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(shipped.items())
+                   if name in harness)
+
+
+def build_record(lessons: list[str] | None, names: list[str]) -> str:
+    from labtools import release
+    import json
+    record = {"course_commit": release.commit(), "lessons": lessons or [], "files": names, "kind": "gradescope"}
+    return json.dumps(record, indent=1, sort_keys=True) + "\n"
 
 
 def autograder_zip(lessons: list[str] | None = None) -> bytes:
@@ -206,8 +237,11 @@ def autograder_zip(lessons: list[str] | None = None) -> bytes:
             archive.writestr(info, data)
         add("setup.sh", SETUP.encode(), 0o755)
         add("run_autograder", run_script(lessons).encode(), 0o755)
-        for name in files():
-            add(name, (course.ROOT / name).read_bytes(), 0o644)
+        shipped = {name: (course.ROOT / name).read_bytes() for name in files()}
+        for name, data in shipped.items():
+            add(name, data, 0o644)
+        add(MANIFEST_NAME, manifest_text(shipped).encode(), 0o644)
+        add(RECORD_NAME, build_record(lessons, sorted(shipped) + [MANIFEST_NAME]).encode(), 0o644)
     return buffer.getvalue()
 
 
