@@ -135,6 +135,24 @@ def _count_lessons(folder: Path, lessons: list[str]) -> int:
     return sum((folder / f"{lesson}.py").is_file() for lesson in lessons)
 
 
+STUB_MARK = b"write your answer here, then run:"  # what every stub's unanswered task raises (stubgen)
+
+
+def _work(folder: Path, lessons: list[str]) -> float:
+    """How much work a folder's lesson files hold: 1 per file, half for one still holding an
+    unanswered stub task; so a stray stub at the top does not outweigh a solved exercises/."""
+    total = 0.0
+    for lesson in lessons:
+        path = folder / f"{lesson}.py"
+        if path.is_file() and not path.is_symlink():
+            try:
+                data = read_bytes(path) or b""
+            except FileProblem:
+                data = b""
+            total += 0.5 if STUB_MARK in data else 1.0
+    return total
+
+
 def passed_over(folder: Path, chosen: Path, lessons: list[str]) -> str | None:
     """What lesson_folder graded instead of other lesson files in `folder`, said so: a nested
     exercises/ chosen over stray lesson files at the top (or the reverse), or None."""
@@ -182,7 +200,7 @@ def lesson_folder(folder: Path, lessons: list[str]) -> tuple[Path | None, str]:
     folder = Path(folder)
     if _has_lessons(folder, lessons):
         nested = folder / "exercises"
-        if not nested.is_symlink() and nested.is_dir() and _count_lessons(nested, lessons) > _count_lessons(folder, lessons):
+        if not nested.is_symlink() and nested.is_dir() and _work(nested, lessons) > _work(folder, lessons):
             return nested, ""  # a stray stub at the top must not hide a solved exercises/ (passed_over says so)
         return folder, ""
     found, notes = [], []

@@ -59,3 +59,52 @@ def test_a_stray_top_level_stub_does_not_hide_a_solved_exercises_folder(tmp_path
     (ann,) = students
     assert ann.folder == tmp_path / "ann" / "exercises" and sorted(ann.files) == sorted(LESSONS)
     assert any("graded exercises/" in note and "context.py, not graded" in note for note in ann.notes)
+
+
+# ------------------------------------------------------------------ grade, on those layouts
+
+import csv  # noqa: E402
+import io  # noqa: E402
+
+from helpers import ROOT, methods  # noqa: E402
+
+
+def _rows(path: Path) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+def test_grade_reads_a_canvas_download_into_user_ids_with_notes_and_an_import_file(tmp_path):
+    solved = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
+    root = tmp_path / "canvas"
+    write(root / "doejane_12345_67890_context-1.py", solved)          # a resubmission's name
+    write(root / "doejane_12345_67891_helpers.py")
+    write(root / "smithjohn_LATE_23456_67892_Context.py", solved)     # a near-miss name
+    out = tmp_path / "out"
+    done = methods("grade", str(root), "--out", str(out), "--lesson", "context", "--plain")
+    rows = _rows(out / "gradebook.csv")
+    assert [(r["student"], r["name"]) for r in rows] == [("12345", "doejane"), ("23456", "smithjohn")]
+    jane, john = rows
+    assert jane["status"] == "complete" and "context-1.py read as context.py" in jane["notes"]
+    assert "helpers.py is not graded" in jane["notes"]
+    assert john["status"] == "missing" and "must be context.py" in (john["errors"] + john["notes"])
+    lms_rows = list(csv.reader(io.StringIO((out / "gradebook-lms.csv").read_text(encoding="utf-8"))))
+    assert lms_rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert lms_rows[2][:2] == ["doejane", "12345"] and lms_rows[2][5] == lms_rows[1][5]  # full marks
+    assert str(root) not in done.stdout.decode()  # paths relative to the class folder
+
+
+def test_grade_reads_moodle_folders_into_participant_ids(tmp_path):
+    solved = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
+    root = tmp_path / "moodle"
+    write(root / "John Doe_12345_assignsubmission_file_" / "context.py", solved)
+    write(root / "Zoë 学生_23456_assignsubmission_file_" / "exercises" / "context.py", solved)
+    write(root / "Zoë 学生_23456_assignsubmission_file_" / "context.py",
+          (ROOT / "exercises" / "context.py").read_text(encoding="utf-8"))   # a stray stub on top
+    out = tmp_path / "out"
+    methods("grade", str(root), "--out", str(out), "--lesson", "context", "--plain")
+    rows = _rows(out / "gradebook.csv")
+    assert [(r["student"], r["name"], r["status"]) for r in rows] == [("12345", "John Doe", "complete"),
+                                                                     ("23456", "Zoë 学生", "complete")]
+    assert "graded exercises/" in rows[1]["notes"]
+    lms_rows = list(csv.reader(io.StringIO((out / "gradebook-lms.csv").read_text(encoding="utf-8"))))
+    assert lms_rows[0][:2] == ["Identifier", "Full name"] and lms_rows[1][:2] == ["Participant 12345", "John Doe"]

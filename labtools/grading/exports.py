@@ -18,13 +18,68 @@ def csv_text(book: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     lessons = book["lessons"]
-    writer.writerow(["student", *lessons, "total", "max", "status", "errors", "copied"])
+    writer.writerow(["student", *lessons, "total", "max", "status", "errors", "copied", "name", "notes"])
     for student in book["students"]:
         done = {r["lesson"]: r["done"] for r in student["lessons"]}
         writer.writerow([_cell(student["student"]), *(done.get(lesson, 0) for lesson in lessons),
                          student["score"], student["max_score"], student["status"],
-                         _cell(" | ".join(student["errors"])), _cell(" | ".join(student.get("copied", [])))])
+                         _cell(" | ".join(student["errors"])), _cell(" | ".join(student.get("copied", []))),
+                         _cell(student.get("name", student["student"])), _cell(" | ".join(student.get("notes", [])))])
     return out.getvalue()
+
+
+def points(student: dict) -> tuple[float, float]:
+    """(points earned, points possible) of a student, each task weighted by course.json's points."""
+    from labtools import manifest
+    earned = possible = 0.0
+    for lesson in student["lessons"]:
+        for task in lesson["tasks"]:
+            try:
+                weight = manifest.task_settings(lesson["lesson"], task["number"])[0]
+            except (KeyError, manifest.ManifestError):
+                weight = 1
+            possible += weight
+            earned += weight if task["passed"] else 0
+    return earned, possible
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+ASSIGNMENT = "Context Lab"  # the grade column's name: Canvas makes an assignment of a new column
+
+
+def lms_csv(book: dict) -> str:
+    """gradebook-lms.csv: the columns the class's LMS imports by. Canvas's gradebook import (a
+    class from Canvas, or one folder per student): Student, ID, SIS User ID, SIS Login ID,
+    Section, then the grade; Canvas matches ID (its user id) or, where ID is empty, SIS Login
+    ID (a folder's name, as GitHub Classroom names them by login). Moodle's assignment grading
+    worksheet (a class from Moodle): Identifier ("Participant N"), Full name, Grade, Maximum
+    Grade, Feedback comments."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    students = book["students"]
+    kinds = {student.get("lms", "folders") for student in students}
+    if kinds == {"moodle"}:
+        writer.writerow(["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"])
+        for student in students:
+            earned, possible = points(student)
+            writer.writerow([f"Participant {student['student']}", _cell(student.get("name", student["student"])),
+                             _number(earned), _number(possible), _cell(_feedback(student))])
+        return out.getvalue()
+    possible = max([points(student)[1] for student in students] or [0])
+    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", f"{ASSIGNMENT} ({_number(possible)})"])
+    writer.writerow(["Points Possible", "", "", "", "", _number(possible)])
+    for student in students:
+        canvas = student.get("lms") == "canvas"
+        writer.writerow([_cell(student.get("name", student["student"])), student["student"] if canvas else "", "",
+                         "" if canvas else _cell(student["student"]), "", _number(points(student)[0])])
+    return out.getvalue()
+
+
+def _feedback(student: dict) -> str:
+    return f"{student['score']} of {student['max_score']} tasks pass ({student['status']})"
 
 
 def _xml_text(text: str) -> str:

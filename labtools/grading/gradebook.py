@@ -32,7 +32,7 @@ from pathlib import Path
 
 from labtools import course, grading
 from labtools.grading import exports, integrity
-from labtools.files import SKIPPED_FOLDERS, backup_name, existing, lesson_folder, write_files
+from labtools.files import SKIPPED_FOLDERS, backup_name, existing, lesson_folder, near_miss_note, write_files
 
 STATUSES = ("complete", "incomplete", "error", "missing")
 WIDTH = 80  # grade's terminal summary, as every plain output (labtools/render.py)
@@ -66,8 +66,18 @@ def find_submissions(root: Path, lessons: list[str], single: bool = False):
 
 # ------------------------------------------------------------------ records
 
-def student_record(student: str, root: Path, folder: Path | None, why: str, records: list[dict]) -> dict:
-    """One student's gradebook entry from their lesson records (grading.summarize)."""
+def _own_files(person, folder: Path) -> tuple:
+    """(lesson, path) for each lesson file of `person` not named FOLDER/LESSON.py."""
+    if person is None:
+        return ()
+    return tuple((lesson, path) for lesson, path in sorted(person.files.items())
+                 if path != folder / f"{lesson}.py" and path.parent == folder)
+
+
+def student_record(student: str, root: Path, folder: Path | None, why: str, records: list[dict],
+                   person=None) -> dict:
+    """One student's gradebook entry from their lesson records (grading.summarize); `person`:
+    what lms.read_class found of them (their LMS name and notes), when it did."""
     score = sum(r["done"] for r in records)
     maximum = sum(r["total"] for r in records)
     statuses = {r["status"] for r in records}
@@ -82,6 +92,11 @@ def student_record(student: str, root: Path, folder: Path | None, why: str, reco
     errors = [f"{r['lesson']}: {r['error'].splitlines()[0]}" for r in records if r["status"] == "error"]
     if folder is None:
         errors.insert(0, why)
+    for r in records:  # a near-miss name (Context.py) is named in grade as in check
+        near = near_miss_note(folder, r["lesson"]) if folder is not None and r["status"] == "missing" else None
+        if near and not (person and r["lesson"] in person.files):
+            errors.append(f"{r['lesson']}: missing; {near}")
+    notes = list(person.notes) if person is not None else []
     forged = sum(r.get("forged_lines", 0) for r in records)
     if forged:
         errors.append(f"{forged} result line(s) without this run's key were ignored (forged or printed results)")
@@ -90,6 +105,7 @@ def student_record(student: str, root: Path, folder: Path | None, why: str, reco
     seconds = round(sum(t.get("seconds", 0.0) for r in records for t in r["tasks"]), 3)
     return {"student": student, "folder": _relative(folder, root) if folder else None, "status": status,
             "score": score, "max_score": maximum, "errors": errors, "copied": copied, "seconds": seconds,
+            "notes": notes, "lms": person.lms if person else "folders", "name": person.name if person else student,
             "lessons": records}
 
 
@@ -144,7 +160,7 @@ def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, 
 
 def outputs(out: Path, students: list[str], single: bool, junit: Path | None) -> dict[str, Path]:
     """Where each file goes: csv, json, junit, and gradescope:ID per student."""
-    places = {"csv": out / "gradebook.csv", "json": out / "gradebook.json"}
+    places = {"csv": out / "gradebook.csv", "json": out / "gradebook.json", "lms": out / "gradebook-lms.csv"}
     if single:
         places[f"gradescope:{students[0]}"] = out / "results.json"
     else:
@@ -284,7 +300,14 @@ def main(argv: list[str]) -> int:
         if unknown:
             parser.error(f"no grader for {', '.join(unknown)}; lessons with graders: {', '.join(lessons)}")
         lessons = [name for name in lessons if name in args.lessons]  # in course order
-    found, notes = find_submissions(root, lessons, single=args.single)
+    if args.single:
+        found, notes = find_submissions(root, lessons, single=True)
+        people = {}
+    else:  # one folder per student, or an LMS's bulk download (labtools/grading/lms.py)
+        from labtools.grading import lms
+        listed, notes = lms.read_class(root, lessons)
+        found = [(person.id, person.folder, person.why) for person in listed]
+        people = {person.id: person for person in listed}
     if not found:
         one, _why = lesson_folder(root, lessons)
         if one is not None:
@@ -305,7 +328,11 @@ def main(argv: list[str]) -> int:
     # A student whose lesson files were not found is graded from the folder itself: every
     # lesson is then "missing", with the grader's tasks, so every row has the same maximum.
     where = {student: folder or (root if args.single else root / student) for student, folder, _why in found}
-    submissions = [grading.Submission(student, where[student], _relative(where[student], root.parent))
+    # Paths in messages are relative to the class folder (`alice/context.py`); Gradescope's
+    # single submission keeps its folder's name, which results.json then takes out.
+    submissions = [grading.Submission(student, where[student],
+                                      _relative(where[student], root.parent if args.single else root),
+                                      _own_files(people.get(student), where[student]))
                    for student, _folder, _why in found]
     progress = Progress(len(found), args.plain)
     started = time.perf_counter()
@@ -321,10 +348,14 @@ def main(argv: list[str]) -> int:
     students = []
     for student, folder, why in found:
         records = [grading.summarize(result, where[student]) for result in results[student]]
-        students.append(student_record(student, root, folder, why, records))
+        students.append(student_record(student, root, folder, why, records, people.get(student)))
+    noted = [f"{student['student']}: {note}" for student in students for note in student["notes"]]
+    if noted:  # resubmission names read as lesson files, modules not graded: each row says which
+        notes += noted[:3] + ([f"... {len(noted) - 3} more in gradebook.csv's notes column"] if len(noted) > 3 else [])
     book = gradebook(students, lessons, limits, args.sandbox, elapsed, root)
     from labtools.grading import gradescope
-    files = {places["csv"]: exports.csv_text(book), places["json"]: exports.json_text(book)}
+    files = {places["csv"]: exports.csv_text(book), places["json"]: exports.json_text(book),
+             places["lms"]: exports.lms_csv(book)}
     for student in students:
         files[places[f"gradescope:{student['student']}"]] = json.dumps(
             gradescope.results(student, book), indent=1, ensure_ascii=False) + "\n"

@@ -145,8 +145,8 @@ def read_class(root: Path, lessons: list[str]) -> tuple[list[Student], list[str]
         else:
             match = CANVAS.match(entry.name)
             if not match:
-                notes.append(f"{entry.name}: neither a student's folder nor a file named as Canvas or Moodle "
-                             f"name a submission, passed over")
+                notes.append(f"{entry.name}: not a folder, nor a file named as Canvas or Moodle name a "
+                             f"submission; passed over")
                 continue
             one = student(match["id"], match["name"], "canvas")
         one.sources.append(entry.name)
