@@ -153,8 +153,12 @@ def install(out: Path, sources: dict[str, Path], stubs: dict[str, str], record: 
     return lines
 
 
-def build(lessons: list[str], out: Path) -> list[str]:
-    """Write the release of `lessons` into `out`; the lines to print."""
+CLASSROOM = Path(".github") / "classroom" / "autograding.json"
+
+
+def build(lessons: list[str], out: Path, classroom: bool = False) -> list[str]:
+    """Write the release of `lessons` into `out`; the lines to print. `classroom`: also GitHub
+    Classroom's .github/classroom/autograding.json, one test per released task."""
     out = Path(out).resolve()
     if out == course.ROOT or course.ROOT in out.parents:
         raise files.FileProblem(f"{out} is inside the course checkout; write the release elsewhere")
@@ -166,6 +170,11 @@ def build(lessons: list[str], out: Path) -> list[str]:
     record = {"lessons": lessons, "course_commit": commit(), "files": names}
     files.make_folder(out)
     lines = install(out, sources, _stubs(lessons), record)
+    if classroom:
+        from labtools.grading import exports
+        files.make_folder((out / CLASSROOM).parent)
+        files.replace_text(out / CLASSROOM, exports.classroom_json(lessons))
+        lines.append(f"wrote {CLASSROOM.as_posix()} (GitHub Classroom: one test per task)")
     return lines + [f"wrote a release of {', '.join(lessons)} to {out} ({len(names)} files, no solutions)"]
 
 
@@ -178,6 +187,9 @@ def main(argv: list[str]) -> int:
                              "must be named again")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR",
                         help="an empty folder, or an earlier release to add this one's lessons to")
+    parser.add_argument("--classroom", action="store_true",
+                        help="also write .github/classroom/autograding.json (GitHub Classroom's autograding: "
+                             "one test per task, `check --target . LESSON TASK`, its points)")
     args = parser.parse_args(argv)
     from labtools.registry import lesson_named
     known = course.lessons()
@@ -190,7 +202,7 @@ def main(argv: list[str]) -> int:
             lessons.append(name)
     lessons.sort(key=known.index)
     try:
-        lines = build(lessons, args.out)
+        lines = build(lessons, args.out, classroom=args.classroom)
     except files.FileProblem as problem:
         sys.stderr.write(fit(f"methods.py dev release: {problem}") + "\n")
         return 1

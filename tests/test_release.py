@@ -28,7 +28,7 @@ def run(copy: Path, *args: str, check: bool = False) -> subprocess.CompletedProc
 
 
 def release(out: Path, lessons: list[str]) -> subprocess.CompletedProcess:
-    arguments = [a for lesson in lessons for a in ("--lesson", lesson)]
+    arguments = [a for lesson in lessons for a in ("--lesson", lesson)] + ["--classroom"]
     return subprocess.run([sys.executable, "-B", str(ROOT / "methods.py"), "dev", "release", *arguments,
                            "--out", str(out)], capture_output=True, text=True, timeout=180, check=True)
 
@@ -132,3 +132,26 @@ def test_update_from_a_newer_release_keeps_the_learners_answers(tmp_path):
     assert "kept your" in done.stdout
     again = run(mine_copy, "update", check=True)  # nothing changed since: nothing to do
     assert exercise.read_text(encoding="utf-8") == now and "Nothing to update" in again.stdout
+
+
+def test_the_classroom_autograding_runs_each_task(week1):
+    """GitHub Classroom's autograding.json: one test per task, its command exits 0 exactly when
+    that task passes (a test with no expected output passes on exit 0)."""
+    spec = json.loads((week1 / ".github" / "classroom" / "autograding.json").read_text(encoding="utf-8"))
+    tests = spec["tests"]
+    assert len(tests) == 4 and all(set(test) == {"name", "setup", "run", "input", "output", "comparison",
+                                                 "timeout", "points"} for test in tests)
+    assert tests[0]["run"] == "python3 -B methods.py check --target . context 1" and tests[0]["points"] == 1
+    exercise = week1 / "exercises" / "context.py"
+    stub = exercise.read_text(encoding="utf-8")
+
+    def outcome(test) -> int:
+        command = test["run"].replace("python3", sys.executable, 1)
+        return subprocess.run(command, shell=True, cwd=week1, capture_output=True, timeout=60 * test["timeout"]).returncode
+
+    assert outcome(tests[0]) == 1  # the stub fails
+    exercise.write_text((ROOT / "solutions" / "context.py").read_text(encoding="utf-8"), encoding="utf-8")
+    try:
+        assert [outcome(test) for test in tests] == [0, 0, 0, 0]
+    finally:
+        exercise.write_text(stub, encoding="utf-8")

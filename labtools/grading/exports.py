@@ -128,3 +128,25 @@ def junit_xml(book: dict) -> str:
 
 def json_text(book: dict) -> str:
     return json.dumps(book, indent=1, ensure_ascii=False) + "\n"
+
+
+# GitHub Classroom's autograding (.github/classroom/autograding.json, run by the
+# education/autograding action): one test per task; a test with no expected output passes
+# when its command exits 0, which `check --target . LESSON TASK` does exactly when that task
+# passes. "timeout" is in minutes.
+CLASSROOM_TIMEOUT_MINUTES = 2
+
+
+def classroom_json(lessons: list[str]) -> str:
+    """autograding.json for `lessons`: one test per task, worth its course.json points."""
+    from labtools import manifest
+    tests = []
+    for lesson in lessons:
+        number = manifest.number(lesson)
+        for task, name, _kind, title in manifest.tasks(lesson):
+            points, _visibility = manifest.task_settings(lesson, task)
+            tests.append({"name": f"{number} {lesson}, task {task}: {title} ({name})", "setup": "",
+                          "run": f"python3 -B methods.py check --target . {lesson} {task}",
+                          "input": "", "output": "", "comparison": "included",
+                          "timeout": CLASSROOM_TIMEOUT_MINUTES, "points": points})
+    return json.dumps({"tests": tests}, indent=2, ensure_ascii=False) + "\n"
