@@ -9,9 +9,14 @@ import json
 
 
 def _cell(value) -> str:
+    from labtools.grading.records import escaped
     text = str(value)
-    # A spreadsheet reads a leading = + - @ as a formula: a student's folder name must stay text.
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    # A spreadsheet reads a leading = + - @ (or a TAB or CR before one) as a formula: a student's
+    # folder name or message must stay text. Control characters are escaped, so a CR or TAB in a
+    # folder name never starts a new row or cell in a spreadsheet that splits on them.
+    formula = text[:1] in ("=", "+", "-", "@", "\t", "\r")
+    text = escaped(text)
+    return "'" + text if formula else text
 
 
 def csv_text(book: dict) -> str:

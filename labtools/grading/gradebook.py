@@ -32,7 +32,8 @@ from pathlib import Path
 
 from labtools import course, grading
 from labtools.grading import exports, integrity
-from labtools.files import SKIPPED_FOLDERS, backup_name, existing, lesson_folder, near_miss_note, write_files
+from labtools.files import (SKIPPED_FOLDERS, FileProblem, backup_name, existing, lesson_folder, make_folder,
+                            near_miss_note, replace_bytes)
 
 STATUSES = ("complete", "incomplete", "error", "missing")
 WIDTH = 80  # grade's terminal summary, as every plain output (labtools/render.py)
@@ -72,6 +73,27 @@ def _own_files(person, folder: Path) -> tuple:
         return ()
     return tuple((lesson, path) for lesson, path in sorted(person.files.items())
                  if path != folder / f"{lesson}.py" and path.parent == folder)
+
+
+def write_outputs(files: dict[Path, str], earlier: set[Path]) -> tuple[list[str], list[str]]:
+    """Write the gradebook files, each atomically, from this (trusted) process, whatever is at
+    their paths now: a file an earlier run left (`earlier`, checked before grading) and one that
+    appeared while grading (a submission writing into --out) are each moved to NAME.STAMP.bak
+    first. Returns (one line on the backups kept, the names of the files that appeared)."""
+    kept, foreign = [], []
+    for path, text in files.items():
+        make_folder(path.parent)
+        if path.exists() or path.is_symlink():
+            copy = backup_name(path)
+            os.replace(path, copy)
+            kept.append(copy)
+            if path not in earlier:
+                foreign.append(path.name)
+        replace_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
+    lines = []
+    if kept:
+        lines.append(f"kept {len(kept)} earlier file(s) beside them as NAME.STAMP.bak (e.g. {kept[0].name})")
+    return lines, foreign
 
 
 def student_record(student: str, root: Path, folder: Path | None, why: str, records: list[dict],
@@ -219,22 +241,25 @@ class Progress:
 # ------------------------------------------------------------------ the command
 
 def summary(book: dict, wrote: list[str], notes: list[str], rows: int = 20) -> str:
+    """The terminal's account of a run: counts, one row per student (padded by display width, the
+    id escaped, the first problem in full, wrapped under its column), what was written, notes."""
+    from labtools.grading.records import escaped
+    from labtools.render import columns, fit, pad
     students = book["students"]
     counts = {status: sum(s["status"] == status for s in students) for status in STATUSES}
     lines = [f"Graded {len(students)} submission(s), {len(book['lessons'])} lesson(s) each, in "
              f"{book['grading_seconds']:.1f} s:", "  " + ", ".join(f"{counts[s]} {s}" for s in STATUSES), ""]
-    width = max([len("student")] + [len(s["student"]) for s in students[:rows]])
-    lines.append(f"  {'student':<{width}}  {'tasks':>7}  {'status':<10}  first problem")
-    for student in students[:rows]:
-        problem = student["errors"][0] if student["errors"] else _first_failure(student)
-        text = f"  {student['student']:<{width}}  {student['score']:>3}/{student['max_score']:<3}  " \
-               f"{student['status']:<10}  "
-        room = max(10, WIDTH - len(text))
-        lines.append(text + (problem if len(problem) <= room else problem[:room - 3] + "..."))
+    names = [escaped(s["student"], 40) for s in students[:rows]]
+    width = min(24, max([columns("student")] + [columns(name) for name in names]))
+    lines.append(f"  {pad('student', width)}  {'tasks':>7}  {'status':<10}  first problem")
+    for student, name in zip(students[:rows], names):
+        problem = escaped(student["errors"][0] if student["errors"] else _first_failure(student), 400)
+        text = f"  {pad(name, width)}  {student['score']:>3}/{student['max_score']:<3}  {student['status']:<10}  "
+        # In full: wrapped under its own column rather than cut (the column starts at most 44 in).
+        lines.append(fit(text + problem, WIDTH, hang=min(columns(text), 44)))
     if len(students) > rows:
         lines.append(f"  ... {len(students) - rows} more: every row is in gradebook.csv")
-    lines += ["", "Wrote:"] + [f"  {line}" for line in wrote] + [f"  note: {note}" for note in notes]
-    from labtools.render import fit
+    lines += ["", "Wrote:"] + [f"  {line}" for line in wrote] + [f"  note: {escaped(note, 400)}" for note in notes]
     return fit("\n".join(lines), WIDTH) + "\n"
 
 
@@ -319,10 +344,14 @@ def main(argv: list[str]) -> int:
     if "junit" not in places and stale_junit(out) and not args.overwrite:
         clash += stale_junit(out)
     if clash and not args.overwrite:
-        sys.stderr.write("methods.py grade: nothing graded: these files exist already: "
-                         + ", ".join(str(path) for path in clash[:5]) + (" ..." if len(clash) > 5 else "")
-                         + ". Choose another --out, or add --overwrite (each is kept as NAME.STAMP.bak first).\n")
+        from labtools.render import fit
+        sys.stderr.write(fit(f"methods.py grade: nothing graded: {len(clash)} of its files exist already in "
+                             f"{out}: " + ", ".join(_relative(path, out) for path in clash[:5])
+                             + (" ..." if len(clash) > 5 else "")
+                             + ". Choose another --out, or add --overwrite (each is kept as NAME.STAMP.bak "
+                               "first).", WIDTH) + "\n")
         return 2
+    earlier = set(clash)  # what an earlier run left (replaced only with --overwrite, after a backup)
     limits = grading.limits_from(parser, args)
     before = integrity.current()
     # A student whose lesson files were not found is graded from the folder itself: every
@@ -364,11 +393,23 @@ def main(argv: list[str]) -> int:
         book["junit"] = str(places["junit"])
     files[places["json"]] = exports.json_text(book)
     stale = [] if "junit" in places else stale_junit(out)
-    backups = write_files(files, overwrite=args.overwrite)
-    for path in stale:  # a JUnit report of an earlier run must not pass for this one's
-        copy = backup_name(path)
-        os.replace(path, copy)
-        notes.append(f"this run wrote no JUnit report (no --junit): the earlier {path} was moved to {copy}")
+    try:
+        backups, foreign = write_outputs(files, earlier)
+        for path in stale:  # a JUnit report of an earlier run must not pass for this one's
+            copy = backup_name(path)
+            os.replace(path, copy)
+            notes.append(f"this run wrote no JUnit report (no --junit): the earlier {path} was moved to {copy}")
+    except (OSError, FileProblem) as error:
+        from labtools.render import fit
+        reason = getattr(error, "strerror", None) or str(error)
+        sys.stderr.write(fit(f"methods.py grade: graded {len(students)} submission(s), but the gradebook could not "
+                             f"be written into {out}: {reason}. Nothing in the class folder changed: make room "
+                             f"there (or choose another --out) and grade again.", WIDTH) + "\n")
+        return 1
+    if foreign:
+        notes.append(f"{len(foreign)} file(s) appeared in {out} while grading ({', '.join(foreign[:3])}): a "
+                     f"submission may have written them. Each is kept as NAME.STAMP.bak; the gradebook is this "
+                     f"run's. Grade with --sandbox to keep submissions away from --out.")
     wrote = [str(places["csv"]), str(places["json"])]
     wrote.append(str(places[f"gradescope:{found[0][0]}"]) if args.single
                  else f"{out / 'gradescope'}/ID/results.json ({len(students)} of them)")
