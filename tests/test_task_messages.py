@@ -42,3 +42,16 @@ def test_an_answer_too_big_to_print_is_described(tmp_path):
                                                     "\n\n\ndef _unused(", 1)
     task = _task(tmp_path, "context", huge, 1)
     assert "Traceback" not in task["message"] and "too long to print" in task["message"]
+
+
+def test_the_copied_mark_survives_renamed_variables():
+    from labtools.grading import harness
+    harness.set_references({"modules/x/mechanism.py": "def share(found, needed):\n    hits = [i for i in needed "
+                                                      "if i in found]\n    total = len(hits)\n    return total\n"})
+    try:
+        renamed = "def share(got, want):\n    '''Mine.'''\n    ok = [x for x in want if x in got]\n    n = len(ok)\n    return n\n"
+        assert harness.analyse(renamed) == {"share": "modules/x/mechanism"}
+        changed = "def share(got, want):\n    ok = [x for x in want if x not in got]\n    return len(ok)\n"
+        assert harness.analyse(changed) == {}
+    finally:
+        harness.set_references({})

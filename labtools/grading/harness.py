@@ -248,14 +248,27 @@ _references: dict[str, dict[str, str]] = {}
 
 
 def _normalised(node) -> str:
-    """A function's syntax tree without its docstring, as text (positions left out)."""
+    """A function's syntax tree without its docstring, as text (positions left out), with its
+    local names (parameters, assigned names, loop and comprehension variables) renamed in order
+    of first appearance: renaming a variable does not make copied code the learner's own."""
     import ast
-    body = list(node.body)
+    import copy
+    clone = copy.deepcopy(node)
+    body = list(clone.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
             and isinstance(body[0].value.value, str):
         body = body[1:]
-    clone = type(node)(**{field: getattr(node, field) for field in node._fields})
     clone.body = body
+    local = [a.arg for a in ast.walk(clone.args) if isinstance(a, ast.arg)]
+    local += [n.id for n in ast.walk(clone) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
+    renamed: dict[str, str] = {}
+    for name in local:
+        renamed.setdefault(name, f"_v{len(renamed)}")
+    for item in ast.walk(clone):
+        if isinstance(item, ast.Name) and item.id in renamed:
+            item.id = renamed[item.id]
+        elif isinstance(item, ast.arg) and item.arg in renamed:
+            item.arg = renamed[item.arg]
     return ast.dump(clone, annotate_fields=False)
 
 
