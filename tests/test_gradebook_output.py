@@ -97,3 +97,21 @@ def test_a_full_disk_at_out_is_a_message_not_a_traceback(tmp_path, monkeypatch, 
     status = gradebook.main([str(root), "--out", str(tmp_path / "out"), "--lesson", "context", "--plain"])
     err = " ".join(capsys.readouterr().err.split())
     assert status == 1 and "No space left on device" in err and "Traceback" not in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_is_one_line_updated_in_place(monkeypatch):
+    import sys
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    monkeypatch.setitem(sys.modules, "rich.progress", None)  # as where rich is not installed
+    progress = gradebook.Progress(34, plain=False)
+    for done in range(1, 35):
+        progress(done, 34)
+    progress.close()
+    assert screen.getvalue().count("\n") == 1 and screen.getvalue().count("\r") == 34
+    assert screen.getvalue().endswith("\rgraded 34/34 submission(s)\n")

@@ -209,11 +209,14 @@ def stale_junit(out: Path) -> list[Path]:
 # ------------------------------------------------------------------ progress
 
 class Progress:
-    """A bar with rich on a terminal, plain counts on stderr otherwise."""
+    """On a terminal, one line that updates in place: rich's bar when rich is installed (and
+    colour is wanted), else a plain line rewritten with a carriage return. Off a terminal (or
+    with --plain), a count line at each tenth, for a log."""
 
     def __init__(self, total: int, plain: bool):
         self.total, self.bar, self.step = total, None, max(1, total // 10)
-        if not plain and sys.stderr.isatty() and not os.environ.get("NO_COLOR"):
+        self.inline = not plain and sys.stderr.isatty()
+        if self.inline and not os.environ.get("NO_COLOR"):
             try:
                 from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, \
                     TimeElapsedColumn
@@ -225,10 +228,15 @@ class Progress:
                                console=Console(stderr=True), transient=True)
                 self.task = self.bar.add_task("grading", total=total)
                 self.bar.start()
+        self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is not None:
             self.bar.update(self.task, completed=done)
+        elif self.inline:
+            sys.stderr.write(f"\rgraded {done}/{total} submission(s)")
+            self.shown = True
+            sys.stderr.flush()
         elif done == total or done % self.step == 0:
             sys.stderr.write(f"graded {done}/{total} submission(s)\n")
             sys.stderr.flush()
@@ -236,6 +244,9 @@ class Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+        elif self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 # ------------------------------------------------------------------ the command
