@@ -31,6 +31,12 @@ import os  # noqa: E402
 ROOT = os.path.dirname(os.path.abspath(__file__))
 if ROOT not in sys.path:  # also under `python3 -I`, which leaves the script's folder off sys.path
     sys.path.insert(0, ROOT)
+if __name__ == "__main__" and sys.argv[1:2] in (["check"], ["grade"], ["watch"]):
+    # Grading reads no bytecode: a learner's code graded earlier (as this user) could have left
+    # a .pyc in labtools/__pycache__ that would otherwise run here, in the process that decides.
+    import tempfile  # noqa: E402
+    sys.dont_write_bytecode = True
+    sys.pycache_prefix = os.path.join(tempfile.mkdtemp(prefix="lab-no-bytecode-"), "none")  # never created
 
 from labtools.registry import LESSONS  # noqa: E402,F401 (the one registry, for tests and notebooks)
 

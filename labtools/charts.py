@@ -72,15 +72,6 @@ def show(fig, caption: str) -> None:
     display(Markdown(f"*{caption}*"))
 
 
-def save(fig, path) -> None:
-    """Write the figure as an SVG file (the README's chart), only if its bytes changed."""
-    from pathlib import Path
-    text = svg(fig)
-    path = Path(path)
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-
-
 def _percent_axis(ax, label: str, top: float = 1.05) -> None:
     ax.set_ylim(-0.02, top)
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])

@@ -1,5 +1,5 @@
 """The learner's workflow commands: check and hint here; reset and watch in
-labtools/workflow.py; `dev` (maintainers) in labtools/dev.py.
+labtools/workflow.py; `dev` (maintainers) in devtools/dev.py.
 
 `check` grades each lesson in a fresh interpreter (side by side), then shows the
 course: one row per lesson with the tasks passed, the first failing task in the

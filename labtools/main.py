@@ -107,9 +107,15 @@ def main(argv=None, doc: str = "") -> int:
         if command in LEARNER_FILES:
             _new_exercises()
         module, function = WORKFLOW[command][1].split(":")
-        if command == "dev" and not os.path.exists(os.path.join(ROOT, *module.split(".")) + ".py"):
-            return usage_error("this is a student release: the maintainer commands (dev) are not part of it.")
-        return getattr(__import__(module, fromlist=[function]), function)(rest)
+        try:
+            target = __import__(module, fromlist=[function])
+        except ModuleNotFoundError as error:
+            if error.name != module.split(".")[0]:
+                raise
+            # devtools/ (the maintainer tools) is left out of a student release and the autograder
+            return usage_error(f"'{command}' is a maintainer command, and this copy of the lab has no "
+                               f"{error.name}/ folder: it needs a clone of the course's repository.")
+        return getattr(target, function)(rest)
     import difflib
     close = difflib.get_close_matches(command, list(LESSONS) + list(WORKFLOW), n=1)
     from modules.common.checks import short

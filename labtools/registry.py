@@ -72,7 +72,7 @@ WORKFLOW = {
               "labtools.audit:main"),
     "grade": ("instructors: grade a folder of submissions into a gradebook", "labtools.grading.gradebook:main"),
     "dev": ("maintainer commands: sync, check, notebooks, golden, mutants, bench, probe, gradescope, test",
-            "labtools.dev:main"),
+            "devtools.dev:main"),
 }
 
 

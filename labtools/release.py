@@ -30,10 +30,9 @@ from pathlib import Path
 
 from labtools import course, files
 
-# labtools modules only a maintainer runs (they need solutions/, the test suite or network-free
-# benchmarks of the whole course); a learner's command never imports them.
-MAINTAINER_TOOLS = ("attacks.py", "bench.py", "dev.py", "devenv.py", "mutate.py", "notebooks.py", "probe.py",
-                    "scaffold.py", "stubgen.py")  # release.py ships: `update --from` installs with it
+# The maintainer tools live in devtools/, which a release never ships; of labtools, only the
+# stub generator is theirs (it reads solutions/, which a release does not have).
+MAINTAINER_TOOLS = ("stubgen.py",)
 TOP_FILES = ("methods.py", "course.json", "pyproject.toml", "README.md")
 RECORD = Path(".lab") / "release.json"
 IGNORE = """__pycache__/
@@ -90,16 +89,6 @@ def _stubs(lessons: list[str]) -> dict[str, str]:
     return {lesson: course.generated_stub(lesson) for lesson in lessons}
 
 
-def _write_manifest(out: Path) -> None:
-    """The grader manifest of DIR, from DIR's own files: `check` there compares what shipped."""
-    code = ("import sys; sys.path.insert(0, '.'); from labtools import files; from labtools.grading import integrity; "
-            "files.replace_text(integrity.MANIFEST, integrity.manifest_text())")
-    done = subprocess.run([sys.executable, "-B", "-c", code], cwd=out, capture_output=True, timeout=120)
-    if done.returncode != 0:
-        detail = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
-        raise files.FileProblem(f"could not write the grader manifest in {out}: {detail}")
-
-
 def read_record(folder: Path) -> dict | None:
     """DIR/.lab/release.json, or None when DIR is not a release."""
     data = files.read_bytes(folder / RECORD)
@@ -149,7 +138,8 @@ def install(out: Path, sources: dict[str, Path], stubs: dict[str, str], record: 
     if not (out / ".gitignore").exists():
         files.replace_text(out / ".gitignore", IGNORE)
     files.replace_text(out / RECORD, json.dumps(record, indent=1, sort_keys=True) + "\n")
-    _write_manifest(out)
+    from labtools.grading import integrity
+    integrity.write_manifest(out, [name for name in record["files"] if (out / name).is_file()])
     return lines
 
 

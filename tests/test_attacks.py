@@ -1,4 +1,4 @@
-"""A few of labtools/attacks.py's attacks on `grade`, fast enough for every run of the suite
+"""A few of devtools/attacks.py's attacks on `grade`, fast enough for every run of the suite
 (the full set, in both modes: `python3 -B methods.py dev probe --grading`), and the plain-data
 channel of the sandbox (labtools/grading/wire.py) on its own."""
 
@@ -8,7 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from labtools import attacks, grading
+from labtools import grading
+from devtools import attacks
 from labtools.grading import wire as _wire
 
 SANDBOX = grading.sandbox_problem() is None

@@ -539,7 +539,7 @@ def test_rich_tables_on_a_terminal():
 
 def test_the_scale_benchmark_runs_on_small_inputs(tmp_path):
     # `dev bench --audit` is a benchmark, not a timed test: this proves its data is valid and it runs.
-    from labtools import bench
+    from devtools import bench
     bench.write_audit_data(str(tmp_path), 500, (5, 20), candidates=20)
     report = run_audit(str(tmp_path), run=str(tmp_path / "run-20.trec"), qrels=str(tmp_path / "qrels" / "test-20.tsv"),
                        k=20, as_of="2026-07-01")

@@ -1,7 +1,7 @@
 """Lab commands run at the same moment lose nothing: the concurrency probes, a few rounds each.
 
 The full probes (200 reset trials, 50 hint rounds) are `python3 -B methods.py dev probe`;
-here they run briefly, on scratch copies (labtools/probe.py never touches the checkout).
+here they run briefly, on scratch copies (devtools/probe.py never touches the checkout).
 Before the lock, the private scratch file and exclusive backup names, one reset trial in
 ten went wrong (4 of 200 lost the learner's work) and every hint round lost entries.
 """
@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from labtools import cli, course, probe, workflow
+from labtools import cli, course, workflow
+from devtools import probe
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the probes fork processes")
 

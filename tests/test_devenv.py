@@ -4,7 +4,7 @@ import builtins
 
 import pytest
 
-from labtools import devenv
+from devtools import devenv
 from helpers import ROOT
 
 
@@ -30,7 +30,7 @@ def test_every_group_the_test_command_installs_is_declared():
 
 
 def test_the_suite_runs_on_every_core_unless_told_otherwise():
-    from labtools import devenv
+    from devtools import devenv
     assert devenv.workers([]) == ["-n", "auto"]
     assert devenv.workers(["tests/test_context.py", "-x"]) == ["-n", "auto"]
     assert devenv.workers(["-n", "0"]) == [] and devenv.workers(["-n2"]) == []

@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 import methods  # noqa: E402
 from helpers import ROOT  # noqa: E402
-from labtools import bench, cli, course, dev, devenv, mutate, notebooks, probe, registry, workflow  # noqa: E402
+from labtools import cli, course, registry, workflow  # noqa: E402
+from devtools import bench, dev, devenv, mutate, notebooks, probe  # noqa: E402
 from labtools.grading import integrity  # noqa: E402
 
 LESSONS = list(registry.LESSONS)

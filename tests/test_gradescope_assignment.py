@@ -5,6 +5,7 @@ instructor's absolute path; the zip is never written into the checkout."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -58,6 +59,7 @@ def test_a_one_lesson_assignment_scores_only_its_lesson(tmp_path):
     assert len(results["tests"]) == _task_count(FIRST)
     assert results["score"] == _task_count(FIRST) and all(test["status"] == "passed" for test in results["tests"])
     assert f"{_task_count(FIRST)} of {_task_count(FIRST)} tasks pass" in results["output"]
+    assert "Warning" not in results["output"]  # the zip's own manifest: an untouched autograder warns of nothing
 
 
 def test_a_student_never_reads_an_absolute_instructor_path(tmp_path):
@@ -123,3 +125,30 @@ def test_setup_finds_this_machines_python(tmp_path):
     done = subprocess.run(["bash", str(script)], capture_output=True, timeout=60,
                           env={"PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin"})
     assert done.returncode == 0 and b"will grade with" in done.stdout, done.stderr.decode()
+
+
+def test_the_zip_holds_what_grading_needs_and_no_maintainer_tool_or_answer():
+    # What the autograder carries, file by file: the command line `grade` needs, the grading
+    # package, the lab modules, the graders and their hints. Never devtools/ (the attack
+    # suite, bench, mutants, probe, scaffolding), solutions/, the stubs, notebooks or tests.
+    with zipfile.ZipFile(io.BytesIO(gradescope.autograder_zip())) as bundle:
+        names = bundle.namelist()
+    allowed = ("setup.sh", "run_autograder", "methods.py", "course.json", "pyproject.toml")
+    kinds = {name for name in names if name not in allowed
+             and not name.startswith(("labtools/", "modules/", "tests/graders/grade_", "exercises/hints/"))}
+    assert kinds <= {"tests/graders/conftest.py"}, sorted(kinds)
+    assert not [name for name in names if name.startswith(("devtools/", "solutions/", "notebooks/"))]
+    labtools = sorted(name for name in names if name.startswith("labtools/") and "/grading/" not in name)
+    assert labtools == ["labtools/__init__.py", "labtools/course.py", "labtools/files.py", "labtools/main.py",
+                        "labtools/manifest.py", "labtools/registry.py", "labtools/render.py"]
+    assert {f"labtools/grading/{path.name}" for path in (ROOT / "labtools" / "grading").glob("*.py")} <= set(names)
+    assert {f"tests/graders/grade_{lesson}.py" for lesson in course.lessons()} <= set(names)
+    assert all(name.endswith(".md") for name in names if name.startswith("exercises/"))
+
+
+def test_dev_in_a_copy_without_the_maintainer_tools_says_so(tmp_path):
+    with zipfile.ZipFile(io.BytesIO(gradescope.autograder_zip())) as bundle:
+        bundle.extractall(tmp_path)
+    done = subprocess.run([sys.executable, "-B", "methods.py", "dev", "check"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "maintainer command" in done.stderr and "Traceback" not in done.stderr

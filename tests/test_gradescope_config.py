@@ -14,7 +14,8 @@ import pytest
 
 from helpers import ROOT, methods
 from labtools import manifest
-from labtools.grading import gradescope
+from labtools.grading import gradescope, integrity
+from labtools.grading.snapshot import is_grading_input
 
 LESSON = "context"
 
@@ -39,8 +40,8 @@ def test_an_untouched_zip_grades_a_correct_submission_with_no_warning(tmp_path):
     methods("dev", "gradescope", "--lesson", LESSON, "--out", str(archive))
     with zipfile.ZipFile(archive) as bundle:
         names = set(bundle.namelist())
-        listed = {line.split("  ", 1)[1] for line in bundle.read("tests/graders/SHA256SUMS").decode().splitlines()}
-    assert listed <= names and any(name.startswith("modules/audit/demo/") for name in listed)
+        listed = {line.split("  ", 1)[1] for line in bundle.read(integrity.MANIFEST_NAME).decode().splitlines()}
+    assert listed == {name for name in names if is_grading_input(name)}  # exactly what it ships
     results = _autograde(tmp_path, archive, {f"{LESSON}.py": (ROOT / "solutions" / f"{LESSON}.py").read_text()})
     assert gradescope.validate(results) == []
     assert "Warning" not in results["output"], results["output"]

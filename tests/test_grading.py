@@ -24,7 +24,8 @@ from xml.etree import ElementTree
 import pytest
 
 from helpers import ROOT, methods, tree_state
-from labtools import bench, cli, course, dev, grading
+from labtools import cli, course, grading
+from devtools import bench, dev
 from labtools.grading import exports, gradebook, gradescope, integrity
 
 LESSONS = course.lessons()
@@ -490,7 +491,7 @@ def test_dev_gradescope_builds_the_documented_zip_and_its_run_autograder_grades(
         assert {"setup.sh", "run_autograder"} <= set(names)  # at the root, not in a folder
         for name in ("setup.sh", "run_autograder"):
             assert (bundle.getinfo(name).external_attr >> 16) & 0o111, f"{name} must be executable"
-        assert "methods.py" in names and "labtools/grading/worker.py" in names and "tests/graders/SHA256SUMS" in names
+        assert "methods.py" in names and "labtools/grading/worker.py" in names and integrity.MANIFEST_NAME in names
         assert not any(name.startswith(("solutions/", "exercises/", "notebooks/")) for name in names
                        if not name.startswith("exercises/hints/"))  # the graders read the hints
         bundle.extractall(tmp_path / "autograder" / "source")
@@ -543,14 +544,18 @@ def test_sandbox_allows_no_network_and_no_writes_outside_scratch(tmp_path):
 # ------------------------------------------------------------------ the tamper manifest
 
 @pytest.fixture
-def harness_copy(tmp_path, monkeypatch):
-    copy = tmp_path / "graders"
-    shutil.copytree(course.GRADERS, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(integrity, "GRADERS", copy)
-    monkeypatch.setattr(integrity, "MANIFEST", copy / "SHA256SUMS")
-    (copy / "SHA256SUMS").write_text(integrity.manifest_text(), encoding="utf-8")
-    monkeypatch.setattr(integrity, "_committed",
-                        lambda name: (ROOT / name).read_text(encoding="utf-8") if (ROOT / name).is_file() else None)
+def built_copy(tmp_path, monkeypatch):
+    """The grading files copied as a release ships them, with the manifest write_manifest()
+    writes there; integrity then looks at that copy instead of the checkout."""
+    copy = tmp_path / "lab"
+    names = list(integrity.grade_inputs())
+    for name in names:
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / name, copy / name)
+    integrity.write_manifest(copy, names + ["methods.py", "solutions/context.py"])  # only grading files count
+    monkeypatch.setattr(integrity, "ROOT", copy)
+    monkeypatch.setattr(integrity, "GRADERS", copy / "tests" / "graders")
+    monkeypatch.setattr(integrity, "MANIFEST", copy / integrity.MANIFEST_NAME)
     return copy
 
 
@@ -562,9 +567,10 @@ def test_the_manifest_covers_the_whole_grading_harness():
     assert package | {"tests/graders/conftest.py", f"tests/graders/grade_{FIRST}.py", "course.json"} <= names
 
 
-def test_tamper_warning_names_the_file_and_both_hashes(harness_copy, capsys):
+def test_tamper_warning_names_the_file_and_both_hashes(built_copy, capsys):
+    assert integrity.reference() == "built"
     assert integrity.warnings() == [] and integrity.changed() == []
-    grader = harness_copy / f"grade_{FIRST}.py"
+    grader = built_copy / "tests" / "graders" / f"grade_{FIRST}.py"
     name = f"tests/graders/{grader.name}"
     real = (course.GRADERS / grader.name).read_bytes()
     shipped = integrity.current()[name]
@@ -572,7 +578,7 @@ def test_tamper_warning_names_the_file_and_both_hashes(harness_copy, capsys):
     now = integrity.current()[name]
     assert integrity.changed() == [name]
     text = "\n".join(integrity.warnings())
-    assert name in text and shipped[:12] in text and now[:12] in text and "git checkout" in text
+    assert name in text and shipped[:12] in text and now[:12] in text and "release" in text
     assert cli.check([FIRST, "--target", str(ROOT / "solutions")]) == 0
     out = capsys.readouterr().out
     assert "Warning: these grading files differ" in out and shipped[:12] in out
@@ -582,27 +588,52 @@ def test_tamper_warning_names_the_file_and_both_hashes(harness_copy, capsys):
     assert (course.GRADERS / grader.name).read_bytes() == real  # the real grader was never touched
 
 
-def test_tamper_warning_for_added_and_deleted_graders(harness_copy):
-    (harness_copy / "grade_extra.py").write_text("TASKS = ()\n", encoding="utf-8")
-    (harness_copy / "conftest.py").unlink()
+def test_tamper_warning_for_added_and_deleted_graders(built_copy):
+    graders = built_copy / "tests" / "graders"
+    (graders / "grade_extra.py").write_text("TASKS = ()\n", encoding="utf-8")
+    (graders / "conftest.py").unlink()
     text = "\n".join(integrity.warnings())
     assert "tests/graders/grade_extra.py" in text and "not shipped" in text
     assert "tests/graders/conftest.py" in text and "now missing" in text
-    (harness_copy / "SHA256SUMS").unlink()
-    assert "is missing" in "\n".join(integrity.warnings())
+    (built_copy / integrity.MANIFEST_NAME).unlink()  # neither a built copy nor a git checkout now
+    assert integrity.reference() == "none" and integrity.changed() == []
+    assert "cannot be compared" in "\n".join(integrity.warnings())
 
 
-def test_dev_sync_never_blesses_an_uncommitted_grader_edit(harness_copy):
-    grader = harness_copy / f"grade_{FIRST}.py"
+def _git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false",
+                    *args], cwd=repo, check=True, capture_output=True, timeout=60)
+
+
+def test_a_git_checkout_compares_its_grading_files_with_its_commit(tmp_path, monkeypatch):
+    # No hash file to refresh by hand: in a clone, the reference is the commit checked out.
+    repo = tmp_path / "lab"
+    grader = repo / "tests" / "graders" / f"grade_{FIRST}.py"
+    grader.parent.mkdir(parents=True)
+    shutil.copyfile(course.GRADERS / grader.name, grader)
+    shutil.copyfile(ROOT / "course.json", repo / "course.json")
+    (repo / "notes.txt").write_text("not a grading file\n", encoding="utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "lab")
+    monkeypatch.setattr(integrity, "ROOT", repo)
+    monkeypatch.setattr(integrity, "GRADERS", grader.parent)
+    monkeypatch.setattr(integrity, "MANIFEST", repo / integrity.MANIFEST_NAME)
+    assert integrity.reference() == "git" and integrity.changed() == []
+    committed = integrity.current()[f"tests/graders/{grader.name}"]
     grader.write_text(grader.read_text(encoding="utf-8") + "\n# made easier\n", encoding="utf-8")
-    manifest = (harness_copy / "SHA256SUMS").read_text(encoding="utf-8")
-    lines = integrity.refresh()
-    assert len(lines) == 1 and lines[0].startswith("kept ") and f"grade_{FIRST}.py" in lines[0]
-    assert "--force" in lines[0] and (harness_copy / "SHA256SUMS").read_text(encoding="utf-8") == manifest
-    assert integrity.changed() == [f"tests/graders/grade_{FIRST}.py"]
-    forced = integrity.refresh(force=True)
-    assert forced[0].startswith("wrote ") and "uncommitted" in forced[1] and integrity.changed() == []
-    assert integrity.refresh() == []  # nothing left to do
+    (repo / "notes.txt").write_text("edited\n", encoding="utf-8")
+    (repo / "course.json").unlink()
+    (grader.parent / "grade_extra.py").write_text("TASKS = ()\n", encoding="utf-8")
+    rows = {row["file"]: row for row in integrity.differences()}
+    assert sorted(rows) == sorted(["course.json", "tests/graders/grade_extra.py", f"tests/graders/{grader.name}"])
+    assert rows[f"tests/graders/{grader.name}"]["shipped"] == committed and rows["course.json"]["now"] is None
+    assert rows["tests/graders/grade_extra.py"]["shipped"] is None
+    text = "\n".join(integrity.warnings())
+    assert "last commit" in text and "git checkout" in text
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "the edit, committed: in the history, not a tamper warning")
+    assert integrity.changed() == []
 
 
 def test_a_grader_without_tasks_is_an_error_not_a_pass():

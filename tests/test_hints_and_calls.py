@@ -11,7 +11,8 @@ import shutil
 import pytest
 
 from labtools.grading import harness as _lab, hints as hint_files
-from labtools import cli, course, dev, workflow
+from labtools import cli, course, workflow
+from devtools import dev
 from labtools.grading import integrity
 
 LESSONS = course.lessons()
@@ -85,7 +86,6 @@ def test_sync_and_reset_write_exercise_files_only(tmp_path, monkeypatch):
     monkeypatch.setattr(course, "EXERCISES", exercises)
     monkeypatch.setattr(course, "BACKUPS", tmp_path / "backups")
     monkeypatch.setattr(course, "committed_text", lambda path: None)
-    monkeypatch.setattr(dev.integrity, "MANIFEST", tmp_path / "SHA256SUMS")
     hints = sorted((p.name, p.read_bytes(), p.stat().st_mtime_ns) for p in (exercises / "hints").iterdir())
     dev.sync(force=True)
     assert workflow.reset(["--all", "--yes"]) == 0

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from helpers import GOLDEN, ROOT, built_lessons, methods, tree_state
-from labtools.dev import golden_runs
+from devtools.dev import golden_runs
 
 LESSONS = built_lessons()
 

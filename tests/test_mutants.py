@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from labtools import course, dev, mutate, stubgen
+from labtools import course, stubgen
+from devtools import dev, mutate
 
 LESSONS = course.lessons()
 
@@ -208,7 +209,7 @@ def test_the_maintainer_check_names_a_failing_solution(tmp_path, monkeypatch):
 def test_the_benchmark_still_runs_on_small_inputs():
     # `dev bench` is a benchmark, not a timed test: this only proves it still runs against the
     # lessons as they are now (a renamed mechanism or a changed record type would break it).
-    from labtools import bench
+    from devtools import bench
     rows = bench.scaling(10 ** 3)
     mechanisms = {row["mechanism"] for row in rows}
     assert bench.BASELINE in mechanisms and "select_context (lesson 01)" in mechanisms

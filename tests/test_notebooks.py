@@ -5,7 +5,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 
-from labtools import notebooks  # noqa: E402
+from devtools import notebooks  # noqa: E402
 
 
 def test_every_lesson_with_a_module_has_a_notebook():

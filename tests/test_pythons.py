@@ -19,7 +19,8 @@ from functools import lru_cache
 import pytest
 
 from helpers import GOLDEN, ROOT, built_lessons
-from labtools import course, dev
+from labtools import course
+from devtools import dev
 
 SUPPORTED = ("3.10", "3.11", "3.12", "3.13")
 

@@ -95,7 +95,7 @@ def test_setup_takes_no_arguments(tmp_path):
 
 
 def test_the_benchmark_times_each_lesson_in_a_cold_copy_and_after_setup(monkeypatch):
-    from labtools import bench
+    from devtools import bench
     monkeypatch.setattr(bench, "_built_lessons", lambda: ["context", "grounding"])
     monkeypatch.setattr(bench, "FRAMEWORKS", ())
     before = sorted(ROOT.rglob("__pycache__"))

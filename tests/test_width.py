@@ -18,7 +18,8 @@ import shutil
 import pytest
 
 from helpers import ROOT, built_lessons, methods
-from labtools import cli, course, dev, workflow
+from labtools import cli, course, workflow
+from devtools import dev
 from labtools.grading import integrity
 
 WIDTH = 80

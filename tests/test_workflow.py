@@ -19,7 +19,8 @@ import time
 import pytest
 
 from helpers import ROOT, methods
-from labtools import cli, course, dev, workflow
+from labtools import cli, course, workflow
+from devtools import dev
 from labtools.grading import integrity
 
 LESSONS = course.lessons()

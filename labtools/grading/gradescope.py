@@ -184,37 +184,23 @@ def run_script(lessons: list[str] | None = None) -> str:
     return RUN.replace("{lessons}", "".join(f" --lesson {name}" for name in lessons or []))
 
 
-# What the autograder needs of the lab: the command line, the lesson modules the graders
-# import, the graders and the hints they read (exercises/hints). No solutions, exercise
-# files, notebooks or other tests.
-# Besides the command line, every file a grade reads (snapshot.snapshot_files: modules/, this
-# package, the graders, the hints, course.json), and a manifest written from exactly those
-# bytes, so the autograder's tamper check compares what the zip ships (not the checkout's).
-INCLUDE = ("methods.py", "pyproject.toml", "labtools/*.py")
-MANIFEST_NAME = "tests/graders/SHA256SUMS"
+# What the autograder needs of the lab to run `methods.py grade`: the command line (methods.py
+# and the few labtools modules `grade` imports), this package, the lesson modules the graders
+# import, the graders and the hints they read (exercises/hints). No solutions, exercise files,
+# notebooks, other tests, learner commands or maintainer tools (devtools/).
+INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/__init__.py", "labtools/course.py",
+           "labtools/files.py", "labtools/main.py", "labtools/manifest.py", "labtools/registry.py",
+           "labtools/render.py", "labtools/grading/*.py", "modules/**/*.py", "tests/graders/*.py",
+           "exercises/hints/*.md")
 RECORD_NAME = ".lab/release.json"  # the course commit it was built from (the gradebook's lab_commit)
 
 
-def harness_files() -> dict[str, Path]:
-    from labtools.grading.snapshot import snapshot_files
-    return snapshot_files(course.ROOT)
-
-
 def files() -> list[str]:
-    found = set(harness_files())
+    found = set()
     for pattern in INCLUDE:
         found.update(path.relative_to(course.ROOT).as_posix() for path in course.ROOT.glob(pattern)
                      if path.is_file() and "__pycache__" not in path.parts)
     return sorted(found)
-
-
-def manifest_text(shipped: dict[str, bytes]) -> str:
-    """The tamper manifest of the harness files in `shipped` (name -> bytes), in the format
-    integrity.py reads."""
-    import hashlib
-    harness = set(harness_files())
-    return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(shipped.items())
-                   if name in harness)
 
 
 def build_record(names: list[str]) -> str:
@@ -229,7 +215,10 @@ def build_record(names: list[str]) -> str:
 def autograder_zip(lessons: list[str] | None = None) -> bytes:
     """The zip Gradescope takes: setup.sh and run_autograder at its root, the lab beside them;
     with `lessons`, run_autograder grades only those. The same bytes for the same files
-    (fixed dates, sorted names)."""
+    (fixed dates, sorted names). It carries its own manifest (labtools/grading/SHA256SUMS,
+    integrity.py) of the grading files it ships, as shipped: results.json warns of any edit."""
+    from labtools.grading import integrity
+    shipped = {name: (course.ROOT / name).read_bytes() for name in files()}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         def add(name: str, data: bytes, mode: int) -> None:
@@ -239,11 +228,9 @@ def autograder_zip(lessons: list[str] | None = None) -> bytes:
             archive.writestr(info, data)
         add("setup.sh", SETUP.encode(), 0o755)
         add("run_autograder", run_script(lessons).encode(), 0o755)
-        shipped = {name: (course.ROOT / name).read_bytes() for name in files()}
-        for name, data in shipped.items():
+        for name, data in sorted({**shipped, integrity.MANIFEST_NAME: integrity.manifest_for(shipped).encode()}.items()):
             add(name, data, 0o644)
-        add(MANIFEST_NAME, manifest_text(shipped).encode(), 0o644)
-        add(RECORD_NAME, build_record(sorted(shipped) + [MANIFEST_NAME]).encode(), 0o644)
+        add(RECORD_NAME, build_record(sorted(shipped) + [integrity.MANIFEST_NAME]).encode(), 0o644)
     return buffer.getvalue()
 
 

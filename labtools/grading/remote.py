@@ -296,12 +296,34 @@ class RemoteFunction:
         return session.decode(answer.get("ok"), f"{self.name}(...)", sent=sent)
 
 
+# Every grader object _mirror changed, with its contents before: the grader's own objects
+# include the lab modules' (a SUPERSEDES dict passed as it is), which outlive the job.
+_mirrored: list = []
+
+
 def _mirror(original, changed) -> None:
-    """What the learner's code did to a list, dict or set it was given, done to the grader's own."""
+    """What the learner's code did to a list, dict or set it was given, done to the grader's own
+    for the rest of the job (a grader may check that its argument was left alone), then undone
+    by undo_mirrors()."""
     if type(original) is not type(changed) or original == changed:
         return
+    if not any(entry[0] is original for entry in _mirrored):
+        _mirrored.append((original, type(original)(original)))
     if isinstance(original, list):
         original[:] = changed
     elif isinstance(original, (dict, set)):
         original.clear()
         original.update(changed)
+
+
+def undo_mirrors() -> None:
+    """Put back every object a learner's call changed through _mirror: nothing one submission's
+    code did to the grader's objects reaches the next job on this worker (its contents were
+    replaced wholesale, so a shallow copy of them is what they were)."""
+    while _mirrored:
+        original, before = _mirrored.pop()
+        if isinstance(original, list):
+            original[:] = before
+        else:
+            original.clear()
+            original.update(before)

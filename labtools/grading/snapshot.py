@@ -20,22 +20,34 @@ _grader_code: dict[tuple[Path, int, int], object] = {}
 _snapshot: dict[str, bytes] | None = None
 
 
+def is_grading_input(name: str) -> bool:
+    """Whether the file at `name` (a path relative to the lab's root, with /) is one a grade
+    reads: see snapshot_files()."""
+    parts = name.split("/")
+    if parts[0] == "modules":
+        return len(parts) > 1 and "__pycache__" not in parts and not name.endswith((".pyc", ".pyo"))
+    if len(parts) == 3 and parts[:2] in (["labtools", "grading"], ["tests", "graders"]):
+        return name.endswith(".py")
+    if len(parts) == 3 and parts[:2] == ["exercises", "hints"]:
+        return name.endswith(".md")
+    return name in ("labtools/__init__.py", "course.json")
+
+
 def snapshot_files(root: Path = ROOT, graders: Path | None = None) -> dict[str, Path]:
     """The files a grade reads, by path relative to `root`: every file under modules/ (bytecode
     aside), this package (and labtools/__init__.py), the graders, the hints the graders read
-    and course.json. The tamper manifest covers exactly these (integrity.py). `graders`: where
+    and course.json. The tamper warning covers exactly these (integrity.py). `graders`: where
     the graders are, when not in root/tests/graders (a copy, in a test)."""
     found = {}
     for path in sorted((root / "modules").rglob("*")):
-        relative = path.relative_to(root)
-        if path.is_file() and "__pycache__" not in relative.parts and path.suffix not in (".pyc", ".pyo"):
-            found[relative.as_posix()] = path
-    for pattern in ("labtools/__init__.py", "labtools/grading/*.py", "exercises/hints/*.md", "course.json"):
+        if path.is_file():
+            found[path.relative_to(root).as_posix()] = path
+    for pattern in ("labtools/__init__.py", "labtools/grading/*", "exercises/hints/*", "course.json"):
         for path in sorted(root.glob(pattern)):
             found[path.relative_to(root).as_posix()] = path
-    for path in sorted((graders or root / "tests" / "graders").glob("*.py")):
+    for path in sorted((graders or root / "tests" / "graders").glob("*")):
         found[f"tests/graders/{path.name}"] = path
-    return dict(sorted(found.items()))
+    return {name: path for name, path in sorted(found.items()) if is_grading_input(name) and path.is_file()}
 
 
 class _SnapshotLoader:

@@ -588,12 +588,12 @@ def grade_sandboxed(job: dict, sessions: _Sessions) -> dict:
     grader = harness.grader_module(lesson)
     if job.get("refused"):
         return _refused(job, grader)
-    remote = sessions.get(job)
+    session = sessions.get(job)
     folder = Path(job["folder"])
     harness._display[folder] = job["shown"]
     harness._sources[lesson] = (folder / f"{lesson}.py", job["source"])
     harness._loaded.clear()
-    harness._remote = remote
+    harness._remote = session
     os.environ["LAB_TARGET"] = str(folder)
     try:
         outcome = harness.run(lesson, seconds=job["seconds"], grader=grader,
@@ -604,9 +604,10 @@ def grade_sandboxed(job: dict, sessions: _Sessions) -> dict:
         harness._remote = None
         harness._sources.pop(lesson, None)
         harness._loaded.clear()
+        remote.undo_mirrors()  # the grader's objects as they were: nothing reaches the next job
     outcome["target"] = job["shown"]
-    if remote.restarts:
-        outcome["sandbox_restarts"] = remote.restarts
+    if session.restarts:
+        outcome["sandbox_restarts"] = session.restarts
     return outcome
 
 

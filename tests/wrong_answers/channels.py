@@ -77,7 +77,7 @@ WRONG_ANSWERS = [
 ]
 
 
-# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+# Mutants no test can tell from the solution (reviewed; see devtools/mutate.py).
 EQUIVALENT_MUTANTS = [
     {"where": "two_evaluations",
      "before": "precision = sum(1 for i in reference if grades.get(i, 0) >= 1) / len(reference)",

@@ -107,7 +107,7 @@ WRONG_ANSWERS = [
 ]
 
 
-# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+# Mutants no test can tell from the solution (reviewed; see devtools/mutate.py).
 _SAME = ("these lines run only after `any(p != permissions[0] ...)` found every copy equal, so the first and "
          "the last copy are the same value")
 EQUIVALENT_MUTANTS = [

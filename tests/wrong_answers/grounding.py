@@ -140,7 +140,7 @@ WRONG_ANSWERS = [
 ]
 
 
-# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+# Mutants no test can tell from the solution (reviewed; see devtools/mutate.py).
 EQUIVALENT_MUTANTS = [
     {"where": "nfc", "before": "return value", "after": "return None",
      "why": "the contract's values are str, None, lists and dicts (the docstring says so); the only value that "

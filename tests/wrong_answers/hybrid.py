@@ -76,7 +76,7 @@ WRONG_ANSWERS = [
 ]
 
 
-# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+# Mutants no test can tell from the solution (reviewed; see devtools/mutate.py).
 EQUIVALENT_MUTANTS = [
     {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".")',
      "after": "number = word.rstrip('XXabcdefghijklmnopqrstuvwxyzXX').rstrip(\".\")",

@@ -181,7 +181,7 @@ WRONG_ANSWERS = [
 ]
 
 
-# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+# Mutants no test can tell from the solution (reviewed; see devtools/mutate.py).
 _NEAR = "near = row[max(at - before, 0):at][::-1] + row[at + 1:at + 1 + after]"
 _SELF = ("the slice now also takes row[at], which is the hit itself (ids are unique, and `at` is the hit's "
          "place in its own document); the hit was taken in the first walk, so the loop skips it with `continue` "

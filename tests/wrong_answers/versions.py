@@ -55,7 +55,7 @@ WRONG_ANSWERS = [
 ]
 
 
-# Mutants no test can tell from the solution (reviewed; see labtools/mutate.py).
+# Mutants no test can tell from the solution (reviewed; see devtools/mutate.py).
 EQUIVALENT_MUTANTS = [
     {"where": "resolve_or_abstain",
      "before": 'return {"decision": "selected", "selected_id": standing[0], "presented_ids": standing,',

@@ -23,7 +23,7 @@ hint    WORKERS processes (default 8) behind a barrier each ask for the next hin
                                     [--reset-workers 12] [--hint-workers 8]
     python3 -B methods.py dev probe --grading [--attack NAME]...
 
---grading runs instead the attack suite of labtools/attacks.py: every attack on `grade`, with
+--grading runs instead the attack suite of devtools/attacks.py: every attack on `grade`, with
 and without --sandbox (where bwrap can run), and on the pytest route; one line per attack and
 mode with the time, the attacker's score and what it must be, then whether grading held.
 
@@ -224,8 +224,8 @@ def _count(text: str) -> int:
 
 
 def grading_attacks(names=None) -> int:
-    """`dev probe --grading`: every attack of labtools/attacks.py in each mode; 0 when all held."""
-    from labtools import attacks
+    """`dev probe --grading`: every attack of devtools/attacks.py in each mode; 0 when all held."""
+    from devtools import attacks
     started = time.monotonic()
     rows = attacks.run_all(names=names, progress=lambda row: print(attacks.report_line(row), flush=True))
     failed = [row for row in rows if row["problems"]]

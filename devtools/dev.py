@@ -5,8 +5,7 @@ sync        regenerate exercises/ from solutions/ (never overwrites a learner's 
             without --force, and then only after a backup)
 check       prove the course is consistent: stubs in sync, signatures equal, every
             solution passes, every stub fails every test of its tasks, every task
-            has hints and tests, every catalogued wrong answer is caught, the grader
-            manifest is current
+            has hints and tests, every catalogued wrong answer is caught
 notebooks   build notebooks/NN_NAME.ipynb from notebooks/src/NN_NAME.py and execute them
 golden      rewrite the golden outputs the tests compare (review the diff!)
 mutants     mutate the solutions' answer regions; report the share the graders reject
@@ -27,7 +26,6 @@ import tempfile
 from pathlib import Path
 
 from labtools import course, files, stubgen
-from labtools.grading import integrity
 from labtools.registry import RUN
 from labtools.render import fit
 
@@ -47,7 +45,8 @@ def committed_stub(lesson: str) -> str | None:
 # ------------------------------------------------------------------ sync
 
 def sync(force: bool = False, lessons: list[str] | None = None) -> list[str]:
-    """Write stubs and the grader manifest; return what was done, one line each.
+    """Write the stubs; return what was done, one line each. (No hash manifest to refresh:
+    what `check` compares the grading files against is derived, see integrity.py.)
 
     An exercise file is replaced without a backup only when it is exactly a generated
     stub: from the solution as it is now (then there is nothing to do) or as it was last
@@ -80,7 +79,6 @@ def sync(force: bool = False, lessons: list[str] | None = None) -> list[str]:
                 files.make_folder(path.parent)
             files.replace_text(path, stub)
             done.append(f"wrote {course.shown(path)}")
-        done += integrity.refresh(force=force)  # never silently over an uncommitted grader edit
     return done
 
 
@@ -210,7 +208,7 @@ def problems(lesson: str) -> list[str]:
     # files), the learner's path decides instead: one process per file, as `check` grades.
     # The stub runs every test (it must fail each); a wrong answer only its task's tests, up to
     # the first that fails: the verdict is the same, and a slow wrong answer stops early.
-    from labtools import mutate
+    from devtools import mutate
     shown_exercise = str(exercise_path)
     items = [(shown_exercise, stub)] + [(shown_exercise, text, {"tasks": [wrong["task"]], "first_failure": True})
                                         for text, wrong in zip(texts[1:], labels)]
@@ -276,7 +274,7 @@ def _seed_escapes(lesson: str, wrong: dict, item: tuple) -> list[str]:
     each seed of its "hash_seeds": the seeds that once let it pass, so that an unlucky seed
     in CI can never be the first to find a grader that rejects it only by luck."""
     from concurrent.futures import ThreadPoolExecutor
-    from labtools import mutate
+    from devtools import mutate
     seeds = wrong["hash_seeds"]
     if not (isinstance(seeds, list) and all(type(s) is int and 0 <= s <= 4294967295 for s in seeds)):
         return [f"wrong answer {wrong['name']!r}: hash_seeds must be a list of whole numbers from 0 to "
@@ -294,9 +292,6 @@ def check(lessons: list[str] | None = None) -> list[str]:
     found = [] if lessons else course_problems()
     for lesson in lessons or course.lessons():
         found += problems(lesson)
-    for name in integrity.changed():
-        found.append(f"{name} differs from tests/graders/SHA256SUMS: "
-                     f"run `python3 -B methods.py dev sync` and commit the manifest")
     return found
 
 
@@ -336,7 +331,7 @@ def golden(names: list[str] | None = None) -> list[str]:
 
 # ------------------------------------------------------------------ main
 
-# Their arguments go on to pytest, labtools/bench.py, labtools/mutate.py and labtools/probe.py,
+# Their arguments go on to pytest, devtools/bench.py, devtools/mutate.py and devtools/probe.py,
 # which parse them strictly themselves.
 PASSED_ON = ("test", "bench", "mutants", "probe", "gradescope", "release")
 
@@ -353,10 +348,9 @@ def _names(parser: argparse.ArgumentParser, names: list[str], known: list[str], 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="methods.py dev", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sync_parser = sub.add_parser("sync", help="regenerate exercises/ and the grader manifest")
+    sync_parser = sub.add_parser("sync", help="regenerate exercises/ from solutions/")
     sync_parser.add_argument("--force", action="store_true",
-                             help="replace edited exercise files (after a backup); record uncommitted grader "
-                                  "edits in the manifest")
+                             help="replace edited exercise files (after a backup)")
     check_parser = sub.add_parser("check", help="prove stubs, solutions, graders and hints agree")
     check_parser.add_argument("lesson", nargs="*", help="lessons to check (default: every lesson with exercises)")
     nb_parser = sub.add_parser("notebooks", help="build and execute the notebooks")
@@ -395,13 +389,13 @@ def main(argv: list[str]) -> int:
             print("maintainer check: " + (f"{len(found)} problem(s)" if found else "all good"))
             return 1 if found else 0
         if args.command == "notebooks":
-            from labtools import notebooks
+            from devtools import notebooks
             known = [path.stem for path in notebooks.sources()]
             for path in notebooks.build(_names(nb_parser, args.names, known, "notebook") or None):
                 print(f"wrote {course.shown(path)}")
             return 0
         if args.command == "new":
-            from labtools import scaffold
+            from devtools import scaffold
             try:
                 lines = scaffold.new_lesson(course.ROOT, args.name, args.title, args.world)
             except ValueError as error:
@@ -419,10 +413,10 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(f"methods.py dev {args.command}: {problem}\n")
         return 1
     if args.command == "test":
-        from labtools import devenv
+        from devtools import devenv
         return devenv.run_tests(rest)
     if args.command == "mutants":
-        from labtools import mutate
+        from devtools import mutate
         return mutate.main(rest)
     if args.command == "gradescope":
         from labtools.grading import gradescope
@@ -431,9 +425,9 @@ def main(argv: list[str]) -> int:
         from labtools import release
         return release.main(rest)
     if args.command == "probe":
-        from labtools import probe
+        from devtools import probe
         return probe.main(rest)
-    from labtools import bench
+    from devtools import bench
     return bench.main(rest)
 
 

@@ -295,7 +295,7 @@ def scaling(top: int) -> list[dict]:
 def notebooks_time() -> dict:
     if not _installed("nbclient"):
         return {"note": "nbclient is not installed for this Python; run with .venv/bin/python"}
-    from labtools import notebooks
+    from devtools import notebooks
     paths = notebooks.sources()
     started = time.perf_counter()
     notebooks.executed_texts(paths)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labtools import course
+from labtools.grading import integrity
 
 LESSON = "context"
 TASKS = 4
@@ -285,7 +286,7 @@ def _edit():
             place = _os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        path = _os.path.join(place, "modules", "context.py")
+        path = _os.path.join(place, "modules", "context", "__init__.py")
         if _os.path.isfile(path) and _os.access(path, _os.W_OK):
             with open(path, "a") as handle:
                 handle.write('\\nRELEVANT_IDS = ("returns-v1",)\\n')
@@ -415,15 +416,16 @@ def _no_raw_escapes(result: dict) -> str:
 def _warned_about_modules(result: dict) -> str:
     if result["mode"] == "sandbox":
         return ""
-    if "modules/context.py" not in result["stdout"]:
-        return "grade did not warn that modules/context.py changed"
+    if "modules/context/__init__.py" not in result["stdout"]:
+        return "grade did not warn that modules/context/__init__.py changed"
     done = subprocess.run([sys.executable, "-B", "methods.py", "check", "--target", "solutions", "--json", LESSON],
                           cwd=result["project"], capture_output=True, text=True, timeout=120)
     try:
         changed = [row["file"] for row in json.loads(done.stdout)["graders_changed"]]
     except (ValueError, KeyError, TypeError):
         return f"check --json did not answer: {done.stderr[-200:]}"
-    return "" if "modules/context.py" in changed else f"check's graders_changed misses modules/context.py: {changed}"
+    return "" if "modules/context/__init__.py" in changed else (f"check's graders_changed misses "
+                                                               f"modules/context/__init__.py: {changed}")
 
 
 def _import_error_with_line(result: dict) -> str:
@@ -480,6 +482,9 @@ def _project_copy(where: Path) -> Path:
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
+    # A built copy (no .git): it carries the manifest of what it holds, as a release does.
+    integrity.write_manifest(project, [path.relative_to(project).as_posix() for path in project.rglob("*")
+                                       if path.is_file()])
     return project
 
 

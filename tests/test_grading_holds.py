@@ -1,0 +1,87 @@
+"""Grading that holds (issue 38), the quick half: one small case per attack, cheap enough for
+every run of the suite. The slow, whole-class versions run beside the older attacks in
+`python3 -B methods.py dev probe --grading` (devtools/attacks.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import ROOT
+from labtools import grading
+
+SANDBOX = grading.sandbox_problem() is None
+
+
+def _class(tmp_path, lesson: str, sources: dict) -> list:
+    found = []
+    for student, text in sources.items():
+        folder = tmp_path / "class" / student
+        folder.mkdir(parents=True)
+        (folder / f"{lesson}.py").write_text(text, encoding="utf-8")
+        found.append(grading.Submission(student, folder, student))
+    return found
+
+
+def _tasks_passed(result: dict) -> list:
+    return [task["passed"] for task in result["tasks"]]
+
+
+# ------------------------------------------------------------------ nothing crosses between jobs
+
+CLEARS_SUPERSEDES = '''
+_answer = resolve_or_abstain
+
+
+def resolve_or_abstain(records, supersedes):
+    answer = _answer(records, supersedes)
+    supersedes.clear()  # the grader's SUPERSEDES, mirrored back to the trusted worker
+    return answer
+'''
+
+
+@pytest.mark.skipif(not SANDBOX, reason="bwrap cannot make a sandbox here")
+def test_an_attacker_graded_first_on_one_worker_leaves_the_next_classmate_whole(tmp_path):
+    solution = (ROOT / "solutions" / "versions.py").read_text(encoding="utf-8")
+    submissions = _class(tmp_path, "versions", {"mallory": solution + CLEARS_SUPERSEDES, "zoe": solution})
+    results = grading.grade_submissions(submissions, ["versions"], workers=1, sandbox=True)
+    assert all(_tasks_passed(results["zoe"][0])), results["zoe"][0]
+
+
+# ------------------------------------------------------------------ nothing the learner writes runs later
+
+def _lab_copy(where):
+    import shutil
+    for name in ("methods.py", "course.json", "labtools", "modules", "solutions", "exercises", "tests/graders"):
+        source, target = ROOT / name, where / name
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return where
+
+
+def test_bytecode_planted_for_the_deciding_process_is_never_read(tmp_path):
+    # What a submission graded without the sandbox can write as the instructor's user: an
+    # unchecked-hash .pyc of a module the next `check` or `grade` imports, which Python would
+    # run without looking at the source. Here it makes every lesson "passed".
+    import importlib._bootstrap_external as bootstrap
+    import importlib.util
+    import json
+    import subprocess
+    import sys
+    lab = _lab_copy(tmp_path / "lab")
+    source = lab / "labtools" / "grading" / "records.py"
+    forged = source.read_text(encoding="utf-8") + (
+        "\n_summarize = summarize\n\ndef summarize(result, folder):\n    record = _summarize(result, folder)\n"
+        "    record.update(status='passed', done=record['total'])\n    return record\n")
+    code = compile(forged, str(source), "exec")
+    digest = importlib.util.source_hash(source.read_bytes())
+    cache = source.parent / "__pycache__"
+    cache.mkdir()
+    (cache / f"records.{sys.implementation.cache_tag}.pyc").write_bytes(
+        bytes(bootstrap._code_to_hash_pyc(code, digest, checked=False)))
+    done = subprocess.run([sys.executable, "-B", "methods.py", "check", "context", "--json"], cwd=lab,
+                          capture_output=True, text=True, timeout=120)
+    record = json.loads(done.stdout)
+    assert record["tasks_passed"] == 0 and not record["passed"], record["tasks_passed"]
