@@ -333,7 +333,7 @@ def golden(names: list[str] | None = None) -> list[str]:
 
 # Their arguments go on to pytest, devtools/bench.py, devtools/mutate.py and devtools/probe.py,
 # which parse them strictly themselves.
-PASSED_ON = ("test", "bench", "mutants", "probe", "gradescope")
+PASSED_ON = ("test", "bench", "mutants", "probe", "gradescope", "release")
 
 
 def _names(parser: argparse.ArgumentParser, names: list[str], known: list[str], what: str) -> list[str]:
@@ -367,6 +367,8 @@ def main(argv: list[str]) -> int:
     sub.add_parser("mutants", help="mutate the answer regions and report the share the graders reject "
                                    "(see: dev mutants --help)")
     sub.add_parser("gradescope", help="build the Gradescope autograder zip (see: dev gradescope --help)")
+    sub.add_parser("release", help="build the learner's copy of some lessons, without solutions "
+                                   "(see: dev release --help)")
     sub.add_parser("probe", help="race concurrent resets and hints on scratch copies, count losses "
                                  "(see: dev probe --help)")
     if argv and argv[0] in PASSED_ON:
@@ -419,6 +421,9 @@ def main(argv: list[str]) -> int:
     if args.command == "gradescope":
         from labtools.grading import gradescope
         return gradescope.main(rest)
+    if args.command == "release":
+        from labtools import release
+        return release.main(rest)
     if args.command == "probe":
         from devtools import probe
         return probe.main(rest)

@@ -27,11 +27,14 @@ def lesson_argument(parser: argparse.ArgumentParser, name: str) -> str:
     known = course.lessons()
     if name in known:
         return name
+    from labtools.registry import lesson_named
+    if lesson_named(name) in known:  # `check 01`, `hint 3`: the lesson list numbers them
+        return lesson_named(name)
     listing = "lessons with exercises: " + (", ".join(known) or "none yet")
     if not name.strip():
         parser.error(f"the lesson name is empty ({name!r}); leave it out for every lesson. {listing}")
-    if name in LESSONS:
-        parser.error(f"lesson '{name}' has no exercises yet; {listing}")
+    if name in LESSONS or lesson_named(name):
+        parser.error(f"lesson '{lesson_named(name)}' has no exercises yet; {listing}")
     import difflib
     close = difflib.get_close_matches(name, list(LESSONS), n=1)
     parser.error(f"there is no lesson {short(name)}.{f' Did you mean {close[0]!r}?' if close else ''} {listing}")
@@ -122,6 +125,9 @@ def grade(lessons: list[str], target: Path | None = None, limits=None) -> list[d
             found = files.near_miss_note(folder, record["lesson"])
             if found:
                 record["found"] = found
+    for lesson, record in records.items():
+        if record["status"] in ("passed", "failing"):
+            record["python_problems"] = python_problems(lesson, target)
     return [records[lesson] if lesson in records else _blocked(lesson, folder, blocked[lesson])
             for lesson in lessons]
 
@@ -283,11 +289,40 @@ def report(records: list[dict], target: Path | None = None, narrowed: bool = Fal
                        f"`{again} --verbose` shows them."]
     from labtools.grading import integrity
     return {"title": f"Context Lab progress, grading {_folder_label(target)}",
+            "python": python_lines(records, target),
             "rows": rows,
             "summary": (f"{sum(r['done'] for r in records)}/{sum(r['total'] for r in records)} tasks, "
                         f"{sum(r['status'] == 'passed' for r in records)} of {len(records)} lesson(s) complete"),
             "next": next_steps(records, target, narrowed, watching, task_number) + printed,
             "warnings": integrity.warnings()}
+
+
+def python_problems(lesson: str, target: Path | None = None) -> list[dict]:
+    """What the lesson file uses that the course's grading Python lacks (labtools/compat.py):
+    [{"line": N, "message": ...}, ...], empty when it uses nothing newer (or cannot be read)."""
+    from labtools import compat, manifest
+    try:
+        source = (_folder(target) / f"{lesson}.py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [{"line": line, "message": message}
+            for line, message in compat.problems(source, manifest.grading_python())]
+
+
+def python_lines(records: list[dict], target: Path | None = None) -> list[str]:
+    """The progress view's lines on the grading Python: one per use of something it lacks."""
+    from labtools import compat, manifest
+    version = compat.version_text(manifest.grading_python())
+    lines = []
+    for record in records:
+        for problem in record.get("python_problems", []):
+            lines.append(f"  {record['file']}, line {problem['line']}: {problem['message']}")
+    if not lines:
+        return []
+    import platform
+    return ["", f"The course is graded with Python {version} (this is {platform.python_version()}), "
+                f"which lacks what these lines use: a task that passes here would fail there. "
+                f"Rewrite them for Python {version}:"] + lines
 
 
 def learner_prints(records: list[dict]) -> list[str]:
@@ -304,7 +339,7 @@ def render_plain(view: dict) -> str:
                      f"{tasks:<11}  {row['note']}".rstrip())
     if len(view["rows"]) > 1:
         lines += ["", f"Course: {view['summary']}"]
-    lines += [""] + view["next"] + view["warnings"]
+    lines += [""] + view["next"] + view.get("python", []) + view["warnings"]
     from labtools.render import fit
     return fit("\n".join(lines)) + "\n"
 
@@ -338,6 +373,8 @@ def render_rich(view: dict, console=None) -> None:
         style = ("bold" if line.startswith(("Next:", "First failure:", "Every task", "Failing:", "Passes:"))
                  else "green" if line.startswith("Passing in") else "")
         console.print(Text(fit(line, console.width), style=style), soft_wrap=True)
+    for line in view.get("python", []):
+        console.print(Text(fit(line, console.width), style="yellow"), soft_wrap=True)
     for line in view["warnings"]:
         console.print(Text(fit(line, console.width), style="bold red" if line.startswith("Warning") else "red"),
                       soft_wrap=True)
@@ -353,8 +390,10 @@ def show(records: list[dict], target: Path | None = None, narrowed: bool = False
 
 
 def gradebook(records: list[dict], target: Path | None = None) -> dict:
+    from labtools import manifest
     from labtools.grading import integrity
     return {"target": _folder_label(target),
+            "grading_python": ".".join(map(str, manifest.grading_python())),
             "passed": all(r["status"] == "passed" for r in records),
             "tasks_passed": sum(r["done"] for r in records),
             "tasks_total": sum(r["total"] for r in records),
@@ -381,15 +420,26 @@ def check(argv: list[str]) -> int:
     grading.add_limit_options(parser)
     parser.add_argument("--verbose", action="store_true", help="also show what your own code printed (bounded)")
     args = parser.parse_args(argv)
-    if args.target is not None and not args.target.is_dir():
-        parser.error(f"--target {args.target} is not a folder")
+    try:
+        is_folder = args.target is None or args.target.is_dir()
+    except OSError as error:  # a name too long for the file system, say
+        parser.error(f"--target {short(str(args.target))}: {error.strerror}")
+    if not is_folder:
+        parser.error(f"--target {short(str(args.target))} is not a folder")
     target = args.target.resolve() if args.target is not None else None
     if target is not None:  # a whole checkout handed in: its exercises/, as grade finds it
         found, _why = files.lesson_folder(target, course.lessons())
+        from labtools.render import fit
         if found is not None and found != target:
-            from labtools.render import fit
             sys.stderr.write(fit(f"check: grading {course.shown(found)}, where {course.shown(target)} keeps its "
                                  f"lesson files") + "\n")
+        if found is not None:
+            passed = files.passed_over(target, found, course.lessons())
+            if passed:
+                sys.stderr.write(fit(f"check: {passed}") + "\n")
+            for name in files.stray_modules(found, course.lessons()):
+                sys.stderr.write(fit(f"check: {name} is not graded: only lesson files are, and a lesson file "
+                                     f"cannot import a module beside it") + "\n")
             target = found
     names = [lesson_argument(parser, args.lesson)] if args.lesson is not None else course.lessons()
     if not names:
@@ -524,9 +574,11 @@ def hint(argv: list[str]) -> int:
         # With --level nothing is remembered, so the same command would show the same hints.
         lines.append(f"Hint {level + 1}: {RUN} hint {lesson} {number} --level {level + 1}" if args.level is not None
                      else f"Run the same command again for hint {level + 1}.")
-    else:
+    elif (course.SOLUTIONS / f"{lesson}.py").is_file():
         lines.append(f"That was the last hint. The reference answer is in solutions/{lesson}.py, "
                      f"when you are ready to compare.")
+    else:  # a student release ships no answers
+        lines.append("That was the last hint.")
     lines.append(f"Then check your answer: {RUN} check {lesson}")
     from labtools.render import fit
     write(fit("\n".join(lines)) + "\n")

@@ -10,6 +10,11 @@ from labtools import files
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS, EXERCISES, GRADERS = ROOT / "solutions", ROOT / "exercises", ROOT / "tests" / "graders"
+# A student release (`dev release`) ships no solutions/: the course's stubs live in .lab/stubs/
+# (the course writes them; a learner never edits them), and .lab/started/ remembers the stub
+# each exercises/NAME.py was written from, so `update` can tell the learner's edits from the
+# course's (labtools/update.py).
+STUBS, STARTED = ROOT / ".lab" / "stubs", ROOT / ".lab" / "started"
 BACKUPS = ROOT / ".backups"
 LOCK = ROOT / ".lab.lock"  # reset, dev sync and hint take turns on it (labtools/files.py)
 GRADE_SECONDS = 60
@@ -17,10 +22,18 @@ GRADE_SECONDS = 60
 
 def lessons() -> list[str]:
     """Lessons that have graded exercises, in course order: those whose course.json entry lists
-    tasks (and whose solution and grader exist; `dev check` reports an entry without them)."""
+    tasks and whose grader exists, with a solution (the course's own checkout) or a shipped stub
+    (a student release, which holds only the released lessons' graders); `dev check` reports an
+    entry without them."""
     from labtools import manifest
     return [entry["name"] for entry in manifest.lessons() if entry.get("tasks")
-            and (SOLUTIONS / f"{entry['name']}.py").is_file() and (GRADERS / f"grade_{entry['name']}.py").is_file()]
+            and (GRADERS / f"grade_{entry['name']}.py").is_file()
+            and ((SOLUTIONS / f"{entry['name']}.py").is_file() or (STUBS / f"{entry['name']}.py").is_file())]
+
+
+def is_release() -> bool:
+    """Whether this is a student release: no solutions/, the stubs shipped in .lab/stubs/."""
+    return STUBS.is_dir() and not SOLUTIONS.is_dir()
 
 
 def require_lesson(name: str, command: str = "methods.py") -> str:
@@ -35,9 +48,34 @@ def require_lesson(name: str, command: str = "methods.py") -> str:
 
 
 def generated_stub(lesson: str) -> str:
-    """exercises/LESSON.py as the generator makes it from solutions/LESSON.py now."""
+    """exercises/LESSON.py as the generator makes it from solutions/LESSON.py now; in a student
+    release (no solution), the stub the course shipped in .lab/stubs/."""
+    solution = SOLUTIONS / f"{lesson}.py"
+    if not solution.is_file() and (STUBS / f"{lesson}.py").is_file():
+        return files.read_text(STUBS / f"{lesson}.py")
     from labtools import stubgen
-    return stubgen.make_stub(files.read_text(SOLUTIONS / f"{lesson}.py"), lesson)
+    return stubgen.make_stub(files.read_text(solution), lesson)
+
+
+def write_missing_exercises() -> list[str]:
+    """In a student release, write exercises/NAME.py from the shipped stub for every lesson
+    that has none yet (a new week's lesson), remembering the stub in .lab/started/; never
+    touch a file that exists. The lines to print, one per file written."""
+    if not STUBS.is_dir():
+        return []
+    written = []
+    with locked():
+        for lesson in lessons():
+            path, stub = EXERCISES / f"{lesson}.py", STUBS / f"{lesson}.py"
+            if path.exists() or path.is_symlink() or not stub.is_file():
+                continue
+            text = files.read_text(stub)
+            files.make_folder(EXERCISES)
+            files.make_folder(STARTED)
+            files.replace_text(STARTED / f"{lesson}.py", text)
+            files.replace_text(path, text)
+            written.append(f"New exercise file: {shown(path)} (lesson {lesson})")
+    return written
 
 
 def shown(path: Path) -> str:

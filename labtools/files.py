@@ -131,6 +131,66 @@ def _has_lessons(folder: Path, lessons: list[str]) -> bool:
     return any((folder / f"{lesson}.py").is_file() or (folder / f"{lesson}.py").is_symlink() for lesson in lessons)
 
 
+def _count_lessons(folder: Path, lessons: list[str]) -> int:
+    return sum((folder / f"{lesson}.py").is_file() for lesson in lessons)
+
+
+STUB_MARK = b"write your answer here, then run:"  # what every stub's unanswered task raises (stubgen)
+
+
+def _work(folder: Path, lessons: list[str]) -> float:
+    """How much work a folder's lesson files hold: 1 per file, half for one still holding an
+    unanswered stub task; so a stray stub at the top does not outweigh a solved exercises/."""
+    total = 0.0
+    for lesson in lessons:
+        path = folder / f"{lesson}.py"
+        if path.is_file() and not path.is_symlink():
+            try:
+                data = read_bytes(path) or b""
+            except FileProblem:
+                data = b""
+            total += 0.5 if STUB_MARK in data else 1.0
+    return total
+
+
+def passed_over(folder: Path, chosen: Path, lessons: list[str]) -> str | None:
+    """What lesson_folder graded instead of other lesson files in `folder`, said so: a nested
+    exercises/ chosen over stray lesson files at the top (or the reverse), or None."""
+    folder, chosen = Path(folder), Path(chosen)
+    other = folder if chosen != folder else folder / "exercises"
+    if other.is_symlink() or not other.is_dir():
+        return None
+    stray = [f"{lesson}.py" for lesson in lessons if (other / f"{lesson}.py").is_file()]
+    if not stray:
+        return None
+    where = "the top of the folder" if other == folder else "exercises/"
+    graded = "the top of the folder" if chosen == folder else chosen.relative_to(folder).as_posix() + "/"
+    return (f"graded {graded} ({_count_lessons(chosen, lessons)} lesson file(s)); {where} also holds "
+            f"{', '.join(stray[:3])}{' ...' if len(stray) > 3 else ''}, not graded")
+
+
+def stray_modules(folder: Path, lessons: list[str]) -> list[str]:
+    """The .py files beside the lesson files that are neither one nor nearly one (helpers.py):
+    they are not graded, and a lesson file cannot import them (only lesson files are copied)."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if entry.is_file() and entry.name.endswith(".py"))
+    except OSError:
+        return []
+    near = {path.name for lesson in lessons for path in near_misses(folder, lesson)}
+    return [name for name in names if name[:-3] not in lessons and name not in near and not name.startswith(".")
+            and not _RESUBMITTED.match(name)]
+
+
+# An LMS's name for a file handed in again: Canvas adds "-1" (context-1.py), Moodle " (1)".
+_RESUBMITTED = re.compile(r"^(?P<stem>.+?)(?:-[0-9]{1,3}| \([0-9]{1,3}\))\.py$")
+
+
+def resubmitted_lesson(name: str, lessons: list[str]) -> str | None:
+    """The lesson whose file `name` is as an LMS renames a resubmission (context-1.py), or None."""
+    match = _RESUBMITTED.match(name)
+    return match["stem"] if match and match["stem"] in lessons else None
+
+
 def lesson_folder(folder: Path, lessons: list[str]) -> tuple[Path | None, str]:
     """The folder holding a submission's lesson files, and why none was found ("" when one was).
 
@@ -139,6 +199,9 @@ def lesson_folder(folder: Path, lessons: list[str]) -> tuple[Path | None, str]:
     none does, the reason names the near misses found (Context.py for context.py, say)."""
     folder = Path(folder)
     if _has_lessons(folder, lessons):
+        nested = folder / "exercises"
+        if not nested.is_symlink() and nested.is_dir() and _work(nested, lessons) > _work(folder, lessons):
+            return nested, ""  # a stray stub at the top must not hide a solved exercises/ (passed_over says so)
         return folder, ""
     found, notes = [], []
     for here, folders, _files in os.walk(folder, followlinks=False):

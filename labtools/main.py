@@ -6,9 +6,24 @@ script it is given on every run and reads its modules from their compiled cache:
 methods.py holds, the less every command compiles. Nothing here imports methods.py.
 """
 
+import os
 import sys
 
-from labtools.registry import LESSONS, RUN, WORKFLOW, built, lesson_module, wants_rich, write
+from labtools.registry import LESSONS, ROOT, RUN, WORKFLOW, built, lesson_module, lesson_named, wants_rich, write
+
+# The commands that read the learner's exercise files: in a student release, a lesson released
+# since the last run gets its exercises/NAME.py first (labtools/course.py).
+LEARNER_FILES = ("check", "hint", "reset", "watch")
+
+
+def _new_exercises() -> None:
+    from labtools import course, files
+    try:
+        lines = course.write_missing_exercises()
+    except files.FileProblem as problem:
+        lines = [f"note: {problem}"]
+    for line in lines:  # on stderr: `check --json` keeps its stdout for the record
+        sys.stderr.write(line + "\n")
 
 
 def overview(doc: str) -> str:
@@ -84,9 +99,13 @@ def main(argv=None, doc: str = "") -> int:
         write(overview(doc))
         return 0
     command, rest = argv[0], argv[1:]
+    if command not in LESSONS and lesson_named(command):  # `methods.py 01`: the list numbers them
+        command = lesson_named(command)
     if command in LESSONS:
         return run_lesson(command, rest)
     if command in WORKFLOW:
+        if command in LEARNER_FILES:
+            _new_exercises()
         module, function = WORKFLOW[command][1].split(":")
         try:
             target = __import__(module, fromlist=[function])

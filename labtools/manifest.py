@@ -17,7 +17,13 @@ Task kinds: "function" (the learner writes a def), "quiz" (a constant, one lette
 "predict" (a constant holding a value the learner predicts before running anything: a
 number, a string, a tuple; its grader compares it with what the mechanism computes). A task
 whose answer is two functions names the second in "also" (escape_text with unescape_text).
+A task may set "points" (default 1) and "visibility" (Gradescope's: visible, after_due_date,
+after_published or hidden; default visible): the autograder's results.json uses both.
 Hints live in exercises/hints/NAME.md, one `## Task N: name` section per task.
+
+"grading_python" (top level, default "3.10") names the Python the class is graded with:
+`check` flags syntax and standard-library names a learner's file uses that it lacks
+(labtools/compat.py).
 """
 
 import json
@@ -31,11 +37,14 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LESSON_KEYS = {"name", "title", "world", "options", "tasks"}
 _OPTION_KEYS = {"flags", "dest", "type", "minimum", "maximum", "action", "metavar", "help"}
-_TASK_KEYS = {"number", "name", "kind", "title", "also"}
+_TASK_KEYS = {"number", "name", "kind", "title", "also", "points", "visibility"}
+# Gradescope's test visibilities (its results.json format): a task's, in course.json.
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 WORLDS = ("helpdesk", "catalogue", "capstone", "own")  # "own": the lesson's own small fixture
 OPTION_TYPES = ("text", "whole_number")
 OPTION_ACTIONS = ("store", "append", "store_true")
 TASK_KINDS = ("function", "quiz", "predict")
+GRADING_PYTHON = "3.10"  # the oldest Python the lab supports, and Gradescope's Ubuntu 22.04 image
 
 
 class ManifestError(ValueError):
@@ -90,6 +99,11 @@ def _check_task(task, number, where):
     if task["kind"] not in TASK_KINDS:
         _fail(where + ".kind", f"must be one of {', '.join(TASK_KINDS)}, got {task['kind']!r}")
     _text(task["title"], where + ".title")
+    points = task.get("points", 1)
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 < points <= 1000:
+        _fail(where + ".points", f"must be a number of points above 0 (at most 1000), got {points!r}")
+    if task.get("visibility", "visible") not in VISIBILITIES:
+        _fail(where + ".visibility", f"must be one of {', '.join(VISIBILITIES)}, got {task['visibility']!r}")
     also = task.get("also", [])
     if not isinstance(also, list) or not all(isinstance(n, str) and _IDENTIFIER.match(n) for n in also):
         _fail(where + ".also", f"must be a list of Python names, got {also!r}")
@@ -97,7 +111,10 @@ def _check_task(task, number, where):
 
 def check(data):
     """`data` (course.json, parsed) if it is a valid manifest, else ManifestError naming the field."""
-    _keys(data, {"about", "lessons"}, ("lessons",), "top level")
+    _keys(data, {"about", "lessons", "grading_python"}, ("lessons",), "top level")
+    python = data.get("grading_python", GRADING_PYTHON)
+    if not isinstance(python, str) or not re.fullmatch(r"3\.[0-9]{1,2}", python) or int(python[2:]) < 10:
+        _fail("grading_python", f"must name the Python that grades the course, \"3.10\" or newer, got {python!r}")
     lessons = data["lessons"]
     if not isinstance(lessons, list) or not lessons:
         _fail("lessons", "must be a non-empty list")
@@ -153,9 +170,24 @@ def lesson(name, data=None):
     raise KeyError(name)
 
 
+def grading_python(data=None):
+    """The Python the course is graded with, as (3, 10): course.json's "grading_python"."""
+    text = (data or load()).get("grading_python", GRADING_PYTHON)
+    return int(text.split(".")[0]), int(text.split(".")[1])
+
+
 def tasks(name, data=None):
     """[(number, name, kind, title), ...] of lesson `name` (empty when it has no graded tasks)."""
     return [(t["number"], t["name"], t["kind"], t["title"]) for t in lesson(name, data).get("tasks", [])]
+
+
+def task_settings(name, number, data=None):
+    """(points, visibility) of task `number` of lesson `name`: course.json's "points" (default 1)
+    and "visibility" (default "visible"), what Gradescope's results.json gets."""
+    for task in lesson(name, data).get("tasks", []):
+        if task["number"] == number:
+            return task.get("points", 1), task.get("visibility", "visible")
+    return 1, "visible"
 
 
 def answer_names(name, data=None):

@@ -66,6 +66,7 @@ WORKFLOW = {
     "check": ("grade your exercises: progress per lesson, the first failure, the next step", "labtools.cli:check"),
     "hint": ("the next hint for a task, one level at a time", "labtools.cli:hint"),
     "reset": ("restore an exercise file to its stub (your file is backed up first)", "labtools.workflow:reset"),
+    "update": ("bring your copy to the course's new version, keeping your answers", "labtools.update:main"),
     "watch": ("re-grade whenever you save an exercise file", "labtools.workflow:watch"),
     "audit": ("find where your own retrieval run, or the packets it sent, lose evidence",
               "labtools.audit:main"),
@@ -73,6 +74,19 @@ WORKFLOW = {
     "dev": ("maintainer commands: sync, check, notebooks, golden, mutants, bench, probe, gradescope, test",
             "devtools.dev:main"),
 }
+
+
+def lesson_named(text):
+    """The lesson `text` names: its name, or its number as the course lists it ("01", "1", "3");
+    None when it names none (the caller says what is known)."""
+    if text in LESSONS:
+        return text
+    if isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= 3:
+        position = int(text)
+        names = list(LESSONS)
+        if 1 <= position <= len(names):
+            return names[position - 1]
+    return None
 
 
 def built(name):

@@ -38,6 +38,23 @@ def wrap(paragraph: str, width: int = WRAP) -> str:
     return "\n".join(lines)
 
 
+def columns(text: str) -> int:
+    """The columns `text` takes on a terminal: two for a wide or full-width character (CJK),
+    none for a combining mark or a zero-width one, one for the rest; len() for ASCII."""
+    if text.isascii():
+        return len(text)
+    import unicodedata  # only for non-ASCII text: the lessons print ASCII, and start fast
+    return sum(0 if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf")
+               else 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1 for char in text)
+
+
+def pad(text: str, width: int, align: str = "<") -> str:
+    """`text` padded with spaces to `width` display columns (str.ljust counts code points, so
+    "Zoë 学生" would come out two columns too wide)."""
+    gap = " " * max(0, width - columns(text))
+    return text + gap if align == "<" else gap + text
+
+
 COMMAND = "python3 -B methods.py "  # registry.RUN and a space: where a command to copy starts
 
 
@@ -63,26 +80,27 @@ def _split(text: str, width: int) -> tuple[str, str]:
     """(the longest head of `text` that fits `width` and ends at a break point, the rest);
     a text with no break point that fits keeps its first word whole."""
     points = [p for p in _break_points(text) if p > len(text) - len(text.lstrip(" "))]
-    fitting = [p for p in points if p <= width]
+    fitting = [p for p in points if (p if text.isascii() else columns(text[:p])) <= width]
     cut = fitting[-1] if fitting else (points[0] if points else len(text))
     return text[:cut].rstrip(), text[cut:].strip()
 
 
 def fit(text: str, width: int = WRAP, hang: int | None = None) -> str:
-    """Every line of `text` within `width` columns where it can be. A longer line breaks at
+    """Every line of `text` within `width` display columns (labtools.render.columns) where it
+    can be. A longer line breaks at
     its last space that fits (what comes before is kept as written, columns included; a
     `quoted command` is never split); the rest goes on lines indented `hang` spaces (default:
     four past the line's own indent), so a wrapped message still reads as one item."""
     out = []
     for line in text.split("\n"):
-        if len(line) <= width:
+        if columns(line) <= width:
             out.append(line)
             continue
         margin = " " * ((len(line) - len(line.lstrip(" ")) + 4) if hang is None else hang)
         head, rest = _split(line, width)
         out.append(head)
         while rest:
-            if len(margin) + len(rest) <= width:
+            if len(margin) + columns(rest) <= width:
                 out.append(margin + rest)
                 break
             head, rest = _split(margin + rest, width)

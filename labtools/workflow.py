@@ -4,7 +4,7 @@ reset   puts the generated stub back (course.generated_stub), but only after a
         yes at a terminal (or --yes), and only after copying the learner's file to a
         timestamped backup in .backups/. A file that already equals the stub needs no
         backup and no question.
-watch   grades, then polls the exercise files' modification times (standard library
+watch   grades, then polls the exercise files (time, size and content; standard library
         only) and re-grades the lessons whose file was saved, once the file has been
         quiet for a moment (editors often write a file in several steps). --manual
         re-grades on Enter instead of polling.
@@ -144,30 +144,40 @@ def reset(argv: list[str], ask: Callable[[str], bool] | None = None) -> int:
 
 # ------------------------------------------------------------------ watch
 
-def snapshot(paths: Iterable[Path]) -> dict[Path, tuple[int, int] | None]:
-    """(modification time in ns, size) of each file; None for a missing one."""
+def snapshot(paths: Iterable[Path]) -> dict[Path, tuple[int, int, str] | None]:
+    """(modification time in ns, size, SHA-256 of the content) of each file; None for a missing
+    one. The content too: a save within the file system's clock tick, or one that an editor
+    dates back, keeps the time and maybe the size, never the content (exercise files are small)."""
+    import hashlib
     seen = {}
     for path in paths:
         try:
             stat = path.stat()
-            seen[path] = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
+            data = files.read_bytes(path)
+        except (OSError, files.FileProblem):
             seen[path] = None
+            continue
+        seen[path] = None if data is None else (stat.st_mtime_ns, stat.st_size, hashlib.sha256(data).hexdigest())
     return seen
 
 
 def poll(paths: list[Path], on_save: Callable[[list[Path]], None], *, interval: float = 0.3,
          quiet: float = 0.25, sleep: Callable[[float], None] = time.sleep,
-         clock: Callable[[], float] = time.monotonic, max_polls: int | None = None) -> int:
+         clock: Callable[[], float] = time.monotonic, max_polls: int | None = None,
+         graded: dict | None = None) -> int:
     """Call `on_save(changed paths)` after files change and then stay unchanged for
     `quiet` seconds (a debounce: one re-grade per save, however the editor writes).
     Polls every `interval` seconds, forever or `max_polls` times; returns how many
-    times it called on_save. `sleep` and `clock` are injectable for tests."""
+    times it called on_save. `graded`: the snapshot of the files as the caller last graded
+    them (default: as they are now), so a save made during that grading is seen at the first
+    poll. Each call of on_save grades the files as snapshotted just before it, and the
+    next poll compares with that, so a save made during a re-grade is never lost either.
+    `sleep` and `clock` are injectable for tests."""
     if isinstance(interval, bool) or not isinstance(interval, (int, float)) or interval <= 0:
         raise ValueError(f"interval must be a positive number of seconds, got {interval!r}")
     if isinstance(quiet, bool) or not isinstance(quiet, (int, float)) or quiet < 0:
         raise ValueError(f"quiet must be a number of seconds >= 0, got {quiet!r}")
-    seen = snapshot(paths)
+    seen = snapshot(paths) if graded is None else graded
     pending: set[Path] = set()
     last_change = clock()
     polls = calls = 0
@@ -182,6 +192,7 @@ def poll(paths: list[Path], on_save: Callable[[list[Path]], None], *, interval: 
             if quiet > 0:
                 continue  # wait for the file to settle
         if pending and clock() - last_change >= quiet:
+            seen = snapshot(paths)  # what this re-grade reads: a later save differs from it
             on_save(sorted(pending, key=paths.index))
             pending.clear()
             calls += 1
@@ -233,6 +244,8 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
     if not names:
         parser.error("no lesson has exercises yet")
     narrowed = args.lesson is not None
+    paths = [course.EXERCISES / f"{name}.py" for name in names]
+    graded = snapshot(paths)  # before the first grading: a save during it is seen at the first poll
     records = dict(zip(names, cli.grade(names)))
 
     def show() -> None:
@@ -246,7 +259,6 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
     show()
     if args.once:
         return 0 if all(r["status"] == "passed" for r in records.values()) else 1
-    paths = [course.EXERCISES / f"{name}.py" for name in names]
     files = ", ".join(course.shown(path) for path in paths) if len(paths) <= 3 else f"{len(paths)} files in exercises/"
     try:
         if args.manual:
@@ -269,7 +281,8 @@ def watch(argv: list[str], sleep: Callable[[float], None] = time.sleep, clock: C
                 regrade([path.stem for path in changed])
                 cli.write("\nWatching: save to re-grade, Ctrl-C to quit.\n")
 
-            poll(paths, on_save, interval=args.interval, sleep=sleep, clock=clock, max_polls=max_polls)
+            poll(paths, on_save, interval=args.interval, sleep=sleep, clock=clock, max_polls=max_polls,
+                 graded=graded)
     except KeyboardInterrupt:
         cli.write("\nStopped watching.\n")
     return 0

@@ -132,7 +132,8 @@ def test_planted_bytecode_of_the_grading_harness_is_never_read(tmp_path):
     lenient = lab.read_text(encoding="utf-8").replace(
         "def expect(actual, expected, shown: str, why: str = \"\") -> None:\n",
         "def expect(actual, expected, shown: str, why: str = \"\") -> None:\n    return\n").replace(
-        "    except NotImplementedError:\n        raise LabFailure(f\"{fn.__name__} is not written yet: it still raises "
+        "    except NotImplementedError:\n        name = getattr(fn, \"__name__\", None) or shown.split(\"(\", 1)[0]\n"
+        "        raise LabFailure(f\"{name} is not written yet: it still raises "
         "NotImplementedError \"\n                         f\"(called {shown}). Replace the raise with your code.\") "
         "from None", "    except NotImplementedError:\n        return None")
     assert lenient.count("return None") > lab.read_text(encoding="utf-8").count("return None")

@@ -888,3 +888,40 @@ def test_an_instructor_reading_a_near_miss_is_told_what_was_found(tmp_path, caps
     assert cli.check([FIRST, "--target", str(tmp_path)]) == 1
     text = flat(capsys.readouterr().out)
     assert f"found {FIRST.capitalize()}.py: the name must be {FIRST}.py" in text
+
+
+def test_watch_sees_a_save_made_during_its_first_grading(scratch, capsys, shipped_graders, monkeypatch):
+    """The learner saves while the first grade runs (after the grader read the file): the first
+    poll re-grades and shows the new result, even when the save keeps the file's time and size."""
+    path = scratch / f"{FIRST}.py"
+    stub = path.read_text(encoding="utf-8")
+    solved = solve_first_task(FIRST)
+    real_grade, calls = cli.grade, []
+
+    def grade_then_save(names, *args, **kwargs):
+        records = real_grade(names, *args, **kwargs)
+        if not calls:  # the save lands while the first grading is still running
+            before = path.stat()
+            path.write_text(solved, encoding="utf-8")
+            if len(solved.encode()) == len(stub.encode()):
+                os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        calls.append(names)
+        return records
+
+    monkeypatch.setattr(cli, "grade", grade_then_save)
+    fake = FakeTime({})
+    assert workflow.watch([FIRST], sleep=fake.sleep, clock=fake.clock, max_polls=4) == 0
+    out = capsys.readouterr().out
+    total = len(real_grade([FIRST], ROOT / "solutions")[0]["tasks"])
+    assert len(calls) == 2, out
+    first, rest = flat(out).split(f"{course.shown(path)} saved at", 1)
+    assert f"0/{total} tasks" in first and f"1/{total} tasks" in rest
+
+
+def test_poll_compares_content_not_only_the_modification_time(tmp_path):
+    a = tmp_path / "a.py"
+    touch(a, "one", 1_000_000_000)
+    fake = FakeTime({2: [lambda: touch(a, "two", 1_000_000_000)]})  # same time, same size
+    calls = []
+    assert workflow.poll([a], calls.append, interval=0.5, quiet=0.4, sleep=fake.sleep, clock=fake.clock,
+                         max_polls=6) == 1 and calls == [[a]]

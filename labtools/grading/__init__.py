@@ -21,6 +21,7 @@ The instructor's side (what `check` and `grade` run):
     gradebook.py  `methods.py grade`: a class folder into gradebook files
     exports.py    the gradebook as CSV and JUnit XML
     gradescope.py Gradescope's results.json and the autograder zip
+    lms.py        a class folder as Canvas, Moodle or one folder per student delivers it
     integrity.py  the tamper warning: the grading files against the manifest
 
 `from labtools import grading` gives the instructor's side by name (grading.grade_many,

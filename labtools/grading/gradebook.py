@@ -32,7 +32,8 @@ from pathlib import Path
 
 from labtools import course, grading
 from labtools.grading import exports, integrity
-from labtools.files import SKIPPED_FOLDERS, backup_name, existing, lesson_folder, write_files
+from labtools.files import (SKIPPED_FOLDERS, FileProblem, backup_name, existing, lesson_folder, make_folder,
+                            near_miss_note, replace_bytes)
 
 STATUSES = ("complete", "incomplete", "error", "missing")
 WIDTH = 80  # grade's terminal summary, as every plain output (labtools/render.py)
@@ -66,8 +67,39 @@ def find_submissions(root: Path, lessons: list[str], single: bool = False):
 
 # ------------------------------------------------------------------ records
 
-def student_record(student: str, root: Path, folder: Path | None, why: str, records: list[dict]) -> dict:
-    """One student's gradebook entry from their lesson records (grading.summarize)."""
+def _own_files(person, folder: Path) -> tuple:
+    """(lesson, path) for each lesson file of `person` not named FOLDER/LESSON.py."""
+    if person is None:
+        return ()
+    return tuple((lesson, path) for lesson, path in sorted(person.files.items())
+                 if path != folder / f"{lesson}.py" and path.parent == folder)
+
+
+def write_outputs(files: dict[Path, str], earlier: set[Path]) -> tuple[list[str], list[str]]:
+    """Write the gradebook files, each atomically, from this (trusted) process, whatever is at
+    their paths now: a file an earlier run left (`earlier`, checked before grading) and one that
+    appeared while grading (a submission writing into --out) are each moved to NAME.STAMP.bak
+    first. Returns (one line on the backups kept, the names of the files that appeared)."""
+    kept, foreign = [], []
+    for path, text in files.items():
+        make_folder(path.parent)
+        if path.exists() or path.is_symlink():
+            copy = backup_name(path)
+            os.replace(path, copy)
+            kept.append(copy)
+            if path not in earlier:
+                foreign.append(path.name)
+        replace_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
+    lines = []
+    if kept:
+        lines.append(f"kept {len(kept)} earlier file(s) beside them as NAME.STAMP.bak (e.g. {kept[0].name})")
+    return lines, foreign
+
+
+def student_record(student: str, root: Path, folder: Path | None, why: str, records: list[dict],
+                   person=None) -> dict:
+    """One student's gradebook entry from their lesson records (grading.summarize); `person`:
+    what lms.read_class found of them (their LMS name and notes), when it did."""
     score = sum(r["done"] for r in records)
     maximum = sum(r["total"] for r in records)
     statuses = {r["status"] for r in records}
@@ -82,6 +114,11 @@ def student_record(student: str, root: Path, folder: Path | None, why: str, reco
     errors = [f"{r['lesson']}: {r['error'].splitlines()[0]}" for r in records if r["status"] == "error"]
     if folder is None:
         errors.insert(0, why)
+    for r in records:  # a near-miss name (Context.py) is named in grade as in check
+        near = near_miss_note(folder, r["lesson"]) if folder is not None and r["status"] == "missing" else None
+        if near and not (person and r["lesson"] in person.files):
+            errors.append(f"{r['lesson']}: missing; {near}")
+    notes = list(person.notes) if person is not None else []
     forged = sum(r.get("forged_lines", 0) for r in records)
     if forged:
         errors.append(f"{forged} result line(s) without this run's key were ignored (forged or printed results)")
@@ -90,6 +127,7 @@ def student_record(student: str, root: Path, folder: Path | None, why: str, reco
     seconds = round(sum(t.get("seconds", 0.0) for r in records for t in r["tasks"]), 3)
     return {"student": student, "folder": _relative(folder, root) if folder else None, "status": status,
             "score": score, "max_score": maximum, "errors": errors, "copied": copied, "seconds": seconds,
+            "notes": notes, "lms": person.lms if person else "folders", "name": person.name if person else student,
             "lessons": records}
 
 
@@ -101,17 +139,28 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def lab_commit() -> tuple[str | None, bool]:
-    """The checkout's commit and whether it has uncommitted changes (None, False outside git)."""
+    """The checkout's commit and whether it has uncommitted changes; outside git, the commit a
+    builder recorded in .lab/release.json (dev gradescope, dev release), or None."""
     import subprocess
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=course.ROOT, capture_output=True, text=True, timeout=20)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=course.ROOT,
                                capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None, False
+    except (OSError, subprocess.TimeoutExpired):  # no git at all (Gradescope's image may have none)
+        return _built_from(), False
     if head.returncode != 0:
-        return None, False
+        return _built_from(), False
     return head.stdout.strip(), bool(dirty.stdout.strip())
+
+
+def _built_from() -> str | None:
+    """Outside git (a Gradescope autograder, a student release): the commit the builder recorded."""
+    try:
+        record = json.loads((course.ROOT / ".lab" / "release.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    commit = record.get("course_commit") if isinstance(record, dict) else None
+    return commit if isinstance(commit, str) else None
 
 
 def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, sandbox: bool,
@@ -133,7 +182,7 @@ def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, 
 
 def outputs(out: Path, students: list[str], single: bool, junit: Path | None) -> dict[str, Path]:
     """Where each file goes: csv, json, junit, and gradescope:ID per student."""
-    places = {"csv": out / "gradebook.csv", "json": out / "gradebook.json"}
+    places = {"csv": out / "gradebook.csv", "json": out / "gradebook.json", "lms": out / "gradebook-lms.csv"}
     if single:
         places[f"gradescope:{students[0]}"] = out / "results.json"
     else:
@@ -160,11 +209,14 @@ def stale_junit(out: Path) -> list[Path]:
 # ------------------------------------------------------------------ progress
 
 class Progress:
-    """A bar with rich on a terminal, plain counts on stderr otherwise."""
+    """On a terminal, one line that updates in place: rich's bar when rich is installed (and
+    colour is wanted), else a plain line rewritten with a carriage return. Off a terminal (or
+    with --plain), a count line at each tenth, for a log."""
 
     def __init__(self, total: int, plain: bool):
         self.total, self.bar, self.step = total, None, max(1, total // 10)
-        if not plain and sys.stderr.isatty() and not os.environ.get("NO_COLOR"):
+        self.inline = not plain and sys.stderr.isatty()
+        if self.inline and not os.environ.get("NO_COLOR"):
             try:
                 from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, \
                     TimeElapsedColumn
@@ -176,10 +228,15 @@ class Progress:
                                console=Console(stderr=True), transient=True)
                 self.task = self.bar.add_task("grading", total=total)
                 self.bar.start()
+        self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is not None:
             self.bar.update(self.task, completed=done)
+        elif self.inline:
+            sys.stderr.write(f"\rgraded {done}/{total} submission(s)")
+            self.shown = True
+            sys.stderr.flush()
         elif done == total or done % self.step == 0:
             sys.stderr.write(f"graded {done}/{total} submission(s)\n")
             sys.stderr.flush()
@@ -187,27 +244,33 @@ class Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+        elif self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 # ------------------------------------------------------------------ the command
 
 def summary(book: dict, wrote: list[str], notes: list[str], rows: int = 20) -> str:
+    """The terminal's account of a run: counts, one row per student (padded by display width, the
+    id escaped, the first problem in full, wrapped under its column), what was written, notes."""
+    from labtools.grading.records import escaped
+    from labtools.render import columns, fit, pad
     students = book["students"]
     counts = {status: sum(s["status"] == status for s in students) for status in STATUSES}
     lines = [f"Graded {len(students)} submission(s), {len(book['lessons'])} lesson(s) each, in "
              f"{book['grading_seconds']:.1f} s:", "  " + ", ".join(f"{counts[s]} {s}" for s in STATUSES), ""]
-    width = max([len("student")] + [len(s["student"]) for s in students[:rows]])
-    lines.append(f"  {'student':<{width}}  {'tasks':>7}  {'status':<10}  first problem")
-    for student in students[:rows]:
-        problem = student["errors"][0] if student["errors"] else _first_failure(student)
-        text = f"  {student['student']:<{width}}  {student['score']:>3}/{student['max_score']:<3}  " \
-               f"{student['status']:<10}  "
-        room = max(10, WIDTH - len(text))
-        lines.append(text + (problem if len(problem) <= room else problem[:room - 3] + "..."))
+    names = [escaped(s["student"], 40) for s in students[:rows]]
+    width = min(24, max([columns("student")] + [columns(name) for name in names]))
+    lines.append(f"  {pad('student', width)}  {'tasks':>7}  {'status':<10}  first problem")
+    for student, name in zip(students[:rows], names):
+        problem = escaped(student["errors"][0] if student["errors"] else _first_failure(student), 400)
+        text = f"  {pad(name, width)}  {student['score']:>3}/{student['max_score']:<3}  {student['status']:<10}  "
+        # In full: wrapped under its own column rather than cut (the column starts at most 44 in).
+        lines.append(fit(text + problem, WIDTH, hang=min(columns(text), 44)))
     if len(students) > rows:
         lines.append(f"  ... {len(students) - rows} more: every row is in gradebook.csv")
-    lines += ["", "Wrote:"] + [f"  {line}" for line in wrote] + [f"  note: {note}" for note in notes]
-    from labtools.render import fit
+    lines += ["", "Wrote:"] + [f"  {line}" for line in wrote] + [f"  note: {escaped(note, 400)}" for note in notes]
     return fit("\n".join(lines), WIDTH) + "\n"
 
 
@@ -273,7 +336,14 @@ def main(argv: list[str]) -> int:
         if unknown:
             parser.error(f"no grader for {', '.join(unknown)}; lessons with graders: {', '.join(lessons)}")
         lessons = [name for name in lessons if name in args.lessons]  # in course order
-    found, notes = find_submissions(root, lessons, single=args.single)
+    if args.single:
+        found, notes = find_submissions(root, lessons, single=True)
+        people = {}
+    else:  # one folder per student, or an LMS's bulk download (labtools/grading/lms.py)
+        from labtools.grading import lms
+        listed, notes = lms.read_class(root, lessons)
+        found = [(person.id, person.folder, person.why) for person in listed]
+        people = {person.id: person for person in listed}
     if not found:
         one, _why = lesson_folder(root, lessons)
         if one is not None:
@@ -285,16 +355,24 @@ def main(argv: list[str]) -> int:
     if "junit" not in places and stale_junit(out) and not args.overwrite:
         clash += stale_junit(out)
     if clash and not args.overwrite:
-        sys.stderr.write("methods.py grade: nothing graded: these files exist already: "
-                         + ", ".join(str(path) for path in clash[:5]) + (" ..." if len(clash) > 5 else "")
-                         + ". Choose another --out, or add --overwrite (each is kept as NAME.STAMP.bak first).\n")
+        from labtools.render import fit
+        sys.stderr.write(fit(f"methods.py grade: nothing graded: {len(clash)} of its files exist already in "
+                             f"{out}: " + ", ".join(_relative(path, out) for path in clash[:5])
+                             + (" ..." if len(clash) > 5 else "")
+                             + ". Choose another --out, or add --overwrite (each is kept as NAME.STAMP.bak "
+                               "first).", WIDTH) + "\n")
         return 2
+    earlier = set(clash)  # what an earlier run left (replaced only with --overwrite, after a backup)
     limits = grading.limits_from(parser, args)
     before = integrity.current()
     # A student whose lesson files were not found is graded from the folder itself: every
     # lesson is then "missing", with the grader's tasks, so every row has the same maximum.
     where = {student: folder or (root if args.single else root / student) for student, folder, _why in found}
-    submissions = [grading.Submission(student, where[student], _relative(where[student], root.parent))
+    # Paths in messages are relative to the class folder (`alice/context.py`); Gradescope's
+    # single submission keeps its folder's name, which results.json then takes out.
+    submissions = [grading.Submission(student, where[student],
+                                      _relative(where[student], root.parent if args.single else root),
+                                      _own_files(people.get(student), where[student]))
                    for student, _folder, _why in found]
     progress = Progress(len(found), args.plain)
     started = time.perf_counter()
@@ -310,10 +388,14 @@ def main(argv: list[str]) -> int:
     students = []
     for student, folder, why in found:
         records = [grading.summarize(result, where[student]) for result in results[student]]
-        students.append(student_record(student, root, folder, why, records))
+        students.append(student_record(student, root, folder, why, records, people.get(student)))
+    noted = [f"{student['student']}: {note}" for student in students for note in student["notes"]]
+    if noted:  # resubmission names read as lesson files, modules not graded: each row says which
+        notes += noted[:3] + ([f"... {len(noted) - 3} more in gradebook.csv's notes column"] if len(noted) > 3 else [])
     book = gradebook(students, lessons, limits, args.sandbox, elapsed, root)
     from labtools.grading import gradescope
-    files = {places["csv"]: exports.csv_text(book), places["json"]: exports.json_text(book)}
+    files = {places["csv"]: exports.csv_text(book), places["json"]: exports.json_text(book),
+             places["lms"]: exports.lms_csv(book)}
     for student in students:
         files[places[f"gradescope:{student['student']}"]] = json.dumps(
             gradescope.results(student, book), indent=1, ensure_ascii=False) + "\n"
@@ -322,11 +404,23 @@ def main(argv: list[str]) -> int:
         book["junit"] = str(places["junit"])
     files[places["json"]] = exports.json_text(book)
     stale = [] if "junit" in places else stale_junit(out)
-    backups = write_files(files, overwrite=args.overwrite)
-    for path in stale:  # a JUnit report of an earlier run must not pass for this one's
-        copy = backup_name(path)
-        os.replace(path, copy)
-        notes.append(f"this run wrote no JUnit report (no --junit): the earlier {path} was moved to {copy}")
+    try:
+        backups, foreign = write_outputs(files, earlier)
+        for path in stale:  # a JUnit report of an earlier run must not pass for this one's
+            copy = backup_name(path)
+            os.replace(path, copy)
+            notes.append(f"this run wrote no JUnit report (no --junit): the earlier {path} was moved to {copy}")
+    except (OSError, FileProblem) as error:
+        from labtools.render import fit
+        reason = getattr(error, "strerror", None) or str(error)
+        sys.stderr.write(fit(f"methods.py grade: graded {len(students)} submission(s), but the gradebook could not "
+                             f"be written into {out}: {reason}. Nothing in the class folder changed: make room "
+                             f"there (or choose another --out) and grade again.", WIDTH) + "\n")
+        return 1
+    if foreign:
+        notes.append(f"{len(foreign)} file(s) appeared in {out} while grading ({', '.join(foreign[:3])}): a "
+                     f"submission may have written them. Each is kept as NAME.STAMP.bak; the gradebook is this "
+                     f"run's. Grade with --sandbox to keep submissions away from --out.")
     wrote = [str(places["csv"]), str(places["json"])]
     wrote.append(str(places[f"gradescope:{found[0][0]}"]) if args.single
                  else f"{out / 'gradescope'}/ID/results.json ({len(students)} of them)")

@@ -102,9 +102,14 @@ def results(student: dict, book: dict) -> dict:
 
 
 def _results(student: dict, book: dict) -> dict:
+    from labtools import manifest
     tests = []
     for lesson in student["lessons"]:
         for task in lesson["tasks"]:
+            try:
+                points, visibility = manifest.task_settings(lesson["lesson"], task["number"])
+            except (KeyError, manifest.ManifestError):
+                points, visibility = 1, "visible"
             if task["passed"]:
                 output = "passed"
             elif lesson["status"] in ("missing", "error"):
@@ -114,16 +119,17 @@ def _results(student: dict, book: dict) -> dict:
             tests.append({"name": f"{lesson['number']} {lesson['lesson']}, task {task['number']}: {task['title']} "
                                   f"({task['name']})",
                           "number": f"{int(lesson['number'])}.{task['number']}",
-                          "score": 1.0 if task["passed"] else 0.0, "max_score": 1.0,
+                          "score": float(points) if task["passed"] else 0.0, "max_score": float(points),
                           "status": "passed" if task["passed"] else "failed",
                           "output": output, "output_format": "text", "tags": [lesson["lesson"]],
-                          "visibility": "visible"})
-    lines = [f"{student['score']} of {student['max_score']} tasks pass ({student['status']})."]
+                          "visibility": visibility})
+    lines = [f"{student['score']} of {student['max_score']} tasks pass ({student['status']}); "
+             f"graded with Python {book['python']}."]
     lines += [f"- {error}" for error in student["errors"]]
     if book.get("graders_changed"):
         lines.append("Warning: these grading files differ from the course's manifest: "
                      + ", ".join(row["file"] for row in book["graders_changed"]))
-    return {"score": float(student["score"]), "execution_time": round(student.get("seconds", 0.0), 3),
+    return {"score": float(sum(test["score"] for test in tests)), "execution_time": round(student.get("seconds", 0.0), 3),
             "output": "\n".join(lines), "output_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"lab_commit": book["lab_commit"], "grader_manifest_sha256": book["grader_manifest_sha256"],
@@ -186,6 +192,7 @@ INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/__init__.py"
            "labtools/files.py", "labtools/main.py", "labtools/manifest.py", "labtools/registry.py",
            "labtools/render.py", "labtools/grading/*.py", "modules/**/*.py", "tests/graders/*.py",
            "exercises/hints/*.md")
+RECORD_NAME = ".lab/release.json"  # the course commit it was built from (the gradebook's lab_commit)
 
 
 def files() -> list[str]:
@@ -194,6 +201,15 @@ def files() -> list[str]:
         found.update(path.relative_to(course.ROOT).as_posix() for path in course.ROOT.glob(pattern)
                      if path.is_file() and "__pycache__" not in path.parts)
     return sorted(found)
+
+
+def build_record(names: list[str]) -> str:
+    from labtools import release
+    import json
+    # No lesson list: run_autograder says what it grades, and the rest of the zip stays the same
+    # bytes for every assignment.
+    record = {"course_commit": release.commit(), "files": names, "kind": "gradescope"}
+    return json.dumps(record, indent=1, sort_keys=True) + "\n"
 
 
 def autograder_zip(lessons: list[str] | None = None) -> bytes:
@@ -214,6 +230,7 @@ def autograder_zip(lessons: list[str] | None = None) -> bytes:
         add("run_autograder", run_script(lessons).encode(), 0o755)
         for name, data in sorted({**shipped, integrity.MANIFEST_NAME: integrity.manifest_for(shipped).encode()}.items()):
             add(name, data, 0o644)
+        add(RECORD_NAME, build_record(sorted(shipped) + [integrity.MANIFEST_NAME]).encode(), 0o644)
     return buffer.getvalue()
 
 

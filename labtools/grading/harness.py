@@ -29,6 +29,7 @@ import importlib
 import importlib.util
 import io
 import os
+import re
 import signal
 import sys
 import threading
@@ -247,14 +248,27 @@ _references: dict[str, dict[str, str]] = {}
 
 
 def _normalised(node) -> str:
-    """A function's syntax tree without its docstring, as text (positions left out)."""
+    """A function's syntax tree without its docstring, as text (positions left out), with its
+    local names (parameters, assigned names, loop and comprehension variables) renamed in order
+    of first appearance: renaming a variable does not make copied code the learner's own."""
     import ast
-    body = list(node.body)
+    import copy
+    clone = copy.deepcopy(node)
+    body = list(clone.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
             and isinstance(body[0].value.value, str):
         body = body[1:]
-    clone = type(node)(**{field: getattr(node, field) for field in node._fields})
     clone.body = body
+    local = [a.arg for a in ast.walk(clone.args) if isinstance(a, ast.arg)]
+    local += [n.id for n in ast.walk(clone) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
+    renamed: dict[str, str] = {}
+    for name in local:
+        renamed.setdefault(name, f"_v{len(renamed)}")
+    for item in ast.walk(clone):
+        if isinstance(item, ast.Name) and item.id in renamed:
+            item.id = renamed[item.id]
+        elif isinstance(item, ast.arg) and item.arg in renamed:
+            item.arg = renamed[item.arg]
     return ast.dump(clone, annotate_fields=False)
 
 
@@ -418,6 +432,21 @@ def _calling(shown: str) -> None:
         _on_call(shown)
 
 
+_COST = re.compile(r"\b(linear|quadratic|constant|logarithmic) time\b|\bO\([^)]*\)|\bone pass\b", re.IGNORECASE)
+
+
+def _cost_of(name: str) -> str:
+    """The sentence of the learner's docstring of `name` that names a cost ("Run in linear time:
+    no `list.insert` in a loop ..."), or "": what a time-out repeats."""
+    for module, _names in list(_bindings_of.values()):
+        doc = getattr(getattr(module, name, None), "__doc__", None)
+        if isinstance(doc, str):
+            for sentence in re.split(r"(?<=[.!?])\s+", " ".join(doc.split())):
+                if _COST.search(sentence):
+                    return sentence[:240]
+    return ""
+
+
 def exit_words(stop: SystemExit) -> str:
     if isinstance(stop, ChildDied):
         return f"nothing: {stop.code}" if stop.code else "nothing: the sandboxed process ended"
@@ -431,19 +460,45 @@ def _exit_failure(stop: SystemExit, shown: str) -> LabFailure:
                       f"  (a function should return its answer; nothing here may exit)")
 
 
+def _learner_files() -> set[str]:
+    return {str(module.__file__) for module, _names in _bindings_of.values()}
+
+
+def where_it_raised(error: BaseException) -> str:
+    """"  at exercises/context.py, line 14: <the line>" for the last frame of the learner's own
+    file in the error's traceback (whatever wrapped the function: functools.partial, a
+    decorator), or "" when it never ran there."""
+    learners = _learner_files()
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename in learners]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    text = (frame.line or "").strip()
+    return f"\n  at {shown_path(Path(frame.filename))}, line {frame.lineno}" + (f": {text[:100]}" if text else "")
+
+
+def _text_safely(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:  # noqa: BLE001 - a learner's exception may fail to print
+        return f"<a {type(error).__name__} that cannot be printed>"
+
+
 def call(fn, *args, shown: str, **kwargs):
-    """Call the learner's function; turn a stub or a crash into a readable failure."""
+    """Call the learner's function; turn a stub or a crash into a readable failure that names
+    the learner's file and line."""
     _calling(shown)
     try:
         result = fn(*args, **kwargs)
     except NotImplementedError:
-        raise LabFailure(f"{fn.__name__} is not written yet: it still raises NotImplementedError "
+        name = getattr(fn, "__name__", None) or shown.split("(", 1)[0]
+        raise LabFailure(f"{name} is not written yet: it still raises NotImplementedError "
                          f"(called {shown}). Replace the raise with your code.") from None
     except SystemExit as stop:
         raise _exit_failure(stop, shown) from None
     except Exception as error:
-        raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {error}\n"
-                         f"  (no error was expected here)") from None
+        raise LabFailure(f"called {shown}\n  it raised {type(error).__name__}: {_text_safely(error)}"
+                         f"{where_it_raised(error)}\n  (no error was expected here)") from None
     _current["result"] = result  # what came back, for wrong_type_failure() if the grader cannot read it
     return result
 
@@ -497,10 +552,19 @@ def wrong_type_failure(error: BaseException, learner: str | None = None):
                       f"  (the grader could not read the value: {type(error).__name__}: {_text_of(error)[:120]})")
 
 
+def full_value(value) -> str:
+    """A value's whole repr, or, when it has none that prints (nested too deep, an int past the
+    digit limit, a repr that raises), shown_value's description of it."""
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - RecursionError, ValueError, or a learner's own __repr__
+        return shown_value(value)
+
+
 def expect(actual, expected, shown: str, why: str = "") -> None:
     if actual != expected or type(actual) is not type(expected):
         detail = f"\n  why: {why}" if why else ""
-        raise LabFailure(f"called {shown}\n  got:      {actual!r}\n  expected: {expected!r}{detail}")
+        raise LabFailure(f"called {shown}\n  got:      {full_value(actual)}\n  expected: {full_value(expected)}{detail}")
 
 
 def expect_true(condition: bool, message: str) -> None:
@@ -580,7 +644,22 @@ def shown_value(value, limit: int = SHOWN_CHARS) -> str:
     A list, tuple, dict or set shows its first items and its size, `['a', 'b', ...] (12 items)`,
     a set in sorted order (a repr in hash order would differ between runs); a function or class
     shows its name; anything else its repr, cut to `limit` with its full length: `'xx...(152 chars)`.
+    A value that cannot be shown (nested too deep, an int past the digit limit, a repr that
+    raises) is described instead: a message never carries a traceback of its own.
     """
+    try:
+        return _shown_value(value, limit)
+    except RecursionError:
+        return f"<a {type(value).__name__} nested too deeply to print>"
+    except ValueError as error:
+        if isinstance(value, int) and "digits" in str(error):
+            return f"<an int of about {int(value.bit_length() * 0.30103) + 1:,} digits, too long to print>"
+        return f"<a {type(value).__name__} that cannot be printed>"
+    except Exception:  # noqa: BLE001 - a learner's __repr__ may raise anything
+        return f"<a {type(value).__name__} whose repr raises>"
+
+
+def _shown_value(value, limit: int = SHOWN_CHARS) -> str:
     if isinstance(value, Shown):
         return value.text
     kind = type(value)
@@ -595,12 +674,28 @@ def shown_value(value, limit: int = SHOWN_CHARS) -> str:
     return text if len(text) <= limit else text[:max(limit - len(cut), 1)] + cut
 
 
+# How deep containers inside containers are shown: each level that does not fit is laid out
+# twice (all of it, then what fits beside its size), so an unbounded depth cost 2**depth.
+SHOWN_DEPTH = 4
+_depth = [0]
+
+
 def _shown_container(value, limit: int) -> str:
     if not value:
         return repr(value)
     kind = type(value)
     opening, closing = {list: ("[", "]"), tuple: ("(", ")"), dict: ("{", "}"), set: ("{", "}"),
                         frozenset: ("frozenset({", "})")}[kind]
+    if _depth[0] >= SHOWN_DEPTH:
+        return f"{opening}...{closing}"
+    _depth[0] += 1
+    try:
+        return _laid_out(value, limit, kind, opening, closing)
+    finally:
+        _depth[0] -= 1
+
+
+def _laid_out(value, limit: int, kind: type, opening: str, closing: str) -> str:
     members = value.items() if kind is dict else _sorted(value) if kind in (set, frozenset) else value
     room = limit - len(opening) - len(closing)
     kept = _fitting(members, kind is dict, room)
@@ -855,8 +950,11 @@ def run(lesson: str, first_failure: bool = False, only_tasks=None, *, seconds=No
         except Overtime:
             passed = False
             last = _current["call"]
-            message = (f"{label} did not finish within its time limit of {seconds:g} s"
-                       + (f"\n  last call: {last}" if last else "") + "\n  Is there a loop that never ends?")
+            cost = _cost_of(task.name if task else "")
+            message = (f"{label} was too slow: it had not finished when its time limit of {seconds:g} s ran out"
+                       + (f"\n  last call: {last}" if last else "")
+                       + (f"\n  The task's docstring asks: {cost}" if cost else
+                          "\n  (either a loop that never ends, or work that grows too fast with the input)"))
             exhausted[number] = f"not run: {label} already ran out of time in {name}"
         except AssertionError as error:
             passed, message = False, str(error) or "assertion failed"

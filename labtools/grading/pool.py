@@ -269,18 +269,22 @@ def _job_timeout(limits: Limits) -> float:
 
 @dataclass(frozen=True)
 class Submission:
-    """A folder to grade: `folder` holds the lesson files; `shown` names it in messages."""
+    """A folder to grade: `folder` holds the lesson files; `shown` names it in messages.
+    `files`: (lesson, path) for a lesson file not named FOLDER/LESSON.py (an LMS's flat
+    download, a resubmission's name; labtools/grading/lms.py)."""
 
     student: str
     folder: Path
     shown: str
+    files: tuple = ()
 
 
-def read_lesson(folder: Path, lesson: str, shown: str) -> dict:
+def read_lesson(folder: Path, lesson: str, shown: str, path: Path | None = None) -> dict:
     """One lesson file of a submission, read into memory: {"source": text}, or {"refused":
     {"kind", "message"}} for a file that is missing, a link out of the folder, not a regular
-    file, larger than MAX_SOURCE_BYTES (checked by stat, never read), unreadable or binary."""
-    name = f"{lesson}.py"
+    file, larger than MAX_SOURCE_BYTES (checked by stat, never read), unreadable or binary.
+    `path`: the file, when it is not FOLDER/LESSON.py (it must still be inside `folder`)."""
+    name = f"{lesson}.py" if path is None else Path(path).name
     path = Path(folder) / name
     where = f"{shown.rstrip('/')}/{name}"
 
@@ -367,7 +371,8 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
                 bases[submission.student]["sandbox_command"] = sandbox_command(root / "lab", scratch / "work",
                                                                                 limits)
             for lesson in lessons:
-                sources[(submission.student, lesson)] = read_lesson(submission.folder, lesson, submission.shown)
+                sources[(submission.student, lesson)] = read_lesson(submission.folder, lesson, submission.shown,
+                                                                    dict(submission.files).get(lesson))
         for thread in starting:
             thread.join()
         if errors:

@@ -7,15 +7,25 @@ from pathlib import Path
 
 from labtools import course, manifest
 
-_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f)}
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x00, 0x0a), *range(0x0b, 0x20), 0x7f)}
+_CONTROL[0x09] = "\\t"
+MESSAGE_CHARS = 2000  # a message or a print, as the gradebook keeps it (a 400,000-item answer made 12 MB)
 _CONTROL.update({code: f"\\x{code:02x}" for code in range(0x80, 0xa0)})
 _CONTROL.update({code: f"\\u{code:04x}" for code in (0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a))})
 
 
-def escaped(text):
-    """Text that came from learner code, safe for a terminal: control characters (ESC, CR,
-    backspace, bidi overrides...) written as escapes; newlines and tabs kept."""
-    return text.translate(_CONTROL) if isinstance(text, str) else text
+def escaped(text, limit: int = MESSAGE_CHARS) -> str:
+    """Text that came from learner code, safe for a terminal, a spreadsheet, JSON and JUnit:
+    control characters (TAB, CR, ESC, BEL, backspace, bidi overrides...) written as escapes,
+    newlines kept; at most `limit` characters, then how many more there were. Anything but a
+    string (a forged result's dict, say) is described as what it is, never passed on."""
+    if not isinstance(text, str):
+        kind = type(text).__name__
+        text = f"(a {kind} where a message belongs, not shown)" if text is not None else ""
+    text = text.translate(_CONTROL)
+    if len(text) > limit:
+        text = text[:limit] + f" ... ({len(text) - limit:,} more characters not shown)"
+    return text
 
 
 def summarize(result: dict, folder: Path) -> dict:
@@ -58,9 +68,12 @@ def summarize(result: dict, folder: Path) -> dict:
         record["error"] = f"the grader for '{lesson}' declares no tasks"
     elif "status" not in record:
         record["status"] = "passed" if record["done"] == record["total"] else "failing"
-    for key in ("output", "process_output", "forged_lines"):
+    for key in ("output", "process_output"):
         if result.get(key):
             record[key] = escaped(result[key])
+    forged = result.get("forged_lines")
+    if isinstance(forged, int) and not isinstance(forged, bool) and forged > 0:
+        record["forged_lines"] = forged
     record["tasks"] = tasks
     record["tests"] = tests
     return record
