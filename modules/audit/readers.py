@@ -11,7 +11,8 @@
 Any file may be gzip-compressed (told by its first two bytes, whatever its name) and may
 start with a UTF-8 byte order mark. Optional passage metadata, all under "metadata":
 source, version, supersedes (the version labels of its source it replaces), position (its
-place in its source: neighbours travel together), canonical_id and copy (primary, mirror or
+place in its source: it orders, nothing more), unit (a label: passages that declare the same
+unit travel together or not at all, as lesson 11's conclusion and exception), canonical_id and copy (primary, mirror or
 export), valid_from and valid_until (ISO days, inclusive), start_line and end_line.
 
 Every id is read as written with the surrounding whitespace removed, in every file. An id
@@ -93,6 +94,7 @@ class Passage:
     valid_until: str
     supersedes: tuple
     position: int
+    unit: str
     text: str | None
 
 
@@ -198,7 +200,7 @@ def _whole(meta: dict, name: str, shown: str, number: int, minimum: int) -> int:
     return value
 
 
-TEXT_FIELDS = ("source", "version", "canonical_id", "copy", "valid_from", "valid_until")
+TEXT_FIELDS = ("source", "version", "canonical_id", "copy", "valid_from", "valid_until", "unit")
 
 
 def _metadata(record: dict, shown: str, number: int, findings) -> tuple:
@@ -250,7 +252,7 @@ def _metadata(record: dict, shown: str, number: int, findings) -> tuple:
         raise InputError(shown, number, "metadata.supersedes", "needs metadata.version (its own label)")
     return (found["source"] or "", found["version"] or "", found["canonical_id"] or "",
             found["copy"] or "primary", start, end, found["valid_from"] or "", found["valid_until"] or "",
-            labels, position)
+            labels, position, found["unit"] or "")
 
 
 ID_START = '{"_id": "'

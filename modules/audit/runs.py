@@ -7,7 +7,10 @@
              or one JSON object {qid: {docid: score}} (pytrec_eval's and ranx's run), told
              apart by the first line. Lines may come in any order, as trec_eval reads them.
     packets  JSON lines {"qid", "docids": [...], "texts": [...]}: what a system actually sent
-             for a query, ids in the order sent, `texts` (optional) the exact text of each.
+             for a query, ids in the order sent (an id may repeat: a chunk-level index sends
+             several pieces of one passage), `texts` (optional) the exact text of each.
+    prompts  JSON lines {"qid", "call", "prompt"}: one line per LLM call, as the adapters of
+             modules/audit/adapters.py write them; a query's calls are numbered from 0.
 
 A run grouped by query (as every TREC tool writes it) is streamed one query at a time; a run
 whose queries interleave is grouped in memory first, which costs memory in the run's size.
@@ -22,7 +25,8 @@ from dataclasses import dataclass
 from modules.audit.readers import EXAMPLES, InputError, open_lines, read_id, read_object
 from modules.common.checks import short
 
-__all__ = ["Entry", "Packet", "RunScan", "read_qrels", "scan_run", "read_run", "read_packets", "MAX_JSON_RUN"]
+__all__ = ["Entry", "Packet", "RunScan", "read_qrels", "scan_run", "read_run", "read_packets", "read_prompts",
+           "MAX_JSON_RUN"]
 
 NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
 MAX_JSON_RUN = 1 << 30   # a {qid: {docid: score}} run is one JSON value: read whole, up to 1 GiB
@@ -49,13 +53,17 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Packet:
-    """What a system sent for one query: the ids in the order sent, their texts (None when the
-    packet gives none) and the line's number."""
+    """What a system sent for one query: the ids in the order sent (an id may repeat), their
+    texts (None when the packet gives none) and the line's number; found in prompts, also the
+    call each id was sent in, and each call's prompt and call number."""
 
     qid: str
-    docids: tuple
-    texts: tuple | None
+    docids: tuple[str, ...]
+    texts: tuple[str, ...] | None
     line: int
+    calls: tuple[int, ...] = ()
+    prompts: tuple[str, ...] = ()
+    call_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,16 +287,36 @@ def read_packets(path: str, shown: str, findings=None) -> dict[str, Packet]:
             raise InputError(shown, number, "docids", f"expected a list of passage ids in {PACKETS}, found "
                                                       f"{short(docids)}")
         ids = tuple(read_id({"docids": d}, "docids", shown, number, findings) for d in docids)
-        if len(set(ids)) != len(ids):
-            raise InputError(shown, number, "docids", "expected each passage id once in a packet")
         texts = record.get("texts")
         if texts is not None:
             if not isinstance(texts, list) or len(texts) != len(ids) or not all(isinstance(t, str) for t in texts):
                 raise InputError(shown, number, "texts", f"expected a list of {len(ids)} strings (one per docid), "
                                                          f"found {short(texts)}")
             texts = tuple(texts)
-        packets[qid] = Packet(qid, ids, texts, number)
+        packets[qid] = Packet(qid=qid, docids=ids, texts=texts, line=number)
     return packets
+
+
+PROMPTS = "a prompt line {\"qid\", \"call\", \"prompt\"}"
+
+
+def read_prompts(path: str, shown: str, findings=None) -> dict[str, list[tuple[int, str]]]:
+    """Query id -> its (call, prompt) pairs, in call order: what each LLM call received."""
+    prompts: dict[str, dict[int, tuple[str, int]]] = {}
+    for number, line in open_lines(path, shown):
+        record = read_object(line, shown, number, PROMPTS)
+        qid = read_id(record, "qid", shown, number, findings)
+        call = record.get("call")
+        if isinstance(call, bool) or not isinstance(call, int) or call < 0:
+            raise InputError(shown, number, "call", f"expected a whole number >= 0 in {PROMPTS}, found {short(call)}")
+        prompt = record.get("prompt")
+        if not isinstance(prompt, str):
+            raise InputError(shown, number, "prompt", f"expected a string in {PROMPTS}, found {short(prompt)}")
+        calls = prompts.setdefault(qid, {})
+        if call in calls:
+            raise InputError(shown, number, "call", f"call {call} of {qid!r} already appears on line {calls[call][1]}")
+        calls[call] = (prompt, number)
+    return {qid: [(call, calls[call][0]) for call in sorted(calls)] for qid, calls in prompts.items()}
 
 
 def examples(ids, count: int = EXAMPLES) -> list[str]:
