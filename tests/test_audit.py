@@ -883,7 +883,8 @@ def test_prompts_are_searched_for_every_passage_whole_in_pieces_and_across_calls
     report = run_audit(str(data), prompts=str(data / "prompts.jsonl"), budgets=[400], window=150)
     booked = {(r.qid, b.id): (b.cause, b.pieces) for r in report.packet_results for b in r.bookings}
     assert booked[("q", "d")] == ("truncated", ((0, 1, 120),)) and booked[("q", "e")][0] == "sent"
-    assert booked[("r", "d")] == ("split_calls", ((0, 1, 100), (1, 96, len(LONG))))
+    # call 1 starts at character 96, a space: a piece is its words, so it starts at 97
+    assert LONG[95] == " " and booked[("r", "d")] == ("split_calls", ((0, 1, 100), (1, 97, len(LONG))))
     assert booked[("t", "e")][0] == "sent" and report.packet_results[2].duplicates[0].copies == 2
     assert [r.call_sizes for r in report.packet_results][1] == (len(template.format(LONG[:100])),
                                                                  len("Refine the answer with: " + LONG[95:]))
@@ -914,3 +915,25 @@ def test_default_budgets_are_drawn_from_the_corpus_and_said_so(tmp_path):
     assert record["settings"]["budgets"] == [740, 1500, 3700, 7400] and record["settings"]["budgets_drawn"]
     assert "drawn from the corpus" in methods("audit", str(data)).stdout.decode()
     assert trace(str(data), budgets=[80])["settings"]["budgets_drawn"] is False
+
+
+def test_the_prompt_log_writes_one_line_per_call_and_never_overwrites(tmp_path):
+    from modules.audit.adapters import PromptLog, message_text
+    path = tmp_path / "prompts.jsonl"
+    with PromptLog(str(path)) as log:
+        with log.query("q1"):
+            log.record("first")
+            log.record("second")
+        with log.query("q2"):
+            log.record(message_text([type("Message", (), {"content": "system"})(), "user"]))
+        with pytest.raises(RuntimeError, match="outside"):
+            log.record("no query")
+    assert [json.loads(line) for line in path.read_text().splitlines()] == [
+        {"qid": "q1", "call": 0, "prompt": "first"}, {"qid": "q1", "call": 1, "prompt": "second"},
+        {"qid": "q2", "call": 0, "prompt": "system\n\nuser"}]
+    with pytest.raises(FileExistsError):
+        PromptLog(str(path))
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", "import sys; sys.path.insert(0, '.'); import modules.audit.adapters; "
+                           "print(sorted(m for m in ('langchain_core', 'llama_index', 'haystack') if m in sys.modules))"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout.strip() == "[]"

@@ -6,13 +6,42 @@ over several calls. What reached the model is then a set of pieces, each a run o
 passage's characters found word for word in a prompt. `pieces` finds them: the longest run
 that starts at each place, left to right, no shorter than MIN_PIECE characters (shorter
 runs are common phrases, not evidence that the passage was sent).
+
+Passage and prompt are compared in a normal form: every run of whitespace is one space, and
+the escapes a repr or JSON string writes (\\n, \\t, \\", \\') are read as what they stand
+for. A template that joins passages with other whitespace, or a synthesizer that formats a
+Python list into the prompt (LlamaIndex 0.14's simple_summarize does), still shows each
+passage where it went; offsets are mapped back to the corpus text's characters.
 """
 
 from __future__ import annotations
 
-__all__ = ["MIN_PIECE", "grams", "pieces", "occurrences"]
+__all__ = ["MIN_PIECE", "grams", "pieces", "occurrences", "normal_form"]
 
 MIN_PIECE = 40
+
+
+ESCAPES = {"n": " ", "t": " ", "r": " ", "'": "'", '"': '"', "\\": "\\"}
+
+
+def normal_form(text: str) -> tuple[str, list[int]]:
+    """The text with whitespace runs as one space and string escapes undone, and for each of its
+    characters (and its end) the place in `text` it comes from."""
+    out: list[str] = []
+    where: list[int] = []
+    i = 0
+    while i < len(text):
+        c, step = text[i], 1
+        if c == "\\" and i + 1 < len(text) and text[i + 1] in ESCAPES:
+            c, step = ESCAPES[text[i + 1]], 2
+        if c.isspace():
+            c = " "
+        if not (c == " " and out and out[-1] == " "):
+            out.append(c)
+            where.append(i)
+        i += step
+    where.append(len(text))
+    return "".join(out), where
 
 
 def grams(prompt: str, size: int = MIN_PIECE) -> frozenset:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from modules.audit.locate import MIN_PIECE, grams, occurrences, pieces
+from modules.audit.locate import MIN_PIECE, grams, normal_form, occurrences, pieces
 from modules.audit.mechanism import Corpus, select_candidates, walk, walkable
 from modules.audit.runs import Packet
 from modules.common.checks import sha256_hex
@@ -128,37 +128,56 @@ def _unit_members(pid: str, corpus: Corpus) -> list[str]:
     return [other for other in corpus.members[held.unit] if other != pid]
 
 
+def _free(start: int, end: int, claimed: list) -> bool:
+    return all(end <= first or start >= last for first, last in claimed)
+
+
 def packet_from_prompts(qid: str, prompts, candidates, corpus: Corpus) -> Packet:
     """The packet that reached the model for one query, found in its calls' prompts.
 
     `prompts` are (call, prompt text) pairs; `candidates` the ids to look for (the run's ranking
-    for the query and its judged passages, in rank order), each with its text held. Each call is
-    searched for every candidate, whole first (every place it occurs), then for its verbatim
-    pieces; the packet lists what each call holds in prompt order, call by call. Ids with one
-    text share its places: the first in rank order takes the first place, and so on."""
-    docids, texts, calls, line = [], [], [], 0
+    for the query and its judged passages, in rank order), each with its text held. In each call
+    every candidate is looked for whole first (every place it occurs); the places found are
+    claimed. Then the verbatim pieces of the others: a piece counts only where the prompt's
+    characters are not claimed yet, passages with the most characters found first (so a phrase
+    two passages share is booked to the passage that was sent, not to every passage that repeats
+    it). The packet lists what each call holds in prompt order, call by call. Ids with one text
+    share its places: the first in rank order takes the first place, and so on."""
+    docids, texts, calls = [], [], []
     by_text: dict[str, list[str]] = {}
     for pid in candidates:
         held = corpus.held.get(pid)
         if held is not None and held.text:
             by_text.setdefault(held.walk.text, []).append(pid)
-    for call, prompt in prompts:
+    forms = {digest: normal_form(corpus.held[ids[0]].text) for digest, ids in by_text.items()}
+    for call, raw in prompts:
+        prompt, _where = normal_form(raw)
         starts = grams(prompt, MIN_PIECE)
-        found = []    # (place in the prompt, id, text sent)
-        for ids in by_text.values():
+        found, claimed, partial = [], [], []    # found: (place in the prompt, id, text sent)
+        for digest, ids in by_text.items():
             text = corpus.held[ids[0]].text
-            places = occurrences(text, prompt)
-            if places:
-                for index, place in enumerate(places):
-                    found.append((place, ids[min(index, len(ids) - 1)], text))
-                continue
-            for first, last in pieces(text, prompt, starts):
-                found.append((prompt.find(text[first:last]), ids[0], text[first:last]))
+            form, where = forms[digest]
+            places = occurrences(form, prompt)
+            for index, place in enumerate(places):
+                found.append((place, ids[min(index, len(ids) - 1)], text))
+                claimed.append((place, place + len(form)))
+            if not places:
+                runs = pieces(form, prompt, starts)
+                if runs:
+                    partial.append((-sum(last - first for first, last in runs), len(partial), ids[0], text, form,
+                                    where, runs))
+        for _size, _order, pid, text, form, where, runs in sorted(partial):
+            for first, last in sorted(runs, key=lambda run: (run[0] - run[1], run[0])):   # longest first
+                piece = form[first:last]
+                place = next((p for p in occurrences(piece, prompt) if _free(p, p + len(piece), claimed)), None)
+                if place is not None and (last - first >= MIN_PIECE or last - first == len(form)):
+                    found.append((place, pid, text[where[first]:where[last]].strip()))
+                    claimed.append((place, place + len(piece)))
         for _place, pid, text in sorted(found):
             docids.append(pid)
             texts.append(text)
             calls.append(call)
-    return Packet(qid=qid, docids=tuple(docids), texts=tuple(texts), line=line, calls=tuple(calls),
+    return Packet(qid=qid, docids=tuple(docids), texts=tuple(texts), line=0, calls=tuple(calls),
                   prompts=tuple(prompt for _call, prompt in prompts),
                   call_ids=tuple(call for call, _prompt in prompts))
 
