@@ -937,3 +937,60 @@ def test_the_prompt_log_writes_one_line_per_call_and_never_overwrites(tmp_path):
                            "print(sorted(m for m in ('langchain_core', 'llama_index', 'haystack') if m in sys.modules))"],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- issue 39: never breaks
+
+def test_a_cut_gzip_a_self_supersede_and_a_cycle_get_one_clean_answer(tmp_path):
+    import gzip
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91)], {"q": ["a", "b"]}, {"q": ["a"]})
+    whole = gzip.compress(("".join(f"q Q0 d{i} {i} {1000 - i} t\n" for i in range(1, 3000))).encode())
+    (data / "run.trec").write_bytes(whole[:len(whole) // 2])
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2 and done.stderr.count(b"\n") == 1 and b"run.trec line" in done.stderr
+    assert b"gzip" in done.stderr
+    rows = [passage("h1", A100, source="hours", version="1", supersedes="1")]
+    data = folder(tmp_path / "self", rows, {"q": ["h1"]}, {"q": ["h1"]})
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2 and b"corpus.jsonl line 1, field metadata.supersedes" in done.stderr
+    rows = [passage("h1", A100, source="hours", version="1", supersedes="2"),
+            passage("h2", B91, source="hours", version="2", supersedes="1")]
+    data = folder(tmp_path / "cycle", rows, {"q": ["h1", "h2"]}, {"q": ["h1"]})
+    loss = run_audit(str(data), budgets=[400]).results[0].lost[0][0]
+    assert loss.cause == "version_conflict" and "cycle (h1 (1) supersedes h2 (2) supersedes h1 (1))" in loss.detail
+
+
+def test_blank_lines_are_counted_cheaply_and_numbered(tmp_path):
+    import gzip
+    import time
+    data = folder(tmp_path, [passage("a", A100)], {"q": ["a"]}, {"q": ["a"]})
+    (data / "run.trec").write_bytes(gzip.compress(b"\n" * (16 << 20) + b"q Q0 a 1 1.0 t\nbad line\n"))
+    started = time.perf_counter()
+    with pytest.raises(audit_io.InputError, match=f"run.trec line {(16 << 20) + 2}, field \\(columns\\)"):
+        run_audit(str(data))
+    assert time.perf_counter() - started < 2   # 16 Mi blank lines: their decompression, not a loop over them
+
+
+@pytest.mark.parametrize("body, found", [
+    ("def count(text):\n    raise KeyError(text)\n", "failed on the text"),
+    ("def count(text):\n    import sys; sys.exit(0)\n", "SystemExit"),
+    ("def count(text)\n    return 1\n", "SyntaxError"),
+    ("import sys\nsys.exit(3)\n", "importing badtok failed: SystemExit"),
+])
+def test_a_failing_tokenizer_is_one_line_naming_it_and_the_text(tmp_path, body, found):
+    data = folder(tmp_path / "data", [passage("a", A100)], {"q": ["a"]}, {"q": ["a"]})
+    (tmp_path / "badtok.py").write_text(body)
+    done = subprocess.run([sys.executable, "-B", str(ROOT / "methods.py"), "audit", str(data), "--tokenizer",
+                           "badtok:count", "--json"], cwd=tmp_path, capture_output=True)
+    assert done.returncode == 2 and done.stdout == b"" and done.stderr.count(b"\n") == 1, done.stderr
+    assert b"--tokenizer badtok:count" in done.stderr and found.encode() in done.stderr
+
+
+def test_a_tokenizer_that_prints_cannot_corrupt_the_json(tmp_path):
+    data = folder(tmp_path / "data", [passage("a", A100)], {"q": ["a"]}, {"q": ["a"]})
+    (tmp_path / "loudtok.py").write_text("print('loading')\ndef count(text):\n    print('counting', text)\n"
+                                         "    return len(text.split())\n")
+    done = subprocess.run([sys.executable, "-B", str(ROOT / "methods.py"), "audit", str(data), "--tokenizer",
+                           "loudtok:count", "--json"], cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0 and json.loads(done.stdout)["settings"]["unit"] == "loudtok:count"
+    assert b"loading" in done.stderr

@@ -241,11 +241,32 @@ def _versions(alive, causes: dict) -> list:
                     causes[h.chunk.id] = ("superseded", f"version {h.version} of {source}; {winner} (version "
                                                         f"{label}) declares it supersedes it", winner)
         else:
+            cycle = _cycle(members)
+            why = (f"{source}'s declarations form a cycle ({cycle}): fix metadata.supersedes" if cycle else
+                   f"{source} has versions {', '.join(labels)} among the candidates, none declared to supersede "
+                   f"the others")
             for h in (h for h in alive if h.source_id == source):   # the whole source is held back
-                causes[h.chunk.id] = ("version_conflict", f"{source} has versions {', '.join(labels)} among "
-                                                          f"the candidates, none declared to supersede the "
-                                                          f"others", "")
+                causes[h.chunk.id] = ("version_conflict", why, "")
     return [h for h in alive if h.chunk.id not in causes]
+
+
+def _cycle(members) -> str:
+    """A cycle among the versions' declared supersedes ("h1 (1) supersedes h2 (2) supersedes h1"),
+    or "" when the declarations form none."""
+    replaces = {h.version: [label for label in h.supersedes] for h in members}
+    named = {h.version: h.chunk.id for h in members}
+    for start in sorted(replaces):
+        path, label = [start], start
+        while True:
+            following = [other for other in replaces.get(label, []) if other in named]
+            if not following:
+                break
+            label = following[0]
+            if label in path:
+                loop = path[path.index(label):] + [label]
+                return " supersedes ".join(f"{named[v]} ({v})" for v in loop)
+            path.append(label)
+    return ""
 
 
 def _units(alive) -> tuple:

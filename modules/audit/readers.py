@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 
@@ -120,32 +121,66 @@ def _open(path: str):
     return open(path, "rb")
 
 
+BLOCK = 1 << 20
+NOT_BLANK = re.compile(rb"[^ \t\r\n\f\v]")
+
+
 def open_lines(path: str, shown: str, limit: int = MAX_LINE):
     """(line number, text) of every non-blank line, decoded as UTF-8 one line at a time (so a bad
     byte is reported on its own line); gzip is undone, a first-line BOM dropped, and no line
-    longer than `limit` bytes is ever read whole."""
+    longer than `limit` bytes is ever read whole. The file is read in blocks: a run of blank
+    lines is counted, never split (a gzip of 2 GiB of newlines costs its decompression)."""
     with _open(path) as handle:
-        number = 0
+        number, pending, first = 0, b"", True   # pending: the start of a line the next block ends
+
+        def read() -> bytes:
+            try:
+                return handle.read(BLOCK)
+            except (OSError, EOFError) as error:   # a file named .gz whose body is not gzip, cut short, ...
+                problem = "the gzip stream ends early (a truncated file?)" if isinstance(error, EOFError) else error
+                raise InputError(shown, number + 1, "(gzip)", f"expected gzip data, found {problem}") from None
+
         while True:
-            try:
-                raw = handle.readline(limit + 1)
-            except OSError as error:    # a file named .gz whose body is not gzip, cut short, ...
-                raise InputError(shown, number + 1, "(gzip)", f"expected gzip data, found {error}") from None
-            if not raw:
+            block = read()
+            if not block:
+                if pending:
+                    number += 1
+                    yield from _decoded(pending, shown, number, first)
                 return
-            number += 1
-            if len(raw) > limit and not raw.endswith(b"\n"):
-                raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
-                                                          f"found a longer one")
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
-                                                               f"byte {error.start}") from None
-            if number == 1 and text.startswith(BOM):
-                text = text[1:]
-            if text.strip():
-                yield number, text
+            data, pending, at = pending + block, b"", 0
+            while True:
+                found = NOT_BLANK.search(data, at)
+                if found is None:
+                    number += data.count(b"\n", at)
+                    break
+                start = found.start()
+                number += data.count(b"\n", at, start)
+                end = data.find(b"\n", start)
+                if end < 0:
+                    pending = data[data.rfind(b"\n", 0, start) + 1:]
+                    if len(pending) > limit:
+                        raise InputError(shown, number + 1, "(line)", f"expected a line of at most {limit:,} bytes, "
+                                                                      f"found a longer one")
+                    break
+                number += 1
+                if end + 1 - data.rfind(b"\n", 0, start) - 1 > limit + 1:
+                    raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
+                                                              f"found a longer one")
+                yield from _decoded(data[data.rfind(b"\n", 0, start) + 1:end + 1], shown, number, number == 1)
+                at = end + 1
+            first = False
+
+
+def _decoded(raw: bytes, shown: str, number: int, first: bool):
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
+                                                       f"byte {error.start}") from None
+    if number == 1 and text.startswith(BOM):
+        text = text[1:]
+    if text.strip():
+        yield number, text
 
 
 def _no_repeats(pairs):
@@ -250,6 +285,9 @@ def _metadata(record: dict, shown: str, number: int, findings) -> tuple:
             raise InputError(shown, number, f"metadata.{name}", "needs metadata.source (the document it belongs to)")
     if labels and found["version"] is None:
         raise InputError(shown, number, "metadata.supersedes", "needs metadata.version (its own label)")
+    if found["version"] is not None and found["version"] in labels:
+        raise InputError(shown, number, "metadata.supersedes", f"names its own version {found['version']!r} (a "
+                                                               f"passage cannot supersede itself)")
     return (found["source"] or "", found["version"] or "", found["canonical_id"] or "",
             found["copy"] or "primary", start, end, found["valid_from"] or "", found["valid_until"] or "",
             labels, position, found["unit"] or "")

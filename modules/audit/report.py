@@ -120,29 +120,44 @@ class Report:
 
 def load_tokenizer(spec: str):
     """`MODULE:FUNCTION` -> (its name, a counter str -> int): the callable may return a count
-    or a list of tokens. The module is imported from sys.path (the current folder first)."""
+    or a list of tokens. The module is imported from sys.path (the current folder first).
+
+    The tokenizer runs apart from the report: whatever it prints goes to standard error, and
+    any failure in it, at import or on a text (an exception, sys.exit), is a ValueError naming
+    the tokenizer and the text, which the command prints as one line (exit 2)."""
+    import contextlib
     import importlib
     import sys
+    from modules.common.checks import short
     module_name, _, function_name = spec.partition(":")
     if not module_name or not function_name:
         raise ValueError(f"--tokenizer: expected MODULE:FUNCTION, found {spec!r}")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        function = getattr(importlib.import_module(module_name), function_name)
+        with contextlib.redirect_stdout(sys.stderr):
+            function = getattr(importlib.import_module(module_name), function_name)
     except (ImportError, AttributeError) as error:
         raise ValueError(f"--tokenizer {spec}: expected an importable callable, found {error}") from None
+    except (Exception, SystemExit) as error:    # SyntaxError, or anything its import raises or exits with
+        raise ValueError(f"--tokenizer {spec}: importing {module_name} failed: {type(error).__name__}: "
+                         f"{error}") from None
     if not callable(function):
         raise ValueError(f"--tokenizer {spec}: expected a callable, found {type(function).__name__}")
 
     def count(text: str) -> int:
-        found = function(text)
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                found = function(text)
+        except (Exception, SystemExit) as error:
+            raise ValueError(f"--tokenizer {spec}: failed on the text {short(text)}: {type(error).__name__}: "
+                             f"{error}") from None
         if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
             return found
         if isinstance(found, (list, tuple)):
             return len(found)
         raise ValueError(f"--tokenizer {spec}: expected a count or a list of tokens, found "
-                         f"{type(found).__name__}")
+                         f"{type(found).__name__} for the text {short(text)}")
     count.__name__ = spec
     return spec, count
 
