@@ -122,7 +122,38 @@ def _open(path: str):
 
 
 BLOCK = 1 << 20
+# The next character that is not whitespace: the blank lines before it are skipped by the regular
+# expression engine and counted by bytes.count, never visited one by one in Python.
 NOT_BLANK = re.compile(rb"[^ \t\r\n\f\v]")
+
+
+def blocks(path: str, shown: str, limit: int = MAX_LINE):
+    """(number of the block's first line, block) pairs: the file, gzip undone, in blocks that end at
+    a line break (the last may not); no line longer than `limit` bytes is ever held whole."""
+    with _open(path) as handle:
+        number, pending = 1, b""
+        while True:
+            try:
+                block = handle.read(BLOCK)
+            except (OSError, EOFError) as error:   # a file named .gz whose body is not gzip, cut short, ...
+                problem = "the gzip stream ends early (a truncated file?)" if isinstance(error, EOFError) else error
+                raise InputError(shown, number + pending.count(b"\n"), "(gzip)",
+                                 f"expected gzip data, found {problem}") from None
+            if not block:
+                if pending:
+                    yield number, pending
+                return
+            data = pending + block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if len(data) > limit:
+                    raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
+                                                              f"found a longer one")
+                pending = data
+                continue
+            pending = data[cut:]
+            yield number, data[:cut]
+            number += data.count(b"\n", 0, cut)
 
 
 def open_lines(path: str, shown: str, limit: int = MAX_LINE):
@@ -130,57 +161,29 @@ def open_lines(path: str, shown: str, limit: int = MAX_LINE):
     byte is reported on its own line); gzip is undone, a first-line BOM dropped, and no line
     longer than `limit` bytes is ever read whole. The file is read in blocks: a run of blank
     lines is counted, never split (a gzip of 2 GiB of newlines costs its decompression)."""
-    with _open(path) as handle:
-        number, pending, first = 0, b"", True   # pending: the start of a line the next block ends
-
-        def read() -> bytes:
-            try:
-                return handle.read(BLOCK)
-            except (OSError, EOFError) as error:   # a file named .gz whose body is not gzip, cut short, ...
-                problem = "the gzip stream ends early (a truncated file?)" if isinstance(error, EOFError) else error
-                raise InputError(shown, number + 1, "(gzip)", f"expected gzip data, found {problem}") from None
-
+    for first, block in blocks(path, shown, limit):
+        number, at = first, 0
         while True:
-            block = read()
-            if not block:
-                if pending:
-                    number += 1
-                    yield from _decoded(pending, shown, number, first)
-                return
-            data, pending, at = pending + block, b"", 0
-            while True:
-                found = NOT_BLANK.search(data, at)
-                if found is None:
-                    number += data.count(b"\n", at)
-                    break
-                start = found.start()
-                number += data.count(b"\n", at, start)
-                end = data.find(b"\n", start)
-                if end < 0:
-                    pending = data[data.rfind(b"\n", 0, start) + 1:]
-                    if len(pending) > limit:
-                        raise InputError(shown, number + 1, "(line)", f"expected a line of at most {limit:,} bytes, "
-                                                                      f"found a longer one")
-                    break
-                number += 1
-                if end + 1 - data.rfind(b"\n", 0, start) - 1 > limit + 1:
-                    raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
-                                                              f"found a longer one")
-                yield from _decoded(data[data.rfind(b"\n", 0, start) + 1:end + 1], shown, number, number == 1)
-                at = end + 1
-            first = False
-
-
-def _decoded(raw: bytes, shown: str, number: int, first: bool):
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
-                                                       f"byte {error.start}") from None
-    if number == 1 and text.startswith(BOM):
-        text = text[1:]
-    if text.strip():
-        yield number, text
+            found = NOT_BLANK.search(block, at)
+            if found is None:
+                break
+            start = block.rfind(b"\n", at, found.start()) + 1 or at
+            end = block.find(b"\n", found.start())
+            end = len(block) if end < 0 else end
+            number += block.count(b"\n", at, start)
+            at = end
+            if end - start > limit:
+                raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
+                                                          f"found a longer one")
+            try:
+                text = block[start:end].decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
+                                                               f"byte {error.start}") from None
+            if number == 1 and text.startswith(BOM):
+                text = text[1:]
+            if text.strip():
+                yield number, text
 
 
 def _no_repeats(pairs):
