@@ -419,6 +419,47 @@ def audit_scale(passages: int = 10 ** 5, query_counts=(10 ** 2, 10 ** 3, 10 ** 4
     return rows
 
 
+IR_MEASURES_PROBE = """
+import json, resource, time
+started = time.perf_counter()
+import ir_measures
+from ir_measures import R
+qrels = list(ir_measures.read_trec_qrels({qrels!r}))
+run = ir_measures.read_trec_run({run!r})
+value = ir_measures.calc_aggregate([R @ {k}], qrels, run)[R @ {k}]
+print(json.dumps({{"seconds": time.perf_counter() - started, "recall": value,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def audit_depth(passages: int = 10 ** 6, query_counts=(10 ** 2, 10 ** 3, 10 ** 4), depth: int = 1000,
+                k: int = 10) -> list[dict]:
+    """The audit at TREC depth beside ir-measures on the same files: runs of `depth` candidates a
+    query over `passages` passages, the audit's default k, each tool in a fresh interpreter. Per
+    query: the whole time over the queries (files read included, as both tools read them)."""
+    import json
+    import tempfile
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="lab-audit-depth-") as folder:
+        write_audit_data(folder, passages, query_counts, depth)
+        for count in query_counts:
+            trec_qrels = os.path.join(folder, f"qrels-{count}.trec")
+            with open(os.path.join(folder, "qrels", f"test-{count}.tsv"), encoding="utf-8") as beir, \
+                    open(trec_qrels, "w", encoding="utf-8") as out:
+                next(beir)
+                out.writelines(f"{q} 0 {d} {s}" for q, d, s in (line.split("\t") for line in beir))
+            run = os.path.join(folder, f"run-{count}.trec")
+            audit = _probe(folder, count, k)
+            probe = IR_MEASURES_PROBE.format(qrels=trec_qrels, run=run, k=k)
+            done = subprocess.run([sys.executable, "-B", "-c", probe], capture_output=True, text=True, check=True)
+            measured = json.loads(done.stdout)
+            rows.append({"queries": count, "depth": depth, "k": k, "audit_seconds": audit["seconds"],
+                         "audit_mb": audit["peak_mb"], "held": audit["held"], "audit_recall": audit["recall"],
+                         "ir_seconds": measured["seconds"], "ir_mb": measured["peak_mb"],
+                         "ir_recall": measured["recall"]})
+    return rows
+
+
 def audit_corpus_scale(touched: int = 10 ** 4, large: int = 10 ** 6, queries: int = 10 ** 4,
                        candidates: int = 100) -> list[dict]:
     """The same run (its queries draw from `touched` passages) over a corpus of exactly those

@@ -259,9 +259,19 @@ def test_recall_agrees_exactly_with_ir_measures_with_ties_and_unknown_ids(tmp_pa
         qrels[f"q{q}"] = rng.sample([f"d{i}" for i in range(70)], rng.randint(1, 6))
     data = folder(tmp_path / "data", passages, "".join(lines), qrels)
     qrels_path = _trec_qrels(tmp_path, data)
+    from modules.audit.report import CannotJudge
     for k in (1, 5, 10, 30):
         expected = _ir_recall(str(data / "run.trec"), qrels_path, k)
-        got = {r.qid: r.retrieved / r.needed for r in run_audit(str(data), k=k).results}
+        try:
+            got = {r.qid: r.retrieved / r.needed for r in run_audit(str(data), k=k).results}
+        except CannotJudge:
+            # Refused only when over half the entries it reads (each query's top k, trec_eval's
+            # order: ties favour the unknown d6x ids) name passages the corpus lacks.
+            top = [line.split()[2] for q in range(25) for line in sorted(
+                (l for l in lines if l.startswith(f"q{q} ")), key=lambda l: (float(l.split()[4]), l.split()[2]),
+                reverse=True)[:k]]
+            assert sum(1 for d in top if int(d[1:]) >= 60) * 2 > len(top), f"k={k}"
+            continue
         assert got == expected, f"k={k}"
 
 
@@ -808,7 +818,7 @@ def test_ids_that_match_nothing_exit_2_with_a_few_ids_from_each_side(tmp_path):
 
 def test_a_smaller_share_of_unknown_ids_is_a_warning_at_the_top():
     lines = methods("audit").stdout.decode().splitlines()
-    assert lines[3].startswith("Warning: 1 of the run's 35 entries")
+    assert lines[3].startswith("Warning: 1 of the 35 run entries the audit reads (each query's top 10")
 
 
 def test_a_sparse_corpus_of_zeros_is_refused_at_the_line_limit(tmp_path):

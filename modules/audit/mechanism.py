@@ -46,7 +46,7 @@ from modules.dedupe import RetrievedChunk, dedupe_canonical, dedupe_text, select
 from modules.versions import AS_OF, Record, check_day, multi_version_sources, resolve_or_abstain, valid_on
 
 __all__ = ["CAUSES", "KINDS", "NOTES", "UNITS", "POLICIES", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF",
-           "Corpus", "Loss", "QueryAudit", "rank_entries", "select_candidates", "walkable", "walk", "cover",
+           "Corpus", "Loss", "QueryAudit", "select_candidates", "walkable", "walk", "cover",
            "audit_query"]
 
 CAUSES = ("not_retrieved", "not_in_corpus", "expired", "superseded", "version_conflict", "canonical_copy",
@@ -191,32 +191,6 @@ class Corpus:
 
     def size(self, pid: str) -> int:
         return self.size_of[self.held[pid].walk.text]
-
-
-def rank_entries(entries, qid: str, corpus: Corpus, findings) -> list[str]:
-    """The run's entries for one query as a ranking of distinct doc ids.
-
-    Order: score, highest first; equal scores by doc id, descending (trec_eval's order). A doc
-    id listed twice keeps its best-ranked entry; repeated ranks and doc ids the corpus lacks
-    are counted in `findings`, and unknown ids keep their place (they take a slot in the top k).
-    """
-    ranks: set[int] = set()
-    held = corpus.held
-    for entry in entries:
-        if entry.rank is not None:
-            if entry.rank in ranks:
-                findings.add("duplicate_rank", f"{qid} rank {entry.rank} (line {entry.line})")
-            ranks.add(entry.rank)
-        if entry.docid not in held:
-            findings.add("unknown_doc", f"{qid} {entry.docid} (line {entry.line})")
-    ranking, seen = [], set()
-    for entry in sorted(entries, key=lambda e: (e.score, e.docid), reverse=True):
-        if entry.docid in seen:
-            findings.add("repeated_doc", f"{qid} {entry.docid} (line {entry.line})")
-            continue
-        seen.add(entry.docid)
-        ranking.append(entry.docid)
-    return ranking
 
 
 def _versions(alive, causes: dict) -> list:
@@ -381,7 +355,7 @@ def _budget_skip(pid: str, selection: Selection, corpus: Corpus, unit: str, pack
 
 
 def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, unit: str, policies=(),
-                facets=()) -> QueryAudit:
+                facets=(), below=None, depth: int | None = None) -> QueryAudit:
     """Recall@k, and per budget the coverage, the packet and a Loss for every needed id not in it.
     With `policies`, the coverage of each policy per budget; "coverage" is None without `facets`."""
     relevant = sorted(relevant)
@@ -389,6 +363,8 @@ def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, un
     selection = select_candidates(ranking[:k], corpus)
     wanted = set(relevant)
     position = {pid: rank for rank, pid in enumerate(ranking, start=1) if pid in wanted}
+    position.update(below or {})    # judged passages ranked below the top k the caller kept
+    depth = len(ranking) if depth is None else depth
     coverage, lost, packets = [], [], []
     units = walkable(selection, corpus)
     for budget in budgets:
@@ -409,7 +385,7 @@ def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, un
                 losses.append(Loss(pid, "budget_skip", _budget_skip(pid, selection, corpus, unit, packet, used,
                                                                     budget)))
             else:
-                where = (f"ranked {position[pid]} of {len(ranking)}, beyond k = {k}" if pid in position
+                where = (f"ranked {position[pid]} of {depth}, beyond k = {k}" if pid in position
                          else "not in the run for this query")
                 losses.append(Loss(pid, "not_retrieved", where))
         lost.append(tuple(losses))

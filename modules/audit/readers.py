@@ -74,6 +74,13 @@ class Findings:
         if len(shown) < EXAMPLES:
             shown.append(example)
 
+    def merge(self, other: "Findings") -> None:
+        """Add another Findings' counts and examples (after this one's, up to the few kept)."""
+        for kind, count in other.counts.items():
+            self.counts[kind] = self.counts.get(kind, 0) + count
+            shown = self.examples.setdefault(kind, [])
+            shown.extend(other.examples[kind][:EXAMPLES - len(shown)])
+
 
 @dataclass(frozen=True, slots=True)
 class Passage:

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 
 from modules.audit.mechanism import (CAUSES, DEFAULT_BUDGETS, DEFAULT_K, DEMO, DEMO_AS_OF, POLICIES, UNITS, Corpus,
-                                     audit_query, rank_entries)
+                                     audit_query)
 from modules.audit.sent import SENT_CAUSES, audit_packet, packet_from_prompts
 from modules.common.checks import whole_number
 
@@ -242,20 +242,27 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, prompts=None, bu
     queries = audit_io.read_queries(files["queries"], shown["queries"], findings, facets)
     if not policy:
         facets = {}
-    # The texts the audit reads: a sent packet's passages, and for a query with prompts (or
-    # declared sub-questions) every passage the run ranks for it and its judged passages.
-    scan = run_io.scan_run(files["run"], shown["run"], findings, frozenset(facets) | frozenset(calls))
+    # The run, read once: each query's top k and its judged passages' ranks below k.
+    wanted = {qid: set(docs) for qid, docs in relevant.items()}
+    summary = run_io.rank_run(files["run"], shown["run"], wanted, k, findings, frozenset(calls))
+    ranked = summary.queries
+    # The texts the audit reads: a sent packet's passages, for a query with declared sub-questions
+    # its top k, and for a query with prompts every passage the run ranks for it and its judged ones.
     named = {pid for p in sent.values() for pid in p.docids}
     named |= {pid for qid in calls for pid in relevant.get(qid, ())}
-    keep = scan.docids | {d for docs in relevant.values() for d in docs} | named
+    watched = {pid for qid in facets if qid in ranked for pid in ranked[qid].top}
+    watched |= {pid for qid in calls if qid in ranked for pid in ranked[qid].ranking}
+    tops = {pid for r in ranked.values() for pid in r.top}
+    keep = tops | {d for docs in relevant.values() for d in docs} | named | watched
     seen_corpus: dict = {}
-    corpus = Corpus(audit_io.read_corpus(files["corpus"], counter, shown["corpus"], keep, named | scan.watched,
+    corpus = Corpus(audit_io.read_corpus(files["corpus"], counter, shown["corpus"], keep, named | watched,
                                          findings, seen_corpus), as_of, counter)
     if drawn:
         budgets = corpus_budgets(corpus.size(pid) for pid in corpus.held) or _budgets(None, unit)
     _mismatch(sent or calls, relevant, queries, "packets" if packets is not None else "prompts")
     lines, corpus_ids = seen_corpus["lines"], seen_corpus["ids"]
-    unknown = scan.docids - corpus.held.keys()
+    unknown = tops - corpus.held.keys()
+    read_entries = sum(len(r.top) for r in ranked.values())
     judged_ids = {qid for qid, docs in relevant.items() if docs}
     policies = POLICIES if policy else ()
     ledger, results, seen = Ledger(budgets, policies), [], set()
@@ -263,7 +270,8 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, prompts=None, bu
     def audit_sent(qid: str, ranking) -> None:
         packet = sent.get(qid)
         if qid in calls:
-            candidates = list(dict.fromkeys([*ranking, *sorted(relevant[qid])]))
+            whole = ranked[qid].ranking if qid in ranked else ()
+            candidates = list(dict.fromkeys([*whole, *sorted(relevant[qid])]))
             packet = packet_from_prompts(qid, calls[qid], candidates, corpus)
         if packet is not None:
             packet_results.append(audit_packet(packet, ranking, relevant[qid], corpus, k, unit, findings, window))
@@ -273,23 +281,30 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, prompts=None, bu
 
     packet_ledger = PacketLedger() if packets is not None or prompts is not None else None
     packet_results = []
-    for qid, entries in run_io.read_run(files["run"], shown["run"], scan, findings, progress):
+    done = 0
+    for qid, query in ranked.items():
         seen.add(qid)
         if qid not in queries:
             findings.add("run_unknown_query", qid)
-        ranking = rank_entries(entries, qid, corpus, findings)
-        if not relevant.get(qid):
+        for pid, line in zip(query.top, query.lines):
+            if pid not in corpus.held:
+                findings.add("unknown_doc", f"{qid} {pid} (line {line})")
+        done += query.entries
+        if relevant.get(qid):
+            ranking = list(query.top)
+            results.append(audit_query(qid, ranking, relevant[qid], corpus, k, budgets, unit, policies,
+                                       facets.get(qid, ()), below=query.below, depth=query.depth))
+            ledger.add(results[-1])
+            audit_sent(qid, ranking)
+        else:
             findings.add("run_query_without_qrels", qid)
-            continue
-        results.append(audit_query(qid, ranking, relevant[qid], corpus, k, budgets, unit, policies,
-                                   facets.get(qid, ())))
-        ledger.add(results[-1])
-        audit_sent(qid, ranking)
+        if progress is not None:
+            progress(done, summary.entries)
     unknown_entries = findings.counts.get("unknown_doc", 0)
-    if scan.entries and unknown_entries > UNKNOWN_LIMIT * scan.entries:
-        raise CannotJudge(f"cannot judge: {unknown_entries:,} of the run's {scan.entries:,} entries name passages "
-                          f"the corpus lacks (run ids: {_few(unknown)}; corpus ids: {_few(corpus_ids)}); do the "
-                          f"run and the corpus use the same ids?")
+    if read_entries and unknown_entries > UNKNOWN_LIMIT * read_entries:
+        raise CannotJudge(f"cannot judge: {unknown_entries:,} of the {read_entries:,} run entries the audit reads "
+                          f"(each query's top {k}) name passages the corpus lacks (run ids: {_few(unknown)}; corpus "
+                          f"ids: {_few(corpus_ids)}); do the run and the corpus use the same ids?")
     if judged_ids and not judged_ids & seen:
         raise CannotJudge(f"cannot judge: no judged query appears in the run (qrels query ids: {_few(judged_ids)};"
                           f" run query ids: {_few(seen)}); do the run and the qrels use the same ids?")
@@ -298,8 +313,9 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, prompts=None, bu
                           f"{shown['qrels']}")
     warnings = []
     if unknown_entries:
-        warnings.append(f"{unknown_entries:,} of the run's {scan.entries:,} entries "
-                        f"({unknown_entries / scan.entries:.1%}) name passages the corpus lacks, e.g. {_few(unknown)}")
+        warnings.append(f"{unknown_entries:,} of the {read_entries:,} run entries the audit reads (each query's top "
+                        f"{k}; {unknown_entries / read_entries:.1%}) name passages the corpus lacks, e.g. "
+                        f"{_few(unknown)}")
     for qid, docs in relevant.items():
         if qid not in queries:
             findings.add("qrels_unknown_query", qid)
@@ -317,4 +333,4 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, prompts=None, bu
     settings = {"k": k, "unit": unit, "budgets": list(budgets), "as_of": as_of, "tokenizer": tokenizer,
                 "budgets_drawn": drawn, "window": window}
     return Report(shown, settings, lines, len(corpus), corpus.windows, len(queries), len(judged_ids), ledger,
-                  results, findings, queries, packet_ledger, packet_results, scan.format, scan.entries, warnings)
+                  results, findings, queries, packet_ledger, packet_results, summary.format, summary.entries, warnings)
