@@ -323,7 +323,9 @@ marks, started = [], time.perf_counter()
 record = trace({folder!r}, run={run!r}, qrels={qrels!r}, k={k}, as_of="2026-07-01",
                progress=lambda done, total: marks.append(time.perf_counter()))
 json.dumps(record), render_plain(view(record))
+usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({{"seconds": time.perf_counter() - started, "first_query": marks[0] - started,
+                  "cpu": usage.ru_utime + usage.ru_stime,
                   "per_query": (marks[-1] - marks[0]) / max(1, len(marks) - 1),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "recall": [r["recall_at_k"] for r in record["budgets"]][0],
@@ -427,7 +429,8 @@ from ir_measures import R
 qrels = list(ir_measures.read_trec_qrels({qrels!r}))
 run = ir_measures.read_trec_run({run!r})
 value = ir_measures.calc_aggregate([R @ {k}], qrels, run)[R @ {k}]
-print(json.dumps({{"seconds": time.perf_counter() - started, "recall": value,
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({{"seconds": time.perf_counter() - started, "recall": value, "cpu": usage.ru_utime + usage.ru_stime,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
@@ -454,9 +457,9 @@ def audit_depth(passages: int = 10 ** 6, query_counts=(10 ** 2, 10 ** 3, 10 ** 4
             done = subprocess.run([sys.executable, "-B", "-c", probe], capture_output=True, text=True, check=True)
             measured = json.loads(done.stdout)
             rows.append({"queries": count, "depth": depth, "k": k, "audit_seconds": audit["seconds"],
-                         "audit_mb": audit["peak_mb"], "held": audit["held"], "audit_recall": audit["recall"],
-                         "ir_seconds": measured["seconds"], "ir_mb": measured["peak_mb"],
-                         "ir_recall": measured["recall"]})
+                         "audit_cpu": audit["cpu"], "audit_mb": audit["peak_mb"], "held": audit["held"],
+                         "audit_recall": audit["recall"], "ir_seconds": measured["seconds"],
+                         "ir_cpu": measured["cpu"], "ir_mb": measured["peak_mb"], "ir_recall": measured["recall"]})
     return rows
 
 

@@ -1004,3 +1004,21 @@ def test_a_tokenizer_that_prints_cannot_corrupt_the_json(tmp_path):
                            "loudtok:count", "--json"], cwd=tmp_path, capture_output=True)
     assert done.returncode == 0 and json.loads(done.stdout)["settings"]["unit"] == "loudtok:count"
     assert b"loading" in done.stderr
+
+
+def test_a_large_corpus_is_skimmed_by_the_block_and_reads_as_one_parsed_line_by_line(tmp_path):
+    # Over 1 MiB: the blocks after the first are skimmed (only the named lines are parsed).
+    rows = [passage(f"p{i}", f"passage {i} " + "x" * 600, source=f"s{i}", version="1") for i in range(4000)]
+    run = {"q": ["p10", "p2500", "p3999", "ghost"]}
+    skimmed = folder(tmp_path / "skimmed", rows, run, {"q": ["p2500", "p3999"]})
+    parsed = folder(tmp_path / "parsed", [], run, {"q": ["p2500", "p3999"]})
+    (parsed / "corpus.jsonl").write_text("".join(json.dumps({"text": r["text"], "_id": r["_id"], "title": "",
+                                                             "metadata": r["metadata"]}) + "\n" for r in rows))
+    a, b = run_audit(str(skimmed), budgets=[700, 1400]), run_audit(str(parsed), budgets=[700, 1400])
+    assert a.results[0].coverage == b.results[0].coverage == (0, 1) and a.held == b.held == 3
+    assert a.passages == b.passages == 4000
+    with open(skimmed / "corpus.jsonl", "a") as out:
+        out.write(json.dumps(passage("p2500", "again")) + "\n")
+    with pytest.raises(audit_io.InputError, match="corpus.jsonl line 4001, field _id: 'p2500' already appears on "
+                                                  "line 2501"):
+        run_audit(str(skimmed))

@@ -169,28 +169,33 @@ def open_lines(path: str, shown: str, limit: int = MAX_LINE):
     longer than `limit` bytes is ever read whole. The file is read in blocks: a run of blank
     lines is counted, never split (a gzip of 2 GiB of newlines costs its decompression)."""
     for first, block in blocks(path, shown, limit):
-        number, at = first, 0
-        while True:
-            found = NOT_BLANK.search(block, at)
-            if found is None:
-                break
-            start = block.rfind(b"\n", at, found.start()) + 1 or at
-            end = block.find(b"\n", found.start())
-            end = len(block) if end < 0 else end
-            number += block.count(b"\n", at, start)
-            at = end
-            if end - start > limit:
-                raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
-                                                          f"found a longer one")
-            try:
-                text = block[start:end].decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
-                                                               f"byte {error.start}") from None
-            if number == 1 and text.startswith(BOM):
-                text = text[1:]
-            if text.strip():
-                yield number, text
+        yield from block_lines(block, first, shown, limit)
+
+
+def block_lines(block: bytes, first: int, shown: str, limit: int = MAX_LINE):
+    """(line number, text) of every non-blank line of one block whose first line is `first`."""
+    number, at = first, 0
+    while True:
+        found = NOT_BLANK.search(block, at)
+        if found is None:
+            return
+        start = block.rfind(b"\n", at, found.start()) + 1 or at
+        end = block.find(b"\n", found.start())
+        end = len(block) if end < 0 else end
+        number += block.count(b"\n", at, start)
+        at = end
+        if end - start > limit:
+            raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
+                                                      f"found a longer one")
+        try:
+            text = block[start:end].decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
+                                                           f"byte {error.start}") from None
+        if number == 1 and text.startswith(BOM):
+            text = text[1:]
+        if text.strip():
+            yield number, text
 
 
 def _no_repeats(pairs):
@@ -316,6 +321,12 @@ def _first_id(line: str) -> str | None:
     return found.strip() if found.strip() and "\\" not in found else None
 
 
+# A line as BEIR's writers write it: `{"_id": "...` first, the id free of quotes, escapes and
+# surrounding whitespace. A block made only of such lines is skimmed: its ids are found by the
+# regular expression engine and only the lines of the ids the audit holds are parsed.
+STANDARD_ID = re.compile(rb'^\{"_id": "([^"\\\s](?:[^"\\\n]*[^"\\\s])?)"', re.M)
+
+
 def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen=None):
     """Yield a Passage for each line whose _id is in `keep`. Its size is `counter(text)`; titles
     are not counted. A line that starts with an _id nothing names is read only that far (so a
@@ -328,26 +339,57 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
     where: dict[str, int] = {}
     seen = {} if seen is None else seen
     seen.update(lines=0, ids=[])
-    for number, line in open_lines(path, shown):
-        seen["lines"] += 1
+    wanted = frozenset(pid.encode("utf-8") for pid in keep)
+
+    def passage(number: int, line: str):
         first = _first_id(line)
         if first is not None and first not in keep:   # a passage nothing names: read no further
             if len(seen["ids"]) < EXAMPLES:
                 seen["ids"].append(first)
-            continue
+            return None
         record = read_object(line, shown, number)
         pid = read_id(record, "_id", shown, number, findings)
         if len(seen["ids"]) < EXAMPLES:
             seen["ids"].append(pid)
         if pid not in keep:
-            continue
+            return None
         text = read_id(record, "text", shown, number, empty=True)
         read_id(record, "title", shown, number, required=False, empty=True)
         if pid in where:
             raise InputError(shown, number, "_id", f"{pid!r} already appears on line {where[pid]}")
         where[pid] = number
-        yield Passage(pid, counter(text), sha256_hex(text), *_metadata(record, shown, number, findings),
-                      text if pid in texts else None)
+        return Passage(pid, counter(text), sha256_hex(text), *_metadata(record, shown, number, findings),
+                       text if pid in texts else None)
+
+    for first, block in blocks(path, shown):
+        ids = STANDARD_ID.findall(block)
+        lines = block.count(b"\n") + (not block.endswith(b"\n"))
+        if first > 1 and len(ids) == lines:     # every line standard (the first block may hold a BOM)
+            seen["lines"] += len(ids)
+            if len(seen["ids"]) < EXAMPLES:
+                seen["ids"] += [i.decode("utf-8", "replace") for i in ids[:EXAMPLES - len(seen["ids"])]]
+            hits = wanted.intersection(ids)
+            if not hits:
+                continue
+            named = re.compile(rb'^\{"_id": "(?:' + b"|".join(re.escape(h) for h in sorted(hits)) + rb')"', re.M)
+            for found in named.finditer(block):
+                end = block.find(b"\n", found.start())
+                raw = block[found.start():len(block) if end < 0 else end]
+                number = first + block.count(b"\n", 0, found.start())
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
+                                                                   f"byte {error.start}") from None
+                held = passage(number, line)
+                if held is not None:
+                    yield held
+            continue
+        for number, line in block_lines(block, first, shown, MAX_LINE):
+            seen["lines"] += 1
+            held = passage(number, line)
+            if held is not None:
+                yield held
 
 
 SUB_QUESTIONS = "metadata.sub_questions"
