@@ -17,9 +17,11 @@
    candidate, and the growth for each tenfold step (10.0 is linear).
 4. Optional: executing every notebook (--notebooks, needs nbclient) and the whole test
    suite (--tests, needs pytest), each timed once.
-5. Optional (--audit): `methods.py audit` over 10^5 synthetic passages with 10^2 to 10^5
-   queries of 100 candidates: total time, peak memory, cost per further query; and one run
-   over a 10^4-passage corpus against a 10^6-passage corpus holding the same passages.
+5. Optional (--audit): `methods.py audit` at TREC depth (10^6 passages, 1,000 candidates a
+   query, k = 10, 10^2 to 10^4 queries) beside ir-measures on the same files (time and CPU
+   per query, peak memory, recall@10 compared); over 10^5 synthetic passages with 10^2 to
+   10^5 queries of 100 candidates: total time, peak memory, cost per further query; and one
+   run over a 10^4-passage corpus against a 10^6-passage corpus holding the same passages.
 6. Optional (--index): lesson 12's approximate index at 10^3, 10^4 and 10^5 vectors: build
    time, and each search's recall@10 and cost (vectors compared, time) against exact search.
 7. Alone, with --grading: `methods.py grade` on a generated class (reference answers, stubs,
@@ -641,7 +643,18 @@ def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_aud
         lines += ["", "5. The whole test suite: "
                   + (f"{result['seconds']:.1f} s ({result['summary']})" if "seconds" in result else result["note"])]
     if with_audit:
-        lines += ["", "6. methods.py audit over 10^5 synthetic passages, 100 candidates a query (k = 100), "
+        lines += ["", "6. methods.py audit at TREC depth beside ir-measures on the same files: 10^6 passages, 1,000",
+                  "   candidates a query, k = 10, each tool in a fresh interpreter, files read included; goal: the",
+                  "   audit within 2x of ir-measures per query, flat from 10^2 to 10^4 queries, memory following k"]
+        lines += _table(["queries", "audit / query", "CPU", "ir-measures / query", "CPU", "ratio (CPU)",
+                         "audit memory", "ir-measures memory", "held", "recall@10 equal"],
+                        [[f"{r['queries']:,}", f"{r['audit_seconds'] / r['queries'] * 1000:.1f} ms",
+                          f"{r['audit_cpu'] / r['queries'] * 1000:.1f} ms",
+                          f"{r['ir_seconds'] / r['queries'] * 1000:.1f} ms",
+                          f"{r['ir_cpu'] / r['queries'] * 1000:.1f} ms", f"{r['audit_cpu'] / r['ir_cpu']:.2f}x",
+                          f"{r['audit_mb']:.0f} MB", f"{r['ir_mb']:.0f} MB", f"{r['held']:,}",
+                          "yes" if abs(r["audit_recall"] - r["ir_recall"]) < 1e-6 else "NO"] for r in audit_depth()])
+        lines += ["", "   methods.py audit over 10^5 synthetic passages, 100 candidates a query (k = 100), "
                       "each run in a fresh interpreter; goal: the cost per further query flat"]
         lines += _table(["queries", "total", "peak memory", "corpus read + first query", "per further query"],
                         [[f"{r['queries']:,}", f"{r['seconds']:.1f} s", f"{r['peak_mb']:.0f} MB",
@@ -692,9 +705,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--full", action="store_true", help="scale up to 10^6 candidates (default 10^5)")
     parser.add_argument("--notebooks", action="store_true", help="also time executing every notebook")
     parser.add_argument("--tests", action="store_true", help="also time the whole test suite")
-    parser.add_argument("--audit", action="store_true", help="also audit 10^2 to 10^5 queries x 100 candidates "
-                                                             "over 10^5 synthetic passages, and one run over "
-                                                             "10^4 against 10^6 passages (methods.py audit)")
+    parser.add_argument("--audit", action="store_true", help="also audit 10^2 to 10^4 queries at depth 1,000 "
+                                                             "over 10^6 passages beside ir-measures, 10^2 to 10^5 "
+                                                             "queries x 100 candidates over 10^5 passages, and one "
+                                                             "run over 10^4 against 10^6 passages")
     parser.add_argument("--index", action="store_true", help="also time lesson 12's approximate index against "
                                                              "exact search at 10^3 to 10^5 vectors (about a minute)")
     parser.add_argument("--grading", action="store_true",
