@@ -329,7 +329,7 @@ usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({{"seconds": time.perf_counter() - started, "first_query": marks[0] - started,
                   "cpu": usage.ru_utime + usage.ru_stime,
                   "per_query": (marks[-1] - marks[0]) / max(1, len(marks) - 1),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "peak_mb": {peak},
                   "recall": [r["recall_at_k"] for r in record["budgets"]][0],
                   "held": record["counts"]["held"], "passages": record["counts"]["passages"]}}))
 """
@@ -405,7 +405,7 @@ def write_audit_data(folder: str, passages: int, query_counts, candidates: int =
 def _probe(folder: str, count: int, k: int) -> dict:
     import json
     probe = AUDIT_PROBE.format(root=str(course.ROOT), folder=folder, run=os.path.join(folder, f"run-{count}.trec"),
-                               k=k, qrels=os.path.join(folder, "qrels", f"test-{count}.tsv"))
+                               k=k, qrels=os.path.join(folder, "qrels", f"test-{count}.tsv"), peak=PEAK)
     done = subprocess.run([sys.executable, "-B", "-c", probe], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
@@ -423,7 +423,12 @@ def audit_scale(passages: int = 10 ** 5, query_counts=(10 ** 2, 10 ** 3, 10 ** 4
     return rows
 
 
+# The peak resident memory of the probe itself: /proc's VmHWM starts anew at exec, while
+# ru_maxrss keeps the parent's size at fork (the bench that wrote the files) on Linux.
+PEAK = ("(int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1]) / 1024 "
+        "if sys.platform.startswith('linux') else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
 IR_MEASURES_PROBE = """
+import sys
 import json, resource, time
 started = time.perf_counter()
 import ir_measures
@@ -433,7 +438,7 @@ run = ir_measures.read_trec_run({run!r})
 value = ir_measures.calc_aggregate([R @ {k}], qrels, run)[R @ {k}]
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({{"seconds": time.perf_counter() - started, "recall": value, "cpu": usage.ru_utime + usage.ru_stime,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+                  "peak_mb": {peak}}}))
 """
 
 
@@ -455,7 +460,7 @@ def audit_depth(passages: int = 10 ** 6, query_counts=(10 ** 2, 10 ** 3, 10 ** 4
                 out.writelines(f"{q} 0 {d} {s}" for q, d, s in (line.split("\t") for line in beir))
             run = os.path.join(folder, f"run-{count}.trec")
             audit = _probe(folder, count, k)
-            probe = IR_MEASURES_PROBE.format(qrels=trec_qrels, run=run, k=k)
+            probe = IR_MEASURES_PROBE.format(qrels=trec_qrels, run=run, k=k, peak=PEAK)
             done = subprocess.run([sys.executable, "-B", "-c", probe], capture_output=True, text=True, check=True)
             measured = json.loads(done.stdout)
             rows.append({"queries": count, "depth": depth, "k": k, "audit_seconds": audit["seconds"],

@@ -172,8 +172,27 @@ def open_lines(path: str, shown: str, limit: int = MAX_LINE):
         yield from block_lines(block, first, shown, limit)
 
 
+BLANK_RUNS = 1000   # a block with more empty lines than this is walked line by line with NOT_BLANK
+
+
 def block_lines(block: bytes, first: int, shown: str, limit: int = MAX_LINE):
-    """(line number, text) of every non-blank line of one block whose first line is `first`."""
+    """(line number, text) of every non-blank line of one block whose first line is `first`.
+
+    The usual block is decoded whole and split; one that holds many blank lines, a line over
+    the limit or a byte that is not UTF-8 is walked from one non-blank line to the next (which
+    names the line of a bad byte)."""
+    if len(block) <= limit and block.count(b"\n\n") <= BLANK_RUNS:
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None:
+            if first == 1 and text.startswith(BOM):
+                text = text[1:]
+            for number, line in enumerate(text.split("\n"), start=first):
+                if line and not line.isspace():
+                    yield number, line
+            return
     number, at = first, 0
     while True:
         found = NOT_BLANK.search(block, at)
@@ -324,7 +343,8 @@ def _first_id(line: str) -> str | None:
 # A line as BEIR's writers write it: `{"_id": "...` first, the id free of quotes, escapes and
 # surrounding whitespace. A block made only of such lines is skimmed: its ids are found by the
 # regular expression engine and only the lines of the ids the audit holds are parsed.
-STANDARD_ID = re.compile(rb'^\{"_id": "([^"\\\s](?:[^"\\\n]*[^"\\\s])?)"', re.M)
+STANDARD_ID = re.compile(rb'\n\{"_id": "([^"\\\s](?:[^"\\\n]*[^"\\\s])?)"')   # after a line break: a literal
+# prefix, which the engine finds fast (a pattern anchored with ^ and re.M is tried at every byte)
 
 
 def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen=None):
@@ -362,7 +382,8 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
                        text if pid in texts else None)
 
     for first, block in blocks(path, shown):
-        ids = STANDARD_ID.findall(block)
+        data = b"\n" + block
+        ids = STANDARD_ID.findall(data)
         lines = block.count(b"\n") + (not block.endswith(b"\n"))
         if first > 1 and len(ids) == lines:     # every line standard (the first block may hold a BOM)
             seen["lines"] += len(ids)
@@ -371,11 +392,15 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
             hits = wanted.intersection(ids)
             if not hits:
                 continue
-            named = re.compile(rb'^\{"_id": "(?:' + b"|".join(re.escape(h) for h in sorted(hits)) + rb')"', re.M)
-            for found in named.finditer(block):
-                end = block.find(b"\n", found.start())
-                raw = block[found.start():len(block) if end < 0 else end]
-                number = first + block.count(b"\n", 0, found.start())
+            number, at = first - 1, 0    # data's line break i ends line first - 1 + i
+            for found in STANDARD_ID.finditer(data):
+                if found.group(1) not in hits:
+                    continue
+                start = found.start() + 1
+                number += data.count(b"\n", at, start)
+                at = start
+                end = data.find(b"\n", start)
+                raw = data[start:len(data) if end < 0 else end]
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as error:
