@@ -304,13 +304,3 @@ def test_the_citation_quiz_premise_holds_on_the_fixture(record):
     assert q3["cited"] == ["hours-v1"] and "hours-v1" in q3["packet_ids"] and q3["citations"] == "ok"
     assert q3["outcome"] == "wrong_record"
 
-
-def test_the_readme_row_is_true_of_the_record(record):
-    from helpers import ROOT
-    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| 10 |"))
-    assert "the packet is lesson 04's (returns-v1, wifi-v1, parking-v1, card-v1)" in row
-    assert record["conflict"]["packet_ids"] == ["returns-v1", "wifi-v1", "parking-v1", "card-v1"]
-    o = record["outcomes"]
-    assert "one 2/8 accuracy: 2 right, 1 wrong record, 1 wrong source, and 4 no-answers" in row
-    assert (o["accuracy"], o["counts"]) == ("2/8", {"right": 2, "wrong_record": 1, "wrong_source": 1, "no_answer": 4})
-    assert "3 answers cite nothing" in row and o["citations"]["none"] == 3

@@ -169,16 +169,3 @@ def test_lesson_01_draws_its_candidates_from_the_help_desk_world():
             found.source_id, found.version, found.title, found.text)
     assert [len(p.text) for p in CANDIDATES[:2]] == [100, 91] and "hours-v1" not in [p.id for p in CANDIDATES]
 
-
-def test_the_readme_row_is_true_of_the_record():
-    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| 01 |"))
-    record = json.loads(methods("context", "--json").stdout)
-    runs = record["runs"]
-    assert "coverage goes 0/2, 1/2, 2/2 at 80, 120 and 400 characters" in row
-    assert [(r["max_quote_chars"], r["coverage"], r["recall_at_2"]) for r in runs] == [
-        (80, "0/2", "1"), (120, "1/2", "1"), (400, "2/2", "1")]
-    assert "100 + 91 = 191" in row and [c["chars"] for c in record["candidates"][:2]] == [100, 91]
-    assert "printing-prices 1, 2" in row and runs[0]["unresolved"][0]["labels"] == ["1", "2"]
-    other = record["label_reader"][-1]
-    assert "2/2 against the honest 1/2 on a distractors-first ranking at 200" in row
-    assert (other["max_quote_chars"], other["reads_labels"], other["honest"]) == (200, "2/2", "1/2")

@@ -482,44 +482,6 @@ def test_module_state_stays_the_same_size():
     assert sizes() == before
 
 
-# ---------------------------------------------------------------- the README says what the records hold
-
-def readme_line(start):
-    lines = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").split("\n")
-             if line.startswith(start)]
-    assert len(lines) == 1, start
-    return lines[0]
 
 
-def test_readme_row_05_states_the_records_figures(committed_all):
-    row = readme_line("| 05 | `order` |")
-    j4 = next(r for r in committed_all["layouts"] if r["j"] == 4)
-    second = committed_all["second_run"]
-    assert (f"head {f4(j4['head'])}, middle {f4(j4['middle'])}, tail {f4(j4['tail'])}, and moving it to the middle "
-            f"changes {f4(j4['change_middle'])} of the picks against a run-to-run baseline of "
-            f"{f4(j4['run_to_run'])} (second seed: {f4(second['change_middle'])} against "
-            f"{f4(second['run_to_run'])})") in row
-    j8 = next(r for r in committed_all["layouts"] if r["j"] == 8)
-    assert not j8["tail_exceeds"]
-    assert "The default trace prints the budget line, one question laid out at j = 4" in row
-    assert (f"`--all` adds the tables over all 40 questions: the k sweep, the layouts at j = 0, 2, 4 and 8 "
-            f"(at j = 8 the tail moves {f4(j8['change_tail'])} of the "
-            f"picks, under the baseline's {f4(j8['run_to_run'])}: no order effect)") in row
-    k4 = {r["policy"]: f4(r["generation"]) for r in committed_all["policies"] if r["k"] == 4}
-    assert k4["lost in the middle"] == k4["parity variant"]
-    assert (f"(k = 4: rank order {k4['rank order']}, lost in the middle and the parity variant "
-            f"{k4['parity variant']})") in row
 
-
-def test_readme_chart_alt_text_states_the_k_sweep(committed_all):
-    alt = readme_line("![Lesson 05, fictional reader simulator:")
-    by_k = {r["k"]: r for r in committed_all["k_sweep"]}
-    first_over = min(k for k, r in by_k.items() if r["overflow"])
-    assert first_over == 11 and all(by_k[k]["cite_concept"] == 1.0 for k in by_k if k < first_over)
-    assert by_k[1]["generation"] == by_k[1]["cite_record"] and by_k[10]["generation"] == by_k[10]["cite_record"]
-    assert (f"from k = 1 to 10 recall@k rises from {by_k[1]['recall']:.3f} to {by_k[10]['recall']:.3f} while "
-            f"generation and the cited record fall together from {by_k[1]['generation']:.3f} to "
-            f"{by_k[10]['generation']:.3f} and the cited concept stays at 1.0; from k = {first_over} (shaded) some "
-            f"prompts overflow the 240-token window ({by_k[11]['overflow']}, then {by_k[12]['overflow']} of the 40), "
-            f"get no answer and count as wrong: by k = 12 generation is {by_k[12]['generation']:.2f} and the cited "
-            f"concept {by_k[12]['cite_concept']:.3f}](docs/k_sweep.svg)") in alt

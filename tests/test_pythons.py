@@ -94,7 +94,3 @@ def test_lessons_and_graders_under(version, tmp_path):
     assert done[("reset",)].returncode == 2 and b"--all" in done[("reset",)].stderr
     assert not list(stubs.rglob("__pycache__"))
 
-
-def test_readme_states_the_supported_range():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "3.10, 3.11, 3.12 and 3.13" in text

@@ -1,5 +1,5 @@
 """One truth across the parts-catalogue lessons (07 hybrid, 08 eligibility, 09 grounding,
-12 channels, 13 memory): every quiz premise, README figure and trace sentence checked here is
+12 channels, 13 memory): every quiz premise and trace sentence checked here is
 read back from the lesson's own --json record or the fixture, never restated as a constant.
 
 Each test names the statement it holds true; a change that makes the statement false (a
@@ -19,7 +19,6 @@ from labtools import render
 from modules.catalogue import LISTINGS
 
 LESSONS = ("hybrid", "eligibility", "grounding", "channels", "memory")
-README_ROWS = {"hybrid": "07", "eligibility": "08", "grounding": "09", "channels": "12", "memory": "13"}
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +53,6 @@ def quiz(lesson: str, name: str) -> tuple[str, dict]:
 def key(lesson: str, name: str) -> str:
     text = (ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8")
     return re.search(rf'^{name} = "([a-d])"$', text, re.M).group(1)
-
-
-def readme_row(lesson: str) -> str:
-    rows = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").split("\n")
-            if line.startswith(f"| {README_ROWS[lesson]} | `{lesson}` |")]
-    assert len(rows) == 1, f"README has {len(rows)} rows for lesson {lesson}"
-    return rows[0]
 
 
 def hits(channels: list, name: str) -> dict:
@@ -165,91 +157,8 @@ def test_only_memory_quiz_names_the_stores_a_deletion_reaches(records):
     assert "(index, cached packets, traces)" in options[key("memory", "ONLY_MEMORY_QUIZ")]
 
 
-# ---------------------------------------------------------------- README rows against the records
-
-def test_readme_row_07(records):
-    row, h = readme_row("hybrid"), records["hybrid"]
-    gate, raw = h["detail"]["gate"], h["raw_versus_rank"]
-    inch = next(q for q in h["queries"] if q["original"].endswith("inch"))
-    assert f"0.625 inch -> {inch['diameter_mm']} mm" in row
-    assert f"the gate withholds {len(gate['withheld'])} of {gate['proposed']} proposals" in row
-    assert f"reorders {raw['moved_by_rescaling']} of {len(raw['rows'])} clusters" in row
-    assert not raw["rrf_changed_by_rescaling"] and "RRF does not move" in row
-    lexical = hits(h["detail"]["channels"], "lexical")
-    assert f"PW-L001 scores {lexical['PW-L001']:g} lexically for {h['detail']['query_id']}" in row
-    assert h["injection"]["identical"] and "identical runs with and without it" in row
 
 
-def test_readme_row_08(records):
-    row, e = readme_row("eligibility"), records["eligibility"]
-    traces = {t["query_id"]: t for t in e["traces"]}
-    proposed = sorted({t["proposed"] for t in e["traces"]}, reverse=True)
-    size = {t["catalogue_size"] for t in e["traces"]}.pop()
-    assert f"propose {' or '.join(map(str, proposed))} of {size} listings" in row
-    assert {len(t["withheld"]) for t in e["traces"]} == {5} and "the same 5 withheld" in row
-    q002 = traces["PW-Q002"]
-    assert (f"the packet holds at most {q002['packet_cap']} listings (PW-Q002: {len(q002['usable'])} usable, "
-            f"{' '.join(q002['usable'][q002['packet_cap']:])} left out)") in row
-    refs = e["opaque_refs"]
-    assert f"{refs['guesses']:,}-id enumeration ({refs['unkeyed_reversed']} of {refs['restricted']} reversed)" in row
-    assert f"the HMAC ref does not ({refs['keyed_reversed']})" in row
-    states = {q["query_id"]: q["state"] for q in e["queries"]}
-    assert states["PW-Q003"] == "degraded" and "PW-Q003 degraded" in row
-
-
-def test_readme_row_09(records):
-    row, g = readme_row("grounding"), records["grounding"]
-    agg = g["exclusions_by_reason"]
-    assert f"{agg['permission_before']} -> {agg['permission_after']}" in row
-    assert agg["policy_version"][0] == agg["policy_version"][1] and "policy unchanged" in row
-    layers = [v["first_failing_layer"] for v in g["variants"]]
-    assert f"three broken pipelines ({', '.join(layers)})" in row
-    assert {v["user_view_after"] for v in g["variants"]} == {"unavailable"} and "(`unavailable`)" in row
-
-
-def test_readme_row_12(records):
-    row, c = readme_row("channels"), records["channels"]
-    ix = c["index"]
-    recall = {(p["query_id"], p["nprobe"]): p["recall"] for p in ix["probes"]}
-    photos = sorted({q for q, _ in recall})
-    at_one = [q for q in photos if recall[(q, 1)] == pytest.approx(2 / 3)]
-    assert f"0.667 at nprobe 1 for {len(at_one)} of {len(photos)} photo queries" in row
-    assert all(recall[(q, 3)] == 1.0 for q in photos) and f"1.000 for all {len(photos)} with all 3 lists" in row
-    nprobe = c["declared"]["nprobe"]
-    assert (f"CH-Q003: recall {recall[('CH-Q003', 3)]:.3f} at nprobe 3, {recall[('CH-Q003', nprobe)]:.3f} at the "
-            f"pipeline's nprobe {nprobe}, P@3 0") in row
-    gasket = next(d for d in ix["directions"] if d["query_id"] == "CH-Q002")
-    assert (f"packet {' '.join(gasket['packet_nprobe_2'])} -> {' '.join(gasket['packet_nprobe_1'])}, no relevant "
-            "listing left in the top 3") in row and not gasket["hit_nprobe_1"]
-    assert gasket["packet_nprobe_1"] and "empties" not in row   # the packet is smaller, not empty
-    copy = next(d for d in ix["directions"] if d["query_id"] == "CH-Q001")
-    assert copy["packet_nprobe_1"] == copy["packet_nprobe_2"] and "CH-Q001 misses PW-L002, a copy: same packet" in row
-    share = c["images"]["share"]
-    assert f"{share['usable']} of {share['queries']} queries carry a usable photo" in row
-    f = c["failures"]
-    assert len(f["rows"]) == 10 and f"a {f['slow_ms']:,} ms channel timing out at {f['budget_ms']} ms" in row
-    gated, ungated = c["metrics"]["prohibited_first"]
-    assert (f"nDCG@3 {ungated['nDCG@3']:.3f} against {gated['nDCG@3']:.3f} with a withheld "
-            f"({ungated['first_state']}) listing first") in row
-    p0, p1 = c["anomaly"]["comparison"]["parameters"]
-    assert f"({p0['n_lists']} -> {p1['n_lists']} lists)" in row and c["anomaly"]["layer"] == "index"
-    assert f"to {max(r['size'] for r in ix['scaling']):,} photos under `--all`" in row
-
-
-def test_readme_row_13(records):
-    row, m, full = readme_row("memory"), records["memory"], records["memory --all"]
-    item = next(s for s in m["store"] if s["id"] == "MEM-A3")
-    after = (datetime.date.fromisoformat(item["last_day"]) + datetime.timedelta(days=1)).isoformat()
-    assert (f"MEM-A3, recorded {item['as_of']} and kept {item['retention_days']} days, is usable through "
-            f"{item['last_day']} and expired on {after}") in row
-    others = sum(any("MEMORY_OTHER_OWNER" in h["gate"] for h in s["recall"]["hits"]) for s in m["sessions"])
-    assert f"another buyer's items in {others} of {len(m['sessions'])} sessions" in row
-    assert all(s["catalogue"]["same_with_memory_off"] for s in full["sessions"])
-    removed = full["deletion"]["removed"]
-    assert f"{removed['packet-cache']} cached packets and {removed['trace-payloads']} trace payloads" in row
-    assert f"keeps the vector at rank {full['deletion']['lazy_rank']}" in row
-    failed = sum(not c["held"] for c in full["deletion"]["lazy_checks"])
-    assert f"fails {failed} checks" in row
 
 
 # ---------------------------------------------------------------- what the traces say

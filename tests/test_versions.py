@@ -300,13 +300,3 @@ def test_the_score_quiz_premise_holds_on_the_fixture():
     assert DEPOSIT_SCORES == {"deposit-rules": 0.91, "deposit-notice": 0.84}
     assert [versions.parse_amount(r.text) for r in DEPOSITS] == [(500, "crowns"), (600, "crowns")]
 
-
-def test_the_readme_row_is_true_of_the_record():
-    from helpers import ROOT
-    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| 04 |"))
-    record = json.loads(methods("versions", "--json").stdout)
-    runs = {r["max_quote_chars"]: r for r in record["hours_conflict"]["runs"]}
-    assert "drops to 1/2 even at 400 characters" in row and runs[400]["coverage"] == "1/2"
-    assert runs[400]["selection"]["unresolved"][0]["ids"] == ["hours-v2", "hours-v1"]
-    checks = record["amount_conflict"]["resolutions"][0]["checks"]
-    assert "decides at the seventh" in row and len(checks) == 7 and checks[-1]["decision"]
