@@ -17,9 +17,11 @@
    candidate, and the growth for each tenfold step (10.0 is linear).
 4. Optional: executing every notebook (--notebooks, needs nbclient) and the whole test
    suite (--tests, needs pytest), each timed once.
-5. Optional (--audit): `methods.py audit` over 10^5 synthetic passages with 10^2 to 10^5
-   queries of 100 candidates: total time, peak memory, cost per further query; and one run
-   over a 10^4-passage corpus against a 10^6-passage corpus holding the same passages.
+5. Optional (--audit): `methods.py audit` at TREC depth (10^6 passages, 1,000 candidates a
+   query, k = 10, 10^2 to 10^4 queries) beside ir-measures on the same files (time and CPU
+   per query, peak memory, recall@10 compared); over 10^5 synthetic passages with 10^2 to
+   10^5 queries of 100 candidates: total time, peak memory, cost per further query; and one
+   run over a 10^4-passage corpus against a 10^6-passage corpus holding the same passages.
 6. Optional (--index): lesson 12's approximate index at 10^3, 10^4 and 10^5 vectors: build
    time, and each search's recall@10 and cost (vectors compared, time) against exact search.
 7. Alone, with --grading: `methods.py grade` on a generated class (reference answers, stubs,
@@ -323,9 +325,11 @@ marks, started = [], time.perf_counter()
 record = trace({folder!r}, run={run!r}, qrels={qrels!r}, k={k}, as_of="2026-07-01",
                progress=lambda done, total: marks.append(time.perf_counter()))
 json.dumps(record), render_plain(view(record))
+usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({{"seconds": time.perf_counter() - started, "first_query": marks[0] - started,
+                  "cpu": usage.ru_utime + usage.ru_stime,
                   "per_query": (marks[-1] - marks[0]) / max(1, len(marks) - 1),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "peak_mb": {peak},
                   "recall": [r["recall_at_k"] for r in record["budgets"]][0],
                   "held": record["counts"]["held"], "passages": record["counts"]["passages"]}}))
 """
@@ -401,7 +405,7 @@ def write_audit_data(folder: str, passages: int, query_counts, candidates: int =
 def _probe(folder: str, count: int, k: int) -> dict:
     import json
     probe = AUDIT_PROBE.format(root=str(course.ROOT), folder=folder, run=os.path.join(folder, f"run-{count}.trec"),
-                               k=k, qrels=os.path.join(folder, "qrels", f"test-{count}.tsv"))
+                               k=k, qrels=os.path.join(folder, "qrels", f"test-{count}.tsv"), peak=PEAK)
     done = subprocess.run([sys.executable, "-B", "-c", probe], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
@@ -416,6 +420,53 @@ def audit_scale(passages: int = 10 ** 5, query_counts=(10 ** 2, 10 ** 3, 10 ** 4
         write_audit_data(folder, passages, query_counts, candidates)
         for count in query_counts:
             rows.append(dict(_probe(folder, count, candidates), queries=count, candidates=candidates))
+    return rows
+
+
+# The peak resident memory of the probe itself: /proc's VmHWM starts anew at exec, while
+# ru_maxrss keeps the parent's size at fork (the bench that wrote the files) on Linux.
+PEAK = ("(int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1]) / 1024 "
+        "if sys.platform.startswith('linux') else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+IR_MEASURES_PROBE = """
+import sys
+import json, resource, time
+started = time.perf_counter()
+import ir_measures
+from ir_measures import R
+qrels = list(ir_measures.read_trec_qrels({qrels!r}))
+run = ir_measures.read_trec_run({run!r})
+value = ir_measures.calc_aggregate([R @ {k}], qrels, run)[R @ {k}]
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({{"seconds": time.perf_counter() - started, "recall": value, "cpu": usage.ru_utime + usage.ru_stime,
+                  "peak_mb": {peak}}}))
+"""
+
+
+def audit_depth(passages: int = 10 ** 6, query_counts=(10 ** 2, 10 ** 3, 10 ** 4), depth: int = 1000,
+                k: int = 10) -> list[dict]:
+    """The audit at TREC depth beside ir-measures on the same files: runs of `depth` candidates a
+    query over `passages` passages, the audit's default k, each tool in a fresh interpreter. Per
+    query: the whole time over the queries (files read included, as both tools read them)."""
+    import json
+    import tempfile
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="lab-audit-depth-") as folder:
+        write_audit_data(folder, passages, query_counts, depth)
+        for count in query_counts:
+            trec_qrels = os.path.join(folder, f"qrels-{count}.trec")
+            with open(os.path.join(folder, "qrels", f"test-{count}.tsv"), encoding="utf-8") as beir, \
+                    open(trec_qrels, "w", encoding="utf-8") as out:
+                next(beir)
+                out.writelines(f"{q} 0 {d} {s}" for q, d, s in (line.split("\t") for line in beir))
+            run = os.path.join(folder, f"run-{count}.trec")
+            audit = _probe(folder, count, k)
+            probe = IR_MEASURES_PROBE.format(qrels=trec_qrels, run=run, k=k, peak=PEAK)
+            done = subprocess.run([sys.executable, "-B", "-c", probe], capture_output=True, text=True, check=True)
+            measured = json.loads(done.stdout)
+            rows.append({"queries": count, "depth": depth, "k": k, "audit_seconds": audit["seconds"],
+                         "audit_cpu": audit["cpu"], "audit_mb": audit["peak_mb"], "held": audit["held"],
+                         "audit_recall": audit["recall"], "ir_seconds": measured["seconds"],
+                         "ir_cpu": measured["cpu"], "ir_mb": measured["peak_mb"], "ir_recall": measured["recall"]})
     return rows
 
 
@@ -597,7 +648,18 @@ def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_aud
         lines += ["", "5. The whole test suite: "
                   + (f"{result['seconds']:.1f} s ({result['summary']})" if "seconds" in result else result["note"])]
     if with_audit:
-        lines += ["", "6. methods.py audit over 10^5 synthetic passages, 100 candidates a query (k = 100), "
+        lines += ["", "6. methods.py audit at TREC depth beside ir-measures on the same files: 10^6 passages, 1,000",
+                  "   candidates a query, k = 10, each tool in a fresh interpreter, files read included; goal: the",
+                  "   audit within 2x of ir-measures per query, flat from 10^2 to 10^4 queries, memory following k"]
+        lines += _table(["queries", "audit / query", "CPU", "ir-measures / query", "CPU", "ratio (CPU)",
+                         "audit memory", "ir-measures memory", "held", "recall@10 equal"],
+                        [[f"{r['queries']:,}", f"{r['audit_seconds'] / r['queries'] * 1000:.1f} ms",
+                          f"{r['audit_cpu'] / r['queries'] * 1000:.1f} ms",
+                          f"{r['ir_seconds'] / r['queries'] * 1000:.1f} ms",
+                          f"{r['ir_cpu'] / r['queries'] * 1000:.1f} ms", f"{r['audit_cpu'] / r['ir_cpu']:.2f}x",
+                          f"{r['audit_mb']:.0f} MB", f"{r['ir_mb']:.0f} MB", f"{r['held']:,}",
+                          "yes" if abs(r["audit_recall"] - r["ir_recall"]) < 1e-6 else "NO"] for r in audit_depth()])
+        lines += ["", "   methods.py audit over 10^5 synthetic passages, 100 candidates a query (k = 100), "
                       "each run in a fresh interpreter; goal: the cost per further query flat"]
         lines += _table(["queries", "total", "peak memory", "corpus read + first query", "per further query"],
                         [[f"{r['queries']:,}", f"{r['seconds']:.1f} s", f"{r['peak_mb']:.0f} MB",
@@ -648,9 +710,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--full", action="store_true", help="scale up to 10^6 candidates (default 10^5)")
     parser.add_argument("--notebooks", action="store_true", help="also time executing every notebook")
     parser.add_argument("--tests", action="store_true", help="also time the whole test suite")
-    parser.add_argument("--audit", action="store_true", help="also audit 10^2 to 10^5 queries x 100 candidates "
-                                                             "over 10^5 synthetic passages, and one run over "
-                                                             "10^4 against 10^6 passages (methods.py audit)")
+    parser.add_argument("--audit", action="store_true", help="also audit 10^2 to 10^4 queries at depth 1,000 "
+                                                             "over 10^6 passages beside ir-measures, 10^2 to 10^5 "
+                                                             "queries x 100 candidates over 10^5 passages, and one "
+                                                             "run over 10^4 against 10^6 passages")
     parser.add_argument("--index", action="store_true", help="also time lesson 12's approximate index against "
                                                              "exact search at 10^3 to 10^5 vectors (about a minute)")
     parser.add_argument("--grading", action="store_true",

@@ -19,7 +19,7 @@ from pathlib import Path
 from labtools import course
 
 VENV = course.ROOT / ".venv"
-EXTRAS = ("test", "notebooks", "pretty")
+EXTRAS = ("test", "notebooks", "pretty", "frameworks")
 
 
 def optional_dependencies(text: str) -> dict[str, list[str]]:

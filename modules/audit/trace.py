@@ -14,7 +14,7 @@ from dataclasses import asdict
 
 from modules.audit.mechanism import CAUSES, DEFAULT_K, KINDS, NOTES
 from modules.audit.report import run_audit
-from modules.audit.sent import SENT_CAUSES, SENT_NOTES
+from modules.audit.sent import PACKET_NOTES, SENT_CAUSES, SENT_NOTES
 from modules.audit.view import blocks, printable
 
 __all__ = ["trace", "view", "TOP", "PROGRESS_BYTES"]
@@ -49,8 +49,10 @@ CHECKS = (  # kind, what is counted, what the audit does about it
     ("qrels_unknown_doc", "relevant judgements of doc ids not in the corpus",
      "needed all the same; they can never reach the packet"),
     ("packet_unknown_doc", "sent passages the corpus lacks", "counted in the packet's size if a text is given"),
-    ("judged_query_without_packet", "judged queries the packets file does not cover",
+    ("judged_query_without_packet", "judged queries the packets or prompts file does not cover",
      "audited by the lessons' walk only"),
+    ("packet_query_not_judged", "packets or prompts of queries with no relevant judgement",
+     "not audited: nothing is needed from them"),
 )
 UNIT_NOTE = {"chars": "characters: len() of each passage's text (titles and ids are not counted)",
              "lab-tokens": "lab tokens: whitespace pieces of each passage's text, each ceil(len / 5); a "
@@ -62,8 +64,9 @@ FORMATS = {"a TREC run line (qid Q0 docid rank score tag)": "TREC",
            "a JSON run {qid: {docid: score}}": "JSON {qid: {docid: score}}"}
 
 
-def _share(found: int, needed: int) -> str:
-    return f"{found}/{needed}"   # unreduced, so the count of passages stays visible
+def _share(found: int, needed: int) -> dict:
+    """A share as its numerator and denominator (numbers, so a script need not parse "1/2")."""
+    return {"found": found, "needed": needed}
 
 
 def _query(result, budgets, text) -> dict:
@@ -95,24 +98,34 @@ def _sent(report) -> dict | None:
     if ledger is None:
         return None
     n = ledger.queries or 1
+    notes = {cause: SENT_NOTES[cause] for cause in SENT_CAUSES if ledger.causes[cause]}
+    if ledger.duplicates:
+        notes["duplicate"] = PACKET_NOTES["duplicate"]
+    if ledger.over_window:
+        notes["over_window"] = PACKET_NOTES["over_window"]
     return {"queries": ledger.queries, "needed": ledger.needed, "ledger": dict(ledger.causes),
             "coverage": round(ledger.coverage_sum / n, 6), "lab_coverage": round(ledger.lab_sum / n, 6),
-            "splits": ledger.splits,
-            "notes": {cause: SENT_NOTES[cause] for cause in SENT_CAUSES if ledger.causes[cause]},
+            "covered": ledger.covered, "lab_covered": ledger.lab_covered, "size": ledger.size,
+            "splits": ledger.splits, "duplicates": ledger.duplicates, "duplicate_size": ledger.duplicate_size,
+            "calls": ledger.calls, "over_window": ledger.over_window, "window": report.settings["window"],
+            "notes": notes,
             "per_query": [{"query": r.qid, "budget": r.budget, "sent": list(r.sent),
                            "coverage": _share(r.covered, r.needed), "lab_packet": list(r.lab_packet),
                            "lab_coverage": _share(r.lab_covered, r.needed),
                            "splits": [list(pair) for pair in r.splits],
-                           "bookings": [asdict(b) for b in r.bookings]} for r in report.packet_results]}
+                           "duplicates": [asdict(d) for d in r.duplicates],
+                           "call_sizes": list(r.call_sizes),
+                           "bookings": [dict(asdict(b), pieces=[list(p) for p in b.pieces]) for b in r.bookings]}
+                          for r in report.packet_results]}
 
 
-def trace(path=None, *, run=None, qrels=None, packets=None, budgets=None, unit="chars", tokenizer=None,
-          k=DEFAULT_K, as_of=None, policy=False, top=TOP, progress=None) -> dict:
+def trace(path=None, *, run=None, qrels=None, packets=None, prompts=None, budgets=None, unit="chars",
+          tokenizer=None, k=DEFAULT_K, as_of=None, policy=False, window=0, top=TOP, progress=None) -> dict:
     """Audit a BEIR folder and its run (the demo when `path` is None) into a JSON-ready record."""
     from modules.common.checks import whole_number
     whole_number(top, "top", minimum=1)
-    report = run_audit(path, run=run, qrels=qrels, packets=packets, budgets=budgets, unit=unit,
-                       tokenizer=tokenizer, k=k, as_of=as_of, policy=policy, progress=progress)
+    report = run_audit(path, run=run, qrels=qrels, packets=packets, prompts=prompts, budgets=budgets, unit=unit,
+                       tokenizer=tokenizer, k=k, as_of=as_of, policy=policy, window=window, progress=progress)
     ledger, budgets, unit = report.ledger, report.settings["budgets"], report.settings["unit"]
     n = ledger.queries or 1
     rows = []

@@ -6,18 +6,25 @@ from modules.audit.mechanism import CAUSES
 from modules.audit.sent import SENT_CAUSES
 from modules.common.tables import table_block
 
-__all__ = ["blocks", "printable", "LABELS", "SENT_LABELS"]
+__all__ = ["blocks", "printable", "share", "LABELS", "SENT_LABELS"]
 
 LABELS = {"not_retrieved": "not retrieved", "not_in_corpus": "not in corpus", "expired": "expired",
           "superseded": "superseded", "version_conflict": "version conflict", "canonical_copy": "canonical copy",
           "duplicate_text": "duplicate text", "overlap": "overlap", "budget_skip": "budget skip"}
 SENT_LABELS = {"not_retrieved": "not retrieved", "other_version": "other version", "split_unit": "split unit",
-               "not_sent": "not sent", "truncated": "truncated", "cut_negation": "cut negation",
-               "altered": "altered", "sent": "sent whole"}
+               "not_sent": "not sent", "split_calls": "split across calls", "truncated": "truncated",
+               "piece": "a piece", "cut_negation": "cut negation", "altered": "altered", "sent": "sent whole",
+               "duplicate": "duplicate", "over_window": "over the window"}
 
 
 def _labels():
     return LABELS, SENT_LABELS
+
+
+def share(value: dict) -> str:
+    """A share of the record ({"found", "needed"}) as the view prints it: unreduced, so the count
+    of passages stays visible."""
+    return f"{value['found']}/{value['needed']}"
 
 
 def _table(key: str, title: str, legend: str, columns: list, rows: list) -> dict:
@@ -65,6 +72,8 @@ def _head(record: dict) -> list[dict]:
     found = [{"key": "title", "heading": "Audit: where a retrieval run loses evidence before the packet"}]
     for index, warning in enumerate(record["warnings"]):
         found.append({"key": f"warning-{index}", "text": f"Warning: {warning}."})
+    drawn = (f" (drawn from the corpus: 1, 2, 5 and 10 times the median size of the {counts['held']:,} passages "
+             f"held; give --budget N to choose)" if settings.get("budgets_drawn") else "")
     found += [
         {"key": "data", "text": f"Data: {data['folder']}: {', '.join(data['files'].values())} "
                                 f"({data['run_format']} run, {data['run_entries']:,} entries). {counts['passages']:,} "
@@ -72,7 +81,7 @@ def _head(record: dict) -> list[dict]:
                                 f"{counts['queries']} queries, {counts['judged_queries']} with a relevant judgement "
                                 f"(qrels score >= 1); {counts['audited_queries']} audited."},
         {"key": "settings", "text": f"Settings: the top k = {k} passages of each query go to the selector; budgets "
-                                    f"{', '.join(map(str, budgets))} in {settings['unit_note']}; {as_of}."},
+                                    f"{', '.join(map(str, budgets))}{drawn} in {settings['unit_note']}; {as_of}."},
         {"key": "pipeline", "text": "Steps, in order; a needed passage that does not reach the packet is booked "
                                     "under the first step that removed it (kind in brackets):\n"
          + "\n".join(f"{i}. {labels[s['cause']]} [{s['kind']}]: keeps {s['keeps']} ({s['mechanism']})"
@@ -166,7 +175,7 @@ def _policy_blocks(record: dict) -> list[dict]:
         f"sub-questions matched to passage texts, never the qrels; \"-\": no declared sub-questions."
         + (f" {more} more queries in --json." if more > 0 else ""),
         ["query", "needed"] + [POLICY_NAMES[p] for p in policies],
-        [[q["query"], q["needed"]] + [" ".join(share.split("/")[0] for share in q["policies"][p])
+        [[q["query"], q["needed"]] + [" ".join(str(part["found"]) for part in q["policies"][p])
                                       if q["policies"][p] is not None else "-" for p in policies]
          for q in shown]))
     declared = record["coverage_policy"]
@@ -186,32 +195,53 @@ def _sent_blocks(record: dict) -> list[dict]:
     if sent is None:
         return []
     _, labels = _labels()
-    unit = record["settings"]["unit"]
+    unit, top = record["settings"]["unit"], record["settings"]["top"]
     found = [{"key": "sent-title", "heading": "The packets your system sent"},
              {"key": "sent-summary", "text": f"Over {sent['queries']} queries with a sent packet, your packets "
                                              f"carried {sent['coverage']:.2f} of the needed passages whole (mean "
                                              f"share); the lessons' walk would have carried "
                                              f"{sent['lab_coverage']:.2f} on the same budgets (each packet's own "
-                                             f"size in {unit}), from the same run."}]
+                                             f"size in {unit}, repeats included), from the same run."}]
+    rows = [[labels[c], sent["ledger"][c]] for c in sent["ledger"]]
+    rows.append([labels["duplicate"], sent["duplicates"]])
+    if sent["window"]:
+        rows.append([labels["over_window"], sent["over_window"]])
     found.append(_table(
         "sent-ledger", "Where each needed passage ended",
         "count: needed passages over the queries with a packet, each booked once, first place that "
-        "applies (see the notes below).",
-        ["place", "count"], [[labels[c], sent["ledger"][c]] for c in SENT_CAUSES]))
+        f"applies (see the notes below); duplicate: texts sent more than once in one call (their repeats took "
+        f"{sent['duplicate_size']:,} of the {sent['size']:,} {unit} sent)"
+        + (f"; over the window: calls (of {sent['calls']}) whose prompt is longer than the window, "
+           f"{sent['window']:,} {unit}." if sent["window"] else "."),
+        ["place", "count"], rows))
+    ranked = sorted(sent["per_query"], key=lambda q: (q["coverage"]["found"] - q["coverage"]["needed"],
+                                                      q["coverage"]["found"] - q["lab_coverage"]["found"]))
+    shown = ranked[:top]
+    more = len(ranked) - len(shown)
     found.append(_table(
         "sent-queries", f"Per query: your packet and the lessons' walk on its budget ({unit})",
-        "budget: the size of what was sent; yours and lessons': needed passages carried whole / needed.",
+        "budget: the size of what was sent; yours and lessons': needed passages carried whole / needed; "
+        f"the {len(shown)} queries that lost most, first." + (f" {more} more queries in --json." if more > 0 else ""),
         ["query", "budget", "yours", "lessons'", "sent"],
-        [[q["query"], q["budget"], q["coverage"], q["lab_coverage"], ", ".join(q["sent"])]
-         for q in sent["per_query"]]))
+        [[q["query"], q["budget"], share(q["coverage"]), share(q["lab_coverage"]), ", ".join(q["sent"][:6])
+          + (f" and {len(q['sent']) - 6} more" if len(q["sent"]) > 6 else "")] for q in shown]))
     lines = []
-    for q in sent["per_query"]:
+    for q in shown:
         for b in q["bookings"]:
             if b["cause"] != "sent":
                 lines.append(f"- {q['query']} {b['id']}, {labels[b['cause']]}: {b['detail']}"
                              + (f"; {b['diagnosis']}" if b["diagnosis"] else ""))
+        for d in q["duplicates"]:
+            lines.append(f"- {q['query']} {d['id']}, {labels['duplicate']}: sent {d['copies']} times in call "
+                         f"{d['call']}; the repeats took {d['size']:,} {unit}")
+        if sent["window"]:
+            over = [f"call {i}: {size:,}" for i, size in enumerate(q["call_sizes"]) if size > sent["window"]]
+            if over:
+                lines.append(f"- {q['query']}, {labels['over_window']}: {'; '.join(over)} {unit} against a window of "
+                             f"{sent['window']:,}")
     if lines:
-        found.append({"key": "sent-why", "text": "Needed passages that did not arrive whole:\n" + "\n".join(lines)})
+        found.append({"key": "sent-why", "text": "What did not arrive whole, and what the packet wasted (the queries "
+                                                 "above):\n" + "\n".join(lines)})
     if sent["notes"]:
         found.append({"key": "sent-notes", "text": "What to do next, per place:\n" + "\n".join(
             f"- {labels[cause]}: {note}." for cause, note in sent["notes"].items())})
@@ -234,7 +264,7 @@ def blocks(record: dict) -> list[dict]:
         f"needed: passages judged relevant; {at_k} and coverage at each budget ({unit}): found/needed; mean gap: "
         f"{at_k} - coverage averaged over the budgets. Largest first, then run order.",
         ["query", "needed", at_k] + [str(b) for b in budgets] + ["mean gap"],
-        [[q["query"], q["needed"], q["recall_at_k"]] + [s["coverage"] for s in q["budgets"]]
+        [[q["query"], q["needed"], share(q["recall_at_k"])] + [share(s["coverage"]) for s in q["budgets"]]
          + [f"{q['mean_gap']:.3f}"] for q in largest]))
     for q in largest:
         lost_ids = sorted({loss["id"] for s in q["budgets"] for loss in s["lost"]})
@@ -244,6 +274,9 @@ def blocks(record: dict) -> list[dict]:
             f"lost-{q['query']}", "", f"What happened to each needed passage of {q['query']} that missed the packet, "
                                       f"per budget ({unit}).",
             ["needed id"] + [str(b) for b in budgets],
-            [[pid] + [cells.get((b, pid), "in packet") for b in budgets] for pid in lost_ids]))
-        found.append({"key": f"why-{q['query']}", "text": "\n".join(_detail_lines(q, labels))})
+            [[pid] + [cells.get((b, pid), "in packet") for b in budgets] for pid in lost_ids[:settings["top"]]]))
+        lines = _detail_lines(q, labels)
+        top = settings["top"]
+        found.append({"key": f"why-{q['query']}", "text": "\n".join(lines[:top] + (
+            [f"- and {len(lines) - top} more in --json"] if len(lines) > top else []))})
     return found

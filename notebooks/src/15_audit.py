@@ -29,6 +29,7 @@ from labtools import charts, display
 from labtools.render import block
 from modules.audit import mechanism as audit
 from modules.audit.trace import trace, view
+from modules.audit.view import share
 
 record = trace()            # no path: the demo, as of 2026-07-01
 blocks = view(record)
@@ -89,8 +90,8 @@ display.show([block(blocks, "ledger"), block(blocks, "notes"), block(blocks, "co
 # * **q6** judges the export copy of the returns policy; canonical dedupe prefers the
 #   primary copy, `returns-v1`.
 # * **q7** is the capstone's question: the mirror `B1` and the expired `C1` are removed
-#   without harm. `A1` and its exception `A2` are positions 3 and 4 of the travel policy
-#   (`metadata.position`), so they travel as one unit of 489 characters, as lesson 11
+#   without harm. `A1` and its exception `A2` declare one unit, `travel-policy#3-4`
+#   (`metadata.unit`), so they travel together, 489 characters, as lesson 11
 #   requires: at 400 characters neither goes (never the conclusion without its
 #   exception), and at 1,000 both go.
 
@@ -157,8 +158,9 @@ display.show([block(blocks, "checks"), block(blocks, "handling")])
 # passages, sends the text of `hours-v1` under the id `hours-v2` (q2), cuts the returns
 # passage to fit (q3), sends the expired fee (q5) and sends `A1` without `A2` (q7).
 #
-# Each needed passage is booked where it ended: sent whole, truncated, another version,
-# a split unit, a cut "not", otherwise altered, not sent (with the lab's diagnosis of
+# Each needed passage is booked where it ended: sent whole, truncated, a piece from
+# inside it, split across calls, another version, a split unit, a cut "not", otherwise
+# altered, not sent (with the lab's diagnosis of
 # why its rules would drop it, marked as a diagnosis), or never retrieved. Beside it
 # runs the counterfactual: the lessons' walk on the same run and the same budget (each
 # packet's own size).
@@ -177,8 +179,8 @@ display.show([block(sent_blocks, key) for key in ("sent-summary", "sent-ledger",
 
 # %%
 for q in sent["sent"]["per_query"]:
-    print(f"{q['query']}: sent {q['sent']} ({q['coverage']});")
-    print(f"    the lessons' walk: {q['lab_packet']} ({q['lab_coverage']})")
+    print(f"{q['query']}: sent {q['sent']} ({share(q['coverage'])});")
+    print(f"    the lessons' walk: {q['lab_packet']} ({share(q['lab_coverage'])})")
 
 # %% [markdown]
 # ## Audit your own run
@@ -187,13 +189,14 @@ for q in sent["sent"]["per_query"]:
 # (or the only `.tsv` in `qrels/`; BEIR or TREC qrels) and a run: TREC, JSON lines, or
 # the `{qid: {docid: score}}` JSON of pytrec_eval and ranx, in any line order; any file
 # may be gzipped. Metadata the steps use sits under `"metadata"` in each passage: `source`,
-# `version` and `supersedes`, `position`, `canonical_id` with `copy`,
+# `version` and `supersedes`, `position` (it orders), `unit` (its members travel
+# together), `canonical_id` with `copy`,
 # `valid_from`/`valid_until`, `start_line`/`end_line`. A step whose metadata a corpus
 # lacks simply removes nothing. `--tokenizer MODULE:FUNCTION` counts budgets with your own
 # tokenizer, `--policy` compares the lessons' walks and, for a query whose `"metadata"`
 # declares `sub_questions` (q1 and q7 here), lesson 02's coverage-aware choice, and
-# `docs/audit_packets.md` shows how to write the packets file from LangChain, LlamaIndex
-# or Haystack.
+# `docs/audit_packets.md` shows how to record the prompts each LLM call received in
+# LangChain, LlamaIndex or Haystack (`--prompts`), so the audit reads what reached the model.
 #
 # ```sh
 # python3 -B methods.py audit path/to/folder --budget 2000 --budget 4000 --k 20 --as-of 2026-07-01

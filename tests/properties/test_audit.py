@@ -67,7 +67,12 @@ def audit_or_refusal(path: str, data, **settings):
     except CannotJudge:
         passages, run, qrels = data
         known = {p["_id"] for p in passages}
-        entries = [d for ranked in run.values() for d, _ in ranked]
+        entries = []    # the entries the audit reads: each query's top k distinct ids, trec_eval's order
+        for ranked in run.values():
+            best: dict = {}
+            for d, score in ranked:
+                best[d] = max(best.get(d, score), score)
+            entries += [d for _s, d in sorted(((s, d) for d, s in best.items()), reverse=True)[:settings.get("k", 10)]]
         unknown = sum(1 for d in entries if d not in known)
         assert unknown * 2 > len(entries) or not any(run.get(q) for q in qrels)
         return None

@@ -5,7 +5,7 @@
 Passages keep their lesson ids and texts: the help desk of lessons 01 and 04 and the
 conference-travel capstone of lesson 11. Three passages are new here: two line windows of
 the help-desk guide and an export copy of lesson 01's returns passage (lesson 03's
-canonical case). The run also names hours-v3, which the corpus lacks, and q8, which
+canonical case, under lesson 03's id returns-export). The run also names hours-v3, which the corpus lacks, and q8, which
 nobody judged. Each judged query makes one cause of loss visible; packets.jsonl is what a
 system sent (`--packets`: it truncates, sends another version and splits A1 from A2);
 tests/test_audit.py
@@ -27,6 +27,7 @@ from modules.context import mechanism as context  # noqa: E402
 from modules.practice import mechanism as practice  # noqa: E402
 from modules.versions import mechanism as versions  # noqa: E402
 
+TRAVEL_UNIT = "travel-policy#3-4"   # the conclusion (A1) and its exception (A2): one unit
 GUIDE = ("The help desk opens at 8:30 on weekdays.", "On Saturdays it opens at 10:00.",
          "It is closed on Sundays.")
 
@@ -47,7 +48,7 @@ def _lesson_04(record) -> dict:
 
 def _capstone(pid: str, **extra) -> dict:
     c = next(c for c in practice.CANDIDATES if c.id == pid)
-    meta = {"source": c.document, "position": c.chunk}   # its place in its document: lesson 11's units
+    meta = {"source": c.document, "position": c.chunk}   # its place in its document: it orders, nothing more
     if c.valid_until:
         meta.update(valid_from=c.valid_from, valid_until=c.valid_until)
     meta.update(extra)
@@ -65,16 +66,17 @@ def corpus() -> list[dict]:
          "metadata": {"source": "help-desk-guide.md", "start_line": 1, "end_line": 2}},
         {"_id": "guide-w2", "title": "Help desk guide", "text": " ".join(GUIDE[1:3]),
          "metadata": {"source": "help-desk-guide.md", "start_line": 2, "end_line": 3}},
-        {"_id": "returns-export-2024", "title": "Returning books (export)",
+        {"_id": "returns-export", "title": "Returning books (export)",
          "text": "Returns policy (export of 2024-03-01). " + returns["text"],
          "metadata": {"source": "exports/returns-policy.txt", "canonical_id": "policy:returns#1", "copy": "export"}},
     ]
     # The capstone: B1 mirrors the travel policy from its conclusion on, so it is declared a
-    # copy of A1's passage; A1 and A2 are distinct passages of one document and both stay.
-    passages += [_capstone("A1", canonical_id="travel-policy#3", copy="primary"),
+    # copy of A1's passage; A1 and A2 are distinct passages of one document and both stay, and
+    # they declare one unit (lesson 11: the conclusion travels with its exception).
+    passages += [_capstone("A1", canonical_id="travel-policy#3", copy="primary", unit=TRAVEL_UNIT),
                  _capstone("B1", canonical_id="travel-policy#3", copy="mirror"),
                  _capstone("C1"), _capstone("F1"),
-                 _capstone("A2", canonical_id="travel-policy#4", copy="primary")]
+                 _capstone("A2", canonical_id="travel-policy#4", copy="primary", unit=TRAVEL_UNIT)]
     return passages
 
 
@@ -90,7 +92,7 @@ QUERIES = (
     ("q5", "How much is the late fee for a laptop?",
      ["late-fee-2025", "late-fee-2026", "printing-v1", "card-v1"], ["late-fee-2025", "late-fee-2026"]),
     ("q6", "Where can I read the returns policy?",
-     ["returns-export-2024", "returns-v1", "parking-v1"], ["returns-export-2024"]),
+     ["returns-export", "returns-v1", "parking-v1"], ["returns-export"]),
     ("q7", practice.QUESTION, ["A1", "B1", "C1", "F1", "A2"], ["A1", "A2"]),
     ("q8", "Can I bring food into the reading room?", ["card-v1", "wifi-v1"], []),
 )
