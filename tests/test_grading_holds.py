@@ -85,3 +85,31 @@ def test_bytecode_planted_for_the_deciding_process_is_never_read(tmp_path):
                           capture_output=True, text=True, timeout=120)
     record = json.loads(done.stdout)
     assert record["tasks_passed"] == 0 and not record["passed"], record["tasks_passed"]
+
+
+# ------------------------------------------------------------------ only the learner's own code passes
+
+ATTACKS_ON_OWNERSHIP = {
+    # (what is appended to the reference answer, the task it must fail)
+    "partial": ('import functools\n_own = packet_coverage\nglobals()["packet_coverage"] = functools.partial(_own)\n', 1),
+    "rebuilt": ("packet_coverage.__code__ = packet_coverage.__code__.replace(co_filename=__file__)\n", 1),
+    "callable": ("class _Call:\n    def __call__(self, *args):\n        return _own(*args)\n\n\n"
+                 "_own = packet_coverage\npacket_coverage = _Call()\n", 1),
+    "builtin": ("packet_coverage = len\n", 1),
+    "str-equal-to-all": ("class _Any(str):\n    def __eq__(self, other):\n        return True\n\n"
+                         "    __hash__ = str.__hash__\n\n\nLABELS_QUIZ = _Any('z')\n", 4),
+    "patched-fraction": ("import fractions\nfractions.Fraction.__eq__ = lambda self, other: True\n"
+                         "fractions.Fraction.__ne__ = lambda self, other: False\n\n\n"
+                         "def recall_at_k(ranked_ids, relevant_ids, k):\n    return fractions.Fraction(0)\n", 2),
+}
+
+
+def test_answers_that_are_not_the_learners_own_code_fail_by_name(tmp_path):
+    solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
+    sources = {name: solution + "\n\n" + extra for name, (extra, _task) in ATTACKS_ON_OWNERSHIP.items()}
+    results = grading.grade_submissions(_class(tmp_path, "context", dict(sources, honest=solution)), ["context"])
+    assert all(_tasks_passed(results["honest"][0]))
+    for name, (_extra, task) in ATTACKS_ON_OWNERSHIP.items():
+        passed = _tasks_passed(results[name][0])
+        assert passed[task - 1] is False, (name, results[name][0]["tests"])
+        assert sum(passed) == len(passed) - 1, (name, passed)  # the other tasks are the honest answers

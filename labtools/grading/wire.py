@@ -63,6 +63,19 @@ class Opaque:
     __hash__ = object.__hash__
 
 
+def code_objects(code) -> dict:
+    """Every code object compiling a file made (the module's, each function's, nested ones),
+    by id: a function of that file runs one of these very objects (both ends check a task's
+    function against them)."""
+    found, stack = {}, [code]
+    while stack:
+        item = stack.pop()
+        if id(item) not in found:
+            found[id(item)] = item
+            stack += [const for const in item.co_consts if isinstance(const, type(code))]
+    return found
+
+
 class Handles:
     """The callables one side has handed to the other, by number: the same object always gets
     the same number, and {"C": number, "name": ...} names it on the wire."""
