@@ -155,12 +155,15 @@ def lab_commit() -> tuple[str | None, bool]:
 
 def _built_from() -> str | None:
     """Outside git (a Gradescope autograder, a student release): the commit the builder recorded."""
-    try:
-        record = json.loads((course.ROOT / ".lab" / "release.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    commit = record.get("course_commit") if isinstance(record, dict) else None
-    return commit if isinstance(commit, str) else None
+    for where in (course.ROOT / ".lab" / "release.json", course.ROOT / "labtools" / "grading" / "built.json"):
+        try:
+            record = json.loads(where.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        commit = record.get("course_commit") if isinstance(record, dict) else None
+        if isinstance(commit, str):
+            return commit
+    return None
 
 
 def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, sandbox: bool,

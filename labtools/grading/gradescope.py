@@ -192,7 +192,7 @@ INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/__init__.py"
            "labtools/files.py", "labtools/main.py", "labtools/manifest.py", "labtools/registry.py",
            "labtools/render.py", "labtools/grading/*.py", "modules/**/*.py", "tests/graders/*.py",
            "exercises/hints/*.md")
-RECORD_NAME = ".lab/release.json"  # the course commit it was built from (the gradebook's lab_commit)
+RECORD_NAME = "labtools/grading/built.json"  # the course commit it was built from (the gradebook's lab_commit)
 
 
 def files() -> list[str]:
