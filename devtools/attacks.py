@@ -365,6 +365,11 @@ def _solution_plus(code: str):
     return lambda marker, stub, solution: code.replace("MARKER", marker) + "\n" + solution
 
 
+def _solution_then(code: str):
+    """The reference answers with `code` after them (rebinding or patching what they define)."""
+    return lambda marker, stub, solution: solution + "\n\n" + code.replace("MARKER", marker)
+
+
 def _replacing(name: str, code: str):
     """The reference answers with one function replaced by `code`."""
     def source(marker: str, stub: str, solution: str) -> str:
@@ -467,6 +472,22 @@ ATTACKS = [
     Attack("an answer whose __eq__ is always true", _replacing("packet_coverage", _EQ_TRICK), 3, 3),
     Attack("a Fraction subclass whose __eq__ is always true", _replacing("packet_coverage", _FRACTION_EQ), 3, 3),
     Attack("SIGALRM masked in a task that sleeps 9 s", _replacing("packet_coverage", _MASK_ALARM), 3, 3),
+    # Only the learner's own code passes (issue 38): each of these fails its one task, named.
+    Attack("functools.partial rebound over the task's def", _solution_then(
+        "import functools\n_own = packet_coverage\nglobals()['packet_coverage'] = functools.partial(_own)\n"), 3, 3),
+    Attack("the lab's function rebuilt with __code__.replace(co_filename=__file__)", _solution_then(
+        "from modules.context import packet_coverage as _lab\n\n\ndef packet_coverage(packet_ids, relevant_ids):\n"
+        "    return None\n\n\npacket_coverage.__code__ = _lab.__code__.replace(co_filename=__file__)\n"), 3, 3),
+    Attack("a callable object as the task's function", _solution_then(
+        "class _Call:\n    def __call__(self, *args):\n        return _own(*args)\n\n\n"
+        "_own = packet_coverage\npacket_coverage = _Call()\n"), 3, 3),
+    Attack("a quiz answer that is a str equal to everything", _solution_then(
+        "class _Any(str):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = str.__hash__\n\n\n"
+        "LABELS_QUIZ = _Any('z')\n"), 3, 3),
+    Attack("fractions.Fraction.__eq__ patched, every ratio Fraction(0)", _solution_then(
+        "import fractions\nfractions.Fraction.__eq__ = lambda self, other: True\n"
+        "fractions.Fraction.__ne__ = lambda self, other: False\n\n\n"
+        "def recall_at_k(ranked_ids, relevant_ids, k):\n    return fractions.Fraction(0)\n"), 3, 3),
 ]
 
 

@@ -4,6 +4,9 @@ every run of the suite. The slow, whole-class versions run beside the older atta
 
 from __future__ import annotations
 
+import os
+import stat
+
 import pytest
 
 from helpers import ROOT
@@ -85,3 +88,76 @@ def test_bytecode_planted_for_the_deciding_process_is_never_read(tmp_path):
                           capture_output=True, text=True, timeout=120)
     record = json.loads(done.stdout)
     assert record["tasks_passed"] == 0 and not record["passed"], record["tasks_passed"]
+
+
+# ------------------------------------------------------------------ only the learner's own code passes
+
+ATTACKS_ON_OWNERSHIP = {
+    # (what is appended to the reference answer, the task it must fail)
+    "partial": ('import functools\n_own = packet_coverage\nglobals()["packet_coverage"] = functools.partial(_own)\n', 1),
+    "rebuilt": ("packet_coverage.__code__ = packet_coverage.__code__.replace(co_filename=__file__)\n", 1),
+    "callable": ("class _Call:\n    def __call__(self, *args):\n        return _own(*args)\n\n\n"
+                 "_own = packet_coverage\npacket_coverage = _Call()\n", 1),
+    "builtin": ("packet_coverage = len\n", 1),
+    "str-equal-to-all": ("class _Any(str):\n    def __eq__(self, other):\n        return True\n\n"
+                         "    __hash__ = str.__hash__\n\n\nLABELS_QUIZ = _Any('z')\n", 4),
+    "patched-fraction": ("import fractions\nfractions.Fraction.__eq__ = lambda self, other: True\n"
+                         "fractions.Fraction.__ne__ = lambda self, other: False\n\n\n"
+                         "def recall_at_k(ranked_ids, relevant_ids, k):\n    return fractions.Fraction(0)\n", 2),
+}
+
+
+def test_answers_that_are_not_the_learners_own_code_fail_by_name(tmp_path):
+    solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
+    sources = {name: solution + "\n\n" + extra for name, (extra, _task) in ATTACKS_ON_OWNERSHIP.items()}
+    results = grading.grade_submissions(_class(tmp_path, "context", dict(sources, honest=solution)), ["context"])
+    assert all(_tasks_passed(results["honest"][0]))
+    for name, (_extra, task) in ATTACKS_ON_OWNERSHIP.items():
+        passed = _tasks_passed(results[name][0])
+        assert passed[task - 1] is False, (name, results[name][0]["tests"])
+        assert sum(passed) == len(passed) - 1, (name, passed)  # the other tasks are the honest answers
+
+
+# ------------------------------------------------------------------ limits on the trusted side
+
+def test_a_set_of_colliding_hashes_is_refused_before_it_is_built():
+    import time
+    from labtools.grading import wire
+    colliding = [n * (2 ** 61 - 1) for n in range(20_000)]  # every one hashes to 0
+    started = time.perf_counter()
+    for data in ({"S": colliding}, {"D": [[n, 1] for n in colliding]}):
+        with pytest.raises(wire.WireError, match="one hash"):
+            wire.decode(data, lambda number, name: None)
+    assert time.perf_counter() - started < 2.0
+    assert wire.decode({"S": list(range(20_000))}, lambda number, name: None) == set(range(20_000))
+
+
+def test_a_deep_or_endless_line_on_the_result_pipe_is_dropped_not_kept():
+    from labtools.grading import signed
+    reader = signed.Reader(b"k" * 32)
+    for _ in range(300):
+        assert reader.feed(b"x" * (1 << 16)) == []
+    assert len(reader.buffer) <= signed.LINE_BYTES and reader.forged == 1
+
+
+def test_clean_up_never_changes_a_file_through_a_link(tmp_path):
+    from labtools.grading import pool
+    host = tmp_path / "host-file"
+    host.write_text("the instructor's\n", encoding="utf-8")
+    host.chmod(0o600)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "link").symlink_to(host)
+    pool._unlock(os.unlink, str(scratch / "link"), None)  # what rmtree does after a refusal
+    assert not (scratch / "link").exists() and host.exists()
+    assert stat.S_IMODE(host.stat().st_mode) == 0o600
+
+
+@pytest.mark.skipif(not SANDBOX, reason="bwrap cannot make a sandbox here")
+def test_the_sandboxs_tmp_is_bounded(tmp_path):
+    from labtools.grading import sandbox
+    (tmp_path / "work").mkdir()
+    command = sandbox.sandbox_command(tmp_path / "lab", tmp_path / "work", grading.Limits())
+    at = command.index("/tmp")
+    assert command[at - 1] == "--tmpfs" and command[at - 3:at - 1] == ["--size", str(sandbox.TMP_BYTES)] \
+        or command[at - 2] == "--bind"

@@ -35,10 +35,13 @@ import sys
 import threading
 import time
 import traceback
+import types
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from labtools.grading import hints, sources
+from labtools.grading.wire import code_objects
 from labtools.grading.snapshot import GRADERS, ROOT, grader_module, harness_bytes, install_snapshot  # noqa: F401
 
 if str(ROOT) not in sys.path:
@@ -229,9 +232,14 @@ def load(lesson: str, fresh: bool = False):
     except (SystemExit, Exception) as error:  # the learner's module failed while importing
         raise import_failure(path, error, _learner_line(error.__traceback__, path)) from None
     _bindings_of[id(module)] = (module, _bindings(text))
+    _codes_of[id(module)] = (module, code_objects(compiled))
     if not fresh:
         _loaded[key] = module
     return module
+
+
+# id(module) -> (module, code_objects(...)) for every learner module this process compiled.
+_codes_of: dict[int, tuple] = {}
 
 
 # ------------------------------------------------------------------ answers written in the file itself
@@ -332,7 +340,9 @@ def _bindings(text: str, tree=False) -> dict:
 
     def walk(statements) -> None:
         for node in statements:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[node.name] = ("own", "def")
+            elif isinstance(node, ast.ClassDef):
                 found[node.name] = ("own", "")
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
@@ -365,12 +375,12 @@ def _bindings(text: str, tree=False) -> dict:
     return found
 
 
-def _require_own(module, name: str, found, file: str | None) -> None:
+def _require_own(module, name: str, found, file: str | None) -> str | None:
     """A task's answer must be written in the learner's file: a top-level def or assignment of
     `name` (not an import), and for a function, code compiled from that file."""
     entry = _bindings_of.get(id(module))
     if entry is None or entry[0] is not module:
-        return  # not a learner module (a grader's own helper module, say)
+        return None  # not a learner module (a grader's own helper module, say)
     bindings = entry[1]
     shown = shown_path(Path(module.__file__))
     how, where = bindings.get(name, (None, ""))
@@ -388,6 +398,26 @@ def _require_own(module, name: str, found, file: str | None) -> None:
             if part in file:
                 source = part.strip("/") + "/" + file.split(part, 1)[1]
         raise LabFailure(f"{name} comes from {source}: write your own in {shown}")
+    return where
+
+
+def _require_plain(module, name: str, found, how: str, shown: str) -> None:
+    """A task's function is a plain function, written with `def` at the top of the file, whose
+    code object compiling the file made: not a functools.partial, a callable object, a builtin,
+    a rebinding of the name, or code rebuilt with __code__.replace(co_filename=...)."""
+    if how != "def":
+        raise LabFailure(f"{name} in {shown} is not bound by a `def {name}(...)` at the top of the file (it is "
+                         f"assigned): write the function itself there")
+    if _remote is not None:
+        plain = _remote.is_plain(found)  # the sandboxed process compiled the file and says so
+    else:
+        entry = _codes_of.get(id(module))
+        code = getattr(found, "__code__", None)
+        plain = (type(found) is types.FunctionType and entry is not None and entry[0] is module
+                 and entry[1].get(id(code)) is code)
+    if not plain:
+        raise LabFailure(f"{name} in {shown} is not a plain function compiled from that file (got "
+                         f"{_kind_of(found)}): write it with def, and return the answer from its body")
 
 
 def function(module, name: str):
@@ -402,7 +432,9 @@ def function(module, name: str):
     if file is None:
         code = getattr(found, "__code__", None)
         file = str(code.co_filename) if code is not None else None
-    _require_own(module, name, found, file)
+    how = _require_own(module, name, found, file)
+    if how is not None:
+        _require_plain(module, name, found, how, shown_path(Path(module.__file__)))
     return found
 
 
@@ -561,8 +593,52 @@ def full_value(value) -> str:
         return shown_value(value)
 
 
+_NUMERATOR, _DENOMINATOR = Fraction.__dict__["_numerator"], Fraction.__dict__["_denominator"]
+_BUILTIN = (int, float, complex, str, bytes, bool, type(None))
+
+
+def same(actual, expected) -> bool:
+    """Whether `actual` equals `expected` with exactly its type, item by item. No method the
+    learner's code defined or patched decides it: a str or int subclass fails on its type, a
+    Fraction is compared by its numerator and denominator as read before any learner code ran
+    (fractions.Fraction.__eq__ may have been replaced), a lab record field by field."""
+    kind = type(expected)
+    if type(actual) is not kind:
+        return False
+    if kind in _BUILTIN:
+        return actual == expected  # the built-in types' own methods cannot be replaced
+    if kind is Fraction:
+        return (_NUMERATOR.__get__(actual) == _NUMERATOR.__get__(expected)
+                and _DENOMINATOR.__get__(actual) == _DENOMINATOR.__get__(expected))
+    if kind is list or isinstance(expected, tuple):
+        return len(actual) == len(expected) and all(same(a, b) for a, b in zip(actual, expected))
+    if kind in (dict, set, frozenset):
+        if len(actual) != len(expected):
+            return False
+        if _plain_keys(actual) and _plain_keys(expected):  # hashed and compared by built-in methods only
+            if kind is dict:
+                return actual.keys() == expected.keys() and all(same(actual[k], expected[k]) for k in expected)
+            return actual == expected
+        unmatched = list(actual.items() if kind is dict else actual)
+        for item in (expected.items() if kind is dict else expected):
+            match = next((index for index, other in enumerate(unmatched) if same(other, item)), None)
+            if match is None:
+                return False
+            unmatched.pop(match)
+        return True
+    fields = getattr(kind, "__dataclass_fields__", None)
+    if isinstance(fields, dict) and kind.__module__.split(".")[0] == "modules":
+        return all(same(object.__getattribute__(actual, name), object.__getattribute__(expected, name))
+                   for name in fields)
+    return actual == expected
+
+
+def _plain_keys(items) -> bool:
+    return all(type(item) in _BUILTIN or (type(item) is tuple and _plain_keys(item)) for item in items)
+
+
 def expect(actual, expected, shown: str, why: str = "") -> None:
-    if actual != expected or type(actual) is not type(expected):
+    if not same(actual, expected):
         detail = f"\n  why: {why}" if why else ""
         raise LabFailure(f"called {shown}\n  got:      {full_value(actual)}\n  expected: {full_value(expected)}{detail}")
 
@@ -619,7 +695,8 @@ def redacting(replacements):
 def expect_choice(lesson: str, name: str, best: str, task: int, reread: str) -> None:
     """A multiple-choice quiz constant: one letter 'a'-'d', and the best one."""
     answer = constant(load(lesson), name)
-    expect_true(answer in ("a", "b", "c", "d"), f"{name} is {answer!r}; set it to one letter: 'a', 'b', 'c' or 'd'")
+    expect_true(type(answer) is str and answer in ("a", "b", "c", "d"),
+                f"{name} is {shown_value(answer, 60)}; set it to one letter: 'a', 'b', 'c' or 'd'")
     expect_true(answer == best, f"{name} = {answer!r} is not the best answer. {reread}, then try again "
                                 f"(hint: python3 -B methods.py hint {lesson} {task})")
 

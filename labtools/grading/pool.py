@@ -438,15 +438,20 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     return results
 
 
+def _unlock(function, path, _info) -> None:
+    """rmtree's second try at a learner's read-only file or folder: made writable, never through
+    a link (a read-only folder holding a link to a host file must not change the host file)."""
+    try:
+        for place in (os.path.dirname(path), path):
+            if not os.path.islink(place):
+                os.chmod(place, 0o700)
+        function(path)
+    except OSError:
+        pass
+
+
 def _remove(root: Path) -> None:
-    def unlock(function, path, _info):  # a learner's read-only file or folder
-        try:
-            os.chmod(os.path.dirname(path), 0o700)
-            os.chmod(path, 0o700)
-            function(path)
-        except OSError:
-            pass
-    shutil.rmtree(root, onerror=unlock)
+    shutil.rmtree(root, onerror=_unlock)  # rmtree itself never follows a link
 
 
 def grade_many(lessons: list[str], target: Path | None = None, workers: int | None = None,

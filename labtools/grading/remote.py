@@ -150,6 +150,11 @@ class Remote:
         return RemoteModule(self, lesson, path, text)
 
     @staticmethod
+    def is_plain(fn) -> bool:
+        """Whether the sandboxed process said the function is a plain one its file's code made."""
+        return isinstance(fn, RemoteFunction) and fn.plain
+
+    @staticmethod
     def file_of(fn) -> str | None:
         """The file a function of the learner's was compiled from, as the sandboxed process said."""
         return fn.file if isinstance(fn, RemoteFunction) else None
@@ -246,6 +251,7 @@ class RemoteModule:
         if isinstance(value, RemoteFunction):
             value.origin = (self, name)
             value.file = answer.get("file") if isinstance(answer.get("file"), str) else None
+            value.plain = answer.get("plain") is True
             if value.name is None:
                 value.name = name
             cache[name] = value
@@ -263,7 +269,7 @@ class RemoteFunction:
 
     def __init__(self, session: Remote, handle: int, name, generation: int, origin):
         self.session, self.handle, self.name, self.generation, self.origin = session, handle, name, generation, origin
-        self.file = None
+        self.file, self.plain = None, False
         if isinstance(name, str):
             self.__name__ = name
 

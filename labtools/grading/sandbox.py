@@ -3,6 +3,7 @@ here, and the command that starts one submission's learner process (sandboxed.py
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -38,6 +39,19 @@ def _interpreter() -> str:
     return sys.executable
 
 
+TMP_BYTES = 64 << 20  # the sandbox's /tmp (RAM-backed: host shared memory)
+
+
+@functools.lru_cache(maxsize=1)
+def _sizes_tmpfs() -> bool:
+    """Whether this bwrap has --size (bubblewrap 0.8 and later)."""
+    try:
+        done = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in done.stdout + done.stderr
+
+
 def sandbox_command(lab: Path, work: Path, limits: Limits) -> list[str]:
     """bwrap running the learner's side (sandboxed.py): the system's /usr and the interpreter's
     prefix read-only, /lab (the lab modules, sandboxed.py and wire.py) read-only, /work (this
@@ -56,7 +70,12 @@ def sandbox_command(lab: Path, work: Path, limits: Limits) -> list[str]:
     prefix = Path(sys.base_prefix).resolve()
     if Path("/usr") not in prefix.parents and prefix != Path("/usr"):
         command += ["--ro-bind", str(prefix), str(prefix)]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    # /tmp is RAM: bounded where bwrap can size it, else the submission's scratch folder on disk.
+    tmp = (["--size", str(TMP_BYTES), "--tmpfs", "/tmp"] if _sizes_tmpfs()
+           else ["--bind", str(work / "tmp"), "/tmp"])
+    if "--bind" in tmp:
+        (work / "tmp").mkdir(exist_ok=True)
+    command += ["--proc", "/proc", "--dev", "/dev", *tmp,
                 "--ro-bind", str(lab / "sandbox"), "/lab", "--bind", str(work), "/work", "--chdir", "/work",
                 "--", python, "-I", "-S", "-B", "/lab/labtools/grading/sandboxed.py",
                 "--memory-mb", str(limits.memory_mb)]

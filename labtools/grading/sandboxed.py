@@ -68,6 +68,7 @@ class Channel:
         sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
         self.exported = _wire.Handles()  # the learner's callables handed to the trusted side
         self.modules: dict[int, types.ModuleType] = {}
+        self.codes: dict[int, dict] = {}  # module number -> every code object compiling its file made
         self.patches: dict[int, tuple] = {}
 
     def send(self, message: dict) -> None:
@@ -118,6 +119,8 @@ class Channel:
             code = getattr(value, "__code__", None)
             if code is not None:
                 answer["file"] = str(code.co_filename)
+            codes = self.codes.get(request["module"], {})
+            answer["plain"] = type(value) is types.FunctionType and codes.get(id(code)) is code
             return answer
         if op == "set":
             setattr(self.modules[request["module"]], request["name"], self.decode(request["value"]))
@@ -183,6 +186,7 @@ class Channel:
             sys.modules.pop(name, None)
         number = len(self.modules) + 1
         self.modules[number] = module
+        self.codes[number] = _wire.code_objects(code)
         return {"module": number, "out": sink.getvalue()}
 
 

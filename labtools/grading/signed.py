@@ -19,6 +19,9 @@ def signer(key: bytes, fd: int):
     return send
 
 
+LINE_BYTES = 16 << 20  # a longer line is dropped unread (as forged): the worker's memory is bounded
+
+
 class Reader:
     """Reads a child's signed lines; counts lines that do not carry the child's key."""
 
@@ -27,6 +30,11 @@ class Reader:
         self.buffer, self.forged = b"", 0
 
     def feed(self, data: bytes) -> list:
+        if b"\n" not in data:  # part of a line: kept, up to LINE_BYTES
+            self.buffer += data
+            if len(self.buffer) > LINE_BYTES:
+                self.buffer, self.forged = b"", self.forged + 1
+            return []
         self.buffer += data
         *lines, self.buffer = self.buffer.split(b"\n")
         records = []
@@ -38,6 +46,6 @@ class Reader:
                 continue
             try:
                 records.append(json.loads(payload))
-            except ValueError:
+            except (ValueError, RecursionError):
                 self.forged += 1
         return records

@@ -39,6 +39,10 @@ import re
 from fractions import Fraction
 
 DEPTH = 200
+# Items of one set or dict (or keys) that may share a hash: Python builds a set in one C call
+# an alarm cannot interrupt, in time quadratic in the collisions (60,000 colliding ints took
+# 289 s), so a set or dict whose items collide more than this is refused before it is built.
+COLLISIONS = 64
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -61,6 +65,19 @@ class Opaque:
         return self is other
 
     __hash__ = object.__hash__
+
+
+def code_objects(code) -> dict:
+    """Every code object compiling a file made (the module's, each function's, nested ones),
+    by id: a function of that file runs one of these very objects (both ends check a task's
+    function against them)."""
+    found, stack = {}, [code]
+    while stack:
+        item = stack.pop()
+        if id(item) not in found:
+            found[id(item)] = item
+            stack += [const for const in item.co_consts if isinstance(const, type(code))]
+    return found
 
 
 class Handles:
@@ -144,6 +161,22 @@ def _flat(items) -> bool:
     if kinds <= _SCALARS:
         return True
     return kinds <= _SCALARS | {float} and all(math.isfinite(item) for item in items if type(item) is float)
+
+
+def _few_collisions(items) -> None:
+    """WireError when more than COLLISIONS of `items` share one hash (one pass, linear time)."""
+    if len(items) <= COLLISIONS:
+        return
+    counts: dict = {}
+    for item in items:
+        try:
+            key = hash(item)
+        except TypeError as error:  # an unhashable item in a set
+            raise WireError(str(error)) from None
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] > COLLISIONS:
+            raise WireError(f"a set or dict of {len(items):,} items, more than {COLLISIONS} of them with one "
+                            f"hash: it would take the grader minutes to build")
 
 
 def encode(value, callable_ref, depth: int = 0, table: list | None = None, known: dict | None = None):
@@ -235,6 +268,8 @@ def decode(data, callable_of, depth: int = 0, own_of=None, table: list | None = 
         if type(body) is not list:
             raise WireError(f"malformed {tag}")
         items = body if {type(item) for item in body} <= _SCALARS | {float} else [again(item) for item in body]
+        if tag in ("S", "Z"):
+            _few_collisions(items)
         try:
             return {"L": list, "T": tuple, "S": set, "Z": frozenset, "I": iter}[tag](items)
         except TypeError as error:  # an unhashable item in a set
@@ -242,8 +277,10 @@ def decode(data, callable_of, depth: int = 0, own_of=None, table: list | None = 
     if tag == "D" and not rest:
         if type(body) is not list or not all(type(pair) is list and len(pair) == 2 for pair in body):
             raise WireError("malformed dict")
+        pairs = [(again(k), again(v)) for k, v in body]
+        _few_collisions([key for key, _value in pairs])
         try:
-            return {again(k): again(v) for k, v in body}
+            return dict(pairs)
         except TypeError as error:
             raise WireError(str(error)) from None
     if tag == "f" and not rest and body in ("nan", "inf", "-inf"):
