@@ -334,7 +334,9 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"methods.py grade: {problem}\n")
             return 2
     lessons = grading.lessons_with_graders()
-    if args.lessons:
+    if args.lessons:  # a lesson's number works as its name (`--lesson 01`)
+        from labtools.registry import lesson_named
+        args.lessons = [lesson_named(name) or name for name in args.lessons]
         unknown = [name for name in args.lessons if name not in lessons]
         if unknown:
             parser.error(f"no grader for {', '.join(unknown)}; lessons with graders: {', '.join(lessons)}")

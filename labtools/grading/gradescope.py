@@ -279,7 +279,9 @@ def main(argv: list[str]) -> int:
     from labtools.render import fit
     known = grading.lessons_with_graders()
     lessons = None
-    if args.lessons:
+    if args.lessons:  # a lesson's number works as its name (`--lesson 01`)
+        from labtools.registry import lesson_named
+        args.lessons = [lesson_named(name) or name for name in args.lessons]
         unknown = [name for name in args.lessons if name not in known]
         if unknown:
             parser.error(f"no grader for {', '.join(unknown)}; lessons with graders: {', '.join(known)}")
