@@ -115,3 +115,16 @@ def test_progress_on_a_terminal_is_one_line_updated_in_place(monkeypatch):
     progress.close()
     assert screen.getvalue().count("\n") == 1 and screen.getvalue().count("\r") == 34
     assert screen.getvalue().endswith("\rgraded 34/34 submission(s)\n")
+
+
+def test_the_summary_pads_by_display_width_and_shows_the_first_problem_in_full():
+    from labtools.render import columns
+    problem = "context: " + "a long failure message that must reach the instructor whole " * 3 + "END"
+    students = [{"student": name, "score": 1, "max_score": 4, "status": "error", "errors": [problem], "lessons": []}
+                for name in ("Zoë 学生", "ann")]
+    text = gradebook.summary({"students": students, "lessons": ["context"], "grading_seconds": 1.0}, [], [])
+    lines = text.splitlines()
+    assert all(columns(line) <= 80 for line in lines)
+    rows = [line for line in lines if line.startswith(("  Zoë", "  ann"))]
+    assert len({columns(row.split("1/4")[0]) for row in rows}) == 1  # the tasks column lines up
+    assert "END" in text and text.count("END") == 2

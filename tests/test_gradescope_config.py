@@ -49,6 +49,8 @@ def test_an_untouched_zip_grades_a_correct_submission_with_no_warning(tmp_path):
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     assert results["extra_data"]["lab_commit"] == commit
     assert "graded with Python 3." in results["output"]
+    from labtools.grading.sandbox import sandbox_problem  # the sandbox exactly where bubblewrap works
+    assert results["extra_data"]["sandbox"] is (sandbox_problem() is None)
 
 
 def test_points_and_visibility_come_from_course_json():

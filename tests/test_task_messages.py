@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import ROOT, methods
 
 
@@ -55,3 +57,17 @@ def test_the_copied_mark_survives_renamed_variables():
         assert harness.analyse(changed) == {}
     finally:
         harness.set_references({})
+
+
+def test_one_container_rule_a_list_or_a_tuple_and_any_other_type_named():
+    from labtools.grading import harness
+    harness.expect([1, 2], (1, 2), "f()")  # either sequence is accepted
+    harness.expect((1, 2), [1, 2], "f()")
+    try:
+        harness.expect({1, 2}, (1, 2), "f()")
+    except harness.LabFailure as failure:
+        assert "got a set; the task returns a list or a tuple (either is accepted)" in str(failure)
+    else:
+        raise AssertionError("a set passed for a sequence")
+    with pytest.raises(harness.LabFailure, match="got:      \\[1, 3\\]"):
+        harness.expect([1, 3], (1, 2), "f()")  # a wrong answer in either sequence still fails

@@ -123,8 +123,11 @@ def _results(student: dict, book: dict) -> dict:
                           "status": "passed" if task["passed"] else "failed",
                           "output": output, "output_format": "text", "tags": [lesson["lesson"]],
                           "visibility": visibility})
+    sandboxed = bool(book.get("limits", {}).get("sandbox"))
     lines = [f"{student['score']} of {student['max_score']} tasks pass ({student['status']}); "
-             f"graded with Python {book['python']}."]
+             f"graded with Python {book['python']}, "
+             + ("the submission's code in a bubblewrap sandbox." if sandboxed else
+                "without a sandbox (bubblewrap could not run here).")]
     lines += [f"- {error}" for error in student["errors"]]
     if book.get("graders_changed"):
         lines.append("Warning: these grading files differ from the course's manifest: "
@@ -133,7 +136,7 @@ def _results(student: dict, book: dict) -> dict:
             "output": "\n".join(lines), "output_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"lab_commit": book["lab_commit"], "grader_manifest_sha256": book["grader_manifest_sha256"],
-                           "python": book["python"], "status": student["status"]}}
+                           "python": book["python"], "status": student["status"], "sandbox": sandboxed}}
 
 
 # ------------------------------------------------------------------ the autograder zip
@@ -165,6 +168,18 @@ if ! PYTHON="$(find_python)"; then
     exit 1
 fi
 echo "Context Lab will grade with $PYTHON ($("$PYTHON" --version 2>&1))."
+# The learner's code runs under bubblewrap where the image lets it (run_autograder checks each
+# time): without it, that code runs with the grader's own rights and could set its own score.
+if ! command -v bwrap >/dev/null 2>&1; then
+    apt-get install -y bubblewrap >/dev/null 2>&1 || { apt-get update && apt-get install -y bubblewrap; } \
+        || echo "Context Lab: could not install bubblewrap; submissions will be graded without a sandbox." >&2
+fi
+if command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --unshare-all --cap-drop ALL -- true >/dev/null 2>&1; then
+    echo "Context Lab will grade each submission in a bubblewrap sandbox."
+else
+    echo "Context Lab: bubblewrap cannot make a sandbox on this image; submissions will be graded without one" >&2
+    echo "(each results.json says so). See docs/instructors.md, Gradescope." >&2
+fi
 """
 
 RUN = """#!/usr/bin/env bash
@@ -175,7 +190,13 @@ ROOT="${AUTOGRADER_ROOT:-/autograder}"
 """ + FIND_PYTHON + """
 PYTHON="$(find_python)" || { echo "no Python 3.10+ on this image (see setup.sh)" >&2; exit 1; }
 cd "$ROOT/source"
-exec "$PYTHON" -B methods.py grade "$ROOT/submission" --single --out "$ROOT/results" --overwrite{lessons}
+# --sandbox exactly when grade itself finds that bubblewrap works here (labtools/grading/sandbox.py).
+SANDBOX=""
+if "$PYTHON" -B -c 'import sys; from labtools.grading.sandbox import sandbox_problem; sys.exit(1 if sandbox_problem() else 0)' \
+        >/dev/null 2>&1; then
+    SANDBOX="--sandbox"
+fi
+exec "$PYTHON" -B methods.py grade "$ROOT/submission" --single --out "$ROOT/results" --overwrite $SANDBOX{lessons}
 """
 
 
@@ -192,7 +213,7 @@ INCLUDE = ("methods.py", "course.json", "pyproject.toml", "labtools/__init__.py"
            "labtools/files.py", "labtools/main.py", "labtools/manifest.py", "labtools/registry.py",
            "labtools/render.py", "labtools/grading/*.py", "modules/**/*.py", "tests/graders/*.py",
            "exercises/hints/*.md")
-RECORD_NAME = ".lab/release.json"  # the course commit it was built from (the gradebook's lab_commit)
+RECORD_NAME = "labtools/grading/built.json"  # the course commit it was built from (the gradebook's lab_commit)
 
 
 def files() -> list[str]:
@@ -258,7 +279,9 @@ def main(argv: list[str]) -> int:
     from labtools.render import fit
     known = grading.lessons_with_graders()
     lessons = None
-    if args.lessons:
+    if args.lessons:  # a lesson's number works as its name (`--lesson 01`)
+        from labtools.registry import lesson_named
+        args.lessons = [lesson_named(name) or name for name in args.lessons]
         unknown = [name for name in args.lessons if name not in known]
         if unknown:
             parser.error(f"no grader for {', '.join(unknown)}; lessons with graders: {', '.join(known)}")

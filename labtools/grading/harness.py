@@ -637,10 +637,28 @@ def _plain_keys(items) -> bool:
     return all(type(item) in _BUILTIN or (type(item) is tuple and _plain_keys(item)) for item in items)
 
 
+# The course's one container rule (every docstring may rely on it): a task that returns a
+# sequence may return a list or a tuple, either is accepted; a mapping is a dict; a set only
+# where the docstring says so. Any other type is named in the failure.
+SEQUENCES = (list, tuple)
+
+
+def _type_note(actual, expected) -> str:
+    if type(actual) is type(expected):
+        return ""
+    wanted = ("a list or a tuple (either is accepted)" if type(expected) in SEQUENCES
+              else _kind_of(expected).split(" of ")[0])
+    return f"\n  type: got {_kind_of(actual).split(' of ')[0]}; the task returns {wanted}"
+
+
 def expect(actual, expected, shown: str, why: str = "") -> None:
+    if type(actual) in SEQUENCES and type(expected) in SEQUENCES and type(actual) is not type(expected):
+        if same(type(expected)(actual), expected):
+            return  # a list for a tuple, or a tuple for a list: the same answer
     if not same(actual, expected):
         detail = f"\n  why: {why}" if why else ""
-        raise LabFailure(f"called {shown}\n  got:      {full_value(actual)}\n  expected: {full_value(expected)}{detail}")
+        raise LabFailure(f"called {shown}\n  got:      {full_value(actual)}\n  expected: {full_value(expected)}"
+                         f"{_type_note(actual, expected)}{detail}")
 
 
 def expect_true(condition: bool, message: str) -> None:
