@@ -115,7 +115,7 @@ def overlap_share(a: RetrievedChunk, b: RetrievedChunk) -> Fraction:
     12-24 and 25-33 are adjacent and share nothing (Fraction(0)). Chunks of different sources
     share nothing. Compute it from the ranges' ends: a chunk may span lines 1 to 10**9.
 
-    >>> overlap_share(OVERLAP_CASE[0], OVERLAP_CASE[1])   # 12-29 and 26-34: lines 26-29
+    >>> overlap_share(OVERLAP_CASE[0], OVERLAP_CASE[1])   # from modules.dedupe; 12-29 and 26-34 share 26-29
     Fraction(4, 9)
     """
     raise NotImplementedError("overlap_share: write your answer here, then run: python3 -B methods.py check dedupe")
@@ -136,7 +136,7 @@ def merge_overlapping(chunks) -> tuple:
     tuple of its chunks' ids in rank order; spans are ordered by the rank of their best chunk.
     Compare ranges by their ends, never line by line (a chunk may span 10**9 lines).
 
-    >>> merge_overlapping(OVERLAP_CASE)[0]
+    >>> merge_overlapping(OVERLAP_CASE)[0]   # OVERLAP_CASE from modules.dedupe
     ('release-policy.md', 12, 34, ('chunk-0001', 'chunk-0002'))
     """
     raise NotImplementedError("merge_overlapping: write your answer here, then run: python3 -B methods.py check dedupe")

@@ -25,7 +25,7 @@ def packet_coverage(record, relevant_ids) -> Fraction:
     id listed twice counts once. Return an exact Fraction (found / needed): 1 of 2 is
     Fraction(1, 2). Raise ValueError if `relevant_ids` is empty.
 
-    >>> packet_coverage(select_context(CANDIDATES, 120), ["hours-v2", "returns-v1"])
+    >>> packet_coverage(select_context(CANDIDATES, 120), ["hours-v2", "returns-v1"])   # from modules.context
     Fraction(1, 2)
     """
     # BEGIN SOLUTION
