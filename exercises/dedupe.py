@@ -33,11 +33,11 @@ def id_conflicts(chunks) -> tuple:
     is not compared: two channels may score one chunk differently and it is still the
     same chunk).
 
-    Return a tuple of (id, fields) pairs, one for each id with at least one copy that
-    differs from its first, in the order the ids first appear in `chunks`; `fields` is
-    the tuple of every IDENTITY_FIELDS name in which any later copy differs from the
-    first, in the order of IDENTITY_FIELDS. An id seen once, or only in identical
-    copies, is not listed; with no conflict at all, return ().
+    Return a list or a tuple (either is accepted) of (id, fields) pairs, one for each id
+    with at least one copy that differs from its first, in the order the ids first appear
+    in `chunks`; `fields` (a list or a tuple) holds every IDENTITY_FIELDS name in which any
+    later copy differs from the first, in the order of IDENTITY_FIELDS. An id seen once,
+    or only in identical copies, is not listed; with no conflict at all, return ().
 
     >>> id_conflicts(ID_CONFLICT)   # from modules.dedupe
     (('returns-v1', ('text',)),)
@@ -132,8 +132,9 @@ def merge_overlapping(chunks) -> tuple:
 
     Rank the chunks by score, highest first, ties broken by id (alphabetical), so the same
     chunks in any input order give the same result. Return a list or a tuple (either is
-    accepted) of spans, each a tuple (source, start_line, end_line, ids) where `ids` is the
-    tuple of its chunks' ids in rank order; spans are ordered by the rank of their best chunk.
+    accepted) of spans, each a tuple or a list (source, start_line, end_line, ids) where `ids`
+    (a tuple or a list) holds its chunks' ids in rank order; spans are ordered by the rank of
+    their best chunk.
     Compare ranges by their ends, never line by line (a chunk may span 10**9 lines).
 
     >>> merge_overlapping(OVERLAP_CASE)[0]   # OVERLAP_CASE from modules.dedupe
