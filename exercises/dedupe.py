@@ -8,7 +8,7 @@ Task 4  dedupe_canonical        one copy of each passage, by a declared preferen
 Task 5  overlap_share           how much of the shorter chunk two chunks share (1-based, inclusive ranges)
 Task 6  merge_overlapping       merge overlapping chunks of one file into spans, whatever the input order
 Task 7  CANONICAL_QUIZ          why three copies are not three sources
-Task 8  SELECTED_AT_30_LINES    predict the selection under a tighter context budget
+Task 8  SELECTED_WITH_0006     predict the selection when a sixth candidate joins
 
 Check your work:  python3 -B methods.py check dedupe
 Stuck?            python3 -B methods.py hint dedupe
@@ -154,11 +154,14 @@ def merge_overlapping(chunks) -> tuple:
 CANONICAL_QUIZ = None  # TODO: your answer
 
 
-# Task 8 (predict). Before you run anything: the trace packs OVERLAP_CASE into 60 and 40 lines
-# with select_for_context. Which chunk ids does select_for_context(OVERLAP_CASE, 30) select, in
-# rank order? Set SELECTED_AT_30_LINES to a tuple of id strings.
-SELECTED_AT_30_LINES = None  # TODO: your answer
+# Task 8 (predict). Before you run anything: a sixth candidate joins the trace's five
+# (OVERLAP_CASE, from modules.dedupe), another chunk of release-policy.md:
+#     RetrievedChunk(id="chunk-0006", source="release-policy.md", text="Hotfixes skip the freeze ...",
+#                    score=5.0, start_line=30, end_line=40)
+# Which chunk ids does select_non_overlapping(OVERLAP_CASE + (that chunk,)) select, in rank order?
+# Set SELECTED_WITH_0006 to a tuple (or a list) of id strings.
+SELECTED_WITH_0006 = None  # TODO: your answer
 
 
 __all__ = ["RetrievedChunk", "IDENTITY_FIELDS", "id_conflicts", "dedupe_text", "same_passage", "dedupe_canonical",
-           "overlap_share", "merge_overlapping", "CANONICAL_QUIZ", "SELECTED_AT_30_LINES"]
+           "overlap_share", "merge_overlapping", "CANONICAL_QUIZ", "SELECTED_WITH_0006"]

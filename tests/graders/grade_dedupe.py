@@ -5,7 +5,7 @@ from fractions import Fraction
 from _lab import (manifest_tasks, call_shown, constant, expect, expect_call, expect_choice, expect_true, function,
                   load, Shown)
 from modules.dedupe import (CANONICAL_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, CanonicalDedupe,
-                            RetrievedChunk, TextDedupe, select_for_context)
+                            RetrievedChunk, TextDedupe, select_non_overlapping)
 
 LESSON = "dedupe"
 
@@ -479,13 +479,31 @@ def test_task7_canonical_quiz():
 
 # ---------------------------------------------------------------- Task 8
 
-def test_task8_predict_the_selection_at_30_lines():
-    predicted = constant(load(LESSON), "SELECTED_AT_30_LINES")
+# The sixth candidate the task's comment shows: it overlaps only chunk-0002, which chunk-0001 already
+# rejected, and starts right after chunk-0001 ends (29 then 30).
+CHUNK_0006 = RetrievedChunk(id="chunk-0006", source="release-policy.md", text="Hotfixes skip the freeze ...",
+                            score=5.0, start_line=30, end_line=40)
+SIX_MISTAKES = {
+    ("chunk-0001", "chunk-0003", "chunk-0004", "chunk-0005"):
+        "chunk-0006 was left out, but the chunk it overlaps (chunk-0002, lines 26-34) was rejected: only a "
+        "selected chunk can block another, and chunk-0001 ends at 29, where chunk-0006 begins at 30 (adjacent)",
+    ("chunk-0001", "chunk-0003", "chunk-0004", "chunk-0005", "chunk-0006"):
+        "those are the right ids in the order they arrived; the selection is in rank order (score 5.0 "
+        "ranks above 4.2)",
+    ("chunk-0001", "chunk-0002", "chunk-0003", "chunk-0004", "chunk-0006", "chunk-0005"):
+        "chunk-0002 shares lines 26-29 with chunk-0001 and is still rejected",
+}
+
+
+def test_task8_predict_the_selection_with_a_sixth_candidate():
+    predicted = constant(load(LESSON), "SELECTED_WITH_0006")
     expect_true(isinstance(predicted, (list, tuple)) and all(isinstance(i, str) for i in predicted),
-                f"SELECTED_AT_30_LINES is {predicted!r:.80}; set it to a tuple (or a list) of chunk ids, in rank order")
-    actual = select_for_context(OVERLAP_CASE, 30).selected_ids
+                f"SELECTED_WITH_0006 is {predicted!r:.80}; set it to a tuple (or a list) of chunk ids, in rank order")
+    actual = select_non_overlapping(OVERLAP_CASE + (CHUNK_0006,)).selected_ids
+    why = SIX_MISTAKES.get(tuple(predicted), "walk the six by score and compare each one's lines with the chunks "
+                                             "already selected in its own file")
     expect_true(tuple(predicted) == actual,
-                f"SELECTED_AT_30_LINES = {tuple(predicted)!r} is not what select_for_context(OVERLAP_CASE, 30) "
-                f"selects. Walk the ranking by hand with the line counts (12-29 is 18 lines), then check with: "
-                f"python3 -B -c \"from modules.dedupe import OVERLAP_CASE, select_for_context; "
-                f"print(select_for_context(OVERLAP_CASE, 30).selected_ids)\"")
+                f"SELECTED_WITH_0006 = {tuple(predicted)!r} is not what select_non_overlapping selects: {why}. "
+                f"Check with: python3 -B -c \"from modules.dedupe import OVERLAP_CASE, RetrievedChunk, "
+                f"select_non_overlapping as s; print(s(OVERLAP_CASE + (RetrievedChunk('chunk-0006', "
+                f"'release-policy.md', 'x', 5.0, start_line=30, end_line=40),)).selected_ids)\"")
