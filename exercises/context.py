@@ -82,7 +82,8 @@ LABELS_QUIZ = None  # TODO: your answer
 
 # Task 5 (predict). Before you run anything: at max_quote_chars = 190 (one character less
 # than the two needed passages take together), which ids does select_context(CANDIDATES,
-# 190) put in the packet, in order? Set PACKET_AT_190 to a tuple of id strings.
+# 190) put in the packet, in order? Set PACKET_AT_190 to a tuple or a list (either is
+# accepted) of id strings.
 PACKET_AT_190 = None  # TODO: your answer
 
 

@@ -119,7 +119,8 @@ LABELS_QUIZ = "c"
 
 # Task 5 (predict). Before you run anything: at max_quote_chars = 190 (one character less
 # than the two needed passages take together), which ids does select_context(CANDIDATES,
-# 190) put in the packet, in order? Set PACKET_AT_190 to a tuple of id strings.
+# 190) put in the packet, in order? Set PACKET_AT_190 to a tuple or a list (either is
+# accepted) of id strings.
 # BEGIN SOLUTION
 PACKET_AT_190 = ("returns-v1", "wifi-v1", "card-v1")
 # END SOLUTION

@@ -165,8 +165,9 @@ def test_task2_the_counter_decides_the_size():
     costs = [lab_tokens(sent(c)) for c in RANKED]
     _walk(fn, RANKED, costs[1] + costs[2], lab_tokens, ["copier-pin", "guest-wifi"], ["laptop-loans"],
           costs[1] + costs[2],
-          why=f"in lab tokens the chunks as sent measure {costs[0]}, {costs[1]} and {costs[2]}; measure with the "
-              f"counter you were given, not len()")
+          why=f"in lab tokens the chunks as sent measure {costs[0]}, {costs[1]} and {costs[2]}: call the counter "
+              f"you were given (not len()) once on the whole wrapped text; counting the tags and the text apart "
+              f"splits pieces the request does not split")
 
     def one_each(text: str) -> int:
         return 1

@@ -60,6 +60,9 @@ WRONG_ANSWERS = [
     {"name": "the wrapper without the id", "task": 2,
      "replace": [("size = counter(f'<source id=\"{chunk.id}\">{chunk.text}</source>')",
                   "size = counter(f'<source>{chunk.text}</source>')")]},
+    {"name": "the tags and the text counted apart (lab tokens split the pieces differently)", "task": 2,
+     "replace": [("size = counter(f'<source id=\"{chunk.id}\">{chunk.text}</source>')",
+                  "size = counter(f'<source id=\"{chunk.id}\">') + counter(chunk.text) + counter('</source>')")]},
     {"name": "keeps the wrapped text instead of the chunk", "task": 2,
      "replace": [("            kept.append(chunk)\n            used += size\n        else:\n            skipped.append(chunk.id)\n"
                   "    walk = BudgetWalk(policy=\"skip\"",
