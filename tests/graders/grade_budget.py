@@ -325,6 +325,16 @@ def test_task5_only_new_facets_count():
            "add nothing new, so they are not taken")
 
 
+def test_task5_ratios_are_recomputed_after_each_pick():
+    # A static greedy (ratios computed once, then a walk) takes 'both' second for its 2 facets per 20;
+    # after 'alpha' is taken, 'both' adds only beta (1/20) and 'beta' (1/12) is the better buy.
+    fn = function(load(LESSON), "cover_facets")
+    chunks = [_f("both", "alpha beta", 20), _f("alpha", "alpha", 8), _f("beta", "beta", 12)]
+    _cover(fn, chunks, [ALPHA, BETA], 40, ["alpha", "beta"],
+           "alpha goes first (1 new facet per 8); then 'both' adds only beta, 1 per 20, and 'beta' adds it for "
+           "1 per 12: count the NEW facets again after every pick, not once at the start")
+
+
 def test_task5_result_in_rank_order_and_never_a_useless_chunk():
     fn = function(load(LESSON), "cover_facets")
     chunks = [_f("filler", "", 5), _f("alpha", "alpha", 100), _f("beta", "beta", 10), _f("more", "", 5)]

@@ -132,6 +132,9 @@ WRONG_ANSWERS = [
                   "            new = len(answers[i])\n"),
                  ("new * sizes[best] > len(answers[best] - covered) * sizes[i]",
                   "new * sizes[best] > len(answers[best]) * sizes[i]")]},
+    {"name": "ratios fixed at the start: all the facets a chunk holds, not the new ones (a static greedy)", "task": 5,
+     "replace": [("if best is None or new * sizes[best] > len(answers[best] - covered) * sizes[i]:",
+                  "if best is None or len(answers[i]) * sizes[best] > len(answers[best]) * sizes[i]:")]},
     {"name": "reads the labels", "task": 5,
      "replace": [("    chosen, covered, used = set(), set(), 0\n",
                   "    from modules import budget as lesson\n"
