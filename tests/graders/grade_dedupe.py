@@ -146,7 +146,8 @@ def test_task2_ties_in_authority_keep_the_first():
               _c("d", "desk", text="same")]
     got, shown = _text(fn, _texts(chunks), ("desk", "wiki", "desk"))
     expect(_ids(got.kept), ("b", "d"), shown + " -> kept ids",
-           why="desk comes first (its repeat later in the list changes nothing); d is the desk copy of 'same'")
+           why="desk comes first (its repeat later in the list changes nothing); d is the desk copy of 'same', "
+               "and the kept chunks stay in their order in the input (b before d)")
     expect(dict(got.duplicate_of), {"a": "d", "c": "d"}, shown + " -> duplicate_of")
     got, shown = _text(fn, _texts(chunks[:3]), ("desk",))
     expect(dict(got.duplicate_of), {"c": "a"}, shown + " -> duplicate_of",
