@@ -97,10 +97,10 @@ RESERVE_QUIZ = None  # TODO: your answer
 def cover_facets(chunks, facets, budget: int, counter=chars) -> tuple:
     """Task 5. Choose chunks that cover the question's facets within `budget`.
 
-    `chunks` is a sequence of RankedPassage, best first; `facets` a sequence of Facet, the
-    question's declared sub-questions. `facets_covered(facets, chunk.text)` names the
-    facets a chunk covers; measure a chunk with `counter(chunk.text)`. This is budgeted
-    maximum coverage, solved greedily. Repeat:
+    `chunks` is a list or a tuple of RankedPassage, best first; `facets` a list or a tuple of
+    Facet, the question's declared sub-questions. `facets_covered(facets, chunk.text)` returns
+    the names (strings) of the facets a chunk covers; measure a chunk with
+    `counter(chunk.text)`. This is budgeted maximum coverage, solved greedily. Repeat:
 
       among the chunks not chosen yet that add at least one facet not covered yet and
       still fit (used + size <= budget), take the one with the most new facets per unit
@@ -123,7 +123,7 @@ def cover_facets(chunks, facets, budget: int, counter=chars) -> tuple:
 # Task 6 (predict). Before you run anything: the trace runs the rank walk (the skip walk in
 # chars) on COVERAGE_RANKED at a budget of 330 and it covers 1 of the 2 sub-questions. At a
 # budget of 200 instead, which chunk ids does that walk keep, in order? Set WALK_AT_200 to a
-# tuple of id strings.
+# tuple or a list (either is accepted) of id strings.
 WALK_AT_200 = None  # TODO: your answer
 
 

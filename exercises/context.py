@@ -26,7 +26,7 @@ def packet_coverage(record, relevant_ids) -> Fraction:
     id listed twice counts once. Return an exact Fraction (found / needed): 1 of 2 is
     Fraction(1, 2). Raise ValueError if `relevant_ids` is empty.
 
-    >>> packet_coverage(select_context(CANDIDATES, 120), ["hours-v2", "returns-v1"])
+    >>> packet_coverage(select_context(CANDIDATES, 120), ["hours-v2", "returns-v1"])   # from modules.context
     Fraction(1, 2)
     """
     raise NotImplementedError("packet_coverage: write your answer here, then run: python3 -B methods.py check context")
@@ -82,7 +82,8 @@ LABELS_QUIZ = None  # TODO: your answer
 
 # Task 5 (predict). Before you run anything: at max_quote_chars = 190 (one character less
 # than the two needed passages take together), which ids does select_context(CANDIDATES,
-# 190) put in the packet, in order? Set PACKET_AT_190 to a tuple of id strings.
+# 190) put in the packet, in order? Set PACKET_AT_190 to a tuple or a list (either is
+# accepted) of id strings.
 PACKET_AT_190 = None  # TODO: your answer
 
 

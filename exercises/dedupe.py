@@ -8,7 +8,7 @@ Task 4  dedupe_canonical        one copy of each passage, by a declared preferen
 Task 5  overlap_share           how much of the shorter chunk two chunks share (1-based, inclusive ranges)
 Task 6  merge_overlapping       merge overlapping chunks of one file into spans, whatever the input order
 Task 7  CANONICAL_QUIZ          why three copies are not three sources
-Task 8  SELECTED_AT_30_LINES    predict the selection under a tighter context budget
+Task 8  SELECTED_WITH_0006     predict the selection when a sixth candidate joins
 
 Check your work:  python3 -B methods.py check dedupe
 Stuck?            python3 -B methods.py hint dedupe
@@ -33,11 +33,11 @@ def id_conflicts(chunks) -> tuple:
     is not compared: two channels may score one chunk differently and it is still the
     same chunk).
 
-    Return a tuple of (id, fields) pairs, one for each id with at least one copy that
-    differs from its first, in the order the ids first appear in `chunks`; `fields` is
-    the tuple of every IDENTITY_FIELDS name in which any later copy differs from the
-    first, in the order of IDENTITY_FIELDS. An id seen once, or only in identical
-    copies, is not listed; with no conflict at all, return ().
+    Return a list or a tuple (either is accepted) of (id, fields) pairs, one for each id
+    with at least one copy that differs from its first, in the order the ids first appear
+    in `chunks`; `fields` (a list or a tuple) holds every IDENTITY_FIELDS name in which any
+    later copy differs from the first, in the order of IDENTITY_FIELDS. An id seen once,
+    or only in identical copies, is not listed; with no conflict at all, return ().
 
     >>> id_conflicts(ID_CONFLICT)   # from modules.dedupe
     (('returns-v1', ('text',)),)
@@ -115,7 +115,7 @@ def overlap_share(a: RetrievedChunk, b: RetrievedChunk) -> Fraction:
     12-24 and 25-33 are adjacent and share nothing (Fraction(0)). Chunks of different sources
     share nothing. Compute it from the ranges' ends: a chunk may span lines 1 to 10**9.
 
-    >>> overlap_share(OVERLAP_CASE[0], OVERLAP_CASE[1])   # 12-29 and 26-34: lines 26-29
+    >>> overlap_share(OVERLAP_CASE[0], OVERLAP_CASE[1])   # from modules.dedupe; 12-29 and 26-34 share 26-29
     Fraction(4, 9)
     """
     raise NotImplementedError("overlap_share: write your answer here, then run: python3 -B methods.py check dedupe")
@@ -132,11 +132,12 @@ def merge_overlapping(chunks) -> tuple:
 
     Rank the chunks by score, highest first, ties broken by id (alphabetical), so the same
     chunks in any input order give the same result. Return a list or a tuple (either is
-    accepted) of spans, each a tuple (source, start_line, end_line, ids) where `ids` is the
-    tuple of its chunks' ids in rank order; spans are ordered by the rank of their best chunk.
+    accepted) of spans, each a tuple or a list (source, start_line, end_line, ids) where `ids`
+    (a tuple or a list) holds its chunks' ids in rank order; spans are ordered by the rank of
+    their best chunk.
     Compare ranges by their ends, never line by line (a chunk may span 10**9 lines).
 
-    >>> merge_overlapping(OVERLAP_CASE)[0]
+    >>> merge_overlapping(OVERLAP_CASE)[0]   # OVERLAP_CASE from modules.dedupe
     ('release-policy.md', 12, 34, ('chunk-0001', 'chunk-0002'))
     """
     raise NotImplementedError("merge_overlapping: write your answer here, then run: python3 -B methods.py check dedupe")
@@ -153,11 +154,14 @@ def merge_overlapping(chunks) -> tuple:
 CANONICAL_QUIZ = None  # TODO: your answer
 
 
-# Task 8 (predict). Before you run anything: the trace packs OVERLAP_CASE into 60 and 40 lines
-# with select_for_context. Which chunk ids does select_for_context(OVERLAP_CASE, 30) select, in
-# rank order? Set SELECTED_AT_30_LINES to a tuple of id strings.
-SELECTED_AT_30_LINES = None  # TODO: your answer
+# Task 8 (predict). Before you run anything: a sixth candidate joins the trace's five
+# (OVERLAP_CASE, from modules.dedupe), another chunk of release-policy.md:
+#     RetrievedChunk(id="chunk-0006", source="release-policy.md", text="Hotfixes skip the freeze ...",
+#                    score=5.0, start_line=30, end_line=40)
+# Which chunk ids does select_non_overlapping(OVERLAP_CASE + (that chunk,)) select, in rank order?
+# Set SELECTED_WITH_0006 to a tuple (or a list) of id strings.
+SELECTED_WITH_0006 = None  # TODO: your answer
 
 
 __all__ = ["RetrievedChunk", "IDENTITY_FIELDS", "id_conflicts", "dedupe_text", "same_passage", "dedupe_canonical",
-           "overlap_share", "merge_overlapping", "CANONICAL_QUIZ", "SELECTED_AT_30_LINES"]
+           "overlap_share", "merge_overlapping", "CANONICAL_QUIZ", "SELECTED_WITH_0006"]

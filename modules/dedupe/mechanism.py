@@ -27,15 +27,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from modules.common.checks import nfc, sequence_of, whole_number
+from modules.common.checks import nfc, sequence_of
 from modules.helpdesk import entry
 
 __all__ = [
     "RetrievedChunk", "IdConflict", "TextDedupe", "CanonicalDedupe", "OverlapSelection", "COPY_KINDS",
     "dedupe_ids", "dedupe_text", "normalised_text", "same_passage", "canonical_key", "canonical_sources",
     "dedupe_canonical", "lines_overlap", "shared_line_range", "line_count", "ranked", "select_non_overlapping",
-    "select_for_context", "distinct_texts", "ID_CASE", "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE",
-    "OVERLAP_CONTEXT_LINES", "CROWDING_CASE", "CROWDING_LABELS",
+    "distinct_texts", "ID_CASE", "ID_CONFLICT", "TEXT_CASE", "CANONICAL_CASE", "OVERLAP_CASE",
+    "CROWDING_CASE", "CROWDING_LABELS",
 ]
 
 COPY_KINDS = ("primary", "mirror", "export")
@@ -125,8 +125,8 @@ class CanonicalDedupe:
 @dataclass(frozen=True)
 class OverlapSelection:
     """selected: the selected chunks in rank order; rejected: rejected id -> reason code
-    ("overlapping_lines_with:<kept id>" or "context_budget"); shared_lines: for each id rejected
-    for an overlap, the first and last line it shares with the kept chunk (1-based, inclusive)."""
+    ("overlapping_lines_with:<kept id>"); shared_lines: for each rejected id, the first and last
+    line it shares with the kept chunk (1-based, inclusive)."""
 
     selected: tuple[RetrievedChunk, ...]
     rejected: dict[str, str]
@@ -308,22 +308,6 @@ def select_non_overlapping(chunks) -> OverlapSelection:
     return OverlapSelection(selected=tuple(selected), rejected=rejected, shared_lines=shared)
 
 
-def select_for_context(chunks, max_context_lines: int) -> OverlapSelection:
-    """select_non_overlapping, then a skip walk over the selected chunks in rank order under a
-    context budget counted in lines (line_count of each chunk): a chunk that does not fit what
-    is left is rejected with the reason "context_budget", never cut, and the walk goes on."""
-    budget = whole_number(max_context_lines, "max_context_lines")
-    overlaps = select_non_overlapping(chunks)
-    selected, rejected, used = [], dict(overlaps.rejected), 0
-    for chunk in overlaps.selected:
-        if used + line_count(chunk) <= budget:
-            selected.append(chunk)
-            used += line_count(chunk)
-        else:
-            rejected[chunk.id] = "context_budget"
-    return OverlapSelection(selected=tuple(selected), rejected=rejected, shared_lines=overlaps.shared_lines)
-
-
 def distinct_texts(chunks) -> int:
     return len({c.text for c in _chunks(chunks)})
 
@@ -397,9 +381,6 @@ OVERLAP_CASE = (
                    text="release.channel = production; release.approvals = 2",
                    score=4.2, start_line=32, end_line=35),
 )
-# The context budget the lesson packs them into, in lines (line_count), and a tighter one at
-# which a selected chunk no longer fits and is rejected with the reason context_budget.
-OVERLAP_CONTEXT_LINES = (60, 40)
 
 # Crowding: three near-identical chunks lead; the other half of the answer ranks fourth.
 CROWDING_QUESTION = "When does the help desk open, and where can books be returned when it is closed?"

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from modules.common.tables import table_block
 from modules.dedupe.mechanism import (CANONICAL_CASE, CROWDING_CASE, CROWDING_CUTOFF, CROWDING_LABELS, CROWDING_QUESTION,
-                            ID_CASE, ID_CONFLICT, LINE_RANGES, OVERLAP_CASE, OVERLAP_CONTEXT_LINES, OVERLAP_QUERY,
+                            ID_CASE, ID_CONFLICT, LINE_RANGES, OVERLAP_CASE, OVERLAP_QUERY,
                             TEXT_CASE, IdConflict, canonical_key, canonical_sources, dedupe_canonical, dedupe_ids,
-                            dedupe_text, distinct_texts, line_count, select_for_context, select_non_overlapping)
+                            dedupe_text, distinct_texts, line_count, select_non_overlapping)
 
 RANKED = ("rank: the retrieval order, 1 = best; score: the retriever's score (higher ranks first); "
           "chars: the length of the text in characters.")
@@ -78,7 +78,6 @@ def trace() -> dict:
     text = dedupe_text(TEXT_CASE)
     overlap = select_non_overlapping(OVERLAP_CASE)
     reverse = select_non_overlapping(tuple(reversed(OVERLAP_CASE)))
-    packed = [(budget, select_for_context(OVERLAP_CASE, budget)) for budget in OVERLAP_CONTEXT_LINES]
     return {
         "lesson": "dedupe",
         "line_ranges": LINE_RANGES,
@@ -95,13 +94,6 @@ def trace() -> dict:
             "selected_ids": list(overlap.selected_ids),
             "rejected": [{"id": cid, "reason": reason, "shared_lines": "{}-{}".format(*overlap.shared_lines[cid])}
                          for cid, reason in overlap.rejected.items()],
-            "context": [{"max_context_lines": budget, "selected_ids": list(result.selected_ids),
-                         "used_lines": sum(line_count(c) for c in result.selected),
-                         "rejected": [{"id": cid, "reason": reason,
-                                       "shared_lines": "{}-{}".format(*result.shared_lines[cid])
-                                       if cid in result.shared_lines else None}
-                                      for cid, reason in sorted(result.rejected.items())]}
-                        for budget, result in packed],
             "reversed_input_selected_ids": list(reverse.selected_ids),
             "reversed_input_rejected": [{"id": cid, "reason": reason} for cid, reason in reverse.rejected.items()],
             "order_invariant": overlap == reverse,
@@ -201,14 +193,6 @@ def view(record: dict) -> list[dict]:
                  f"Same candidates in reversed input order: {', '.join(overlap['reversed_input_selected_ids'])} "
                  f"({'the same selection' if overlap['order_invariant'] else 'A DIFFERENT SELECTION'}; "
                  f"rank is score, ties broken by id)."},
-        table_block("overlap-context", "Packed into a context budget, in lines",
-               "max lines: the context budget, the sum of the selected chunks' line counts (12-29 is 18 "
-               "lines); reason: overlapping_lines_with:<kept id> (shares a line with a better-ranked chunk of "
-               "its file) or context_budget (does not fit what is left; skipped whole, the walk goes on); "
-               "shared: the lines it shares with that chunk.",
-               ["max lines", "selected", "used", "rejected", "reason", "shared"],
-               [[run["max_context_lines"], len(run["selected_ids"]), run["used_lines"], r["id"], r["reason"],
-                 r["shared_lines"] or "-"] for run in overlap["context"] for r in run["rejected"]]),
         table_block("crowding", "5. Crowding", RANKED, columns, rows(crowding["candidates"])),
         {"key": "crowding-question", "text": f"Question: {crowding['question']}"},
         table_block("crowding-packets", "Three packets for that question",

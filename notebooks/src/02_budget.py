@@ -259,5 +259,6 @@ show("coverage-compare")
 # request overflows once the answer's reserve is counted, and `cover_facets` chooses by
 # coverage per unit of cost (ties to the better rank, a free chunk first). The quiz
 # `RESERVE_QUIZ` asks why the reserve stays in the equation, and `WALK_AT_200` asks you to
-# predict the rank walk at a budget the trace does not run. Check with `python3 -B methods.py check budget`, and ask for a
-# hint with `python3 -B methods.py hint budget`.
+# predict the rank walk at a budget the trace does not run. Check with
+# `python3 -B methods.py check budget`, and ask for a hint with
+# `python3 -B methods.py hint budget`.

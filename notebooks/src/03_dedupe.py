@@ -164,15 +164,6 @@ print("same selection:", reverse == selection)
 # A loop that keeps "whichever came first" would pass on this input when it happens to
 # arrive sorted, and fail the day two channels merge their results in another order.
 #
-# The selected chunks then go into the context, whose budget here is counted in lines.
-# The walk is the skip walk of lessons 01 and 02: a chunk that no longer fits is rejected
-# with the reason code `context_budget`, never cut, and the walk goes on. At 60 lines all
-# four fit (44 lines); at 40 the last one, `chunk-0005`, does not:
-
-# %%
-show("overlap-context")
-
-# %% [markdown]
 # The cost of the selection follows the number of chunks, never their line numbers: each
 # candidate, in rank order, is compared by the ends of its range with the chunks already
 # kept in its own file. A chunk spanning lines 1 to 1,000,000,000 costs what a five-line
@@ -223,7 +214,7 @@ charts.show(charts.crowding(record),
 # `dedupe_canonical` keeps the copy its declared preference of copy kinds names;
 # `overlap_share` measures how much two chunks overlap; `merge_overlapping` merges
 # overlapping chunks into spans instead of rejecting them. The quiz `CANONICAL_QUIZ` asks
-# why three copies are not three sources, and `SELECTED_AT_30_LINES` asks you to predict
-# the selection under a 30-line context budget before you run it. Check with
+# why three copies are not three sources, and `SELECTED_WITH_0006` asks you to predict
+# the selection when a sixth chunk of release-policy.md joins, before you run it. Check with
 # `python3 -B methods.py check dedupe`; ask for a hint with
 # `python3 -B methods.py hint dedupe`.

@@ -165,8 +165,9 @@ def test_task2_the_counter_decides_the_size():
     costs = [lab_tokens(sent(c)) for c in RANKED]
     _walk(fn, RANKED, costs[1] + costs[2], lab_tokens, ["copier-pin", "guest-wifi"], ["laptop-loans"],
           costs[1] + costs[2],
-          why=f"in lab tokens the chunks as sent measure {costs[0]}, {costs[1]} and {costs[2]}; measure with the "
-              f"counter you were given, not len()")
+          why=f"in lab tokens the chunks as sent measure {costs[0]}, {costs[1]} and {costs[2]}: call the counter "
+              f"you were given (not len()) once on the whole wrapped text; counting the tags and the text apart "
+              f"splits pieces the request does not split")
 
     def one_each(text: str) -> int:
         return 1
@@ -322,6 +323,16 @@ def test_task5_only_new_facets_count():
     _cover(fn, both, [ALPHA, BETA], 30, ["both"],
            "'both' adds two facets for 15 (2/15) and beats alpha and beta (1/10 each); after it, alpha and beta "
            "add nothing new, so they are not taken")
+
+
+def test_task5_ratios_are_recomputed_after_each_pick():
+    # A static greedy (ratios computed once, then a walk) takes 'both' second for its 2 facets per 20;
+    # after 'alpha' is taken, 'both' adds only beta (1/20) and 'beta' (1/12) is the better buy.
+    fn = function(load(LESSON), "cover_facets")
+    chunks = [_f("both", "alpha beta", 20), _f("alpha", "alpha", 8), _f("beta", "beta", 12)]
+    _cover(fn, chunks, [ALPHA, BETA], 40, ["alpha", "beta"],
+           "alpha goes first (1 new facet per 8); then 'both' adds only beta, 1 per 20, and 'beta' adds it for "
+           "1 per 12: count the NEW facets again after every pick, not once at the start")
 
 
 def test_task5_result_in_rank_order_and_never_a_useless_chunk():

@@ -5,7 +5,7 @@ from fractions import Fraction
 from labtools.grading.harness import (manifest_tasks, call_shown, constant, expect, expect_call, expect_choice, expect_true, function,
                   load, Shown)
 from modules.dedupe import (CANONICAL_CASE, ID_CASE, ID_CONFLICT, OVERLAP_CASE, TEXT_CASE, CanonicalDedupe,
-                            RetrievedChunk, TextDedupe, select_for_context)
+                            RetrievedChunk, TextDedupe, select_non_overlapping)
 
 LESSON = "dedupe"
 
@@ -23,56 +23,66 @@ def _c(cid, source="doc", text=None, score=0.5, start=1, end=1, canonical="", co
 
 # ---------------------------------------------------------------- Task 1
 
+def _conflicts(fn, chunks, want, why=""):
+    """id_conflicts' answer: a list or a tuple of (id, fields) pairs, fields a list or a tuple."""
+    got, shown = call_shown(fn, chunks)
+    readable = isinstance(got, (list, tuple)) and all(
+        isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[1], (list, tuple)) for pair in got)
+    expect_true(readable, f"called {shown}\n  got:      {got!r:.80}\n  expected: a list or a tuple of (id, fields) "
+                          f"pairs, fields a list or a tuple of field names")
+    expect(tuple((pair[0], tuple(pair[1])) for pair in got), want, shown, why=why)
+
+
 def test_task1_the_lessons_two_cases():
     fn = function(load(LESSON), "id_conflicts")
-    expect_call(fn, Shown("ID_CASE from modules.dedupe", ID_CASE), want=(),
+    _conflicts(fn, Shown("ID_CASE from modules.dedupe", ID_CASE), want=(),
                 why="the second returns-v1 is an identical copy (only its score differs): no conflict to report")
-    expect_call(fn, Shown("ID_CONFLICT from modules.dedupe", ID_CONFLICT), want=(("returns-v1", ("text",)),),
+    _conflicts(fn, Shown("ID_CONFLICT from modules.dedupe", ID_CONFLICT), want=(("returns-v1", ("text",)),),
                 why="a stale index holds another text under returns-v1: one id, two chunks")
-    expect_call(fn, [], want=(), why="nothing retrieved, nothing to report")
+    _conflicts(fn, [], want=(), why="nothing retrieved, nothing to report")
 
 
 def test_task1_provenance_counts_score_does_not():
     fn = function(load(LESSON), "id_conflicts")
-    expect_call(fn, Shown("[a from wiki, a from mirror]", [_c("a", source="wiki"), _c("a", source="mirror")]),
+    _conflicts(fn, Shown("[a from wiki, a from mirror]", [_c("a", source="wiki"), _c("a", source="mirror")]),
                 want=(("a", ("source",)),), why="same id, different source: a provenance conflict")
-    expect_call(fn, Shown("[a lines 1-9, a lines 5-9]", [_c("a", start=1, end=9), _c("a", start=5, end=9)]),
+    _conflicts(fn, Shown("[a lines 1-9, a lines 5-9]", [_c("a", start=1, end=9), _c("a", start=5, end=9)]),
                 want=(("a", ("start_line",)),), why="same id, different lines")
-    expect_call(fn, Shown("[a at anchor §1, a at anchor §2]", [_c("a", anchor="§1"), _c("a", anchor="§2")]),
+    _conflicts(fn, Shown("[a at anchor §1, a at anchor §2]", [_c("a", anchor="§1"), _c("a", anchor="§2")]),
                 want=(("a", ("anchor",)),), why="same id, another place in its document")
-    expect_call(fn, Shown("[a as primary, a as mirror copy]", [_c("a", canonical="pol"), _c("a", canonical="pol",
+    _conflicts(fn, Shown("[a as primary, a as mirror copy]", [_c("a", canonical="pol"), _c("a", canonical="pol",
                                                                                          copy="mirror")]),
                 want=(("a", ("copy",)),), why="same id, but one claims to be the primary and the other a copy")
-    expect_call(fn, Shown("[a scored 0.9, a scored 0.4]", [_c("a", score=0.9), _c("a", score=0.4)]), want=(),
+    _conflicts(fn, Shown("[a scored 0.9, a scored 0.4]", [_c("a", score=0.9), _c("a", score=0.4)]), want=(),
                 why="two channels may score one chunk differently; it is still the same chunk")
 
 
 def test_task1_every_differing_field_in_identity_order():
     fn = function(load(LESSON), "id_conflicts")
-    expect_call(fn, Shown("[a, a with another text from another source]",
+    _conflicts(fn, Shown("[a, a with another text from another source]",
                           [_c("a"), _c("a", source="mirror", text="other text")]),
                 want=(("a", ("text", "source")),),
                 why="report every field that differs, not only the first one dedupe_ids would name")
-    expect_call(fn, Shown("[a, a from mirror, a with another text]",
+    _conflicts(fn, Shown("[a, a from mirror, a with another text]",
                           [_c("a"), _c("a", source="mirror"), _c("a", text="other text")]),
                 want=(("a", ("text", "source")),),
                 why="the second copy differs in source and the third in text: both fields, in the order of "
                     "IDENTITY_FIELDS (text comes first), not in the order they were found")
-    expect_call(fn, Shown("[a lines 1-2, a lines 3-4]", [_c("a", start=1, end=2), _c("a", start=3, end=4)]),
+    _conflicts(fn, Shown("[a lines 1-2, a lines 3-4]", [_c("a", start=1, end=2), _c("a", start=3, end=4)]),
                 want=(("a", ("start_line", "end_line")),), why="both ends of the line range moved")
 
 
 def test_task1_every_id_in_order_of_first_appearance():
     fn = function(load(LESSON), "id_conflicts")
     a, b, c = _c("a"), _c("b"), _c("c")
-    expect_call(fn, Shown("[a, b, c, b from mirror, a with another text]",
+    _conflicts(fn, Shown("[a, b, c, b from mirror, a with another text]",
                           [a, b, c, _c("b", source="mirror"), _c("a", text="other text")]),
                 want=(("a", ("text",)), ("b", ("source",))),
                 why="two ids conflict: list both (do not stop at the first), in the order a and b first appear")
-    expect_call(fn, Shown("[c, b, b from mirror, a, a]", [c, b, _c("b", source="mirror"), a, a]),
+    _conflicts(fn, Shown("[c, b, b from mirror, a, a]", [c, b, _c("b", source="mirror"), a, a]),
                 want=(("b", ("source",)),),
                 why="a arrives twice as the same chunk and c once: only b is listed")
-    expect_call(fn, Shown("[b, a, a with another text, b from mirror]",
+    _conflicts(fn, Shown("[b, a, a with another text, b from mirror]",
                           [b, a, _c("a", text="other text"), _c("b", source="mirror")]),
                 want=(("b", ("source",)), ("a", ("text",))),
                 why="b appears before a, so b is listed first, whichever conflict was found first")
@@ -136,7 +146,8 @@ def test_task2_ties_in_authority_keep_the_first():
               _c("d", "desk", text="same")]
     got, shown = _text(fn, _texts(chunks), ("desk", "wiki", "desk"))
     expect(_ids(got.kept), ("b", "d"), shown + " -> kept ids",
-           why="desk comes first (its repeat later in the list changes nothing); d is the desk copy of 'same'")
+           why="desk comes first (its repeat later in the list changes nothing); d is the desk copy of 'same', "
+               "and the kept chunks stay in their order in the input (b before d)")
     expect(dict(got.duplicate_of), {"a": "d", "c": "d"}, shown + " -> duplicate_of")
     got, shown = _text(fn, _texts(chunks[:3]), ("desk",))
     expect(dict(got.duplicate_of), {"c": "a"}, shown + " -> duplicate_of",
@@ -383,10 +394,10 @@ def _merge(fn, chunks: Shown):
                 f"called {shown}\n  got a {type(got).__name__}\n  expected: a list or a tuple of spans")
     spans = []
     for span in got:
-        expect_true(isinstance(span, tuple) and len(span) == 4 and isinstance(span[3], tuple),
-                    f"called {shown}\n  got the span {span!r:.80}\n  expected: a tuple (source, start_line, "
-                    f"end_line, ids) whose ids are a tuple")
-        spans.append(span)
+        expect_true(isinstance(span, (tuple, list)) and len(span) == 4 and isinstance(span[3], (tuple, list)),
+                    f"called {shown}\n  got the span {span!r:.80}\n  expected: a tuple or a list (source, "
+                    f"start_line, end_line, ids) whose ids are a tuple or a list")
+        spans.append((span[0], span[1], span[2], tuple(span[3])))
     return tuple(spans), shown
 
 
@@ -469,13 +480,31 @@ def test_task7_canonical_quiz():
 
 # ---------------------------------------------------------------- Task 8
 
-def test_task8_predict_the_selection_at_30_lines():
-    predicted = constant(load(LESSON), "SELECTED_AT_30_LINES")
+# The sixth candidate the task's comment shows: it overlaps only chunk-0002, which chunk-0001 already
+# rejected, and starts right after chunk-0001 ends (29 then 30).
+CHUNK_0006 = RetrievedChunk(id="chunk-0006", source="release-policy.md", text="Hotfixes skip the freeze ...",
+                            score=5.0, start_line=30, end_line=40)
+SIX_MISTAKES = {
+    ("chunk-0001", "chunk-0003", "chunk-0004", "chunk-0005"):
+        "chunk-0006 was left out, but the chunk it overlaps (chunk-0002, lines 26-34) was rejected: only a "
+        "selected chunk can block another, and chunk-0001 ends at 29, where chunk-0006 begins at 30 (adjacent)",
+    ("chunk-0001", "chunk-0003", "chunk-0004", "chunk-0005", "chunk-0006"):
+        "those are the right ids in the order they arrived; the selection is in rank order (score 5.0 "
+        "ranks above 4.2)",
+    ("chunk-0001", "chunk-0002", "chunk-0003", "chunk-0004", "chunk-0006", "chunk-0005"):
+        "chunk-0002 shares lines 26-29 with chunk-0001 and is still rejected",
+}
+
+
+def test_task8_predict_the_selection_with_a_sixth_candidate():
+    predicted = constant(load(LESSON), "SELECTED_WITH_0006")
     expect_true(isinstance(predicted, (list, tuple)) and all(isinstance(i, str) for i in predicted),
-                f"SELECTED_AT_30_LINES is {predicted!r:.80}; set it to a tuple (or a list) of chunk ids, in rank order")
-    actual = select_for_context(OVERLAP_CASE, 30).selected_ids
+                f"SELECTED_WITH_0006 is {predicted!r:.80}; set it to a tuple (or a list) of chunk ids, in rank order")
+    actual = select_non_overlapping(OVERLAP_CASE + (CHUNK_0006,)).selected_ids
+    why = SIX_MISTAKES.get(tuple(predicted), "walk the six by score and compare each one's lines with the chunks "
+                                             "already selected in its own file")
     expect_true(tuple(predicted) == actual,
-                f"SELECTED_AT_30_LINES = {tuple(predicted)!r} is not what select_for_context(OVERLAP_CASE, 30) "
-                f"selects. Walk the ranking by hand with the line counts (12-29 is 18 lines), then check with: "
-                f"python3 -B -c \"from modules.dedupe import OVERLAP_CASE, select_for_context; "
-                f"print(select_for_context(OVERLAP_CASE, 30).selected_ids)\"")
+                f"SELECTED_WITH_0006 = {tuple(predicted)!r} is not what select_non_overlapping selects: {why}. "
+                f"Check with: python3 -B -c \"from modules.dedupe import OVERLAP_CASE, RetrievedChunk, "
+                f"select_non_overlapping as s; print(s(OVERLAP_CASE + (RetrievedChunk('chunk-0006', "
+                f"'release-policy.md', 'x', 5.0, start_line=30, end_line=40),)).selected_ids)\"")

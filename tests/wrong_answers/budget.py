@@ -60,6 +60,9 @@ WRONG_ANSWERS = [
     {"name": "the wrapper without the id", "task": 2,
      "replace": [("size = counter(f'<source id=\"{chunk.id}\">{chunk.text}</source>')",
                   "size = counter(f'<source>{chunk.text}</source>')")]},
+    {"name": "the tags and the text counted apart (lab tokens split the pieces differently)", "task": 2,
+     "replace": [("size = counter(f'<source id=\"{chunk.id}\">{chunk.text}</source>')",
+                  "size = counter(f'<source id=\"{chunk.id}\">') + counter(chunk.text) + counter('</source>')")]},
     {"name": "keeps the wrapped text instead of the chunk", "task": 2,
      "replace": [("            kept.append(chunk)\n            used += size\n        else:\n            skipped.append(chunk.id)\n"
                   "    walk = BudgetWalk(policy=\"skip\"",
@@ -129,6 +132,9 @@ WRONG_ANSWERS = [
                   "            new = len(answers[i])\n"),
                  ("new * sizes[best] > len(answers[best] - covered) * sizes[i]",
                   "new * sizes[best] > len(answers[best]) * sizes[i]")]},
+    {"name": "ratios fixed at the start: all the facets a chunk holds, not the new ones (a static greedy)", "task": 5,
+     "replace": [("if best is None or new * sizes[best] > len(answers[best] - covered) * sizes[i]:",
+                  "if best is None or len(answers[i]) * sizes[best] > len(answers[best]) * sizes[i]:")]},
     {"name": "reads the labels", "task": 5,
      "replace": [("    chosen, covered, used = set(), set(), 0\n",
                   "    from modules import budget as lesson\n"
