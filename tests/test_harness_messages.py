@@ -51,12 +51,12 @@ def test_a_shown_lesson_value_names_the_constant_it_comes_from(tmp_path):
 # ------------------------------------------------------------------ 2. a wrong type, in any grader
 
 _TEXT_KEPT = "    return TextDedupe(kept=kept, "  # lesson 03's task 2: the kept chunks, as chunks
-_VALID = "    return tuple(r for r in records"     # lesson 04's task 2: the valid records, as records
+_VALID = "    return [r for r in records"     # lesson 04's task 2: the valid records, as records
 WRONG_TYPES = [
     # (lesson, task, old, new, what came back)
     ("dedupe", 2, _TEXT_KEPT, _TEXT_KEPT.replace("kept=kept", "kept=tuple(c.id for c in kept)"), "(a TextDedupe)"),
-    ("versions", 2, _VALID, "    return list(r.id for r in records", "(a list of str)"),
-    ("versions", 2, _VALID, "    return tuple(None for r in records", "(a tuple of NoneType)"),
+    ("versions", 2, _VALID, "    return [r.id for r in records", "(a list of str)"),
+    ("versions", 2, _VALID, "    return [None for r in records", "(a list of NoneType)"),
 ]
 
 
@@ -73,12 +73,12 @@ def test_a_wrong_type_is_called_got_expected_never_a_grader_traceback(tmp_path, 
 
 
 def test_a_wrong_type_reads_the_same_under_pytest(tmp_path):
-    folder = _edited(tmp_path / "sub", "versions", _VALID, "    return tuple(r.id for r in records")
+    folder = _edited(tmp_path / "sub", "versions", _VALID, "    return [r.id for r in records")
     done = subprocess.run([sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "tests/graders/grade_versions.py", "-k", "task2_the_last_day"], cwd=ROOT,
+                           "tests/graders/grade_versions.py", "-k", "task2_a_period"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, env=dict(os.environ, LAB_TARGET=str(folder)))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "got:      ('late-fee-2025',) (a tuple of str)" in done.stdout, done.stdout
+    assert "got:      ['late-fee-2025', 'late-fee-2026'] (a list of str)" in done.stdout, done.stdout
     assert not re.search(r"grade_versions\.py:[0-9]", done.stdout), done.stdout
 
 

@@ -100,7 +100,8 @@ def test_task1_texts_compared_exactly():
     fn = function(load(LESSON), "reused_labels")
     _reused(fn, [_rec("a", "s", "2", "Opens at 9:00."), _rec("b", "s", "2", "opens at 9:00. ")], {"s": ("2",)},
             "texts are compared exactly, as strings: another capital or a trailing space is another text, and "
-            "nobody has checked that the two say the same")
+            "nobody has checked that the two say the same",
+            shown_as="[a: s v2 'Opens at 9:00.', b: s v2 'opens at 9:00. ']")
 
 
 # ---------------------------------------------------------------- Task 2
