@@ -325,7 +325,6 @@ def test_a_set_in_a_message_is_shown_sorted_whatever_the_hash_seed():
 # ---------------------------------------------------------------- the default trace is the lesson
 
 def test_every_curriculum_figure_prints_in_the_default_trace():
-    shown = " ".join(methods("hybrid", "--plain").stdout.decode().split())
     figures = [
         # the query contract: original kept, every step named and versioned, a bare 16 unresolved
         "PW-Q001 mechanical seal 16 mm for a water pump ready 16 no", "PW-Q003 lip seal 0.625 inch ready 15.875 no",
@@ -348,7 +347,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "PW-L009 (graded 2)", "The declared rule (identifier/1) decides: PW-L009 first",
         "diameter_mm gate seal-shaft/1", "PW-L010 15.875 vs 15.9 +-0.1: in 8.40",
     ]
-    missing = [figure for figure in figures if figure not in shown]
+    from module_answers import missing_from_default_trace
+    missing = missing_from_default_trace("hybrid", figures)
     assert not missing, f"not in the default trace: {missing}"
 
 
@@ -366,9 +366,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "    return lesson_rrf(cluster_rankings(rankings, cluster_of), k)\n"),
 ], ids=["parse_size", "weighted_rank_fusion", "fuse_by_cluster"])
 def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
-    from module_answers import failures_of_pasted
-    assert not failures_of_pasted("hybrid", task, "", tmp_path / "reference", monkeypatch)  # the control
-    assert failures_of_pasted("hybrid", task, source, tmp_path / "pasted", monkeypatch)
+    from module_answers import assert_pasted_fails
+    assert_pasted_fails("hybrid", task, source, tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("container", ["tuple", "list"])
