@@ -211,10 +211,11 @@ def packet_seal(fields: dict) -> str:
     str can be sorted reliably: a set holding anything else raises TypeError naming
     where it sits, as fields['a'] or fields['a'][0] (key repr, list index).
 
-    One change from the lesson's packet_seal: a float anywhere (0.5, 1e-07, nan) raises
-    TypeError naming where it sits, in the same form. A float's text differs between
-    languages and versions (Python writes 1e-07, JavaScript 1e-7), so a replay in another
-    language would compute another seal: a packet states a number as an int or a str.
+    One change from the lesson's packet_seal: a float anywhere (0.5, 1e-07, nan, and a
+    whole one such as 2.0) raises TypeError naming where it sits, in the same form. A
+    float's text differs between languages (Python writes 2.0 and 1e-07, JavaScript 2 and
+    1e-7), so a replay in another language would compute another seal: a packet states a
+    number as an int or a str.
     The same fields built in another key order, or with sets filled in another order,
     must give the same seal; any change to a value or a field id must give another.
     """
