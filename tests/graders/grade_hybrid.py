@@ -314,6 +314,13 @@ def test_task5_step_keeps_the_original():
                             "gained": ["L1", "L2"], "lost": ["L4"]},
                       why="both words aliased; the step names the table's version and keeps the words as typed; "
                           "L4 matched the raw word 'nbr' and is lost, L1 and L2 are gained")
+    _expect_alias(fn, ("oring", "nbr"), {"nbr": "nitrile", "oring": "ring"}, "aliases/1",
+                  Shown("search", _search_table(TABLE)),
+                  want={"original": ("oring", "nbr"), "terms": ("nitrile", "ring"),
+                        "step": ("aliases", "aliases/1", "oring nbr", "oring -> ring, nbr -> nitrile"),
+                        "gained": ["L1", "L2"], "lost": ["L4"]},
+                  why="the step lists its pairs in the order the shopper typed the words, not in the alias "
+                      "table's order")
 
 
 def test_task5_no_alias_and_repeats():
