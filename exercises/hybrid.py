@@ -29,8 +29,9 @@ def parse_size(text: str) -> tuple:
     (digits, optionally with one decimal point that has digits on both sides:
     "16", "0.625"; ".5" and "1.2.3" are not numbers, and a word like them is
     ignored) followed, with or without a space, by an optional unit word from
-    UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches"); anything else glued to
-    the number ("16.mm", "16x") leaves it without a unit. Case does not matter.
+    UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches"); other letters glued to the
+    number, with or without a point or a hyphen between ("16.mm", "16-mm", "16x"),
+    leave it a number without a unit. Case does not matter.
 
     One extension the lesson's parse_diameter does not have: seals are sold in
     imperial fractions, so a number may also be a fraction "a/b" of whole numbers

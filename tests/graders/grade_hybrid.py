@@ -74,6 +74,9 @@ def test_task1_a_full_stop_ends_the_sentence_not_the_number():
                                         "never drop a size the customer wrote"),
         ("seal 16.mm", ("clarify", None), "'16.mm' is 16 with '.mm' glued on, which is not a unit word: the "
                                           "number stays, without a unit, so ask"),
+        ("a 16-mm seal", ("clarify", None), "'16-mm' is 16 with '-mm' glued on, which is not a unit word: the "
+                                            "number stays, without a unit, so ask (dropped, the customer's size "
+                                            "would be lost)"),
         ("step 2. fit a 16 mm seal", ("failed", None), "'2.' is the number 2 before a full stop, so the text "
                                                        "holds two numbers: which one is the size?"),
     ):
