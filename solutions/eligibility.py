@@ -219,8 +219,10 @@ EXPIRED_FIRST_QUIZ = "d"
 # is 3 listings; PW-L012 is the fourth usable one). Run the same query, over the same
 # catalogue (no field is checked again in between), as of 2027-06-01, 212 days later.
 # Read the freshness table (a diameter stays fresh for 1826 days, a price for 60; a stale
-# diameter withholds a listing, a stale price is only left out of the packet) and predict
-# the decision's state and the listings its packet holds, in packet order. Set PW_Q002_ON_2027_06_01 to (state, (listing id, ...)), for example
+# diameter withholds a listing, a stale price is only left out of the packet; the table
+# lists every field last checked before 2025, and no field was checked after the as-of
+# date) and predict the decision's state and the listings its packet holds, in packet
+# order. Set PW_Q002_ON_2027_06_01 to (state, (listing id, ...)), for example
 # ("respond", ("PW-L001", "PW-L003", "PW-L009")); a list is accepted for the ids too.
 # BEGIN SOLUTION
 PW_Q002_ON_2027_06_01 = ("degraded", ("PW-L001", "PW-L009", "PW-L012"))
