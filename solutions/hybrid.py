@@ -207,9 +207,9 @@ def alias_effect(terms, aliases: dict, version: str, search) -> dict:
 
 # Task 6 (predict). Before running anything: the trace shows PW-Q001's channels and fused
 # table. For PW-Q002 ("carbon ceramic pump seal 16 mm") the vector channel's nearest
-# listing is PW-L004, which is denied and withheld by the gate before fusion; the vector
-# channel's next are PW-L015, PW-L001, PW-L002 and PW-L003, and both the lexical and the
-# structured channel put PW-L001 first. Which canonical cluster does rank fusion put first
+# listing is ref-d6dacd426e3c (denied, so it is shown only by its opaque ref), which the
+# gate withholds before fusion; the vector channel's next are PW-L015, PW-L001, PW-L002
+# and PW-L003, and both the lexical and the structured channel put PW-L001 first. Which canonical cluster does rank fusion put first
 # for PW-Q002, and at which rank does it count in the lexical, structured and vector
 # channel? Set PW_Q002_FIRST_CLUSTER to (cluster id, (lexical rank, structured rank,
 # vector rank)), for example ("C-02", (2, 2, 3)); a list is accepted for the ranks.

@@ -382,7 +382,7 @@ def test_task6_predict_pw_q002_first_cluster():
         why.append("the cluster: which cluster do PW-L001 and its copy PW-L002 share, and which one is first in "
                    "two channels?")
     if ranks[2] == 3:
-        why.append("the vector rank: the gate withheld PW-L004 before fusion, so do the ranks behind it close up?")
+        why.append("the vector rank: the gate withheld ref-d6dacd426e3c before fusion, so do the ranks behind it close up?")
     elif ranks != want[1]:
         why.append("the ranks: a cluster counts once per channel, at its best-ranked member")
     expect_true(not why, f"PW_Q002_FIRST_CLUSTER = {answer!r} is not what the lesson's fusion computes; look again "
