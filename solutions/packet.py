@@ -67,7 +67,13 @@ def check_drift(span: dict, text: str) -> dict:
     """Task 2. Revalidate a stored span against the (possibly edited) canonical `text`.
 
     `span` holds "start", "end", "quote" (the exact text cited) and "quote_sha256"
-    (hashlib.sha256 of the quote's UTF-8 bytes, hex). Return one of
+    (hashlib.sha256 of the quote's UTF-8 bytes, hex).
+
+    One change from the lesson's revalidate, which trusts the stored record: a log can be
+    truncated or hand-edited, so check the record itself first. Raise ValueError when its
+    quote does not hash to its quote_sha256, or when end - start is not len(quote): a
+    record that disagrees with itself cannot tell whether the text or the record changed.
+    Then return one of
         {"status": "ok", "start": start, "end": end}   the span still holds the quote
         {"status": "moved", "start": s, "end": e}      the quote occurs exactly once, elsewhere
         {"status": "drifted", "start": None, "end": None}  otherwise (gone, changed, or ambiguous)
@@ -75,6 +81,10 @@ def check_drift(span: dict, text: str) -> dict:
     """
     # BEGIN SOLUTION
     start, end, quote = span["start"], span["end"], span["quote"]
+    if hashlib.sha256(quote.encode("utf-8")).hexdigest() != span["quote_sha256"]:
+        raise ValueError(f"span['quote_sha256'] is not the SHA-256 of span['quote'] {quote!r}: the record is damaged")
+    if end - start != len(quote):
+        raise ValueError(f"span [{start}, {end}) is {end - start} code points long, but its quote has {len(quote)}")
     here = text[start:end] if end <= len(text) else None
     if here is not None and hashlib.sha256(here.encode("utf-8")).hexdigest() == span["quote_sha256"]:
         return {"status": "ok", "start": start, "end": end}

@@ -264,7 +264,8 @@ print("ok:", swapped["ok"])
 #
 # Open `exercises/packet.py`. `span_from_utf8` takes a span an extractor reported in UTF-8
 # bytes of the raw text into the contract's NFC code points (the lesson only says never to
-# mix them); `check_drift` and `expand_after_hits` follow the lesson; `escape_text` with
+# mix them); `check_drift` first refuses a stored span whose quote and hash disagree;
+# `expand_after_hits` pays for every hit before any neighbour; `escape_text` with
 # `unescape_text` also escapes the control characters that act on a terminal (a reviewer
 # reads packets too), `packet_seal` adds one rule the lesson's seal lacks (no floats), and
 # `fidelity_check` looks both ways (what a summary added, too). Then the quizzes

@@ -127,6 +127,22 @@ def test_task2_ambiguous_or_short_text():
     _drift(fn, span, "Closed.", "drifted", None, None, "the old end is past the text and the quote is gone")
 
 
+def test_task2_a_record_that_disagrees_with_itself_is_refused():
+    fn = function(load(LESSON), "check_drift")
+    original = "Desk: opens at 8:30 on weekdays."
+    span = _span(original, 6, 19)  # 'opens at 8:30'
+    other = hashlib.sha256("opens at 9:00".encode("utf-8")).hexdigest()
+    expect_call(fn, Shown("<span [6, 19) quoting 'opens at 8:30', with the SHA-256 of 'opens at 9:00'>",
+                          dict(span, quote_sha256=other)), original, raises=ValueError,
+                why="the stored quote and its hash disagree: the record was damaged, so no status can be trusted "
+                    "(the lesson's revalidate would call it ok, since the text still holds the quote)")
+    expect_call(fn, Shown("<span [6, 20) quoting 'opens at 8:30' (13 code points)>", dict(span, end=20)), original,
+                raises=ValueError, why="the span is 14 code points long but its quote has 13: the record is damaged")
+    expect_call(fn, Shown("<span [6, 19) quoting 'opens at 8:30'>", span), "Closed.",
+                want={"status": "drifted", "start": None, "end": None},
+                why="a sound record whose quote is gone is drifted, not an error")
+
+
 def test_task2_the_lesson_edits():
     fn = function(load(LESSON), "check_drift")
     from modules.packet.mechanism import EDITS

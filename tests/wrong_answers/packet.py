@@ -45,6 +45,11 @@ WRONG_ANSWERS = [
                   "    byte_end = min(byte_end, len(data))\n    if not 0 <= byte_start <= byte_end <= len(data):\n")]},
     {"name": "negative byte start allowed", "task": 1,
      "replace": [("    if not 0 <= byte_start <= byte_end <= len(data):", "    if not byte_start <= byte_end <= len(data):")]},
+    {"name": "the lesson's revalidate: the stored record is trusted, its hash never checked", "task": 2,
+     "replace": [("    if hashlib.sha256(quote.encode(\"utf-8\")).hexdigest() != span[\"quote_sha256\"]:\n"
+                  "        raise ValueError(", "    if False:\n        raise ValueError(")]},
+    {"name": "a span whose length is not its quote's is accepted", "task": 2,
+     "replace": [("    if end - start != len(quote):\n", "    if False:\n")]},
     {"name": "offsets in range means ok", "task": 2,
      "replace": [("    if here is not None and hashlib.sha256(here.encode(\"utf-8\")).hexdigest() == span[\"quote_sha256\"]:",
                   "    if here is not None:")]},
