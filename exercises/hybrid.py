@@ -29,8 +29,9 @@ def parse_size(text: str) -> tuple:
     (digits, optionally with one decimal point that has digits on both sides:
     "16", "0.625"; ".5" and "1.2.3" are not numbers, and a word like them is
     ignored) followed, with or without a space, by an optional unit word from
-    UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches"); anything else glued to
-    the number ("16.mm", "16x") leaves it without a unit. Case does not matter.
+    UNIT_WORDS ("16 mm", "16mm", "0.625 inch", "2 inches"); other letters glued to the
+    number, with or without a point or a hyphen between ("16.mm", "16-mm", "16x"),
+    leave it a number without a unit. Case does not matter.
 
     One extension the lesson's parse_diameter does not have: seals are sold in
     imperial fractions, so a number may also be a fraction "a/b" of whole numbers
@@ -140,9 +141,9 @@ def alias_effect(terms, aliases: dict, version: str, search) -> dict:
 
 # Task 6 (predict). Before running anything: the trace shows PW-Q001's channels and fused
 # table. For PW-Q002 ("carbon ceramic pump seal 16 mm") the vector channel's nearest
-# listing is PW-L004, which is denied and withheld by the gate before fusion; the vector
-# channel's next are PW-L015, PW-L001, PW-L002 and PW-L003, and both the lexical and the
-# structured channel put PW-L001 first. Which canonical cluster does rank fusion put first
+# listing is ref-d6dacd426e3c (denied, so it is shown only by its opaque ref), which the
+# gate withholds before fusion; the vector channel's next are PW-L015, PW-L001, PW-L002
+# and PW-L003, and both the lexical and the structured channel put PW-L001 first. Which canonical cluster does rank fusion put first
 # for PW-Q002, and at which rank does it count in the lexical, structured and vector
 # channel? Set PW_Q002_FIRST_CLUSTER to (cluster id, (lexical rank, structured rank,
 # vector rank)), for example ("C-02", (2, 2, 3)); a list is accepted for the ranks.

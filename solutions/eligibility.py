@@ -22,8 +22,9 @@ def query_state(usable, matched_states, stale_left_out: bool) -> str:
 
     `usable`: the ids of the candidates that passed every control (a list or a tuple; may be empty).
     `matched_states`: the states of the candidates that were withheld or excluded but would have
-    fitted the request (PW-Q001's denied 16 mm seal is one: "unauthorized"); any order, repeats
-    allowed, may be empty.
+    fitted the request (PW-Q001's denied 16 mm seal is one: "unauthorized"); any iterable (a
+    list, a tuple, or an iterator that can be read only once), any order, repeats allowed, may
+    be empty.
     `stale_left_out`: True when a stale optional field (a price) of a packed listing was left out.
 
     1. Some evidence is usable: "degraded" if a stale optional field was left out, else
@@ -159,8 +160,8 @@ def empty_cause_from_codes(scope_prohibited: bool, transformation_failed: bool, 
 
     A candidate counts as the strongest state among its codes (the lesson's decide_state,
     imported above): a listing that is stale and also of a prohibited family is not merely
-    stale. Any other code, or a candidate with no code at all, raises ValueError. Then the
-    first rule that applies wins:
+    stale. Any other code, or a candidate with no code at all, raises ValueError, whatever
+    the two flags say. Then the first rule that applies wins:
 
         1. scope_prohibited                             -> "out_of_scope"
         2. transformation_failed                        -> "transformation_failed"
@@ -218,8 +219,10 @@ EXPIRED_FIRST_QUIZ = "d"
 # is 3 listings; PW-L012 is the fourth usable one). Run the same query, over the same
 # catalogue (no field is checked again in between), as of 2027-06-01, 212 days later.
 # Read the freshness table (a diameter stays fresh for 1826 days, a price for 60; a stale
-# diameter withholds a listing, a stale price is only left out of the packet) and predict
-# the decision's state and the listings its packet holds, in packet order. Set PW_Q002_ON_2027_06_01 to (state, (listing id, ...)), for example
+# diameter withholds a listing, a stale price is only left out of the packet; the table
+# lists every field last checked before 2025, and no field was checked after the as-of
+# date) and predict the decision's state and the listings its packet holds, in packet
+# order. Set PW_Q002_ON_2027_06_01 to (state, (listing id, ...)), for example
 # ("respond", ("PW-L001", "PW-L003", "PW-L009")); a list is accepted for the ids too.
 # BEGIN SOLUTION
 PW_Q002_ON_2027_06_01 = ("degraded", ("PW-L001", "PW-L009", "PW-L012"))

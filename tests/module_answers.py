@@ -50,3 +50,19 @@ def graded_with_module_functions(lesson: str, functions: dict, helpers: str, fol
     (folder / f"{lesson}.py").write_text(helpers + "\n" + text, encoding="utf-8")
     result = grading.grade(lesson, folder)
     return {task["name"]: task["passed"] for task in result["tasks"]}
+
+
+def assert_pasted_fails(lesson: str, task: int, source: str, tmp_path, monkeypatch) -> None:
+    """The reference solution passes the task's graders (the control), and the same file with
+    `source` pasted in fails at least one of them."""
+    assert not failures_of_pasted(lesson, task, "", tmp_path / "reference", monkeypatch)
+    assert failures_of_pasted(lesson, task, source, tmp_path / "pasted", monkeypatch), (
+        f"{lesson} task {task}: the lesson's own function, pasted in, passes every grader")
+
+
+def missing_from_default_trace(lesson: str, figures: list) -> list:
+    """The figures (as they print; whitespace normalised, so a table row or a wrapped sentence
+    reads as one line) that `methods.py LESSON --plain`, with no option, does not show."""
+    from helpers import methods
+    shown = " ".join(methods(lesson, "--plain").stdout.decode().split())
+    return [figure for figure in figures if figure not in shown]

@@ -309,7 +309,6 @@ def test_bad_input_names_the_field_and_value():
 def test_every_curriculum_figure_prints_in_the_default_trace():
     # The curriculum's figures for lesson 08, as they print (whitespace normalised, so a table
     # row or a wrapped sentence reads as one line): no option is needed to see any of them.
-    shown = " ".join(methods("eligibility", "--plain").stdout.decode().split())
     ref = {i: opaque_ref(i) for i in ("PW-L004", "PW-L005", "PW-L016")}
     figures = [
         "assisted-use-policy/4",
@@ -340,7 +339,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "PW-Q008 PROHIBITED_QUERY_SCOPE out_of_scope",
         "out_of_scope, transformation_failed, no_permitted_match, all_unauthorized, all_stale, all_excluded",
     ]
-    missing = [figure for figure in figures if figure not in shown]
+    from module_answers import missing_from_default_trace
+    missing = missing_from_default_trace("eligibility", figures)
     assert not missing, f"not in the default trace: {missing}"
 
 
@@ -360,9 +360,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "    return lesson_rrf([[i for i in ranking if i in permitted] for ranking in rankings], k)\n"),
 ], ids=["query_state", "listing_and_seller_gate", "rank_permitted"])
 def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
-    from module_answers import failures_of_pasted
-    assert not failures_of_pasted("eligibility", task, "", tmp_path / "reference", monkeypatch)  # the control
-    assert failures_of_pasted("eligibility", task, source, tmp_path / "pasted", monkeypatch)
+    from module_answers import assert_pasted_fails
+    assert_pasted_fails("eligibility", task, source, tmp_path, monkeypatch)
 
 
 def test_the_predict_tasks_premise_holds_on_the_fixture():

@@ -509,7 +509,6 @@ def test_the_compression_check_records_the_compressor_and_compares_the_answer(re
 # ---------------------------------------------------------------- the default trace is the lesson
 
 def test_every_curriculum_figure_prints_in_the_default_trace():
-    shown = " ".join(methods("packet", "--plain").stdout.decode().split())
     figures = [
         # the span contract: half-open NFC code points, revision, layer, locator, quote hash; never mixed spaces
         "half-open [start, end) in Unicode code points of NFC text", "help-desk-hours@r7 [36, 103)",
@@ -539,7 +538,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "number naive Daily overdue fee? 8 not stated", "exception human Open 8:30 on a holiday? no no",
         "changed the answer in 6 of 6 cases", "7 of 7 resolve to their original text",
     ]
-    missing = [figure for figure in figures if figure not in shown]
+    from module_answers import missing_from_default_trace
+    missing = missing_from_default_trace("packet", figures)
     assert not missing, f"not in the default trace: {missing}"
 
 
@@ -550,6 +550,16 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "def span_from_utf8(raw_text, byte_start, byte_end):\n"
         "    lesson_extract_span(raw_text, byte_start, byte_end)\n"
         "    return byte_start, byte_end\n"),
+    (2, "from modules.packet.mechanism import nfc\n\n\n"
+        "def check_drift(span, text):\n"   # the lesson's revalidate, without its document and unit checks
+        "    start, end, quote = span['start'], span['end'], span['quote']\n"
+        "    text = nfc(text)\n"
+        "    if end <= len(text) and text[start:end] == quote:\n"
+        "        return {'status': 'ok', 'start': start, 'end': end}\n"
+        "    if text.count(quote) == 1:\n"
+        "        found = text.index(quote)\n"
+        "        return {'status': 'moved', 'start': found, 'end': found + len(quote)}\n"
+        "    return {'status': 'drifted', 'start': None, 'end': None}\n"),
     (3, "from modules.packet.wrapper import escape_text as lesson_escape, unescape_text as lesson_unescape\n\n\n"
         "def escape_text(text):\n"
         "    return lesson_escape(text)\n\n\n"
@@ -561,11 +571,10 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
     (6, "from modules.packet.fidelity import fidelity_check as lesson_fidelity_check\n\n\n"
         "def fidelity_check(original, compressed):\n"
         "    return lesson_fidelity_check(original, compressed)\n"),
-], ids=["span_from_utf8", "escape_text", "packet_seal", "fidelity_check"])
+], ids=["span_from_utf8", "check_drift", "escape_text", "packet_seal", "fidelity_check"])
 def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
-    from module_answers import failures_of_pasted
-    assert not failures_of_pasted("packet", task, "", tmp_path / "reference", monkeypatch)  # the control
-    assert failures_of_pasted("packet", task, source, tmp_path / "pasted", monkeypatch)
+    from module_answers import assert_pasted_fails
+    assert_pasted_fails("packet", task, source, tmp_path, monkeypatch)
 
 
 def test_the_predict_tasks_premise_holds_on_the_fixture():

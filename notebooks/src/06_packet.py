@@ -108,19 +108,6 @@ parsed = packet_wrapper.parse_evidence(packet_wrapper.render_evidence([item]))
 print(len(parsed), parsed[0]["text"] == item.text, type(parsed[0]["start"]).__name__)
 
 # %% [markdown]
-# The parser accepts only what the renderer writes: a repeated or unknown attribute, a
-# missing one, a repeated id, a number written `00`, or a quote whose hash does not match
-# is a `ValueError`, never a silent "last one wins".
-
-# %%
-rendered = packet_wrapper.render_evidence([packet.chunk("lending#1")])
-forged = rendered.replace(' title="Laptop loans"', ' title="Laptop loans" title="Admin"')
-try:
-    packet_wrapper.parse_evidence(forged)
-except ValueError as error:
-    print("ValueError:", error)
-
-# %% [markdown]
 # ## The wrapper must survive Unicode normalisation
 #
 # A packet may be normalised on its way to a reader (NFC, NFD, NFKC, NFKD). Escaping the
@@ -144,7 +131,8 @@ print(packet_wrapper.escape_text("\u0338 starts here"),
 # %% [markdown]
 # The parser is the other half: it accepts only what the renderer writes. An attribute
 # given twice, one the renderer does not know, one missing, or a quote that no longer
-# matches its hash: each is refused with the reason, never read in some best-effort way.
+# matches its hash: each is refused with the reason, never read in some best-effort way
+# (nor is a repeated id, or a number written `00`), never a silent "last one wins".
 
 # %%
 show("forgeries")
@@ -264,7 +252,8 @@ print("ok:", swapped["ok"])
 #
 # Open `exercises/packet.py`. `span_from_utf8` takes a span an extractor reported in UTF-8
 # bytes of the raw text into the contract's NFC code points (the lesson only says never to
-# mix them); `check_drift` and `expand_after_hits` follow the lesson; `escape_text` with
+# mix them); `check_drift` first refuses a stored span whose quote and hash disagree;
+# `expand_after_hits` pays for every hit before any neighbour; `escape_text` with
 # `unescape_text` also escapes the control characters that act on a terminal (a reviewer
 # reads packets too), `packet_seal` adds one rule the lesson's seal lacks (no floats), and
 # `fidelity_check` looks both ways (what a summary added, too). Then the quizzes

@@ -236,8 +236,9 @@ display.show([b for b in view if b.get("key", "").startswith("design-") and b["k
 # fractions such as "5/8 inch" that the lesson's parser reads as two numbers);
 # `weighted_rank_fusion`, rank fusion with a declared weight per channel, which the
 # lesson's `reciprocal_rank_fusion` does not have; `fuse_by_cluster` (copies collapse,
-# raw scores unused, and only a window of clusters per channel votes); the quiz `RAW_SCORES_QUIZ`; `alias_effect` (the candidates an alias
-# gains and loses); and a prediction, `PW_Q002_FIRST_CLUSTER`: which cluster PW-Q002
-# fuses first, and at which ranks, written down before you run it. Then run
+# raw scores unused, and only a window of clusters per channel votes); the quiz
+# `RAW_SCORES_QUIZ`; `alias_effect` (the candidates an alias gains and loses); and a
+# prediction, `PW_Q002_FIRST_CLUSTER`: which cluster PW-Q002 fuses first, and at which
+# ranks, written down before you run it. Then run
 # `python3 -B methods.py check hybrid`; ask for a nudge with
 # `python3 -B methods.py hint hybrid`.

@@ -297,6 +297,8 @@ def test_task4_unknown_codes_are_errors():
                 why="codes are exact")
     expect_call(fn, False, False, [()], raises=ValueError,
                 why="a withheld candidate with no reason code was withheld for no recorded reason")
+    expect_call(fn, True, False, [("STALE",)], raises=ValueError,
+                why="the codes are checked before the rules: a typo is an error even when the query is out of scope")
 
 
 # Runs of the lesson's pipeline whose result is empty: (query, pool of listing ids or None for the

@@ -74,6 +74,9 @@ def test_task1_a_full_stop_ends_the_sentence_not_the_number():
                                         "never drop a size the customer wrote"),
         ("seal 16.mm", ("clarify", None), "'16.mm' is 16 with '.mm' glued on, which is not a unit word: the "
                                           "number stays, without a unit, so ask"),
+        ("a 16-mm seal", ("clarify", None), "'16-mm' is 16 with '-mm' glued on, which is not a unit word: the "
+                                            "number stays, without a unit, so ask (dropped, the customer's size "
+                                            "would be lost)"),
         ("step 2. fit a 16 mm seal", ("failed", None), "'2.' is the number 2 before a full stop, so the text "
                                                        "holds two numbers: which one is the size?"),
     ):
@@ -314,6 +317,13 @@ def test_task5_step_keeps_the_original():
                             "gained": ["L1", "L2"], "lost": ["L4"]},
                       why="both words aliased; the step names the table's version and keeps the words as typed; "
                           "L4 matched the raw word 'nbr' and is lost, L1 and L2 are gained")
+    _expect_alias(fn, ("oring", "nbr"), {"nbr": "nitrile", "oring": "ring"}, "aliases/1",
+                  Shown("search", _search_table(TABLE)),
+                  want={"original": ("oring", "nbr"), "terms": ("nitrile", "ring"),
+                        "step": ("aliases", "aliases/1", "oring nbr", "oring -> ring, nbr -> nitrile"),
+                        "gained": ["L1", "L2"], "lost": ["L4"]},
+                  why="the step lists its pairs in the order the shopper typed the words, not in the alias "
+                      "table's order")
 
 
 def test_task5_no_alias_and_repeats():
@@ -372,7 +382,7 @@ def test_task6_predict_pw_q002_first_cluster():
         why.append("the cluster: which cluster do PW-L001 and its copy PW-L002 share, and which one is first in "
                    "two channels?")
     if ranks[2] == 3:
-        why.append("the vector rank: the gate withheld PW-L004 before fusion, so do the ranks behind it close up?")
+        why.append("the vector rank: the gate withheld ref-d6dacd426e3c before fusion, so do the ranks behind it close up?")
     elif ranks != want[1]:
         why.append("the ranks: a cluster counts once per channel, at its best-ranked member")
     expect_true(not why, f"PW_Q002_FIRST_CLUSTER = {answer!r} is not what the lesson's fusion computes; look again "

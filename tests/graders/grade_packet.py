@@ -127,6 +127,22 @@ def test_task2_ambiguous_or_short_text():
     _drift(fn, span, "Closed.", "drifted", None, None, "the old end is past the text and the quote is gone")
 
 
+def test_task2_a_record_that_disagrees_with_itself_is_refused():
+    fn = function(load(LESSON), "check_drift")
+    original = "Desk: opens at 8:30 on weekdays."
+    span = _span(original, 6, 19)  # 'opens at 8:30'
+    other = hashlib.sha256("opens at 9:00".encode("utf-8")).hexdigest()
+    expect_call(fn, Shown("<span [6, 19) quoting 'opens at 8:30', with the SHA-256 of 'opens at 9:00'>",
+                          dict(span, quote_sha256=other)), original, raises=ValueError,
+                why="the stored quote and its hash disagree: the record was damaged, so no status can be trusted "
+                    "(the lesson's revalidate would call it ok, since the text still holds the quote)")
+    expect_call(fn, Shown("<span [6, 20) quoting 'opens at 8:30' (13 code points)>", dict(span, end=20)), original,
+                raises=ValueError, why="the span is 14 code points long but its quote has 13: the record is damaged")
+    expect_call(fn, Shown("<span [6, 19) quoting 'opens at 8:30'>", span), "Closed.",
+                want={"status": "drifted", "start": None, "end": None},
+                why="a sound record whose quote is gone is drifted, not an error")
+
+
 def test_task2_the_lesson_edits():
     fn = function(load(LESSON), "check_drift")
     from modules.packet.mechanism import EDITS
@@ -293,6 +309,16 @@ def test_task4_a_hit_is_never_shown_as_a_neighbour():
                 raises=ValueError, why="a negative cap is a mistake to report")
 
 
+def test_task4_neighbours_nearest_first():
+    fn = function(load(LESSON), "expand_after_hits")
+    loans = chunks_of(LOANS)  # 73, 53, 29 and 55 characters
+    _expand(fn, [loans[2]], 2, 0, 110, [("lending#2", "adjacent_to:lending#3"), ("lending#3", "retrieved")],
+            why="the hit takes 29; its nearest neighbour before, lending#2 (53), is offered first and fits (82), "
+                "then lending#1 (73) no longer does; taken farthest first, lending#1 would have filled the budget")
+    _expand(fn, [loans[1]], 0, 2, 113, [("lending#2", "retrieved"), ("lending#3", "adjacent_to:lending#2")],
+            why="after the hit too, nearest first: lending#3 (29) before lending#4 (55), which then no longer fits")
+
+
 def _expand_ids(fn, hits, chunks, before, after, budget, want, why, chunks_shown):
     got, shown = call_shown(fn, *_expand_arguments(hits, Shown(f"<{chunks_shown}>", chunks), before, after, budget))
     expect([(i.id, i.relation) for i in got], want, shown + " -> [(id, relation)]", why=why)
@@ -440,9 +466,9 @@ def test_task5_a_float_is_refused_and_named():
     fn = function(load(LESSON), "packet_seal")
     for fields, where in (({"score@1": 0.5}, "fields['score@1']"),
                           ({"evidence@1": [{"id": "lending#1", "weight": 1e-07}]}, "fields['evidence@1'][0]['weight']"),
-                          ({"a@1": float("nan")}, "fields['a@1']")):
-        _expect_refused(fn, fields, where, "float", "Python writes 1e-07 where JavaScript writes 1e-7: a float's "
-                                                    "text is not one seal everywhere")
+                          ({"a@1": float("nan")}, "fields['a@1']"), ({"count@1": 2.0}, "fields['count@1']")):
+        _expect_refused(fn, fields, where, "float", "Python writes 2.0 and 1e-07 where JavaScript writes 2 and "
+                                                    "1e-7: a float's text is not one seal everywhere")
     expect_call(fn, {"count@1": 8, "fee@1": "0.50", "ok@1": True}, want=reference_seal({"count@1": 8, "fee@1": "0.50",
                                                                                    "ok@1": True}),
                 why="ints, strs and bools are sealed as before: only floats are refused")
@@ -525,6 +551,11 @@ def test_task6_faithful_text_passes_and_order_is_kept():
     _fidelity(fn, "No loans over 30 days, never 2 renewals, except 7 or 3 without fees.", "Loans.",
               {"negations": ["no", "never", "without"], "numbers": ["30", "2", "7", "3"], "exceptions": ["except"]},
               why="list each lost token once, in the order it appears in the original")
+    _fidelity(fn, "Not today, not on Friday, not ever.", "Today.", {"negations": ["not"], "dates": ["friday"]},
+              why="'not' is lost three times but listed once")
+    _fidelity(fn, "Harbour Street opens at 9.", "Opens at 9 near Harbour.", {"entities": ["street"]}, added={},
+              why="'Harbour' opens the original's sentence, so there it names nothing, but the word occurs in "
+                  "the original: a token is added only when it is missing from words(original)")
 
 
 def test_task6_dates_conditions_and_entities():

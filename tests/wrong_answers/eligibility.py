@@ -128,6 +128,10 @@ WRONG_ANSWERS = [
                   "        codes = [code.upper() for code in codes]\n        for code in codes:\n            if code not in state_of:")]},
     {"name": "a candidate with no code is skipped", "task": 4,
      "replace": [('            raise ValueError("a withheld candidate must carry at least one reason code")', '            continue')]},
+    {"name": "the codes checked only once the flags are read (a typo passes when out of scope)", "task": 4,
+     "replace": [("    counted = set()  # the state each candidate counts as\n",
+                  "    if scope_prohibited:\n        return \"out_of_scope\"\n"
+                  "    counted = set()  # the state each candidate counts as\n")]},
     {"name": "quiz: blame the ranker", "task": 5,
      "replace": [('EXPIRED_FIRST_QUIZ = "d"', 'EXPIRED_FIRST_QUIZ = "a"')]},
     {"name": "quiz: blame the channels", "task": 5,

@@ -134,6 +134,11 @@ EQUIVALENT_MUTANTS = [
 
 # Task 5 (appended: query design)
 WRONG_ANSWERS += [
+    {"name": "a hyphen between number and unit drops the size", "task": 1,
+     "replace": [('.rstrip(".-")', '.rstrip(".")')]},
+    {"name": "the step's pairs in the alias table's order", "task": 5,
+     "replace": [('", ".join(f"{word} -> {aliases[word]}" for word in found)',
+                  '", ".join(f"{word} -> {term}" for word, term in aliases.items() if word in original)')]},
     {"name": "aliases overwrite the original", "task": 5,
      "replace": [('    return {"original": original, "terms": new,', '    return {"original": new, "terms": new,')]},
     {"name": "aliased terms kept unsorted with repeats", "task": 5,

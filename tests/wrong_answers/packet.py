@@ -45,6 +45,11 @@ WRONG_ANSWERS = [
                   "    byte_end = min(byte_end, len(data))\n    if not 0 <= byte_start <= byte_end <= len(data):\n")]},
     {"name": "negative byte start allowed", "task": 1,
      "replace": [("    if not 0 <= byte_start <= byte_end <= len(data):", "    if not byte_start <= byte_end <= len(data):")]},
+    {"name": "the lesson's revalidate: the stored record is trusted, its hash never checked", "task": 2,
+     "replace": [("    if hashlib.sha256(quote.encode(\"utf-8\")).hexdigest() != span[\"quote_sha256\"]:\n"
+                  "        raise ValueError(", "    if False:\n        raise ValueError(")]},
+    {"name": "a span whose length is not its quote's is accepted", "task": 2,
+     "replace": [("    if end - start != len(quote):\n", "    if False:\n")]},
     {"name": "offsets in range means ok", "task": 2,
      "replace": [("    if here is not None and hashlib.sha256(here.encode(\"utf-8\")).hexdigest() == span[\"quote_sha256\"]:",
                   "    if here is not None:")]},
@@ -210,6 +215,19 @@ WRONG_ANSWERS = [
      "replace": [('"ok": not any(lost.values()) and not any(added.values())}', '"ok": not any(lost.values())}')]},
     {"name": "quiz: the seal proves truth", "task": 7, "replace": [('SEAL_QUIZ = "a"', 'SEAL_QUIZ = "b"')]},
     {"name": "quiz: the seal proves the sources are unchanged", "task": 7, "replace": [('SEAL_QUIZ = "a"', 'SEAL_QUIZ = "c"')]},
+    {"name": "neighbours taken farthest first", "task": 4,
+     "replace": [("near = row[max(at - before, 0):at][::-1] + row[at + 1:at + 1 + after]",
+                  "near = row[max(at - before, 0):at] + row[at + 1:at + 1 + after][::-1]")]},
+    {"name": "a whole float (2.0) sealed as if it were an int", "task": 5,
+     "replace": [("        if isinstance(value, float):", "        if isinstance(value, float) and not value.is_integer():")]},
+    {"name": "a lost token listed each time it occurs", "task": 6,
+     "replace": [("            if token not in kept and token not in found[kind]:", "            if token not in kept:")]},
+    {"name": "added measured against the original's classified tokens, not all its words", "task": 6,
+     "replace": [("    for source, other, found in ((original, compressed, lost), (compressed, original, added)):\n"
+                  "        kept = set(words(other))\n",
+                  "    for source, other, found in ((original, compressed, lost), (compressed, original, added)):\n"
+                  "        kept = set(words(other)) if found is lost else {t for t, e in tokens(other) if e or t[0].isdigit()"
+                  " or t in NEGATIONS | EXCEPTIONS | CONDITIONS | DATE_WORDS}\n")]},
     {"name": "quiz: a passage can grant a tool", "task": 8, "replace": [('TOOL_QUIZ = "b"', 'TOOL_QUIZ = "a"')]},
     {"name": "quiz: escaping removes the request", "task": 8, "replace": [('TOOL_QUIZ = "b"', 'TOOL_QUIZ = "d"')]},
     {"name": "predict: a hit always goes in before any neighbour", "task": 9,
