@@ -139,9 +139,8 @@ def packet_from_prompts(qid: str, prompts, candidates, corpus: Corpus) -> Packet
     for the query and its judged passages, in rank order), each with its text held. In each call
     every candidate is looked for whole first (every place it occurs); the places found are
     claimed. Then the verbatim pieces of the others: a piece counts only where the prompt's
-    characters are not claimed yet, passages with the most characters found first (so a phrase
-    two passages share is booked to the passage that was sent, not to every passage that repeats
-    it). The packet lists what each call holds in prompt order, call by call. Ids with one text
+    characters are not claimed yet, the longest pieces first (so a phrase two passages share is
+    booked to the passage whose long run holds it, not to every passage that repeats it). The packet lists what each call holds in prompt order, call by call. Ids with one text
     share its places: the first in rank order takes the first place, and so on."""
     docids, texts, calls = [], [], []
     by_text: dict[str, list[str]] = {}
@@ -162,17 +161,16 @@ def packet_from_prompts(qid: str, prompts, candidates, corpus: Corpus) -> Packet
                 found.append((place, ids[min(index, len(ids) - 1)], text))
                 claimed.append((place, place + len(form)))
             if not places:
-                runs = pieces(form, prompt, starts)
-                if runs:
-                    partial.append((-sum(last - first for first, last in runs), len(partial), ids[0], text, form,
-                                    where, runs))
-        for _size, _order, pid, text, form, where, runs in sorted(partial):
-            for first, last in sorted(runs, key=lambda run: (run[0] - run[1], run[0])):   # longest first
-                piece = form[first:last]
-                place = next((p for p in occurrences(piece, prompt) if _free(p, p + len(piece), claimed)), None)
-                if place is not None and (last - first >= MIN_PIECE or last - first == len(form)):
-                    found.append((place, pid, text[where[first]:where[last]].strip()))
-                    claimed.append((place, place + len(piece)))
+                for first, last in pieces(form, prompt, starts):
+                    partial.append((first - last, len(partial), ids[0], text, form, where, first, last))
+        # The longest runs claim their places first, whichever passage they belong to: a phrase two
+        # passages share goes to the passage whose long run holds it.
+        for _size, _order, pid, text, form, where, first, last in sorted(partial):
+            piece = form[first:last]
+            place = next((p for p in occurrences(piece, prompt) if _free(p, p + len(piece), claimed)), None)
+            if place is not None and (last - first >= MIN_PIECE or last - first == len(form)):
+                found.append((place, pid, text[where[first]:where[last]].strip()))
+                claimed.append((place, place + len(piece)))
         for _place, pid, text in sorted(found):
             docids.append(pid)
             texts.append(text)
