@@ -1030,3 +1030,21 @@ def test_the_depth_benchmark_beside_ir_measures_runs_on_small_inputs():
     rows = bench.audit_depth(passages=2000, query_counts=(5,), depth=50, k=10)
     assert rows[0]["queries"] == 5 and abs(rows[0]["audit_recall"] - rows[0]["ir_recall"]) < 1e-6
     assert rows[0]["audit_cpu"] > 0 and rows[0]["ir_cpu"] > 0 and rows[0]["held"] <= 5 * 10 + 5 * 3
+
+
+def test_a_json_run_is_decoded_one_query_at_a_time_and_checked(tmp_path):
+    rows = [passage("a", A100), passage("b", B91)] + [passage(f"p{i}", C30 + str(i)) for i in range(10)]
+    data = folder(tmp_path, rows, {"q": ["a", "b"]}, {"q": ["b"], "r": ["a"]})
+    (data / "run.trec").unlink()
+    deep = {f"x{i}": 0.5 for i in range(20000)} | {f"p{i}": 2.0 for i in range(9)} | {"a": 3.0}
+    (data / "run.json").write_text(json.dumps({"q": {"a": 1.5, "b": 2.5}, "r": deep}))   # one line over 64 KiB
+    report = run_audit(str(data), budgets=[400])
+    assert [(r.qid, r.retrieved) for r in report.results] == [("q", 1), ("r", 1)]
+    assert "unknown_doc" not in report.findings.counts     # r's top 10: a and p0 to p8; x ids below
+    for text, found in (('{"q": {"a": 1}, "q": {"b": 2}}', "each query once"),
+                        ('{"q": {"a": 1, "a": 2}}', "appears twice"),
+                        ('{"q": {"a": 1}} {"r": {}}', "alone"),
+                        ('{"q": {"a": "high"}}', "finite decimal number")):
+        (data / "run.json").write_text(text)
+        with pytest.raises(audit_io.InputError, match=found):
+            run_audit(str(data), budgets=[400])
