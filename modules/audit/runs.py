@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import heapq
 import json
+import operator
+from array import array
+from itertools import islice
 import math
 import os
 from dataclasses import dataclass
@@ -307,7 +310,9 @@ def _groups(path: str, shown: str, form: str, findings):
         if current is not None:
             yield current, ids, scores, ranks, lines
         return
-    current, ids, scores, ranks, lines = None, [], [], [], []
+    # Scores, ranks and line numbers in typed arrays (8 bytes an entry, not a Python object each):
+    # one query may have a million lines.
+    current, ids, scores, ranks, lines = None, [], array("d"), array("q"), array("q")
     for number, line in open_lines(path, shown):
         fields = line.split()
         if len(fields) != 6:
@@ -326,7 +331,7 @@ def _groups(path: str, shown: str, form: str, findings):
         if qid != current:
             if current is not None:
                 yield current, ids, scores, ranks, lines
-            current, ids, scores, ranks, lines = qid, [], [], [], []
+            current, ids, scores, ranks, lines = qid, [], array("d"), array("q"), array("q")
         ids.append(docid)
         scores.append(value)
         ranks.append(int(rank))
@@ -340,7 +345,8 @@ def _rank_group(qid: str, ids, scores, ranks, lines, wanted, k: int, findings, w
     its best-ranked entry; repeated ranks and doc ids are counted in `findings`. `whole`: keep
     the query's whole ranking too (its prompts are searched for every passage it ranks)."""
     count = len(ids)
-    if ranks is not None and len(set(ranks)) != count:
+    # Ranks written in increasing order (as TREC tools write them) are distinct: no set of them.
+    if ranks is not None and not all(map(operator.lt, ranks, islice(ranks, 1, None))) and len(set(ranks)) != count:
         seen: set = set()
         for rank, line in zip(ranks, lines):
             if rank in seen:
