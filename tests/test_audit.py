@@ -1048,3 +1048,21 @@ def test_a_json_run_is_decoded_one_query_at_a_time_and_checked(tmp_path):
         (data / "run.json").write_text(text)
         with pytest.raises(audit_io.InputError, match=found):
             run_audit(str(data), budgets=[400])
+
+
+def test_top_caps_every_per_query_list_on_screen(tmp_path):
+    rows = [passage(f"p{i}", "x" * (50 + i)) for i in range(40)]
+    run = {f"q{q:02d}": [f"p{(q + j) % 40}" for j in range(8)] for q in range(30)}
+    qrels = {q: ids[3:8] for q, ids in run.items()}      # five needed, ranked 4 to 8
+    data = folder(tmp_path, rows, run, qrels)
+    (data / "packets.jsonl").write_text("".join(json.dumps({"qid": q, "docids": ids[:2]}) + "\n"
+                                                for q, ids in run.items()))
+    record = trace(str(data), packets=str(data / "packets.jsonl"), budgets=[120, 400], top=3)
+    shown = {block["key"]: block for block in view(record)}
+    assert len(record["largest_gaps"]) == 3 and len(shown["gaps"]["table"]["rows"]) == 3
+    assert len(shown["sent-queries"]["table"]["rows"]) == 3 and "27 more queries in --json" in \
+        shown["sent-queries"]["table"]["legend"]
+    assert len(shown["sent-why"]["text"].splitlines()) == 1 + 3 * 5    # three queries, five needed each
+    lost = [key for key in shown if key.startswith("lost-")]
+    assert len(lost) == 3 and all(len(shown[key]["table"]["rows"]) <= 3 for key in lost)
+    assert len(record["sent"]["per_query"]) == 30 and len(record["queries"]) == 30   # --json keeps all
