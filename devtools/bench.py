@@ -465,6 +465,7 @@ def audit_depth(passages: int = 10 ** 6, query_counts=(10 ** 2, 10 ** 3, 10 ** 4
             measured = json.loads(done.stdout)
             rows.append({"queries": count, "depth": depth, "k": k, "audit_seconds": audit["seconds"],
                          "audit_cpu": audit["cpu"], "audit_mb": audit["peak_mb"], "held": audit["held"],
+                         "audit_per_further_query": audit["per_query"],
                          "audit_recall": audit["recall"], "ir_seconds": measured["seconds"],
                          "ir_cpu": measured["cpu"], "ir_mb": measured["peak_mb"], "ir_recall": measured["recall"]})
     return rows

@@ -1030,3 +1030,39 @@ def test_the_depth_benchmark_beside_ir_measures_runs_on_small_inputs():
     rows = bench.audit_depth(passages=2000, query_counts=(5,), depth=50, k=10)
     assert rows[0]["queries"] == 5 and abs(rows[0]["audit_recall"] - rows[0]["ir_recall"]) < 1e-6
     assert rows[0]["audit_cpu"] > 0 and rows[0]["ir_cpu"] > 0 and rows[0]["held"] <= 5 * 10 + 5 * 3
+
+
+def test_a_json_run_is_decoded_one_query_at_a_time_and_checked(tmp_path):
+    rows = [passage("a", A100), passage("b", B91)] + [passage(f"p{i}", C30 + str(i)) for i in range(10)]
+    data = folder(tmp_path, rows, {"q": ["a", "b"]}, {"q": ["b"], "r": ["a"]})
+    (data / "run.trec").unlink()
+    deep = {f"x{i}": 0.5 for i in range(20000)} | {f"p{i}": 2.0 for i in range(9)} | {"a": 3.0}
+    (data / "run.json").write_text(json.dumps({"q": {"a": 1.5, "b": 2.5}, "r": deep}))   # one line over 64 KiB
+    report = run_audit(str(data), budgets=[400])
+    assert [(r.qid, r.retrieved) for r in report.results] == [("q", 1), ("r", 1)]
+    assert "unknown_doc" not in report.findings.counts     # r's top 10: a and p0 to p8; x ids below
+    for text, found in (('{"q": {"a": 1}, "q": {"b": 2}}', "each query once"),
+                        ('{"q": {"a": 1, "a": 2}}', "appears twice"),
+                        ('{"q": {"a": 1}} {"r": {}}', "alone"),
+                        ('{"q": {"a": "high"}}', "finite decimal number")):
+        (data / "run.json").write_text(text)
+        with pytest.raises(audit_io.InputError, match=found):
+            run_audit(str(data), budgets=[400])
+
+
+def test_top_caps_every_per_query_list_on_screen(tmp_path):
+    rows = [passage(f"p{i}", "x" * (50 + i)) for i in range(40)]
+    run = {f"q{q:02d}": [f"p{(q + j) % 40}" for j in range(8)] for q in range(30)}
+    qrels = {q: ids[3:8] for q, ids in run.items()}      # five needed, ranked 4 to 8
+    data = folder(tmp_path, rows, run, qrels)
+    (data / "packets.jsonl").write_text("".join(json.dumps({"qid": q, "docids": ids[:2]}) + "\n"
+                                                for q, ids in run.items()))
+    record = trace(str(data), packets=str(data / "packets.jsonl"), budgets=[120, 400], top=3)
+    shown = {block["key"]: block for block in view(record)}
+    assert len(record["largest_gaps"]) == 3 and len(shown["gaps"]["table"]["rows"]) == 3
+    assert len(shown["sent-queries"]["table"]["rows"]) == 3 and "27 more queries in --json" in \
+        shown["sent-queries"]["table"]["legend"]
+    assert len(shown["sent-why"]["text"].splitlines()) == 1 + 3 * 5    # three queries, five needed each
+    lost = [key for key in shown if key.startswith("lost-")]
+    assert len(lost) == 3 and all(len(shown[key]["table"]["rows"]) <= 3 for key in lost)
+    assert len(record["sent"]["per_query"]) == 30 and len(record["queries"]) == 30   # --json keeps all

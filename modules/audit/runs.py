@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import heapq
 import json
+import operator
+from array import array
+from itertools import islice
 import math
 import os
 from dataclasses import dataclass
@@ -179,22 +182,38 @@ def _jsonl_entry(line: str, shown: str, number: int, findings) -> tuple[str, Ent
     return qid, Entry(docid, _score(record["score"], shown, number, JSONL_RUN), rank, number)
 
 
+FORM_PEEK = 1 << 16     # a JSON-lines run's first line is far shorter; a longer one is a JSON run
+
+
 def _form(path: str, shown: str) -> str:
-    for number, line in open_lines(path, shown, limit=MAX_JSON_RUN):   # a JSON run may be one long line
-        if not line.lstrip().startswith("{"):
-            return TREC_RUN
+    """The run's format, from its first non-blank line, read no further than FORM_PEEK bytes past
+    the blank ones (a {qid: {docid: score}} run may be one line of a gigabyte: never parsed here)."""
+    from modules.audit.readers import _open
+    with _open(path) as handle:
+        head = b""
         try:
-            record = read_object(line, shown, number)
-        except InputError:
-            return DICT_RUN   # the first line of a multi-line JSON object is not a whole object
-        return JSONL_RUN if "qid" in record else DICT_RUN
-    return TREC_RUN
+            while not head:
+                chunk = handle.read(FORM_PEEK)
+                if not chunk:
+                    return TREC_RUN
+                head = chunk.lstrip(b"\xef\xbb\xbf").lstrip()
+            head += handle.read(FORM_PEEK)
+        except (OSError, EOFError):
+            return TREC_RUN     # the line reader names the file and the line
+    if not head.startswith(b"{"):
+        return TREC_RUN
+    end = head.find(b"\n")
+    try:
+        record = json.loads(head if end < 0 else head[:end])
+    except ValueError:
+        return DICT_RUN   # a multi-line JSON object, or a line longer than the peek
+    return JSONL_RUN if isinstance(record, dict) and "qid" in record else DICT_RUN
 
 
 def _dict_run(path: str, shown: str, findings):
     """Yield (qid, entry) from a {qid: {docid: score}} object: the file is one value, decoded one
     query's object at a time (so memory is the file's text and one query, not the whole tree)."""
-    text = "".join(line for _number, line in open_lines(path, shown, limit=MAX_JSON_RUN))
+    text = _whole_text(path, shown)
     decoder = json.JSONDecoder(object_pairs_hook=_unique)
     at = _skip(text, 0)
     if text[at:at + 1] != "{":
@@ -234,6 +253,26 @@ def _dict_run(path: str, shown: str, findings):
         raise InputError(shown, 1, "(json)", f"expected {DICT_RUN} alone, found more after it")
 
 
+def _whole_text(path: str, shown: str) -> str:
+    """The whole file as text (gzip undone, a BOM dropped): one copy, up to MAX_JSON_RUN bytes."""
+    from modules.audit.readers import BOM, _open
+    with _open(path) as handle:
+        try:
+            data = handle.read(MAX_JSON_RUN + 1)
+        except (OSError, EOFError) as error:
+            raise InputError(shown, 1, "(gzip)", f"expected gzip data, found {error or 'a stream cut short'}") from None
+    if len(data) > MAX_JSON_RUN:
+        raise InputError(shown, 1, "(line)", f"expected a JSON run of at most {MAX_JSON_RUN:,} bytes, found a "
+                                             f"longer one")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(shown, 1, "(encoding)", f"expected UTF-8 text, found {error.reason} at byte "
+                                                 f"{error.start}") from None
+    del data
+    return text[1:] if text.startswith(BOM) else text
+
+
 def _skip(text: str, at: int) -> int:
     while at < len(text) and text[at] in " \t\r\n":
         at += 1
@@ -271,7 +310,9 @@ def _groups(path: str, shown: str, form: str, findings):
         if current is not None:
             yield current, ids, scores, ranks, lines
         return
-    current, ids, scores, ranks, lines = None, [], [], [], []
+    # Scores, ranks and line numbers in typed arrays (8 bytes an entry, not a Python object each):
+    # one query may have a million lines.
+    current, ids, scores, ranks, lines = None, [], array("d"), array("q"), array("q")
     for number, line in open_lines(path, shown):
         fields = line.split()
         if len(fields) != 6:
@@ -290,7 +331,7 @@ def _groups(path: str, shown: str, form: str, findings):
         if qid != current:
             if current is not None:
                 yield current, ids, scores, ranks, lines
-            current, ids, scores, ranks, lines = qid, [], [], [], []
+            current, ids, scores, ranks, lines = qid, [], array("d"), array("q"), array("q")
         ids.append(docid)
         scores.append(value)
         ranks.append(int(rank))
@@ -304,7 +345,8 @@ def _rank_group(qid: str, ids, scores, ranks, lines, wanted, k: int, findings, w
     its best-ranked entry; repeated ranks and doc ids are counted in `findings`. `whole`: keep
     the query's whole ranking too (its prompts are searched for every passage it ranks)."""
     count = len(ids)
-    if ranks is not None and len(set(ranks)) != count:
+    # Ranks written in increasing order (as TREC tools write them) are distinct: no set of them.
+    if ranks is not None and not all(map(operator.lt, ranks, islice(ranks, 1, None))) and len(set(ranks)) != count:
         seen: set = set()
         for rank, line in zip(ranks, lines):
             if rank in seen:

@@ -139,9 +139,9 @@ def packet_from_prompts(qid: str, prompts, candidates, corpus: Corpus) -> Packet
     for the query and its judged passages, in rank order), each with its text held. In each call
     every candidate is looked for whole first (every place it occurs); the places found are
     claimed. Then the verbatim pieces of the others: a piece counts only where the prompt's
-    characters are not claimed yet, passages with the most characters found first (so a phrase
-    two passages share is booked to the passage that was sent, not to every passage that repeats
-    it). The packet lists what each call holds in prompt order, call by call. Ids with one text
+    characters are not claimed yet, the longest pieces first (so a phrase two passages share is
+    booked to the passage whose long run holds it, not to every passage that repeats it). The
+    packet lists what each call holds in prompt order, call by call. Ids with one text
     share its places: the first in rank order takes the first place, and so on."""
     docids, texts, calls = [], [], []
     by_text: dict[str, list[str]] = {}
@@ -162,17 +162,16 @@ def packet_from_prompts(qid: str, prompts, candidates, corpus: Corpus) -> Packet
                 found.append((place, ids[min(index, len(ids) - 1)], text))
                 claimed.append((place, place + len(form)))
             if not places:
-                runs = pieces(form, prompt, starts)
-                if runs:
-                    partial.append((-sum(last - first for first, last in runs), len(partial), ids[0], text, form,
-                                    where, runs))
-        for _size, _order, pid, text, form, where, runs in sorted(partial):
-            for first, last in sorted(runs, key=lambda run: (run[0] - run[1], run[0])):   # longest first
-                piece = form[first:last]
-                place = next((p for p in occurrences(piece, prompt) if _free(p, p + len(piece), claimed)), None)
-                if place is not None and (last - first >= MIN_PIECE or last - first == len(form)):
-                    found.append((place, pid, text[where[first]:where[last]].strip()))
-                    claimed.append((place, place + len(piece)))
+                for first, last in pieces(form, prompt, starts):
+                    partial.append((first - last, len(partial), ids[0], text, form, where, first, last))
+        # The longest runs claim their places first, whichever passage they belong to: a phrase two
+        # passages share goes to the passage whose long run holds it.
+        for _size, _order, pid, text, form, where, first, last in sorted(partial):
+            piece = form[first:last]
+            place = next((p for p in occurrences(piece, prompt) if _free(p, p + len(piece), claimed)), None)
+            if place is not None and (last - first >= MIN_PIECE or last - first == len(form)):
+                found.append((place, pid, text[where[first]:where[last]].strip()))
+                claimed.append((place, place + len(piece)))
         for _place, pid, text in sorted(found):
             docids.append(pid)
             texts.append(text)
@@ -228,7 +227,9 @@ def _characters(spans) -> str:
 
 def _where(spans, length: int) -> str:
     starts, ends = spans[0][0] == 0, spans[-1][1] == length
-    return "its start" if starts and not ends else "its end" if ends and not starts else         "its start and end" if starts and ends else "its middle"
+    if starts and ends:
+        return "its start and end"
+    return "its start" if starts else "its end" if ends else "its middle"
 
 
 def _piece_booking(pid: str, spans_by_call: dict, length: int, several_calls: bool) -> Booking:
@@ -238,24 +239,26 @@ def _piece_booking(pid: str, spans_by_call: dict, length: int, several_calls: bo
                  for start, end in _merged(spans))
     for call, spans in sorted(spans_by_call.items()):
         if _merged(spans) == [(0, length)]:
-            return Booking(pid, "sent", f"whole in call {call}" if several_calls else "the text sent is the corpus "
-                                                                                     "text", pieces=runs, length=length)
+            detail = f"whole in call {call}" if several_calls else "the text sent is the corpus text"
+            return Booking(id=pid, cause="sent", detail=detail, pieces=runs, length=length)
     if len(spans_by_call) > 1:
         held = _merged(span for spans in spans_by_call.values() for span in spans)
         together = sum(end - start for start, end in held)
         calls = "; ".join(f"call {call}: characters {_characters(_merged(spans))}"
                           for call, spans in sorted(spans_by_call.items()))
-        return Booking(pid, "split_calls", f"{calls} of {length} (together {together} of {length}; no call held "
-                                           f"it whole)", pieces=runs, length=length)
+        return Booking(id=pid, cause="split_calls", pieces=runs, length=length,
+                       detail=f"{calls} of {length} (together {together} of {length}; no call held it whole)")
     (call, spans), = spans_by_call.items()
     spans = _merged(spans)
     sent = sum(end - start for start, end in spans)
     where = f" in call {call}" if several_calls else ""
     if len(spans) == 1 and spans[0][0] == 0:
-        return Booking(pid, "truncated", f"characters 1-{spans[0][1]} of {length} sent{where} (its start; "
-                                         f"{length - sent} characters cut)", pieces=runs, length=length)
-    return Booking(pid, "piece", f"characters {_characters(spans)} of {length} sent{where} ({_where(spans, length)}; "
-                                 f"{sent} of {length} characters)", pieces=runs, length=length)
+        return Booking(id=pid, cause="truncated", pieces=runs, length=length,
+                       detail=f"characters 1-{spans[0][1]} of {length} sent{where} (its start; {length - sent} "
+                              f"characters cut)")
+    return Booking(id=pid, cause="piece", pieces=runs, length=length,
+                   detail=f"characters {_characters(spans)} of {length} sent{where} ({_where(spans, length)}; "
+                          f"{sent} of {length} characters)")
 
 
 def audit_packet(packet: Packet, ranking, relevant, corpus: Corpus, k: int, unit: str, findings,
@@ -308,34 +311,34 @@ def audit_packet(packet: Packet, ranking, relevant, corpus: Corpus, k: int, unit
             if pid in spans:
                 bookings.append(_piece_booking(pid, spans[pid], len(held.text), several_calls))
             elif pid in problems:
-                bookings.append(Booking(pid, *problems[pid]))
+                bookings.append(Booking(id=pid, cause=problems[pid][0], detail=problems[pid][1]))
             else:
-                bookings.append(Booking(pid, "sent", "sent by id (the packet gives no text to compare)"
+                bookings.append(Booking(id=pid, cause="sent", detail="sent by id (the packet gives no text to compare)"
                                         if held is not None else "sent; the corpus has no text to compare with"))
             if pid in problems and problems[pid][0] == "other_version":   # its id, another version's text
-                bookings[-1] = Booking(pid, *problems[pid])
+                bookings[-1] = Booking(id=pid, cause=problems[pid][0], detail=problems[pid][1])
             left = [other for sent_id, other in splits if sent_id == pid]
             if left and bookings[-1].cause == "sent":
-                bookings[-1] = Booking(pid, "split_unit", f"sent without {left[0]}, of its declared unit "
-                                                          f"{held.unit}")
+                bookings[-1] = Booking(id=pid, cause="split_unit",
+                                       detail=f"sent without {left[0]}, of its declared unit {held.unit}")
             continue
         versions = [other for other in sent if held is not None and held.source_id and other in corpus
                     and corpus.held[other].source_id == held.source_id and corpus.held[other].version != held.version
                     and held.version]
         partners = [other for other in _unit_members(pid, corpus) if other in index]
         if pid not in in_top:
-            bookings.append(Booking(pid, "not_retrieved", "not among the run's top k for this query"))
+            bookings.append(Booking(id=pid, cause="not_retrieved", detail="not among the run's top k for this query"))
         elif versions:
             other = corpus.held[versions[0]]
-            bookings.append(Booking(pid, "other_version", f"{versions[0]} (version {other.version}) of "
-                                                          f"{held.source_id} was sent instead of version "
-                                                          f"{held.version}"))
+            bookings.append(Booking(id=pid, cause="other_version",
+                                    detail=f"{versions[0]} (version {other.version}) of {held.source_id} was sent "
+                                           f"instead of version {held.version}"))
         elif partners:
-            bookings.append(Booking(pid, "split_unit", f"{partners[0]} was sent without it; they declare one unit, "
-                                                       f"{held.unit}"))
+            bookings.append(Booking(id=pid, cause="split_unit",
+                                    detail=f"{partners[0]} was sent without it; they declare one unit, {held.unit}"))
         else:
-            bookings.append(Booking(pid, "not_sent", "retrieved, not sent", _diagnosis(pid, selection, lab_sent,
-                                                                                       budget, unit)))
+            bookings.append(Booking(id=pid, cause="not_sent", detail="retrieved, not sent",
+                                    diagnosis=_diagnosis(pid, selection, lab_sent, budget, unit)))
     covered = sum(1 for b in bookings if b.cause == "sent")
     if packet.prompts:
         call_sizes = tuple(corpus.counter(prompt) for prompt in packet.prompts)

@@ -1,6 +1,7 @@
 """`methods.py audit`: the audit's record (trace) and its printable view (view, in view.py).
 
-    python3 -B methods.py audit [PATH] [--run FILE] [--qrels FILE] [--packets FILE]
+    python3 -B methods.py audit [PATH] [--run FILE] [--qrels FILE]
+                                [--prompts FILE | --packets FILE] [--window N]
                                 [--budget N ...] [--unit chars|lab-tokens]
                                 [--tokenizer MODULE:FUNCTION] [--k K] [--as-of YYYY-MM-DD]
                                 [--policy] [--top N] [--plain | --json]

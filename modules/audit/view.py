@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from modules.audit.mechanism import CAUSES
-from modules.audit.sent import SENT_CAUSES
 from modules.common.tables import table_block
 
 __all__ = ["blocks", "printable", "share", "LABELS", "SENT_LABELS"]
