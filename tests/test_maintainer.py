@@ -3,6 +3,7 @@ care with edited files, strict `dev` arguments, and the shape of the import grap
 
 import ast
 import json
+import re
 import subprocess
 import sys
 
@@ -389,3 +390,35 @@ def test_grading_lives_in_one_package():
     assert {"harness.py", "worker.py", "sandboxed.py", "wire.py", "pool.py", "gradebook.py", "gradescope.py",
             "integrity.py"} <= package
     assert not [name for name in package - {"__init__.py"} if (ROOT / "labtools" / name).exists()]
+
+
+def quiz_options(lesson: str, name: str) -> dict:
+    """{letter: option text} of quiz `name` as the learner's exercise file states it."""
+    text = (ROOT / "exercises" / f"{lesson}.py").read_text(encoding="utf-8")
+    blocks = [b for b in re.split(r"^# Task \d+ \(quiz\)\.", text, flags=re.M)[1:]
+              if f"# Set {name} to one letter." in b]
+    assert len(blocks) == 1, f"exercises/{lesson}.py: {len(blocks)} quiz blocks for {name}"
+    body = " ".join(line.lstrip("#").strip() for line in blocks[0].split(f"# Set {name} to one letter.")[0].split("\n"))
+    _premise, *parts = re.split(r'\s"([a-d])"\s', " " + body)
+    return {parts[i]: parts[i + 1].strip() for i in range(0, len(parts), 2)}
+
+
+def test_no_quiz_can_be_guessed_by_the_length_of_its_options():
+    # Issue 36: options alike in length, and the key the longest option in at most a third of
+    # the quizzes (a learner who picks the longest must do no better than chance allows).
+    from labtools import manifest
+    keyed_longest, quizzes = [], 0
+    for entry in manifest.lessons():
+        solution = (ROOT / "solutions" / f"{entry['name']}.py").read_text(encoding="utf-8")
+        for _number, name, kind, _title in manifest.tasks(entry["name"]):
+            if kind != "quiz":
+                continue
+            options = quiz_options(entry["name"], name)
+            assert sorted(options) == list("abcd"), (entry["name"], name, sorted(options))
+            lengths = {letter: len(text) for letter, text in options.items()}
+            assert max(lengths.values()) <= 1.3 * min(lengths.values()), (entry["name"], name, lengths)
+            key = re.search(rf'^{name} = "([a-d])"$', solution, re.M).group(1)
+            quizzes += 1
+            if lengths[key] == max(lengths.values()):
+                keyed_longest.append(name)
+    assert quizzes >= 10 and len(keyed_longest) * 3 <= quizzes, keyed_longest
