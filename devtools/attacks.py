@@ -421,6 +421,9 @@ def _no_raw_escapes(result: dict) -> str:
 def _warned_about_modules(result: dict) -> str:
     if result["mode"] == "sandbox":
         return ""
+    name = "modules/context/__init__.py"
+    if (Path(result["project"]) / name).read_bytes() == (course.ROOT / name).read_bytes():
+        return ""  # the edit was refused (grade as root: the learner's code runs as a user of its own)
     if "modules/context/__init__.py" not in result["stdout"]:
         return "grade did not warn that modules/context/__init__.py changed"
     done = subprocess.run([sys.executable, "-B", "methods.py", "check", "--target", "solutions", "--json", LESSON],
