@@ -161,3 +161,34 @@ def test_the_sandboxs_tmp_is_bounded(tmp_path):
     at = command.index("/tmp")
     assert command[at - 1] == "--tmpfs" and command[at - 3:at - 1] == ["--size", str(sandbox.TMP_BYTES)] \
         or command[at - 2] == "--bind"
+
+
+# ------------------------------------------------------------------ no user, /proc view or pipe shared
+
+PROBES_THE_WORKER = '''
+import os as _os
+print("uid", _os.getuid())
+for _what, _try in (("fd", lambda: open(f"/proc/{_os.getppid()}/fd/0", "rb")),
+                    ("mem", lambda: open(f"/proc/{_os.getppid()}/mem", "rb")),
+                    ("kill", lambda: _os.kill(_os.getppid(), 0))):
+    try:
+        _try()
+        print(_what, "allowed")
+    except OSError:
+        print(_what, "refused")
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux /proc")
+def test_without_the_sandbox_the_learners_code_cannot_reach_its_worker(tmp_path):
+    # Its worker (the parent) holds the job lines of other students on fd 0 and their answers
+    # on its pipes: the learner's code may not open them, read its memory, or (as root, where
+    # it runs as a user of its own) signal it.
+    solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
+    results = grading.grade_submissions(_class(tmp_path, "context", {"eve": solution + PROBES_THE_WORKER}),
+                                        ["context"], workers=1)
+    output = results["eve"][0].get("output", "")
+    assert "fd refused" in output and "mem refused" in output, output
+    if os.geteuid() == 0:
+        assert "uid 0\n" not in output and "kill refused" in output, output
+    assert all(_tasks_passed(results["eve"][0]))

@@ -50,6 +50,9 @@ from labtools.grading.limits import Limits
 from labtools.grading.sandbox import sandbox_command, sandbox_problem
 
 READY_SECONDS = 120.0  # for a worker to read the harness and import every grader
+# Where grade runs as root, worker i's learner code runs as user LEARNER_UID + i (worker.py):
+# ids no account uses, one per worker, so no two students' code ever shares a user.
+LEARNER_UID = 2_000_000_000
 # The worker, and the files of the package the sandboxed learner process runs (as the
 # snapshot names them): the sandbox sees these and the lab modules, nothing else.
 WORKER = "labtools/grading/worker.py"
@@ -133,8 +136,8 @@ def _kill_orphans() -> None:
 class Worker:
     """One warm grading process: it imports graders once and forks a child per lesson graded."""
 
-    def __init__(self, scratch: Path, lab: _Lab, fork: bool = True):
-        self.scratch, self.lab, self.fork = scratch, lab, fork
+    def __init__(self, scratch: Path, lab: _Lab, fork: bool = True, uid: int | None = None):
+        self.scratch, self.lab, self.fork, self.uid = scratch, lab, fork, uid
         self.process: subprocess.Popen | None = None
         self.log = None
         self.buffer = b""
@@ -199,6 +202,8 @@ class Worker:
         if self.process is None or self.process.poll() is not None:
             self.start()
         job = dict(job, id=secrets.token_hex(16))  # an answer for another job, or a forged one, is skipped
+        if self.uid is not None:
+            job["uid"] = self.uid
         try:
             self.process.stdin.write(json.dumps(job).encode("utf-8") + b"\n")
             self.process.stdin.flush()
@@ -340,13 +345,18 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     timeout = _job_timeout(limits)
     limit_fields = {"seconds": limits.seconds, "memory_mb": limits.memory_mb, "output_chars": limits.output_chars}
     reaper.become_subreaper()
+    reaper.become_undumpable()  # learner code of this user cannot read this process's fds or memory
     root = Path(tempfile.mkdtemp(prefix="lab-grade-"))
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0 and fork and hasattr(os, "setresuid")
+    if as_root:
+        root.chmod(0o711)  # the learners' users pass through to their own work folders, list nothing
     pool: list[Worker] = []
     try:
         snapshot = harness_snapshot()
         lab = _Lab(root, snapshot, sandbox)
         units_count = len(submissions) if sandbox else len(submissions) * len(lessons)
-        pool = [Worker(root, lab, fork=fork) for _ in range(min(workers, units_count) or 1)]
+        pool = [Worker(root, lab, fork=fork, uid=LEARNER_UID + index if as_root else None)
+                for index in range(min(workers, units_count) or 1)]
         # The workers read the harness and import every grader while the submissions are read;
         # no job is given to any of them before both are done, so no learner code runs before
         # every submission is in memory and every worker is ready.

@@ -23,6 +23,19 @@ def become_subreaper() -> bool:
         return False
 
 
+def become_undumpable() -> bool:
+    """PR_SET_DUMPABLE 0 (Linux): another process of the same user can then neither trace
+    this one nor open its /proc/PID/fd, mem or environ (only a root one could, hence the
+    learner's own user where grading runs as root: worker.py). Inherited by forked children."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        return False
+
+
 def children_of(pid: int) -> list[int]:
     """Process ids whose parent is `pid` (from /proc; empty where there is no /proc)."""
     quick = _children_files(pid)

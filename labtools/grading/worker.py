@@ -210,8 +210,38 @@ def _read_call(shared) -> dict:
     return {"test": test, "call": call}
 
 
+def _own_work(job: dict) -> dict:
+    """Where grading runs as root and the pool gave this worker a user id (job["uid"]): the job
+    with a work folder of that user's own (no one else may enter it), made before it drops to
+    that user (see _drop_to)."""
+    uid = job.get("uid")
+    if uid is None or os.geteuid() != 0:
+        return job
+    work = os.path.join(job["work"], job["lesson"])
+    os.makedirs(work, mode=0o700, exist_ok=True)
+    os.lchown(work, uid, uid)
+    os.chmod(work, 0o700)
+    return dict(job, work=work)
+
+
+def _drop_to(job: dict) -> None:
+    """Become job["uid"], with no supplementary groups, for good: the learner's code then runs
+    as a user of its own (one per worker, never root), so it cannot signal, trace or read the
+    files of the workers, of `grade`, or of another worker's learner code, nor write the
+    checkout or the output folder."""
+    uid = job.get("uid")
+    if uid is None or os.geteuid() != 0:
+        return
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise SystemExit("could not drop to the learner's user")
+
+
 def _forked_child(job, grader, tests, key, write_fd, output_fd, shared) -> None:
     os.setpgid(0, 0)
+    job = _own_work(job)
     _child_setup(job, tests, output_fd)
     keep = sorted({0, 1, 2, write_fd})
     low = 3
@@ -220,6 +250,7 @@ def _forked_child(job, grader, tests, key, write_fd, output_fd, shared) -> None:
             os.closerange(low, fd)
             low = fd + 1
     os.closerange(low, 1 << 16)
+    _drop_to(job)
     send = signer(key, write_fd)
     harness._on_call = lambda shown: _note_call(shared, shown)
     _child_grade(job, grader, tests, send)
@@ -632,6 +663,7 @@ def serve(fork: bool) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     reaper.become_subreaper()
+    reaper.become_undumpable()  # no learner code of this user may open /proc/<this>/fd or mem
     first = jobs.readline()  # the harness as pool.py read it, before any learner code ran
     given = json.loads(first) if first.strip() else {}
     harness.install_snapshot(given.get("files"))
