@@ -53,8 +53,8 @@ def test_every_command_the_readme_shows_exists():
     for arguments in commands:
         word = arguments[0]
         assert re.search(rf"^\s+(\d\d )?{word}\s", listing, re.M), f"the README shows `{word}`, which is not a command"
-        if word == "dev":
-            assert methods("dev", arguments[1], "--help").returncode == 0
+        if word == "dev":   # named in `dev --help` (never run: `dev test` would build .venv)
+            assert re.search(rf"\b{arguments[1]}\b", methods("dev", "--help").stdout.decode()), arguments
 
 
 @pytest.mark.parametrize("arguments", [["context", "--plain"], ["audit", "--plain"]], ids=" ".join)
