@@ -40,12 +40,13 @@ def test_the_manifest_declares_the_grading_python():
 
 
 def test_check_flags_a_passing_file_that_the_grading_python_would_fail(tmp_path):
-    solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
-    (tmp_path / "context.py").write_text(solution.replace("from fractions", "import tomllib\nfrom fractions", 1),
-                                         encoding="utf-8")
+    # tomllib in a helper that no task calls: the file passes here, and would not import on 3.10.
+    solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8") + \
+        "\n\ndef _settings(path):\n    import tomllib\n    return tomllib.loads(path.read_text())\n"
+    (tmp_path / "context.py").write_text(solution, encoding="utf-8")
     record = json.loads(methods("check", "context", "--target", str(tmp_path), "--json").stdout)
     assert record["grading_python"] == "3.10"
-    line = next(n for n, text in enumerate(solution.splitlines(), 1) if text.startswith("from fractions"))
+    line = next(n for n, text in enumerate(solution.splitlines(), 1) if text.strip() == "import tomllib")
     assert record["lessons"][0]["python_problems"] == [{"line": line, "message": "`import tomllib` needs Python 3.11"}]
     plain = " ".join(methods("check", "context", "--target", str(tmp_path), "--plain").stdout.decode().split())
     assert f"context.py, line {line}: `import tomllib` needs Python 3.11" in plain

@@ -28,22 +28,19 @@ def test_a_time_out_says_too_slow_and_repeats_the_docstrings_cost(tmp_path):
     assert "loop that never ends?" not in message
 
 
-def test_a_crash_names_the_learners_file_and_line(tmp_path):
+def test_a_crash_names_the_learners_line_and_an_answer_too_big_to_print_is_described(tmp_path):
     solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
     helper = "\n\ndef _share(a, b):\n    return a / 0\n"
     crashing = solution.replace("def packet_coverage(", "def packet_coverage(*args):\n    return _share(*args)"
-                                                        "\n\n\ndef _unused(", 1) + helper
+                                                        "\n\n\ndef _unused(", 1)
+    crashing = crashing.replace("def recall_at_k(", "def recall_at_k(*args, **kwargs):\n    return 10 ** 5000"
+                                                    "\n\n\ndef _unused_too(", 1) + helper
     line = crashing.splitlines().index("    return a / 0") + 1
-    task = _task(tmp_path, "context", crashing, 1)
-    assert "it raised" in task["message"] and f"context.py, line {line}: return a / 0" in task["message"]
-
-
-def test_an_answer_too_big_to_print_is_described(tmp_path):
-    solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
-    huge = solution.replace("def packet_coverage(", "def packet_coverage(*args):\n    return 10 ** 5000"
-                                                    "\n\n\ndef _unused(", 1)
-    task = _task(tmp_path, "context", huge, 1)
-    assert "Traceback" not in task["message"] and "too long to print" in task["message"]
+    (tmp_path / "context.py").write_text(crashing, encoding="utf-8")
+    done = methods("check", "context", "--target", str(tmp_path), "--json", check=False)
+    tasks = {task["number"]: task for task in json.loads(done.stdout)["lessons"][0]["tasks"]}
+    assert "it raised" in tasks[1]["message"] and f"context.py, line {line}: return a / 0" in tasks[1]["message"]
+    assert "Traceback" not in tasks[2]["message"] and "too long to print" in tasks[2]["message"]
 
 
 def test_the_copied_mark_survives_renamed_variables():
