@@ -28,10 +28,10 @@ def id_conflicts(chunks) -> tuple:
     copy that differs, naming its first differing field. Whoever has to repair the feed
     needs the whole list at once: this is that report.
 
-    `chunks` is a sequence of RetrievedChunk, best first. Compare each later copy of an
-    id with the first copy of that id, field by field over IDENTITY_FIELDS (the score
-    is not compared: two channels may score one chunk differently and it is still the
-    same chunk).
+    `chunks` is a list or a tuple of RetrievedChunk (either is accepted), best first.
+    Compare each later copy of an id with the first copy of that id, field by field over
+    IDENTITY_FIELDS (the score is not compared: two channels may score one chunk
+    differently and it is still the same chunk).
 
     Return a list or a tuple (either is accepted) of (id, fields) pairs, one for each id
     with at least one copy that differs from its first, in the order the ids first appear
@@ -124,6 +124,7 @@ def overlap_share(a: RetrievedChunk, b: RetrievedChunk) -> Fraction:
 def merge_overlapping(chunks) -> tuple:
     """Task 6. Merge the overlapping chunks of each file into spans, whatever the input order.
 
+    `chunks` is a list or a tuple of RetrievedChunk (either is accepted), in any order.
     The lesson keeps the best chunk and rejects what overlaps it, losing the rejected chunk's
     other lines (chunk-0002's lines 30-34). Here overlapping chunks of one `source` are
     merged instead: a span covers the union of their line ranges, and chunks that overlap

@@ -287,7 +287,7 @@ CURRICULUM_FIGURES = [
     "returns-mirror   mirror  returns-v1       same normalised text", "returns-export   export  returns-v1",
     "   1  chunk-0001  release-policy.md    12-29", "   2  chunk-0002  release-policy.md    26-34",
     "   3  chunk-0003  deployment-guide.md  12-24", "   4  chunk-0004  deployment-guide.md  25-33",
-    "   5  chunk-0005  service-config.md    32-35", "Selected (4 of 5)", "overlapping_lines_with:chunk-0001",
+    "   5  chunk-0005  service-config.md    32-35", "5 candidates, 4 selected, 1 rejected.", "overlapping_lines_with:chunk-0001",
     "Rejected: chunk-0002 overlapping_lines_with:chunk-0001 (shares lines 26-29)", "1-based and inclusive",
     "top 2      returns-v1, returns-faq                          0.935      1  1/2",
     "deduped 2  returns-v1, hours-v2                             0.875      2  2/2",

@@ -185,8 +185,9 @@ def view(record: dict) -> list[dict]:
                ["rank", "id", "file", "lines", "score"],
                [[c["rank"], c["id"], c["source"], c["lines"], f"{c['score']:.1f}"] for c in overlap["candidates"]]),
         {"key": "overlap-result",
-         "text": f"{record['line_ranges']}\nSelected ({len(overlap['selected_ids'])} of "
-                 f"{len(overlap['candidates'])}): {', '.join(overlap['selected_ids'])}.\n"
+         "text": f"{record['line_ranges']}\n{len(overlap['candidates'])} candidates, "
+                 f"{len(overlap['selected_ids'])} selected, {len(overlap['rejected'])} rejected.\n"
+                 f"Selected: {', '.join(overlap['selected_ids'])}.\n"
                  + "\n".join(f"Rejected: {r['id']} {r['reason']} (shares lines {r['shared_lines']})"
                              for r in overlap["rejected"])
                  + "\nThe two deployment-guide.md chunks are adjacent (24 then 25), so both stay.\n"
