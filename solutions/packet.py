@@ -84,7 +84,7 @@ def check_drift(span: dict, text: str) -> dict:
     if hashlib.sha256(quote.encode("utf-8")).hexdigest() != span["quote_sha256"]:
         raise ValueError(f"span['quote_sha256'] is not the SHA-256 of span['quote'] {quote!r}: the record is damaged")
     if end - start != len(quote):
-        raise ValueError(f"span [{start}, {end}) is {end - start} code points long, but its quote has {len(quote)}")
+        raise ValueError(f"span [{start}, {end}) is not as long as its quote ({len(quote)} code points)")
     here = text[start:end] if end <= len(text) else None
     if here is not None and hashlib.sha256(here.encode("utf-8")).hexdigest() == span["quote_sha256"]:
         return {"status": "ok", "start": start, "end": end}
