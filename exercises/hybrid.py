@@ -21,7 +21,8 @@ UNIT_WORDS = {"mm": "mm", "millimetre": "mm", "millimetres": "mm", "millimeter":
 
 
 def parse_size(text: str) -> tuple:
-    """Task 1. Read at most one size from `text`; return (state, value_mm).
+    """Task 1. Read at most one size from `text`; return (state, value_mm), a tuple or a list
+    (either is accepted).
 
     Split the text into words on spaces and commas; punctuation that ends a
     sentence (. ; : ! ?) at the end of a word is not part of it, so "seal 16."

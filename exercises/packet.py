@@ -126,8 +126,9 @@ def expand_after_hits(hits, chunks, before: int, after: int, max_quote_chars: in
         (use dataclasses.replace): it was not retrieved, and must never look retrieved;
       * the result holds each kept hit's group (its neighbours and the hit) sorted by
         start, the groups in the hits' rank order.
-    Return the packet as a tuple. Raise ValueError if before, after or the budget is negative
-    (a budget of 0 is allowed: nothing fits, the packet is empty).
+    Return the packet as a list or a tuple (either is accepted). Raise ValueError if
+    before, after or the budget is negative (a budget of 0 is allowed: nothing fits, the
+    packet is empty).
     """
     raise NotImplementedError("expand_after_hits: write your answer here, then run: python3 -B methods.py check packet")
 
@@ -177,7 +178,8 @@ def fidelity_check(original: str, compressed: str) -> dict:
          "entities": [...], "exceptions": [...],          <- what was lost, per kind
          "added": {"negations": [...], ..., "exceptions": [...]},   <- the same six kinds
          "ok": <nothing lost and nothing added>}
-    with each token listed once per kind, in the order it first appears in its own text.
+    with each token listed once per kind, in the order it first appears in its own text (each
+    of the twelve a list or a tuple, either is accepted).
     """
     raise NotImplementedError("fidelity_check: write your answer here, then run: python3 -B methods.py check packet")
 

@@ -84,7 +84,7 @@ def check_drift(span: dict, text: str) -> dict:
     if hashlib.sha256(quote.encode("utf-8")).hexdigest() != span["quote_sha256"]:
         raise ValueError(f"span['quote_sha256'] is not the SHA-256 of span['quote'] {quote!r}: the record is damaged")
     if end - start != len(quote):
-        raise ValueError(f"span [{start}, {end}) is {end - start} code points long, but its quote has {len(quote)}")
+        raise ValueError(f"span [{start}, {end}) is not as long as its quote ({len(quote)} code points)")
     here = text[start:end] if end <= len(text) else None
     if here is not None and hashlib.sha256(here.encode("utf-8")).hexdigest() == span["quote_sha256"]:
         return {"status": "ok", "start": start, "end": end}
@@ -175,8 +175,9 @@ def expand_after_hits(hits, chunks, before: int, after: int, max_quote_chars: in
         (use dataclasses.replace): it was not retrieved, and must never look retrieved;
       * the result holds each kept hit's group (its neighbours and the hit) sorted by
         start, the groups in the hits' rank order.
-    Return the packet as a tuple. Raise ValueError if before, after or the budget is negative
-    (a budget of 0 is allowed: nothing fits, the packet is empty).
+    Return the packet as a list or a tuple (either is accepted). Raise ValueError if
+    before, after or the budget is negative (a budget of 0 is allowed: nothing fits, the
+    packet is empty).
     """
     # BEGIN SOLUTION
     if before < 0 or after < 0 or max_quote_chars < 0:
@@ -273,7 +274,8 @@ def fidelity_check(original: str, compressed: str) -> dict:
          "entities": [...], "exceptions": [...],          <- what was lost, per kind
          "added": {"negations": [...], ..., "exceptions": [...]},   <- the same six kinds
          "ok": <nothing lost and nothing added>}
-    with each token listed once per kind, in the order it first appears in its own text.
+    with each token listed once per kind, in the order it first appears in its own text (each
+    of the twelve a list or a tuple, either is accepted).
     """
     # BEGIN SOLUTION
     lost = {"negations": [], "numbers": [], "dates": [], "conditions": [], "entities": [], "exceptions": []}

@@ -202,10 +202,12 @@ print("only PW-L006 ->", stale_only.decision.state, stale_only.decision.reason_c
 # %% [markdown]
 # ## Which layer failed first?
 #
-# Suppose a listing with a stale diameter shows up first in the ranked results. It is
-# tempting to tune the fusion. But the ranker only orders what it is given: the first
-# layer that failed is the freshness control that should have withheld the listing
-# before ranking. Fix the layer that failed first; lesson 09 turns this into a procedure.
+# Suppose a listing whose permission is `denied` shows up in a packet. It is tempting to
+# blame the answer stage for using it, or the ranker for placing it high. But each of
+# those only works on what it is given: the first layer that failed is the permission
+# gate, which should have withheld the listing before ranking. Ask which control owns
+# the rule that was broken, and fix that layer first; lesson 09 turns this into a
+# procedure.
 
 # %% [markdown]
 # ## Your turn

@@ -110,12 +110,12 @@ WRONG_ANSWERS = [
 
 # Mutants no test can tell from the solution (reviewed; see devtools/mutate.py).
 EQUIVALENT_MUTANTS = [
-    {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".")',
-     "after": "number = word.rstrip('XXabcdefghijklmnopqrstuvwxyzXX').rstrip(\".\")",
+    {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".-")',
+     "after": "number = word.rstrip('XXabcdefghijklmnopqrstuvwxyzXX').rstrip(\".-\")",
      "why": "the words come from text.lower(), which leaves no upper-case 'X' in them, so also stripping 'X' "
             "strips nothing more"},
-    {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".")',
-     "after": "number = word.rstrip(\"abcdefghijklmnopqrstuvwxyz\").rstrip('XX.XX')",
+    {"where": "parse_size", "before": 'number = word.rstrip("abcdefghijklmnopqrstuvwxyz").rstrip(".-")',
+     "after": "number = word.rstrip(\"abcdefghijklmnopqrstuvwxyz\").rstrip('XX.-XX')",
      "why": "the words come from text.lower(), which leaves no upper-case 'X' in them, so also stripping 'X' "
             "strips nothing more"},
     {"where": "parse_size",
