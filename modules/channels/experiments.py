@@ -9,6 +9,8 @@ Every listing whose permission is not "allowed" is named by its opaque ref, wher
 
 from __future__ import annotations
 
+import textwrap
+
 from modules.channels.mechanism import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAGE_NPROBE, IMAGE_REJECTED, IMAGE_SEED,
                                         IMAGE_TOP_K, INDEX_SCALING, PREDICTIONS, REBUILD, REMOVALS, UNGATED,
                                         compare_indexes, image_stage, locate_layer, probe, reencode, removal_effect)
@@ -284,29 +286,38 @@ def _index_blocks(record: dict) -> list:
 
 
 def _photo_query_blocks(record: dict) -> list:
-    return [
-        {"key": "images-queries", "text": "Queries with photos, through the whole pipeline (hits: the image "
-                                           "channel's top 3 before the gate; state: after the fallback; packet: "
-                                           "the listings packed, with the channels that proposed each):"},
-    ] + [{"key": f"images-{q['query_id']}", "text": (
-        f"{q['query_id']} \"{q['text']}\", photo {q['photo']}\n"
-        f"  image: {q['note']}\n"
-        f"  hits: {' '.join(q['hits']) or '-'}\n"
-        f"  state: {q['state']}"
-        + "".join(f"\n  packet: {p}" for p in q["packet"]))} for q in record["images"]["queries"]]
+    """The queries with a photo, one table: each query's cells wrapped into lines of their own."""
+    rows = []
+    for q in record["images"]["queries"]:
+        hits = textwrap.wrap(" ".join(q["hits"]), 24) if q["status"] == "ran" else [q["status"]]
+        packet = [f"{listing} {''.join(ch[0] for ch in via.split(', '))}"
+                  for listing, _, via in (p.partition(" via ") for p in q["packet"])] or ["-"]
+        cells = [[q["query_id"]], textwrap.wrap(q["text"], 14), hits, [q["state"]], packet]
+        for n in range(max(len(c) for c in cells)):
+            rows.append([c[n] if n < len(c) else "" for c in cells])
+    unusable = [f"{q['query_id']} ({q['note'].split('(')[-1].rstrip(')')})" for q in record["images"]["queries"]
+                if q["status"] != "ran"]
+    return [table_block(
+        "images-queries", "Queries with photos, through the whole pipeline",
+        "image top 3: the image channel's hits at nprobe 2, before the gate (their cost is the np=2 "
+        f"column above; not run: the photo is unusable, {', '.join(unusable)}); state: after the "
+        "fallback; packet: the listings packed, with the channels that proposed each (l lexical, "
+        "s structured, v vector, i image).",
+        ["query", "words", "image top 3", "state", "packet"],
+        rows)]
 
 
 def _visible_blocks(record: dict) -> list:
     rows = []
     for r in record["failures"]["rows"]:
-        lines = [(r["failure"], f"behaviour: {r['behaviour']}"), ("", f"packet: {' '.join(r['packet']) or 'empty'}")]
-        lines += [("", f"{v['key']}: {v['shows']}") for v in r["visible"]]
-        rows += wrapped_rows(lines, 56)
+        visible = "; ".join([f"packet: {' '.join(r['packet']) or 'empty'}"]
+                            + [f"{v['key']}: {v['shows']}" for v in r["visible"]])
+        rows += wrapped_rows([(r["failure"], r["behaviour"]), ("", "> " + visible)], 56)
     return [table_block(
         "failures-visible", "Each failure's safe behaviour, and what stays visible",
-        "behaviour: what the product does instead; then what the shopper is still shown, by "
-        "key (packet: the listings packed; withheld listings stay opaque refs or counts).",
-        ["failure", "behaviour, then what stays visible"],
+        "first: what the product does instead; then, after '>': what the shopper is still shown, "
+        "by key (packet: the listings packed; withheld listings stay opaque refs or counts).",
+        ["failure", "behaviour > what stays visible"],
         rows)]
 
 
@@ -321,7 +332,7 @@ def _empty_blocks(record: dict) -> list:
         [[x["named"], x["query_id"], x["made_by"], x["state"]] for x in e["cases"]])]
 
 
-def _chunked(e: dict, per_row: int = 3) -> list:
+def _chunked(e: dict, per_row: int = 5) -> list:
     """One query's removal row; long gained/lost lists continue on rows of their own."""
     state = e["state_before"] if e["state_before"] == e["state_after"] else f"{e['state_before']} -> {e['state_after']}"
     gained, lost = e["gained"] or ["-"], e["lost"] or ["-"]
@@ -336,6 +347,8 @@ def _chunked(e: dict, per_row: int = 3) -> list:
 
 def _removal_blocks(record: dict) -> list:
     blocks = [{"key": "removals-heading", "heading": "Removal counterfactuals: predict, then measure"}]
+    legend = ("gained, lost: listings that reach ranking only with, or only without, the stage; "
+              "state: before -> after; packet: whether the packed fields changed.")
     for r in record["removals"]:
         name = r["removal"]
         blocks.append({"key": f"removal-{name}", "text": (
@@ -346,10 +359,10 @@ def _removal_blocks(record: dict) -> list:
             blocks.append(table_block(
                 f"removal-{name}-measured",
                 f"Measured without {name}: the queries that changed ({len(r['changed'])} of {r['queries']})",
-                "gained, lost: listings that reach ranking only with, or only without, the stage; "
-                "state: before -> after; packet: whether the packed fields changed.",
+                legend,
                 ["query", "state", "packet", "gained", "lost"],
                 [row for e in r["changed"] for row in _chunked(e)]))
+            legend = "Columns as in the first removal's table."
         lines = r["answer_lines"]
         answered = sum(1 for before, _after in lines.values() if before)
         extra = (f" The {answered} queries that had answer lines keep their state and packet and lose only the "
