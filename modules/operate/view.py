@@ -212,13 +212,20 @@ def evaluation_blocks(r: dict) -> list:
     ]
 
 
+def _passes(checks: list) -> str:
+    held = [name for name, ok, _ in checks if ok]
+    if len(held) == len(checks):
+        return f"Passes all {len(checks)} checks."
+    return "Passes: " + ", ".join(held) + "; fails: " + ", ".join(name for name, ok, _ in checks if not ok) + "."
+
+
 def faithfulness_blocks(r: dict) -> list:
     f = r["faithfulness"]
     out = [{"key": "faithfulness-heading", "heading": "Faithful downstream use: seven checks on an explanation"}]
     for qid, case in f["cases"].items():
         out.append({"key": f"faithfulness-{qid}", "text": f"The template explanation of {qid}:\n" + "\n".join(
             f"  {text} [{', '.join(cites)}]" if cites else f"  {text}" for text, cites in case["template"])
-            + "\nPasses: " + ", ".join(name for name, held, _ in case["checks"] if held) + "."})
+            + "\n" + _passes(case["checks"])})
     q = f["cases"]["PW-Q004"]
     out.append({"key": "faithfulness-reworded", "text": (
         "A second allowed wording of PW-Q004 (variation: other words, the same criteria):\n" + "\n".join(
