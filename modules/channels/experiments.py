@@ -273,15 +273,20 @@ def _index_blocks(record: dict) -> list:
                        f"{'yes' if r['hit_nprobe_2'] else 'no'} -> {'yes' if r['hit_nprobe_1'] else 'no'}")
         blocks.append({"key": f"index-miss-{r['query_id']}", "text": (
             f"At nprobe 1, {r['query_id']} misses {', '.join(r['missed'])}: recall {r['recall']:.3f}, {effect}.")})
+    probes = sorted({r["nprobe"] for r in ix["scaling"]})
+    sizes = sorted({(r["size"], r["lists"]) for r in ix["scaling"]})
+    cell = {(r["size"], r["nprobe"]): r for r in ix["scaling"]}
     blocks.append(table_block(
         "index-scaling", "Recall@10 as the catalogue grows (seeded synthetic photos)",
-        "lists: centroids, about the square root of the size; recall@10: mean share of the exact "
-        "top 10 found, over 12 queries; cost: mean centroids plus photos compared per search; "
-        "exact: what exact search compares. Measured by `methods.py dev bench --index`, which "
-        "goes on to 10^5; tests/test_channels.py recomputes every row.",
-        ["size", "lists", "nprobe", "recall@10", "cost", "exact"],
-        [[r["size"], r["lists"], r["nprobe"], _f(r["recall"]), f"{r['compared']:.1f}", r["size"]]
-         for r in ix["scaling"]]))
+        "lists: centroids, about the square root of the size; r@N: recall@10 with nprobe N, the "
+        "mean share of the exact top 10 found when N lists are opened, over 12 queries; c@N: its "
+        "cost, mean centroids plus photos compared per search; exact: what exact search compares. "
+        "Measured by "
+        "`methods.py dev bench --index`, which goes on to 10^5; tests/test_channels.py "
+        "recomputes every cell.",
+        ["size", "lists"] + [f"r@{n}" for n in probes] + [f"c@{n}" for n in probes] + ["exact"],
+        [[size, lists] + [_f(cell[size, n]["recall"]) for n in probes]
+         + [f"{cell[size, n]['compared']:.1f}" for n in probes] + [size] for size, lists in sizes]))
     return blocks
 
 
