@@ -403,7 +403,8 @@ FIGURES = (
     # the ten failures, each with its safe behaviour and what stays visible
     "unit_not_kept", "lexical_timeout", "vector_unavailable", "permission_missing", "source_stale", "all_conflict",
     "ranker_failed", "packet_over_limit", "generator_failed", "no_eligible_evidence",
-    "permission_missing fail closed: no listing without permission", "reason_codes: PERMISSION_UNKNOWN x15",
+    "permission_missing [source on PW-Q009: unauthorized, 60 ms] fail closed: no listing without permission",
+    "lexical_timeout [lexical on PW-Q009: respond -> degraded, 300 ms]", "reason_codes: PERMISSION_UNKNOWN x15",
     "multimodal_unavailable: the photo was not searched",
     # seed 004's eight empty causes
     "out_of_scope PW-Q008", "transformation_failed PW-Q007", "no_permitted_match GR-Q001",

@@ -209,7 +209,7 @@ def view(record: dict) -> list:
         ["query", "original", "image", "state"],
         rows)
     failures = failure_blocks(record)
-    failures[2:2] = _visible_blocks(record) + _empty_blocks(record)   # after the table, before the slow channel
+    failures[1:1] = _visible_blocks(record) + _empty_blocks(record)   # after the heading, before the slow channel
     return (opening_blocks(record) + [queries] + _index_blocks(record) + image_blocks(record)
             + _photo_query_blocks(record) + _removal_blocks(record) + failures + _metric_blocks(record)
             + _anomaly_blocks(record))
@@ -315,14 +315,20 @@ def _photo_query_blocks(record: dict) -> list:
 def _visible_blocks(record: dict) -> list:
     rows = []
     for r in record["failures"]["rows"]:
+        state = r["decided"] if r["decided"] == r["state"] else f"{r['decided']} -> {r['state']}"
         visible = "; ".join([f"packet: {' '.join(r['packet']) or 'empty'}"]
                             + [f"{v['key']}: {v['shows']}" for v in r["visible"]])
-        rows += wrapped_rows([(r["failure"], r["behaviour"]), ("", "> " + visible)], 56)
+        rows += wrapped_rows([(r["failure"], f"[{'+'.join(r['stages'])} on {r['query_id']}: {state}, "
+                                             f"{r['elapsed_ms']} ms]"),
+                              ("", r["behaviour"]), ("", "> " + visible)], 56)
     return [table_block(
-        "failures-visible", "Each failure's safe behaviour, and what stays visible",
-        "first: what the product does instead; then, after '>': what the shopper is still shown, "
-        "by key (packet: the listings packed; withheld listings stay opaque refs or counts).",
-        ["failure", "behaviour > what stays visible"],
+        "failures-visible", "Each failure, simulated: its safe behaviour, and what stays visible",
+        "[stage on query: state, ms]: the stage replaced by a failing one (its version gains "
+        "+fault:<name>), the query run, the state the decision stage reached -> the state once the "
+        "fallback applies, and the simulated time the task waited for its channels; then what the "
+        "product does instead; then, after '>': what the shopper is still shown, by key (packet: "
+        "the listings packed; withheld listings stay opaque refs or counts).",
+        ["failure", "simulated / behaviour > what stays visible"],
         rows)]
 
 

@@ -192,7 +192,6 @@ print("fallback:", run.output("fallback").state, "| packet fields:", len(run.out
       "| answer lines:", len(run.output("answer").lines))
 
 # %%
-show("failures")
 display.show(blocks_between(view, "failures-visible", "failures-slow"))
 
 # %% [markdown]
