@@ -8,6 +8,7 @@ from __future__ import annotations
 import textwrap
 
 from modules.common.tables import table_block
+from modules.operate.review import LESSONS
 
 __all__ = ["view"]
 
@@ -241,12 +242,20 @@ def faithfulness_blocks(r: dict) -> list:
     return out
 
 
+def _review_line(n: int, x: dict) -> str:
+    """One question: answered by a stage (its version is in the context contract), a lesson and a
+    test, or a gap with what is missing."""
+    test = x["test"].split("::")[1]
+    if x["status"] == "answered":
+        return f"{n}. {x['question']} ANSWERED by {x['stage']}, lesson {x['lesson']} {LESSONS[x['lesson']]}: {test}"
+    return f"{n}. {x['question']} GAP: {x['note']} (test {test})"
+
+
 def _review_blocks(r: dict) -> list:
     return [
         {"key": "review-heading", "heading": "The context contract review"},
         {"key": "review", "text": "Each question, answered by a stage, a lesson and a test, or marked a gap:\n"
-         + "\n".join(f"{n}. {x['question']} {x['status'].upper()}: {x['note']} (test "
-                     f"{x['test'].split('::')[1]})" for n, x in enumerate(r["review"], 1))},
+         + "\n".join(_review_line(n, x) for n, x in enumerate(r["review"], 1))},
     ]
 
 
