@@ -393,7 +393,8 @@ FIGURES = (
     # the costless and the critical miss
     "CH-Q001 misses PW-L002: recall 0.667, no task effect", "CH-Q002 misses PW-L012: recall 0.667, critical",
     # the catalogue size varies
-    "10000 100 1 0.825 204.9 10000", "1000 32 2 0.942 97.5 1000",
+    "10000 100 0.825 0.925 1.000 1.000 204.9 309.7 520.1 959.9 10000",
+    "1000 32 0.833 0.942 1.000 1.000 70.5 97.5 167.0 295.2 1000",
     # the image channel's share
     "5 carry a usable photo, 1 an unusable one and 9 none", "13 of 16 listings have a usable photo",
     # removal counterfactuals, predicted then measured
@@ -402,7 +403,8 @@ FIGURES = (
     # the ten failures, each with its safe behaviour and what stays visible
     "unit_not_kept", "lexical_timeout", "vector_unavailable", "permission_missing", "source_stale", "all_conflict",
     "ranker_failed", "packet_over_limit", "generator_failed", "no_eligible_evidence",
-    "behaviour: fail closed: no listing without permission", "reason_codes: PERMISSION_UNKNOWN x15",
+    "permission_missing [source on PW-Q009: unauthorized, 60 ms] fail closed: no listing without permission",
+    "lexical_timeout [lexical on PW-Q009: respond -> degraded, 300 ms]", "reason_codes: PERMISSION_UNKNOWN x15",
     "multimodal_unavailable: the photo was not searched",
     # seed 004's eight empty causes
     "out_of_scope PW-Q008", "transformation_failed PW-Q007", "no_permitted_match GR-Q001",

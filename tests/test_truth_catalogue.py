@@ -207,7 +207,7 @@ def test_lesson_12_default_is_the_whole_lesson(plain):
     for section in ("The catalogue's own queries", "First evaluation, index quality", "Second evaluation, kept apart",
                     "Recall 1 with P@3 0", "At nprobe 1, CH-Q002 misses PW-L012", "Recall@10 as the catalogue grows",
                     "Queries with photos, through the whole pipeline", "Prediction missed", "Measured without vector",
-                    "behaviour:", "By predeclared segment", "By failure", "Layer: retrieval",
+                    "behaviour > what stays visible", "By predeclared segment", "By failure", "Layer: retrieval",
                     "Contrast: had the rebuild re-encoded", "The catalogue pipeline of lessons 07-09, extended",
                     "5 carry a usable photo", "Rejected, never scored", "Each failure, simulated",
                     "A slow channel never holds the task open"):

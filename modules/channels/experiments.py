@@ -9,6 +9,8 @@ Every listing whose permission is not "allowed" is named by its opaque ref, wher
 
 from __future__ import annotations
 
+import textwrap
+
 from modules.channels.mechanism import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAGE_NPROBE, IMAGE_REJECTED, IMAGE_SEED,
                                         IMAGE_TOP_K, INDEX_SCALING, PREDICTIONS, REBUILD, REMOVALS, UNGATED,
                                         compare_indexes, image_stage, locate_layer, probe, reencode, removal_effect)
@@ -207,7 +209,7 @@ def view(record: dict) -> list:
         ["query", "original", "image", "state"],
         rows)
     failures = failure_blocks(record)
-    failures[2:2] = _visible_blocks(record) + _empty_blocks(record)   # after the table, before the slow channel
+    failures[1:1] = _visible_blocks(record) + _empty_blocks(record)   # after the heading, before the slow channel
     return (opening_blocks(record) + [queries] + _index_blocks(record) + image_blocks(record)
             + _photo_query_blocks(record) + _removal_blocks(record) + failures + _metric_blocks(record)
             + _anomaly_blocks(record))
@@ -271,42 +273,62 @@ def _index_blocks(record: dict) -> list:
                        f"{'yes' if r['hit_nprobe_2'] else 'no'} -> {'yes' if r['hit_nprobe_1'] else 'no'}")
         blocks.append({"key": f"index-miss-{r['query_id']}", "text": (
             f"At nprobe 1, {r['query_id']} misses {', '.join(r['missed'])}: recall {r['recall']:.3f}, {effect}.")})
+    probes = sorted({r["nprobe"] for r in ix["scaling"]})
+    sizes = sorted({(r["size"], r["lists"]) for r in ix["scaling"]})
+    cell = {(r["size"], r["nprobe"]): r for r in ix["scaling"]}
     blocks.append(table_block(
         "index-scaling", "Recall@10 as the catalogue grows (seeded synthetic photos)",
-        "lists: centroids, about the square root of the size; recall@10: mean share of the exact "
-        "top 10 found, over 12 queries; cost: mean centroids plus photos compared per search; "
-        "exact: what exact search compares. Measured by `methods.py dev bench --index`, which "
-        "goes on to 10^5; tests/test_channels.py recomputes every row.",
-        ["size", "lists", "nprobe", "recall@10", "cost", "exact"],
-        [[r["size"], r["lists"], r["nprobe"], _f(r["recall"]), f"{r['compared']:.1f}", r["size"]]
-         for r in ix["scaling"]]))
+        "lists: centroids, about the square root of the size; r@N: recall@10 with nprobe N, the "
+        "mean share of the exact top 10 found when N lists are opened, over 12 queries; c@N: its "
+        "cost, mean centroids plus photos compared per search; exact: what exact search compares. "
+        "Measured by "
+        "`methods.py dev bench --index`, which goes on to 10^5; tests/test_channels.py "
+        "recomputes every cell.",
+        ["size", "lists"] + [f"r@{n}" for n in probes] + [f"c@{n}" for n in probes] + ["exact"],
+        [[size, lists] + [_f(cell[size, n]["recall"]) for n in probes]
+         + [f"{cell[size, n]['compared']:.1f}" for n in probes] + [size] for size, lists in sizes]))
     return blocks
 
 
 def _photo_query_blocks(record: dict) -> list:
-    return [
-        {"key": "images-queries", "text": "Queries with photos, through the whole pipeline (hits: the image "
-                                           "channel's top 3 before the gate; state: after the fallback; packet: "
-                                           "the listings packed, with the channels that proposed each):"},
-    ] + [{"key": f"images-{q['query_id']}", "text": (
-        f"{q['query_id']} \"{q['text']}\", photo {q['photo']}\n"
-        f"  image: {q['note']}\n"
-        f"  hits: {' '.join(q['hits']) or '-'}\n"
-        f"  state: {q['state']}"
-        + "".join(f"\n  packet: {p}" for p in q["packet"]))} for q in record["images"]["queries"]]
+    """The queries with a photo, one table: each query's cells wrapped into lines of their own."""
+    rows = []
+    for q in record["images"]["queries"]:
+        hits = textwrap.wrap(" ".join(q["hits"]), 24) if q["status"] == "ran" else [q["status"]]
+        packet = [f"{listing} {''.join(ch[0] for ch in via.split(', '))}"
+                  for listing, _, via in (p.partition(" via ") for p in q["packet"])] or ["-"]
+        cells = [[q["query_id"]], textwrap.wrap(q["text"], 14), hits, [q["state"]], packet]
+        for n in range(max(len(c) for c in cells)):
+            rows.append([c[n] if n < len(c) else "" for c in cells])
+    unusable = [f"{q['query_id']} ({q['note'].split('(')[-1].rstrip(')')})" for q in record["images"]["queries"]
+                if q["status"] != "ran"]
+    return [table_block(
+        "images-queries", "Queries with photos, through the whole pipeline",
+        "image top 3: the image channel's hits at nprobe 2, before the gate (their cost is the np=2 "
+        f"column above; not run: the photo is unusable, {', '.join(unusable)}); state: after the "
+        "fallback; packet: the listings packed, with the channels that proposed each (l lexical, "
+        "s structured, v vector, i image).",
+        ["query", "words", "image top 3", "state", "packet"],
+        rows)]
 
 
 def _visible_blocks(record: dict) -> list:
     rows = []
     for r in record["failures"]["rows"]:
-        lines = [(r["failure"], f"behaviour: {r['behaviour']}"), ("", f"packet: {' '.join(r['packet']) or 'empty'}")]
-        lines += [("", f"{v['key']}: {v['shows']}") for v in r["visible"]]
-        rows += wrapped_rows(lines, 56)
+        state = r["decided"] if r["decided"] == r["state"] else f"{r['decided']} -> {r['state']}"
+        visible = "; ".join([f"packet: {' '.join(r['packet']) or 'empty'}"]
+                            + [f"{v['key']}: {v['shows']}" for v in r["visible"]])
+        rows += wrapped_rows([(r["failure"], f"[{'+'.join(r['stages'])} on {r['query_id']}: {state}, "
+                                             f"{r['elapsed_ms']} ms]"),
+                              ("", r["behaviour"]), ("", "> " + visible)], 56)
     return [table_block(
-        "failures-visible", "Each failure's safe behaviour, and what stays visible",
-        "behaviour: what the product does instead; then what the shopper is still shown, by "
-        "key (packet: the listings packed; withheld listings stay opaque refs or counts).",
-        ["failure", "behaviour, then what stays visible"],
+        "failures-visible", "Each failure, simulated: its safe behaviour, and what stays visible",
+        "[stage on query: state, ms]: the stage replaced by a failing one (its version gains "
+        "+fault:<name>), the query run, the state the decision stage reached -> the state once the "
+        "fallback applies, and the simulated time the task waited for its channels; then what the "
+        "product does instead; then, after '>': what the shopper is still shown, by key (packet: "
+        "the listings packed; withheld listings stay opaque refs or counts).",
+        ["failure", "simulated / behaviour > what stays visible"],
         rows)]
 
 
@@ -321,7 +343,7 @@ def _empty_blocks(record: dict) -> list:
         [[x["named"], x["query_id"], x["made_by"], x["state"]] for x in e["cases"]])]
 
 
-def _chunked(e: dict, per_row: int = 3) -> list:
+def _chunked(e: dict, per_row: int = 5) -> list:
     """One query's removal row; long gained/lost lists continue on rows of their own."""
     state = e["state_before"] if e["state_before"] == e["state_after"] else f"{e['state_before']} -> {e['state_after']}"
     gained, lost = e["gained"] or ["-"], e["lost"] or ["-"]
@@ -336,6 +358,8 @@ def _chunked(e: dict, per_row: int = 3) -> list:
 
 def _removal_blocks(record: dict) -> list:
     blocks = [{"key": "removals-heading", "heading": "Removal counterfactuals: predict, then measure"}]
+    legend = ("gained, lost: listings that reach ranking only with, or only without, the stage; "
+              "state: before -> after; packet: whether the packed fields changed.")
     for r in record["removals"]:
         name = r["removal"]
         blocks.append({"key": f"removal-{name}", "text": (
@@ -346,10 +370,10 @@ def _removal_blocks(record: dict) -> list:
             blocks.append(table_block(
                 f"removal-{name}-measured",
                 f"Measured without {name}: the queries that changed ({len(r['changed'])} of {r['queries']})",
-                "gained, lost: listings that reach ranking only with, or only without, the stage; "
-                "state: before -> after; packet: whether the packed fields changed.",
+                legend,
                 ["query", "state", "packet", "gained", "lost"],
                 [row for e in r["changed"] for row in _chunked(e)]))
+            legend = "Columns as in the first removal's table."
         lines = r["answer_lines"]
         answered = sum(1 for before, _after in lines.values() if before)
         extra = (f" The {answered} queries that had answer lines keep their state and packet and lose only the "

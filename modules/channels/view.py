@@ -49,15 +49,6 @@ def failure_blocks(record: dict) -> list:
     slow = f["slow"]
     return [
         {"key": "failures-heading", "heading": "Ten failure stages, each a replaced stage of this pipeline"},
-        table_block(
-            "failures", "Each failure, simulated through the pipeline's own stages",
-            "stage: the stage replaced by a failing one (its version gains +fault:<name>); state: "
-            "what the decision stage reached -> what it is once the fallback applies; ms: "
-            "simulated time the task waited for its channels.",
-            ["failure", "stage", "query", "state", "ms"],
-            [[r["failure"], "+".join(r["stages"]), r["query_id"],
-              r["decided"] if r["decided"] == r["state"] else f"{r['decided']} -> {r['state']}",
-              r["elapsed_ms"]] for r in f["rows"]]),
         {"key": "failures-slow", "text": (
             f"A slow channel never holds the task open when a fallback is allowed. Channels have a "
             f"{f['budget_ms']} ms budget (simulated; nothing sleeps). The lexical channel at {f['slow_ms']} ms: "

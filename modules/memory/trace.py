@@ -133,11 +133,16 @@ def _count(values: list) -> str:
     return str(len(values)) if values else "-"
 
 
-def _session_text(s: dict) -> str:
+def _session_text(s: dict, earlier: dict) -> str:
+    """One session; memory packed exactly as an earlier session's is named, not repeated."""
     catalogue = s["catalogue"]
     listings = " ".join(dict.fromkeys(f.split("#")[0] for f in catalogue["packet"]))
     packed = "; ".join(f"{f['field_id']} = {f['value']} ({f['source']}, {f['accuracy']}, {f['as_of']})"
                        for f in s["memory_packet"]) or "none"
+    if packed != "none" and packed in earlier:
+        packed = f"the same fields as {earlier[packed]}"
+    else:
+        earlier.setdefault(packed, s["session"])
     lines = [f"{s['session']}, {s['buyer']}, {s['query_id']} \"{s['query']}\": catalogue state "
              f"{catalogue['state']}; catalogue evidence: " + (f"{len(catalogue['packet'])} fields of {listings}"
                                                              if listings else "none")
@@ -145,9 +150,17 @@ def _session_text(s: dict) -> str:
     lines += [f"  Conflict shown: today's {c['field']} {c['today']} against the remembered {c['remembered']} "
               f"({c['item']}); today's input is followed." for c in s["conflicts"]]
     lines += [f"  Next action: {a}." for a in s["next_actions"]]
-    lines.append("  State, exclusions, ranking and packet the same with memory switched off: "
-                 + ("yes." if catalogue["same_with_memory_off"] else "NO."))
+    if not catalogue["same_with_memory_off"]:
+        lines.append("  State, exclusions, ranking and packet the same with memory switched off: NO.")
     return "\n".join(lines)
+
+
+def _sessions_text(sessions: list) -> str:
+    earlier: dict = {}   # memory packed -> the first session that packed it
+    same = [s["session"] for s in sessions if s["catalogue"]["same_with_memory_off"]]
+    return "\n".join(_session_text(s, earlier) for s in sessions) + (
+        f"\nIn {', '.join(same)}: state, exclusions, ranking and packet the same with memory switched off: yes."
+        if same else "")
 
 
 def _checks(checks: list) -> str:
@@ -155,7 +168,7 @@ def _checks(checks: list) -> str:
 
 
 def _replay_details(r: dict) -> str:
-    lines = []
+    lines: dict = {}
     for case, d in r["diff"].items():
         found = [f"{label}: {' '.join(d[key])}" for key, label in (
             ("gained", "gained"), ("lost", "lost"), ("packet_added", "packed"), ("packet_removed", "unpacked"))
@@ -167,7 +180,9 @@ def _replay_details(r: dict) -> str:
         old, new = r["memory"][case]["old"], r["memory"][case]["new"]
         if old != new:
             found.append("memory now: " + ", ".join(_entry(e) for e in new))
-        lines += [f"  {case} {line}" for line in found]
+        for line in found:   # a change several sessions share prints once, naming them all
+            lines.setdefault(line, []).append(case)
+    lines = [f"  {', '.join(cases)} {line}" for line, cases in lines.items()]
     return ("In detail:\n" + ("\n".join(lines) or "  no change")
             + ("\nPropagation checks:\n" + _checks(r["checks"]) if r["checks"] else ""))
 
@@ -277,7 +292,7 @@ def view(record: dict) -> list:
             ["session", "item", "today", "remembered", "action", "conflict"],
             [[s["session"] if n == 0 else "", e["item"], e["today"], e["remembered"], e["action"],
               e["conflict"]] for s in sessions for n, e in enumerate(s["entries"])]),
-        {"key": "packets", "text": "\n".join(_session_text(s) for s in sessions)},
+        {"key": "packets", "text": _sessions_text(sessions)},
     ]
     deletion, migration = record["deletion"], record["migration"]
     versions = record["correction"]["versions"]

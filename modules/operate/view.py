@@ -5,11 +5,14 @@ counterfactuals, ownership and the failure patterns. Every table carries its leg
 
 from __future__ import annotations
 
+import textwrap
+
 from modules.common.tables import table_block
+from modules.operate.review import LESSONS
 
 __all__ = ["view"]
 
-COUNTS_WIDTH = 35   # the signals table's counts column (and its trailing comma): 20 + 20 + 36 + two gaps = 80
+COUNTS_WIDTH = 55   # the signals table's counts column (and its trailing comma): 22 + 56 + one gap = 80
 
 
 def _chunks(pairs: list, width: int = COUNTS_WIDTH) -> list:
@@ -44,12 +47,30 @@ def _opening(r: dict) -> list:
     ]
 
 
+def _owner_rows(signals: list) -> list:
+    """One row per (owner, kept, seen by), its signals wrapped under it, in the signals' order."""
+    groups: dict = {}
+    for s in signals:
+        groups.setdefault((s["owner"], s["retention"], s["access"]), []).append(s["name"])
+    rows = []
+    for (owner, kept, access), names in groups.items():
+        seen = [access]
+        listed = textwrap.wrap(", ".join(names), 21)
+        for n in range(max(len(seen), len(listed))):
+            rows.append([owner if n == 0 else "", kept if n == 0 else "", seen[n] if n < len(seen) else "",
+                         listed[n] if n < len(listed) else ""])
+    return rows
+
+
 def _signal_blocks(r: dict) -> list:
     values, previous = [], None
     for s in r["signals"]:
-        for n, line in enumerate(_chunks(s["counts"])):
-            values.append([s["stage"] if s["stage"] != previous and n == 0 else "", s["name"] if n == 0 else "",
-                           line])
+        lines = _chunks(s["counts"])
+        if s["name"] == "versions":   # the same stage/version pairs as the context contract prints below
+            lines = [f"{len(s['counts'])} stages; versions as in the contract (artifact 1)"]
+        if s["stage"] != previous:   # the stage as a heading row, its signals indented under it
+            values.append([s["stage"], ""])
+        values += [["  " + s["name"] if n == 0 else "", line] for n, line in enumerate(lines)]
         previous = s["stage"]
     actions = []
     for s in r["signals"]:
@@ -60,15 +81,17 @@ def _signal_blocks(r: dict) -> list:
             "signals", "What each signal counts",
             "counts: label and count, summed over the ten catalogue cases (memory withheld: over "
             "the four sessions); every label is a safe code, a channel, a segment, a state or a "
-            "version: never a listing id, a title or a user. 'of N' is the denominator.",
-            ["stage", "signal", "counts"],
+            "version: never a listing id, a title or a user. 'of N' is the denominator. Each stage "
+            "heads its signals.",
+            ["stage / signal", "counts"],
             values),
         table_block(
             "signals-owners", "Who owns each signal, how long it is kept, who may see it",
             "owner: the role that acts on it first; kept: how long the aggregate is kept "
-            "(aggregates only, no case kept); seen by: who may read it.",
-            ["signal", "owner", "kept", "seen by"],
-            [[s["name"], s["owner"], s["retention"], s["access"]] for s in r["signals"]]),
+            "(aggregates only, no case kept); seen by: who may read it; signals: the signals "
+            "that share the three.",
+            ["owner", "kept", "seen by", "signals"],
+            _owner_rows(r["signals"])),
         table_block(
             "signals-actions", "What to do first when a signal moves, and what it cannot tell",
             "first line: the first diagnostic action; indented line: the signal's limitation.",
@@ -77,48 +100,62 @@ def _signal_blocks(r: dict) -> list:
     ]
 
 
+def _dashboard_rows(rows: list) -> list:
+    """A rebuild's rows as the dashboard shows them: 'of N' folded into the row above it, the
+    'versions' row left out where 'index version' already shows the same change, rows 0 -> 0 left out."""
+    out = []
+    for name, label, before, after in rows:
+        if label == "of" and out and before == after:
+            out[-1][1] = f"{out[-1][1]} (of {before})"
+        elif before == after == 0 and name != "parser failures":
+            continue
+        elif name == "versions" and any(x[0] == "index version" and x[2:] == [before, after] for x in out):
+            continue
+        else:
+            out.append([name, label, before, after])
+    return out
+
+
 def _anomaly_blocks(r: dict) -> list:
     first, second = r["anomalies"]["rebuild"], r["anomalies"]["image"]
     out = [{"key": "anomaly-heading", "heading": "Two rebuilds, one symptom, two layers"},
            {"key": "anomaly-intro", "text": (
                "The dashboard of each rebuild: the same signals before and after it. The layer is named from "
                "these counts and versions alone, with lesson 09's ten layers.")}]
+    assisted = {label: (x, y) for name, label, x, y in first["rows"] if name == "assisted results"}
+    answered = {label: (x, y) for name, label, x, y in first["rows"] if name == "answered"}
+    x, y = assisted["explicit unit"]
+    p, q = first["permission"], second["permission"]
+    r_before, r_after = second["restricted_proposed"]
+    denied = {label: (b, a) for name, label, b, a in second["rows"] if name == "exclusions"}
+    readings = {
+        "rebuild": (
+            f"Layer: {first['layer']}. {first['why'][0].upper() + first['why'][1:]}. The symptom: assisted "
+            f"results for the explicit-unit segment fall {x} -> {y} while the answered count stays "
+            f"{answered['explicit unit'][0]} -> {answered['explicit unit'][1]}: fewer listings reach the "
+            "assistant and the states do not show it; parser failures and the lexical and vector counts are "
+            "steady. Repair the rebuild and replay the frozen cases, never loosen fail-closed."),
+        "image": (
+            f"Layer: {second['layer']}. {second['why'][0].upper() + second['why'][1:]}. The policy and every "
+            f"listing's permission metadata are unchanged: its permission exclusions go {q[0]} -> {q[1]} ("
+            + ", ".join(f"{code} {b} -> {a}" for code, (b, a) in denied.items())
+            + " above, the other permission codes unchanged) only because the channels proposed "
+            f"{r_before} -> {r_after} listings that are not 'allowed' (once per case): a candidate lost, not a "
+            "permission change. Restore the index's lists or raise nprobe, as lesson 12 finds. The ranker is "
+            "named by neither rebuild: it orders what reaches it."),
+    }
     for key, title in (("rebuild", "Lesson 09's index rebuild, over its nine queries"),
                        ("image", "Lesson 12's image-index rebuild, over its five photo queries")):
         a = r["anomalies"][key]
         out += [
             table_block(
                 f"anomaly-{key}", title,
-                "signal and label as in the signals above; before/after: on the healthy and on the "
-                "rebuilt index (what changed, and the steady counts that rule layers out).",
+                "signal and label as in the signals above (rows 0 -> 0 left out, but for parser failures); before/after: on the "
+                "healthy and on the rebuilt index." if key == "rebuild" else "Columns as above.",
                 ["signal", "label", "before", "after"],
-                a["rows"]),
-            {"key": f"anomaly-{key}-layer", "text": f"Layer: {a['layer']}. {a['why'][0].upper() + a['why'][1:]}."},
+                _dashboard_rows(a["rows"])),
+            {"key": f"anomaly-{key}-layer", "text": readings[key]},
         ]
-    p = first["permission"]
-    assisted = {label: (x, y) for name, label, x, y in first["rows"] if name == "assisted results"}
-    answered = {label: (x, y) for name, label, x, y in first["rows"] if name == "answered"}
-    x, y = assisted["explicit unit"]
-    out.append({"key": "anomaly-chart", "chart": {
-        "title": "Permission exclusions, lesson 09's rebuild", "width": 30,
-        "legend": "# = exclusions by the permission codes; full width = the count after the rebuild.",
-        "rows": [["before", p[0], p[1]], ["after", p[1], p[1]]]}})
-    out.append({"key": "anomaly-reading", "text": (
-        f"The symptom: assisted results for the explicit-unit segment fall {x} -> {y}, while the answered count "
-        f"stays {answered['explicit unit'][0]} -> {answered['explicit unit'][1]}: fewer listings reach the "
-        f"assistant, the states do not show it. Parser failures and the lexical and vector counts are steady; "
-        f"permission exclusions go {p[0]} -> {p[1]}; the source version changed and the policy's did not. "
-        f"The first rebuild's layer is {first['layer']} (index construction): repair the rebuild and replay "
-        f"the frozen cases, never loosen fail-closed.")})
-    q = second["permission"]
-    r_before, r_after = second["restricted_proposed"]
-    out.append({"key": "anomaly-image-reading", "text": (
-        f"The second rebuild: counts fall too ({', '.join(second['fell'])}), with the vectors, the policy and "
-        f"every listing's permission metadata unchanged. Its permission exclusions go {q[0]} -> {q[1]} only "
-        f"because the channels proposed {r_before} -> {r_after} listings that are not 'allowed' (once per case): "
-        f"a candidate lost, not a permission change. Its layer is {second['layer']} (the approximate index): restore its "
-        f"lists or raise nprobe, as lesson 12 finds. The ranker is named by neither rebuild: it orders what "
-        f"reaches it.")})
     return out
 
 
@@ -126,13 +163,21 @@ def _pairs(d: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in d.items()) or "-"
 
 
-def _behaviour_table(rows: list) -> dict:
+def _behaviour_table(rows: list, states: list) -> dict:
+    """Section 4 by state, in the evidence-state table's precedence (that table is artifact 4)."""
+    fallbacks: dict = {}
+    for b in rows:
+        fallbacks.setdefault(b["state"], [])
+        if (b["fallback"] or "-") not in fallbacks[b["state"]]:
+            fallbacks[b["state"]].append(b["fallback"] or "-")
+    kept = sum(b["without_generation"] == b["state"] and b["packet_kept"] is True for b in rows)
     return {"title": "4. End-to-end behaviour, and with generation removed",
-            "legend": "state and fallback: the decision and what the product does next; without generation: "
-                      "the state with the answer stage removed; packet kept: the same packet fields.",
-            "columns": ["case", "state", "fallback", "without generation", "packet kept"],
-            "rows": [[b["query_id"], b["state"], b["fallback"] or "-", b["without_generation"], b["packet_kept"]]
-                     for b in rows]}
+            "legend": "#: the state's precedence (1 wins over 2 ...); cases: the frozen cases in that state; "
+                      "fallback: what the product does next. With the answer stage removed, "
+                      f"{kept} of {len(rows)} cases keep their state and the same packet fields.",
+            "columns": ["#", "state", "cases", "fallback"],
+            "rows": [[x["precedence"], x["state"], " ".join(x["cases"]) or "-",
+                      ", ".join(fallbacks.get(x["state"], ["-"]))] for x in states]}
 
 
 def evaluation_blocks(r: dict) -> list:
@@ -163,9 +208,16 @@ def evaluation_blocks(r: dict) -> list:
             f"cause, the others are in state {', '.join(c['empty_unnamed_states']) or '-'}; largest "
             f"packet {c['largest_packet']} listings (limit {c['limit']}); {c['complete_traces']} of {e['cases']} "
             f"traces hold at every layer; restricted fields packed: {c['restricted_in_packets']}.")},
-        {"key": "evaluation-behaviour", "table": _behaviour_table(e["behaviour"])},
+        {"key": "evaluation-behaviour", "table": _behaviour_table(e["behaviour"], r["artifacts"]["evidence_states"])},
         {"key": "evaluation-limits", "text": f"Limits: {e['limits']}."},
     ]
+
+
+def _passes(checks: list) -> str:
+    held = [name for name, ok, _ in checks if ok]
+    if len(held) == len(checks):
+        return f"Passes all {len(checks)} checks."
+    return "Passes: " + ", ".join(held) + "; fails: " + ", ".join(name for name, ok, _ in checks if not ok) + "."
 
 
 def faithfulness_blocks(r: dict) -> list:
@@ -174,7 +226,7 @@ def faithfulness_blocks(r: dict) -> list:
     for qid, case in f["cases"].items():
         out.append({"key": f"faithfulness-{qid}", "text": f"The template explanation of {qid}:\n" + "\n".join(
             f"  {text} [{', '.join(cites)}]" if cites else f"  {text}" for text, cites in case["template"])
-            + "\nPasses: " + ", ".join(name for name, held, _ in case["checks"] if held) + "."})
+            + "\n" + _passes(case["checks"])})
     q = f["cases"]["PW-Q004"]
     out.append({"key": "faithfulness-reworded", "text": (
         "A second allowed wording of PW-Q004 (variation: other words, the same criteria):\n" + "\n".join(
@@ -190,12 +242,20 @@ def faithfulness_blocks(r: dict) -> list:
     return out
 
 
+def _review_line(n: int, x: dict) -> str:
+    """One question: answered by a stage (its version is in the context contract), a lesson and a
+    test, or a gap with what is missing."""
+    test = x["test"].split("::")[1]
+    if x["status"] == "answered":
+        return f"{n}. {x['question']} ANSWERED by {x['stage']}, lesson {x['lesson']} {LESSONS[x['lesson']]}: {test}"
+    return f"{n}. {x['question']} GAP: {x['note']} (test {test})"
+
+
 def _review_blocks(r: dict) -> list:
     return [
         {"key": "review-heading", "heading": "The context contract review"},
         {"key": "review", "text": "Each question, answered by a stage, a lesson and a test, or marked a gap:\n"
-         + "\n".join(f"{n}. {x['question']} {x['status'].upper()}: {x['note']} (test "
-                     f"{x['test'].split('::')[1]})" for n, x in enumerate(r["review"], 1))},
+         + "\n".join(_review_line(n, x) for n, x in enumerate(r["review"], 1))},
     ]
 
 
@@ -221,12 +281,8 @@ def _artifact_blocks(r: dict) -> list:
               f"{dr['gate_before_ranking']}; never: {'; '.join(dr['never'])}.")},
         {"key": "artifact-schema", "text": "3. Grounding trace schema (section: keys): " + "; ".join(
             f"{s}: {' '.join(keys)}" for s, keys in a["trace_schema"])},
-        table_block(
-            "artifact-states", "4. Evidence-state table",
-            "#: precedence (1 wins over 2 ...); cases: the frozen cases in that state.",
-            ["#", "state", "cases"],
-            [[x["precedence"], x["state"], " ".join(x["cases"]) or "-"] for x in a["evidence_states"]]),
-        {"key": "artifact-states-actions", "text": "Each state's first next action: " + "; ".join(
+        {"key": "artifact-states", "text": "4. Evidence-state table: the table of section 4 (precedence, state, "
+         "cases), with each state's first next action: " + "; ".join(
             f"{x['state']}: {x['next_action']}" for x in a["evidence_states"]) + "."},
         {"key": "artifact-report", "text": "5. Layered evaluation report: the four sections above."},
     ]
@@ -256,14 +312,19 @@ def _counterfactual_blocks(r: dict) -> list:
     ]
 
 
+def _ownership_text(r: dict) -> str:
+    """Ownership against the stages: the context contract's owner column, plus the stages it does not list."""
+    listed = {s["stage"] for s in r["artifacts"]["context_contract"]["stages"]}
+    extra = [f"{stage} {o['role']}" for o in r["ownership"] for stage in o["stages"] if stage not in listed]
+    unowned = [o["role"] for o in r["ownership"] if not o["stages"]]
+    return ("Ownership against the stages: the owner column of the context contract (artifact 1), and lesson "
+            f"13's memory stages: {', '.join(extra)}; " + ", ".join(unowned)
+            + " owns no stage and every stage's version.")
+
+
 def _tail_blocks(r: dict) -> list:
     return [
-        table_block(
-            "ownership", "Ownership against the stages",
-            "role: who owns the part; stages: the pipeline stages (lessons 07-13) it answers for; "
-            "release owns no stage and every version.",
-            ["role", "stages"],
-            [[o["role"], " ".join(o["stages"]) or "(every stage's version)"] for o in r["ownership"]]),
+        {"key": "ownership", "text": _ownership_text(r)},
         {"key": "patterns-heading", "heading": "Six failure patterns, each refuted by a measured figure"},
         {"key": "patterns", "text": "\n".join(f"- {p} (lesson {lesson}): {figure}." for p, lesson, figure
                                               in r["patterns"])},

@@ -146,7 +146,7 @@ charts.show(fig, "Recall against exact search rises with nprobe at every size an
 
 # %%
 show("images-share", "images-listings")
-display.show(blocks_between(view, "images-queries", "images-CH-Q006"))
+show("images-queries")
 
 # %% [markdown]
 # `CH-Q004` shows the fallback that matters most for an optional channel: its photo is
@@ -192,7 +192,6 @@ print("fallback:", run.output("fallback").state, "| packet fields:", len(run.out
       "| answer lines:", len(run.output("answer").lines))
 
 # %%
-show("failures")
 display.show(blocks_between(view, "failures-visible", "failures-slow"))
 
 # %% [markdown]

@@ -86,8 +86,7 @@ charts.show(fig, "Red: permission codes; blue: the gate's other codes and the ev
 # reaches it.
 
 # %%
-show("anomaly-rebuild", "anomaly-rebuild-layer", "anomaly-image", "anomaly-image-layer", "anomaly-reading",
-     "anomaly-image-reading")
+show("anomaly-rebuild", "anomaly-rebuild-layer", "anomaly-image", "anomaly-image-layer")
 
 # %%
 before, after = record["anomalies"]["rebuild"]["permission"]
@@ -149,7 +148,7 @@ for name, held, why in fa.run_checks(brief, fa.reworded(brief)):
 
 # %%
 show("review", "artifact-contract", "artifact-contract-fields", "artifact-decision", "artifact-schema",
-     "artifact-states", "artifact-states-actions", "artifact-report")
+     "artifact-states", "artifact-report")
 
 # %% [markdown]
 # ## Forced counterfactuals, ownership and the six failure patterns

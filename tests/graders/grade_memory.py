@@ -279,6 +279,11 @@ def test_task4_state_packet_recalls_and_packs():
     near = {"S1": _row(["MEM-A30"], packet=["memory:MEM-A30@v1#faces"])}
     _check_blockers(fn, near, near, ["MEM-A3"], "<S1 packing memory:MEM-A30@v1#faces>", "<the same>", want=[],
                     why="MEM-A30 is another item: a field belongs to MEM-A3 only when it starts with 'memory:MEM-A3@'")
+    two = {"S1": _row(["G", "F"], packet=["memory:G@v1#faces", "memory:F@v1#faces"])}
+    _check_blockers(fn, two, two, ["F", "G"], "<S1 recalling G, F and packing G, F>", "<the same>",
+                    want=["S1: recalls G", "S1: recalls F", "S1: packs G", "S1: packs F"],
+                    why="recalled items in new's candidate order and packed items in packet order, not in the "
+                        "order of `forgotten`")
     _check_blockers(fn, old, old, ["A"], "<S1 recalling and packing A>", "<the same>",
                     want=["S1: recalls A", "S1: packs A"],
                     why="a forgotten item still recalled and packed blocks even when nothing else changed")
