@@ -1026,7 +1026,7 @@ def test_a_large_corpus_is_skimmed_by_the_block_and_reads_as_one_parsed_line_by_
 
 def test_the_depth_benchmark_beside_ir_measures_runs_on_small_inputs():
     pytest.importorskip("ir_measures")
-    from labtools import bench
+    from devtools import bench
     rows = bench.audit_depth(passages=2000, query_counts=(5,), depth=50, k=10)
     assert rows[0]["queries"] == 5 and abs(rows[0]["audit_recall"] - rows[0]["ir_recall"]) < 1e-6
     assert rows[0]["audit_cpu"] > 0 and rows[0]["ir_cpu"] > 0 and rows[0]["held"] <= 5 * 10 + 5 * 3

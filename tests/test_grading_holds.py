@@ -192,3 +192,13 @@ def test_without_the_sandbox_the_learners_code_cannot_reach_its_worker(tmp_path)
     if os.geteuid() == 0:
         assert "uid 0\n" not in output and "kill refused" in output, output
     assert all(_tasks_passed(results["eve"][0]))
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="grading switches users only as root")
+def test_as_another_user_the_learners_code_still_imports_the_standard_library(tmp_path):
+    # Found in review: as root with a Python under /root (mode 0700), the learner's user could
+    # import no module the worker had not imported (tomllib failed); the workers preload them.
+    solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
+    results = grading.grade_submissions(_class(tmp_path, "context", {"ann": "import statistics, fractions\ntry:\n    import tomllib\nexcept ImportError:\n    pass\n" + solution}),
+                                        ["context"], workers=1)
+    assert all(_tasks_passed(results["ann"][0])), results["ann"][0]

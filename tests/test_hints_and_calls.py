@@ -83,7 +83,8 @@ def test_editing_a_hint_changes_what_the_learner_sees(tmp_path, monkeypatch, cap
     assert course.GRADERS not in hint_files.HINTS.parents
     monkeypatch.setattr(cli, "HINT_STATE", tmp_path / "hints.json")
     cli.hint(["context", "1", "--level", "1"])
-    assert "hint 1/3: Which ids did the question need?" in capsys.readouterr().out
+    levels = len(_lab.grader_module("context").TASKS[0].hints)
+    assert f"hint 1/{levels}: Which ids did the question need?" in capsys.readouterr().out
 
 
 def test_sync_and_reset_write_exercise_files_only(tmp_path, monkeypatch):

@@ -343,7 +343,7 @@ def test_the_modules_own_functions_fail_every_function_task():
 def test_the_gaps_issue_36_named_are_closed():
     """name_the_layer naming a rebuild whose index version did not change, and amplification
     found by splitting on whitespace only, both passed the graders before."""
-    from labtools import dev
+    from devtools import dev
     solution = (ROOT / "solutions" / "operate.py").read_text(encoding="utf-8")
     for name, task in (("index construction without checking that the index changed", 2),
                        ("amplification split on whitespace only", 4)):

@@ -101,7 +101,7 @@ def test_the_benchmark_times_each_lesson_in_a_cold_copy_and_after_setup(monkeypa
     before = sorted(ROOT.rglob("__pycache__"))
     rows = bench.startup(1)
     assert [row["command"] for row in rows][:3] == ["floor", "context", "grounding"]
-    assert rows[1]["target"] == rows[2]["target"] == {"setup": 2.0, "cold": 3.0}
+    assert rows[1]["target"] == rows[2]["target"] == {"setup": 4.0, "cold": 5.0}
     for row in rows[1:]:
         assert all(row[key] > 0 for key in ("cold", "setup", "cold_no_site", "setup_no_site"))
     assert sorted(ROOT.rglob("__pycache__")) == before, "the benchmark works on copies, never the checkout"

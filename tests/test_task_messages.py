@@ -20,7 +20,7 @@ def _task(tmp_path, lesson: str, source: str, number: int, *extra: str) -> dict:
 
 def test_a_time_out_says_too_slow_and_repeats_the_docstrings_cost(tmp_path):
     stub = (ROOT / "exercises" / "order.py").read_text(encoding="utf-8")
-    marker = 'raise NotImplementedError("reorder_lost_in_middle'
+    marker = 'raise NotImplementedError("reorder_for_edges'
     slow = stub.replace(marker, "while True:\n        pass\n    " + marker, 1)
     task = _task(tmp_path, "order", slow, 1, "--seconds", "1")
     message = " ".join(task["message"].split())

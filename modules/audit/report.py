@@ -215,6 +215,7 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, prompts=None, bu
     0, is the model's window in the audit's unit (or tokenizer), checked against each prompt."""
     import modules.audit.readers as audit_io
     import modules.audit.runs as run_io
+    import modules.audit.packets as sent_io
     if tokenizer is not None:
         unit, counter = load_tokenizer(tokenizer)
     elif unit in UNITS:
@@ -236,8 +237,8 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, prompts=None, bu
     findings = audit_io.Findings()
     judged = run_io.read_qrels(files["qrels"], shown["qrels"], findings)
     relevant = {qid: [d for d, score in docs.items() if score >= 1] for qid, docs in judged.items()}
-    sent = run_io.read_packets(files["packets"], shown["packets"], findings) if packets is not None else {}
-    calls = run_io.read_prompts(files["prompts"], shown["prompts"], findings) if prompts is not None else {}
+    sent = sent_io.read_packets(files["packets"], shown["packets"], findings) if packets is not None else {}
+    calls = sent_io.read_prompts(files["prompts"], shown["prompts"], findings) if prompts is not None else {}
     facets: dict = {}
     queries = audit_io.read_queries(files["queries"], shown["queries"], findings, facets)
     if not policy:

@@ -31,11 +31,11 @@ import math
 import os
 from dataclasses import dataclass
 
+from modules.audit.lines import BOM, _open
 from modules.audit.readers import EXAMPLES, Findings, InputError, open_lines, read_id, read_object
 from modules.common.checks import short
 
-__all__ = ["Entry", "Packet", "Ranked", "RunSummary", "read_qrels", "rank_run", "read_packets", "read_prompts",
-           "MAX_JSON_RUN"]
+__all__ = ["Entry", "Ranked", "RunSummary", "read_qrels", "rank_run", "MAX_JSON_RUN"]
 
 NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
 MAX_JSON_RUN = 1 << 30   # a {qid: {docid: score}} run is one JSON value: read whole, up to 1 GiB
@@ -58,21 +58,6 @@ class Entry:
     score: float
     rank: int | None
     line: int
-
-
-@dataclass(frozen=True, slots=True)
-class Packet:
-    """What a system sent for one query: the ids in the order sent (an id may repeat), their
-    texts (None when the packet gives none) and the line's number; found in prompts, also the
-    call each id was sent in, and each call's prompt and call number."""
-
-    qid: str
-    docids: tuple[str, ...]
-    texts: tuple[str, ...] | None
-    line: int
-    calls: tuple[int, ...] = ()
-    prompts: tuple[str, ...] = ()
-    call_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +173,7 @@ FORM_PEEK = 1 << 16     # a JSON-lines run's first line is far shorter; a longer
 def _form(path: str, shown: str) -> str:
     """The run's format, from its first non-blank line, read no further than FORM_PEEK bytes past
     the blank ones (a {qid: {docid: score}} run may be one line of a gigabyte: never parsed here)."""
-    from modules.audit.readers import _open
+
     with _open(path) as handle:
         head = b""
         try:
@@ -255,7 +240,7 @@ def _dict_run(path: str, shown: str, findings):
 
 def _whole_text(path: str, shown: str) -> str:
     """The whole file as text (gzip undone, a BOM dropped): one copy, up to MAX_JSON_RUN bytes."""
-    from modules.audit.readers import BOM, _open
+
     with _open(path) as handle:
         try:
             data = handle.read(MAX_JSON_RUN + 1)
@@ -412,54 +397,6 @@ def _ungrouped(path: str, shown: str, form: str, relevant: dict, k: int, finding
     queries = {qid: _rank_group(qid, *held, set(relevant.get(qid, ())), k, findings if findings is not None
                                 else Findings(), qid in watch) for qid, held in gathered.items()}
     return RunSummary(format=form, queries=queries, entries=entries, grouped=False)
-
-
-PACKETS = "a packet line {\"qid\", \"docids\": [...], \"texts\": [...]}"
-
-
-def read_packets(path: str, shown: str, findings=None) -> dict[str, Packet]:
-    """Query id -> the Packet a system sent for it."""
-    packets: dict[str, Packet] = {}
-    for number, line in open_lines(path, shown):
-        record = read_object(line, shown, number, PACKETS)
-        qid = read_id(record, "qid", shown, number, findings)
-        if qid in packets:
-            raise InputError(shown, number, "qid", f"{qid!r} already has a packet on line {packets[qid].line}")
-        docids = record.get("docids")
-        if not isinstance(docids, list):
-            raise InputError(shown, number, "docids", f"expected a list of passage ids in {PACKETS}, found "
-                                                      f"{short(docids)}")
-        ids = tuple(read_id({"docids": d}, "docids", shown, number, findings) for d in docids)
-        texts = record.get("texts")
-        if texts is not None:
-            if not isinstance(texts, list) or len(texts) != len(ids) or not all(isinstance(t, str) for t in texts):
-                raise InputError(shown, number, "texts", f"expected a list of {len(ids)} strings (one per docid), "
-                                                         f"found {short(texts)}")
-            texts = tuple(texts)
-        packets[qid] = Packet(qid=qid, docids=ids, texts=texts, line=number)
-    return packets
-
-
-PROMPTS = "a prompt line {\"qid\", \"call\", \"prompt\"}"
-
-
-def read_prompts(path: str, shown: str, findings=None) -> dict[str, list[tuple[int, str]]]:
-    """Query id -> its (call, prompt) pairs, in call order: what each LLM call received."""
-    prompts: dict[str, dict[int, tuple[str, int]]] = {}
-    for number, line in open_lines(path, shown):
-        record = read_object(line, shown, number, PROMPTS)
-        qid = read_id(record, "qid", shown, number, findings)
-        call = record.get("call")
-        if isinstance(call, bool) or not isinstance(call, int) or call < 0:
-            raise InputError(shown, number, "call", f"expected a whole number >= 0 in {PROMPTS}, found {short(call)}")
-        prompt = record.get("prompt")
-        if not isinstance(prompt, str):
-            raise InputError(shown, number, "prompt", f"expected a string in {PROMPTS}, found {short(prompt)}")
-        calls = prompts.setdefault(qid, {})
-        if call in calls:
-            raise InputError(shown, number, "call", f"call {call} of {qid!r} already appears on line {calls[call][1]}")
-        calls[call] = (prompt, number)
-    return {qid: [(call, calls[call][0]) for call in sorted(calls)] for qid, calls in prompts.items()}
 
 
 def examples(ids, count: int = EXAMPLES) -> list[str]:

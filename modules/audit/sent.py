@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from modules.audit.locate import MIN_PIECE, grams, normal_form, occurrences, pieces
 from modules.audit.mechanism import Corpus, select_candidates, walk, walkable
-from modules.audit.runs import Packet
+from modules.audit.packets import Packet
 from modules.common.checks import sha256_hex
 from modules.packet.fidelity import fidelity_check
 

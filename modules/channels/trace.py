@@ -16,6 +16,7 @@ from modules.channels.mechanism import (CHANNELS, IMAGE_INDEX, IMAGE_LISTS, IMAG
 from modules.channels.failures import (CHANNEL_BUDGET_MS, CHANNEL_LATENCY_MS, EMPTY_CAUSES, FAILURES,
                                        PACKET_FIELD_LIMIT, VISIBLE, all_channels_slow, empty_cause, failing)
 from modules.channels import experiments
+from modules.channels import view as blocks
 from modules.channels.rows import name_of, packet_of, photo_of, query_row
 from modules.catalogue import CATALOGUE_AS_OF, LISTINGS, QUERIES
 from modules.catalogue.images import IMAGE_QUERIES, IMAGE_VERSION, image_problem, query_image
@@ -104,7 +105,7 @@ def record(raw: dict) -> dict:
 
 def view(record: dict) -> list:
     """Printable blocks, in the order the lesson is taught (modules/channels/experiments.py)."""
-    return experiments.view(record)
+    return blocks.view(record)
 
 
 __all__ = ["trace", "record", "view", "query_row", "VISIBLE"]
