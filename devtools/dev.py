@@ -361,8 +361,8 @@ def main(argv: list[str]) -> int:
     new_parser.add_argument("name", help="the lesson's name, a lower-case Python name")
     new_parser.add_argument("--title", required=True, help="one line: what the lesson shows")
     new_parser.add_argument("--world", default="own", help="the fixture world it uses (default: own)")
-    sub.add_parser("test", help="create .venv with the test dependencies and run the whole suite "
-                                "(arguments go to pytest)")
+    sub.add_parser("test", help="create .venv with the test dependencies and run the suite, long "
+                                "probes left out (--probes runs them too; other arguments go to pytest)")
     sub.add_parser("bench", help="time the lesson commands and mechanisms (see: dev bench --help)")
     sub.add_parser("mutants", help="mutate the answer regions and report the share the graders reject "
                                    "(see: dev mutants --help)")

@@ -93,7 +93,20 @@ def workers(pytest_args: list[str]) -> list[str]:
     return [] if chosen else ["-n", "auto"]
 
 
+def selection(pytest_args: list[str]) -> list[str]:
+    """`-m "not probe"` unless the arguments choose (`-m ...`) or ask for the probes too
+    (`--probes`, taken out here): a test marked `probe` is a long measurement (every lesson's
+    mutants, pytest collecting every grader, four Pythons) that `dev mutants`, `dev probe` and
+    `dev test --probes` run, and CI's five minutes leave out."""
+    if "--probes" in pytest_args:
+        return [arg for arg in pytest_args if arg != "--probes"]
+    if any(arg == "-m" or arg.startswith("-m") for arg in pytest_args):
+        return pytest_args
+    return ["-m", "not probe", *pytest_args]
+
+
 def run_tests(pytest_args: list[str]) -> int:
+    pytest_args = selection(pytest_args)
     python = ensure_venv()
     # No bytecode written: the workers run side by side, and a test compares the checkout's
     # files before and after a lesson command.

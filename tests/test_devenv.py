@@ -36,3 +36,10 @@ def test_the_suite_runs_on_every_core_unless_told_otherwise():
     assert devenv.workers(["tests/test_context.py", "-x"]) == ["-n", "auto"]
     assert devenv.workers(["-n", "0"]) == [] and devenv.workers(["-n2"]) == []
     assert devenv.workers(["-p", "no:xdist"]) == [] and devenv.workers(["--numprocesses=3"]) == []
+
+
+def test_the_probes_are_left_out_unless_asked_for():
+    assert devenv.selection([]) == ["-m", "not probe"]
+    assert devenv.selection(["tests/test_context.py"]) == ["-m", "not probe", "tests/test_context.py"]
+    assert devenv.selection(["--probes", "-x"]) == ["-x"]
+    assert devenv.selection(["-m", "probe"]) == ["-m", "probe"]

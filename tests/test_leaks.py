@@ -93,7 +93,8 @@ def test_another_buyers_memory_never_reaches_a_session():
             current = row[0] or current
             printed[current].append(" ".join(map(str, row)))
     for line in block(view, "packets")["text"].split("\n"):
-        current = line.split(",")[0] if not line.startswith(" ") else current
+        head = line.split(",")[0]
+        current = head if head in printed else current   # a session's packet starts with its name
         printed[current].append(line)
     assert sorted(printed) == sorted(s["session"] for s in record["sessions"])
     refs_seen = 0

@@ -296,12 +296,35 @@ def functions_of(text: str) -> dict[str, str]:
                                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
+_DEF = re.compile(r"^(?:async\s+)?def\s+(\w+)\s*\(", re.M)
+# {function name: [where, ...]} of the reference files that define it at the top level, and their
+# texts: the trees are normalised only for the names a learner's file defines (all of them at
+# once cost a worker about a second at every start).
+_reference_files: dict[str, list[str]] = {}
+_reference_texts: dict[str, str] = {}
+
+
 def set_references(sources: dict[str, str]) -> None:
     """The functions a learner's may not simply copy: {where: text} of lab modules and solutions."""
     _references.clear()
+    _reference_files.clear()
+    _reference_texts.clear()
     for where, text in sorted(sources.items()):
-        for name, tree in functions_of(text).items():
-            _references.setdefault(name, {}).setdefault(tree, where[:-3] if where.endswith(".py") else where)
+        _reference_texts[where] = text
+        for name in dict.fromkeys(_DEF.findall(text)):
+            _reference_files.setdefault(name, []).append(where)
+
+
+def _references_named(name: str) -> dict[str, str]:
+    """{normalised tree: where} of the reference functions called `name` (computed on first use)."""
+    if name not in _references:
+        found: dict[str, str] = {}
+        for where in _reference_files.get(name, ()):
+            tree = functions_of(_reference_texts[where]).get(name)
+            if tree is not None:
+                found.setdefault(tree, where[:-3] if where.endswith(".py") else where)
+        _references[name] = found
+    return _references[name]
 
 
 def analyse(text: str) -> dict:
@@ -314,8 +337,8 @@ def analyse(text: str) -> dict:
     copied = {}
     if tree is not None:
         for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in _references:
-                where = _references[node.name].get(_normalised(node))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in _reference_files:
+                where = _references_named(node.name).get(_normalised(node))
                 if where is not None:
                     copied[node.name] = where
     _analysed.clear()  # one file at a time: a worker grades thousands
