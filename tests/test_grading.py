@@ -649,6 +649,7 @@ def _pytest(*args: str, env: dict) -> subprocess.CompletedProcess:
                           timeout=300, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **env))
 
 
+@pytest.mark.probe   # pytest collecting every grader of every lesson: 35 s of one core
 def test_pytest_collects_the_graders_natively():
     done = _pytest("tests/graders", env={"LAB_TARGET": "solutions"})
     count = sum(len(grading.grade(lesson, ROOT / "solutions")["tests"]) for lesson in LESSONS)

@@ -22,6 +22,9 @@ def _results() -> dict:
     return {result["lesson"]: result for result in mutate.run_all(LESSONS, jobs=2)}
 
 
+# Every lesson's mutants (about 2,200, 45 s of one core): a probe, run by `dev mutants` and
+# `dev test --probes`; the pinned mutants below keep a quick check in every run.
+@pytest.mark.probe
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_graders_reject_at_least_90_percent_of_mutants(lesson):
     result = _results()[lesson]
@@ -32,6 +35,7 @@ def test_graders_reject_at_least_90_percent_of_mutants(lesson):
         f"({result['share']:.1%}, below {mutate.TARGET:.0%}).\n" + mutate.report([result]))
 
 
+@pytest.mark.probe
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_every_listed_equivalent_mutant_still_exists_and_has_a_reason(lesson):
     result = _results()[lesson]

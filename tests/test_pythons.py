@@ -53,7 +53,9 @@ def run(python: str, *args: str) -> subprocess.CompletedProcess:
                           cwd=ROOT, env=environment(), timeout=300)
 
 
-@pytest.mark.parametrize("version", SUPPORTED)
+# The grading Python (3.10) and CI's (3.11) in every run; the newer ones are probes.
+@pytest.mark.parametrize("version", [v if v in ("3.10", "3.11") else pytest.param(v, marks=pytest.mark.probe)
+                                     for v in SUPPORTED])
 def test_lessons_and_graders_under(version, tmp_path):
     python = find_python(version)
     if python is None:
