@@ -31,7 +31,7 @@ import math
 import os
 from dataclasses import dataclass
 
-from modules.audit.lines import BOM, _open
+from modules.audit.lines import BOM, _no_repeats, _open
 from modules.audit.readers import EXAMPLES, Findings, InputError, open_lines, read_id, read_object
 from modules.common.checks import short
 
@@ -199,7 +199,7 @@ def _dict_run(path: str, shown: str, findings):
     """Yield (qid, entry) from a {qid: {docid: score}} object: the file is one value, decoded one
     query's object at a time (so memory is the file's text and one query, not the whole tree)."""
     text = _whole_text(path, shown)
-    decoder = json.JSONDecoder(object_pairs_hook=_unique)
+    decoder = json.JSONDecoder(object_pairs_hook=_no_repeats)
     at = _skip(text, 0)
     if text[at:at + 1] != "{":
         raise InputError(shown, 1, "(json)", f"expected {DICT_RUN}, found {short(text[at:at + 20])}")
@@ -262,15 +262,6 @@ def _skip(text: str, at: int) -> int:
     while at < len(text) and text[at] in " \t\r\n":
         at += 1
     return at
-
-
-def _unique(pairs):
-    found = {}
-    for key, value in pairs:
-        if key in found:
-            raise KeyError(key)
-        found[key] = value
-    return found
 
 
 def _groups(path: str, shown: str, form: str, findings):
