@@ -59,10 +59,3 @@ def assert_pasted_fails(lesson: str, task: int, source: str, tmp_path, monkeypat
     assert failures_of_pasted(lesson, task, source, tmp_path / "pasted", monkeypatch), (
         f"{lesson} task {task}: the lesson's own function, pasted in, passes every grader")
 
-
-def missing_from_default_trace(lesson: str, figures: list) -> list:
-    """The figures (as they print; whitespace normalised, so a table row or a wrapped sentence
-    reads as one line) that `methods.py LESSON --plain`, with no option, does not show."""
-    from helpers import methods
-    shown = " ".join(methods(lesson, "--plain").stdout.decode().split())
-    return [figure for figure in figures if figure not in shown]

@@ -339,8 +339,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "PW-Q008 PROHIBITED_QUERY_SCOPE out_of_scope",
         "out_of_scope, transformation_failed, no_permitted_match, all_unauthorized, all_stale, all_excluded",
     ]
-    from module_answers import missing_from_default_trace
-    missing = missing_from_default_trace("eligibility", figures)
+    from helpers import figures_missing
+    missing = figures_missing("eligibility", figures)
     assert not missing, f"not in the default trace: {missing}"
 
 

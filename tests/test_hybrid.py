@@ -347,8 +347,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "PW-L009 (graded 2)", "The declared rule (identifier/1) decides: PW-L009 first",
         "diameter_mm gate seal-shaft/1", "PW-L010 15.875 vs 15.9 +-0.1: in 8.40",
     ]
-    from module_answers import missing_from_default_trace
-    missing = missing_from_default_trace("hybrid", figures)
+    from helpers import figures_missing
+    missing = figures_missing("hybrid", figures)
     assert not missing, f"not in the default trace: {missing}"
 
 

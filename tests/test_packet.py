@@ -538,8 +538,8 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "number naive Daily overdue fee? 8 not stated", "exception human Open 8:30 on a holiday? no no",
         "changed the answer in 6 of 6 cases", "7 of 7 resolve to their original text",
     ]
-    from module_answers import missing_from_default_trace
-    missing = missing_from_default_trace("packet", figures)
+    from helpers import figures_missing
+    missing = figures_missing("packet", figures)
     assert not missing, f"not in the default trace: {missing}"
 
 
