@@ -168,9 +168,10 @@ def test_the_sandboxs_tmp_is_bounded(tmp_path):
 PROBES_THE_WORKER = '''
 import os as _os
 print("uid", _os.getuid())
-for _what, _try in (("fd", lambda: open(f"/proc/{_os.getppid()}/fd/0", "rb")),
-                    ("mem", lambda: open(f"/proc/{_os.getppid()}/mem", "rb")),
-                    ("kill", lambda: _os.kill(_os.getppid(), 0))):
+_parent = _os.getppid() or GRADER  # 0 in a PID namespace of its own: then the grading process's id
+for _what, _try in (("fd", lambda: open(f"/proc/{_parent}/fd/0", "rb")),
+                    ("mem", lambda: open(f"/proc/{_parent}/mem", "rb")),
+                    ("kill", lambda: _os.kill(_parent, 0))):
     try:
         _try()
         print(_what, "allowed")
@@ -185,7 +186,8 @@ def test_without_the_sandbox_the_learners_code_cannot_reach_its_worker(tmp_path)
     # on its pipes: the learner's code may not open them, read its memory, or (as root, where
     # it runs as a user of its own) signal it.
     solution = (ROOT / "solutions" / "context.py").read_text(encoding="utf-8")
-    results = grading.grade_submissions(_class(tmp_path, "context", {"eve": solution + PROBES_THE_WORKER}),
+    results = grading.grade_submissions(_class(tmp_path, "context", {"eve": solution + f"GRADER = {os.getpid()}\n"
+                                                                      + PROBES_THE_WORKER}),
                                         ["context"], workers=1)
     output = results["eve"][0].get("output", "")
     assert "fd refused" in output and "mem refused" in output, output

@@ -167,7 +167,7 @@ def _built_from() -> str | None:
 
 
 def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, sandbox: bool,
-              seconds: float, root: Path) -> dict:
+              seconds: float, root: Path, isolation: str = "") -> dict:
     commit, dirty = lab_commit()
     return {"format": "context-lab gradebook", "version": 1,
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -176,7 +176,7 @@ def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, 
             "graders_changed": integrity.differences(),
             "python": ".".join(map(str, sys.version_info[:3])),
             "limits": {"seconds_per_task": limits.seconds, "memory_mb": limits.memory_mb,
-                       "output_chars": limits.output_chars, "sandbox": sandbox},
+                       "output_chars": limits.output_chars, "sandbox": sandbox, "isolation": isolation},
             "submissions": str(root), "lessons": lessons, "grading_seconds": round(seconds, 3),
             "students": students}
 
@@ -380,10 +380,11 @@ def main(argv: list[str]) -> int:
                                       _own_files(people.get(student), where[student]))
                    for student, _folder, _why in found]
     progress = Progress(len(found), args.plain)
+    about: dict = {}
     started = time.perf_counter()
     try:
         results = grading.grade_submissions(submissions, lessons, limits, workers=args.jobs, sandbox=args.sandbox,
-                                            progress=progress)
+                                            progress=progress, about=about)
     except grading.HarnessError as error:
         sys.stderr.write(f"methods.py grade: {error}\n")
         return 2
@@ -397,7 +398,9 @@ def main(argv: list[str]) -> int:
     noted = [f"{student['student']}: {note}" for student in students for note in student["notes"]]
     if noted:  # resubmission names read as lesson files, modules not graded: each row says which
         notes += noted[:3] + ([f"... {len(noted) - 3} more in gradebook.csv's notes column"] if len(noted) > 3 else [])
-    book = gradebook(students, lessons, limits, args.sandbox, elapsed, root)
+    book = gradebook(students, lessons, limits, args.sandbox, elapsed, root, about.get("isolation", ""))
+    if about.get("isolation", "").startswith("none"):
+        notes.append("the learner's code ran as your user, unisolated: " + about["isolation"].partition(": ")[2])
     from labtools.grading import gradescope
     files = {places["csv"]: exports.csv_text(book), places["json"]: exports.json_text(book),
              places["lms"]: exports.lms_csv(book)}

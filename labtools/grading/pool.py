@@ -18,10 +18,13 @@ Both modes:
   descendants of a worker that had to be killed. A stopped worker (SIGSTOP) is killed at once.
 
 Without the sandbox the learner's code runs in a child forked from a worker (limits on time
-per task, memory, CPU and file size; results signed with a key made for that child). It runs
-as the same user as `grade`: code written to attack the grading process can forge its own
-grade (find the key in memory, write to the result pipe) and can write wherever that user may.
-It cannot change another submission's grade, the gradebook, or outlive the run.
+per task, memory, CPU and file size; results signed with a key made for that child). Where
+Linux allows it, that child is in namespaces of its own (isolate.py: no other process, no
+network, every file system read-only but its work folder, the checkout and the class folder
+hidden; as root also a user of its own, LEARNER_UID + i); where it does not, it runs as the
+same user as `grade` and can write wherever that user may. Either way, code written to attack
+the grading process can forge its own grade (find the key in memory, write to the result
+pipe); it cannot change another submission's grade, the gradebook, or outlive the run.
 
 With `sandbox=True` the process that decides pass or fail never runs the learner's code: it
 runs in a bubblewrap sandbox (sandbox.py; no network, no view of the checkout, solutions/,
@@ -141,6 +144,7 @@ class Worker:
         self.process: subprocess.Popen | None = None
         self.log = None
         self.buffer = b""
+        self.isolation: list[str] | None = None  # what isolate.enter() could not do; None: no namespaces
 
     def start(self) -> None:
         no_bytecode = self.scratch / "no-bytecode"  # never created: with -B, no bytecode is read or written
@@ -167,7 +171,9 @@ class Worker:
         except OSError:
             pass
         line = self._line(time.monotonic() + READY_SECONDS)
-        if line is None or json.loads(line or b"{}").get("ready") is not True:
+        said = json.loads(line or b"{}")
+        self.isolation = said.get("isolation")
+        if line is None or said.get("ready") is not True:
             detail = self._last_words()
             self.kill()
             raise HarnessError("the grading worker could not start" + (f": {detail}" if detail else ""))
@@ -315,6 +321,31 @@ def read_lesson(folder: Path, lesson: str, shown: str, path: Path | None = None)
         return refused(problem.kind, str(problem))
 
 
+def isolation(sandbox: bool, fork: bool, missing: list[str] | None) -> str:
+    """One line on how the learner's code was kept apart, for the gradebook and the terminal."""
+    if sandbox:
+        return "sandbox: bubblewrap, the learner's code apart from every grading process"
+    if not fork or missing is None:
+        return ("none: the learner's code runs as the same user as grade, with no namespaces (this system "
+                "allows none); see docs/grading.md")
+    held = "own PID, network and mount namespaces; every file system read-only but its work folder"
+    return held + (f"; not done: {', '.join(missing)}" if missing else "; the checkout and the class hidden")
+
+
+def hidden_folders(submissions: list[Submission]) -> list[str]:
+    """What the learner's code may not see where its worker can make namespaces (isolate.py):
+    the checkout (solutions/, .git, the graders), each submission's folder and, in a class, the
+    folders that hold them (the classmates' files). Their sources are already in memory."""
+    folders = {str(course.ROOT.resolve())}
+    for submission in submissions:
+        folder = Path(submission.folder).resolve()
+        folders.add(str(folder))
+        if len(submissions) > 1:
+            folders.add(str(folder.parent))
+        folders.update(str(Path(path).resolve().parent) for _, path in submission.files)
+    return sorted(folders)
+
+
 def lessons_with_graders() -> list[str]:
     """Lessons that can be graded: the course's lessons whose grader exists (a Gradescope
     autograder ships the graders without the solutions)."""
@@ -326,12 +357,13 @@ def lessons_with_graders() -> list[str]:
 
 def grade_submissions(submissions: list[Submission], lessons: list[str], limits: Limits = Limits(),
                       workers: int | None = None, sandbox: bool = False, fork: bool = True,
-                      progress=None) -> dict[str, list[dict]]:
+                      progress=None, about: dict | None = None) -> dict[str, list[dict]]:
     """Grade every lesson of every submission; {student: [result per lesson, in `lessons` order]}.
 
     `workers` processes (default: one per core) grade side by side. `progress(done, total)` is
     called as each submission is finished. With `sandbox`, every submission's code runs under
     bwrap (see sandbox_problem()). When this returns, every process it started is dead.
+    `about`, if given, gets "isolation": how the learner's code was kept apart (isolation()).
     """
     if sandbox:
         problem = sandbox_problem()
@@ -371,12 +403,14 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
         for thread in starting:
             thread.start()
         bases, sources = {}, {}
+        hidden = hidden_folders(submissions)
         for index, submission in enumerate(submissions):
             scratch = root / "submissions" / str(index)
             (scratch / "code").mkdir(parents=True)
             (scratch / "work").mkdir()
             bases[submission.student] = {"folder": str(scratch / "code"), "shown": submission.shown,
-                                         "work": str(scratch / "work"), "scratch": str(scratch)}
+                                         "work": str(scratch / "work"), "scratch": str(scratch),
+                                         "hidden": hidden}
             if sandbox:
                 bases[submission.student]["sandbox_command"] = sandbox_command(root / "lab", scratch / "work",
                                                                                 limits)
@@ -387,6 +421,8 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
             thread.join()
         if errors:
             raise errors[0] if isinstance(errors[0], HarnessError) else HarnessError(str(errors[0]))
+        if about is not None:
+            about["isolation"] = isolation(sandbox, fork, pool[0].isolation)
         if sandbox:  # one sandboxed learner process per submission, all its lessons in it
             units = [[(s, i, lesson) for i, lesson in enumerate(lessons)] for s in submissions]
         else:        # any warm worker takes the next lesson of any submission

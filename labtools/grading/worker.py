@@ -13,7 +13,8 @@ hints); it imports the lab modules and every grader from that, never from disk, 
 {"ready": true}, then grades each job (one JSON line: a lesson, the learner's source text
 read by pool.py, and a random id it echoes) in a fresh child process:
 
-- the child runs in its own process group, with its working directory in the job's scratch
+- the child runs in its own process group (and, where the probe at start found them, in
+  namespaces of its own: isolate.py), with its working directory in the job's scratch
   folder, stdin from /dev/null, its prints (and anything its own children print) in a
   bounded file, and limits on memory, CPU time and file size; the whole group is killed
   when the job ends, and the worker, a subreaper (PR_SET_CHILD_SUBREAPER), then kills
@@ -64,7 +65,7 @@ if __name__ == "__main__":  # run as a script: the package is imported from the 
     # -I nothing else is on sys.path; without -I this file's own folder is, and is taken off)
     sys.path[:] = [ROOT] + [entry for entry in sys.path if os.path.abspath(entry or ".") not in (HERE, ROOT)]
 
-from labtools.grading import harness, reaper, remote, snapshot  # noqa: E402  (after dont_write_bytecode: no cache is written)
+from labtools.grading import harness, isolate, reaper, remote, snapshot  # noqa: E402  (after dont_write_bytecode: no cache is written)
 from labtools.grading.reaper import kill_orphans  # noqa: E402
 from labtools.grading.signed import Reader, signer  # noqa: E402
 
@@ -73,6 +74,9 @@ POLL = 0.05           # how often a silent child is checked for having ended
 OUTPUT_BYTES = 64_000  # of a child's own stdout/stderr file kept for the report
 KEY_BYTES = 32
 CALL_BYTES = 4096     # shared memory for the running test and its last call
+# What isolate.enter() could not do in this worker's probe ([] all held), or None where no
+# namespace can be made (not Linux, or user namespaces refused): set once by serve().
+_isolated: list = [None]
 
 
 # ------------------------------------------------------------------ batch (maintainers)
@@ -291,8 +295,14 @@ def _forked_child(job, grader, tests, key, write_fd, output_fd, shared) -> None:
             os.closerange(low, fd)
             low = fd + 1
     os.closerange(low, 1 << 16)
-    _drop_to(job)
     send = signer(key, write_fd)
+    if _isolated[0] is not None:  # this worker's probe entered the namespaces: every child must
+        try:
+            isolate.enter(job["work"], job.get("hidden", []))
+        except OSError as error:
+            send({"t": "broken", "message": f"could not isolate the learner's code: {error}"})
+            os._exit(70)
+    _drop_to(job)
     harness._on_call = lambda shown: _note_call(shared, shown)
     _child_grade(job, grader, tests, send)
 
@@ -733,7 +743,8 @@ def serve(fork: bool) -> None:
                 graders[lesson] = harness.grader_module(lesson)
             except Exception as error:  # the grader cannot even be imported (on an old Python, say)
                 failures[lesson] = error
-    answers.write(b'{"ready": true}\n')
+    _isolated[0] = isolate.probe() if fork and hasattr(os, "fork") else None
+    answers.write(json.dumps({"ready": True, "isolation": _isolated[0]}).encode("ascii") + b"\n")
     answers.flush()
     fork = fork and hasattr(os, "fork")
     sessions = _Sessions()
