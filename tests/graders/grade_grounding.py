@@ -3,6 +3,7 @@
 import contextlib
 import copy
 import json
+import pickle
 import unicodedata
 
 from labtools.grading.harness import (manifest_tasks, call_shown, constant, expect, expect_call, expect_error, expect_true, function,
@@ -20,22 +21,24 @@ TASKS = manifest_tasks(LESSON)  # course.json lists them, exercises/hints/LESSON
 _safe = redacting(withheld_replacements())
 
 
+# Each record is built once and kept pickled: every call gets a fresh copy (a learner's function
+# may change what it is given), and unpickling is several times cheaper than copy.deepcopy.
 _RECORDS: dict = {}
 
 
 def _record(query_id: str) -> dict:
     if query_id not in _RECORDS:
         query = NOTHING_QUERY if query_id == NOTHING_QUERY.id else query_by_id(query_id)
-        _RECORDS[query_id] = trace_record(run_query(query))
-    return copy.deepcopy(_RECORDS[query_id])
+        _RECORDS[query_id] = pickle.dumps(trace_record(run_query(query)))
+    return pickle.loads(_RECORDS[query_id])
 
 
 def _broken(n: int) -> dict:
     key = f"variant {n}"
     if key not in _RECORDS:
         variant = VARIANTS[n]
-        _RECORDS[key] = trace_record(run_variant(variant, query_by_id(variant.query)))
-    return copy.deepcopy(_RECORDS[key])
+        _RECORDS[key] = pickle.dumps(trace_record(run_variant(variant, query_by_id(variant.query))))
+    return pickle.loads(_RECORDS[key])
 
 
 def _only(record: dict, section: str) -> dict:
