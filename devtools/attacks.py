@@ -48,7 +48,9 @@ class Attack:
 
     `source(marker, stub, solution)` is her lesson file's text (None: `prepare` makes the
     file); `plain` and `sandbox`: her expected number of passed tasks (None: any, the
-    documented self-forgery gap); `check(result)` returns a problem or "" for anything else."""
+    documented self-forgery gap); `isolated`: the number without the sandbox where the
+    learner's code ran in namespaces of its own (isolate.py), when it differs from `plain`;
+    `check(result)` returns a problem or "" for anything else."""
 
     name: str
     source: object
@@ -58,6 +60,7 @@ class Attack:
     check: object = None
     writes_checkout: bool = False
     fast: bool = False
+    isolated: object = "as plain"
 
 
 # ------------------------------------------------------------------ the attacks' code
@@ -450,7 +453,8 @@ ATTACKS = [
     Attack("replacing the grader's tests", _stub_plus(_REPLACE_TESTS, at_end=True), None, 0, fast=True),
     Attack("from solutions.context import *", _stub_plus("from solutions.context import *\n", at_end=True), 0, 0,
            fast=True),
-    Attack("reading solutions/context.py and exec-ing it", _stub_plus(_READ_SOLUTIONS, at_end=True), None, 0),
+    Attack("reading solutions/context.py and exec-ing it", _stub_plus(_READ_SOLUTIONS, at_end=True), None, 0,
+           isolated=0),
     Attack("answers imported from modules/", _stub_plus(
         "from modules.context import fill_quote_budget, packet_coverage, recall_at_k\nLABELS_QUIZ = 'c'\n",
         at_end=True), 1, 1, check=_in_errors("comes from modules.context: write your own"), fast=True),
@@ -573,8 +577,9 @@ def run(attack: Attack, sandbox: bool, shared: Shared | None = None, pause: floa
                    "--plain", "--seconds", str(SECONDS)] + (["--sandbox"] if sandbox else [])
         started = time.perf_counter()
         try:
+            # PWD as a shell in the project would set it (not the folder this probe started in).
             done = subprocess.run(command, cwd=project, capture_output=True, timeout=RUN_LIMIT,
-                                  env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+                                  env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PWD=str(project)))
             stdout, code = done.stdout.decode("utf-8", "replace"), done.returncode
         except subprocess.TimeoutExpired as expired:
             stdout, code = (expired.stdout or b"").decode("utf-8", "replace"), None
@@ -615,11 +620,14 @@ def run(attack: Attack, sandbox: bool, shared: Shared | None = None, pause: floa
                 problems.append(f"classmate {victim} got {got}/{TASKS}")
         own_record = students.get("mallory", {})
         score = own_record.get("score")
-        expected = attack.sandbox if sandbox else attack.plain
+        isolated = str(book.get("limits", {}).get("isolation", "")).startswith("own PID")
+        expected = (attack.sandbox if sandbox else
+                    attack.isolated if isolated and attack.isolated != "as plain" else attack.plain)
         if expected is not None and score != expected:
             problems.append(f"mallory got {score}, must get {expected}")
         lessons = own_record.get("lessons") or [{}]
-        result = {"attack": attack.name, "mode": "sandbox" if sandbox else "plain", "seconds": seconds,
+        mode = "sandbox" if sandbox else "namespaces" if isolated else "plain"
+        result = {"attack": attack.name, "mode": mode, "seconds": seconds,
                   "mallory": score, "expected": expected, "stdout": stdout, "csv": csv_text, "book": book,
                   "project": str(project), "mallory_lesson": lessons[0],
                   "mallory_errors": list(own_record.get("errors", [])),

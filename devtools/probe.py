@@ -230,7 +230,7 @@ def grading_attacks(names=None) -> int:
     rows = attacks.run_all(names=names, progress=lambda row: print(attacks.report_line(row), flush=True))
     failed = [row for row in rows if row["problems"]]
     modes = sorted({row["mode"] for row in rows})
-    forged = sum(1 for row in rows if row["mode"] == "plain" and row["expected"] is None
+    forged = sum(1 for row in rows if row["mode"] in ("plain", "namespaces") and row["expected"] is None
                  and row["mallory"] == attacks.TASKS)
     print(f"{len(rows)} attack runs ({', '.join(modes)}) in {time.monotonic() - started:.0f} s: "
           f"{len(rows) - len(failed)} held, {len(failed)} did not; without the sandbox {forged} forged the "
