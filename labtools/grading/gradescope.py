@@ -136,7 +136,8 @@ def _results(student: dict, book: dict) -> dict:
             "output": "\n".join(lines), "output_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"lab_commit": book["lab_commit"], "grader_manifest_sha256": book["grader_manifest_sha256"],
-                           "python": book["python"], "status": student["status"], "sandbox": sandboxed}}
+                           "python": book["python"], "status": student["status"], "sandbox": sandboxed,
+                           "isolation": book.get("limits", {}).get("isolation", "")}}
 
 
 # ------------------------------------------------------------------ the autograder zip
