@@ -25,7 +25,9 @@
 6. Optional (--index): lesson 12's approximate index at 10^3, 10^4 and 10^5 vectors: build
    time, and each search's recall@10 and cost (vectors compared, time) against exact search.
 7. Alone, with --grading: `methods.py grade` on a generated class (reference answers, stubs,
-   syntax errors and a few submissions with a task that never returns), start to exit.
+   syntax errors and a few submissions with a task that never returns), start to exit, with
+   and without --sandbox; then the pytest route on one submission of each kind, and how many
+   times cheaper per submission `grade` is, in time and in CPU, weighted by the class's mix.
 
 This is a benchmark, not a test: it prints figures and asserts nothing.
 """
@@ -545,10 +547,14 @@ def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None,
         command += ["--seconds", str(seconds)] if seconds is not None else []
         command += ["--jobs", str(jobs)] if jobs is not None else []
         command += ["--sandbox"] if sandbox else []
+        import resource
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, cwd=course.ROOT,
                               env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
         elapsed = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
         if done.returncode != 0:
             return {"note": f"grade failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}"}
         book = json.loads((folder / "out" / "gradebook.json").read_text(encoding="utf-8"))
@@ -557,9 +563,59 @@ def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None,
     statuses = {}
     for student in book["students"]:
         statuses[student["status"]] = statuses.get(student["status"], 0) + 1
-    return {"submissions": count, "kinds": kinds, "seconds": elapsed, "statuses": statuses,
+    return {"submissions": count, "kinds": kinds, "seconds": elapsed, "cpu": cpu, "statuses": statuses,
+            "isolation": book["limits"].get("isolation", ""),
             "lessons": len(book["lessons"]), "seconds_per_task": book["limits"]["seconds_per_task"],
             "jobs": jobs or os.cpu_count(), "sandbox": sandbox}
+
+
+def _class_member(folder, kind: str) -> None:
+    """One submission of `kind` ("correct", "stubs", "syntax error") as make_class writes it."""
+    from pathlib import Path
+    folder = Path(folder)
+    folder.mkdir(parents=True)
+    lessons = course.lessons()
+    for index, lesson in enumerate(lessons):
+        if kind == "stubs":
+            text = course.generated_stub(lesson)
+        else:
+            text = (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8")
+            if kind == "syntax error" and index == 1:
+                text += "\ndef broken(:\n"
+        (folder / f"{lesson}.py").write_text(text, encoding="utf-8")
+
+
+def pytest_route_time(kinds: dict) -> dict:
+    """The pytest route (`LAB_TARGET=DIR python3 -m pytest tests/graders`, one process, as
+    docs/instructors.md gives it) on one submission of each kind `grade` was timed on:
+    seconds and CPU seconds each, and their mean weighted by the class's mix (a submission
+    whose task never returns counted as a correct one: pytest's own limit would stop it)."""
+    import resource
+    import shutil
+    import tempfile
+    if not _installed("pytest"):
+        return {"note": "pytest is not installed for this Python; run with .venv/bin/python"}
+    folder = tempfile.mkdtemp(prefix="lab-bench-pytest-")
+    measured = {}
+    try:
+        for kind in ("correct", "stubs", "syntax error"):
+            _class_member(os.path.join(folder, kind), kind)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                            "tests/graders"], cwd=course.ROOT, capture_output=True,
+                           env=dict(os.environ, LAB_TARGET=os.path.join(folder, kind), PYTHONDONTWRITEBYTECODE="1"))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            measured[kind] = {"seconds": time.perf_counter() - started,
+                              "cpu": after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    weights = dict(kinds)
+    weights["correct"] = weights.get("correct", 0) + weights.pop("looping task", 0)
+    total = sum(weights.values()) or 1
+    mean = {field: sum(measured[kind][field] * weights.get(kind, 0) for kind in measured) / total
+            for field in ("seconds", "cpu")}
+    return {"kinds": measured, "per_submission": mean}
 
 
 def grading_report(result: dict) -> list[str]:
@@ -570,8 +626,29 @@ def grading_report(result: dict) -> list[str]:
     return [f"Grading a class: `methods.py {command}` on {result['submissions']} generated submissions "
             f"({kinds}; {result['lessons']} lessons each), {result['jobs']} worker(s), "
             f"{result['seconds_per_task']:g} s per task: {result['seconds']:.1f} s start to exit "
-            f"({result['seconds'] / max(1, result['submissions']) * 1000:.0f} ms per submission); "
-            f"statuses: " + ", ".join(f"{n} {status}" for status, n in sorted(result["statuses"].items())), ""]
+            f"({result['seconds'] / max(1, result['submissions']) * 1000:.0f} ms per submission, "
+            f"{result['cpu']:.0f} CPU-s in all); statuses: "
+            + ", ".join(f"{n} {status}" for status, n in sorted(result["statuses"].items()))
+            + (f"; learner code: {result['isolation']}" if result.get("isolation") else ""), ""]
+
+
+def pytest_route_report(route: dict, graded: list[dict]) -> list[str]:
+    """The pytest route per submission beside each `grade` run: how many times cheaper `grade` is."""
+    if "note" in route:
+        return ["The pytest route: " + route["note"], ""]
+    each = ", ".join(f"{kind} {figures['seconds']:.1f} s ({figures['cpu']:.1f} CPU-s)"
+                     for kind, figures in route["kinds"].items())
+    mean = route["per_submission"]
+    lines = [f"The pytest route, one submission at a time: {each}; weighted by the class's mix "
+             f"{mean['seconds']:.2f} s ({mean['cpu']:.2f} CPU-s) per submission."]
+    for result in graded:
+        if "note" in result:
+            continue
+        count = max(1, result["submissions"])
+        command = "grade --sandbox" if result.get("sandbox") else "grade"
+        lines.append(f"  `{command}` is {mean['seconds'] / (result['seconds'] / count):.1f}x cheaper per submission "
+                     f"in time ({result['jobs']} workers) and {mean['cpu'] / (result['cpu'] / count):.1f}x in CPU.")
+    return lines + [""]
 
 
 # ------------------------------------------------------------------ printing
@@ -730,10 +807,13 @@ def main(argv: list[str]) -> int:
         if args.submissions < 1 or not 0 <= args.loops <= args.submissions:
             parser.error("--submissions must be at least 1 and --loops between 0 and --submissions")
         from labtools import grading
-        sys.stdout.write("\n".join(grading_report(grading_time(args.submissions, args.loops))) + "\n")
+        graded = [grading_time(args.submissions, args.loops)]
+        sys.stdout.write("\n".join(grading_report(graded[0])) + "\n")
         if grading.sandbox_problem() is None:  # and under the sandbox, where bwrap can run
-            sys.stdout.write("\n".join(grading_report(grading_time(args.submissions, args.loops, sandbox=True)))
-                             + "\n")
+            graded.append(grading_time(args.submissions, args.loops, sandbox=True))
+            sys.stdout.write("\n".join(grading_report(graded[-1])) + "\n")
+        if "kinds" in graded[0]:
+            sys.stdout.write("\n".join(pytest_route_report(pytest_route_time(graded[0]["kinds"]), graded)) + "\n")
         return 0
     unknown = [name for name in args.startup or [] if name not in startup_commands()]
     if unknown:
