@@ -41,27 +41,53 @@ def tree_state() -> str:
     return "\n".join(rows)
 
 
-def graded_with_pasted(lesson: str, folder: Path, pasted: list, preamble: str = "", edits: tuple = ()) -> dict:
-    """Grade solutions/LESSON.py with functions from modules/ pasted over some answers, as a learner
-    who copies the reading would: each (function, task name) is written out from its source under
-    the task's name at the end of the file, after `preamble` (the imports it needs); `edits`, pairs
-    (old, new), adapt a call to the file's own helpers. Returns {test name: passed} of every test.
-    Issue 36: the module's own function must fail at least one test of its task."""
+def pasted_text(lesson: str, pasted=(), preamble: str = "", edits=(), in_place: bool = False) -> str:
+    """solutions/LESSON.py with answers pasted in from the reading, as a learner who copies it
+    would: each (function, task name) in `pasted` is written out from the function's source under
+    the task's name, over the reference answer's own def where `in_place`, else at the end of
+    the file after `preamble` (a later def of a name wins). `preamble` is source text (the imports
+    the pasted functions need, or a whole answer); `edits`, pairs (old, new), adapt a call to the
+    file's own helpers."""
     import inspect
     import textwrap
-    sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
-    from labtools import cli, grading
-    text = (ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8") + "\n\n" + preamble + "\n"
+    text = (ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8")
+    tail = []
     for function, name in pasted:
-        source = textwrap.dedent(inspect.getsource(function))
-        text += "\n\n" + source.replace(f"def {function.__name__}(", f"def {name}(", 1)
+        source = textwrap.dedent(inspect.getsource(function)).rstrip()
+        source = source.replace(f"def {function.__name__}(", f"def {name}(", 1)
+        if in_place:
+            start = text.index(f"def {name}(")
+            text = text[:start] + source + text[text.index("\n\n\n", start):]
+        else:
+            tail.append(source)
+    text = (preamble + "\n" + text) if in_place and preamble else text
+    if not in_place:
+        text += "\n\n" + preamble + "\n" + "".join(f"\n\n{source}\n" for source in tail)
     for old, new in edits:
         assert text.count(old) == 1, old
         text = text.replace(old, new)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{lesson}.py").write_text(text, encoding="utf-8")
-    record = cli.grade([lesson], folder, grading.Limits(seconds=20.0))[0]
-    return {test["test"]: test["passed"] for test in record["tests"]}
+    return text
+
+
+def graded_text(lesson: str, text: str, seconds: float = 20.0) -> dict:
+    """`text` graded as LESSON.py the way `check` grades it (in a worker, from a scratch folder):
+    the lesson's record, with "tasks" ({"number", "name", "passed", ...}) and "tests"."""
+    import tempfile
+    sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
+    from labtools import grading
+    with tempfile.TemporaryDirectory(prefix=f"lab-{lesson}-") as folder:
+        (Path(folder) / f"{lesson}.py").write_text(text, encoding="utf-8")
+        return grading.grade(lesson, Path(folder), grading.Limits(seconds=seconds))
+
+
+def passed_tests(lesson: str, text: str) -> dict[str, bool]:
+    """{test name: passed} for `text` graded as LESSON.py."""
+    return {test["test"]: test["passed"] for test in graded_text(lesson, text)["tests"]}
+
+
+def passed_tasks(lesson: str, text: str) -> dict[str, bool]:
+    """{task name: passed} for `text` graded as LESSON.py."""
+    return {task["name"]: task["passed"] for task in graded_text(lesson, text)["tasks"]}
 
 
 def figures_missing(lesson: str, figures) -> list[str]:
@@ -73,6 +99,4 @@ def figures_missing(lesson: str, figures) -> list[str]:
 
 def failed_tasks(lesson: str, solution_text: str) -> set[int]:
     """The task numbers a submission (the whole text of LESSON.py) fails under the lesson's graders."""
-    sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
-    from devtools import dev
-    return {task["number"] for task in dev._grade_text(lesson, solution_text)["tasks"] if not task["passed"]}
+    return {task["number"] for task in graded_text(lesson, solution_text)["tasks"] if not task["passed"]}

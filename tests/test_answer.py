@@ -271,14 +271,14 @@ def test_solution_and_mechanism_differ_only_where_the_task_says():
 
 def test_the_modules_own_functions_fail_the_tasks(tmp_path):
     # Issue 36: the reading's functions, pasted in, fail exactly the tests of what each task adds.
-    from helpers import graded_with_pasted
+    from helpers import passed_tests, pasted_text
     from modules.answer import mechanism
-    passed = graded_with_pasted("answer", tmp_path / "pasted", [
+    passed = passed_tests("answer", pasted_text("answer", [
         (mechanism.compose_answer, "compose_answer"), (mechanism.classify_outcome, "classify_outcome"),
         (mechanism.no_answer_cause, "cause_by_facet")],
         preamble="from modules.answer.mechanism import NO_ANSWER_CAUSES, _answer, _corpus, _facets\n"
                  "from modules.common.checks import sequence_of, short, text_of\n"
-                 "from modules.context.mechanism import VersionConflict\n")
+                 "from modules.context.mechanism import VersionConflict\n"))
     failed = sorted(name for name, ok in passed.items() if not ok)
     assert "test_task2_quotes_only_the_sentence_that_answers" in failed
     assert "test_task3_a_claim_without_citation_is_counted_apart" in failed

@@ -280,16 +280,17 @@ def test_the_modules_own_functions_fail_the_tasks(tmp_path):
     # Issue 36: paste the function each task obviously copies (evidence_budget, fill_budget,
     # count_overflows and chunks_that_fit, select_for_coverage), renamed to the task's name:
     # every function task fails.
-    from module_answers import graded_with_module_functions
+    from helpers import passed_tasks, pasted_text
     copies = {"evidence_budget_of_plan": budget.evidence_budget, "skip_walk": budget.fill_budget,
               "safe_top_k": budget.count_overflows, "cover_facets": budget.select_for_coverage}
     helpers = ("from modules.budget.mechanism import *\nfrom modules.budget.mechanism import _chunks, _counter, "
                "_measure, _longest_prefix\nfrom modules.common.checks import sequence_of, short, whole_number")
-    passed = graded_with_module_functions("budget", copies, helpers, tmp_path)
+    passed = passed_tasks("budget", pasted_text("budget", [(function, name) for name, function in copies.items()],
+                                                 preamble=helpers, in_place=True))
     assert passed == {"evidence_budget_of_plan": False, "skip_walk": False, "safe_top_k": False,
                       "RESERVE_QUIZ": True, "cover_facets": False, "WALK_AT_200": True}
-    (tmp_path / "budget.py").unlink()
-    passed = graded_with_module_functions("budget", {"safe_top_k": budget.chunks_that_fit}, helpers, tmp_path)
+    passed = passed_tasks("budget", pasted_text("budget", [(budget.chunks_that_fit, "safe_top_k")], preamble=helpers,
+                                                 in_place=True))
     assert passed["safe_top_k"] is False
 
 

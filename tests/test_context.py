@@ -169,11 +169,11 @@ def test_lesson_01_draws_its_candidates_from_the_help_desk_world():
 def test_the_modules_own_functions_fail_the_tasks(tmp_path):
     # Issue 36: a task the reading already answers teaches typing. Paste modules/context's
     # packet_coverage, recall_at_k and fill_quote_budget in as the answers: each task fails.
-    from module_answers import graded_with_module_functions
-    passed = graded_with_module_functions(
-        "context", {name: getattr(context, name) for name in ("packet_coverage", "recall_at_k", "fill_quote_budget")},
-        "from modules.context.mechanism import check_budget, check_passages, coverage_counts, recall_counts",
-        tmp_path)
+    from helpers import passed_tasks, pasted_text
+    passed = passed_tasks("context", pasted_text(
+        "context", [(getattr(context, name), name) for name in ("packet_coverage", "recall_at_k", "fill_quote_budget")],
+        preamble="from modules.context.mechanism import check_budget, check_passages, coverage_counts, recall_counts",
+        in_place=True))
     assert passed == {"packet_coverage": False, "recall_at_k": False, "fill_quote_budget": False,
                       "LABELS_QUIZ": True, "PACKET_AT_190": True}
 

@@ -266,13 +266,14 @@ def test_the_modules_own_functions_fail_the_tasks(tmp_path):
     # Issue 36: paste the function each task obviously copies (dedupe_text, same_passage,
     # dedupe_canonical, lines_overlap, select_non_overlapping), renamed to the task's name:
     # every one of those tasks fails.
-    from module_answers import graded_with_module_functions
+    from helpers import passed_tasks, pasted_text
     copies = {"dedupe_text": dedupe.dedupe_text, "same_passage": dedupe.same_passage,
               "dedupe_canonical": dedupe.dedupe_canonical, "overlap_share": dedupe.lines_overlap,
               "merge_overlapping": dedupe.select_non_overlapping}
     helpers = "from modules.dedupe.mechanism import *\nfrom modules.dedupe.mechanism import _chunks, _passage_keys, " \
               "_why_kept, _how_matched"
-    passed = graded_with_module_functions("dedupe", copies, helpers, tmp_path)
+    passed = passed_tasks("dedupe", pasted_text("dedupe", [(function, name) for name, function in copies.items()],
+                                                 preamble=helpers, in_place=True))
     assert passed == {"id_conflicts": True, "dedupe_text": False, "same_passage": False, "dedupe_canonical": False,
                       "overlap_share": False, "merge_overlapping": False, "CANONICAL_QUIZ": True,
                       "SELECTED_WITH_0006": True}

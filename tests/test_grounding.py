@@ -306,16 +306,16 @@ def test_exclusions_list_the_gate_then_the_evidence_checks():
 def test_the_modules_own_functions_fail_the_tasks(tmp_path):
     # Issue 36: a learner who pastes the reading's function fails its task, and only on the test
     # of what the task adds (each docstring says what "the lab's ... lets through").
-    from helpers import graded_with_pasted
+    from helpers import passed_tests, pasted_text
     from modules.grounding import checks
-    passed = graded_with_pasted("grounding", tmp_path / "pasted", [
+    passed = passed_tests("grounding", pasted_text("grounding", [
         (checks.check_input, "check_input"), (checks.check_permission_freshness, "check_permission_freshness"),
         (checks.check_ranking, "check_ranking"), (grounding.query_fingerprint, "request_fingerprint"),
         (checks.user_view, "user_view"), (checks.failure_counts, "regression_counts")],
         preamble="from modules.common.checks import short\n",
         # the lab's user_view walks the layers up to the decision; the file's walk takes no `layers`
         edits=[("broken = first_failing_layer(record, layers=LAYERS[:LAYERS.index(\"decision\") + 1])",
-                "found = first_failing_layer(record)\n    broken = found is not None and found[0] in LAYERS[:7]")])
+                "found = first_failing_layer(record)\n    broken = found is not None and found[0] in LAYERS[:7]")]))
     assert sorted(name for name, ok in passed.items() if not ok) == sorted([
         "test_task1_a_failed_step_on_one_size_fails", "test_task2_a_permission_exclusion_names_a_ref_only",
         "test_task3_one_cluster_per_listing_shown_by_its_lowest_id",

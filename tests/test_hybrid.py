@@ -365,20 +365,21 @@ def test_every_curriculum_figure_prints_in_the_default_trace():
         "    rankings = [[listing_id for listing_id, _ in hits] for hits in channel_hits.values()]\n"
         "    return lesson_rrf(cluster_rankings(rankings, cluster_of), k)\n"),
 ], ids=["parse_size", "weighted_rank_fusion", "fuse_by_cluster"])
-def test_the_lessons_own_function_fails_the_task(task, source, tmp_path, monkeypatch):
-    from module_answers import assert_pasted_fails
-    assert_pasted_fails("hybrid", task, source, tmp_path, monkeypatch)
+def test_the_lessons_own_function_fails_the_task(task, source):
+    # Issue 36: the lesson's own function, pasted in as the answer (a later def wins), fails the task.
+    from helpers import failed_tasks, pasted_text
+    assert task in failed_tasks("hybrid", pasted_text("hybrid", preamble=source))
 
 
 @pytest.mark.parametrize("container", ["tuple", "list"])
-def test_alias_effect_accepts_a_list_or_a_tuple_for_every_sequence(container, tmp_path, monkeypatch):
+def test_alias_effect_accepts_a_list_or_a_tuple_for_every_sequence(container):
     # The course's container rule: the grader no longer refuses a tuple where it expected a list.
-    from module_answers import failures_of_pasted
+    from helpers import failed_tasks, pasted_text
     source = ("reference_alias_effect = alias_effect\n\n\n"
               "def alias_effect(terms, aliases, version, search):\n"
               f"    return {{key: {container}(value) for key, value in "
               "reference_alias_effect(terms, aliases, version, search).items()}\n")
-    assert not failures_of_pasted("hybrid", 5, source, tmp_path / container, monkeypatch)
+    assert 5 not in failed_tasks("hybrid", pasted_text("hybrid", preamble=source))
 
 
 def test_the_predict_tasks_premise_holds_on_the_fixture():

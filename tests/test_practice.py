@@ -313,8 +313,8 @@ def test_the_quiz_premises_hold_on_the_fixture(quiz, task):
 def test_the_modules_own_functions_fail_the_tasks(tmp_path):
     # Issue 36: the reading's functions, pasted in (given the task's signature), fail the tests of
     # what each task adds, and only those for tasks 2 to 4.
-    from helpers import graded_with_pasted
-    passed = graded_with_pasted("practice", tmp_path / "pasted", [
+    from helpers import passed_tests, pasted_text
+    passed = passed_tests("practice", pasted_text("practice", [
         (practice.is_current, "validity"), (practice.canonical_dedupe, "canonical_dedupe"),
         (practice.settle_conflict, "settle_conflict"), (practice.decision_table, "decision_table")],
         preamble="from modules.practice.mechanism import _candidates, _layers, _rules, as_chunk\n"
@@ -324,7 +324,7 @@ def test_the_modules_own_functions_fail_the_tasks(tmp_path):
                 "def canonical_dedupe(candidates, rank) -> dict[str, str]:"),
                ("def decision_table(candidates, as_of: str, scope: str, budget: int, rules=()) -> Plan:\n    \"\"\"Run",
                 "def decision_table(candidates, as_of: str, scope: str, budget: int, rules=(), wrapper_tokens=0) "
-                "-> Plan:\n    \"\"\"Run")])
+                "-> Plan:\n    \"\"\"Run")]))
     failed = sorted(name for name, ok in passed.items() if not ok)
     assert {name for name in failed if name.startswith("test_task1")} == {
         name for name in passed if name.startswith("test_task1")}       # a yes or no is not a state
