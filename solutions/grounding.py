@@ -15,7 +15,7 @@ Task 4   request_fingerprint         one request across component upgrades: no v
 Task 5   first_failing_layer         walk the layers with your checks; name the first that failed
 Task 6   user_view                   what the shopper may see: nothing from a broken run or answer
 Task 7   regression_counts           a dashboard: queries that held before and fail now, by layer
-Task 8   REBUILD_QUIZ                permission exclusions tripled overnight: what do you fix?
+Task 8   REBUILD_QUIZ                family exclusions vanished after the rebuild: why?
 Task 9   RANKER_QUIZ                 a stale seal is offered: why not start with the ranker?
 Task 10  REBUILT_PACKET              predict: PW-Q002's packet through the rebuilt index
 
@@ -298,13 +298,14 @@ def regression_counts(before, after) -> dict:
     # END SOLUTION
 
 
-# Task 8 (quiz). After the nightly index rebuild, permission exclusions over the same nine
-# queries go from 21 to 63. The policy version is assisted-use-policy/4 before and after,
-# and PERMISSION_DENIED has turned into PERMISSION_UNKNOWN. What is the fix?
-#   "a"  allow an unknown permission until the index settles, so answers come back
-#   "b"  repair the rebuild so every record carries its permission, then re-run
-#   "c"  raise the policy version so that the dashboards start counting afresh
-#   "d"  lower the ranker's threshold so more permitted listings reach a packet
+# Task 8 (quiz). The lesson's table of the gate's exclusions over the nine queries shows,
+# after the nightly index rebuild, PROHIBITED_FAMILY going from 7 to 0 and PERMISSION_DENIED
+# from 14 to 0, while STALE_FIELD stays at 7. The trace does not say why. Read gate() in
+# modules/catalogue/policy.py: why did the family exclusions disappear?
+#   "a"  the rebuild dropped each listing's family, so no family is prohibited now
+#   "b"  with no permission, those listings stop at the permission check, before family
+#   "c"  the policy version changed overnight, so family rules are counted another way
+#   "d"  the prohibited listings left the index, so no query proposes them any more
 # Set REBUILD_QUIZ to one letter.
 # BEGIN SOLUTION
 REBUILD_QUIZ = "b"

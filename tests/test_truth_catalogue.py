@@ -63,7 +63,7 @@ def test_the_quiz_keys_are_the_ones_the_course_spreads_over_the_letters():
     # the key still points at the option that carries the lesson's reason
     reasons = {("hybrid", "RAW_SCORES_QUIZ"): "scales are unrelated",
                ("eligibility", "EXPIRED_FIRST_QUIZ"): "freshness control",
-               ("grounding", "REBUILD_QUIZ"): "repair the rebuild",
+               ("grounding", "REBUILD_QUIZ"): "stop at the permission check",
                ("grounding", "RANKER_QUIZ"): "the walk names permission/freshness",
                ("channels", "TWO_EVALUATIONS_QUIZ"): "recall judges the index against exact search",
                ("memory", "ONLY_MEMORY_QUIZ"): "every data question applies"}
@@ -103,16 +103,37 @@ def test_expired_first_quiz_states_pw_l006s_dates_as_the_freshness_table_does(re
     assert any(h["candidate"] == "PW-L006" for c in stale_query["channels"] for h in c["top"])
 
 
-def test_rebuild_quiz_states_the_lessons_exclusion_counts(records):
-    premise, _ = quiz("grounding", "REBUILD_QUIZ")
+def test_rebuild_quiz_states_the_lessons_exclusion_counts_and_its_key_holds(records):
+    premise, options = quiz("grounding", "REBUILD_QUIZ")
     agg = records["grounding"]["exclusions_by_reason"]
     words = {9: "nine"}
-    assert f"over the same {words[agg['query_count']]} queries go from {agg['permission_before']} to " \
-           f"{agg['permission_after']}" in premise
-    assert agg["policy_version"][0] == agg["policy_version"][1]
-    assert f"The policy version is {agg['policy_version'][0]} before and after" in premise
-    assert agg["before"]["PERMISSION_DENIED"] > 0 == agg["after"]["PERMISSION_DENIED"]
-    assert agg["after"]["PERMISSION_UNKNOWN"] > agg["before"]["PERMISSION_UNKNOWN"]
+    premise = " ".join(premise.split())
+    assert f"over the {words[agg['query_count']]} queries" in premise
+    assert f"PROHIBITED_FAMILY going from {agg['before']['PROHIBITED_FAMILY']} to {agg['after']['PROHIBITED_FAMILY']}" \
+        in premise and agg["after"]["PROHIBITED_FAMILY"] == 0
+    assert f"PERMISSION_DENIED from {agg['before']['PERMISSION_DENIED']} to {agg['after']['PERMISSION_DENIED']}" \
+        in premise
+    assert f"STALE_FIELD stays at {agg['before']['STALE_FIELD']}" in premise
+    assert agg["before"]["STALE_FIELD"] == agg["after"]["STALE_FIELD"]
+    # The key: every listing excluded for its family before the rebuild is still proposed after
+    # it and is excluded at the permission check (its opaque ref, PERMISSION_UNKNOWN), its family
+    # kept in the rebuilt records (not "a"), the policy the same (not "c"), proposed still (not "d").
+    from modules.catalogue.fixture import LISTINGS, QUERIES, opaque_ref
+    from modules.catalogue.policy import POLICY_VERSION
+    from modules.grounding.mechanism import VARIANTS, _gate, run_query, run_variant
+    assert agg["policy_version"] == [POLICY_VERSION, POLICY_VERSION]
+    rebuilt = run_variant(VARIANTS[1], QUERIES[0], until="source").output("source").by_id
+    assert all(rebuilt[listing.id].family == listing.family for listing in LISTINGS)
+    families = 0
+    for query in QUERIES:
+        before = _gate(run_query(query)).get("withheld", ())
+        after = {d["subject"]: d["reason_codes"]
+                 for d in _gate(run_variant(VARIANTS[1], query, until="gate")).get("withheld", ())}
+        for decision in before:
+            if "PROHIBITED_FAMILY" in decision["reason_codes"]:
+                families += 1
+                assert list(after[opaque_ref(decision["subject"])]) == ["PERMISSION_UNKNOWN"], (query.id, decision)
+    assert families == agg["before"]["PROHIBITED_FAMILY"] > 0
 
 
 def test_ranker_quiz_states_what_the_freshness_off_walk_shows(records):

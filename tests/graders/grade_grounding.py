@@ -563,10 +563,12 @@ def _choice(name: str, best: str, task: int, misreads: dict) -> None:
 
 def test_task8_rebuild_quiz():
     _choice("REBUILD_QUIZ", "b", 8, {
-        "a": "allowing unknown permissions relaxes fail-closed; the count drops because the product got less safe.",
-        "c": "the policy did not change, so a new policy version only hides the jump; the records still lack "
-             "their permission.",
-        "d": "the ranker never sees the withheld listings; no threshold brings back what the gate fails closed on."})
+        "a": "the rebuild took only the permission column away; each listing kept its family, but the gate "
+             "never read it.",
+        "c": "the policy version is the same before and after the rebuild; what changed is the records the "
+             "gate reads.",
+        "d": "the prohibited listings are still proposed and still excluded: the table counts them under "
+             "PERMISSION_UNKNOWN now."})
 
 
 def test_task9_ranker_quiz():

@@ -195,9 +195,9 @@ WRONG_ANSWERS = [
                   'raise ValueError("the two sides hold different queries")')]},
 
     # Quizzes and the prediction
-    {"name": "quiz: relax fail-closed", "task": 8, "replace": [('REBUILD_QUIZ = "b"', 'REBUILD_QUIZ = "a"')]},
-    {"name": "quiz: bump the policy", "task": 8, "replace": [('REBUILD_QUIZ = "b"', 'REBUILD_QUIZ = "c"')]},
-    {"name": "quiz: lower the ranker's threshold", "task": 8, "replace": [('REBUILD_QUIZ = "b"', 'REBUILD_QUIZ = "d"')]},
+    {"name": "quiz: the family field was dropped", "task": 8, "replace": [('REBUILD_QUIZ = "b"', 'REBUILD_QUIZ = "a"')]},
+    {"name": "quiz: the policy changed", "task": 8, "replace": [('REBUILD_QUIZ = "b"', 'REBUILD_QUIZ = "c"')]},
+    {"name": "quiz: the listings left the index", "task": 8, "replace": [('REBUILD_QUIZ = "b"', 'REBUILD_QUIZ = "d"')]},
     {"name": "quiz: walk only an empty packet", "task": 9, "replace": [('RANKER_QUIZ = "c"', 'RANKER_QUIZ = "a"')]},
     {"name": "quiz: the ranker comes first", "task": 9, "replace": [('RANKER_QUIZ = "c"', 'RANKER_QUIZ = "b"')]},
     {"name": "quiz: blame the source", "task": 9, "replace": [('RANKER_QUIZ = "c"', 'RANKER_QUIZ = "d"')]},
