@@ -198,12 +198,13 @@ REBUILD_QUIZ = None  # TODO: your answer
 
 
 # Task 9 (quiz). With the freshness rule switched off, PW-L006 (its diameter last checked in
-# 2020) enters the packet for "graphite mechanical seal 18 mm". A colleague wants to add an
-# age penalty to the ranker. Why do you walk the trace first?
-#   "a"  an age penalty is fine; a walk is needed only when the packet is empty
-#   "b"  ranking is the first layer the walk checks, so it is checked first anyway
-#   "c"  the walk names permission/freshness: a penalty hides PW-L006 here only
-#   "d"  the walk names the source layer, because the index lost the check dates
+# 2020) enters the packet for "graphite mechanical seal 18 mm". A colleague adds an age
+# penalty to the ranker instead, and PW-L006 falls out of that packet; the freshness rule
+# stays off. Predict: which layer does the walk of that run name first?
+#   "a"  none: PW-L006 is out of the packet, so every layer's check holds again
+#   "b"  ranking: the penalty is a ranking change, so the walk now stops at ranking
+#   "c"  permission/freshness: its check reads what passed the gate, not the packet
+#   "d"  assembly: the packet is what changed, so the assembly's check fails first
 # Set RANKER_QUIZ to one letter.
 RANKER_QUIZ = None  # TODO: your answer
 

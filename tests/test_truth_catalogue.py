@@ -64,7 +64,7 @@ def test_the_quiz_keys_are_the_ones_the_course_spreads_over_the_letters():
     reasons = {("hybrid", "RAW_SCORES_QUIZ"): "scales are unrelated",
                ("eligibility", "EXPIRED_FIRST_QUIZ"): "freshness control",
                ("grounding", "REBUILD_QUIZ"): "stop at the permission check",
-               ("grounding", "RANKER_QUIZ"): "the walk names permission/freshness",
+               ("grounding", "RANKER_QUIZ"): "its check reads what passed the gate",
                ("channels", "TWO_EVALUATIONS_QUIZ"): "recall judges the index against exact search",
                ("memory", "ONLY_MEMORY_QUIZ"): "every data question applies"}
     for (lesson, name), reason in reasons.items():
@@ -145,7 +145,17 @@ def test_ranker_quiz_states_what_the_freshness_off_walk_shows(records):
     checked = next(r["checked_on"] for r in records["eligibility"]["freshness"]["rows"]
                    if r["listing_id"] == "PW-L006" and r["field"] == "diameter_mm")
     assert f"last checked in {checked[:4]}" in premise
-    assert f"the walk names {walk['first_failing_layer']}" in options[key("grounding", "RANKER_QUIZ")]
+    assert options[key("grounding", "RANKER_QUIZ")].strip().startswith(f"{walk['first_failing_layer']}:")
+    # The key holds whatever a ranker does downstream: the permission/freshness check reads its own
+    # section only (here, the gate's section alone) and fails on PW-L006, and the walk reaches it
+    # before ranking and assembly.
+    from modules.grounding.mechanism import CHECKS, LAYERS, VARIANTS, run_variant, trace_record
+    from modules.catalogue.fixture import query_by_id
+    variant = next(v for v in VARIANTS if "freshness" in v.name)
+    after = trace_record(run_variant(variant, query_by_id(variant.query)))
+    held, why = CHECKS["permission/freshness"]({"permission/freshness": after["permission/freshness"]})
+    assert not held and "PW-L006 passed the gate" in why
+    assert LAYERS.index("permission/freshness") < LAYERS.index("ranking") < LAYERS.index("assembly")
 
 
 def test_two_evaluations_quiz_states_the_index_figures_at_their_nprobe(records):

@@ -573,9 +573,12 @@ def test_task8_rebuild_quiz():
 
 def test_task9_ranker_quiz():
     _choice("RANKER_QUIZ", "c", 9, {
-        "a": "a non-empty packet can still hold a stale listing; the walk is how you find which layer let it in.",
-        "b": "the walk checks permission/freshness before ranking; the ranker is not where a walk starts.",
-        "d": "the index kept PW-L006's dates; the walk's source check held and permission/freshness failed."})
+        "a": "the permission/freshness check reads what passed the gate, and PW-L006 still passes it; the "
+             "penalty hid the symptom, not the failure.",
+        "b": "the walk checks permission/freshness before ranking, and that check still fails: PW-L006 passed "
+             "the gate.",
+        "d": "assembly comes after permission/freshness in the walk, and the gate still passes the stale "
+             "listing."})
 
 
 def test_task10_rebuilt_packet_prediction():
