@@ -58,7 +58,7 @@ def test_values_cross_as_plain_data_and_come_back_equal():
     passage = Passage("a", "src-a", "1", "t", "text")
     record = ContextRecord((passage,), 4, 80, ("b",), (), {})
     for value in (None, True, 3, 2.5, float("inf"), "é", [1, (2, 3)], {("k", 1): {4}}, frozenset({1}),
-                  Fraction(1, 3), b"\x00", passage, record):
+                  Fraction(1, 3), b"\x00", range(1, 6), range(9, 0, -3), passage, record):
         back = _round_trip(value)
         assert back == value and type(back) is type(value)
 
@@ -73,7 +73,8 @@ def test_a_learners_class_comes_back_opaque_and_equal_to_nothing():
 
 def test_decoding_refuses_classes_outside_the_lab_and_forged_fields():
     for data in ({"R": "os:system", "f": {}}, {"R": "modules.context:Passage", "f": {"id": "a"}},
-                 {"N": "builtins:tuple", "v": []}, {"X": 1}, {"P": 0}, [1, 2]):
+                 {"N": "builtins:tuple", "v": []}, {"X": 1}, {"P": 0}, [1, 2], {"G": [1, 5, 0]},
+                 {"G": [1, 5]}, {"G": [1, 5.0, 1]}):
         with pytest.raises(_wire.WireError):
             _wire.decode(data, lambda n, name: None)
 

@@ -204,3 +204,23 @@ def test_as_another_user_the_learners_code_still_imports_the_standard_library(tm
     results = grading.grade_submissions(_class(tmp_path, "context", {"ann": "import statistics, fractions\ntry:\n    import tomllib\nexcept ImportError:\n    pass\n" + solution}),
                                         ["context"], workers=1)
     assert all(_tasks_passed(results["ann"][0])), results["ann"][0]
+
+
+# ------------------------------------------------------------------ an honest student, sandboxed
+
+@pytest.mark.skipif(not SANDBOX, reason="bwrap cannot make a sandbox here")
+def test_every_lessons_reference_answers_pass_under_the_sandbox(tmp_path):
+    # Found by `dev probe --grading`'s agreement pass: lesson 05's grader hands reorder_for_edges
+    # a range ("any sequence"), which the sandbox's wire did not carry, so the reference answer
+    # failed task 1 under --sandbox only. Every lesson, one sandboxed submission.
+    from labtools import course
+    folder = tmp_path / "class" / "ann"
+    folder.mkdir(parents=True)
+    for lesson in course.lessons():
+        (folder / f"{lesson}.py").write_text((ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8"),
+                                            encoding="utf-8")
+    results = grading.grade_submissions([grading.Submission("ann", folder, "ann")], course.lessons(), workers=1,
+                                        sandbox=True)
+    failed = {result["lesson"]: [task["number"] for task in result["tasks"] if not task["passed"]]
+              for result in results["ann"]}
+    assert not {lesson: numbers for lesson, numbers in failed.items() if numbers}, results["ann"]
