@@ -89,3 +89,25 @@ def test_a_record_given_comes_back_as_itself():
     known = {id(obj): (number, obj) for number, obj in enumerate(received)}
     answer = _wire.encode((theirs[0],), lambda fn: None, known=known)
     assert _wire.decode(answer, lambda n, name: None, sent=table)[0] is passage
+
+
+def test_a_list_given_comes_back_as_itself_with_what_it_holds_now():
+    # Found by the agreement pass: a view that shares the record's lists passed under --sandbox,
+    # where every list came back a copy. A list, dict or set the grader sent and the learner's
+    # function returns is the grader's own object again, holding what the learner left in it.
+    cites = ["PW-L001#title"]
+    record = {"answer": [{"text": "x", "cites": cites}], "other": {"k": [1]}}
+    table: list = []
+    sent = _wire.encode(record, lambda fn: None, table=table)
+    received: list = []
+    theirs = _wire.decode(sent, lambda n, name: None, table=received)
+    theirs["answer"][0]["cites"].append("PW-L002#price_eur")      # changed, then returned inside a new dict
+    view = {"answer": [{"text": "x", "cites": theirs["answer"][0]["cites"]}], "copied": list(theirs["other"]["k"])}
+    known = {id(obj): (number, obj) for number, obj in enumerate(received)}
+    adopted = []
+    back = _wire.decode(_wire.encode(view, lambda fn: None, known=known), lambda n, name: None, sent=table,
+                        adopt=lambda original, now: (adopted.append(original), original.__setitem__(slice(None), now)))
+    assert back["answer"][0]["cites"] is cites and cites == ["PW-L001#title", "PW-L002#price_eur"]
+    assert back["copied"] == [1] and back["copied"] is not record["other"]["k"] and adopted == [cites]
+    with pytest.raises(_wire.WireError):  # a reference with contents needs a receiver that adopts them
+        _wire.decode({"P": 0, "v": {"L": []}}, lambda n, name: None, sent=table)

@@ -174,7 +174,7 @@ class Remote:
         generation = self.generation
         try:
             return wire.decode(data, lambda handle, shown: RemoteFunction(self, handle, shown, generation, None),
-                               sent=sent)
+                               sent=sent, adopt=_mirror)
         except (wire.WireError, RecursionError) as error:
             raise harness.LabFailure(f"the value{' of ' + name if name else ''} that came back from the learner's "
                                      f"code cannot be read: {error}") from None

@@ -21,10 +21,13 @@ the learner wrote can run on the trusted side (a learner's __eq__ cannot decide 
     {"H": id}                                the receiver's own callable, handed back
     {"O": "TypeName", "r": "repr"}           anything else: an opaque object, equal only to itself
     {"P": n}                                 the n-th record the receiver sent in this call, itself
+    {"P": n, "v": list|dict|set}             the n-th list, dict or set it sent, itself, holding v
 
-Records (R, N, A) are numbered in the order they are met, on both sides, so a function that
-returns one of the very records it was given returns it as itself ({"P": n}): a grader that
-checks `got[0] is given[0]` sees the truth.
+Records (R, N, A) and lists, dicts and sets are numbered in the order they are met, on both
+sides, so a function that returns one of the very objects it was given returns it as itself
+({"P": n}; a list, dict or set with its contents now, which the receiver puts into its own
+object through `adopt`): a grader that checks `got[0] is given[0]`, or that the view it got
+shares no list with the record it gave, sees the truth.
 
 `decode` is strict: an unknown tag, a class outside modules/, a missing or extra field, or a
 nesting deeper than DEPTH raises WireError, which the trusted side reports as the learner's
@@ -153,6 +156,7 @@ def _resolve(reference: str, want_class: bool):
 
 
 _CONTAINERS = {list: "L", tuple: "T", set: "S", frozenset: "Z"}
+_MUTABLE = (list, dict, set)  # numbered in a call's table, as records are
 _SCALARS = {int, str, bool, type(None)}
 
 
@@ -180,17 +184,21 @@ def _few_collisions(items) -> None:
                             f"hash: it would take the grader minutes to build")
 
 
-def encode(value, callable_ref, depth: int = 0, table: list | None = None, known: dict | None = None):
+def encode(value, callable_ref, depth: int = 0, table: list | None = None, known: dict | None = None,
+           inside=None):
     """`value` as plain data. `callable_ref(fn)` turns a callable that is not a lab function
     into {"C": id, "name": ...} (it registers it for calls back). Records met are appended to
-    `table`; one found in `known` (id -> number) is sent as {"P": number}."""
-    if known and id(value) in known and known[id(value)][1] is value:
+    `table`; one found in `known` (id -> number) is sent as {"P": number} (`inside`: the object
+    whose contents are being sent with its number, not itself again)."""
+    kind = type(value)
+    if known and value is not inside and id(value) in known and known[id(value)][1] is value:
+        if kind in _MUTABLE:  # itself, and what it holds now (the learner's code may have changed it)
+            return {"P": known[id(value)][0], "v": encode(value, callable_ref, depth, table, known, inside=value)}
         return {"P": known[id(value)][0]}
-    if table is not None and _lab_class(value) is not None and not callable(value):
+    if table is not None and (kind in _MUTABLE or _lab_class(value) is not None and not callable(value)):
         table.append(value)
     if depth > DEPTH:
         raise WireError("a value nested too deeply to send")
-    kind = type(value)
     if value is None or kind in (bool, int, str):
         return value
     if kind is float:
@@ -250,10 +258,12 @@ def _attributes(value) -> dict:
     return found
 
 
-def decode(data, callable_of, depth: int = 0, own_of=None, table: list | None = None, sent: list | None = None):
+def decode(data, callable_of, depth: int = 0, own_of=None, table: list | None = None, sent: list | None = None,
+           adopt=None):
     """Rebuild a value from plain data. `callable_of(id, name)` makes the local stand-in for
-    a callable of the other side; `own_of(id)` finds a callable of ours handed back. Records
-    rebuilt are appended to `table`; {"P": n} is `sent[n]`, a record we sent."""
+    a callable of the other side; `own_of(id)` finds a callable of ours handed back. Records,
+    lists, dicts and sets rebuilt are appended to `table`; {"P": n} is `sent[n]`, an object we
+    sent, and with "v" `adopt(sent[n], v rebuilt)` first puts the contents it has now into it."""
     if depth > DEPTH:
         raise WireError("a value nested too deeply")
     kind = type(data)
@@ -262,11 +272,19 @@ def decode(data, callable_of, depth: int = 0, own_of=None, table: list | None = 
     if kind is not dict or len(data) not in (1, 2):
         raise WireError(f"malformed value: {type(data).__name__}")
     (tag, body), *rest = data.items()
-    again = lambda item: decode(item, callable_of, depth + 1, own_of, table, sent)  # noqa: E731
-    if tag == "P" and not rest:
+    again = lambda item: decode(item, callable_of, depth + 1, own_of, table, sent, adopt)  # noqa: E731
+    if tag == "P" and (not rest or rest[0][0] == "v" and adopt is not None):
         if type(body) is not int or sent is None or not 0 <= body < len(sent):
             raise WireError("a reference to a record that was never sent")
+        if rest:
+            now = decode(rest[0][1], callable_of, depth, own_of, None, sent, adopt)
+            if type(now) is not type(sent[body]) or type(now) not in _MUTABLE:
+                raise WireError("a reference whose contents are of another type")
+            adopt(sent[body], now)
         return sent[body]
+    slot = len(table) if table is not None and tag in ("L", "S", "D") else None
+    if slot is not None:  # numbered before what it holds, as encode() meets it
+        table.append(None)
     if tag in ("L", "T", "S", "Z", "I") and not rest:
         if type(body) is not list:
             raise WireError(f"malformed {tag}")
@@ -274,18 +292,24 @@ def decode(data, callable_of, depth: int = 0, own_of=None, table: list | None = 
         if tag in ("S", "Z"):
             _few_collisions(items)
         try:
-            return {"L": list, "T": tuple, "S": set, "Z": frozenset, "I": iter}[tag](items)
+            made = {"L": list, "T": tuple, "S": set, "Z": frozenset, "I": iter}[tag](items)
         except TypeError as error:  # an unhashable item in a set
             raise WireError(str(error)) from None
+        if slot is not None:
+            table[slot] = made
+        return made
     if tag == "D" and not rest:
         if type(body) is not list or not all(type(pair) is list and len(pair) == 2 for pair in body):
             raise WireError("malformed dict")
         pairs = [(again(k), again(v)) for k, v in body]
         _few_collisions([key for key, _value in pairs])
         try:
-            return dict(pairs)
+            made = dict(pairs)
         except TypeError as error:
             raise WireError(str(error)) from None
+        if slot is not None:
+            table[slot] = made
+        return made
     if tag == "f" and not rest and body in ("nan", "inf", "-inf"):
         return float(body)
     if tag == "Q" and not rest:
