@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from modules.audit.lines import (MAX_LINE, InputError, block_lines, blocks, open_lines, read_id, read_object,
                                  regular_file)
+from modules.audit.tokenizer_process import BATCH_TEXTS, count_all
 from modules.common.checks import short
 from modules.common.facets import declared_facets
 from modules.dedupe import COPY_KINDS
@@ -184,7 +185,8 @@ STANDARD_ID = re.compile(rb'\n\{"_id": "([^"\\\s](?:[^"\\\n]*[^"\\\s])?)"')   # 
 
 
 def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen=None):
-    """Yield a Passage for each line whose _id is in `keep`. Its size is `counter(text)`; titles
+    """Yield a Passage for each line whose _id is in `keep`. Its size is `counter(text)`, counted
+    a batch of passages at a time (a tokenizer in its own process answers a batch at once); titles
     are not counted. A line that starts with an _id nothing names is read only that far (so a
     corpus costs little beyond what the run touches); any other line is checked whole.
 
@@ -193,6 +195,7 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
     """
     from modules.common.checks import sha256_hex
     where: dict[str, int] = {}
+    pending: list = []      # (id, text, the rest of its Passage) until their sizes are counted
     seen = {} if seen is None else seen
     seen.update(lines=0, ids=[])
     wanted = frozenset(pid.encode("utf-8") for pid in keep)
@@ -202,20 +205,27 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
         if first is not None and first not in keep:   # a passage nothing names: read no further
             if len(seen["ids"]) < EXAMPLES:
                 seen["ids"].append(first)
-            return None
+            return False
         record = read_object(line, shown, number)
         pid = read_id(record, "_id", shown, number, findings)
         if len(seen["ids"]) < EXAMPLES:
             seen["ids"].append(pid)
         if pid not in keep:
-            return None
+            return False
         text = read_id(record, "text", shown, number, empty=True)
         read_id(record, "title", shown, number, required=False, empty=True)
         if pid in where:
             raise InputError(shown, number, "_id", f"{pid!r} already appears on line {where[pid]}")
         where[pid] = number
-        return Passage(pid, counter(text), sha256_hex(text), *_metadata(record, shown, number, findings),
-                       text if pid in texts else None)
+        pending.append((pid, text, (sha256_hex(text), *_metadata(record, shown, number, findings),
+                                    text if pid in texts else None)))
+        return len(pending) >= BATCH_TEXTS
+
+    def sized():
+        sizes = count_all(counter, [text for _pid, text, _rest in pending])
+        done = [Passage(pid, size, *rest) for (pid, _text, rest), size in zip(pending, sizes)]
+        pending.clear()
+        return done
 
     for first, block in blocks(path, shown):
         data = b"\n" + block
@@ -242,15 +252,14 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
                 except UnicodeDecodeError as error:
                     raise InputError(shown, number, "(encoding)", f"expected UTF-8 text, found {error.reason} at "
                                                                    f"byte {error.start}") from None
-                held = passage(number, line)
-                if held is not None:
-                    yield held
+                if passage(number, line):
+                    yield from sized()
             continue
         for number, line in block_lines(block, first, shown, MAX_LINE):
             seen["lines"] += 1
-            held = passage(number, line)
-            if held is not None:
-                yield held
+            if passage(number, line):
+                yield from sized()
+    yield from sized()
 
 
 SUB_QUESTIONS = "metadata.sub_questions"
