@@ -4,6 +4,7 @@ exits, crashes, prints or hangs, and a run one query deep by hundreds of thousan
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -64,3 +65,74 @@ def test_a_tokenizer_that_hangs_is_stopped_at_the_deadline_and_the_text_named(tm
     with pytest.raises(ValueError, match="--tokenizer slowtok:count: gave no answer within 1 s on the text "
                                          "'the passage that upsets"):
         run_audit(str(data), tokenizer="slowtok:count")
+
+
+# ---------------------------------------------------------------- a query a million lines deep
+
+PEAK_PROBE = """
+import sys
+sys.path.insert(0, {root!r})
+from modules.audit import run_audit
+report = run_audit({data!r}, budgets=[200, 800])
+print(next(loss.detail for loss in report.results[0].lost[0] if loss.id == {last!r}))
+print(int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1]) / 1024)
+"""
+
+
+def deep_run(tmp_path, depth: int):
+    """One query ranking `depth` doc ids, scores falling by thirds (ties written in ascending doc id
+    order, the reverse of trec_eval's), judged passages at the top, in the middle and at the end."""
+    rows = [passage(f"p{i}", f"passage {i} " + "word " * (i % 50)) for i in range(1000)]
+    data = folder(tmp_path, rows, "", {"q": ["p3", "p7", f"p{depth // 2}", f"p{depth - 1}"]})
+    with open(data / "run.trec", "w", encoding="utf-8") as out:
+        out.writelines(f"q Q0 p{i} {i + 1} {depth - i // 3}.0 deep\n" for i in range(depth))
+    return data
+
+
+def peak(data, depth: int) -> tuple[str, float]:
+    probe = PEAK_PROBE.format(root=str(ROOT), data=str(data), last=f"p{depth - 1}")
+    done = subprocess.run([sys.executable, "-B", "-c", probe],
+                          capture_output=True, text=True, check=True, timeout=300)
+    detail, megabytes = done.stdout.splitlines()
+    return detail, float(megabytes)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc/self/status (VmHWM)")
+def test_memory_follows_the_top_k_not_the_depth_of_a_query(tmp_path):
+    shallow, deep = deep_run(tmp_path / "shallow", 1000), deep_run(tmp_path / "deep", 200_000)
+    (_, small), (detail, large) = peak(shallow, 1000), peak(deep, 200_000)
+    # p199999 shares its score with p199998 only, and goes first: trec_eval's order
+    assert detail == "ranked 199999 of 200000, beyond k = 10"
+    assert large - small < 15, f"peak {large:.1f} MB at 2*10^5 lines against {small:.1f} MB at 10^3"
+
+
+def test_a_query_reduced_as_its_lines_go_by_ranks_as_the_query_held_whole(tmp_path):
+    # The reference: every query's lines gathered whole, then ranked (runs._ungrouped), on runs
+    # whose scores tie, rise or fall, that repeat doc ids or ranks, grouped or interleaved.
+    import random
+    from modules.audit import runs
+    from modules.audit.readers import Findings
+    rng = random.Random(39)
+    for trial in range(80):
+        lines, relevant = [], {}
+        for q in range(3):
+            depth = rng.randrange(1, 40)
+            ids = [f"d{rng.randrange(60 if trial % 3 else 10 ** 6)}" for _ in range(depth)]
+            scores = [float(rng.randrange(8)) for _ in ids]
+            if trial % 4:
+                scores.sort(reverse=True)
+            ranks = range(1, depth + 1) if trial % 5 else [rng.randrange(depth) for _ in ids]
+            lines += [f"q{q} Q0 {d} {r} {s} t\n" for d, r, s in zip(ids, ranks, scores)]
+            relevant[f"q{q}"] = set(rng.sample(ids, min(3, depth))) | {"absent"}
+        if trial % 7 == 0:
+            rng.shuffle(lines)
+        run = tmp_path / f"run{trial}.trec"
+        run.write_text("".join(lines))
+        k = rng.randrange(1, 12)
+        streamed, whole = Findings(), Findings()
+        found = runs.rank_run(str(run), "run", relevant, k, streamed).queries
+        expected = runs._ungrouped(str(run), "run", runs.TREC_RUN, relevant, k, whole, frozenset()).queries
+        assert found == expected, (trial, k)
+        for kind in ("duplicate_rank", "repeated_doc"):
+            assert streamed.counts.get(kind) == whole.counts.get(kind), (trial, kind)
+            assert streamed.examples.get(kind) == whole.examples.get(kind), (trial, kind)

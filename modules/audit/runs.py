@@ -12,12 +12,16 @@
     prompts  JSON lines {"qid", "call", "prompt"}: one line per LLM call, as the adapters of
              modules/audit/adapters.py write them; a query's calls are numbered from 0.
 
-The run is read once (rank_run): each query's lines, as they come, are reduced to what the
-audit reads of them: the top k distinct doc ids in trec_eval's order, the ranks of its judged
-passages below k, and its counts. So memory follows k and the judged ids, not the run's
-depth. A run grouped by query (as every TREC tool writes it) holds one query's lines at a
-time; a run whose queries interleave is grouped in memory first (counted as a finding), and
-a {qid: {docid: score}} run is decoded one query's object at a time.
+The run is read once (rank_run): each query's lines, as they go by, are reduced to what the
+audit reads of them (modules/audit/topk.py): the top k distinct doc ids in trec_eval's order,
+the ranks of its judged passages below k, and its counts. So for a run grouped by query whose
+scores never rise within a query (as every TREC tool writes it), memory follows k, the judged
+ids and the longest run of equal scores, plus 8 bytes a line of the deepest query, not the
+run's depth. A query that lists a doc id twice, whose rank column does not rise, or whose
+scores rise with a judged passage below k is read again and held whole (one query at a time);
+so is one whose prompts are audited (they are searched for every passage it ranks). A run
+whose queries interleave is grouped in memory first (counted as a finding), and a
+{qid: {docid: score}} run is decoded one query's object at a time.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from dataclasses import dataclass
 
 from modules.audit.lines import BOM, _no_repeats, _open
 from modules.audit.readers import EXAMPLES, Findings, InputError, open_lines, read_id, read_object
+from modules.audit.topk import Lines
 from modules.common.checks import short
 
 __all__ = ["Entry", "Ranked", "RunSummary", "read_qrels", "rank_run", "MAX_JSON_RUN"]
@@ -264,31 +269,15 @@ def _skip(text: str, at: int) -> int:
     return at
 
 
-def _groups(path: str, shown: str, form: str, findings):
-    """(qid, doc ids, scores, ranks or None, line numbers) for each run of consecutive lines of
-    one query. A TREC line is checked here, field by field, without making a record of it."""
+def _entries(path: str, shown: str, form: str, findings):
+    """(qid, doc id, score, rank or None, line number) of each run line, in the file's order. A
+    TREC line is checked here, field by field, without making a record of it."""
     if form != TREC_RUN:
-        current, ids, scores, lines = None, [], [], []
-        ranks: list | None = [] if form == JSONL_RUN else None
         for qid, entry in (_dict_run(path, shown, findings) if form == DICT_RUN
                            else (_jsonl_entry(line, shown, number, findings)
                                  for number, line in open_lines(path, shown))):
-            if qid != current:
-                if current is not None:
-                    yield current, ids, scores, ranks, lines
-                current, ids, scores, lines = qid, [], [], []
-                ranks = [] if ranks is not None else None
-            ids.append(entry.docid)
-            scores.append(entry.score)
-            lines.append(entry.line)
-            if ranks is not None:
-                ranks.append(entry.rank)
-        if current is not None:
-            yield current, ids, scores, ranks, lines
+            yield qid, entry.docid, entry.score, entry.rank, entry.line
         return
-    # Scores, ranks and line numbers in typed arrays (8 bytes an entry, not a Python object each):
-    # one query may have a million lines.
-    current, ids, scores, ranks, lines = None, [], array("d"), array("q"), array("q")
     for number, line in open_lines(path, shown):
         fields = line.split()
         if len(fields) != 6:
@@ -304,16 +293,30 @@ def _groups(path: str, shown: str, form: str, findings):
         if not math.isfinite(value) or "_" in score or not score.isascii():
             raise InputError(shown, number, "score", f"expected a finite decimal number in {TREC_RUN}, found "
                                                      f"{short(score)}")
+        yield qid, docid, value, int(rank), number
+
+
+def _groups(path: str, shown: str, form: str, findings, only=None):
+    """(qid, doc ids, scores, ranks or None, line numbers) for each run of consecutive lines of
+    one query (of the queries in `only`, when given), held whole."""
+    current, ids, scores, ranks, lines = None, [], array("d"), [], array("q")
+    for qid, docid, score, rank, line in _entries(path, shown, form, findings):
+        if only is not None and qid not in only:
+            continue
         if qid != current:
             if current is not None:
-                yield current, ids, scores, ranks, lines
-            current, ids, scores, ranks, lines = qid, [], array("d"), array("q"), array("q")
+                yield current, ids, scores, (None if form == DICT_RUN else ranks), lines
+            # Scores, TREC ranks (12 digits at most) and line numbers in typed arrays: 8 bytes an
+            # entry, not an object each. A JSON rank may be any whole number.
+            current, ids, scores, lines = qid, [], array("d"), array("q")
+            ranks = array("q") if form == TREC_RUN else []
         ids.append(docid)
-        scores.append(value)
-        ranks.append(int(rank))
-        lines.append(number)
+        scores.append(score)
+        if rank is not None:
+            ranks.append(rank)
+        lines.append(line)
     if current is not None:
-        yield current, ids, scores, ranks, lines
+        yield current, ids, scores, (None if form == DICT_RUN else ranks), lines
 
 
 def _rank_group(qid: str, ids, scores, ranks, lines, wanted, k: int, findings, whole: bool = False) -> Ranked:
@@ -356,20 +359,41 @@ def _rank_group(qid: str, ids, scores, ranks, lines, wanted, k: int, findings, w
 
 def rank_run(path: str, shown: str, relevant: dict, k: int, findings=None, watch=frozenset()) -> RunSummary:
     """Read the run once: each query's Ranked (its top k and its judged passages' ranks below k;
-    for a query in `watch`, its whole ranking too). A run whose queries interleave is read again,
-    each query's lines gathered in memory first."""
+    for a query in `watch`, its whole ranking too), each query reduced as its lines go by
+    (topk.Lines). The queries Lines gives up on are read again, each held whole; a run whose
+    queries interleave is read again, each query's lines gathered in memory first."""
     form = _form(path, shown)
-    queries: dict[str, Ranked] = {}
+    queries: dict[str, Ranked | None] = {}      # None: to be read again, whole
     entries = 0
     found = Findings()      # kept only if the run proves grouped (an interleaved run is read again)
-    for qid, ids, scores, ranks, lines in _groups(path, shown, form, findings):
-        if qid in queries:
-            return _ungrouped(path, shown, form, relevant, k, findings, watch)
-        entries += len(ids)
-        queries[qid] = _rank_group(qid, ids, scores, ranks, lines, set(relevant.get(qid, ())), k, found, qid in watch)
+    query = None
+    for qid, docid, score, rank, line in _entries(path, shown, form, findings):
+        if query is None or qid != query.qid:
+            if query is not None:
+                queries[query.qid] = _ranked(query, watch)
+            if qid in queries:
+                return _ungrouped(path, shown, form, relevant, k, findings, watch)
+            query = Lines(qid, set(relevant.get(qid, ())), k)
+        query.add(docid, score, rank, line)
+        entries += 1
+    if query is not None:
+        queries[query.qid] = _ranked(query, watch)
+    again = {qid for qid, ranked in queries.items() if ranked is None}
+    if again:   # its findings were counted on the first reading: not again
+        for qid, *held in _groups(path, shown, form, Findings(), again):
+            queries[qid] = _rank_group(qid, *held, set(relevant.get(qid, ())), k, found, qid in watch)
     if findings is not None:
         findings.merge(found)
     return RunSummary(format=form, queries=queries, entries=entries, grouped=True)
+
+
+def _ranked(query: Lines, watch) -> Ranked | None:
+    """The query's Ranked from its Lines, or None when it must be read again whole."""
+    summed = None if query.qid in watch else query.finish()
+    if summed is None:
+        return None
+    top, lines, below, depth = summed
+    return Ranked(qid=query.qid, top=top, lines=lines, below=below, depth=depth, entries=depth)
 
 
 def _ungrouped(path: str, shown: str, form: str, relevant: dict, k: int, findings, watch) -> RunSummary:
