@@ -24,8 +24,10 @@ file each stop the audit with one line naming the file, the line and the field. 
 is streamed: only the passages in `keep` are held (their size and hash, never the text,
 unless named in `texts`: a sent packet's passages, and with --policy the candidates of a
 query that declares sub-questions, which the facet model reads), and a line whose leading
-_id is not in `keep` is read no further. The qrels, run and packet readers are in
-modules/audit/runs.py.
+_id is not in `keep` is read no further: a block of such lines costs one pass of the regular
+expression engine, which finds each line's _id (and counts the lines), and only the lines of
+the ids in `keep` are parsed. The qrels and run readers are in modules/audit/runs.py and
+runlines.py, the packet readers in packets.py.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from itertools import compress, count
 
 from modules.audit.lines import (MAX_LINE, InputError, block_lines, blocks, open_lines, read_id, read_object,
                                  regular_file)
@@ -180,8 +183,10 @@ def _first_id(line: str) -> str | None:
 # A line as BEIR's writers write it: `{"_id": "...` first, the id free of quotes, escapes and
 # surrounding whitespace. A block made only of such lines is skimmed: its ids are found by the
 # regular expression engine and only the lines of the ids the audit holds are parsed.
-STANDARD_ID = re.compile(rb'\n\{"_id": "([^"\\\s](?:[^"\\\n]*[^"\\\s])?)"')   # after a line break: a literal
-# prefix, which the engine finds fast (a pattern anchored with ^ and re.M is tried at every byte)
+STANDARD_ID = rb'\{"_id": "([^"\\\s](?:[^"\\\n]*[^"\\\s])?)"'
+FIRST_LINE = re.compile(STANDARD_ID)
+EVERY_LINE = re.compile(rb"\n(?:" + STANDARD_ID + rb")?")   # after a line break: a literal prefix, which
+# the engine finds fast (a pattern anchored with ^ and re.M is tried at every byte)
 
 
 def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen=None):
@@ -227,26 +232,33 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
         pending.clear()
         return done
 
-    for first, block in blocks(path, shown):
-        data = b"\n" + block
-        ids = STANDARD_ID.findall(data)
-        lines = block.count(b"\n") + (not block.endswith(b"\n"))
-        if first > 1 and len(ids) == lines:     # every line standard (the first block may hold a BOM)
+    found: list[bytes] = []
+
+    def skim(block: bytes) -> int:
+        # One pass of the regular expression engine over the block: the _id of each line when it
+        # is standard, else b"", and so the count of its line breaks (an entry after each).
+        nonlocal found
+        first = FIRST_LINE.match(block)
+        found = [first.group(1) if first else b""] + EVERY_LINE.findall(block)
+        return len(found) - 1
+
+    for first, block in blocks(path, shown, line_breaks=skim):
+        ids = found[:-1] if block.endswith(b"\n") else found     # the last line break starts no line
+        if first > 1 and b"" not in ids:     # every line standard (the first block may hold a BOM)
             seen["lines"] += len(ids)
             if len(seen["ids"]) < EXAMPLES:
                 seen["ids"] += [i.decode("utf-8", "replace") for i in ids[:EXAMPLES - len(seen["ids"])]]
             hits = wanted.intersection(ids)
             if not hits:
                 continue
-            number, at = first - 1, 0    # data's line break i ends line first - 1 + i
-            for found in STANDARD_ID.finditer(data):
-                if found.group(1) not in hits:
-                    continue
-                start = found.start() + 1
-                number += data.count(b"\n", at, start)
-                at = start
-                end = data.find(b"\n", start)
-                raw = data[start:len(data) if end < 0 else end]
+            at = 0
+            # The id on line i of the block is ids[i]: its line starts at the first `\n{"_id": "ID"`
+            # after the one before (a line break is never inside a line), so the block is searched once.
+            for index in list(compress(count(), map(hits.__contains__, ids))):   # the hits' lines, in C
+                number = first + index
+                start = 0 if index == 0 else block.find(b'\n{"_id": "' + ids[index] + b'"', at) + 1
+                at = block.find(b"\n", start)
+                raw = block[start:len(block) if at < 0 else at]
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as error:

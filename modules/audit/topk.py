@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from bisect import bisect_right
+from itertools import chain, compress, islice
+from operator import ge, lt, ne
 
 __all__ = ["Lines"]
 
@@ -32,45 +35,72 @@ SMALL = 1 << 16     # hashes checked in one set; beyond, a slice of the hash spa
 
 
 class Lines:
-    """One query's lines, given one at a time (add), then summed up (finish)."""
+    """One query's lines, given a batch of consecutive lines at a time (add), then summed up
+    (finish). Each batch is worked on by C loops (map, compress, the set and heap functions);
+    Python visits only the judged ids and the ties around them."""
 
     def __init__(self, qid: str, wanted, k: int) -> None:
         self.qid, self.wanted, self.k = qid, wanted, k
         self.count = 0
-        self.best: list = []            # heap of the k best (score, doc id, line)
+        self.best: list = []            # the k best (score, doc id, line) so far, best first
         self.hashes = array("q")
         self.last_rank = -1
         self.ranks_rise = True
         self.descending = True          # no score higher than the line before
         self.tie_score: float | None = None
         self.tie_start = 0              # lines above the current run of equal scores
-        self.tie_ids: list[str] = []
-        self.waiting: list[str] = []    # judged ids in the current run, their rank still open
+        self.tie_ids: list[str] = []    # its doc ids
+        self.waiting: list[str] = []    # judged ids in it, their rank still open
         self.rank: dict[str, int] = {}  # judged id -> its rank in trec_eval's order
 
-    def add(self, docid: str, score: float, rank: int | None, line: int) -> None:
-        self.hashes.append(hash(docid))
-        if rank is not None:
-            self.ranks_rise = self.ranks_rise and rank > self.last_rank
-            self.last_rank = rank
-        if score != self.tie_score:
-            if self.tie_score is not None and score > self.tie_score:
-                self.descending = False
+    def add(self, docids: list, scores: list, ranks: list | None, lines: list) -> None:
+        start, n = self.count, len(docids)
+        self.count += n
+        self.hashes.extend(map(hash, docids))
+        if ranks is not None:
+            self.ranks_rise = (self.ranks_rise and ranks[0] > self.last_rank
+                               and all(map(lt, ranks, islice(ranks, 1, None))))
+            self.last_rank = ranks[-1]
+        falling = all(map(ge, scores, islice(scores, 1, None)))
+        self.descending = (self.descending and falling
+                           and (self.tie_score is None or scores[0] <= self.tie_score))
+        self._keep_best(docids, scores, lines, falling)
+        # The batch's runs of equal scores: the first may go on from the last batch, the last may
+        # go on into the next; a judged id in a run between them is ranked at once.
+        changes = list(compress(range(1, n), map(ne, islice(scores, 1, None), scores)))
+        hits = sorted(docids.index(docid) for docid in self.wanted.intersection(docids))
+        first_end = changes[0] if changes else n
+        if scores[0] != self.tie_score:
             self._close_tie()
-            self.tie_score, self.tie_start, self.tie_ids = score, self.count, []
-        self.tie_ids.append(docid)
-        self.count += 1
-        if docid in self.wanted:
-            self.waiting.append(docid)
-        best = self.best
-        if len(best) < self.k:
-            heapq.heappush(best, (score, docid, line))
-        elif score >= best[0][0] and (score, docid, line) > best[0]:
-            heapq.heapreplace(best, (score, docid, line))
+            self.tie_score, self.tie_start, self.tie_ids = scores[0], start, []
+        self.tie_ids += docids[:first_end]
+        self.waiting += [docids[i] for i in hits if i < first_end]
+        if not changes:
+            return
+        self._close_tie()
+        for i in hits:
+            if first_end <= i < changes[-1]:
+                run = bisect_right(changes, i)
+                low, high = changes[run - 1], changes[run]
+                self.rank[docids[i]] = start + low + 1 + sum(map(docids[i].__lt__, docids[low:high]))
+        last = changes[-1]
+        self.tie_score, self.tie_start, self.tie_ids = scores[last], start + last, docids[last:]
+        self.waiting = [docids[i] for i in hits if i >= last]
+
+    def _keep_best(self, docids: list, scores: list, lines: list, falling: bool) -> None:
+        best, k = self.best, self.k
+        if len(best) == k and max(scores) < best[-1][0]:
+            return
+        end = len(scores)
+        if falling:     # only the first k lines and the ties of the k-th can be among the k best
+            end = min(k, end)
+            while end < len(scores) and scores[end] == scores[end - 1]:
+                end += 1
+        self.best = heapq.nlargest(k, chain(best, zip(scores[:end], docids[:end], lines[:end])))
 
     def _close_tie(self) -> None:
         for docid in self.waiting:
-            self.rank[docid] = self.tie_start + 1 + sum(1 for other in self.tie_ids if other > docid)
+            self.rank[docid] = self.tie_start + 1 + sum(map(docid.__lt__, self.tie_ids))
         self.waiting = []
 
     def finish(self):
@@ -79,12 +109,11 @@ class Lines:
         self._close_tie()
         if not self.ranks_rise or _repeats(self.hashes):
             return None
-        top = sorted(self.best, reverse=True)
-        kept = {docid for _s, docid, _l in top}
+        kept = {docid for _s, docid, _l in self.best}
         below = [docid for docid in self.rank if docid not in kept]
         if below and not self.descending:
             return None
-        return (tuple(docid for _s, docid, _l in top), tuple(line for _s, _d, line in top),
+        return (tuple(docid for _s, docid, _l in self.best), tuple(line for _s, _d, line in self.best),
                 {docid: self.rank[docid] for docid in below}, self.count)
 
 
@@ -93,7 +122,8 @@ def _repeats(hashes) -> bool:
     is checked a slice of the hash space at a time."""
     if len(hashes) <= SMALL:
         return len(set(hashes)) != len(hashes)
-    slices = [array("q") for _ in range(len(hashes) // SMALL + 1)]
+    slices = [array("q") for _ in range(1 << (len(hashes) // SMALL).bit_length())]
+    into, mask = [part.append for part in slices], len(slices) - 1
     for value in hashes:
-        slices[value % len(slices)].append(value)
+        into[value & mask](value)
     return any(len(set(part)) != len(part) for part in slices)
