@@ -160,11 +160,16 @@ def _no_repeats(pairs):
     return found
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_repeats)   # json.loads with a hook makes one a call
+
+
 def read_object(text: str, shown: str, number: int, expected: str = "a JSON object") -> dict:
     """One JSON object; a repeated key or a nesting too deep is an InputError (a score's NaN or
     1e999 is refused by the score's own check)."""
     try:
-        value = json.loads(text, object_pairs_hook=_no_repeats)
+        if text.startswith(BOM):    # as json.loads says it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value = _DECODER.decode(text)
     except KeyError as error:
         raise InputError(shown, number, str(error.args[0]), "appears twice in one object (expected each key "
                                                             "once)") from None

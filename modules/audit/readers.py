@@ -186,8 +186,9 @@ def _first_id(line: str) -> str | None:
 STANDARD_ID = rb'\{"_id": "([^"\\\s](?:[^"\\\n]*(?<!\s)))"'   # its last character no space: checked
 # looking back, so a match never steps back a character (about a fifth faster than [^"\\\s] at its end)
 FIRST_LINE = re.compile(STANDARD_ID)
-EVERY_LINE = re.compile(rb"\n(?:" + STANDARD_ID + rb")?")   # after a line break: a literal prefix, which
-# the engine finds fast (a pattern anchored with ^ and re.M is tried at every byte)
+EVERY_LINE = re.compile(rb"\n(?:" + STANDARD_ID + rb"|)")   # after a line break: a literal prefix, which
+# the engine finds fast (a pattern anchored with ^ and re.M is tried at every byte); "|)", not ")?":
+# a branch costs the engine less than an optional group
 
 
 def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), findings=None, seen=None):
