@@ -119,11 +119,14 @@ class Lines:
 
 def _repeats(hashes) -> bool:
     """Whether a hash repeats. A set costs about 60 bytes an entry (the array 8), so a long array
-    is checked a slice of the hash space at a time."""
+    is checked a slice of the hash space at a time; it is emptied as it is sorted into the slices,
+    so the two are never held whole at once."""
     if len(hashes) <= SMALL:
         return len(set(hashes)) != len(hashes)
     slices = [array("q") for _ in range(1 << (len(hashes) // SMALL).bit_length())]
     into, mask = [part.append for part in slices], len(slices) - 1
-    for value in hashes:
-        into[value & mask](value)
+    while hashes:
+        for value in hashes[-SMALL:]:
+            into[value & mask](value)
+        del hashes[-SMALL:]
     return any(len(set(part)) != len(part) for part in slices)
