@@ -206,12 +206,13 @@ def _trec_batches(path: str, shown: str):
     a query are read at the speed of this loop)."""
     for first, block in blocks(path, shown, size=RUN_BLOCK):
         qids, docids, ranks, scores, numbers = [], [], [], [], []
+        ascii = block.isascii()     # then no field needs its own check of it
         for number, line in block_lines(block, first, shown):
             fields = line.split()
             if len(fields) != 6:
                 raise InputError(shown, number, "(columns)", f"expected {TREC_RUN}; found {len(fields)} columns")
             qid, _q0, docid, rank, score, _tag = fields
-            if not rank.isdigit() or not rank.isascii() or len(rank) > 12:
+            if not rank.isdigit() or len(rank) > 12 or not (ascii or rank.isascii()):
                 raise InputError(shown, number, "rank", f"expected a whole number in {TREC_RUN}, found "
                                                         f"{short(rank)}")
             try:
@@ -219,7 +220,7 @@ def _trec_batches(path: str, shown: str):
             except ValueError:
                 value = math.nan
             # float() alone would also take "nan", "inf", "1_0" and digits of other scripts; 1e999 is inf.
-            if not math.isfinite(value) or "_" in score or not score.isascii():
+            if not math.isfinite(value) or "_" in score or not (ascii or score.isascii()):
                 raise InputError(shown, number, "score", f"expected a finite decimal number in {TREC_RUN}, found "
                                                          f"{short(score)}")
             qids.append(qid)
