@@ -196,3 +196,10 @@ def test_a_querys_lines_cost_no_line_of_python_in_their_reduction(tmp_path):
                                                                      Findings())), "topk.py")
     # p47777 ties with p47775 and p47776, and goes first: trec_eval's order
     assert summary[0].queries["q"].below == {"p47777": 47776} and events < 3000
+
+
+def test_the_deep_query_benchmark_runs_on_small_inputs():
+    # `dev bench --audit` measures one query of 10^3 and of 10^6 lines; this proves it runs.
+    from devtools import bench
+    rows = bench.audit_one_deep_query(depths=(50, 400), passages=100)
+    assert [r["depth"] for r in rows] == [50, 400] and all(r["peak_mb"] > 0 and r["held"] > 0 for r in rows)
