@@ -245,18 +245,17 @@ def read_corpus(path: str, counter, shown: str, keep, texts=frozenset(), finding
         return len(found) - 1
 
     for first, block in blocks(path, shown, line_breaks=skim):
-        ids = found[:-1] if block.endswith(b"\n") else found     # the last line break starts no line
-        if first > 1 and b"" not in ids:     # every line standard (the first block may hold a BOM)
+        ids = found
+        if block.endswith(b"\n"):
+            ids.pop()       # the last line break starts no line
+        if first > 1 and all(ids):     # every line standard (the first block may hold a BOM)
             seen["lines"] += len(ids)
             if len(seen["ids"]) < EXAMPLES:
                 seen["ids"] += [i.decode("utf-8", "replace") for i in ids[:EXAMPLES - len(seen["ids"])]]
-            hits = wanted.intersection(ids)
-            if not hits:
-                continue
             at = 0
             # The id on line i of the block is ids[i]: its line starts at the first `\n{"_id": "ID"`
             # after the one before (a line break is never inside a line), so the block is searched once.
-            for index in list(compress(count(), map(hits.__contains__, ids))):   # the hits' lines, in C
+            for index in list(compress(count(), map(wanted.__contains__, ids))):   # the held lines, in C
                 number = first + index
                 start = 0 if index == 0 else block.find(b'\n{"_id": "' + ids[index] + b'"', at) + 1
                 at = block.find(b"\n", start)
