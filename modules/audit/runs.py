@@ -12,53 +12,40 @@
     prompts  JSON lines {"qid", "call", "prompt"}: one line per LLM call, as the adapters of
              modules/audit/adapters.py write them; a query's calls are numbered from 0.
 
-The run is read once (rank_run): each query's lines, as they come, are reduced to what the
-audit reads of them: the top k distinct doc ids in trec_eval's order, the ranks of its judged
-passages below k, and its counts. So memory follows k and the judged ids, not the run's
-depth. A run grouped by query (as every TREC tool writes it) holds one query's lines at a
-time; a run whose queries interleave is grouped in memory first (counted as a finding), and
-a {qid: {docid: score}} run is decoded one query's object at a time.
+The run is read once (rank_run): each query's lines, as they go by, are reduced to what the
+audit reads of them (modules/audit/topk.py): the top k distinct doc ids in trec_eval's order,
+the ranks of its judged passages below k, and its counts. So for a run grouped by query whose
+scores never rise within a query (as every TREC tool writes it), memory follows k, the judged
+ids and the longest run of equal scores, plus 8 bytes a line of the deepest query, not the
+run's depth. A query that lists a doc id twice, whose rank column does not rise, or whose
+scores rise with a judged passage below k is read again and held whole (one query at a time);
+so is one whose prompts are audited (they are searched for every passage it ranks). A run
+whose queries interleave is grouped in memory first (counted as a finding), and a
+{qid: {docid: score}} run is decoded one query's object at a time.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
 import operator
-from array import array
-from itertools import islice
-import math
 import os
+from array import array
 from dataclasses import dataclass
+from itertools import islice
 
-from modules.audit.lines import BOM, _no_repeats, _open
-from modules.audit.readers import EXAMPLES, Findings, InputError, open_lines, read_id, read_object
+from modules.audit.readers import EXAMPLES, Findings, InputError, open_lines
+from modules.audit.runlines import DICT_RUN, JSONL_RUN, MAX_JSON_RUN, TREC_RUN, Entry, batches, run_form  # noqa: F401
+from modules.audit.topk import Lines
 from modules.common.checks import short
 
 __all__ = ["Entry", "Ranked", "RunSummary", "read_qrels", "rank_run", "MAX_JSON_RUN"]
 
-NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
-MAX_JSON_RUN = 1 << 30   # a {qid: {docid: score}} run is one JSON value: read whole, up to 1 GiB
 BEIR_QRELS = "BEIR qrels (query-id TAB corpus-id TAB score)"
 TREC_QRELS = "TREC qrels (qid 0 docid relevance)"
-TREC_RUN = "a TREC run line (qid Q0 docid rank score tag)"
-JSONL_RUN = "a JSON-lines run object {\"qid\", \"docid\", \"rank\", \"score\"}"
-DICT_RUN = "a JSON run {qid: {docid: score}}"
 
 # The records below are made only by the readers in this file, which check every field of the
 # line they read and name the file, line and field when one is wrong (InputError); so they
 # carry no second check of their own.
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One run line: the doc id, its score, the rank column as written (None in a JSON run)
-    and the line's number."""
-
-    docid: str
-    score: float
-    rank: int | None
-    line: int
-
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
@@ -132,188 +119,26 @@ def read_qrels(path: str, shown: str, findings=None) -> dict[str, dict[str, int]
     return judged
 
 
-def _score(value, shown: str, number: int, form: str) -> float:
-    # float() alone would also take "nan", "inf", "1_0" and digits of other scripts; 1e999 is inf.
-    if isinstance(value, str):
-        found = _parsed(value) if value and set(value) <= NUMBER_CHARACTERS else None
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        found = float(value) if abs(value) < 1e308 or isinstance(value, float) else math.inf
-    else:
-        found = None
-    if found is None or not math.isfinite(found):
-        raise InputError(shown, number, "score", f"expected a finite decimal number in {form}, found {short(value)}")
-    return found
-
-
-def _parsed(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _jsonl_entry(line: str, shown: str, number: int, findings) -> tuple[str, Entry]:
-    record = read_object(line, shown, number, JSONL_RUN)
-    qid, docid = (read_id(record, name, shown, number, findings) for name in ("qid", "docid"))
-    rank = record.get("rank")
-    if "rank" not in record:
-        raise InputError(shown, number, "rank", f"missing (expected {JSONL_RUN})")
-    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
-        raise InputError(shown, number, "rank", f"expected a whole number >= 0, found {short(rank)}")
-    if "score" not in record:
-        raise InputError(shown, number, "score", f"missing (expected {JSONL_RUN})")
-    if isinstance(record["score"], str):    # a JSON run writes numbers as numbers
-        raise InputError(shown, number, "score", f"expected a JSON number, found the string {short(record['score'])}")
-    return qid, Entry(docid, _score(record["score"], shown, number, JSONL_RUN), rank, number)
-
-
-FORM_PEEK = 1 << 16     # a JSON-lines run's first line is far shorter; a longer one is a JSON run
-
-
-def _form(path: str, shown: str) -> str:
-    """The run's format, from its first non-blank line, read no further than FORM_PEEK bytes past
-    the blank ones (a {qid: {docid: score}} run may be one line of a gigabyte: never parsed here)."""
-
-    with _open(path) as handle:
-        head = b""
-        try:
-            while not head:
-                chunk = handle.read(FORM_PEEK)
-                if not chunk:
-                    return TREC_RUN
-                head = chunk.lstrip(b"\xef\xbb\xbf").lstrip()
-            head += handle.read(FORM_PEEK)
-        except (OSError, EOFError):
-            return TREC_RUN     # the line reader names the file and the line
-    if not head.startswith(b"{"):
-        return TREC_RUN
-    end = head.find(b"\n")
-    try:
-        record = json.loads(head if end < 0 else head[:end])
-    except ValueError:
-        return DICT_RUN   # a multi-line JSON object, or a line longer than the peek
-    return JSONL_RUN if isinstance(record, dict) and "qid" in record else DICT_RUN
-
-
-def _dict_run(path: str, shown: str, findings):
-    """Yield (qid, entry) from a {qid: {docid: score}} object: the file is one value, decoded one
-    query's object at a time (so memory is the file's text and one query, not the whole tree)."""
-    text = _whole_text(path, shown)
-    decoder = json.JSONDecoder(object_pairs_hook=_no_repeats)
-    at = _skip(text, 0)
-    if text[at:at + 1] != "{":
-        raise InputError(shown, 1, "(json)", f"expected {DICT_RUN}, found {short(text[at:at + 20])}")
-    at, seen = _skip(text, at + 1), set()
-    while text[at:at + 1] != "}":
-        try:
-            qid, at = decoder.raw_decode(text, at)
-            at = _skip(text, at)
-            if text[at:at + 1] != ":":
-                raise ValueError(f"expected ':' at character {at}")
-            docs, at = decoder.raw_decode(text, _skip(text, at + 1))
-        except KeyError as error:
-            raise InputError(shown, 1, str(error.args[0]), "appears twice in one object (expected each key "
-                                                           "once)") from None
-        except RecursionError:
-            raise InputError(shown, 1, "(json)", f"expected {DICT_RUN}, found JSON nested deeper than the "
-                                                 f"reader's limit") from None
-        except ValueError as error:
-            raise InputError(shown, 1, "(json)", f"expected {DICT_RUN}, found invalid JSON ({error})") from None
-        if not isinstance(qid, str) or qid in seen:
-            raise InputError(shown, 1, f"{short(qid)}", f"expected each query once in {DICT_RUN}")
-        seen.add(qid)
-        if not isinstance(docs, dict):
-            raise InputError(shown, 1, f"{short(qid)}", f"expected {DICT_RUN}, found {type(docs).__name__} for "
-                                                        f"the query")
-        for docid, score in docs.items():
-            if not docid.strip():
-                raise InputError(shown, 1, f"{short(qid)}", f"expected non-empty doc ids in {DICT_RUN}")
-            yield qid.strip(), Entry(docid.strip(), _score(score, shown, 1, DICT_RUN), None, 1)
-        at = _skip(text, at)
-        if text[at:at + 1] == ",":
-            at = _skip(text, at + 1)
-        elif text[at:at + 1] != "}":
-            raise InputError(shown, 1, "(json)", f"expected ',' or '}}' in {DICT_RUN} at character {at}")
-    if text[_skip(text, at + 1):].strip():
-        raise InputError(shown, 1, "(json)", f"expected {DICT_RUN} alone, found more after it")
-
-
-def _whole_text(path: str, shown: str) -> str:
-    """The whole file as text (gzip undone, a BOM dropped): one copy, up to MAX_JSON_RUN bytes."""
-
-    with _open(path) as handle:
-        try:
-            data = handle.read(MAX_JSON_RUN + 1)
-        except (OSError, EOFError) as error:
-            raise InputError(shown, 1, "(gzip)", f"expected gzip data, found {error or 'a stream cut short'}") from None
-    if len(data) > MAX_JSON_RUN:
-        raise InputError(shown, 1, "(line)", f"expected a JSON run of at most {MAX_JSON_RUN:,} bytes, found a "
-                                             f"longer one")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(shown, 1, "(encoding)", f"expected UTF-8 text, found {error.reason} at byte "
-                                                 f"{error.start}") from None
-    del data
-    return text[1:] if text.startswith(BOM) else text
-
-
-def _skip(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t\r\n":
-        at += 1
-    return at
-
-
-def _groups(path: str, shown: str, form: str, findings):
+def _groups(path: str, shown: str, form: str, findings, only=None):
     """(qid, doc ids, scores, ranks or None, line numbers) for each run of consecutive lines of
-    one query. A TREC line is checked here, field by field, without making a record of it."""
-    if form != TREC_RUN:
-        current, ids, scores, lines = None, [], [], []
-        ranks: list | None = [] if form == JSONL_RUN else None
-        for qid, entry in (_dict_run(path, shown, findings) if form == DICT_RUN
-                           else (_jsonl_entry(line, shown, number, findings)
-                                 for number, line in open_lines(path, shown))):
-            if qid != current:
-                if current is not None:
-                    yield current, ids, scores, ranks, lines
-                current, ids, scores, lines = qid, [], [], []
-                ranks = [] if ranks is not None else None
-            ids.append(entry.docid)
-            scores.append(entry.score)
-            lines.append(entry.line)
-            if ranks is not None:
-                ranks.append(entry.rank)
-        if current is not None:
-            yield current, ids, scores, ranks, lines
-        return
-    # Scores, ranks and line numbers in typed arrays (8 bytes an entry, not a Python object each):
-    # one query may have a million lines.
-    current, ids, scores, ranks, lines = None, [], array("d"), array("q"), array("q")
-    for number, line in open_lines(path, shown):
-        fields = line.split()
-        if len(fields) != 6:
-            raise InputError(shown, number, "(columns)", f"expected {TREC_RUN}; found {len(fields)} columns")
-        qid, _q0, docid, rank, score, _tag = fields
-        if not rank.isdigit() or not rank.isascii() or len(rank) > 12:
-            raise InputError(shown, number, "rank", f"expected a whole number in {TREC_RUN}, found {short(rank)}")
-        try:
-            value = float(score)
-        except ValueError:
-            value = math.nan
-        # float() alone would also take "nan", "inf", "1_0" and digits of other scripts; 1e999 is inf.
-        if not math.isfinite(value) or "_" in score or not score.isascii():
-            raise InputError(shown, number, "score", f"expected a finite decimal number in {TREC_RUN}, found "
-                                                     f"{short(score)}")
+    one query (of the queries in `only`, when given), held whole."""
+    current = None
+    for qid, docids, scores, ranks, lines in batches(path, shown, form, findings):
+        if only is not None and qid not in only:
+            continue
         if qid != current:
             if current is not None:
-                yield current, ids, scores, ranks, lines
-            current, ids, scores, ranks, lines = qid, [], array("d"), array("q"), array("q")
-        ids.append(docid)
-        scores.append(value)
-        ranks.append(int(rank))
-        lines.append(number)
+                yield current, ids, held_scores, held_ranks, held_lines
+            # Scores and line numbers in typed arrays: 8 bytes an entry, not an object each.
+            current, ids, held_scores, held_lines = qid, [], array("d"), array("q")
+            held_ranks = None if ranks is None else []
+        ids += docids
+        held_scores.extend(scores)
+        held_lines.extend(lines)
+        if ranks is not None:
+            held_ranks += ranks
     if current is not None:
-        yield current, ids, scores, ranks, lines
+        yield current, ids, held_scores, held_ranks, held_lines
 
 
 def _rank_group(qid: str, ids, scores, ranks, lines, wanted, k: int, findings, whole: bool = False) -> Ranked:
@@ -356,20 +181,41 @@ def _rank_group(qid: str, ids, scores, ranks, lines, wanted, k: int, findings, w
 
 def rank_run(path: str, shown: str, relevant: dict, k: int, findings=None, watch=frozenset()) -> RunSummary:
     """Read the run once: each query's Ranked (its top k and its judged passages' ranks below k;
-    for a query in `watch`, its whole ranking too). A run whose queries interleave is read again,
-    each query's lines gathered in memory first."""
-    form = _form(path, shown)
-    queries: dict[str, Ranked] = {}
+    for a query in `watch`, its whole ranking too), each query reduced as its lines go by
+    (topk.Lines). The queries Lines gives up on are read again, each held whole; a run whose
+    queries interleave is read again, each query's lines gathered in memory first."""
+    form = run_form(path, shown)
+    queries: dict[str, Ranked | None] = {}      # None: to be read again, whole
     entries = 0
     found = Findings()      # kept only if the run proves grouped (an interleaved run is read again)
-    for qid, ids, scores, ranks, lines in _groups(path, shown, form, findings):
-        if qid in queries:
-            return _ungrouped(path, shown, form, relevant, k, findings, watch)
-        entries += len(ids)
-        queries[qid] = _rank_group(qid, ids, scores, ranks, lines, set(relevant.get(qid, ())), k, found, qid in watch)
+    query = None
+    for qid, docids, scores, ranks, lines in batches(path, shown, form, findings):
+        if query is None or qid != query.qid:
+            if query is not None:
+                queries[query.qid] = _ranked(query, watch)
+            if qid in queries:
+                return _ungrouped(path, shown, form, relevant, k, findings, watch)
+            query = Lines(qid, set(relevant.get(qid, ())), k)
+        query.add(docids, scores, ranks, lines)
+        entries += len(docids)
+    if query is not None:
+        queries[query.qid] = _ranked(query, watch)
+    again = {qid for qid, ranked in queries.items() if ranked is None}
+    if again:   # its findings were counted on the first reading: not again
+        for qid, *held in _groups(path, shown, form, Findings(), again):
+            queries[qid] = _rank_group(qid, *held, set(relevant.get(qid, ())), k, found, qid in watch)
     if findings is not None:
         findings.merge(found)
     return RunSummary(format=form, queries=queries, entries=entries, grouped=True)
+
+
+def _ranked(query: Lines, watch) -> Ranked | None:
+    """The query's Ranked from its Lines, or None when it must be read again whole."""
+    summed = None if query.qid in watch else query.finish()
+    if summed is None:
+        return None
+    top, lines, below, depth = summed
+    return Ranked(qid=query.qid, top=top, lines=lines, below=below, depth=depth, entries=depth)
 
 
 def _ungrouped(path: str, shown: str, form: str, relevant: dict, k: int, findings, watch) -> RunSummary:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from modules.audit.locate import MIN_PIECE, grams, normal_form, occurrences, pieces
 from modules.audit.mechanism import Corpus, select_candidates, walk, walkable
 from modules.audit.packets import Packet
+from modules.audit.tokenizer_process import count_all
 from modules.common.checks import sha256_hex
 from modules.packet.fidelity import fidelity_check
 
@@ -274,13 +275,14 @@ def audit_packet(packet: Packet, ranking, relevant, corpus: Corpus, k: int, unit
     problems: dict[str, tuple[str, str]] = {}  # id -> (cause, detail) of a text that is no run of it
     by_id: set = set()                         # ids sent with no text to compare
     repeats: dict[tuple[int, str], list] = {}  # (call, text) -> ids sent with it
+    sizes = count_all(corpus.counter, packet.texts) if packet.texts is not None else None
     for i, pid in enumerate(packet.docids):
         text = packet.texts[i] if packet.texts is not None else None
         held = corpus.held.get(pid)
         if pid not in corpus:
             findings.add("packet_unknown_doc", f"{packet.qid} {pid} (line {packet.line})")
         if text is not None:
-            size = corpus.counter(text)
+            size = sizes[i]
             repeats.setdefault((calls[i], text), []).append((pid, size))
         else:
             size = corpus.size(pid) if pid in corpus else 0
@@ -341,7 +343,7 @@ def audit_packet(packet: Packet, ranking, relevant, corpus: Corpus, k: int, unit
                                     diagnosis=_diagnosis(pid, selection, lab_sent, budget, unit)))
     covered = sum(1 for b in bookings if b.cause == "sent")
     if packet.prompts:
-        call_sizes = tuple(corpus.counter(prompt) for prompt in packet.prompts)
+        call_sizes = tuple(count_all(corpus.counter, packet.prompts))
     else:
         call_sizes = (budget,)
     return PacketAudit(qid=packet.qid, needed=len(relevant), budget=budget, sent=tuple(sent),

