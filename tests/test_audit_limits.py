@@ -203,3 +203,41 @@ def test_the_deep_query_benchmark_runs_on_small_inputs():
     from devtools import bench
     rows = bench.audit_one_deep_query(depths=(50, 400), passages=100)
     assert [r["depth"] for r in rows] == [50, 400] and all(r["peak_mb"] > 0 and r["held"] > 0 for r in rows)
+
+
+# ------------------------------------------------------------------ plain TREC blocks, read by C loops
+
+PLAIN_CASES = [
+    "q1 Q0 d1 1 9.5 run\nq1 Q0 d2 2 9 run\nq2 Q0 d1 1 3e-2 run\n",       # plain
+    "q1\tQ0\td1\t1\t9.5\trun\r\nq1 Q0 d2 2 8 run  \n  q2 Q0 d3 1 1 run",    # tabs, CRLF, spaces, no last break
+    "q1 Q0 d1 1 9.5 run\n\nq1 Q0 d2 2 9 run\n",                              # a blank line: line by line
+    "q1 Q0 d1 1 nan run\n", "q1 Q0 d1 1 1_0 run\n", "q1 Q0 d1 1 1e999 run\n",  # scores the reader refuses
+    "q1 Q0 d1 x 1 run\n", "q1 Q0 d1 1234567890123 1 run\n",                  # ranks it refuses
+    "q1 Q0 d1 1 1 run extra\n", "q1 Q0 d1 1 run\n",                          # seven and five columns
+    "q1 Q0 dé 1 1 run\n", "q1 Q0 d\x1f1 1 1 run\n", "\ufeffq1 Q0 d1 1 1 run\n",  # not plain ASCII
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_CASES)
+def test_a_plain_block_reads_as_the_line_by_line_reader_reads_it(tmp_path, text, monkeypatch):
+    # The C-loop reading of a block of plain lines must give what the line-by-line reader gives,
+    # value for value, or refuse the block (None) so that reader names the line at fault.
+    from modules.audit import runlines
+    path = tmp_path / "run.trec"
+    path.write_bytes(text.encode("utf-8"))
+
+    def read() -> list | str:
+        try:
+            return list(runlines._trec_batches(str(path), "run.trec"))
+        except runlines.InputError as error:
+            return f"refused: {error}"
+    fast = read()
+    monkeypatch.setattr(runlines, "_plain_block", lambda block, first: None)
+    assert fast == read()
+
+
+def test_plain_blocks_are_taken_by_the_c_loops():
+    from modules.audit.runlines import _plain_block
+    got = _plain_block(b"q1 Q0 d1 1 9.5 run\nq1\tQ0\td2\t2\t9\trun\r\n", 7)
+    assert got == (["q1", "q1"], ["d1", "d2"], [1, 2], [9.5, 9.0], [7, 8])
+    assert _plain_block(b"q1 Q0 d1 1 nan run\n", 1) is None and _plain_block(b"q1 Q0 d1 1 9 run\n\n", 1) is None

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, repeat
 from operator import ne
 
 from modules.audit.lines import BOM, _no_repeats, _open, block_lines, blocks
@@ -203,10 +204,44 @@ def _columns(qid: str, rows: list, form: str) -> tuple:
             None if form == DICT_RUN else [e.rank for e in rows], [e.line for e in rows])
 
 
+# A block of plain TREC lines: six fields of printable ASCII, separated by spaces or tabs, no blank
+# line. Such a block is split and checked by C loops (below); any other goes line by line.
+_PLAIN_FIELDS = rb"[ \t]*[!-~]+(?:[ \t]+[!-~]+){5}[ \t]*\r?"
+PLAIN_BLOCK = re.compile(rb"(?:" + _PLAIN_FIELDS + rb"\n)*(?:" + _PLAIN_FIELDS + rb")?")
+
+
+def _plain_block(block: bytes, first: int):
+    """(qids, doc ids, ranks, scores, line numbers) of a block of plain TREC lines whose every
+    field passes the checks the line-by-line reader makes, or None (that reader then names the
+    line at fault). The same values as that reader's, a few times faster."""
+    if not block.isascii() or PLAIN_BLOCK.fullmatch(block) is None:
+        return None
+    fields = block.decode("ascii").split()
+    ranks, scores = fields[3::6], fields[4::6]
+    if not ranks or not all(map(str.isdigit, ranks)) or max(map(len, ranks)) > 12 \
+            or any(map(str.__contains__, scores, repeat("_"))):
+        return None
+    try:
+        values = list(map(float, scores))
+    except ValueError:
+        return None
+    if not all(map(math.isfinite, values)):
+        return None
+    return fields[0::6], fields[2::6], list(map(int, ranks)), values, list(range(first, first + len(ranks)))
+
+
 def _trec_batches(path: str, shown: str):
     """Each TREC line checked here, field by field, without making a record of it (a million lines
-    a query are read at the speed of this loop)."""
+    a query are read at the speed of this loop; a block of plain lines, at the speed of
+    _plain_block's C loops)."""
     for first, block in blocks(path, shown, size=RUN_BLOCK):
+        plain = _plain_block(block, first)
+        if plain is not None:
+            qids, docids, ranks, scores, numbers = plain
+            cuts = [0, *compress(range(1, len(qids)), map(ne, qids[1:], qids)), len(qids)]
+            for start, end in zip(cuts, cuts[1:]):
+                yield qids[start], docids[start:end], scores[start:end], ranks[start:end], numbers[start:end]
+            continue
         qids, docids, ranks, scores, numbers = [], [], [], [], []
         ascii = block.isascii()     # then no field needs its own check of it
         for number, line in block_lines(block, first, shown):
