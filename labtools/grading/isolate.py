@@ -70,12 +70,11 @@ def _write(path: str, text: str) -> None:
 
 
 def _drop_capabilities() -> None:
-    """No capability left in any set, and none to gain by exec: the namespaces' owner (this
-    process, in a user namespace) can then no longer unmount or remount what enter() set up."""
+    """No capability left in any set: the namespaces' owner (this process, in a user namespace)
+    can then no longer unmount or remount what enter() set up."""
     header = (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()
     _check(_libc.capset(header, data), "drop capabilities")
-    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "set no_new_privs")
 
 
 def _relay(pid: int) -> None:
@@ -171,8 +170,7 @@ def enter(work: str, hidden: list[str]) -> list[str]:
     except OSError:
         missing.append("the file systems read-only")
     os.chdir(work)  # the working folder held so far is the one under the mount now read-only
-    if not as_root:
+    if not as_root:  # as root, the worker's drop to the learner's user clears them
         _drop_capabilities()
-    else:
-        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "set no_new_privs")
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "set no_new_privs")  # and none to gain by exec
     return missing

@@ -76,7 +76,7 @@ KEY_BYTES = 32
 CALL_BYTES = 4096     # shared memory for the running test and its last call
 # What isolate.enter() could not do in this worker's probe ([] all held), or None where no
 # namespace can be made (not Linux, or user namespaces refused): set once by serve().
-_isolated: list = [None]
+ISOLATION: list[str] | None = None
 
 
 # ------------------------------------------------------------------ batch (maintainers)
@@ -296,7 +296,7 @@ def _forked_child(job, grader, tests, key, write_fd, output_fd, shared) -> None:
             low = fd + 1
     os.closerange(low, 1 << 16)
     send = signer(key, write_fd)
-    if _isolated[0] is not None:  # this worker's probe entered the namespaces: every child must
+    if ISOLATION is not None:  # this worker's probe entered the namespaces: every child must
         try:
             isolate.enter(job["work"], job.get("hidden", []))
         except OSError as error:
@@ -743,10 +743,11 @@ def serve(fork: bool) -> None:
                 graders[lesson] = harness.grader_module(lesson)
             except Exception as error:  # the grader cannot even be imported (on an old Python, say)
                 failures[lesson] = error
-    _isolated[0] = isolate.probe() if fork and hasattr(os, "fork") else None
-    answers.write(json.dumps({"ready": True, "isolation": _isolated[0]}).encode("ascii") + b"\n")
-    answers.flush()
     fork = fork and hasattr(os, "fork")
+    global ISOLATION
+    ISOLATION = isolate.probe() if fork else None
+    answers.write(json.dumps({"ready": True, "isolation": ISOLATION}).encode("ascii") + b"\n")
+    answers.flush()
     sessions = _Sessions()
     try:
         while True:
