@@ -620,7 +620,7 @@ def run(attack: Attack, sandbox: bool, shared: Shared | None = None, pause: floa
                 problems.append(f"classmate {victim} got {got}/{TASKS}")
         own_record = students.get("mallory", {})
         score = own_record.get("score")
-        isolated = str(book.get("limits", {}).get("isolation", "")).startswith("own PID")
+        isolated = book.get("limits", {}).get("namespaces") is True
         expected = (attack.sandbox if sandbox else
                     attack.isolated if isolated and attack.isolated != "as plain" else attack.plain)
         if expected is not None and score != expected:

@@ -167,7 +167,7 @@ def _built_from() -> str | None:
 
 
 def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, sandbox: bool,
-              seconds: float, root: Path, isolation: str = "") -> dict:
+              seconds: float, root: Path, isolation: str = "", namespaces: bool = False) -> dict:
     commit, dirty = lab_commit()
     return {"format": "context-lab gradebook", "version": 1,
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -176,7 +176,8 @@ def gradebook(students: list[dict], lessons: list[str], limits: grading.Limits, 
             "graders_changed": integrity.differences(),
             "python": ".".join(map(str, sys.version_info[:3])),
             "limits": {"seconds_per_task": limits.seconds, "memory_mb": limits.memory_mb,
-                       "output_chars": limits.output_chars, "sandbox": sandbox, "isolation": isolation},
+                       "output_chars": limits.output_chars, "sandbox": sandbox, "isolation": isolation,
+                       "namespaces": namespaces},
             "submissions": str(root), "lessons": lessons, "grading_seconds": round(seconds, 3),
             "students": students}
 
@@ -398,9 +399,10 @@ def main(argv: list[str]) -> int:
     noted = [f"{student['student']}: {note}" for student in students for note in student["notes"]]
     if noted:  # resubmission names read as lesson files, modules not graded: each row says which
         notes += noted[:3] + ([f"... {len(noted) - 3} more in gradebook.csv's notes column"] if len(noted) > 3 else [])
-    book = gradebook(students, lessons, limits, args.sandbox, elapsed, root, about.get("isolation", ""))
-    if about.get("isolation", "").startswith("none"):
-        notes.append("the learner's code ran as your user, unisolated: " + about["isolation"].partition(": ")[2])
+    book = gradebook(students, lessons, limits, args.sandbox, elapsed, root, about.get("isolation", ""),
+                     about.get("namespaces", False))
+    if not args.sandbox and not about.get("namespaces"):
+        notes.append(f"learner code isolation: {about.get('isolation', '')}")
     from labtools.grading import gradescope
     files = {places["csv"]: exports.csv_text(book), places["json"]: exports.json_text(book),
              places["lms"]: exports.lms_csv(book)}

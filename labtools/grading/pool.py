@@ -363,7 +363,8 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     `workers` processes (default: one per core) grade side by side. `progress(done, total)` is
     called as each submission is finished. With `sandbox`, every submission's code runs under
     bwrap (see sandbox_problem()). When this returns, every process it started is dead.
-    `about`, if given, gets "isolation": how the learner's code was kept apart (isolation()).
+    `about`, if given, gets "isolation": how the learner's code was kept apart (isolation()),
+    and "namespaces": whether, without the sandbox, it ran in namespaces of its own.
     """
     if sandbox:
         problem = sandbox_problem()
@@ -423,6 +424,7 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
             raise errors[0] if isinstance(errors[0], HarnessError) else HarnessError(str(errors[0]))
         if about is not None:
             about["isolation"] = isolation(sandbox, fork, pool[0].isolation)
+            about["namespaces"] = not sandbox and fork and pool[0].isolation is not None
         if sandbox:  # one sandboxed learner process per submission, all its lessons in it
             units = [[(s, i, lesson) for i, lesson in enumerate(lessons)] for s in submissions]
         else:        # any warm worker takes the next lesson of any submission
