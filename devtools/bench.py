@@ -84,6 +84,17 @@ def _run_once(command: list[str], cwd=None) -> float:
     return time.perf_counter() - started
 
 
+def _timed(command: list[str], env: dict, cwd=None):
+    """(the finished process, its seconds start to exit, the CPU seconds it and its children used)."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd or course.ROOT, env=env)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return done, seconds, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def _lab_copies(folder) -> dict:
     """Two copies of the lab's code under `folder`: "cold" (no bytecode: a fresh clone under -B
     compiles every module on every run) and "setup" (after `methods.py setup`, as the README
@@ -527,31 +538,36 @@ def make_class(folder, count: int, loops: int, syntax_every: int = 5, stub_every
     file): `loops` of them with one task that never returns, every `syntax_every`-th with a
     syntax error in one lesson, every `stub_every`-th all stubs, the rest the reference answers.
     Returns how many of each kind."""
-    from pathlib import Path
     lessons = course.lessons()
-    solutions = {lesson: (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8") for lesson in lessons}
-    stubs = {lesson: course.generated_stub(lesson) for lesson in lessons}
-    first = lessons[0]
-    head, marker, rest = solutions[first].partition("# BEGIN SOLUTION\n")
-    indent = head[len(head.rstrip(" ")):]
-    looping = head + marker + f"{indent}while True:\n{indent}    pass\n" + rest  # the first task never returns
     kinds = {"correct": 0, "stubs": 0, "syntax error": 0, "looping task": 0}
     for index in range(count):
-        student = Path(folder) / f"student{index:04d}"
-        student.mkdir(parents=True)
-        if index < loops:
-            kind, files = "looping task", dict(solutions, **{first: looping})
-        elif index % syntax_every == 1:
-            broken = lessons[index % len(lessons)]
-            kind, files = "syntax error", dict(solutions, **{broken: solutions[broken] + "\ndef broken(:\n"})
-        elif index % stub_every == 2:
-            kind, files = "stubs", stubs
-        else:
-            kind, files = "correct", solutions
+        kind = ("looping task" if index < loops else "syntax error" if index % syntax_every == 1
+                else "stubs" if index % stub_every == 2 else "correct")
         kinds[kind] += 1
-        for lesson, text in files.items():
-            (student / f"{lesson}.py").write_text(text, encoding="utf-8")
+        _write_submission(os.path.join(folder, f"student{index:04d}"), kind, broken=lessons[index % len(lessons)])
     return kinds
+
+
+def _write_submission(folder, kind: str, broken: str | None = None) -> None:
+    """One generated submission in `folder`, every lesson's file: "correct" (the reference
+    answers), "stubs", "syntax error" (lesson `broken` ends in a def that does not parse) or
+    "looping task" (the first lesson's first task never returns)."""
+    from pathlib import Path
+    folder = Path(folder)
+    folder.mkdir(parents=True)
+    lessons = course.lessons()
+    for lesson in lessons:
+        if kind == "stubs":
+            text = course.generated_stub(lesson)
+        else:
+            text = (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8")
+        if kind == "syntax error" and lesson == broken:
+            text += "\ndef broken(:\n"
+        if kind == "looping task" and lesson == lessons[0]:
+            head, marker, rest = text.partition("# BEGIN SOLUTION\n")
+            indent = head[len(head.rstrip(" ")):]
+            text = head + marker + f"{indent}while True:\n{indent}    pass\n" + rest
+        (folder / f"{lesson}.py").write_text(text, encoding="utf-8")
 
 
 def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None, jobs: int | None = None,
@@ -570,14 +586,7 @@ def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None,
         command += ["--seconds", str(seconds)] if seconds is not None else []
         command += ["--jobs", str(jobs)] if jobs is not None else []
         command += ["--sandbox"] if sandbox else []
-        import resource
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, cwd=course.ROOT,
-                              env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
-        elapsed = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        done, elapsed, cpu = _timed(command, dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
         if done.returncode != 0:
             return {"note": f"grade failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}"}
         book = json.loads((folder / "out" / "gradebook.json").read_text(encoding="utf-8"))
@@ -592,28 +601,11 @@ def grading_time(count: int = 200, loops: int = 2, seconds: float | None = None,
             "jobs": jobs or os.cpu_count(), "sandbox": sandbox}
 
 
-def _class_member(folder, kind: str) -> None:
-    """One submission of `kind` ("correct", "stubs", "syntax error") as make_class writes it."""
-    from pathlib import Path
-    folder = Path(folder)
-    folder.mkdir(parents=True)
-    lessons = course.lessons()
-    for index, lesson in enumerate(lessons):
-        if kind == "stubs":
-            text = course.generated_stub(lesson)
-        else:
-            text = (course.SOLUTIONS / f"{lesson}.py").read_text(encoding="utf-8")
-            if kind == "syntax error" and index == 1:
-                text += "\ndef broken(:\n"
-        (folder / f"{lesson}.py").write_text(text, encoding="utf-8")
-
-
 def pytest_route_time(kinds: dict) -> dict:
     """The pytest route (`LAB_TARGET=DIR python3 -m pytest tests/graders`, one process, as
     docs/instructors.md gives it) on one submission of each kind `grade` was timed on:
     seconds and CPU seconds each, and their mean weighted by the class's mix (a submission
     whose task never returns counted as a correct one: pytest's own limit would stop it)."""
-    import resource
     import shutil
     import tempfile
     if not _installed("pytest"):
@@ -622,15 +614,12 @@ def pytest_route_time(kinds: dict) -> dict:
     measured = {}
     try:
         for kind in ("correct", "stubs", "syntax error"):
-            _class_member(os.path.join(folder, kind), kind)
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-                            "tests/graders"], cwd=course.ROOT, capture_output=True,
-                           env=dict(os.environ, LAB_TARGET=os.path.join(folder, kind), PYTHONDONTWRITEBYTECODE="1"))
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            measured[kind] = {"seconds": time.perf_counter() - started,
-                              "cpu": after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime}
+            _write_submission(os.path.join(folder, kind), kind, broken=course.lessons()[1])
+            _done, seconds, cpu = _timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                                          "no:xdist", "tests/graders"],
+                                         dict(os.environ, LAB_TARGET=os.path.join(folder, kind),
+                                              PYTHONDONTWRITEBYTECODE="1"))
+            measured[kind] = {"seconds": seconds, "cpu": cpu}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     weights = dict(kinds)
