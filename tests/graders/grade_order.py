@@ -147,22 +147,40 @@ def test_task1_keeps_the_input_and_checks_the_weights():
                        "typo must not pick an edge")
 
 
-def test_task1_linear_time():
-    # 100,000 items: a linear answer takes a few hundredths of a second even on a loaded machine, a
-    # loop of list.insert(0, ...) about a second; small enough that this message, not the task's
-    # time limit ("a loop that never ends?"), is what a quadratic answer is told.
-    fn = function(load(LESSON), "reorder_for_edges")
-    items = list(range(100_000))
+LARGE, SMALL = 160_000, 20_000   # items timed: eight times as many
+SLOW_SECONDS = 0.1               # under this for LARGE items, an answer passes at once
+MAX_GROWTH = 16                  # for eight times the items: linear about 8 times the time, quadratic 64
+
+
+def _timed(fn, count: int) -> tuple[float, object, str]:
+    items = list(range(count))
     start = time.perf_counter()
-    got, shown = call_shown(fn, Shown("list(range(100_000))", items), 0.8, 1.0)
-    seconds = time.perf_counter() - start
-    expect_true(seconds < 0.25, f"reorder_for_edges on 100,000 items took {seconds:.2f} s: too slow for the limit "
-                                "of 0.25 s (a linear answer takes a few hundredths). The docstring warns that "
-                                "inserting at the front of a list in a loop moves every item already there, so the "
-                                "loop is quadratic: build it from slices instead")
+    got, shown = call_shown(fn, Shown(f"list(range({count:_}))", items), 0.8, 1.0)
+    return time.perf_counter() - start, got, shown
+
+
+def test_task1_linear_time():
+    # Judged by growth, not by a time alone: a machine whose memmove runs from cache moves a
+    # quadratic loop of list.insert(0, ...) over 100,000 items in 0.19 s, under any fixed limit a
+    # slow machine's linear answer also meets. 160,000 items: linear answers take 5 to 10 ms,
+    # insert(0, ...) about 0.5 s; only an answer over 0.1 s is timed again at 20,000 (best of
+    # three), and eight times the items taking over sixteen times as long is quadratic growth. Eight
+    # times, not four: under --sandbox the items cross a pipe, a linear cost that pulls the growth
+    # of a quadratic answer toward the linear one's.
+    fn = function(load(LESSON), "reorder_for_edges")
+    large, got, shown = _timed(fn, LARGE)
+    if large >= SLOW_SECONDS:
+        small = min(_timed(fn, SMALL)[0] for _ in range(3))
+        growth = large / max(small, 1e-9)
+        expect_true(growth <= MAX_GROWTH,
+                    f"reorder_for_edges took {large:.2f} s on {LARGE:,} items and {small:.3f} s on {SMALL:,}: "
+                    f"eight times the items took {growth:.0f} times as long, the growth of a quadratic loop (a "
+                    f"linear answer takes about eight times, and the limit is {MAX_GROWTH}). The docstring warns "
+                    "that inserting at the front of a list in a loop moves every item already there: build "
+                    "the order from slices instead")
     got = _sequence(got, shown)
     expect_true(got[:3] == [1, 3, 5] and got[-3:] == [4, 2, 0],
-                f"reorder_for_edges(list(range(100_000)), 0.8, 1.0) starts {got[:3]!r} and ends {got[-3:]!r}; "
+                f"reorder_for_edges(list(range({LARGE:_})), 0.8, 1.0) starts {got[:3]!r} and ends {got[-3:]!r}; "
                 "expected [1, 3, 5] ... [4, 2, 0]")
 
 
