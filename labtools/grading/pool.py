@@ -11,8 +11,8 @@ Both modes:
   memory, so a write into any folder afterwards changes no one's grade.
 - The harness (the lab modules, the graders, this package and the hints) is read into memory
   too, and each worker gets it from there, never from the checkout.
-- Warm workers (worker.py --serve, one per core, `-I -S -B`, no bytecode read) import every
-  grader before any job, and say so before any job is given to any of them. Each is the
+- Warm workers (worker.py --serve, one per core, `-I -S -B`, no bytecode read) import the
+  grader of every lesson the run grades before any job, and say so before any job is given to any of them. Each is the
   subreaper of what the graded code starts: every descendant, setsid() or not, is killed
   before the worker answers (reaper.py); this process is a subreaper too, for the
   descendants of a worker that had to be killed. A stopped worker (SIGSTOP) is killed at once.
@@ -52,7 +52,7 @@ from labtools.grading import integrity, reaper, sources
 from labtools.grading.limits import Limits
 from labtools.grading.sandbox import sandbox_command, sandbox_problem
 
-READY_SECONDS = 120.0  # for a worker to read the harness and import every grader
+READY_SECONDS = 120.0  # for a worker to read the harness and import its graders
 # Where grade runs as root, worker i's learner code runs as user LEARNER_UID + i (worker.py):
 # ids no account uses, one per worker, so no two students' code ever shares a user.
 LEARNER_UID = 2_000_000_000
@@ -79,8 +79,8 @@ class _Lab:
     """The private copy the workers run from: the runner files, checked against memory before
     each worker starts; for the sandbox, the lab modules compiled, as the sandbox sees them."""
 
-    def __init__(self, root: Path, snapshot: dict[str, bytes], sandbox: bool):
-        self.root, self.snapshot = root / "lab", snapshot
+    def __init__(self, root: Path, snapshot: dict[str, bytes], sandbox: bool, lessons: list[str]):
+        self.root, self.snapshot, self.lessons = root / "lab", snapshot, sorted(set(lessons))
         self.runner = self.root / WORKER
         self.sandbox = sandbox
         # The reference answers, for the workers' "copied" marks only (never written anywhere).
@@ -164,7 +164,9 @@ class Worker:
             _live_workers.add(self.process.pid)
         self.buffer = b""
         snapshot = {name: data.decode("utf-8", "surrogateescape") for name, data in self.lab.snapshot.items()}
-        given = {"files": snapshot, "solutions": self.lab.solutions}
+        # The graders of this run's lessons only: a worker imports each before any job (with no
+        # bytecode read, every import compiles, and a check of one lesson need not pay for all).
+        given = {"files": snapshot, "solutions": self.lab.solutions, "lessons": self.lab.lessons}
         try:
             self.process.stdin.write(json.dumps(given, ensure_ascii=True).encode("ascii") + b"\n")
             self.process.stdin.flush()
@@ -386,11 +388,11 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
     pool: list[Worker] = []
     try:
         snapshot = harness_snapshot()
-        lab = _Lab(root, snapshot, sandbox)
+        lab = _Lab(root, snapshot, sandbox, lessons)
         units_count = len(submissions) if sandbox else len(submissions) * len(lessons)
         pool = [Worker(root, lab, fork=fork, uid=LEARNER_UID + index if as_root else None)
                 for index in range(min(workers, units_count) or 1)]
-        # The workers read the harness and import every grader while the submissions are read;
+        # The workers read the harness and import the graders of its lessons while the submissions are read;
         # no job is given to any of them before both are done, so no learner code runs before
         # every submission is in memory and every worker is ready.
         errors: list[BaseException] = []

@@ -9,9 +9,10 @@ nothing here guards against the graded code; `methods.py check` and `grade` use 
 
 is the warm grading worker that pool.py starts, one per core. Its first line on
 stdin is the harness as pool.py read it ({path: text}: modules/**, the graders, the
-hints); it imports the lab modules and every grader from that, never from disk, answers
-{"ready": true}, then grades each job (one JSON line: a lesson, the learner's source text
-read by pool.py, and a random id it echoes) in a fresh child process:
+hints) and the lessons the run grades; it imports the lab modules and those lessons'
+graders from that, never from disk, answers {"ready": true}, then grades each job (one
+JSON line: a lesson, the learner's source text read by pool.py, and a random id it
+echoes) in a fresh child process:
 
 - the child runs in its own process group (and, where the probe at start found them, in
   namespaces of its own: isolate.py), with its working directory in the job's scratch
@@ -697,7 +698,7 @@ def serve(fork: bool) -> None:
     """The warm worker: one job per line on stdin, one result per line on stdout.
 
     Before its first job it reads the harness into memory (harness.install_snapshot) and
-    imports every grader, then says {"ready": true}: no learner code has run by then, and
+    imports the grader of each lesson the run grades, then says {"ready": true}: no learner code has run by then, and
     nothing written to disk later changes what it grades. It is the subreaper of everything
     the graded code starts, and kills all of it before it answers a job."""
     jobs = sys.stdin.buffer
@@ -735,10 +736,13 @@ def serve(fork: bool) -> None:
             pass
     graders: dict = {}
     failures: dict = {}
+    wanted = given.get("lessons")   # the lessons this run grades (None: every grader)
     for relative in sorted(snapshot._snapshot):
         name = relative.rpartition("/")[2]
         if relative.startswith("tests/graders/grade_") and name.endswith(".py"):
             lesson = name[len("grade_"):-3]
+            if wanted is not None and lesson not in wanted:
+                continue
             try:
                 graders[lesson] = harness.grader_module(lesson)
             except Exception as error:  # the grader cannot even be imported (on an old Python, say)
