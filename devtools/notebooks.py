@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 from pathlib import Path
 
 from labtools import course
@@ -88,10 +89,15 @@ def _clean(nb) -> None:
             cell.outputs = merged
 
 
-async def _execute(nb) -> None:
+async def _execute(nb, sockets: str) -> None:
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
 
-    client = NotebookClient(nb, timeout=KERNEL_SECONDS, kernel_name="python3", record_timing=False,
+    # Unix sockets in a folder of this run's own, not TCP ports: a port is found free, then
+    # bound by the kernel a moment later, and kernels started at once (these, another
+    # process's) can take the same one ("Address already in use").
+    manager = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=sockets)
+    client = NotebookClient(nb, km=manager, timeout=KERNEL_SECONDS, kernel_name="python3", record_timing=False,
                             shutdown_kernel="immediate", resources={"metadata": {"path": str(OUTPUT)}})
     await client.async_execute()
 
@@ -104,10 +110,12 @@ def executed_texts(paths: list[Path]) -> dict[Path, str]:
     os.environ.setdefault("PYTHONHASHSEED", "0")
     books = [notebook(p) for p in paths]
 
-    async def run_all():
-        await asyncio.gather(*(_execute(nb) for nb in books))
+    async def run_all(folder: str):
+        await asyncio.gather(*(_execute(nb, os.path.join(folder, f"k{index}"))
+                               for index, nb in enumerate(books)))
 
-    asyncio.run(run_all())
+    with tempfile.TemporaryDirectory(prefix="lab-kernels-") as folder:
+        asyncio.run(run_all(folder))
     texts = {}
     for path, nb in zip(paths, books):
         _clean(nb)
