@@ -12,10 +12,11 @@ Both modes:
 - The harness (the lab modules, the graders, this package and the hints) is read into memory
   too, and each worker gets it from there, never from the checkout.
 - Warm workers (worker.py --serve, one per core, `-I -S -B`, no bytecode read) import the
-  grader of every lesson the run grades before any job, and say so before any job is given to any of them. Each is the
-  subreaper of what the graded code starts: every descendant, setsid() or not, is killed
-  before the worker answers (reaper.py); this process is a subreaper too, for the
-  descendants of a worker that had to be killed. A stopped worker (SIGSTOP) is killed at once.
+  grader of every lesson the run grades before any job, and say so before any job is given
+  to any of them. Each is the subreaper of what the graded code starts: every descendant,
+  setsid() or not, is killed before the worker answers (reaper.py); this process is a
+  subreaper too, for the descendants of a worker that had to be killed. A stopped worker
+  (SIGSTOP) is killed at once.
 
 Without the sandbox the learner's code runs in a child forked from a worker (limits on time
 per task, memory, CPU and file size; results signed with a key made for that child). Where
@@ -392,9 +393,9 @@ def grade_submissions(submissions: list[Submission], lessons: list[str], limits:
         units_count = len(submissions) if sandbox else len(submissions) * len(lessons)
         pool = [Worker(root, lab, fork=fork, uid=LEARNER_UID + index if as_root else None)
                 for index in range(min(workers, units_count) or 1)]
-        # The workers read the harness and import the graders of its lessons while the submissions are read;
-        # no job is given to any of them before both are done, so no learner code runs before
-        # every submission is in memory and every worker is ready.
+        # The workers read the harness and import the graders of the run's lessons while the
+        # submissions are read; no job is given to any of them before both are done, so no
+        # learner code runs before every submission is in memory and every worker is ready.
         errors: list[BaseException] = []
 
         def start(worker: Worker) -> None:

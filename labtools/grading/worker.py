@@ -698,8 +698,8 @@ def serve(fork: bool) -> None:
     """The warm worker: one job per line on stdin, one result per line on stdout.
 
     Before its first job it reads the harness into memory (harness.install_snapshot) and
-    imports the grader of each lesson the run grades, then says {"ready": true}: no learner code has run by then, and
-    nothing written to disk later changes what it grades. It is the subreaper of everything
+    imports the grader of each lesson the run grades, then says {"ready": true}: no learner
+    code has run by then, and nothing written to disk later changes what it grades. It is the subreaper of everything
     the graded code starts, and kills all of it before it answers a job."""
     jobs = sys.stdin.buffer
     answers = os.fdopen(os.dup(1), "wb")
