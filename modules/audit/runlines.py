@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import ne
 
-from modules.audit.lines import BOM, _no_repeats, _open, block_lines, blocks
+from modules.audit.lines import _DECODER, BOM, _open, block_lines, blocks
 from modules.audit.readers import InputError, open_lines, read_id, read_object
 from modules.common.checks import short
 
@@ -115,18 +115,17 @@ def _dict_run(path: str, shown: str, findings):
     """Yield (qid, entry) from a {qid: {docid: score}} object: the file is one value, decoded one
     query's object at a time (so memory is the file's text and one query, not the whole tree)."""
     text = _whole_text(path, shown)
-    decoder = json.JSONDecoder(object_pairs_hook=_no_repeats)
     at = _skip(text, 0)
     if text[at:at + 1] != "{":
         raise InputError(shown, 1, "(json)", f"expected {DICT_RUN}, found {short(text[at:at + 20])}")
     at, seen = _skip(text, at + 1), set()
     while text[at:at + 1] != "}":
         try:
-            qid, at = decoder.raw_decode(text, at)
+            qid, at = _DECODER.raw_decode(text, at)
             at = _skip(text, at)
             if text[at:at + 1] != ":":
                 raise ValueError(f"expected ':' at character {at}")
-            docs, at = decoder.raw_decode(text, _skip(text, at + 1))
+            docs, at = _DECODER.raw_decode(text, _skip(text, at + 1))
         except KeyError as error:
             raise InputError(shown, 1, str(error.args[0]), "appears twice in one object (expected each key "
                                                            "once)") from None
@@ -232,41 +231,40 @@ def _plain_block(block: bytes, first: int):
 
 def _trec_batches(path: str, shown: str):
     """Each TREC line checked here, field by field, without making a record of it (a million lines
-    a query are read at the speed of this loop; a block of plain lines, at the speed of
-    _plain_block's C loops)."""
+    a query are read at the speed of _checked_block's loop; a block of plain lines, at the speed
+    of _plain_block's C loops)."""
     for first, block in blocks(path, shown, size=RUN_BLOCK):
-        plain = _plain_block(block, first)
-        if plain is not None:
-            qids, docids, ranks, scores, numbers = plain
-            cuts = [0, *compress(range(1, len(qids)), map(ne, qids[1:], qids)), len(qids)]
-            for start, end in zip(cuts, cuts[1:]):
-                yield qids[start], docids[start:end], scores[start:end], ranks[start:end], numbers[start:end]
-            continue
-        qids, docids, ranks, scores, numbers = [], [], [], [], []
-        ascii = block.isascii()     # then no field needs its own check of it
-        for number, line in block_lines(block, first, shown):
-            fields = line.split()
-            if len(fields) != 6:
-                raise InputError(shown, number, "(columns)", f"expected {TREC_RUN}; found {len(fields)} columns")
-            qid, _q0, docid, rank, score, _tag = fields
-            if not rank.isdigit() or len(rank) > 12 or not (ascii or rank.isascii()):
-                raise InputError(shown, number, "rank", f"expected a whole number in {TREC_RUN}, found "
-                                                        f"{short(rank)}")
-            try:
-                value = float(score)
-            except ValueError:
-                value = math.nan
-            # float() alone would also take "nan", "inf", "1_0" and digits of other scripts; 1e999 is inf.
-            if not math.isfinite(value) or "_" in score or not (ascii or score.isascii()):
-                raise InputError(shown, number, "score", f"expected a finite decimal number in {TREC_RUN}, found "
-                                                         f"{short(score)}")
-            qids.append(qid)
-            docids.append(docid)
-            ranks.append(int(rank))
-            scores.append(value)
-            numbers.append(number)
+        qids, docids, ranks, scores, numbers = _plain_block(block, first) or _checked_block(block, first, shown)
         if not qids:    # blank lines only
             continue
         cuts = [0, *compress(range(1, len(qids)), map(ne, qids[1:], qids)), len(qids)]  # where the query changes
         for start, end in zip(cuts, cuts[1:]):
             yield qids[start], docids[start:end], scores[start:end], ranks[start:end], numbers[start:end]
+
+
+def _checked_block(block: bytes, first: int, shown: str):
+    """_plain_block's columns for any block, read line by line, a bad line named by its field."""
+    qids, docids, ranks, scores, numbers = [], [], [], [], []
+    ascii = block.isascii()     # then no field needs its own check of it
+    for number, line in block_lines(block, first, shown):
+        fields = line.split()
+        if len(fields) != 6:
+            raise InputError(shown, number, "(columns)", f"expected {TREC_RUN}; found {len(fields)} columns")
+        qid, _q0, docid, rank, score, _tag = fields
+        if not rank.isdigit() or len(rank) > 12 or not (ascii or rank.isascii()):
+            raise InputError(shown, number, "rank", f"expected a whole number in {TREC_RUN}, found "
+                                                    f"{short(rank)}")
+        try:
+            value = float(score)
+        except ValueError:
+            value = math.nan
+        # float() alone would also take "nan", "inf", "1_0" and digits of other scripts; 1e999 is inf.
+        if not math.isfinite(value) or "_" in score or not (ascii or score.isascii()):
+            raise InputError(shown, number, "score", f"expected a finite decimal number in {TREC_RUN}, found "
+                                                     f"{short(score)}")
+        qids.append(qid)
+        docids.append(docid)
+        ranks.append(int(rank))
+        scores.append(value)
+        numbers.append(number)
+    return qids, docids, ranks, scores, numbers

@@ -142,12 +142,10 @@ def _run_end(scores: list, i: int) -> int:
     return end
 
 
-def _repeats(hashes) -> bool:
-    """Whether a hash repeats. A set costs about 60 bytes an entry (the array 8), so a long array
-    is checked a slice of the hash space at a time; it is emptied as it is sorted into the slices,
-    so the two are never held whole at once."""
-    if len(hashes) <= SMALL:
-        return len(set(hashes)) != len(hashes)
+def _repeats(hashes: array) -> bool:
+    """Whether a hash in a long array (over SMALL: a shorter query's are a set) repeats. A set
+    costs about 60 bytes an entry (the array 8), so the array is checked a slice of the hash space
+    at a time; it is emptied as it is sorted into the slices, so the two are never held whole."""
     slices = [array("q") for _ in range(1 << (len(hashes) // SMALL).bit_length())]
     into, mask = [part.append for part in slices], len(slices) - 1
     while hashes:
