@@ -406,13 +406,17 @@ def write_audit_data(folder: str, passages: int, query_counts, candidates: int =
                      touched: int | None = None) -> None:
     """A synthetic BEIR folder of `passages` passages; the queries draw from `touched` of them
     (every passages/touched-th; all when None)."""
-    import json
     step = 1 if touched is None else max(1, passages // touched)
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "corpus.jsonl"), "w", encoding="utf-8") as out:
-        for i in range(passages):
-            out.write(json.dumps(_passage(i)) + "\n")
+    _write_corpus(folder, range(passages))
     _write_queries(folder, list(range(0, passages, step)), query_counts, candidates, seed)
+
+
+def _write_corpus(folder: str, numbers) -> None:
+    """corpus.jsonl of the synthetic passages p<i> for each i of `numbers` (_passage)."""
+    import json
+    with open(os.path.join(folder, "corpus.jsonl"), "w", encoding="utf-8") as out:
+        out.writelines(json.dumps(_passage(i)) + "\n" for i in numbers)
 
 
 def _probe(folder: str, count: int, k: int) -> dict:
@@ -496,10 +500,7 @@ def audit_corpus_scale(touched: int = 10 ** 4, large: int = 10 ** 6, queries: in
         write_audit_data(big, large, (queries,), candidates, touched=touched)
         step = max(1, large // touched)
         os.makedirs(small)
-        import json
-        with open(os.path.join(small, "corpus.jsonl"), "w", encoding="utf-8") as out:
-            for i in range(0, large, step):
-                out.write(json.dumps(_passage(i)) + "\n")
+        _write_corpus(small, range(0, large, step))
         for name in ("queries.jsonl", f"run-{queries}.trec"):
             shutil.copy(os.path.join(big, name), os.path.join(small, name))
         shutil.copytree(os.path.join(big, "qrels"), os.path.join(small, "qrels"))
@@ -519,8 +520,7 @@ def audit_one_deep_query(depths=(10 ** 3, 10 ** 6), passages: int = 1000) -> lis
         for depth in depths:
             folder = os.path.join(root, str(depth))
             os.makedirs(os.path.join(folder, "qrels"))
-            with open(os.path.join(folder, "corpus.jsonl"), "w", encoding="utf-8") as out:
-                out.writelines(json.dumps(_passage(i)) + "\n" for i in range(passages))
+            _write_corpus(folder, range(passages))
             with open(os.path.join(folder, "queries.jsonl"), "w", encoding="utf-8") as out:
                 out.write(json.dumps({"_id": "q0", "text": "query 0"}) + "\n")
             with open(os.path.join(folder, "qrels", "test-1.tsv"), "w", encoding="utf-8") as out:
